@@ -1,0 +1,102 @@
+"""Small builders for the code fixes insert, shared by rules and ``migrate``.
+
+Replacement nodes are built by parsing short templates where that is
+possible: hand-built nodes easily come out with odd whitespace.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import libcst as cst
+
+_ATOMS = (
+    cst.Name,
+    cst.Attribute,
+    cst.Call,
+    cst.Subscript,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.List,
+    cst.Dict,
+    cst.Set,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+    cst.Ellipsis,
+)
+
+
+def atomic(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr``, parenthesised unless it already binds tighter than attribute access."""
+    if isinstance(expr, _ATOMS) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def keep_parens(original: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
+    """``new`` wearing the parentheses ``original`` had (``(Variable(x))`` -> ``(x)``)."""
+    if original.lpar and not new.lpar:
+        return new.with_changes(lpar=original.lpar, rpar=original.rpar)
+    return new
+
+
+def method_call(receiver: cst.BaseExpression, method: str, args: Sequence[cst.Arg] = ()) -> cst.Call:
+    """``receiver.method(args)``."""
+    return cst.Call(func=cst.Attribute(value=atomic(receiver), attr=cst.Name(method)), args=list(args))
+
+
+def expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def add_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
+    """``f(a)`` -> ``f(a, keyword=value)``, keeping the call's own layout."""
+    new_arg = cst.Arg(
+        value=value,
+        keyword=cst.Name(keyword),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new_arg])
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma):
+        # A trailing comma (often a one-argument-per-line call): keep the style.
+        new_arg = new_arg.with_changes(comma=last.comma)
+        args.append(new_arg)
+    else:
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(new_arg)
+    return call.with_changes(args=args)
+
+
+def without_arg(call: cst.Call, arg: cst.Arg) -> cst.Call:
+    """``call`` with ``arg`` removed, fixing up the comma before it."""
+    args = [a for a in call.args if a is not arg]
+    if args and call.args[-1] is arg:
+        args[-1] = args[-1].with_changes(comma=arg.comma)
+    return call.with_changes(args=args)
+
+
+def add_decorator(func: cst.FunctionDef, decorator: str) -> cst.FunctionDef:
+    """Add ``@decorator`` as the innermost decorator (closest to ``def``)."""
+    dec = cst.Decorator(decorator=cst.parse_expression(decorator))
+    return func.with_changes(decorators=[*func.decorators, dec])
+
+
+def wrap_in_with(statements: Sequence[cst.BaseStatement], item: str) -> cst.With:
+    """``with item:`` around ``statements``; comments above the first move above the ``with``."""
+    first = statements[0]
+    leading = getattr(first, "leading_lines", ())
+    body = [first.with_changes(leading_lines=()) if leading else first, *statements[1:]]
+    return cst.With(
+        items=[cst.WithItem(item=cst.parse_expression(item))],
+        body=cst.IndentedBlock(body=body),
+        leading_lines=leading,
+    )

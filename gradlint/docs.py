@@ -1,0 +1,127 @@
+"""Render catalog entries as Markdown: ``gradlint explain``, the docs pages and the README table.
+
+``python -m gradlint.docs`` rewrites the generated parts of README.md and
+docs/; a test fails when they are out of date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Iterable, List, Optional
+
+from gradlint import catalog
+from gradlint.catalog import RuleDoc
+
+FIX_LABEL = {"safe": "safe", "unsafe": "unsafe", "none": "—"}
+
+
+def _code_block(code: str) -> str:
+    return "```python\n" + code.rstrip("\n") + "\n```"
+
+
+def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
+    """One rule, in the section order Ruff's rule docs use."""
+    h2 = heading + "#"
+    ex = doc.examples[0]
+    parts: List[str] = [
+        f"{heading} {doc.name} ({doc.code})",
+        "",
+        f"Enabled by default: {'yes' if doc.default else 'no'}. "
+        f"Fix: {'always safe' if doc.fix == 'safe' else 'unsafe (needs --unsafe-fixes)' if doc.fix == 'unsafe' else 'none'}. "
+        f"Holds for torch {doc.torch}.",
+        "",
+        f"{h2} What it does",
+        "",
+        doc.what,
+        "",
+        f"{h2} Why is this bad?",
+        "",
+        doc.why,
+        "",
+        f"{h2} Example",
+        "",
+        _code_block(ex.bad),
+        "",
+        f"{h2} Use instead",
+        "",
+        _code_block(ex.good),
+        "",
+        f"{h2} Fix safety",
+        "",
+        doc.fix_safety,
+        "",
+    ]
+    if doc.known_problems:
+        parts += [f"{h2} Known problems", "", doc.known_problems, ""]
+    if doc.probe is not None:
+        parts += [
+            f"{h2} Runtime check",
+            "",
+            f"`gradlint verify --probes --select {doc.code}` runs this probe on your torch and confirms: "
+            f"{doc.probe.claim}",
+            "",
+            _code_block(doc.probe.code),
+            "",
+        ]
+    if doc.references:
+        parts += [f"{h2} References", ""] + [f"- <{ref}>" for ref in doc.references] + [""]
+    return "\n".join(parts)
+
+
+def rules_table(docs: Optional[Iterable[RuleDoc]] = None) -> str:
+    rows = [
+        "| Code | Name | What it flags | Default | Fix |",
+        "|---|---|---|---|---|",
+    ]
+    for doc in docs if docs is not None else catalog.load().values():
+        summary = doc.summary.replace("|", "\\|").replace("\n", " ")
+        rows.append(
+            f"| [{doc.code}](docs/rules/{doc.code}.md) | `{doc.name}` | {summary} | "
+            f"{'on' if doc.default else 'off'} | {FIX_LABEL[doc.fix]} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+_TABLE_RE = re.compile(r"(<!-- rules-table:start -->\n)(.*?)(<!-- rules-table:end -->)", re.S)
+
+
+def render_readme(text: str) -> str:
+    if not _TABLE_RE.search(text):
+        raise ValueError("README.md has no <!-- rules-table:start --> ... <!-- rules-table:end --> markers")
+    return _TABLE_RE.sub(lambda m: m.group(1) + rules_table() + m.group(3), text)
+
+
+def generated_files(root: Path) -> dict:
+    """Path -> expected content for every generated docs file."""
+    out = {}
+    for doc in catalog.load().values():
+        out[root / "docs" / "rules" / f"{doc.code}.md"] = rule_markdown(doc)
+    readme = root / "README.md"
+    out[readme] = render_readme(readme.read_text(encoding="utf-8"))
+    return out
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gradlint.docs", description=__doc__)
+    parser.add_argument("--root", default=".", help="project root (default: .)")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a generated file is out of date")
+    args = parser.parse_args(argv)
+    root = Path(args.root)
+    stale = []
+    for path, content in generated_files(root).items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current != content:
+            stale.append(path)
+            if not args.check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(content, encoding="utf-8")
+    for path in stale:
+        print(f"{'stale' if args.check else 'wrote'}: {path}")
+    return 1 if (args.check and stale) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""Lint and fix one source text. No file I/O and no printing happen here.
+
+``lint_source`` parses once, runs every enabled rule in a single traversal and
+returns findings; ``fix_source`` applies fixes, re-lints and repeats until
+nothing is left to fix (bounded), never returning code that does not parse.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Type
+
+import libcst as cst
+
+from gradlint import catalog
+from gradlint.fixes import Fix, apply_fixes, select_compatible
+from gradlint.rule import FileContext, Finding, Rule, RuleOptions
+from gradlint.rules import all_rules
+
+PARSE_ERROR = "GL000"
+MAX_FIX_ROUNDS = 10
+
+_NOQA_RE = re.compile(
+    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
+_FILE_NOQA_RE = re.compile(
+    r"#\s*gradlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
+_CODE_SPLIT = re.compile(r"[,\s]+")
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    codes: FrozenSet[str]
+    options: RuleOptions = RuleOptions()
+
+
+@dataclass
+class LintResult:
+    findings: List[Finding]
+    # The parsed file, when it was parsed (files no enabled rule could match are not).
+    context: Optional[FileContext] = None
+
+
+@dataclass
+class FixResult:
+    source: str
+    fixed: Counter = field(default_factory=Counter)
+    remaining: List[Finding] = field(default_factory=list)
+    # Fixes that were dropped because their result did not parse (a gradlint bug).
+    problems: List[str] = field(default_factory=list)
+
+
+class SourceSyntaxError(Exception):
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+def parse(source: str) -> cst.Module:
+    """Parse ``source`` with LibCST, raising :class:`SourceSyntaxError` with a one-line message."""
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        message = " ".join(exc.message.split())
+        raise SourceSyntaxError(exc.raw_line, exc.raw_column, message) from None
+    except RecursionError:
+        raise SourceSyntaxError(1, 0, "too deeply nested to parse") from None
+
+
+def _file_noqa(source: str) -> Optional[FrozenSet[str]]:
+    """Codes a ``# gradlint: noqa[: codes]`` comment switches off for the file;
+    an empty set means all of them; None means there is no such comment."""
+    if "gradlint" not in source:
+        return None
+    for m in _FILE_NOQA_RE.finditer(source):
+        if _is_comment_at(source, m.start()):
+            codes = m.group("codes")
+            return frozenset(_CODE_SPLIT.split(codes.upper().strip())) if codes else frozenset()
+    return None
+
+
+def _is_comment_at(source: str, offset: int) -> bool:
+    line_start = source.rfind("\n", 0, offset) + 1
+    line_end = source.find("\n", offset)
+    line = source[line_start : line_end if line_end != -1 else len(source)]
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line).readline):
+            if tok.type == tokenize.COMMENT and tok.start[1] == offset - line_start:
+                return True
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return False
+
+
+def _noqa_lines(source: str) -> Dict[int, Optional[FrozenSet[str]]]:
+    """``# noqa`` comments by line: None suppresses every code, else the codes listed."""
+    out: Dict[int, Optional[FrozenSet[str]]] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return out
+    for tok in tokens:
+        if tok.type != tokenize.COMMENT:
+            continue
+        m = _NOQA_RE.search(tok.string)
+        if m is None:
+            continue
+        codes = m.group("codes")
+        out[tok.start[0]] = frozenset(_CODE_SPLIT.split(codes.upper().strip())) if codes else None
+    return out
+
+
+def _suppressed(finding: Finding, noqa: Dict[int, Optional[FrozenSet[str]]]) -> bool:
+    if finding.start[0] not in noqa:
+        return False
+    codes = noqa[finding.start[0]]
+    return codes is None or finding.code in codes
+
+
+def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
+    """The enabled rules that could fire on ``source``, judged by their trigger substrings."""
+    rules = all_rules()
+    return [rules[c] for c in sorted(codes) if c in rules and any(t in source for t in rules[c].triggers)]
+
+
+class _Dispatcher(cst.CSTVisitor):
+    """Runs many rules in one traversal: each node goes to the rules that visit its type."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        super().__init__()
+        self._visit: Dict[str, List[Callable[[cst.CSTNode], object]]] = {}
+        self._leave: Dict[str, List[Callable[[cst.CSTNode], object]]] = {}
+        for rule in rules:
+            for attr in dir(type(rule)):
+                if attr.startswith("visit_"):
+                    self._visit.setdefault(attr[6:], []).append(getattr(rule, attr))
+                elif attr.startswith("leave_"):
+                    self._leave.setdefault(attr[6:], []).append(getattr(rule, attr))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        for fn in self._visit.get(type(node).__name__, ()):
+            fn(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        for fn in self._leave.get(type(original_node).__name__, ()):
+            fn(original_node)
+
+
+def syntax_finding(err: SourceSyntaxError) -> Finding:
+    doc = catalog.load()[PARSE_ERROR]
+    return Finding(
+        code=PARSE_ERROR,
+        message=doc.format_message(detail=f"syntax error: {err.message}"),
+        start=(err.line, err.column),
+        end=(err.line, err.column),
+    )
+
+
+def lint_source(source: str, path: str, settings: LintSettings) -> LintResult:
+    codes = settings.codes
+    file_noqa = _file_noqa(source)
+    if file_noqa is not None:
+        if not file_noqa:
+            return LintResult([])
+        codes = codes - file_noqa
+    rule_classes = triggered_rules(source, codes)
+    if not rule_classes:
+        return LintResult([])
+    try:
+        module = parse(source)
+    except SourceSyntaxError as err:
+        return LintResult([syntax_finding(err)] if PARSE_ERROR in codes else [])
+    ctx = FileContext(path, source, module, settings.options)
+    rules = [cls(ctx) for cls in rule_classes]
+    module.visit(_Dispatcher(rules))
+    findings = [f for r in rules for f in r.findings]
+    if findings and "noqa" in source.lower():
+        noqa = _noqa_lines(source)
+        findings = [f for f in findings if not _suppressed(f, noqa)]
+    findings.sort(key=lambda f: (f.start, f.code, f.end))
+    return LintResult(findings, ctx)
+
+
+def fix_allowed(fix: Optional[Fix], unsafe: bool) -> bool:
+    return fix is not None and (fix.applicability == "safe" or unsafe)
+
+
+def fix_source(source: str, path: str, settings: LintSettings, unsafe: bool = False) -> FixResult:
+    """Apply every allowed fix, re-linting after each round until nothing changes."""
+    result = FixResult(source)
+    broken: set = set()
+    for _ in range(MAX_FIX_ROUNDS):
+        lint = lint_source(result.source, path, settings)
+        candidates = [
+            f
+            for f in lint.findings
+            if fix_allowed(f.fix, unsafe) and (f.code, f.start, f.end) not in broken
+        ]
+        if not candidates or lint.context is None:
+            break
+        by_fix = {id(f.fix): f for f in candidates}
+        chosen = select_compatible(f.fix for f in candidates if f.fix is not None)
+        module = lint.context.module
+        new_source = _apply_checked(module, chosen)
+        if new_source is None:
+            # Find the culprit(s): apply one at a time, keep the first that works.
+            new_source, applied = None, []
+            for fix in chosen:
+                attempt = _apply_checked(module, [fix])
+                if attempt is None:
+                    bad = by_fix[id(fix)]
+                    broken.add((bad.code, bad.start, bad.end))
+                    result.problems.append(
+                        f"{bad.code} fix at {bad.start[0]}:{bad.start[1] + 1} produced code that does not parse; not applied"
+                    )
+                    continue
+                new_source, applied = attempt, [fix]
+                break
+            if new_source is None:
+                continue
+            chosen = applied
+        if new_source == result.source:
+            break
+        for fix in chosen:
+            result.fixed[by_fix[id(fix)].code] += 1
+        result.source = new_source
+    else:
+        result.problems.append(f"fixes did not converge after {MAX_FIX_ROUNDS} rounds")
+    result.remaining = lint_source(result.source, path, settings).findings
+    return result
+
+
+def _apply_checked(module: cst.Module, fixes: Sequence[Fix]) -> Optional[str]:
+    try:
+        new_source = apply_fixes(module, fixes)
+        parse(new_source)
+    except SourceSyntaxError:
+        return None
+    except Exception:  # a fix that crashes while applying is a bug: never let it write anything
+        return None
+    return new_source

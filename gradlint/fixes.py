@@ -1,0 +1,254 @@
+"""Fixes as data, and the one place that applies them.
+
+A rule never mutates the tree. It attaches a :class:`Fix` to its finding: a
+list of edits on nodes of the *original* tree plus the imports the result
+needs. :func:`apply_fixes` applies a non-conflicting set of fixes in one
+transformation, so independent fixes compose, and fixes that wrap code
+(adding ``with torch.no_grad():`` around a loop, a decorator on a function)
+compose with the fixes inside what they wrap.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
+# (line, column) pairs as LibCST reports them: 1-based lines, 0-based columns.
+Span = Tuple[Tuple[int, int], Tuple[int, int]]
+NewNode = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
+
+
+@dataclass(frozen=True)
+class ImportSpec:
+    """``import module`` (obj None) or ``from module import obj [as asname]``."""
+
+    module: str
+    obj: Optional[str] = None
+    asname: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class Edit:
+    """One change to the original tree.
+
+    ``replace`` swaps ``target`` for ``new`` (edits inside ``target`` are lost,
+    so they conflict with it); ``transform`` calls ``fn`` on the already
+    updated ``target`` (edits inside compose with it); ``wrap`` replaces the
+    statements ``target`` .. ``last`` of one block with ``fn(updated_statements)``.
+    Two edits with the same non-None ``key`` are the same edit and applied once.
+    """
+
+    kind: str
+    target: cst.CSTNode
+    span: Span
+    new: Optional[NewNode] = None
+    fn: Optional[Callable[..., Any]] = None
+    last: Optional[cst.CSTNode] = None
+    key: Optional[Hashable] = None
+
+
+@dataclass(frozen=True, eq=False)
+class Fix:
+    applicability: str  # "safe" | "unsafe"
+    title: str
+    edits: Tuple[Edit, ...]
+    add_imports: Tuple[ImportSpec, ...] = ()
+    # Removed only if nothing uses the name any more once the edits are applied.
+    remove_imports: Tuple[ImportSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """A fix as text, for reporters: 1-based rows and columns, end exclusive."""
+
+    content: str
+    row: int
+    column: int
+    end_row: int
+    end_column: int
+
+
+def _contains(outer: Span, inner: Span) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+def _conflict(a: Edit, b: Edit) -> bool:
+    if a.key is not None and a.key == b.key:
+        return False
+    (sa, ea), (sb, eb) = a.span, b.span
+    if ea <= sb or eb <= sa:
+        return False
+    if a.kind == "wrap" and b.kind == "wrap":
+        return True
+    if _contains(a.span, b.span):
+        return a.kind == "replace"
+    if _contains(b.span, a.span):
+        return b.kind == "replace"
+    return True
+
+
+def select_compatible(fixes: Iterable[Fix]) -> List[Fix]:
+    """Greedily keep, in the given order, the fixes that conflict with none kept so far.
+
+    The ones left out are retried by the caller on the re-linted result.
+    """
+    kept: List[Fix] = []
+    edits: List[Edit] = []
+    for fix in fixes:
+        if any(_conflict(e, k) for e in fix.edits for k in edits):
+            continue
+        kept.append(fix)
+        edits.extend(fix.edits)
+    return kept
+
+
+class _Applier(cst.CSTTransformer):
+    def __init__(self, edits: Sequence[Edit]) -> None:
+        super().__init__()
+        self._replace: Dict[int, NewNode] = {}
+        self._transforms: Dict[int, List[Callable[..., Any]]] = {}
+        self._wraps: Dict[int, Edit] = {}
+        self._stmt_results: Dict[int, NewNode] = {}
+        seen = set()
+        for edit in edits:
+            if edit.key is not None:
+                if edit.key in seen:
+                    continue
+                seen.add(edit.key)
+            nid = id(edit.target)
+            if edit.kind == "replace":
+                assert edit.new is not None
+                self._replace[nid] = edit.new
+            elif edit.kind == "transform":
+                assert edit.fn is not None
+                self._transforms.setdefault(nid, []).append(edit.fn)
+            elif edit.kind == "wrap":
+                self._wraps[nid] = edit
+            else:  # pragma: no cover - programming error
+                raise ValueError(f"unknown edit kind {edit.kind!r}")
+        # Keep the targets alive so that their id()s cannot be reused mid-run.
+        self._targets = [e.target for e in edits]
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:  # type: ignore[override]
+        result: Any = super().on_leave(original_node, updated_node)
+        nid = id(original_node)
+        if nid in self._replace:
+            result = self._replace[nid]
+        else:
+            for fn in self._transforms.get(nid, ()):
+                result = fn(result)
+        if self._wraps and isinstance(original_node, (cst.Module, cst.IndentedBlock)):
+            result = self._apply_wraps(original_node, result)
+        if isinstance(original_node, cst.BaseStatement):
+            self._stmt_results[nid] = result
+        return result
+
+    def _apply_wraps(self, original: Union[cst.Module, cst.IndentedBlock], updated: Any) -> Any:
+        if not any(id(s) in self._wraps for s in original.body):
+            return updated
+        body: List[cst.BaseStatement] = []
+        pending: Optional[Tuple[Edit, List[NewNode]]] = None
+        for stmt in original.body:
+            res = self._stmt_results.get(id(stmt), stmt)
+            if pending is None and id(stmt) in self._wraps:
+                pending = (self._wraps[id(stmt)], [])
+            if pending is not None:
+                pending[1].append(res)
+                if stmt is pending[0].last:
+                    edit, collected = pending
+                    assert edit.fn is not None
+                    body.append(edit.fn(_flatten(collected)))
+                    pending = None
+                continue
+            body.extend(_flatten([res]))
+        if pending is not None:  # pragma: no cover - a wrap whose last statement is not in this block
+            raise ValueError("wrap range does not end in its block")
+        return updated.with_changes(body=body)
+
+
+def _flatten(results: Iterable[Any]) -> List[cst.BaseStatement]:
+    out: List[cst.BaseStatement] = []
+    for res in results:
+        if isinstance(res, cst.RemovalSentinel):
+            continue
+        if isinstance(res, cst.FlattenSentinel):
+            out.extend(res.nodes)
+        else:
+            out.append(res)
+    return out
+
+
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
+    """The source of ``module`` with ``fixes`` applied (they must not conflict)."""
+    edits = [e for f in fixes for e in f.edits]
+    new_module = module.visit(_Applier(edits)) if edits else module
+    adds = {imp for f in fixes for imp in f.add_imports}
+    removes = {imp for f in fixes for imp in f.remove_imports}
+    if adds or removes:
+        new_module = _update_imports(new_module, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key))
+    return new_module.code
+
+
+def _imp_key(imp: ImportSpec) -> Tuple[str, str, str]:
+    return (imp.module, imp.obj or "", imp.asname or "")
+
+
+def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
+    context = CodemodContext()
+    if removes:
+        for imp in removes:
+            if imp.obj is None:
+                RemoveImportsVisitor.remove_unused_import(context, imp.module, asname=imp.asname)
+            else:
+                RemoveImportsVisitor.remove_unused_import(context, imp.module, imp.obj, imp.asname)
+        module = RemoveImportsVisitor(context).transform_module(module)
+    if adds:
+        for imp in adds:
+            AddImportsVisitor.add_needed_import(context, imp.module, imp.obj, imp.asname)
+        module = AddImportsVisitor(context).transform_module(module)
+    return module
+
+
+def text_edits(old: str, new: str) -> List[TextEdit]:
+    """The smallest text edits turning ``old`` into ``new``, one per changed hunk."""
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    line_starts = [0]
+    for line in old_lines:
+        line_starts.append(line_starts[-1] + len(line))
+
+    def position(offset: int) -> Tuple[int, int]:
+        # bisect by hand: the line whose start is the last one <= offset
+        lo, hi = 0, len(line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - line_starts[lo] + 1
+
+    edits: List[TextEdit] = []
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        a = "".join(old_lines[i1:i2])
+        b = "".join(new_lines[j1:j2])
+        start = 0
+        while start < min(len(a), len(b)) and a[start] == b[start]:
+            start += 1
+        end_a, end_b = len(a), len(b)
+        while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+            end_a -= 1
+            end_b -= 1
+        base = line_starts[i1]
+        row, col = position(base + start)
+        end_row, end_col = position(base + end_a)
+        edits.append(TextEdit(b[start:end_b], row, col, end_row, end_col))
+    return edits

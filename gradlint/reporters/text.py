@@ -1,0 +1,35 @@
+"""One finding per line, ``path:row:col: CODE message [*]``, then a summary (flake8/Ruff style)."""
+
+from __future__ import annotations
+
+from typing import List, Sequence
+
+from gradlint.reporters import RunInfo, fixable, sorted_diagnostics
+from gradlint.runner import FileReport
+
+
+def _problems(n: int) -> str:
+    return f"{n} problem" if n == 1 else f"{n} problems"
+
+
+def render(reports: Sequence[FileReport], info: RunInfo) -> str:
+    lines: List[str] = []
+    pairs = sorted_diagnostics(reports)
+    for path, d in pairs:
+        mark = " [*]" if fixable(d, info.unsafe_fixes) else ""
+        lines.append(f"{path}:{d.row}:{d.column}: {d.code} {d.message}{mark}")
+    if info.quiet:
+        return "".join(line + "\n" for line in lines)
+    remaining = len(pairs)
+    fixed = sum(sum(r.fixed.values()) for r in reports)
+    if info.fix and fixed:
+        lines.append(f"Found {_problems(fixed + remaining)} ({fixed} fixed, {remaining} remaining).")
+    elif remaining:
+        n_fixable = sum(1 for _, d in pairs if fixable(d, info.unsafe_fixes))
+        lines.append(f"Found {_problems(remaining)} ({n_fixable} fixable with --fix).")
+        hidden = sum(1 for _, d in pairs if d.fix is not None and not fixable(d, info.unsafe_fixes))
+        if hidden:
+            lines.append(f"{hidden} more fixable with --fix --unsafe-fixes.")
+    else:
+        lines.append("All checks passed!")
+    return "".join(line + "\n" for line in lines)

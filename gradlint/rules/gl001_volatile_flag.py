@@ -1,0 +1,72 @@
+"""GL001 volatile-flag: ``Variable(x, volatile=True)`` is ignored; the graph is built."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradlint import codegen
+from gradlint.fixes import Fix
+from gradlint.rule import Rule
+from gradlint.rules._legacy import self_assignment
+from gradlint.semantic import VARIABLE, bool_value, call_arg
+
+
+class VolatileFlag(Rule):
+    code = "GL001"
+    triggers = ("volatile",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        sem = self.ctx.semantic
+        if not sem.is_call_to(node, VARIABLE):
+            return
+        volatile = call_arg(node, 2, "volatile")
+        if volatile is None:
+            return
+        flag = bool_value(volatile.value)
+        if flag is False:
+            consequence = "; remove it"
+        else:
+            consequence = ": this call still records an autograd graph; use `torch.no_grad()`"
+        self.report(node, fix=self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)
+
+    def _fix(self, node: cst.Call, volatile: cst.Arg) -> Optional[Fix]:
+        sem = self.ctx.semantic
+        flag = bool_value(volatile.value)
+        if flag is False:
+            # A no-op flag: drop it and leave the wrapper to GL002.
+            return self.fix(
+                self.replace(node, codegen.without_arg(node, volatile)),
+                title="Remove `volatile=False`",
+            )
+        data = call_arg(node, 0, "data")
+        if flag is not True or data is None or any(a.star for a in node.args):
+            return None
+        func = sem.enclosing_function(node)
+        if func is None or func.asynchronous is not None or sem.needs_gradients(func):
+            return None
+        value = data.value
+        stmt = self_assignment(self.ctx, node, allow_volatile=True)
+        if stmt is not None:
+            edits = [self.replace(stmt, cst.RemovalSentinel.REMOVE)]
+        else:
+            if not sem.carries_no_graph(value, sem.enclosing_scope(node)):
+                value = codegen.method_call(value, "detach")
+            edits = [self.replace(node, codegen.keep_parens(node, codegen.atomic(value)))]
+        imports = ()
+        if sem.grad_disabled(node) is not True:
+            torch_name, imports = sem.torch_ref()
+            guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
+            edits.append(
+                self.transform(func, lambda f: codegen.add_decorator(f, guard), key=("grad-guard-decorator", id(func)))
+            )
+            title = f"Remove the `Variable` wrapper and decorate `{func.name.value}` with `@{guard}`"
+        else:
+            title = "Remove the `Variable` wrapper (gradients are already disabled here)"
+        return self.fix(
+            *edits,
+            title=title,
+            add_imports=imports,
+            remove_imports=sem.imports_of(VARIABLE),
+        )
