@@ -7,6 +7,7 @@ nothing is left to fix (bounded), never returning code that does not parse.
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -68,10 +69,19 @@ def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        message = " ".join(exc.message.split())
-        raise SourceSyntaxError(exc.raw_line, exc.raw_column, message) from None
+        line, column, message = exc.raw_line, exc.raw_column, " ".join(exc.message.split())
     except RecursionError:
         raise SourceSyntaxError(1, 0, "too deeply nested to parse") from None
+    # CPython's own message is the one users know ("Missing parentheses in call to
+    # 'print'"); LibCST's lists every token it expected.
+    try:
+        compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        if err.lineno:
+            line, column, message = err.lineno, max((err.offset or 1) - 1, 0), err.msg
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    raise SourceSyntaxError(line, column, message)
 
 
 def _file_noqa(source: str) -> Optional[FrozenSet[str]]:

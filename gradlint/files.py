@@ -109,7 +109,11 @@ def decode(data: bytes) -> Tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise ReadError(f"invalid encoding declaration: {exc.msg if hasattr(exc, 'msg') else exc}") from None
+        message = str(exc.args[0]) if exc.args else str(exc)
+        if message.startswith("unknown encoding"):
+            raise ReadError(f"invalid encoding declaration: {message}") from None
+        # Undecodable bytes in the first two lines: let the decode below say where.
+        encoding = "utf-8"
     try:
         return data.decode(encoding), encoding
     except UnicodeDecodeError as exc:

@@ -15,7 +15,7 @@ from gradlint.semantic import VARIABLE, bool_value, call_arg
 
 class VolatileFlag(Rule):
     code = "GL001"
-    triggers = ("volatile",)
+    triggers = ("volatile", "Variable")
 
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic

@@ -1,0 +1,147 @@
+"""The engine: fix composition, conflicts, convergence, and suppression."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from harness import fix, lint
+from gradlint.fixes import Edit, Fix, apply_fixes, select_compatible, text_edits
+
+
+def test_several_fixes_compose_with_import_removal():
+    src = """\
+        import torch
+        from torch.autograd import Variable
+
+        x = Variable(torch.randn(2, 3))
+        y = Variable(torch.zeros(3), requires_grad=True)
+        z = Variable(torch.ones(3)) + Variable(x * 2)
+    """
+    assert fix(src) == (
+        "import torch\n"
+        "\n"
+        "x = torch.randn(2, 3)\n"
+        "y = torch.zeros(3, requires_grad=True)\n"
+        "z = torch.ones(3) + (x * 2).detach()\n"
+    )
+
+
+def test_import_kept_while_a_use_remains():
+    src = """\
+        from torch.autograd import Variable
+
+        def f(x):
+            return Variable(x), isinstance(x, Variable)
+    """
+    assert fix(src) == (
+        "from torch.autograd import Variable\n"
+        "\n"
+        "def f(x):\n"
+        "    return x.detach(), isinstance(x, Variable)\n"
+    )
+
+
+def test_nested_fixes_converge_over_rounds():
+    # The inner Variable is inside the outer one's argument: the outer fix replaces the
+    # whole call, so the inner one is applied in a later round.
+    src = """\
+        import torch
+        from torch.autograd import Variable
+        v = Variable(Variable(torch.randn(3)).cuda())
+    """
+    assert fix(src) == "import torch\nv = torch.randn(3).cuda()\n"
+
+
+def test_decorator_and_inner_fixes_compose():
+    src = """\
+        import torch
+        from torch.autograd import Variable
+
+        def evaluate(model, a, b):
+            x = Variable(torch.from_numpy(a), volatile=True)
+            y = Variable(torch.from_numpy(b), volatile=True)
+            return model(x, y).data[0] + loss.data[0]
+    """
+    assert fix(src) == (
+        "import torch\n"
+        "\n"
+        "@torch.no_grad()\n"
+        "def evaluate(model, a, b):\n"
+        "    x = torch.from_numpy(a)\n"
+        "    y = torch.from_numpy(b)\n"
+        "    return model(x, y).data[0] + loss.item()\n"
+    )
+
+
+def test_fix_adds_import_torch_when_missing():
+    src = """\
+        from torch.autograd import Variable
+
+        def predict(net, batch):
+            return net(Variable(batch, volatile=True))
+    """
+    assert fix(src) == (
+        "import torch\n"
+        "\n"
+        "@torch.no_grad()\n"
+        "def predict(net, batch):\n"
+        "    return net(batch.detach())\n"
+    )
+
+
+def test_fix_uses_existing_torch_alias():
+    src = """\
+        import torch as T
+        from torch.autograd import Variable
+
+        def predict(net, batch):
+            return net(Variable(batch, volatile=True))
+    """
+    assert "@T.no_grad()\n" in fix(src)
+    assert "import torch\n" not in fix(src)
+
+
+def test_fix_grad_guard_option():
+    from gradlint.rule import RuleOptions
+
+    src = """\
+        import torch
+        from torch.autograd import Variable
+
+        def predict(net, batch):
+            return net(Variable(batch, volatile=True))
+    """
+    assert "@torch.inference_mode()\n" in fix(src, options=RuleOptions(fix_grad_guard="inference_mode"))
+
+
+def test_conflicting_edits_are_deferred():
+    module = cst.parse_module("a = f(g(x))\n")
+    outer = module.body[0].body[0].value
+    inner = outer.args[0].value
+    span_outer = ((1, 4), (1, 11))
+    span_inner = ((1, 6), (1, 10))
+    f1 = Fix("safe", "outer", (Edit("replace", outer, span_outer, new=cst.Name("y")),))
+    f2 = Fix("safe", "inner", (Edit("replace", inner, span_inner, new=cst.Name("z")),))
+    f3 = Fix("safe", "wrap", (Edit("transform", outer, span_outer, fn=lambda n: n),))
+    assert select_compatible([f1, f2]) == [f1]
+    assert select_compatible([f2, f1]) == [f2]
+    # a transform of the outer node composes with a replacement inside it
+    assert select_compatible([f3, f2]) == [f3, f2]
+    assert apply_fixes(module, [f3, f2]) == "a = f(z)\n"
+
+
+def test_text_edits_are_minimal():
+    old = "a = 1\nb = loss.data[0]\nc = 3\n"
+    new = "a = 1\nb = loss.item()\nc = 3\n"
+    (edit,) = text_edits(old, new)
+    assert (edit.row, edit.column, edit.end_row, edit.end_column, edit.content) == (2, 10, 2, 17, "item()")
+
+
+def test_noqa_in_string_does_not_suppress():
+    assert lint('from torch.autograd import Variable\nv = Variable(x, "# noqa")\n', select=["GL002"]) == [(2, 5, "GL002")]
+
+
+def test_files_without_triggers_are_not_parsed():
+    # A syntax error in a file no rule could match is not gradlint's business.
+    assert lint("print 'hello'\n") == []
+    assert lint("print loss.data[0]\n") == [(1, 1, "GL000")]

@@ -1,0 +1,145 @@
+"""Reading and writing files: encodings, BOM, newlines, permissions, atomicity."""
+
+from __future__ import annotations
+
+import os
+import stat
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from gradlint.cli import main
+from gradlint.files import ReadError, WriteError, decode, read_source, write_source
+
+SRC = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(loss):\n    return loss.data[0]\n"
+FIXED = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(loss):\n    return loss.item()\n"
+
+
+def fix(path):
+    return CliRunner().invoke(main, ["check", "--fix", "-q", str(path)])
+
+
+def test_crlf_newlines_are_kept(tmp_path):
+    path = tmp_path / "crlf.py"
+    path.write_bytes(SRC.replace("\n", "\r\n").encode())
+    fix(path)
+    assert path.read_bytes() == FIXED.replace("\n", "\r\n").encode()
+
+
+def test_mixed_newlines_are_kept_line_by_line(tmp_path):
+    path = tmp_path / "mixed.py"
+    lines = SRC.splitlines(keepends=True)
+    data = "".join(line.replace("\n", "\r\n") if i % 2 else line for i, line in enumerate(lines))
+    path.write_bytes(data.encode())
+    fix(path)
+    assert path.read_bytes() == data.replace("loss.data[0]", "loss.item()").encode()
+
+
+def test_utf8_bom_is_kept(tmp_path):
+    path = tmp_path / "bom.py"
+    path.write_bytes(b"\xef\xbb\xbf" + SRC.encode())
+    fix(path)
+    assert path.read_bytes() == b"\xef\xbb\xbf" + FIXED.encode()
+
+
+def test_coding_cookie_encoding_is_kept(tmp_path):
+    path = tmp_path / "latin.py"
+    text = "# -*- coding: latin-1 -*-\n# auteur: Zoé\n" + SRC
+    path.write_bytes(text.encode("latin-1"))
+    fix(path)
+    assert path.read_bytes() == ("# -*- coding: latin-1 -*-\n# auteur: Zoé\n" + FIXED).encode("latin-1")
+
+
+def test_permissions_are_kept_and_no_temp_files_remain(tmp_path):
+    path = tmp_path / "script.py"
+    path.write_text(SRC)
+    path.chmod(0o750)
+    fix(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o750
+    assert path.read_text() == FIXED
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["script.py"]
+
+
+def test_symlink_target_is_fixed_and_link_kept(tmp_path):
+    real = tmp_path / "real.py"
+    real.write_text(SRC)
+    link = tmp_path / "link.py"
+    link.symlink_to(real)
+    fix(link)
+    assert link.is_symlink()
+    assert real.read_text() == FIXED
+
+
+def test_unchanged_file_is_not_rewritten(tmp_path):
+    path = tmp_path / "clean.py"
+    path.write_text("import torch\n")
+    before = path.stat().st_mtime_ns
+    os.utime(path, ns=(before - 10**9, before - 10**9))
+    fix(path)
+    assert path.stat().st_mtime_ns == before - 10**9
+
+
+def test_file_changed_after_read_is_not_overwritten(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text(SRC)
+    original = read_source(path)
+    path.write_text(SRC + "# edited meanwhile\n")
+    with pytest.raises(WriteError, match="changed on disk while gradlint was running; not written"):
+        write_source(original, FIXED)
+    assert path.read_text() == SRC + "# edited meanwhile\n"
+
+
+def test_file_deleted_after_read_is_not_recreated(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text(SRC)
+    original = read_source(path)
+    path.unlink()
+    with pytest.raises(WriteError, match="not written: No such file or directory"):
+        write_source(original, FIXED)
+    assert not path.exists()
+
+
+def test_read_only_file_refused(tmp_path, monkeypatch):
+    path = tmp_path / "ro.py"
+    path.write_text(SRC)
+    original = read_source(path)
+    path.chmod(0o444)
+    # root bypasses permission bits; the writability check is what must refuse.
+    monkeypatch.setattr(os, "access", lambda p, mode: False)
+    with pytest.raises(WriteError, match="file is read-only; not written"):
+        write_source(original, FIXED)
+    assert path.read_text() == SRC
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        (b"x = 1\x00\n", "binary file (contains NUL bytes), not Python source"),
+        (b"x = '\xff'\n", "cannot decode as UTF-8: invalid byte 0xff on line 1"),
+        (b"# coding: latin-1\nx = '\xff'\n", None),
+        (b"# coding: klingon\nx = 1\n", "invalid encoding declaration"),
+        (b"# coding: ascii\n\nx = '\xc3\xa9'\n", "cannot decode as ascii: invalid byte 0xc3 on line 3"),
+    ],
+)
+def test_decode(data, message):
+    if message is None:
+        assert decode(data) == ("# coding: latin-1\nx = '\xff'\n", "iso-8859-1")
+    else:
+        with pytest.raises(ReadError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            decode(data)
+
+
+def test_unreadable_file_is_one_line(tmp_path, monkeypatch):
+    path = tmp_path / "secret.py"
+    path.write_text(SRC)
+    real_open = open
+
+    def deny(p, *a, **k):
+        if str(p) == str(path):
+            raise PermissionError(13, "Permission denied")
+        return real_open(p, *a, **k)
+
+    monkeypatch.setattr("builtins.open", deny)
+    with pytest.raises(ReadError, match="^cannot read file: Permission denied$"):
+        read_source(path)

@@ -1,0 +1,238 @@
+"""GL001-GL004: positives, negatives and fixes, pyupgrade-style tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import fix, lint, messages
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("from torch.autograd import Variable\nv = Variable(x, volatile=True)\n", [(2, 5, "GL001")]),
+        ("import torch\nv = torch.autograd.Variable(x, volatile=True)\n", [(2, 5, "GL001")]),
+        ("from torch.autograd import Variable as V\nv = V(x, volatile=True)\n", [(2, 5, "GL001")]),
+        ("import torch.autograd as ag\nv = ag.Variable(x, volatile=True)\n", [(2, 5, "GL001")]),
+        ("from torch.autograd.variable import Variable\nv = Variable(x, volatile=1)\n", [(2, 5, "GL001")]),
+        ("from torch.autograd import Variable\nv = Variable(x, False, True)\n", [(2, 5, "GL001")]),
+        ("from torch import autograd\nf(autograd.Variable(x, volatile=flag))\n", [(2, 3, "GL001")]),
+        # not torch's Variable
+        ("from tensorflow import Variable\nv = Variable(x, volatile=True)\n", []),
+        ("class Variable: pass\nv = Variable(x, volatile=True)\n", []),
+        ("def Variable(*a, **k): pass\nv = Variable(x, volatile=True)\n", []),
+        ("import torch\nv = torch.Variable(x, volatile=True)\n", []),
+        # a Variable without volatile is GL002's
+        ("from torch.autograd import Variable\nv = Variable(x)\n", []),
+    ],
+)
+def test_gl001_findings(src, expected):
+    assert lint(src, select=["GL001"]) == expected
+
+
+@pytest.mark.parametrize(
+    "src,out",
+    [
+        # module level: no fix
+        ("from torch.autograd import Variable\nv = Variable(x, volatile=True)\n", None),
+        # a function that trains: no fix
+        (
+            "from torch.autograd import Variable\ndef f(m, x, opt):\n    m(Variable(x, volatile=True)).sum().backward()\n",
+            None,
+        ),
+        (
+            "from torch.autograd import Variable\ndef f(m, x, opt):\n    y = m(Variable(x, volatile=True))\n    opt.step()\n",
+            None,
+        ),
+        # runtime value: no fix
+        ("from torch.autograd import Variable\ndef f(m, x, t):\n    return m(Variable(x, volatile=not t))\n", None),
+        # async def: no fix (torch.no_grad does not cover awaits)
+        ("from torch.autograd import Variable\nasync def f(m, x):\n    return m(Variable(x, volatile=True))\n", None),
+        # already under no_grad: just drop the wrapper
+        (
+            "import torch\nfrom torch.autograd import Variable\ndef f(m, x):\n    with torch.no_grad():\n        return m(Variable(x, volatile=True))\n",
+            "import torch\ndef f(m, x):\n    with torch.no_grad():\n        return m(x.detach())\n",
+        ),
+        (
+            "import torch\nfrom torch.autograd import Variable\n@torch.no_grad\ndef f(m, x):\n    return m(Variable(x, volatile=True))\n",
+            "import torch\n@torch.no_grad\ndef f(m, x):\n    return m(x.detach())\n",
+        ),
+        # existing decorators stay outermost
+        (
+            "import torch\nfrom torch.autograd import Variable\nclass A:\n    @staticmethod\n    def f(m, x):\n        return m(Variable(torch.Tensor(x), volatile=True))\n",
+            "import torch\nclass A:\n    @staticmethod\n    @torch.no_grad()\n    def f(m, x):\n        return m(torch.Tensor(x))\n",
+        ),
+        # a single self-assignment disappears
+        (
+            "import torch\nfrom torch.autograd import Variable\ndef f(m, loader):\n    for x in loader:\n        x = Variable(x, volatile=True)\n        print(m(x))\n",
+            "import torch\n@torch.no_grad()\ndef f(m, loader):\n    for x in loader:\n        print(m(x))\n",
+        ),
+        # volatile=False is dropped, then the wrapper (GL002 with ALL selected)
+        (
+            "import torch\nfrom torch.autograd import Variable\nv = Variable(torch.zeros(2), volatile=False)\n",
+            "import torch\nv = torch.zeros(2)\n",
+        ),
+    ],
+)
+def test_gl001_fix(src, out):
+    select = ["GL001"] if out is None or "volatile=False" not in src else ["GL001", "GL002"]
+    result = fix(src, select=select)
+    assert result == (src if out is None else out)
+
+
+def test_gl001_message():
+    assert messages("from torch.autograd import Variable\nv = Variable(x, volatile=True)\n", ["GL001"]) == [
+        "`volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; use "
+        "`torch.no_grad()`"
+    ]
+    assert messages("from torch.autograd import Variable\nv = Variable(x, volatile=False)\n", ["GL001"]) == [
+        "`volatile=False` has been ignored since PyTorch 0.4; remove it"
+    ]
+
+
+@pytest.mark.parametrize(
+    "src,out",
+    [
+        ("x = Variable(torch.randn(3))", "x = torch.randn(3)"),
+        ("x = Variable(torch.randn(3), requires_grad=True)", "x = torch.randn(3, requires_grad=True)"),
+        ("x = Variable(torch.randn(3), True)", "x = torch.randn(3, requires_grad=True)"),
+        ("x = Variable(torch.randn(3).cuda(), requires_grad=True)", "x = torch.randn(3).cuda().requires_grad_()"),
+        ("x = Variable(torch.from_numpy(a), requires_grad=True)", "x = torch.from_numpy(a).requires_grad_()"),
+        ("x = Variable(torch.randn(3), requires_grad=flag)", "x = torch.randn(3).requires_grad_(flag)"),
+        ("x = Variable(torch.LongTensor([1, 2]).cuda())", "x = torch.LongTensor([1, 2]).cuda()"),
+        ("x = Variable(w)", "x = w.detach()"),
+        ("x = Variable(w, requires_grad=True)", "x = w.detach().requires_grad_()"),
+        ("x = Variable(w, requires_grad=flag)", "x = w.detach().requires_grad_(flag)"),
+        ("x = Variable(a + b) * 2", "x = (a + b).detach() * 2"),
+        ("x = Variable(self.weight.data)", "x = self.weight.data.detach()"),
+        ("x = (Variable(w))", "x = (w.detach())"),
+        ("x = Variable(\n    w,\n    requires_grad=False,\n)", "x = w.detach()"),
+    ],
+)
+def test_gl002_fix(src, out):
+    header = "import torch\nfrom torch.autograd import Variable\n"
+    assert fix(header + src + "\n", select=["GL002"]) == "import torch\n" + out + "\n"
+
+
+def test_gl002_dataloader_batches_are_plain():
+    src = """\
+        import torch
+        from torch.autograd import Variable
+
+        def train(model, train_loader, dataloaders, phase):
+            for i, data in enumerate(train_loader):
+                inputs, labels = data
+                inputs, labels = Variable(inputs.cuda()), Variable(labels.cuda())
+            for batch in tqdm(dataloaders[phase]):
+                x = Variable(batch[0])
+                y = Variable(batch["label"].to("cuda"))
+    """
+    assert fix(src, select=["GL002"]) == (
+        "import torch\n"
+        "\n"
+        "def train(model, train_loader, dataloaders, phase):\n"
+        "    for i, data in enumerate(train_loader):\n"
+        "        inputs, labels = data\n"
+        "        inputs, labels = inputs.cuda(), labels.cuda()\n"
+        "    for batch in tqdm(dataloaders[phase]):\n"
+        "        x = batch[0]\n"
+        '        y = batch["label"].to("cuda")\n'
+    )
+
+
+def test_gl002_parameter_gets_exact_detach():
+    src = "from torch.autograd import Variable\ndef f(w):\n    return Variable(w)\n"
+    assert fix(src, select=["GL002"]) == "def f(w):\n    return w.detach()\n"
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("from torch.autograd import Variable\nv = Variable(x)\n", [(2, 5, "GL002")]),
+        ("import torch\nv = torch.autograd.Variable(x, requires_grad=True)\n", [(2, 5, "GL002")]),
+        ("from torch.autograd import Variable as Var\nv = Var(*args)\n", [(2, 5, "GL002")]),
+        ("from pulp import LpVariable as Variable\nv = Variable('x')\n", []),
+        ("from torch.autograd import Variable\nisinstance(x, Variable)\n", []),
+    ],
+)
+def test_gl002_findings(src, expected):
+    assert lint(src, select=["GL002"]) == expected
+
+
+def test_gl002_star_args_have_no_fix():
+    src = "from torch.autograd import Variable\nv = Variable(*args)\n"
+    assert fix(src, select=["GL002"]) == src
+
+
+def test_gl002_message_names_what_it_does():
+    assert messages("from torch.autograd import Variable\nv = Variable(w, requires_grad=True)\n", ["GL002"]) == [
+        "`Variable(...)` has been deprecated since PyTorch 0.4 and now returns `w.detach().requires_grad_()`"
+    ]
+
+
+@pytest.mark.parametrize(
+    "line,flagged",
+    [
+        ("total += loss.data[0]", True),
+        ("total += loss.data[0] * x.size(0)", True),
+        ("losses.append(loss.data[0])", True),
+        ("print(loss.data[0])", True),
+        ("print(d_loss.data[0], g_loss.data[0])", True),
+        ("v = criterion(out, y).data[0]", True),
+        ("v = out.sum().data[0]", True),
+        ("v = float(out.data[0])", True),
+        ("if out.data[0] > best: pass", True),
+        ("print('%.4f' % out.data[0])", True),
+        ("print('%d %.4f' % (i, out.data[0]))", True),
+        ("print('{:.3f}'.format(out.data[0]))", True),
+        ("print(f'{out.data[0]:.2f}')", True),
+        ("writer.add_scalar('loss', out.data[0], step)", True),
+        ("acc = correct.data[0] / total", True),
+        # a row of a batch
+        ("img = out.data[0].cpu().numpy()", False),
+        ("v = out.data[0][1]", False),
+        ("v = out.data[0]", False),
+        ("print(out.data[0])", False),
+        ("save_image(fake.data[0], 'x.png')", False),
+        ("print('%s' % out.data[0])", False),
+        ("v = loss.data[1]", False),
+        ("v = loss.data", False),
+        ("v = loss.data[:, 0]", False),
+        ("v = out.max(1).data[0]", False),
+    ],
+)
+def test_gl003_scalar_vs_row(line, flagged):
+    found = lint(line + "\n", select=["GL003"])
+    assert bool(found) == flagged, found
+
+
+def test_gl003_fix_and_position():
+    assert lint("x = 1\nprint(loss.data[0])\n", select=["GL003"]) == [(2, 7, "GL003")]
+    assert fix("print(loss.data[0])\n", select=["GL003"]) == "print(loss.item())\n"
+    assert fix("v = (a + b).sum().data[0] + 1\n", select=["GL003"]) == "v = (a + b).sum().item() + 1\n"
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("import torch\nif x.volatile:\n    pass\n", [(2, 4, "GL004")]),
+        ("import torch\nh.volatile = True\n", [(2, 1, "GL004")]),
+        ("import torch\nflag = self.hidden.volatile\n", []),
+        ("import torch\nif args.volatile: pass\n", []),
+        ("import torch\nif self.volatile: pass\n", []),
+        ("import torch.volatile\n", []),
+        ("import mylib\nx = mylib.volatile\n", []),
+        ("x = h.volatile\n", []),  # no torch in the file
+    ],
+)
+def test_gl004(src, expected):
+    assert lint(src, select=["GL004"]) == expected
+
+
+def test_gl004_message_read_and_write():
+    assert messages("import torch\nh.volatile = True\nprint(h.volatile)\n", ["GL004"]) == [
+        "Setting `h.volatile` does nothing since PyTorch 0.4 (it is always False); use `torch.no_grad()` to stop "
+        "recording a graph",
+        "Reading `h.volatile` does nothing since PyTorch 0.4 (it is always False); use `torch.no_grad()` to stop "
+        "recording a graph",
+    ]
