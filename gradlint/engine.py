@@ -17,7 +17,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, T
 
 import libcst as cst
 
-from gradlint import catalog
+from gradlint import catalog, legacy_syntax
 from gradlint.fixes import Fix, apply_fixes, select_compatible
 from gradlint.rule import FileContext, Finding, Rule, RuleOptions
 from gradlint.rules import all_rules
@@ -164,11 +164,12 @@ class _Dispatcher(cst.CSTVisitor):
             fn(original_node)
 
 
-def syntax_finding(err: SourceSyntaxError) -> Finding:
+def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
     doc = catalog.load()[PARSE_ERROR]
+    hint = legacy_syntax.repair_hint(source, err.line) if "async" in source else ""
     return Finding(
         code=PARSE_ERROR,
-        message=doc.format_message(detail=f"syntax error: {err.message}"),
+        message=doc.format_message(detail=f"syntax error: {err.message}{hint}"),
         start=(err.line, err.column),
         end=(err.line, err.column),
     )
@@ -187,7 +188,7 @@ def lint_source(source: str, path: str, settings: LintSettings) -> LintResult:
     try:
         module = parse(source)
     except SourceSyntaxError as err:
-        return LintResult([syntax_finding(err)] if PARSE_ERROR in codes else [])
+        return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
     ctx = FileContext(path, source, module, settings.options)
     rules = [cls(ctx) for cls in rule_classes]
     module.visit(_Dispatcher(rules))
@@ -203,8 +204,14 @@ def fix_allowed(fix: Optional[Fix], unsafe: bool) -> bool:
     return fix is not None and (fix.applicability == "safe" or unsafe)
 
 
-def fix_source(source: str, path: str, settings: LintSettings, unsafe: bool = False) -> FixResult:
-    """Apply every allowed fix, re-linting after each round until nothing changes."""
+def fix_source(
+    source: str, path: str, settings: LintSettings, unsafe: bool = False, trusted: FrozenSet[str] = frozenset()
+) -> FixResult:
+    """Apply every allowed fix, re-linting after each round until nothing changes.
+
+    ``trusted`` names codes whose unsafe fixes are applied as if they were safe
+    (``gradlint migrate`` knows that some rewrites keep behaviour in its setting).
+    """
     result = FixResult(source)
     broken: set = set()
     for _ in range(MAX_FIX_ROUNDS):
@@ -212,7 +219,7 @@ def fix_source(source: str, path: str, settings: LintSettings, unsafe: bool = Fa
         candidates = [
             f
             for f in lint.findings
-            if fix_allowed(f.fix, unsafe) and (f.code, f.start, f.end) not in broken
+            if fix_allowed(f.fix, unsafe or f.code in trusted) and (f.code, f.start, f.end) not in broken
         ]
         if not candidates or lint.context is None:
             break
