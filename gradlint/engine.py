@@ -183,12 +183,17 @@ def lint_source(source: str, path: str, settings: LintSettings) -> LintResult:
             return LintResult([])
         codes = codes - file_noqa
     rule_classes = triggered_rules(source, codes)
-    if not rule_classes:
+    # A 0.3-era `x.cuda(async=True)` is a syntax error that ``gradlint migrate`` repairs:
+    # worth parsing for, even where no rule's trigger word appears.
+    legacy_async = not rule_classes and PARSE_ERROR in codes and bool(legacy_syntax.async_arguments(source))
+    if not rule_classes and not legacy_async:
         return LintResult([])
     try:
         module = parse(source)
     except SourceSyntaxError as err:
         return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
+    if not rule_classes:
+        return LintResult([])
     ctx = FileContext(path, source, module, settings.options)
     rules = [cls(ctx) for cls in rule_classes]
     module.visit(_Dispatcher(rules))

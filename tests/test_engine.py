@@ -190,3 +190,9 @@ def test_async_syntax_error_hints_at_migrate():
     ]
     assert lint(src) == [(2, 21, "GL000")]
     assert messages("from torch.autograd import Variable\nasync = Variable(y)\n") == ["syntax error: invalid syntax"]
+
+
+def test_async_argument_is_reported_without_any_trigger_word():
+    assert lint("x = batch.cuda(async=True)\n") == [(1, 16, "GL000")]
+    assert lint("x = batch.cuda(async=True)\n", select=["GL003"]) == []
+    assert lint("async def f():\n    await g(async_=True)\n") == []
