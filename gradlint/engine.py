@@ -84,7 +84,7 @@ def parse(source: str) -> cst.Module:
     raise SourceSyntaxError(line, column, message)
 
 
-def _file_noqa(source: str) -> Optional[FrozenSet[str]]:
+def file_noqa(source: str) -> Optional[FrozenSet[str]]:
     """Codes a ``# gradlint: noqa[: codes]`` comment switches off for the file;
     an empty set means all of them; None means there is no such comment."""
     if "gradlint" not in source:
@@ -177,11 +177,11 @@ def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
 
 def lint_source(source: str, path: str, settings: LintSettings) -> LintResult:
     codes = settings.codes
-    file_noqa = _file_noqa(source)
-    if file_noqa is not None:
-        if not file_noqa:
+    suppressed = file_noqa(source)
+    if suppressed is not None:
+        if not suppressed:
             return LintResult([])
-        codes = codes - file_noqa
+        codes = codes - suppressed
     rule_classes = triggered_rules(source, codes)
     # A 0.3-era `x.cuda(async=True)` is a syntax error that ``gradlint migrate`` repairs:
     # worth parsing for, even where no rule's trigger word appears.

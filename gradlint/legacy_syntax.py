@@ -121,6 +121,7 @@ _PY2_MESSAGES = (
     ("Missing parentheses in call to 'exec'", "`exec` statement"),
     ("multiple exception types must be parenthesized", "`except E, name:`"),
     ("leading zeros in decimal integer literals", "octal literal without `0o`"),
+    ("inconsistent use of tabs and spaces in indentation", "tabs and spaces mixed in indentation"),
 )
 _PY2_LINES = (
     (re.compile(r"^\s*print\s*(?:>>|[\"'\w])"), "`print` statement"),

@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence
 
 from gradlint import catalog, legacy_syntax
 from gradlint.config import ConfigError, Settings, expand_selector
-from gradlint.engine import PARSE_ERROR, LintSettings, fix_source, triggered_rules
+from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
 from gradlint.files import ReadError, WriteError, read_source, write_source
 from gradlint.rule import Finding
 from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics, unified_diff
@@ -105,6 +105,9 @@ def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool 
     """``source`` migrated with the migrations in ``settings.codes``. No I/O."""
     available = migrations()
     codes = settings.codes & frozenset(available)
+    suppressed = file_noqa(source)  # the rules honour it; the token-level rename must too
+    if suppressed is not None:
+        codes = codes - suppressed if suppressed else frozenset()
     text, renamed = source, []
     if PARSE_ERROR in codes:
         text, renamed = legacy_syntax.rename_async_arguments(source)

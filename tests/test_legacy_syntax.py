@@ -81,6 +81,10 @@ def _reason(source: str) -> str:
         ("if a <> b:\n    pass\n", "Python 2 syntax (`<>` operator) on line 1"),
         ("raise ValueError, 'bad'\n", "Python 2 syntax (`raise E, message`) on line 1"),
         ("x = `y`\n", "Python 2 syntax (backquote repr) on line 1"),
+        (
+            "class A:\n\tdef f(self):\n\t\tpass\n        x = 1\n",
+            "Python 2 syntax (tabs and spaces mixed in indentation) on line 4",
+        ),
         ("x = args.async\n", "`async` is a keyword since Python 3.7 and cannot be a name or argument here (line 1)"),
         ("x = pool.apply(f, async=True)\n", "`async` is a keyword since Python 3.7"),
         ("x = (1,\n", "syntax error on line 1: "),

@@ -267,6 +267,13 @@ def test_check_prints_names_only_and_writes_nothing(project):
     assert {p.name: p.read_bytes() for p in project.glob("*.py")} == before
 
 
+def test_check_with_diff_prints_the_patch_only(project):
+    result = run("--check", "--diff", "needs_review.py")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("--- needs_review.py\n+++ needs_review.py\n")
+    assert result.stderr == ""
+
+
 def test_json_output(project):
     result = run("--diff", "--output-format", "json", "mnist_train.py", "needs_review.py", "py2_logging.py")
     assert result.exit_code == 1
@@ -313,6 +320,15 @@ def test_noqa_keeps_a_line_as_it_is(project):
     (project / "keep.py").write_text("def f(loss):\n    a = loss.data[0]  # noqa: GL003\n    return loss.data[0]\n")
     run("keep.py")
     assert (project / "keep.py").read_text() == "def f(loss):\n    a = loss.data[0]  # noqa: GL003\n    return loss.item()\n"
+
+
+def test_file_level_noqa_keeps_the_file_as_it_is(project):
+    text = "# gradlint: noqa\nx = y.cuda(async=True)\nz = loss.data[0]\n"
+    (project / "keep.py").write_text(text)
+    assert run("--check", "keep.py").stdout == ""
+    (project / "keep.py").write_text(text.replace("noqa", "noqa: GL003"))
+    diff = run("--diff", "keep.py").stdout
+    assert "+x = y.cuda(non_blocking=True)\n" in diff and "item()" not in diff
 
 
 def test_unknown_code_and_non_migration_selection_are_usage_errors(project, monkeypatch):
