@@ -112,6 +112,61 @@ def check(
     raise click.exceptions.Exit(EXIT_FINDINGS if remaining else EXIT_CLEAN)
 
 
+@main.command("migrate")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--diff", is_flag=True, help="Print the migration as a unified diff; write nothing; exit 1 if anything would change.")
+@click.option("--check", "check_only", is_flag=True, help="Print the files that would change; write nothing; exit 1 if any.")
+@click.option("--select", multiple=True, metavar="CODES", help="Migrations to apply (codes or prefixes, comma-separated); default: all.")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Migrations not to apply.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply the migrations whose fixes may change behaviour.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file instead of the nearest pyproject.toml.")
+def migrate_command(
+    paths: Tuple[str, ...],
+    diff: bool,
+    check_only: bool,
+    select: Tuple[str, ...],
+    ignore: Tuple[str, ...],
+    unsafe_fixes: bool,
+    output_format: str,
+    config_path: Optional[str],
+) -> None:
+    """Move legacy (PyTorch <= 0.3) autograd code in PATHS (default: .) to today's PyTorch."""
+    from gradlint import config as config_mod
+    from gradlint import migrate
+    from gradlint.files import MissingPathError, discover
+    from gradlint.reporters import migration as report
+
+    try:
+        settings = migrate.migration_settings(config_path, _selectors(select) or [], _selectors(ignore) or [])
+        files = discover(list(paths) or ["."], settings)
+        mode = migrate.MigrateMode(write=not (diff or check_only), diff=diff, unsafe_fixes=unsafe_fixes)
+        run = migrate.migrate_paths(files, settings, mode)
+    except (config_mod.ConfigError, MissingPathError) as exc:
+        raise _fail(str(exc))
+
+    for f in run.files:
+        for message in f.errors:
+            click.echo(f"error: {f.path}: {message}", err=True)
+    if output_format == "json":
+        click.echo(report.render_json(run), nl=False)
+    elif diff:
+        click.echo("".join(f.diff for f in run.changed if f.diff), nl=False)
+        if not check_only:  # stderr, so that stdout is a patch that ``git apply`` takes as it is
+            click.echo(report.render_summary(run), nl=False, err=True)
+    elif check_only:
+        click.echo(report.render_names(run), nl=False)
+        for f in run.skipped:
+            click.echo(f"skipped: {f.path}: {f.skipped}", err=True)
+    else:
+        click.echo(report.render_summary(run), nl=False)
+    if run.internal_error:
+        raise click.exceptions.Exit(EXIT_ERROR)
+    if mode.write:
+        raise click.exceptions.Exit(EXIT_FINDINGS if run.left or run.skipped else EXIT_CLEAN)
+    raise click.exceptions.Exit(EXIT_FINDINGS if run.changed else EXIT_CLEAN)
+
+
 @main.command()
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(output_format: str) -> None:

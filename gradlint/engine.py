@@ -17,7 +17,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, T
 
 import libcst as cst
 
-from gradlint import catalog
+from gradlint import catalog, legacy_syntax
 from gradlint.fixes import Fix, apply_fixes, select_compatible
 from gradlint.rule import FileContext, Finding, Rule, RuleOptions
 from gradlint.rules import all_rules
@@ -84,7 +84,7 @@ def parse(source: str) -> cst.Module:
     raise SourceSyntaxError(line, column, message)
 
 
-def _file_noqa(source: str) -> Optional[FrozenSet[str]]:
+def file_noqa(source: str) -> Optional[FrozenSet[str]]:
     """Codes a ``# gradlint: noqa[: codes]`` comment switches off for the file;
     an empty set means all of them; None means there is no such comment."""
     if "gradlint" not in source:
@@ -164,11 +164,12 @@ class _Dispatcher(cst.CSTVisitor):
             fn(original_node)
 
 
-def syntax_finding(err: SourceSyntaxError) -> Finding:
+def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
     doc = catalog.load()[PARSE_ERROR]
+    hint = legacy_syntax.repair_hint(source, err.line) if "async" in source else ""
     return Finding(
         code=PARSE_ERROR,
-        message=doc.format_message(detail=f"syntax error: {err.message}"),
+        message=doc.format_message(detail=f"syntax error: {err.message}{hint}"),
         start=(err.line, err.column),
         end=(err.line, err.column),
     )
@@ -176,18 +177,23 @@ def syntax_finding(err: SourceSyntaxError) -> Finding:
 
 def lint_source(source: str, path: str, settings: LintSettings) -> LintResult:
     codes = settings.codes
-    file_noqa = _file_noqa(source)
-    if file_noqa is not None:
-        if not file_noqa:
+    suppressed = file_noqa(source)
+    if suppressed is not None:
+        if not suppressed:
             return LintResult([])
-        codes = codes - file_noqa
+        codes = codes - suppressed
     rule_classes = triggered_rules(source, codes)
-    if not rule_classes:
+    # A 0.3-era `x.cuda(async=True)` is a syntax error that ``gradlint migrate`` repairs:
+    # worth parsing for, even where no rule's trigger word appears.
+    legacy_async = not rule_classes and PARSE_ERROR in codes and bool(legacy_syntax.async_arguments(source))
+    if not rule_classes and not legacy_async:
         return LintResult([])
     try:
         module = parse(source)
     except SourceSyntaxError as err:
-        return LintResult([syntax_finding(err)] if PARSE_ERROR in codes else [])
+        return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
+    if not rule_classes:
+        return LintResult([])
     ctx = FileContext(path, source, module, settings.options)
     rules = [cls(ctx) for cls in rule_classes]
     module.visit(_Dispatcher(rules))
@@ -203,8 +209,14 @@ def fix_allowed(fix: Optional[Fix], unsafe: bool) -> bool:
     return fix is not None and (fix.applicability == "safe" or unsafe)
 
 
-def fix_source(source: str, path: str, settings: LintSettings, unsafe: bool = False) -> FixResult:
-    """Apply every allowed fix, re-linting after each round until nothing changes."""
+def fix_source(
+    source: str, path: str, settings: LintSettings, unsafe: bool = False, trusted: FrozenSet[str] = frozenset()
+) -> FixResult:
+    """Apply every allowed fix, re-linting after each round until nothing changes.
+
+    ``trusted`` names codes whose unsafe fixes are applied as if they were safe
+    (``gradlint migrate`` knows that some rewrites keep behaviour in its setting).
+    """
     result = FixResult(source)
     broken: set = set()
     for _ in range(MAX_FIX_ROUNDS):
@@ -212,7 +224,7 @@ def fix_source(source: str, path: str, settings: LintSettings, unsafe: bool = Fa
         candidates = [
             f
             for f in lint.findings
-            if fix_allowed(f.fix, unsafe) and (f.code, f.start, f.end) not in broken
+            if fix_allowed(f.fix, unsafe or f.code in trusted) and (f.code, f.start, f.end) not in broken
         ]
         if not candidates or lint.context is None:
             break

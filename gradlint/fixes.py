@@ -198,6 +198,38 @@ def _imp_key(imp: ImportSpec) -> Tuple[str, str, str]:
     return (imp.module, imp.obj or "", imp.asname or "")
 
 
+class _RemoveImports(RemoveImportsVisitor):
+    """LibCST's remover, except that the comment lines above an import statement it
+    deletes are kept (moved onto the next statement), as deleting only the import
+    line would: a fix must not lose a comment that was not about its code."""
+
+    def __init__(self, context: CodemodContext) -> None:
+        super().__init__(context)
+        self._orphans: List[cst.EmptyLine] = []
+        self._adopted: Dict[int, List[cst.EmptyLine]] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._orphans and isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._adopted[id(node)] = self._orphans
+            self._orphans = []
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:  # type: ignore[override]
+        result: Any = super().on_leave(original_node, updated_node)
+        adopted = self._adopted.pop(id(original_node), [])
+        if isinstance(original_node, cst.SimpleStatementLine) and isinstance(result, cst.SimpleStatementLine):
+            if original_node.body and not result.body:  # its parent drops it
+                lines = [*adopted, *original_node.leading_lines]
+                if any(line.comment is not None for line in lines):
+                    self._orphans.extend(lines)
+                return result
+        if adopted and isinstance(result, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            result = result.with_changes(leading_lines=[*adopted, *result.leading_lines])
+        elif isinstance(result, cst.Module) and self._orphans:
+            result = result.with_changes(footer=[*self._orphans, *result.footer])
+        return result
+
+
 def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
     context = CodemodContext()
     if removes:
@@ -206,7 +238,7 @@ def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Seq
                 RemoveImportsVisitor.remove_unused_import(context, imp.module, asname=imp.asname)
             else:
                 RemoveImportsVisitor.remove_unused_import(context, imp.module, imp.obj, imp.asname)
-        module = RemoveImportsVisitor(context).transform_module(module)
+        module = _RemoveImports(context).transform_module(module)
     if adds:
         for imp in adds:
             AddImportsVisitor.add_needed_import(context, imp.module, imp.obj, imp.asname)

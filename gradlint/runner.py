@@ -125,19 +125,19 @@ def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
     return report
 
 
+def unified_diff(path: str, old: str, new: str) -> str:
+    """A patch turning ``old`` into ``new`` that ``git apply`` takes."""
+    return "".join(
+        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=path, tofile=path)
+    )
+
+
 def _fix_file(report: FileReport, source: SourceFile, settings: LintSettings, mode: Mode) -> None:
     result = fix_source(source.text, report.path, settings, unsafe=mode.unsafe_fixes)
     report.errors.extend(result.problems)
     changed = result.source != source.text
     if changed and mode.diff:
-        report.diff = "".join(
-            difflib.unified_diff(
-                source.text.splitlines(keepends=True),
-                result.source.splitlines(keepends=True),
-                fromfile=report.path,
-                tofile=report.path,
-            )
-        )
+        report.diff = unified_diff(report.path, source.text, result.source)
         report.fixed = result.fixed
         lint = lint_source(source.text, report.path, settings)
         report.diagnostics = to_diagnostics(lint.findings, source.text, lint.context, mode)

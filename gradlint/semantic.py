@@ -393,12 +393,27 @@ class Semantic:
         return name, ((ImportSpec("torch"),) if needed else ())
 
     def imports_of(self, names: FrozenSet[str]) -> List[ImportSpec]:
-        """The module-level ``from X import Y [as Z]`` imports that bind one of ``names``."""
+        """The module-level imports through which code can reach one of ``names``:
+        ``from X import Y [as Z]`` binding one of them or a module above one
+        (``from torch import autograd``), and ``import X.Y as Z`` of such a module
+        (``import torch.autograd as autograd``). Fixes list them for removal, which
+        happens only where nothing uses them any more."""
+
+        def reaches(qualname: str) -> bool:
+            return qualname in names or any(n.startswith(qualname + ".") for n in names)
+
         found: List[ImportSpec] = []
         for stmt in self.ctx.module.body:
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        mod = self.ctx.code_for(alias.name)
+                        # ``import torch.autograd`` binds ``torch``: never a candidate.
+                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and reaches(mod):
+                            found.append(ImportSpec(mod, None, alias.asname.name.value))
+                    continue
                 if not isinstance(small, cst.ImportFrom) or small.module is None or small.relative:
                     continue
                 if isinstance(small.names, cst.ImportStar):
@@ -406,7 +421,7 @@ class Semantic:
                 mod = self.ctx.code_for(small.module)
                 for alias in small.names:
                     obj = self.ctx.code_for(alias.name)
-                    if f"{mod}.{obj}" in names:
+                    if reaches(f"{mod}.{obj}"):
                         asname = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
                         found.append(ImportSpec(mod, obj, asname))
         return found

@@ -9,6 +9,12 @@ Fixture layout (``fixtures/<CODE>/<case>.py``):
 - ``<case>.unsafe.py``: after ``--fix --unsafe-fixes``, when that differs from
   ``--fix``.
 
+``fixtures/migrate/<case>.py`` are legacy files for ``gradlint migrate``; beside
+each, ``<case>.migrated.py`` is the file after migration (absent when it is
+left as it is) and ``<case>.report`` what the summary says about it: one
+``fixed CODE N`` line per code, ``left row:column CODE`` per finding left for
+a human (positions in the migrated file), ``skipped`` when it is left untouched.
+
 ``python tests/update_fixtures.py`` rewrites them from the current behaviour,
 for review with ``git diff``.
 """
@@ -23,10 +29,12 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 from gradlint.config import Settings, expand
 from gradlint.engine import LintSettings, fix_source, lint_source, parse
 from gradlint.files import read_source
+from gradlint.migrate import MigratedSource, migrate_source, migration_settings
 from gradlint.rule import RuleOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+MIGRATE_FIXTURES = FIXTURES / "migrate"
 
 
 def settings_for(select: Iterable[str], options: RuleOptions = RuleOptions()) -> LintSettings:
@@ -88,3 +96,26 @@ def expected_paths(path: Path) -> Tuple[Path, Path, Path]:
         stem.with_name(stem.name + ".fixed.py"),
         stem.with_name(stem.name + ".unsafe.py"),
     )
+
+
+def migrate_cases() -> List[Path]:
+    return sorted(p for p in MIGRATE_FIXTURES.glob("*.py") if not p.name.endswith(".migrated.py"))
+
+
+def run_migration(path: Path, select: Sequence[str] = ()) -> MigratedSource:
+    """What ``gradlint migrate`` (with the file's own configuration) makes of ``path``."""
+    codes, options = migration_settings(select=select).codes_for(path)
+    return migrate_source(read_source(path).text, str(path), LintSettings(codes, options))
+
+
+def migration_report(result: MigratedSource) -> List[str]:
+    lines = [f"fixed {code} {n}" for code, n in sorted(result.fixed.items())]
+    lines += [f"left {f.start[0]}:{f.start[1] + 1} {f.code}" for f in result.remaining]
+    if result.skipped is not None:
+        lines.append("skipped")
+    return lines
+
+
+def migrate_expected_paths(path: Path) -> Tuple[Path, Path]:
+    stem = path.with_suffix("")
+    return stem.with_name(stem.name + ".migrated.py"), stem.with_name(stem.name + ".report")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from harness import fix, lint
+from harness import fix, lint, messages, settings_for
 from gradlint.fixes import Edit, Fix, apply_fixes, select_compatible, text_edits
 
 
@@ -145,3 +145,54 @@ def test_files_without_triggers_are_not_parsed():
     # A syntax error in a file no rule could match is not gradlint's business.
     assert lint("print 'hello'\n") == []
     assert lint("print loss.data[0]\n") == [(1, 1, "GL000")]
+
+
+def test_comments_above_a_removed_import_are_kept():
+    src = """\
+        import torch
+        # 0.3 autograd
+        from torch.autograd import Variable
+        # models
+        import torch.nn as nn
+
+        x = Variable(torch.zeros(3))
+    """
+    assert fix(src) == "import torch\n# 0.3 autograd\n# models\nimport torch.nn as nn\n\nx = torch.zeros(3)\n"
+
+
+def test_comment_above_a_removed_last_statement_is_kept():
+    src = "import torch\ndef f():\n    return Variable(torch.zeros(3))\n# the end\nfrom torch.autograd import Variable\n"
+    assert fix(src) == "import torch\ndef f():\n    return torch.zeros(3)\n# the end\n"
+
+
+def test_trusted_codes_get_their_unsafe_fixes_applied(monkeypatch):
+    import dataclasses
+
+    from gradlint import catalog
+    from gradlint.engine import fix_source
+
+    docs = catalog.load()
+    monkeypatch.setitem(docs, "GL003", dataclasses.replace(docs["GL003"], fix="unsafe"))
+    src = "def f(loss):\n    return loss.data[0]\n"
+    settings = settings_for(["GL003"])
+    assert fix_source(src, "t.py", settings).source == src
+    assert fix_source(src, "t.py", settings, unsafe=True).source == "def f(loss):\n    return loss.item()\n"
+    trusted = fix_source(src, "t.py", settings, trusted=frozenset({"GL003"}))
+    assert trusted.source == "def f(loss):\n    return loss.item()\n"
+    assert trusted.fixed == {"GL003": 1}
+
+
+def test_async_syntax_error_hints_at_migrate():
+    src = "from torch.autograd import Variable\nx = Variable(y.cuda(async=True))\n"
+    assert messages(src) == [
+        "syntax error: invalid syntax (`async=` is PyTorch 0.3's name for `non_blocking=`, and a keyword since "
+        "Python 3.7: `gradlint migrate` renames it)"
+    ]
+    assert lint(src) == [(2, 21, "GL000")]
+    assert messages("from torch.autograd import Variable\nasync = Variable(y)\n") == ["syntax error: invalid syntax"]
+
+
+def test_async_argument_is_reported_without_any_trigger_word():
+    assert lint("x = batch.cuda(async=True)\n") == [(1, 16, "GL000")]
+    assert lint("x = batch.cuda(async=True)\n", select=["GL003"]) == []
+    assert lint("async def f():\n    await g(async_=True)\n") == []

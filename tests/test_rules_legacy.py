@@ -67,6 +67,24 @@ def test_gl001_findings(src, expected):
             "import torch\nfrom torch.autograd import Variable\ndef f(m, loader):\n    for x in loader:\n        x = Variable(x, volatile=True)\n        print(m(x))\n",
             "import torch\n@torch.no_grad()\ndef f(m, loader):\n    for x in loader:\n        print(m(x))\n",
         ),
+        # the 0.3 evaluation idiom: a statement of volatile and plain wrappers of batches disappears
+        (
+            "import torch\nfrom torch.autograd import Variable\ndef f(m, loader):\n    for x, y in loader:\n"
+            "        x, y = Variable(x, volatile=True), Variable(y)\n        print(m(x), y)\n",
+            "import torch\n@torch.no_grad()\ndef f(m, loader):\n    for x, y in loader:\n        print(m(x), y)\n",
+        ),
+        (
+            "import torch\nfrom torch.autograd import Variable\ndef f(m, loader):\n    for x, y in loader:\n"
+            "        x, y = Variable(x, volatile=True), Variable(y, volatile=True)\n        print(m(x), y)\n",
+            "import torch\n@torch.no_grad()\ndef f(m, loader):\n    for x, y in loader:\n        print(m(x), y)\n",
+        ),
+        # ... but not when one of them is not a batch: its detach must stay
+        (
+            "import torch\nfrom torch.autograd import Variable\ndef f(m, loader, h):\n    for x in loader:\n"
+            "        x, h = Variable(x, volatile=True), Variable(h, volatile=True)\n        print(m(x, h))\n",
+            "import torch\n@torch.no_grad()\ndef f(m, loader, h):\n    for x in loader:\n"
+            "        x, h = x, h.detach()\n        print(m(x, h))\n",
+        ),
         # volatile=False is dropped, then the wrapper (GL002 with ALL selected)
         (
             "import torch\nfrom torch.autograd import Variable\nv = Variable(torch.zeros(2), volatile=False)\n",
@@ -138,6 +156,27 @@ def test_gl002_dataloader_batches_are_plain():
         "        x = batch[0]\n"
         '        y = batch["label"].to("cuda")\n'
     )
+
+
+@pytest.mark.parametrize(
+    "imports,call,kept",
+    [
+        ("import torch.autograd as autograd\n", "autograd.Variable", ""),
+        ("from torch import autograd\n", "autograd.Variable", ""),
+        ("from torch import autograd as ag\n", "ag.Variable", ""),
+        ("from torch.autograd import Variable, Function\n", "Variable", "from torch.autograd import Function\n"),
+        # `import torch.autograd` binds `torch`, which the fixed code still uses
+        ("import torch.autograd\n", "torch.autograd.Variable", "import torch.autograd\n"),
+    ],
+)
+def test_gl002_removes_the_import_it_made_unused(imports, call, kept):
+    src = f"import torch\n{imports}\nx = {call}(torch.zeros(3))\n"
+    assert fix(src, select=["GL002"]) == f"import torch\n{kept}\nx = torch.zeros(3)\n"
+
+
+def test_gl002_keeps_a_module_import_still_in_use():
+    src = "import torch\nimport torch.autograd as autograd\n\nx = autograd.Variable(torch.zeros(3))\ng = autograd.grad\n"
+    assert fix(src, select=["GL002"]) == "import torch\nimport torch.autograd as autograd\n\nx = torch.zeros(3)\ng = autograd.grad\n"
 
 
 def test_gl002_parameter_gets_exact_detach():

@@ -14,8 +14,9 @@ def self_assignment(ctx, call: cst.Call, allow_volatile: bool) -> Optional[cst.S
     a self-assignment such as ``data, target = data, target``; else None.
 
     Only wrappers that the fixes turn into their bare argument count (no
-    ``requires_grad=True``); with ``allow_volatile`` a single ``x = Variable(x,
-    volatile=True)`` counts too. Statements carrying comments, and the only
+    ``requires_grad=True``); with ``allow_volatile`` (for GL001, whose fix also
+    disables gradients around it) ``volatile=`` wrappers count too, as in the
+    0.3-era ``data, target = Variable(data, volatile=True), Variable(target)``. Statements carrying comments, and the only
     statement of a block, are kept: removing them would lose text or syntax.
     """
     assign = ctx.parent(call)
@@ -34,8 +35,6 @@ def self_assignment(ctx, call: cst.Call, allow_volatile: bool) -> Optional[cst.S
         return None
     pairs = _pairs(assign.targets[0].target, assign.value)
     if pairs is None:
-        return None
-    if allow_volatile and len(pairs) != 1:
         return None
     for target, value in pairs:
         if not isinstance(target, cst.Name) or target.lpar:

@@ -49,7 +49,8 @@ class VolatileFlag(Rule):
         value = data.value
         stmt = self_assignment(self.ctx, node, allow_volatile=True)
         if stmt is not None:
-            edits = [self.replace(stmt, cst.RemovalSentinel.REMOVE)]
+            # Keyed like GL002's removal: several wrappers in one statement remove it once.
+            edits = [self.replace(stmt, cst.RemovalSentinel.REMOVE, key=("self-assignment", id(stmt)))]
         else:
             if not sem.carries_no_graph(value, sem.enclosing_scope(node)):
                 value = codegen.method_call(value, "detach")

@@ -1,0 +1,241 @@
+"""``gradlint migrate``: move legacy (PyTorch <= 0.3) autograd code to today's PyTorch.
+
+A migration is a rule whose fix brings a 0.3-era idiom forward; the set of
+migrations is the data below (``MIGRATIONS``), and the catalog decides which
+of them exist in this build. Per file, in one pass: ``async=`` keyword
+arguments are renamed on the token stream (no parser accepts the file before),
+then the rules' fixes are applied by the engine (rounds until stable, imports
+that became unused removed), and the result is written once, atomically, by
+``files.write_source``. A file that is still not Python 3 after the rename
+(``print x``) is left untouched and reported with the reason.
+
+Nothing here prints: the command line renders :class:`MigrationRun` with
+``reporters.migration``.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from gradlint import catalog, legacy_syntax
+from gradlint.config import ConfigError, Settings, expand_selector
+from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
+from gradlint.files import ReadError, WriteError, read_source, write_source
+from gradlint.rule import Finding
+from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics, unified_diff
+
+
+@dataclass(frozen=True)
+class Migration:
+    code: str
+    # What the summary calls it when the catalog name does not say (GL000's repair).
+    label: Optional[str] = None
+    # Why migrate applies this rule's fix although ``check --fix`` calls it unsafe;
+    # None: the catalog's fix safety holds here too.
+    trusted: Optional[str] = None
+
+
+MIGRATIONS = (
+    Migration(PARSE_ERROR, label="async-argument"),
+    Migration("GL001"),
+    Migration("GL002"),
+    Migration("GL003"),
+    # No rewrite: ``x.volatile`` reads are listed for a human.
+    Migration("GL004"),
+    Migration(
+        "GL202",
+        trusted=(
+            "`p.data.add_(-lr, g)` and `with torch.no_grad(): p.add_(g, alpha=-lr)` update `p` bitwise "
+            "equally (torch-grad-facts 11); the new form only adds the version-counter check, which turns "
+            "a silently wrong gradient into an error. `check --fix` keeps the fix unsafe because outside "
+            "optimizer-style updates that error can surface."
+        ),
+    ),
+)
+
+
+def migrations() -> Dict[str, Migration]:
+    """The migrations this build has, by code (a listed code with no catalog entry is left out)."""
+    known = catalog.load()
+    return {m.code: m for m in MIGRATIONS if m.code in known}
+
+
+def label(code: str) -> str:
+    m = migrations().get(code)
+    if m is not None and m.label:
+        return m.label
+    doc = catalog.load().get(code)
+    return doc.name if doc else code
+
+
+def migration_settings(
+    config_path: Optional[str] = None, select: Sequence[str] = (), ignore: Sequence[str] = ()
+) -> Settings:
+    """Settings whose selection is the migrations (``--select`` narrows them).
+
+    The configured ``select`` is for ``check`` and does not apply; ``ignore``,
+    ``per-file-ignores``, excludes and ``fix-grad-guard`` do.
+    """
+    codes = frozenset(migrations())
+    for sel in select:
+        if not expand_selector(sel) & codes:
+            raise ConfigError(
+                f"{sel!r} selects no migration (`gradlint migrate` applies {', '.join(sorted(codes))})"
+            )
+    return Settings(config_path, select=list(select) or sorted(codes), ignore=list(ignore))
+
+
+@dataclass
+class MigratedSource:
+    source: str
+    fixed: Counter = field(default_factory=Counter)
+    # Findings of the selected migrations left in ``source`` (positions in it).
+    remaining: List[Finding] = field(default_factory=list)
+    # Why the file was left untouched (it is not Python 3, ...); None when it was not.
+    skipped: Optional[str] = None
+    problems: List[str] = field(default_factory=list)
+
+
+def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool = False) -> MigratedSource:
+    """``source`` migrated with the migrations in ``settings.codes``. No I/O."""
+    available = migrations()
+    codes = settings.codes & frozenset(available)
+    suppressed = file_noqa(source)  # the rules honour it; the token-level rename must too
+    if suppressed is not None:
+        codes = codes - suppressed if suppressed else frozenset()
+    text, renamed = source, []
+    if PARSE_ERROR in codes:
+        text, renamed = legacy_syntax.rename_async_arguments(source)
+    if not renamed and not triggered_rules(text, codes):
+        return MigratedSource(source)  # nothing any migration could change; not even parsed
+    reason = _not_python3(text, path)
+    if reason is not None:
+        return MigratedSource(source, skipped=reason)
+    trusted = frozenset(code for code in codes if available[code].trusted)
+    # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
+    lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
+    result = fix_source(text, path, lint_settings, unsafe=unsafe, trusted=trusted)
+    for f in result.remaining:
+        if f.code == PARSE_ERROR:
+            return MigratedSource(source, skipped=f"{f.message} (line {f.start[0]})", problems=result.problems)
+    fixed = Counter(result.fixed)
+    if renamed:
+        fixed[PARSE_ERROR] += len(renamed)
+    return MigratedSource(result.source, fixed, list(result.remaining), problems=result.problems)
+
+
+def _not_python3(text: str, path: str) -> Optional[str]:
+    """Why CPython does not compile ``text``, or None.
+
+    LibCST accepts some Python 2 (``except E, e:``); a file that is still Python 2
+    after migrating would be rewritten for nothing, so CPython has the last word.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes in old regexes: not our business
+            compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        line, column = err.lineno or 1, max((err.offset or 1) - 1, 0)
+        return legacy_syntax.describe_syntax_error(text, line, column, err.msg)
+    except (RecursionError, MemoryError):
+        return "too deeply nested to parse"
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+@dataclass(frozen=True)
+class MigrateMode:
+    write: bool = True
+    diff: bool = False
+    unsafe_fixes: bool = False
+
+
+@dataclass
+class FileMigration:
+    path: str
+    changed: bool = False
+    fixed: Counter = field(default_factory=Counter)
+    # Findings left for a human, positions in the migrated file.
+    left: List[Diagnostic] = field(default_factory=list)
+    diff: Optional[str] = None
+    skipped: Optional[str] = None
+    errors: List[str] = field(default_factory=list)
+    internal_error: bool = False
+
+
+def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigration:
+    report = FileMigration(display_path(path))
+    codes, options = settings.codes_for(path)
+    try:
+        source = read_source(path)
+    except ReadError as exc:
+        report.skipped = str(exc)
+        return report
+    try:
+        result = migrate_source(source.text, report.path, LintSettings(codes, options), unsafe=mode.unsafe_fixes)
+    except RecursionError:
+        report.skipped = "too deeply nested to analyse"
+        return report
+    except Exception as exc:  # keep going with the other files; the run exits 2
+        report.internal_error = True
+        report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
+        return report
+    report.errors.extend(result.problems)
+    if result.skipped is not None:
+        report.skipped = f"{result.skipped}; left untouched"
+        return report
+    if result.source != source.text:
+        if mode.diff:
+            report.diff = unified_diff(report.path, source.text, result.source)
+        if mode.write:
+            try:
+                write_source(source, result.source)
+            except WriteError as exc:
+                report.skipped = str(exc)
+                return report
+        report.changed = True
+        report.fixed = result.fixed
+    report.left = to_diagnostics(result.remaining, None, None, Mode())
+    return report
+
+
+@dataclass
+class MigrationRun:
+    files: List[FileMigration]
+    mode: MigrateMode
+
+    @property
+    def changed(self) -> List[FileMigration]:
+        return [f for f in self.files if f.changed]
+
+    @property
+    def skipped(self) -> List[FileMigration]:
+        return [f for f in self.files if f.skipped is not None]
+
+    @property
+    def fixed(self) -> Counter:
+        total: Counter = Counter()
+        for f in self.files:
+            total.update(f.fixed)
+        return total
+
+    @property
+    def left(self) -> List[tuple]:
+        """(path, diagnostic) pairs left for a human, by file and position."""
+        pairs = [(f.path, d) for f in self.files for d in f.left]
+        pairs.sort(key=lambda p: (p[0], p[1].row, p[1].column, p[1].code))
+        return pairs
+
+    @property
+    def internal_error(self) -> bool:
+        return any(f.internal_error for f in self.files)
+
+
+def migrate_paths(files: Sequence[Path], settings: Settings, mode: MigrateMode) -> MigrationRun:
+    return MigrationRun([migrate_file(path, settings, mode) for path in files], mode)

@@ -1,0 +1,508 @@
+"""`gradlint migrate`: the fixtures' expected output, the invariants, and the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from harness import (
+    MIGRATE_FIXTURES,
+    ROOT,
+    migrate_cases,
+    migrate_expected_paths,
+    migration_report,
+    run_migration,
+)
+from gradlint import catalog, migrate
+from gradlint.cli import main
+from gradlint.engine import LintSettings, lint_source, parse
+from gradlint.legacy_syntax import rename_async_arguments
+from gradlint.runner import unified_diff
+
+needs_gl202 = pytest.mark.skipif(
+    catalog.get("GL202") is None,
+    reason="GL202 (in-place updates through .data, issue 4) is not in this build; "
+    "migrate applies it as soon as the rule exists",
+)
+# Fixtures whose expected output assumes GL202's documented fix.
+NEEDS_GL202 = {"manual_sgd.py"}
+CASES = [pytest.param(p, id=p.name, marks=[needs_gl202] if p.name in NEEDS_GL202 else []) for p in migrate_cases()]
+ALL_CASES = [pytest.param(p, id=p.name) for p in migrate_cases()]
+WITHOUT_GL202 = [p for p in migrate_cases() if p.name not in NEEDS_GL202]
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["migrate", *args])
+
+
+# -- the fixtures ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", CASES)
+def test_fixture_migrates_to_its_expected_output(path):
+    result = run_migration(path)
+    migrated, report = migrate_expected_paths(path)
+    want = migrated.read_text(encoding="utf-8") if migrated.exists() else path.read_text(encoding="utf-8")
+    assert result.source == want
+    assert migration_report(result) == report.read_text(encoding="utf-8").splitlines()
+    assert not result.problems
+
+
+def test_fixtures_cover_the_era_idioms():
+    sources = {p.name: p.read_text(encoding="utf-8") for p in migrate_cases()}
+    everything = "".join(sources.values())
+    for idiom in ("volatile=True", ".data[0]", "async=True", "Variable(", ".data.add_(", ".grad.data.zero_()",
+                  "import torch.autograd as autograd", "print \""):
+        assert idiom in everything, idiom
+    assert {p.name for p in migrate_cases()} >= NEEDS_GL202
+
+
+def test_every_migrate_fixture_has_a_report_and_no_orphans():
+    for path in migrate_cases():
+        assert migrate_expected_paths(path)[1].exists(), f"{path.name}: run tests/update_fixtures.py migrate"
+    for extra in MIGRATE_FIXTURES.glob("*.migrated.py"):
+        assert (extra.parent / extra.name.replace(".migrated.py", ".py")).exists(), extra
+
+
+@pytest.mark.parametrize("name", ["mnist_train.py", "validate.py"])
+def test_async_fixtures_do_not_compile_as_they_are(name):
+    with pytest.raises(SyntaxError):
+        compile((MIGRATE_FIXTURES / name).read_text(encoding="utf-8"), name, "exec")
+
+
+# -- invariants --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ALL_CASES)
+def test_migrated_file_parses_and_a_second_migration_changes_nothing(path):
+    first = run_migration(path)
+    if first.skipped is not None:
+        assert first.source == path.read_text(encoding="utf-8") and not first.fixed
+        return
+    parse(first.source)
+    compile(first.source, str(path), "exec")
+    second = migrate.migrate_source(first.source, str(path), LintSettings(frozenset(migrate.migrations())))
+    assert second.source == first.source
+    assert not second.fixed
+
+
+# Lines a migration may add where there was none.
+_INSERTED = re.compile(r"^(\s*@torch\.(no_grad|inference_mode)\(\)|import torch|\s*with torch\.no_grad\(\):)\r?\n$")
+
+
+def _touched_lines(source: str, path: str):
+    """Original lines a migration may change: those of a finding, of an `async=`, of an import."""
+    renamed, found = rename_async_arguments(source)
+    touched = {a.line for a in found}
+    findings = lint_source(renamed, path, LintSettings(frozenset(migrate.migrations()))).findings
+    for f in findings:
+        touched.update(range(f.start[0], f.end[0] + 1))
+    lines = source.splitlines(keepends=True)
+    imports = {i + 1 for i, line in enumerate(lines) if re.match(r"(from|import)\s+torch", line)}
+    return touched, imports
+
+
+@pytest.mark.parametrize("path", ALL_CASES)
+def test_lines_without_a_migration_are_unchanged_byte_for_byte(path):
+    source = path.read_text(encoding="utf-8")
+    migrated = run_migration(path).source
+    touched, imports = _touched_lines(source, str(path))
+    old, new = source.splitlines(keepends=True), migrated.splitlines(keepends=True)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "insert":
+            assert all(_INSERTED.match(line) for line in new[j1:j2]), new[j1:j2]
+            continue
+        rows = range(i1 + 1, i2 + 1)
+        removes_import = any(r in imports for r in rows)
+        for r in rows:
+            allowed = r in touched or r in imports or (removes_import and not old[r - 1].strip())
+            assert allowed, f"line {r} changed without a migration: {old[r - 1]!r}"
+
+
+def test_unchanged_bytes_survive_crlf_bom_tabs_and_odd_spacing(tmp_path):
+    text = (
+        "import torch\r\n"
+        "from torch.autograd import Variable\r\n"
+        "\r\n"
+        "def step(model, loader):\r\n"
+        "\tfor x, y in loader:\r\n"
+        "\t\tx = x.cuda( async = True )   # keep this comment\r\n"
+        "\t\tloss = model( Variable(x), y )\r\n"
+        "\t\tprint('loss: %.3f' % loss.data[0])  ;  z = {'a':1}\r\n"
+    )
+    path = tmp_path / "odd.py"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    result = run(str(path))
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes() == b"\xef\xbb\xbf" + (
+        "import torch\r\n"
+        "\r\n"
+        "def step(model, loader):\r\n"
+        "\tfor x, y in loader:\r\n"
+        "\t\tx = x.cuda( non_blocking = True )   # keep this comment\r\n"
+        "\t\tloss = model( x, y )\r\n"
+        "\t\tprint('loss: %.3f' % loss.item())  ;  z = {'a':1}\r\n"
+    ).encode()
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A copy of the legacy fixtures (not their expected outputs) in a fresh directory."""
+    monkeypatch.chdir(tmp_path)
+    for path in migrate_cases():
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path
+
+
+def test_after_migration_check_reports_only_what_the_summary_left(project):
+    result = run("--output-format", "json")
+    assert result.exit_code == 1
+    summary = json.loads(result.stdout)
+    left = [(d["filename"], d["location"]["row"], d["location"]["column"], d["code"]) for d in summary["left_for_human"]]
+    assert left  # the fixtures include cases for a human
+    check = CliRunner().invoke(main, ["check", "--select", "GL001,GL002,GL003", "--output-format", "json"])
+    found = [(d["filename"], d["location"]["row"], d["location"]["column"], d["code"]) for d in json.loads(check.stdout)]
+    assert found == [item for item in left if item[3] in ("GL001", "GL002", "GL003")]
+
+
+def test_running_migrate_twice_changes_nothing_the_second_time(project):
+    assert run().exit_code == 1  # findings left for a human, a Python 2 file skipped
+    after = {p.name: p.read_bytes() for p in project.glob("*.py")}
+    check = run("--check")
+    assert (check.exit_code, check.stdout) == (0, "")
+    second = run()
+    assert second.stdout.startswith("Scanned 5 files; changed 0.\n")
+    assert {p.name: p.read_bytes() for p in project.glob("*.py")} == after
+
+
+# -- the command line --------------------------------------------------------------------
+
+
+def _expected_diff(paths):
+    out = []
+    for path in paths:
+        migrated = migrate_expected_paths(path)[0]
+        if migrated.exists():
+            name = os.path.relpath(path, ROOT)
+            out.append(unified_diff(name, path.read_text(encoding="utf-8"), migrated.read_text(encoding="utf-8")))
+    return "".join(out)
+
+
+def test_diff_on_the_fixtures_shows_the_expected_diff_and_summary(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    names = [os.path.relpath(p, ROOT) for p in WITHOUT_GL202]
+    result = run("--diff", *names)
+    assert result.exit_code == 1
+    assert result.stdout == _expected_diff(WITHOUT_GL202)
+    lines = result.stderr.splitlines()
+    assert lines[:-1] == [
+        "Scanned 4 files; would change 3.",
+        "Would apply 19 fixes:",
+        "  GL000  async-argument     7",
+        "  GL001  volatile-flag      4",
+        "  GL002  variable-wrapper   3",
+        "  GL003  data-index-scalar  5",
+        "Left for a human (3, positions after migration):",
+        "  fixtures/migrate/needs_review.py:7:9: GL001 `volatile=True` has been ignored since PyTorch 0.4: "
+        "this call still records an autograd graph; use `torch.no_grad()`",
+        "  fixtures/migrate/needs_review.py:11:14: GL001 `volatile=not train` has been ignored since PyTorch 0.4: "
+        "this call still records an autograd graph; use `torch.no_grad()`",
+        "  fixtures/migrate/needs_review.py:13:8: GL004 Reading `inputs.volatile` does nothing since PyTorch 0.4 "
+        "(it is always False); use `torch.no_grad()` to stop recording a graph",
+        "Skipped (1):",
+    ]
+    assert lines[-1].startswith(
+        "  fixtures/migrate/py2_logging.py: Python 2 syntax (`print` statement) on line 9: "
+        "Missing parentheses in call to 'print'"
+    )
+    assert lines[-1].endswith("; left untouched")
+
+
+@needs_gl202
+def test_diff_on_the_fixture_directory_shows_the_expected_diff(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = run("--diff", "fixtures/migrate")
+    assert result.exit_code == 1
+    assert result.stdout == _expected_diff(migrate_cases())
+
+
+def test_diff_applies_with_git_apply_and_gives_the_expected_files(project):
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    patch = run("--diff").stdout
+    subprocess.run(["git", "apply", "-"], cwd=project, input=patch.encode(), check=True)
+    for path in WITHOUT_GL202:
+        migrated = migrate_expected_paths(path)[0]
+        want = migrated.read_bytes() if migrated.exists() else path.read_bytes()
+        assert (project / path.name).read_bytes() == want, path.name
+
+
+def test_writes_the_expected_files_and_prints_the_summary(project):
+    result = run()
+    assert result.exit_code == 1
+    assert result.stdout.startswith("Scanned 5 files; changed 4.\nApplied ")
+    assert "Left for a human (3):\n" in result.stdout
+    for path in WITHOUT_GL202:
+        migrated = migrate_expected_paths(path)[0]
+        want = migrated.read_bytes() if migrated.exists() else path.read_bytes()
+        assert (project / path.name).read_bytes() == want, path.name
+
+
+def test_check_prints_names_only_and_writes_nothing(project):
+    before = {p.name: p.read_bytes() for p in project.glob("*.py")}
+    result = run("--check")
+    assert result.exit_code == 1
+    assert result.stdout == "manual_sgd.py\nmnist_train.py\nneeds_review.py\nvalidate.py\n"
+    assert result.stderr.startswith("skipped: py2_logging.py: Python 2 syntax")
+    assert {p.name: p.read_bytes() for p in project.glob("*.py")} == before
+
+
+def test_check_with_diff_prints_the_patch_only(project):
+    result = run("--check", "--diff", "needs_review.py")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("--- needs_review.py\n+++ needs_review.py\n")
+    assert result.stderr == ""
+
+
+def test_json_output(project):
+    result = run("--diff", "--output-format", "json", "mnist_train.py", "needs_review.py", "py2_logging.py")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert set(data) == {"files_scanned", "files_changed", "written", "fixes", "changed", "left_for_human", "skipped", "errors"}
+    assert (data["files_scanned"], data["files_changed"], data["written"]) == (3, 2, False)
+    assert data["fixes"] == {"GL000": 4, "GL001": 1, "GL002": 3, "GL003": 4}
+    assert [c["filename"] for c in data["changed"]] == ["mnist_train.py", "needs_review.py"]
+    assert data["changed"][0]["diff"].startswith("--- mnist_train.py\n+++ mnist_train.py\n")
+    first = data["left_for_human"][0]
+    assert (first["code"], first["filename"], first["location"], first["fix"]) == (
+        "GL001", "needs_review.py", {"row": 7, "column": 9}, None
+    )
+    assert [s["filename"] for s in data["skipped"]] == ["py2_logging.py"]
+    assert data["errors"] == []
+    assert (project / "mnist_train.py").read_bytes() == (MIGRATE_FIXTURES / "mnist_train.py").read_bytes()
+
+
+def test_select_and_ignore(project):
+    result = run("--diff", "--select", "GL003", "needs_review.py")
+    assert [line for line in result.stdout.splitlines() if line.startswith(("+", "-")) and line[1:2] not in "+-"] == [
+        "-    return loss.data[0]",
+        "+    return loss.item()",
+    ]
+    # Without the async rename, the files that use `async=` cannot be parsed: skipped, with the reason.
+    result = run("--check", "--ignore", "GL000", "validate.py")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        "skipped: validate.py: `async` is a keyword since Python 3.7 and cannot be a name or argument here "
+        "(line 43); rename it by hand; left untouched\n"
+    )
+
+
+def test_configured_ignores_apply_and_configured_select_does_not(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.gradlint]\nselect = ["GL004"]\nper-file-ignores = { "needs_review.py" = ["GL002"] }\n'
+    )
+    result = run("--diff", "needs_review.py")
+    assert "+    return loss.item()" in result.stdout  # GL003 migrates although check selects GL004 only
+    assert "target.detach()" not in result.stdout  # GL002 is ignored for the file
+
+
+def test_noqa_keeps_a_line_as_it_is(project):
+    (project / "keep.py").write_text("def f(loss):\n    a = loss.data[0]  # noqa: GL003\n    return loss.data[0]\n")
+    run("keep.py")
+    assert (project / "keep.py").read_text() == "def f(loss):\n    a = loss.data[0]  # noqa: GL003\n    return loss.item()\n"
+
+
+def test_file_level_noqa_keeps_the_file_as_it_is(project):
+    text = "# gradlint: noqa\nx = y.cuda(async=True)\nz = loss.data[0]\n"
+    (project / "keep.py").write_text(text)
+    assert run("--check", "keep.py").stdout == ""
+    (project / "keep.py").write_text(text.replace("noqa", "noqa: GL003"))
+    diff = run("--diff", "keep.py").stdout
+    assert "+x = y.cuda(non_blocking=True)\n" in diff and "item()" not in diff
+
+
+def test_unknown_code_and_non_migration_selection_are_usage_errors(project, monkeypatch):
+    result = run("--select", "GL999")
+    assert (result.exit_code, result.stderr) == (2, "error: unknown rule code or prefix 'GL999'\n")
+    monkeypatch.setattr(migrate, "MIGRATIONS", tuple(m for m in migrate.MIGRATIONS if m.code != "GL004"))
+    result = run("--select", "GL004")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: 'GL004' selects no migration (`gradlint migrate` applies GL000, GL001, ")
+
+
+def test_listed_migration_without_a_rule_is_left_out(project, monkeypatch):
+    monkeypatch.setattr(migrate, "MIGRATIONS", migrate.MIGRATIONS + (migrate.Migration("GL998"),))
+    assert "GL998" not in migrate.migrations()
+    assert run("--check", "needs_review.py").stdout == "needs_review.py\n"
+
+
+def test_missing_path_is_exit_2(project):
+    result = run("nope.py")
+    assert (result.exit_code, result.stderr) == (2, "error: nope.py: No such file or directory\n")
+
+
+def test_clean_tree_exits_0(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "modern.py").write_text("import torch\n\nwith torch.no_grad():\n    y = torch.ones(2).sum().item()\n")
+    result = run()
+    assert (result.exit_code, result.stdout) == (0, "Scanned 1 file; changed 0.\n")
+
+
+def test_python2_file_is_left_untouched_byte_for_byte(project):
+    before = (project / "py2_logging.py").read_bytes()
+    result = run("py2_logging.py")
+    assert result.exit_code == 1
+    assert "Skipped (1):\n  py2_logging.py: Python 2 syntax (`print` statement) on line 9:" in result.stdout
+    assert (project / "py2_logging.py").read_bytes() == before
+
+
+def test_python2_that_libcst_accepts_is_still_skipped(tmp_path):
+    # LibCST parses `except E, e:`; CPython 3 does not: the file must not be half-migrated.
+    path = tmp_path / "old.py"
+    text = "from torch.autograd import Variable\ntry:\n    v = Variable(x)\nexcept ValueError, e:\n    pass\n"
+    path.write_text(text)
+    result = run(str(path))
+    assert result.exit_code == 1
+    assert "Python 2 syntax (`except E, name:`) on line 4" in result.stdout
+    assert path.read_text() == text
+
+
+def test_undecodable_file_is_skipped_and_the_run_goes_on(project):
+    (project / "latin.py").write_bytes(b"from torch.autograd import Variable\nname = '\xe9'\n")
+    result = run("latin.py", "needs_review.py")
+    assert result.exit_code == 1
+    assert "  latin.py: cannot decode as UTF-8: invalid byte 0xe9 on line 2\n" in result.stdout
+    assert "return loss.item()" in (project / "needs_review.py").read_text()
+
+
+def test_read_only_file_is_skipped(project):
+    if os.geteuid() == 0:
+        pytest.skip("root can write read-only files; the access check is what is tested elsewhere")
+    (project / "needs_review.py").chmod(0o444)
+    result = run("needs_review.py")
+    assert "  needs_review.py: file is read-only; not written\n" in result.stdout
+
+
+def _with_fix(code: str, safety: str, monkeypatch) -> None:
+    docs = catalog.load()
+    monkeypatch.setitem(docs, code, dataclasses.replace(docs[code], fix=safety))
+
+
+def test_unsafe_fixes_are_reported_not_applied_unless_asked(project, monkeypatch):
+    _with_fix("GL003", "unsafe", monkeypatch)  # pretend: an uncertain migration
+    (project / "log.py").write_text("def log(loss):\n    print(loss.data[0])\n")
+    result = run("--diff", "log.py")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "  log.py:2:11: GL003 `loss.data[0]` reads a scalar" in result.stderr
+    assert result.stderr.splitlines()[-1].endswith(" (fix with --unsafe-fixes)")
+    result = run("--diff", "--unsafe-fixes", "log.py")
+    assert "+    print(loss.item())" in result.stdout
+
+
+def test_trusted_migrations_apply_unsafe_fixes(project, monkeypatch):
+    _with_fix("GL003", "unsafe", monkeypatch)
+    trusted = tuple(
+        dataclasses.replace(m, trusted="bitwise equal") if m.code == "GL003" else m for m in migrate.MIGRATIONS
+    )
+    monkeypatch.setattr(migrate, "MIGRATIONS", trusted)
+    (project / "log.py").write_text("def log(loss):\n    print(loss.data[0])\n")
+    assert "+    print(loss.item())" in run("--diff", "log.py").stdout
+    # `check --fix` keeps the catalog's safety
+    CliRunner().invoke(main, ["check", "--fix", "log.py"])
+    assert (project / "log.py").read_text() == "def log(loss):\n    print(loss.data[0])\n"
+
+
+def test_gl202_is_a_trusted_migration():
+    (gl202,) = [m for m in migrate.MIGRATIONS if m.code == "GL202"]
+    assert gl202.trusted and "bitwise" in gl202.trusted
+
+
+def test_check_hints_that_migrate_repairs_async(project):
+    result = CliRunner().invoke(main, ["check", "-q", "mnist_train.py"])
+    assert result.stdout.splitlines() == [
+        "mnist_train.py:31:38: GL000 syntax error: invalid syntax (`async=` is PyTorch 0.3's name for "
+        "`non_blocking=`, and a keyword since Python 3.7: `gradlint migrate` renames it)"
+    ]
+
+
+def test_check_gives_no_async_hint_for_other_syntax_errors(project):
+    result = CliRunner().invoke(main, ["check", "-q", "py2_logging.py"])
+    assert "gradlint migrate" not in result.stdout and "GL000" in result.stdout
+
+
+def test_migrate_does_not_import_torch(project):
+    import sys
+
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom gradlint.cli import main\n"
+        "CliRunner().invoke(main, ['migrate', '--diff', '.'])\n"
+        "sys.exit(1 if 'torch' in sys.modules else 0)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], cwd=project).returncode == 0
+
+
+def test_variable_through_a_module_alias_and_its_import_are_removed(tmp_path):
+    path = tmp_path / "alias.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import torch
+            import torch.autograd as autograd
+            from torch import autograd as ag
+
+
+            def make():
+                return autograd.Variable(torch.zeros(3), requires_grad=True), ag.Variable(torch.ones(2))
+            """
+        )
+    )
+    run(str(path))
+    assert path.read_text() == (
+        "import torch\n\n\ndef make():\n    return torch.zeros(3, requires_grad=True), torch.ones(2)\n"
+    )
+
+
+def test_module_alias_import_is_kept_while_used(tmp_path):
+    path = tmp_path / "alias.py"
+    path.write_text("import torch\nimport torch.autograd as autograd\n\nx = autograd.Variable(torch.zeros(3))\ng = autograd.grad\n")
+    run(str(path))
+    assert path.read_text() == "import torch\nimport torch.autograd as autograd\n\nx = torch.zeros(3)\ng = autograd.grad\n"
+
+
+def test_comment_above_a_removed_import_is_kept(tmp_path):
+    path = tmp_path / "c.py"
+    path.write_text("import torch\n# Variable wraps tensors for autograd\nfrom torch.autograd import Variable\n\nx = Variable(torch.zeros(3))\n")
+    run(str(path))
+    assert path.read_text() == "import torch\n# Variable wraps tensors for autograd\n\nx = torch.zeros(3)\n"
+
+
+def test_eval_tuple_with_volatile_wrappers_is_removed_as_a_whole(tmp_path):
+    path = tmp_path / "e.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            from torch.autograd import Variable
+
+
+            def evaluate(model, loader):
+                for data, target in loader:
+                    target, data = Variable(target), Variable(data, volatile=True)
+                    yield model(data), target
+            """
+        )
+    )
+    run(str(path))
+    assert path.read_text() == (
+        "import torch\n\n\n@torch.no_grad()\ndef evaluate(model, loader):\n"
+        "    for data, target in loader:\n        yield model(data), target\n"
+    )
