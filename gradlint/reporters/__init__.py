@@ -35,7 +35,7 @@ def get(name: str) -> Reporter:
     if name == "json":
         from gradlint.reporters.json import render
     elif name == "text":
-        from gradlint.reporters.text import render
+        from gradlint.reporters.concise import render
     else:
         raise KeyError(name)
     return render
