@@ -45,12 +45,14 @@ class Plugin:
         from gradlint.engine import LintSettings, lint_source
 
         try:
-            settings = _settings_for_cwd()
-            codes, options = settings.codes_for(Path(self.filename))
+            codes, options = _settings_for_cwd().codes_for(Path(self.filename))
         except ConfigError as exc:
             yield 1, 0, f"GL000 gradlint configuration error: {exc}", type(self)
             return
-        result = lint_source("".join(self.lines), self.filename, LintSettings(codes, options))
+        # flake8 applies `# noqa` itself; a finding gradlint silenced on its own
+        # would look unused to flake8-noqa and yesqa, which would delete the comment.
+        settings = LintSettings(codes, options, line_noqa=False)
+        result = lint_source("".join(self.lines), self.filename, settings)
         for finding in result.findings:
             # flake8 wants a 0-based column, as LibCST gives it, and adds 1 itself.
             yield finding.start[0], finding.start[1], f"{finding.code} {finding.message}", type(self)
