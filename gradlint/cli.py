@@ -40,6 +40,7 @@ def _selectors(values: Tuple[str, ...]) -> Optional[List[str]]:
     return split_selectors(values) if values else None
 
 
+# reporters.FORMATS and its aliases, spelt out so that `--help` need not import the engine.
 OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github", "text")
 
 

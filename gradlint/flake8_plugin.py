@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, Sequence, Tuple
 
 from gradlint import __version__
 
@@ -49,8 +49,8 @@ class Plugin:
         except ConfigError as exc:
             yield 1, 0, f"GL000 gradlint configuration error: {exc}", type(self)
             return
-        # flake8 applies `# noqa` itself; a finding gradlint silenced on its own
-        # would look unused to flake8-noqa and yesqa, which would delete the comment.
+        # flake8 applies noqa comments itself; were gradlint to drop a silenced
+        # finding, flake8-noqa and yesqa would take the comment for unused.
         settings = LintSettings(codes, options, line_noqa=False)
         result = lint_source("".join(self.lines), self.filename, settings)
         for finding in result.findings:

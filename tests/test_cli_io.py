@@ -8,45 +8,14 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from gradlint import progress
 from gradlint.cli import main
+from samples import LEGACY, LEGACY_FIXED
 
-LEGACY = textwrap.dedent(
-    """\
-    import torch
-    from torch.autograd import Variable
-
-
-    def evaluate(model, x):
-        out = model(Variable(x, volatile=True))
-        return out.max(1)[1]
-
-
-    def log(loss):
-        print(loss.data[0])
-    """
-)
-LEGACY_FIXED = textwrap.dedent(
-    """\
-    import torch
-
-
-    @torch.no_grad()
-    def evaluate(model, x):
-        out = model(x.detach())
-        return out.max(1)[1]
-
-
-    def log(loss):
-        print(loss.item())
-    """
-)
 GL001_LINE = (
     ":6:17: GL001 `volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; "
     "use `torch.no_grad()` [*]"

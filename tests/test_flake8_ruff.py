@@ -14,24 +14,11 @@ import textwrap
 
 import pytest
 
-LEGACY = textwrap.dedent(
-    """\
-    import torch
-    from torch.autograd import Variable
+from samples import GL001_MESSAGE, GL002_MESSAGE, GL003_MESSAGE, LEGACY
 
-
-    def evaluate(model, x):
-        out = model(Variable(x, volatile=True))
-        return out.max(1)[1]
-
-
-    def log(loss):
-        print(loss.data[0])
-    """
-)
-GL001 = "GL001 `volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; use `torch.no_grad()`"
-GL003 = "GL003 `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.item()`"
-GL002 = "GL002 `Variable(...)` has been deprecated since PyTorch 0.4 and now returns `x.detach()`"
+GL001 = f"GL001 {GL001_MESSAGE}"
+GL002 = f"GL002 {GL002_MESSAGE}"
+GL003 = f"GL003 {GL003_MESSAGE}"
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,27 +15,8 @@ from gradlint.cli import main
 from gradlint.reporters import RunInfo, full
 from gradlint.runner import Diagnostic, FileReport, FixInfo
 from gradlint.fixes import TextEdit
+from samples import GL001_MESSAGE, GL003_MESSAGE, LEGACY
 
-LEGACY = textwrap.dedent(
-    """\
-    import torch
-    from torch.autograd import Variable
-
-
-    def evaluate(model, x):
-        out = model(Variable(x, volatile=True))
-        return out.max(1)[1]
-
-
-    def log(loss):
-        print(loss.data[0])
-    """
-)
-GL001_MESSAGE = (
-    "`volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; "
-    "use `torch.no_grad()`"
-)
-GL003_MESSAGE = "`loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.item()`"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -188,6 +168,16 @@ def test_output_format_from_environment(project):
     result = run("check", "legacy.py", env={"GRADLINT_OUTPUT_FORMAT": "github"})
     assert result.stdout.startswith("::error file=legacy.py,line=6,col=17,")
     assert run("check", "--output-format", "concise", "legacy.py", env={"GRADLINT_OUTPUT_FORMAT": "github"}).stdout.startswith("legacy.py:6:17:")
+
+
+def test_cli_offers_every_reporter():
+    from gradlint.cli import OUTPUT_FORMATS
+
+    assert OUTPUT_FORMATS == (*reporters.FORMATS, *reporters.ALIASES)
+    for name in OUTPUT_FORMATS:
+        assert callable(reporters.get(name))
+    with pytest.raises(KeyError):
+        reporters.get("statistics")  # not a format: --statistics
 
 
 def test_unknown_format_is_usage_error(project):

@@ -46,6 +46,6 @@ ALIASES = {"text": "concise"}
 
 def get(name: str) -> Reporter:
     name = ALIASES.get(name, name)
-    if name not in FORMATS and name != "statistics":
+    if name not in FORMATS:
         raise KeyError(name)
     return importlib.import_module(f"gradlint.reporters.{name}").render
