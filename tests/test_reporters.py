@@ -135,6 +135,16 @@ def test_full_multiline_span_and_unsafe_note():
     assert out.endswith("note: This is an unsafe fix and may change runtime behavior\n\n")
 
 
+def test_full_elides_the_middle_of_a_long_span():
+    source = "x = f(\n" + "".join(f"    {i},\n" for i in range(8)) + ")\n"
+    diag = Diagnostic("GL002", "msg", 1, 5, 10, 2)
+    shown = full.render([_report(source, diag)], RunInfo(quiet=True)).splitlines()[3:]
+    numbered = [line.split(" |")[0].strip() for line in shown if " | " in line or line.endswith(" |")]
+    # rows 1-3, then the last three (8-10), with "..." between; no row 4-7.
+    assert [n for n in numbered if n] == ["1", "2", "3", "8", "9", "10"]
+    assert "   ..." in shown
+
+
 def test_full_without_source_prints_location_only():
     diag = Diagnostic("GL000", "cannot decode as UTF-8: invalid byte 0xe9 on line 2", 1, 1, 1, 1)
     out = full.render([FileReport("x.py", diagnostics=[diag])], RunInfo(quiet=True))
