@@ -6,6 +6,7 @@ to show), 2 usage or configuration error, or an internal error.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -39,18 +40,42 @@ def _selectors(values: Tuple[str, ...]) -> Optional[List[str]]:
     return split_selectors(values) if values else None
 
 
+# reporters.FORMATS and its aliases, spelt out so that `--help` need not import the engine.
+OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github", "text")
+
+
+def _use_color(stream) -> bool:
+    # https://no-color.org: NO_COLOR set to anything but "" turns colours off.
+    return _isatty(stream) and not os.environ.get("NO_COLOR")
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--select", multiple=True, metavar="CODES", help="Rules to check (codes or prefixes, comma-separated, or ALL); replaces the configured selection.")
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to check in addition to the selection.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Rules not to check.")
-@click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes in place (with `-`: print the fixed source on stdout).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (and mark as fixable) fixes that may change behaviour.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing; exit 1 if there is any.")
-@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--output-format",
+    type=click.Choice(OUTPUT_FORMATS),
+    envvar="GRADLINT_OUTPUT_FORMAT",
+    show_envvar=True,
+    help="How findings are printed [default: full on a terminal, else concise; text = concise].",
+)
+@click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
+@click.option("--stdin-filename", metavar="PATH", help="With `-` (read source from stdin): the path to report and to match configuration against.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file instead of the nearest pyproject.toml.")
 @click.option("--force-exclude", is_flag=True, help="Apply exclude patterns to files named on the command line too (for pre-commit).")
-@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
 @click.version_option(__version__, "--version", prog_name="gradlint")
 def check(
     paths: Tuple[str, ...],
@@ -60,16 +85,30 @@ def check(
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
-    output_format: str,
+    output_format: Optional[str],
+    statistics: bool,
+    stdin_filename: Optional[str],
     config_path: Optional[str],
     force_exclude: bool,
     quiet: bool,
 ) -> None:
-    """Check PATHS (files or directories; default: .) for gradient-mode misuse."""
+    """Check PATHS (files or directories; default: .) for gradient-mode misuse.
+
+    `-` as the only path reads the source from stdin (for editors and scripts).
+    """
     from gradlint import config as config_mod
     from gradlint import reporters
     from gradlint.files import MissingPathError, discover
-    from gradlint.runner import Mode, check_paths
+    from gradlint.runner import Mode
+
+    if output_format is None:
+        output_format = "full" if _isatty(sys.stdout) else "concise"
+    output_format = reporters.ALIASES.get(output_format, output_format)
+    use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
+    if "-" in paths and not use_stdin:
+        raise _fail("`-` (read from stdin) cannot be combined with other paths")
+    if stdin_filename is not None and not use_stdin:
+        raise _fail("--stdin-filename is only used with `-` (reading from stdin)")
 
     try:
         settings = config_mod.Settings(
@@ -78,34 +117,100 @@ def check(
             extend_select=_selectors(extend_select) or [],
             ignore=_selectors(ignore) or [],
         )
-        files = discover(list(paths) or ["."], settings, force_exclude=force_exclude)
+        files = [] if use_stdin else discover(list(paths) or ["."], settings, force_exclude=force_exclude)
     except (config_mod.ConfigError, MissingPathError) as exc:
         raise _fail(str(exc))
 
-    mode = Mode(fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, edits=output_format == "json")
+    # Reporters that show a fix need its text edits; `full` also quotes the source.
+    mode = Mode(
+        fix=fix,
+        unsafe_fixes=unsafe_fixes,
+        diff=diff,
+        edits=output_format in ("full", "json", "sarif") and not statistics,
+        source=output_format == "full" and not statistics,
+    )
+    # With `--fix -` stdout carries the fixed source, so the findings go to stderr.
+    to_stderr = use_stdin and fix and not diff
+    info = reporters.RunInfo(
+        fix=fix,
+        unsafe_fixes=unsafe_fixes,
+        quiet=quiet,
+        color=_use_color(sys.stderr if to_stderr else sys.stdout),
+        cwd=os.getcwd(),
+    )
     try:
-        reports = check_paths(files, settings, mode)
+        if use_stdin:
+            reports = _check_stdin(stdin_filename, settings, mode, force_exclude)
+        else:
+            reports = _check_files(files, settings, mode, quiet)
     except config_mod.ConfigError as exc:  # a broken pyproject.toml found below the working directory
         raise _fail(str(exc))
+    _finish(reports, mode, info, output_format, statistics, to_stderr)
+
+
+def _check_files(files, settings, mode, quiet: bool):
+    from gradlint import progress
+    from gradlint.runner import check_paths
+
+    if not progress.wanted(len(files), sys.stderr, quiet):
+        return check_paths(files, settings, mode)
+    bar = progress.Progress(len(files), sys.stderr)
+    try:
+        return check_paths(files, settings, mode, on_file_done=bar.advance)
+    finally:
+        bar.close()
+
+
+def _check_stdin(stdin_filename, settings, mode, force_exclude: bool):
+    """`gradlint check -`: the source from stdin, checked as the file --stdin-filename names.
+
+    With --fix the fixed source (or the input, unchanged) goes to stdout.
+    """
+    from gradlint.files import is_excluded
+    from gradlint.runner import FileReport, check_stdin, display_path
+
+    data = sys.stdin.buffer.read()
+    path = Path(stdin_filename) if stdin_filename is not None else Path("-")
+    display = display_path(path) if stdin_filename is not None else "-"
+    if force_exclude and stdin_filename is not None and is_excluded(path, settings):
+        # Excluded: an editor fixing on save must get its text back untouched.
+        report, fixed = FileReport(display), data
+    else:
+        report, fixed = check_stdin(data, path, display, settings, mode)
+    if mode.fix and not mode.diff:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(fixed)
+        sys.stdout.buffer.flush()
+    return [report]
+
+
+def _finish(reports, mode, info, output_format: str, statistics: bool, to_stderr: bool = False) -> None:
+    """Print errors, then the report (or the diff); exit with the run's status."""
+    from gradlint import reporters
 
     for report in reports:
         for message in report.errors:
             click.echo(f"error: {report.path}: {message}", err=True)
     internal = any(r.internal_error for r in reports)
 
-    if diff:
+    if mode.diff:
         diffs = [r.diff for r in reports if r.diff]
         for text in diffs:
             click.echo(text, nl=False)
-        if not quiet:
+        if not info.quiet:
             n = sum(sum(r.fixed.values()) for r in reports)
             # stderr, so that stdout is a patch that ``git apply`` takes as it is
             click.echo(f"Would fix {n} problem{'s' if n != 1 else ''}." if n else "No fixes to apply.", err=True)
         code = EXIT_ERROR if internal else (EXIT_FINDINGS if diffs else EXIT_CLEAN)
         raise click.exceptions.Exit(code)
 
-    info = reporters.RunInfo(fix=fix, unsafe_fixes=unsafe_fixes, quiet=quiet)
-    click.echo(reporters.get(output_format)(reports, info), nl=False)
+    if statistics:
+        from gradlint.reporters import statistics as stats
+
+        text = stats.render_json(reports, info) if output_format == "json" else stats.render(reports, info)
+    else:
+        text = reporters.get(output_format)(reports, info)
+    click.echo(text, nl=False, err=to_stderr, color=info.color)
     if internal:
         raise click.exceptions.Exit(EXIT_ERROR)
     remaining = any(r.diagnostics for r in reports)

@@ -1,7 +1,8 @@
 """Render catalog entries as Markdown: ``gradlint explain``, the docs pages and the README table.
 
-``python -m gradlint.docs`` rewrites the generated parts of README.md and
-docs/; a test fails when they are out of date.
+``python -m gradlint.docs`` rewrites the generated parts of README.md,
+docs/rules/ (a page per rule and the index) and mkdocs.yml's rules nav; a
+test fails when they are out of date.
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
         "",
         _code_block(ex.good),
         "",
+    ]
+    if doc.fix != "none" and ex.fixable:
+        flags = "--fix" if doc.fix == "safe" else "--fix --unsafe-fixes"
+        parts += [f"This is what `gradlint check {flags}` makes of the example.", ""]
+    parts += [
         f"{h2} Fix safety",
         "",
         doc.fix_safety,
@@ -85,7 +91,19 @@ def rules_table(docs: Optional[Iterable[RuleDoc]] = None) -> str:
     return "\n".join(rows) + "\n"
 
 
+def rules_index(docs: Optional[Iterable[RuleDoc]] = None) -> str:
+    """docs/rules/index.md: the rule table, linking each rule's page."""
+    table = rules_table(docs).replace("](docs/rules/", "](")
+    return (
+        "# Rules\n\n"
+        "Every rule, generated from the catalog in `rules/` (`gradlint rules` prints the\n"
+        "same list; `gradlint explain CODE` prints a rule's page). Fix: *safe* fixes\n"
+        "are applied by `--fix`, *unsafe* ones only with `--fix --unsafe-fixes`.\n\n" + table
+    )
+
+
 _TABLE_RE = re.compile(r"(<!-- rules-table:start -->\n)(.*?)(<!-- rules-table:end -->)", re.S)
+_NAV_RE = re.compile(r"(?m)^(?P<indent>[ \t]*)# rules-nav:start\n(?P<body>.*?)^(?P=indent)# rules-nav:end$", re.S)
 
 
 def render_readme(text: str) -> str:
@@ -94,13 +112,26 @@ def render_readme(text: str) -> str:
     return _TABLE_RE.sub(lambda m: m.group(1) + rules_table() + m.group(3), text)
 
 
+def render_mkdocs_nav(text: str) -> str:
+    """mkdocs.yml with one nav entry per rule between the ``# rules-nav`` markers."""
+    m = _NAV_RE.search(text)
+    if m is None:
+        raise ValueError("mkdocs.yml has no '# rules-nav:start' ... '# rules-nav:end' markers")
+    indent = m.group("indent")
+    entries = "".join(f"{indent}- {doc.code} {doc.name}: rules/{doc.code}.md\n" for doc in catalog.load().values())
+    return text[: m.start()] + f"{indent}# rules-nav:start\n{entries}{indent}# rules-nav:end" + text[m.end() :]
+
+
 def generated_files(root: Path) -> dict:
     """Path -> expected content for every generated docs file."""
     out = {}
     for doc in catalog.load().values():
         out[root / "docs" / "rules" / f"{doc.code}.md"] = rule_markdown(doc)
+    out[root / "docs" / "rules" / "index.md"] = rules_index()
     readme = root / "README.md"
     out[readme] = render_readme(readme.read_text(encoding="utf-8"))
+    mkdocs = root / "mkdocs.yml"
+    out[mkdocs] = render_mkdocs_nav(mkdocs.read_text(encoding="utf-8"))
     return out
 
 

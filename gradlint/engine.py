@@ -38,6 +38,9 @@ _CODE_SPLIT = re.compile(r"[,\s]+")
 class LintSettings:
     codes: FrozenSet[str]
     options: RuleOptions = RuleOptions()
+    # False leaves line `# noqa` comments to the caller (flake8 applies its own,
+    # and flake8-noqa/yesqa must see the findings they silence).
+    line_noqa: bool = True
 
 
 @dataclass
@@ -198,7 +201,7 @@ def lint_source(source: str, path: str, settings: LintSettings) -> LintResult:
     rules = [cls(ctx) for cls in rule_classes]
     module.visit(_Dispatcher(rules))
     findings = [f for r in rules for f in r.findings]
-    if findings and "noqa" in source.lower():
+    if findings and settings.line_noqa and "noqa" in source.lower():
         noqa = _noqa_lines(source)
         findings = [f for f in findings if not _suppressed(f, noqa)]
     findings.sort(key=lambda f: (f.start, f.code, f.end))

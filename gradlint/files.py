@@ -64,15 +64,11 @@ def discover(paths: Sequence[str], settings: Settings, force_exclude: bool = Fal
             seen.add(key)
             found.append(Path(key))
 
-    def excluded(p: Path, ancestors: bool) -> bool:
-        cfg = settings.config_for(p)
-        return matches(excludes(cfg), p, cfg.root, ancestors=ancestors)
-
     for raw in paths:
         path = Path(raw)
         if not os.path.lexists(path):
             raise MissingPathError(f"{raw}: No such file or directory")
-        if force_exclude and excluded(path, ancestors=True):
+        if force_exclude and is_excluded(path, settings):
             continue
         if path.is_dir():
             for file in _walk(path, settings):
@@ -81,6 +77,12 @@ def discover(paths: Sequence[str], settings: Settings, force_exclude: bool = Fal
             add(path)
     found.sort(key=str)
     return found
+
+
+def is_excluded(path: Path, settings: Settings) -> bool:
+    """Whether an exclude pattern matches ``path`` or one of its directories (``--force-exclude``)."""
+    cfg = settings.config_for(path)
+    return matches(excludes(cfg), path, cfg.root, ancestors=True)
 
 
 def _walk(top: Path, settings: Settings) -> Iterator[Path]:

@@ -13,37 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from gradlint.cli import main
+from samples import LEGACY, LEGACY_FIXED
 
-LEGACY = textwrap.dedent(
-    """\
-    import torch
-    from torch.autograd import Variable
-
-
-    def evaluate(model, x):
-        out = model(Variable(x, volatile=True))
-        return out.max(1)[1]
-
-
-    def log(loss):
-        print(loss.data[0])
-    """
-)
-LEGACY_FIXED = textwrap.dedent(
-    """\
-    import torch
-
-
-    @torch.no_grad()
-    def evaluate(model, x):
-        out = model(x.detach())
-        return out.max(1)[1]
-
-
-    def log(loss):
-        print(loss.item())
-    """
-)
 
 
 @pytest.fixture

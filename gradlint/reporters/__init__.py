@@ -1,9 +1,13 @@
-"""Reporters: pure functions from run results to the text printed on stdout."""
+"""Reporters: pure functions from run results to the text printed on stdout.
+
+One module per ``--output-format``; each has ``render(reports, info) -> str``.
+"""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from gradlint.runner import Diagnostic, FileReport
 
@@ -15,6 +19,10 @@ class RunInfo:
     fix: bool = False
     unsafe_fixes: bool = False
     quiet: bool = False
+    # ANSI colours (the CLI decides: a TTY and no NO_COLOR).
+    color: bool = False
+    # The directory relative paths are relative to (SARIF's %SRCROOT%).
+    cwd: Optional[str] = None
 
 
 def fixable(diag: Diagnostic, unsafe_fixes: bool) -> bool:
@@ -30,15 +38,14 @@ def sorted_diagnostics(reports: Sequence[FileReport]) -> List[tuple]:
 
 Reporter = Callable[[Sequence[FileReport], RunInfo], str]
 
+# --output-format values, in the order `--help` lists them.
+FORMATS = ("full", "concise", "json", "sarif", "github")
+# `text` was the name of the one-line format before there were others.
+ALIASES = {"text": "concise"}
+
 
 def get(name: str) -> Reporter:
-    if name == "json":
-        from gradlint.reporters.json import render
-    elif name == "text":
-        from gradlint.reporters.text import render
-    else:
+    name = ALIASES.get(name, name)
+    if name not in FORMATS:
         raise KeyError(name)
-    return render
-
-
-FORMATS = ("text", "json")
+    return importlib.import_module(f"gradlint.reporters.{name}").render

@@ -1,0 +1,58 @@
+"""A flake8 plugin (entry point ``GL`` in ``flake8.extension``): ``flake8 --select GL`` runs gradlint.
+
+Which rules run is gradlint's own configuration (the nearest ``[tool.gradlint]``,
+as for ``gradlint check``), so both report the same findings; flake8's
+``--select``, ``--ignore``, ``per-file-ignores`` and ``# noqa`` then filter them
+as they filter any plugin. Check only: fixes need ``gradlint check --fix``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import Dict, Iterator, Sequence, Tuple
+
+from gradlint import __version__
+
+Result = Tuple[int, int, str, type]
+
+# One Settings per working directory and process: it caches the configs it reads.
+_settings: Dict[str, object] = {}
+
+
+def _settings_for_cwd():
+    from gradlint.config import Settings
+
+    cwd = os.getcwd()
+    if cwd not in _settings:
+        _settings[cwd] = Settings(cwd=Path(cwd))
+    return _settings[cwd]
+
+
+class Plugin:
+    name = "gradlint"
+    version = __version__
+
+    # flake8 passes arguments by name: `tree` makes this an AST plugin (run only
+    # on files Python parses); gradlint parses `lines` itself, with LibCST.
+    def __init__(self, tree: ast.AST, filename: str, lines: Sequence[str]) -> None:
+        self.filename = filename
+        self.lines = lines
+
+    def run(self) -> Iterator[Result]:
+        from gradlint.config import ConfigError
+        from gradlint.engine import LintSettings, lint_source
+
+        try:
+            codes, options = _settings_for_cwd().codes_for(Path(self.filename))
+        except ConfigError as exc:
+            yield 1, 0, f"GL000 gradlint configuration error: {exc}", type(self)
+            return
+        # flake8 applies noqa comments itself; were gradlint to drop a silenced
+        # finding, flake8-noqa and yesqa would take the comment for unused.
+        settings = LintSettings(codes, options, line_noqa=False)
+        result = lint_source("".join(self.lines), self.filename, settings)
+        for finding in result.findings:
+            # flake8 wants a 0-based column, as LibCST gives it, and adds 1 itself.
+            yield finding.start[0], finding.start[1], f"{finding.code} {finding.message}", type(self)

@@ -1,0 +1,40 @@
+"""One finding per line, ``path:row:col: CODE message [*]``, then a summary (flake8/Ruff style)."""
+
+from __future__ import annotations
+
+from typing import List, Sequence
+
+from gradlint.reporters import RunInfo, fixable, sorted_diagnostics
+from gradlint.runner import FileReport
+
+
+def _problems(n: int) -> str:
+    return f"{n} problem" if n == 1 else f"{n} problems"
+
+
+def render(reports: Sequence[FileReport], info: RunInfo) -> str:
+    lines: List[str] = []
+    pairs = sorted_diagnostics(reports)
+    for path, d in pairs:
+        mark = " [*]" if fixable(d, info.unsafe_fixes) else ""
+        lines.append(f"{path}:{d.row}:{d.column}: {d.code} {d.message}{mark}")
+    if not info.quiet:
+        lines += summary_lines(reports, info)
+    return "".join(line + "\n" for line in lines)
+
+
+def summary_lines(reports: Sequence[FileReport], info: RunInfo) -> List[str]:
+    """The closing lines: how many problems were found, fixed and fixable."""
+    pairs = sorted_diagnostics(reports)
+    remaining = len(pairs)
+    fixed = sum(sum(r.fixed.values()) for r in reports)
+    if info.fix and fixed:
+        return [f"Found {_problems(fixed + remaining)} ({fixed} fixed, {remaining} remaining)."]
+    if not remaining:
+        return ["All checks passed!"]
+    n_fixable = sum(1 for _, d in pairs if fixable(d, info.unsafe_fixes))
+    lines = [f"Found {_problems(remaining)} ({n_fixable} fixable with --fix)."]
+    hidden = sum(1 for _, d in pairs if d.fix is not None and not fixable(d, info.unsafe_fixes))
+    if hidden:
+        lines.append(f"{hidden} more fixable with --fix --unsafe-fixes.")
+    return lines

@@ -1,0 +1,42 @@
+"""GitHub Actions workflow commands: each finding becomes an annotation on the pull request's diff.
+
+``::error file=…,line=…,col=…,endLine=…,endColumn=…,title=GL001::message``,
+escaped as the Actions toolkit escapes them (properties also escape ``:`` and ``,``).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from gradlint.reporters import RunInfo, fixable, sorted_diagnostics
+from gradlint.runner import FileReport
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render(reports: Sequence[FileReport], info: RunInfo) -> str:
+    lines = []
+    for path, d in sorted_diagnostics(reports):
+        props = ",".join(
+            f"{key}={escape_property(str(value))}"
+            for key, value in (
+                ("file", path),
+                ("line", d.row),
+                ("col", d.column),
+                ("endLine", d.end_row),
+                ("endColumn", d.end_column),
+                ("title", d.code),
+            )
+        )
+        message = d.message
+        if d.fix is not None:
+            hint = "" if fixable(d, info.unsafe_fixes) else " (unsafe: needs --unsafe-fixes)"
+            message += f"\nfix{hint}: {d.fix.message}"
+        lines.append(f"::error {props}::{escape_data(message)}")
+    return "".join(line + "\n" for line in lines)

@@ -1,0 +1,42 @@
+"""Source shared by the CLI and integration tests: legacy evaluation code, fixed, and its messages."""
+
+from __future__ import annotations
+
+import textwrap
+
+LEGACY = textwrap.dedent(
+    """\
+    import torch
+    from torch.autograd import Variable
+
+
+    def evaluate(model, x):
+        out = model(Variable(x, volatile=True))
+        return out.max(1)[1]
+
+
+    def log(loss):
+        print(loss.data[0])
+    """
+)
+LEGACY_FIXED = textwrap.dedent(
+    """\
+    import torch
+
+
+    @torch.no_grad()
+    def evaluate(model, x):
+        out = model(x.detach())
+        return out.max(1)[1]
+
+
+    def log(loss):
+        print(loss.item())
+    """
+)
+GL001_MESSAGE = (
+    "`volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; "
+    "use `torch.no_grad()`"
+)
+GL002_MESSAGE = "`Variable(...)` has been deprecated since PyTorch 0.4 and now returns `x.detach()`"
+GL003_MESSAGE = "`loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.item()`"
