@@ -6,7 +6,6 @@ render it and it can cross process boundaries.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -16,8 +15,8 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 from gradlint import catalog
 from gradlint.config import Settings
 from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
-from gradlint.files import ReadError, SourceFile, WriteError, read_source, write_source
-from gradlint.fixes import TextEdit, apply_fixes, text_edits
+from gradlint.files import Document, ReadError, WriteError, read_document, write_source
+from gradlint.fixes import TextEdit, apply_fixes
 from gradlint.rule import Finding
 
 
@@ -39,6 +38,8 @@ class Diagnostic:
     end_row: int
     end_column: int
     fix: Optional[FixInfo] = None
+    # The notebook cell (1-based) that the rows and columns are relative to; None in a .py file.
+    cell: Optional[int] = None
 
     @property
     def url(self) -> Optional[str]:
@@ -75,27 +76,48 @@ def _read_error_diagnostic(message: str) -> Diagnostic:
     return Diagnostic(PARSE_ERROR, doc.format_message(detail=message), 1, 1, 1, 1)
 
 
-def to_diagnostics(findings: Sequence[Finding], module_source: Optional[str], context, mode: Mode) -> List[Diagnostic]:
+def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnostic]:
+    """GL000 for the parts of a document left out of its text (a notebook cell that does not parse)."""
+    if PARSE_ERROR not in codes:
+        return []
+    doc_ = catalog.load()[PARSE_ERROR]
+    return [
+        Diagnostic(PARSE_ERROR, doc_.format_message(detail=f"syntax error: {p.message}"), p.row, p.column + 1, p.row, p.column + 1, cell=p.cell)
+        for p in doc.problems
+    ]
+
+
+def to_diagnostics(findings: Sequence[Finding], doc: Document, text: str, context, mode: Mode) -> List[Diagnostic]:
+    """Findings on ``text`` (the document's text, or a fixed version of it) as diagnostics.
+
+    ``context`` (the parsed ``text``) is needed to compute fix edits: for JSON
+    output, and for documents that must check each fix (a notebook drops the
+    fixes it could not write back).
+    """
     out = []
     for f in findings:
         info = None
         if f.fix is not None:
-            edits: Tuple[TextEdit, ...] = ()
-            if mode.edits and context is not None and module_source is not None:
+            edits: Optional[Tuple[TextEdit, ...]] = ()
+            if (mode.edits or doc.checks_fixes) and context is not None:
                 try:
-                    edits = tuple(text_edits(module_source, apply_fixes(context.module, [f.fix])))
+                    edits = doc.fix_edits(text, apply_fixes(context.module, [f.fix]))
                 except Exception:  # an unrenderable fix is reported without edits
                     edits = ()
-            info = FixInfo(f.fix.applicability, f.fix.title, edits)
+            if edits is not None:
+                info = FixInfo(f.fix.applicability, f.fix.title, edits)
+        cell, row, column = doc.locate(text, f.start[0], f.start[1] + 1)
+        _, end_row, end_column = doc.locate(text, f.end[0], f.end[1] + 1)
         out.append(
             Diagnostic(
                 code=f.code,
                 message=f.message,
-                row=f.start[0],
-                column=f.start[1] + 1,
-                end_row=f.end[0],
-                end_column=f.end[1] + 1,
+                row=row,
+                column=column,
+                end_row=end_row,
+                end_column=end_column,
                 fix=info,
+                cell=cell,
             )
         )
     return out
@@ -105,7 +127,7 @@ def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
     report = FileReport(display_path(path))
     codes, options = run_settings.codes_for(path)
     try:
-        source = read_source(path)
+        doc = read_document(path)
     except ReadError as exc:
         if PARSE_ERROR in codes:
             report.diagnostics.append(_read_error_diagnostic(str(exc)))
@@ -113,10 +135,11 @@ def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
     settings = LintSettings(codes, options)
     try:
         if mode.fix or mode.diff:
-            _fix_file(report, source, settings, mode)
+            _fix_file(report, doc, settings, mode)
         else:
-            result = lint_source(source.text, report.path, settings)
-            report.diagnostics = to_diagnostics(result.findings, source.text, result.context, mode)
+            result = lint_source(doc.text, report.path, settings)
+            report.diagnostics = to_diagnostics(result.findings, doc, doc.text, result.context, mode)
+        report.diagnostics[:0] = _problem_diagnostics(doc, codes)
     except RecursionError:
         report.diagnostics = [_read_error_diagnostic("too deeply nested to analyse")]
     except Exception as exc:  # keep going with the other files; the run exits 2
@@ -125,37 +148,30 @@ def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
     return report
 
 
-def _fix_file(report: FileReport, source: SourceFile, settings: LintSettings, mode: Mode) -> None:
-    result = fix_source(source.text, report.path, settings, unsafe=mode.unsafe_fixes)
+def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: Mode) -> None:
+    result = fix_source(doc.text, report.path, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)
     report.errors.extend(result.problems)
-    changed = result.source != source.text
+    changed = result.source != doc.text
     if changed and mode.diff:
-        report.diff = "".join(
-            difflib.unified_diff(
-                source.text.splitlines(keepends=True),
-                result.source.splitlines(keepends=True),
-                fromfile=report.path,
-                tofile=report.path,
-            )
-        )
+        report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed
-        lint = lint_source(source.text, report.path, settings)
-        report.diagnostics = to_diagnostics(lint.findings, source.text, lint.context, mode)
+        lint = lint_source(doc.text, report.path, settings)
+        report.diagnostics = to_diagnostics(lint.findings, doc, doc.text, lint.context, mode)
         return
     if changed:
         try:
-            write_source(source, result.source)
+            write_source(doc, result.source)
         except WriteError as exc:
             report.errors.append(str(exc))
-            lint = lint_source(source.text, report.path, settings)
-            report.diagnostics = to_diagnostics(lint.findings, source.text, lint.context, mode)
+            lint = lint_source(doc.text, report.path, settings)
+            report.diagnostics = to_diagnostics(lint.findings, doc, doc.text, lint.context, mode)
             return
         report.fixed = result.fixed
-    final = lint_source(result.source, report.path, settings) if mode.edits else None
+    final = lint_source(result.source, report.path, settings) if mode.edits or doc.checks_fixes else None
     if final is not None:
-        report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode)
+        report.diagnostics = to_diagnostics(final.findings, doc, result.source, final.context, mode)
     else:
-        report.diagnostics = to_diagnostics(result.remaining, None, None, mode)
+        report.diagnostics = to_diagnostics(result.remaining, doc, result.source, None, mode)
 
 
 def check_paths(files: Sequence[Path], settings: Settings, mode: Mode) -> List[FileReport]:
