@@ -8,7 +8,8 @@ What the runner reads is a *document*: a ``.py`` file (:class:`SourceFile`) or
 a Jupyter notebook (:class:`gradlint.notebook.Notebook`). Both give the engine
 one Python text and answer the same questions about it: where a position of
 that text is for the user (``locate``: notebooks add the cell), whether a fixed
-text can be written back (``check_fix``), a fix's text edits (``fix_edits``),
+text can be written back (``check_fix``; ``fix_fits`` answers it for one fix,
+cheaply when it can), a fix's text edits (``fix_edits``),
 a diff (``diff``), the bytes to write (``render``), and the parts that were
 left out of the text because they could not be read (``problems``).
 """
@@ -24,10 +25,10 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from gradlint.config import Settings, excludes, matches
-from gradlint.fixes import TextEdit, split_lines, text_edits
+from gradlint.fixes import Fix, TextEdit, split_lines, text_edits
 
 if TYPE_CHECKING:  # notebooks are imported only when one is read
     from gradlint.notebook import Notebook
@@ -68,6 +69,9 @@ class SourceFile:
 
     def check_fix(self, old: str, new: str) -> Optional[str]:
         return None
+
+    def fix_fits(self, text: str, fix: Fix, render: Callable[[], str]) -> bool:
+        return True
 
     def fix_edits(self, old: str, new: str) -> Optional[Tuple[TextEdit, ...]]:
         return tuple(text_edits(old, new))

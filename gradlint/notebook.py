@@ -25,6 +25,7 @@ moved across a cell boundary), and its finding is then reported as not fixable.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import hashlib
 import json
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from gradlint.fixes import TextEdit, split_lines, text_edits
+from gradlint.fixes import Fix, TextEdit, split_lines, text_edits
 
 # Cell magics whose body is Python run in the kernel: the body is checked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "python", "python3"})
@@ -350,7 +351,8 @@ class Notebook:
     """A ``.ipynb`` file: the module text the engine checks, and the way back to cells.
 
     Implements the document interface of :mod:`gradlint.files` (``text``,
-    ``locate``, ``check_fix``, ``fix_edits``, ``render``, ``diff``, ``problems``).
+    ``locate``, ``check_fix``, ``fix_fits``, ``fix_edits``, ``render``, ``diff``,
+    ``problems``).
     Every module text a fix round produces is checked by :meth:`check_fix` and
     remembered with its cells, so positions and rendering work on any of them.
     """
@@ -430,6 +432,21 @@ class Notebook:
         except Unwritable as exc:
             return str(exc)
         return None
+
+    def fix_fits(self, text: str, fix: Fix, render: Callable[[], str]) -> bool:
+        """Whether ``fix`` (on the module ``text``) can be written back.
+
+        Most fixes edit nodes inside one cell and away from IPython lines: that
+        is known from their spans, without rendering the module (which costs a
+        pass over the whole tree per fix). Others are rendered and checked.
+        """
+        layout = self._layouts.get(text)
+        if layout is not None and _inside_cells(layout, fix):
+            return True
+        try:
+            return self.check_fix(text, render()) is None
+        except Exception:  # a fix that cannot be rendered cannot be written either
+            return False
 
     def fix_edits(self, old: str, new: str) -> Optional[Tuple[TextEdit, ...]]:
         """The change from ``old`` to ``new`` as text edits relative to each cell, or
@@ -578,6 +595,23 @@ class Notebook:
             name = f"{label}:cell {old_seg.cell}"
             parts.append("".join(difflib.unified_diff(old_seg.cell_lines(), new_seg.cell_lines(), fromfile=name, tofile=name)))
         return "".join(parts)
+
+
+def _inside_cells(layout: Sequence[Segment], fix: Fix) -> bool:
+    """Whether each edit of ``fix`` lies in one cell and off its IPython lines. Its
+    imports fit anyway: a removed import is a whole statement of one cell, an added
+    one goes where the cells still parse (see ``_shares``)."""
+    starts = [1]
+    for seg in layout:
+        starts.append(starts[-1] + len(seg.lines))
+    for edit in fix.edits:
+        (first, _), (last, _) = edit.span
+        k = bisect.bisect_right(starts, first) - 1
+        if not 0 <= k < len(layout) or last >= starts[k + 1]:
+            return False
+        if any(first <= starts[k] + i <= last for i in layout[k].masks):
+            return False
+    return True
 
 
 def _validate(nb: Any) -> List[Mapping[str, Any]]:

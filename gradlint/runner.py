@@ -90,22 +90,26 @@ def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnosti
 def to_diagnostics(findings: Sequence[Finding], doc: Document, text: str, context, mode: Mode) -> List[Diagnostic]:
     """Findings on ``text`` (the document's text, or a fixed version of it) as diagnostics.
 
-    ``context`` (the parsed ``text``) is needed to compute fix edits: for JSON
-    output, and for documents that must check each fix (a notebook drops the
-    fixes it could not write back).
+    ``context`` (the parsed ``text``) is needed to compute fix edits for JSON
+    output, and by documents that check each fix (``checks_fixes``: a notebook
+    drops the fixes it could not write back).
     """
     out = []
     for f in findings:
         info = None
-        if f.fix is not None:
+        fix = f.fix
+        if fix is not None:
             edits: Optional[Tuple[TextEdit, ...]] = ()
-            if (mode.edits or doc.checks_fixes) and context is not None:
+            if mode.edits and context is not None:
                 try:
-                    edits = doc.fix_edits(text, apply_fixes(context.module, [f.fix]))
+                    edits = doc.fix_edits(text, apply_fixes(context.module, [fix]))
                 except Exception:  # an unrenderable fix is reported without edits
                     edits = ()
+            elif doc.checks_fixes and context is not None:
+                module = context.module
+                edits = () if doc.fix_fits(text, fix, lambda: apply_fixes(module, [fix])) else None
             if edits is not None:
-                info = FixInfo(f.fix.applicability, f.fix.title, edits)
+                info = FixInfo(fix.applicability, fix.title, edits)
         cell, row, column = doc.locate(text, f.start[0], f.start[1] + 1)
         _, end_row, end_column = doc.locate(text, f.end[0], f.end[1] + 1)
         out.append(

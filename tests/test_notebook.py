@@ -365,3 +365,17 @@ def test_gate_refuses_text_that_changes_a_masked_line_or_breaks_a_cell(here):
     assert nb.check_fix(nb.text, fixed) is None
     assert json.loads(nb.render(fixed))["cells"][1]["source"] == ["y = 3"]
     assert nb.locate(fixed, 3, 5) == (2, 1, 5)
+
+
+def test_noqa_comments_work_in_cells(here):
+    nb = notebook(
+        [
+            code("from torch.autograd import Variable"),
+            code("a = Variable(x, volatile=True)  # noqa: GL001\nb = Variable(x, volatile=True)"),
+        ]
+    )
+    write(here / "line.ipynb", nb)
+    nb["cells"].append(code("# gradlint: noqa"))
+    write(here / "file.ipynb", nb)
+    result = run("check", "-q", "line.ipynb", "file.ipynb")
+    assert result.stdout.splitlines() == [f"line.ipynb:cell 2:2:5: {GL001}"]
