@@ -134,7 +134,8 @@ def apply(text: str, edits: List[Dict[str, Any]]) -> str:
 
 @pytest.mark.slow
 def test_diagnostics_quick_fix_and_clean_text_over_stdio(tmp_path):
-    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nignore = ['GL002']\n")
+    # the configuration for the document's path applies: GL003 is off
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nignore = ['GL003']\n")
     path = tmp_path / "evaluate.py"
     path.write_text(SOURCE, encoding="utf-8")
     uri = path.as_uri()
@@ -181,7 +182,7 @@ def test_diagnostics_quick_fix_and_clean_text_over_stdio(tmp_path):
         assert client.diagnostics(uri) == {"uri": uri, "version": 2, "diagnostics": []}
 
         # an incremental change brings a finding back, after a character that is two
-        # UTF-16 code units (LSP's default position encoding)
+        # UTF-16 code units (LSP's default position encoding); GL003 is ignored
         client.notify(
             "textDocument/didChange",
             {
@@ -189,7 +190,7 @@ def test_diagnostics_quick_fix_and_clean_text_over_stdio(tmp_path):
                 "contentChanges": [
                     {
                         "range": {"start": {"line": 6, "character": 4}, "end": {"line": 6, "character": 4}},
-                        "text": 's = "😋"; print(x.volatile)\n    ',
+                        "text": 's = "😋"; print(x.volatile, loss.data[0])\n    ',
                     }
                 ],
             },
@@ -257,3 +258,17 @@ def test_server_without_pygls_is_a_clear_error(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("error: `gradlint server` needs pygls (")
     assert result.stderr.rstrip().endswith("install it with: pip install 'gradlint[lsp]'")
+
+
+def test_documents_are_checked_with_the_configuration_for_their_path(tmp_path):
+    from gradlint.server import check_text
+
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nper-file-ignores = { 'legacy/*' = ['GL001'] }\n")
+    text = SOURCE + "\n\nprint(loss.data[0])\n"
+    codes = lambda rel: [d.code for d in check_text(text, tmp_path / rel).diagnostics]  # noqa: E731
+    assert codes("evaluate.py") == ["GL001", "GL003"]
+    assert codes("legacy/evaluate.py") == ["GL003"]
+    assert codes("build/evaluate.py") == []  # excluded by default, as in `gradlint check`
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nselect = ['GL9']\n")
+    broken = check_text(text, tmp_path / "evaluate.py")
+    assert broken.diagnostics == [] and broken.error == f"{tmp_path / 'pyproject.toml'}: unknown rule code or prefix 'GL9'"
