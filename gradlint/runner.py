@@ -16,7 +16,7 @@ from gradlint import catalog
 from gradlint.config import Settings
 from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
 from gradlint.files import Document, ReadError, WriteError, read_document, write_source
-from gradlint.fixes import TextEdit, apply_fixes
+from gradlint.fixes import TextEdit, apply_fixes, text_edits
 from gradlint.rule import Finding
 
 
@@ -87,12 +87,15 @@ def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnosti
     ]
 
 
-def to_diagnostics(findings: Sequence[Finding], doc: Document, text: str, context, mode: Mode) -> List[Diagnostic]:
-    """Findings on ``text`` (the document's text, or a fixed version of it) as diagnostics.
+def to_diagnostics(
+    findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None
+) -> List[Diagnostic]:
+    """Findings on ``text`` (a document's text, or a fixed version of it) as diagnostics.
 
-    ``context`` (the parsed ``text``) is needed to compute fix edits for JSON
-    output, and by documents that check each fix (``checks_fixes``: a notebook
-    drops the fixes it could not write back).
+    ``doc`` maps positions and fixes back to the document (a notebook's cells);
+    without it they are a ``.py`` file's own. ``context`` (the parsed ``text``)
+    is needed to compute fix edits for JSON output, and by documents that check
+    each fix (``checks_fixes``: a notebook drops the fixes it could not write back).
     """
     out = []
     for f in findings:
@@ -100,18 +103,21 @@ def to_diagnostics(findings: Sequence[Finding], doc: Document, text: str, contex
         fix = f.fix
         if fix is not None:
             edits: Optional[Tuple[TextEdit, ...]] = ()
-            if mode.edits and context is not None:
+            if mode.edits and context is not None and text is not None:
                 try:
-                    edits = doc.fix_edits(text, apply_fixes(context.module, [fix]))
+                    new = apply_fixes(context.module, [fix])
+                    edits = doc.fix_edits(text, new) if doc is not None else tuple(text_edits(text, new))
                 except Exception:  # an unrenderable fix is reported without edits
                     edits = ()
-            elif doc.checks_fixes and context is not None:
+            elif doc is not None and doc.checks_fixes and context is not None and text is not None:
                 module = context.module
                 edits = () if doc.fix_fits(text, fix, lambda: apply_fixes(module, [fix])) else None
             if edits is not None:
                 info = FixInfo(fix.applicability, fix.title, edits)
-        cell, row, column = doc.locate(text, f.start[0], f.start[1] + 1)
-        _, end_row, end_column = doc.locate(text, f.end[0], f.end[1] + 1)
+        cell, row, column, end_row, end_column = None, f.start[0], f.start[1] + 1, f.end[0], f.end[1] + 1
+        if doc is not None and text is not None:
+            cell, row, column = doc.locate(text, row, column)
+            _, end_row, end_column = doc.locate(text, end_row, end_column)
         out.append(
             Diagnostic(
                 code=f.code,
@@ -142,7 +148,7 @@ def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
             _fix_file(report, doc, settings, mode)
         else:
             result = lint_source(doc.text, report.path, settings)
-            report.diagnostics = to_diagnostics(result.findings, doc, doc.text, result.context, mode)
+            report.diagnostics = to_diagnostics(result.findings, doc.text, result.context, mode, doc)
         report.diagnostics[:0] = _problem_diagnostics(doc, codes)
     except RecursionError:
         report.diagnostics = [_read_error_diagnostic("too deeply nested to analyse")]
@@ -160,7 +166,7 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed
         lint = lint_source(doc.text, report.path, settings)
-        report.diagnostics = to_diagnostics(lint.findings, doc, doc.text, lint.context, mode)
+        report.diagnostics = to_diagnostics(lint.findings, doc.text, lint.context, mode, doc)
         return
     if changed:
         try:
@@ -168,14 +174,14 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         except WriteError as exc:
             report.errors.append(str(exc))
             lint = lint_source(doc.text, report.path, settings)
-            report.diagnostics = to_diagnostics(lint.findings, doc, doc.text, lint.context, mode)
+            report.diagnostics = to_diagnostics(lint.findings, doc.text, lint.context, mode, doc)
             return
         report.fixed = result.fixed
     final = lint_source(result.source, report.path, settings) if mode.edits or doc.checks_fixes else None
     if final is not None:
-        report.diagnostics = to_diagnostics(final.findings, doc, result.source, final.context, mode)
+        report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc)
     else:
-        report.diagnostics = to_diagnostics(result.remaining, doc, result.source, None, mode)
+        report.diagnostics = to_diagnostics(result.remaining, result.source, None, mode, doc)
 
 
 def check_paths(files: Sequence[Path], settings: Settings, mode: Mode) -> List[FileReport]:

@@ -27,7 +27,7 @@ from pygls.workspace.position_codec import PositionCodec
 from gradlint import __version__
 from gradlint.config import ConfigError, Settings, excludes, matches
 from gradlint.engine import LintSettings, fix_source, lint_source
-from gradlint.files import SourceFile, is_notebook
+from gradlint.files import is_notebook
 from gradlint.fixes import split_lines, text_edits
 from gradlint.runner import Diagnostic, Mode, to_diagnostics
 
@@ -56,8 +56,7 @@ def check_text(text: str, path: Path) -> Checked:
         return Checked([], error=str(exc))
     lint_settings = LintSettings(codes, options)
     result = lint_source(text, str(path), lint_settings)
-    doc = SourceFile(path, text, "utf-8", digest="", mtime_ns=0, size=0)
-    return Checked(to_diagnostics(result.findings, doc, text, result.context, Mode(edits=True)), lint_settings)
+    return Checked(to_diagnostics(result.findings, text, result.context, Mode(edits=True)), lint_settings)
 
 
 def _range(lines: Sequence[str], codec: PositionCodec, row: int, column: int, end_row: int, end_column: int) -> types.Range:
