@@ -318,5 +318,15 @@ def explain(rule: str) -> None:
     click.echo(rule_markdown(doc))
 
 
+@main.command()
+def server() -> None:
+    """Run the Language Server for editors (LSP over stdio): diagnostics and quick fixes."""
+    try:
+        from gradlint.server import serve
+    except ImportError as exc:
+        raise _fail(f"`gradlint server` needs pygls ({exc}); install it with: pip install 'gradlint[lsp]'")
+    serve()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -212,13 +212,25 @@ def fix_allowed(fix: Optional[Fix], unsafe: bool) -> bool:
     return fix is not None and (fix.applicability == "safe" or unsafe)
 
 
+# (old text, fixed text) -> None when the fixed text can be written, else why not.
+FixGate = Callable[[str, str], Optional[str]]
+
+
 def fix_source(
-    source: str, path: str, settings: LintSettings, unsafe: bool = False, trusted: FrozenSet[str] = frozenset()
+    source: str,
+    path: str,
+    settings: LintSettings,
+    unsafe: bool = False,
+    trusted: FrozenSet[str] = frozenset(),
+    gate: Optional[FixGate] = None,
 ) -> FixResult:
     """Apply every allowed fix, re-linting after each round until nothing changes.
 
     ``trusted`` names codes whose unsafe fixes are applied as if they were safe
     (``gradlint migrate`` knows that some rewrites keep behaviour in its setting).
+    ``gate`` lets the caller refuse results it cannot write (a notebook refuses
+    fixes that change IPython lines or move code across cells); a refused fix
+    is left unapplied and its finding remains.
     """
     result = FixResult(source)
     broken: set = set()
@@ -234,18 +246,19 @@ def fix_source(
         by_fix = {id(f.fix): f for f in candidates}
         chosen = select_compatible(f.fix for f in candidates if f.fix is not None)
         module = lint.context.module
-        new_source = _apply_checked(module, chosen)
+        new_source, _ = _apply_checked(module, chosen, result.source, gate)
         if new_source is None:
             # Find the culprit(s): apply one at a time, keep the first that works.
             new_source, applied = None, []
             for fix in chosen:
-                attempt = _apply_checked(module, [fix])
+                attempt, refused = _apply_checked(module, [fix], result.source, gate)
                 if attempt is None:
                     bad = by_fix[id(fix)]
                     broken.add((bad.code, bad.start, bad.end))
-                    result.problems.append(
-                        f"{bad.code} fix at {bad.start[0]}:{bad.start[1] + 1} produced code that does not parse; not applied"
-                    )
+                    if not refused:
+                        result.problems.append(
+                            f"{bad.code} fix at {bad.start[0]}:{bad.start[1] + 1} produced code that does not parse; not applied"
+                        )
                     continue
                 new_source, applied = attempt, [fix]
                 break
@@ -263,12 +276,17 @@ def fix_source(
     return result
 
 
-def _apply_checked(module: cst.Module, fixes: Sequence[Fix]) -> Optional[str]:
+def _apply_checked(
+    module: cst.Module, fixes: Sequence[Fix], old: str, gate: Optional[FixGate]
+) -> Tuple[Optional[str], bool]:
+    """(the fixed source or None, whether ``gate`` refused it)."""
     try:
         new_source = apply_fixes(module, fixes)
         parse(new_source)
     except SourceSyntaxError:
-        return None
+        return None, False
     except Exception:  # a fix that crashes while applying is a bug: never let it write anything
-        return None
-    return new_source
+        return None, False
+    if gate is not None and new_source != old and gate(old, new_source) is not None:
+        return None, True
+    return new_source, False

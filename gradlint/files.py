@@ -3,6 +3,15 @@
 Reading keeps what writing must restore: the encoding (PEP 263 cookie or
 UTF-8), a UTF-8 BOM, the exact newlines (the text is decoded from bytes, never
 through universal newlines) and the file's permission bits.
+
+What the runner reads is a *document*: a ``.py`` file (:class:`SourceFile`) or
+a Jupyter notebook (:class:`gradlint.notebook.Notebook`). Both give the engine
+one Python text and answer the same questions about it: where a position of
+that text is for the user (``locate``: notebooks add the cell), whether a fixed
+text can be written back (``check_fix``; ``fix_fits`` answers it for one fix,
+cheaply when it can), a fix's text edits (``fix_edits``),
+a diff (``diff``), the bytes to write (``render``), and the parts that were
+left out of the text because they could not be read (``problems``).
 """
 
 from __future__ import annotations
@@ -15,11 +24,16 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from gradlint.config import Settings, excludes, matches
+from gradlint.fixes import Fix, TextEdit, text_edits, unified_diff
 
-SOURCE_SUFFIXES = (".py",)
+if TYPE_CHECKING:  # notebooks are imported only when one is read
+    from gradlint.notebook import Notebook
+
+SOURCE_SUFFIXES = (".py", ".ipynb")
+NOTEBOOK_SUFFIX = ".ipynb"
 
 
 class ReadError(Exception):
@@ -36,12 +50,43 @@ class MissingPathError(Exception):
 
 @dataclass(frozen=True)
 class SourceFile:
+    """A ``.py`` file: its text is what the engine checks, positions are its own."""
+
     path: Path
     text: str
     encoding: str
     digest: str
     mtime_ns: int
     size: int
+
+    # Any fix that parses can be written; fix_edits need only be computed for output.
+    checks_fixes = False
+    problems: Tuple = ()
+
+    def locate(self, text: str, row: int, column: int) -> Tuple[Optional[int], int, int]:
+        return None, row, column
+
+    def check_fix(self, old: str, new: str) -> Optional[str]:
+        return None
+
+    def fix_fits(self, text: str, fix: Fix, render: Callable[[], str]) -> bool:
+        return True
+
+    def fix_edits(self, old: str, new: str) -> Optional[Tuple[TextEdit, ...]]:
+        return tuple(text_edits(old, new))
+
+    def render(self, new: str) -> bytes:
+        try:
+            return new.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            raise WriteError(f"fixed code cannot be encoded as {self.encoding}: {exc.reason}") from None
+
+    def diff(self, new: str, label: str) -> str:
+        return unified_diff(label, self.text, new)
+
+
+# A SourceFile or a gradlint.notebook.Notebook (imported only when a notebook is read).
+Document = Union[SourceFile, "Notebook"]
 
 
 def _is_virtualenv(directory: str) -> bool:
@@ -126,30 +171,49 @@ def decode(data: bytes) -> Tuple[str, str]:
         ) from None
 
 
-def read_source(path: Path) -> SourceFile:
+def _read_bytes(path: Path) -> Tuple[bytes, os.stat_result]:
     try:
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
             if stat.S_ISDIR(st.st_mode):
                 raise ReadError("is a directory")
-            data = fh.read()
+            return fh.read(), st
     except OSError as exc:
         raise ReadError(f"cannot read file: {exc.strerror or exc}") from None
+
+
+def read_source(path: Path) -> SourceFile:
+    data, st = _read_bytes(path)
     text, encoding = decode(data)
     return SourceFile(path, text, encoding, hashlib.sha256(data).hexdigest(), st.st_mtime_ns, st.st_size)
 
 
-def write_source(original: SourceFile, new_text: str) -> None:
-    """Replace the file's content atomically with ``new_text``, encoded as it was read.
+def is_notebook(path: Path) -> bool:
+    return path.suffix.lower() == NOTEBOOK_SUFFIX
+
+
+def read_document(path: Path) -> "Document":
+    """The ``.py`` file or notebook at ``path`` (ReadError with a one-line message)."""
+    if not is_notebook(path):
+        return read_source(path)
+    from gradlint.notebook import Notebook, NotebookError
+
+    data, st = _read_bytes(path)
+    try:
+        return Notebook(path, data, st.st_mtime_ns, st.st_size)
+    except NotebookError as exc:
+        raise ReadError(str(exc)) from None
+
+
+def write_source(original: "Document", new_text: str) -> None:
+    """Replace the document's file atomically with ``new_text`` (the engine's text),
+    rendered as it was read: encoding for a file, cells for a notebook.
 
     Refuses (WriteError) when the file changed on disk since it was read, or is
     not writable; in every failure the original file is left untouched.
     """
     target = Path(os.path.realpath(original.path))
-    try:
-        data = new_text.encode(original.encoding)
-    except UnicodeEncodeError as exc:
-        raise WriteError(f"fixed code cannot be encoded as {original.encoding}: {exc.reason}") from None
+    data = original.render(new_text)
     try:
         st = os.stat(target)
         with open(target, "rb") as fh:

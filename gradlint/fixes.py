@@ -11,6 +11,7 @@ compose with the fixes inside what they wrap.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -71,6 +72,23 @@ class TextEdit:
     column: int
     end_row: int
     end_column: int
+    # The notebook cell (1-based) the rows and columns are relative to; None in a .py file.
+    cell: Optional[int] = None
+
+
+# Python source lines end with \r\n, \r or \n only; str.splitlines() would also
+# split at form feeds and other separators that LibCST counts as part of a line.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def split_lines(text: str) -> List[str]:
+    """The lines of ``text`` with their line endings, as Python's tokenizer counts lines."""
+    return _LINE.findall(text)
+
+
+def unified_diff(label: str, old: str, new: str) -> str:
+    """A patch turning ``old`` into ``new`` that ``git apply`` takes."""
+    return "".join(difflib.unified_diff(split_lines(old), split_lines(new), fromfile=label, tofile=label))
 
 
 def _contains(outer: Span, inner: Span) -> bool:
@@ -248,11 +266,14 @@ def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Seq
 
 def text_edits(old: str, new: str) -> List[TextEdit]:
     """The smallest text edits turning ``old`` into ``new``, one per changed hunk."""
-    old_lines = old.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
+    old_lines = split_lines(old)
+    new_lines = split_lines(new)
     line_starts = [0]
     for line in old_lines:
         line_starts.append(line_starts[-1] + len(line))
+    if old_lines and not old_lines[-1].endswith(("\n", "\r")):
+        # No line after the last one: its end is a position on it, not on a line past it.
+        line_starts.pop()
 
     def position(offset: int) -> Tuple[int, int]:
         # bisect by hand: the line whose start is the last one <= offset

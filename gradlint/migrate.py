@@ -27,7 +27,8 @@ from gradlint.config import ConfigError, Settings, expand_selector
 from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
 from gradlint.files import ReadError, WriteError, read_source, write_source
 from gradlint.rule import Finding
-from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics, unified_diff
+from gradlint.fixes import unified_diff
+from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics
 
 
 @dataclass(frozen=True)

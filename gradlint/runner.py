@@ -6,7 +6,6 @@ render it and it can cross process boundaries.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 from collections import Counter
@@ -17,7 +16,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 from gradlint import catalog
 from gradlint.config import Settings
 from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
-from gradlint.files import ReadError, SourceFile, WriteError, decode, read_source, write_source
+from gradlint.files import Document, ReadError, SourceFile, WriteError, decode, read_document, write_source
 from gradlint.fixes import TextEdit, apply_fixes, text_edits
 from gradlint.rule import Finding
 
@@ -40,6 +39,8 @@ class Diagnostic:
     end_row: int
     end_column: int
     fix: Optional[FixInfo] = None
+    # The notebook cell (1-based) that the rows and columns are relative to; None in a .py file.
+    cell: Optional[int] = None
 
     @property
     def url(self) -> Optional[str]:
@@ -81,27 +82,58 @@ def _read_error_diagnostic(message: str) -> Diagnostic:
     return Diagnostic(PARSE_ERROR, doc.format_message(detail=message), 1, 1, 1, 1)
 
 
-def to_diagnostics(findings: Sequence[Finding], module_source: Optional[str], context, mode: Mode) -> List[Diagnostic]:
+def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnostic]:
+    """GL000 for the parts of a document left out of its text (a notebook cell that does not parse)."""
+    if PARSE_ERROR not in codes:
+        return []
+    doc_ = catalog.load()[PARSE_ERROR]
+    return [
+        Diagnostic(PARSE_ERROR, doc_.format_message(detail=f"syntax error: {p.message}"), p.row, p.column + 1, p.row, p.column + 1, cell=p.cell)
+        for p in doc.problems
+    ]
+
+
+def to_diagnostics(
+    findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None
+) -> List[Diagnostic]:
+    """Findings on ``text`` (a document's text, or a fixed version of it) as diagnostics.
+
+    ``doc`` maps positions and fixes back to the document (a notebook's cells);
+    without it they are a ``.py`` file's own. ``context`` (the parsed ``text``)
+    is needed to compute fix edits for JSON output, and by documents that check
+    each fix (``checks_fixes``: a notebook drops the fixes it could not write back).
+    """
     out = []
     for f in findings:
         info = None
-        if f.fix is not None:
-            edits: Tuple[TextEdit, ...] = ()
-            if mode.edits and context is not None and module_source is not None:
+        fix = f.fix
+        if fix is not None:
+            edits: Optional[Tuple[TextEdit, ...]] = ()
+            if mode.edits and context is not None and text is not None:
                 try:
-                    edits = tuple(text_edits(module_source, apply_fixes(context.module, [f.fix])))
+                    new = apply_fixes(context.module, [fix])
+                    edits = doc.fix_edits(text, new) if doc is not None else tuple(text_edits(text, new))
                 except Exception:  # an unrenderable fix is reported without edits
                     edits = ()
-            info = FixInfo(f.fix.applicability, f.fix.title, edits)
+            elif doc is not None and doc.checks_fixes and context is not None and text is not None:
+                module = context.module
+                edits = () if doc.fix_fits(text, fix, lambda: apply_fixes(module, [fix])) else None
+            if edits is not None:
+                info = FixInfo(fix.applicability, fix.title, edits)
+        cell, row, column, end_row, end_column = None, f.start[0], f.start[1] + 1, f.end[0], f.end[1] + 1
+        if doc is not None and text is not None:
+            cell, row, column = doc.locate(text, row, column)
+            _, end_row, end_column = doc.locate(text, end_row, end_column)
         out.append(
             Diagnostic(
                 code=f.code,
                 message=f.message,
-                row=f.start[0],
-                column=f.start[1] + 1,
-                end_row=f.end[0],
-                end_column=f.end[1] + 1,
+                row=row,
+                column=column,
+                end_row=end_row,
+                end_column=end_column,
                 fix=info,
+                cell=cell,
             )
         )
     return out
@@ -111,12 +143,12 @@ def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
     report = FileReport(display_path(path))
     codes, options = run_settings.codes_for(path)
     try:
-        source = read_source(path)
+        doc = read_document(path)
     except ReadError as exc:
         if PARSE_ERROR in codes:
             report.diagnostics.append(_read_error_diagnostic(str(exc)))
         return report
-    _check_source(report, source, LintSettings(codes, options), mode, write_source)
+    _check_source(report, doc, LintSettings(codes, options), mode, write_source)
     return report
 
 
@@ -146,18 +178,19 @@ def check_stdin(data: bytes, path: Path, display: str, run_settings: Settings, m
         return report, data
 
 
-Writer = Callable[[SourceFile, str], None]
+Writer = Callable[[Document, str], None]
 
 
-def _check_source(report: FileReport, source: SourceFile, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
-    """Lint or fix ``source`` into ``report``; the text its diagnostics refer to comes back."""
-    final = source.text
+def _check_source(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
+    """Lint or fix ``doc`` into ``report``; the text its diagnostics refer to comes back."""
+    final = doc.text
     try:
         if mode.fix or mode.diff:
-            final = _fix_file(report, source, settings, mode, write)
+            final = _fix_file(report, doc, settings, mode, write)
         else:
-            result = lint_source(source.text, report.path, settings)
-            report.diagnostics = to_diagnostics(result.findings, source.text, result.context, mode)
+            result = lint_source(doc.text, report.path, settings)
+            report.diagnostics = to_diagnostics(result.findings, doc.text, result.context, mode, doc)
+        report.diagnostics[:0] = _problem_diagnostics(doc, settings.codes)
     except RecursionError:
         report.diagnostics = [_read_error_diagnostic("too deeply nested to analyse")]
     except Exception as exc:  # keep going with the other files; the run exits 2
@@ -168,39 +201,32 @@ def _check_source(report: FileReport, source: SourceFile, settings: LintSettings
     return final
 
 
-def unified_diff(path: str, old: str, new: str) -> str:
-    """A patch turning ``old`` into ``new`` that ``git apply`` takes."""
-    return "".join(
-        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=path, tofile=path)
-    )
-
-
-def _fix_file(report: FileReport, source: SourceFile, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
-    """Fix ``source``, writing it with ``write`` (None: the caller prints it); returns the resulting text."""
-    result = fix_source(source.text, report.path, settings, unsafe=mode.unsafe_fixes)
+def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
+    """Fix ``doc``, writing it with ``write`` (None: the caller prints it); returns the resulting text."""
+    result = fix_source(doc.text, report.path, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)
     report.errors.extend(result.problems)
-    changed = result.source != source.text
+    changed = result.source != doc.text
     if changed and mode.diff:
-        report.diff = unified_diff(report.path, source.text, result.source)
+        report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed
-        lint = lint_source(source.text, report.path, settings)
-        report.diagnostics = to_diagnostics(lint.findings, source.text, lint.context, mode)
-        return source.text
+        lint = lint_source(doc.text, report.path, settings)
+        report.diagnostics = to_diagnostics(lint.findings, doc.text, lint.context, mode, doc)
+        return doc.text
     if changed:
         try:
             if write is not None:
-                write(source, result.source)
+                write(doc, result.source)
         except WriteError as exc:
             report.errors.append(str(exc))
-            lint = lint_source(source.text, report.path, settings)
-            report.diagnostics = to_diagnostics(lint.findings, source.text, lint.context, mode)
-            return source.text
+            lint = lint_source(doc.text, report.path, settings)
+            report.diagnostics = to_diagnostics(lint.findings, doc.text, lint.context, mode, doc)
+            return doc.text
         report.fixed = result.fixed
-    final = lint_source(result.source, report.path, settings) if mode.edits else None
+    final = lint_source(result.source, report.path, settings) if mode.edits or doc.checks_fixes else None
     if final is not None:
-        report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode)
+        report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc)
     else:
-        report.diagnostics = to_diagnostics(result.remaining, None, None, mode)
+        report.diagnostics = to_diagnostics(result.remaining, result.source, None, mode, doc)
     return result.source
 
 

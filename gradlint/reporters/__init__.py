@@ -30,9 +30,9 @@ def fixable(diag: Diagnostic, unsafe_fixes: bool) -> bool:
 
 
 def sorted_diagnostics(reports: Sequence[FileReport]) -> List[tuple]:
-    """(path, diagnostic) pairs sorted by file, then position, then code."""
+    """(path, diagnostic) pairs sorted by file, then position (cell first in a notebook), then code."""
     pairs = [(r.path, d) for r in reports for d in r.diagnostics]
-    pairs.sort(key=lambda p: (p[0], p[1].row, p[1].column, p[1].code))
+    pairs.sort(key=lambda p: (p[0], p[1].cell or 0, p[1].row, p[1].column, p[1].code))
     return pairs
 
 
@@ -49,3 +49,9 @@ def get(name: str) -> Reporter:
     if name not in FORMATS:
         raise KeyError(name)
     return importlib.import_module(f"gradlint.reporters.{name}").render
+
+
+def location(path: str, diag: Diagnostic) -> str:
+    """``path:row:col``, or ``path:cell N:row:col`` in a notebook (as Ruff prints it)."""
+    cell = f"cell {diag.cell}:" if diag.cell is not None else ""
+    return f"{path}:{cell}{diag.row}:{diag.column}"

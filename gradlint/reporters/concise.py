@@ -1,10 +1,11 @@
-"""One finding per line, ``path:row:col: CODE message [*]``, then a summary (flake8/Ruff style)."""
+"""One finding per line, ``path:row:col: CODE message [*]`` (``path:cell N:row:col`` in a
+notebook), then a summary (flake8/Ruff style)."""
 
 from __future__ import annotations
 
 from typing import List, Sequence
 
-from gradlint.reporters import RunInfo, fixable, sorted_diagnostics
+from gradlint.reporters import RunInfo, fixable, location, sorted_diagnostics
 from gradlint.runner import FileReport
 
 
@@ -17,7 +18,7 @@ def render(reports: Sequence[FileReport], info: RunInfo) -> str:
     pairs = sorted_diagnostics(reports)
     for path, d in pairs:
         mark = " [*]" if fixable(d, info.unsafe_fixes) else ""
-        lines.append(f"{path}:{d.row}:{d.column}: {d.code} {d.message}{mark}")
+        lines.append(f"{location(path, d)}: {d.code} {d.message}{mark}")
     if not info.quiet:
         lines += summary_lines(reports, info)
     return "".join(line + "\n" for line in lines)

@@ -1,4 +1,8 @@
-"""A JSON list shaped like Ruff's ``--output-format json``, so existing tooling can read it."""
+"""A JSON list shaped like Ruff's ``--output-format json``, so existing tooling can read it.
+
+In a notebook, rows and columns are relative to the cell given in ``cell`` (1-based,
+counting every cell of the notebook), as in Ruff; ``cell`` is null in a ``.py`` file.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,20 @@ import json
 from typing import Any, Dict, List, Sequence
 
 from gradlint.reporters import RunInfo, sorted_diagnostics
+from gradlint.fixes import TextEdit
 from gradlint.runner import Diagnostic, FileReport
+
+
+def _edit_dict(e: TextEdit) -> Dict[str, Any]:
+    out: Dict[str, Any] = {
+        "content": e.content,
+        "location": {"row": e.row, "column": e.column},
+        "end_location": {"row": e.end_row, "column": e.end_column},
+    }
+    if e.cell is not None:
+        # In a notebook an edit may be in another cell than its finding (an import).
+        out["cell"] = e.cell
+    return out
 
 
 def diagnostic_dict(path: str, d: Diagnostic) -> Dict[str, Any]:
@@ -15,17 +32,10 @@ def diagnostic_dict(path: str, d: Diagnostic) -> Dict[str, Any]:
         fix = {
             "applicability": d.fix.applicability,
             "message": d.fix.message,
-            "edits": [
-                {
-                    "content": e.content,
-                    "location": {"row": e.row, "column": e.column},
-                    "end_location": {"row": e.end_row, "column": e.end_column},
-                }
-                for e in d.fix.edits
-            ],
+            "edits": [_edit_dict(e) for e in d.fix.edits],
         }
     return {
-        "cell": None,
+        "cell": d.cell,
         "code": d.code,
         "end_location": {"row": d.end_row, "column": d.end_column},
         "filename": path,

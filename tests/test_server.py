@@ -1,0 +1,274 @@
+"""``gradlint server``: driven over stdio with LSP JSON-RPC messages, as an editor does."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import libcst as cst
+import pytest
+
+pytest.importorskip("pygls")
+
+from lsprotocol import types  # noqa: E402
+from pygls.workspace.position_codec import PositionCodec  # noqa: E402
+
+from gradlint import engine  # noqa: E402
+from gradlint.rule import Rule  # noqa: E402
+from gradlint.server import FIX_ALL, code_actions  # noqa: E402
+
+SOURCE = (
+    "import torch\n"
+    "from torch.autograd import Variable\n"
+    "\n"
+    "\n"
+    "def evaluate(model, x):\n"
+    "    # résumé: évaluation\n"
+    "    return model(Variable(x, volatile=True))\n"
+)
+FIXED = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "@torch.no_grad()\n"
+    "def evaluate(model, x):\n"
+    "    # résumé: évaluation\n"
+    "    return model(x.detach())\n"
+)
+URL = "https://gradlint.readthedocs.io/en/latest/rules/GL001/"
+MESSAGE = (
+    "`volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; "
+    "use `torch.no_grad()`"
+)
+TIMEOUT = 30
+
+
+class Client:
+    """A minimal LSP client: Content-Length framed JSON-RPC over the server's stdio."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gradlint", "server"],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.messages: "queue.Queue[Dict[str, Any]]" = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            headers: Dict[str, str] = {}
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                headers[name.strip().lower()] = value.strip()
+            body = out.read(int(headers["content-length"]))
+            self.messages.put(json.loads(body.decode("utf-8")))
+
+    def send(self, message: Dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: Any) -> Any:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        reply = self.wait(lambda m: m.get("id") == self.next_id and "method" not in m)
+        assert "error" not in reply, reply
+        return reply["result"]
+
+    def wait(self, match) -> Dict[str, Any]:
+        while True:
+            try:
+                message = self.messages.get(timeout=TIMEOUT)
+            except queue.Empty:
+                self.proc.kill()
+                raise AssertionError(f"no reply from the server; stderr: {self.proc.stderr.read().decode()[-2000:]}")
+            if match(message):
+                return message
+
+    def diagnostics(self, uri: str) -> Dict[str, Any]:
+        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri)[
+            "params"
+        ]
+
+
+def apply(text: str, edits: List[Dict[str, Any]]) -> str:
+    """Apply LSP text edits (UTF-16 positions) to ``text``."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(pos: Dict[str, int]) -> int:
+        before = sum(len(line) for line in lines[: pos["line"]])
+        line = lines[pos["line"]] if pos["line"] < len(lines) else ""
+        units, i = 0, 0
+        while units < pos["character"]:
+            units += 2 if ord(line[i]) > 0xFFFF else 1
+            i += 1
+        return before + i
+
+    for edit in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]), reverse=True):
+        start, end = offset(edit["range"]["start"]), offset(edit["range"]["end"])
+        text = text[:start] + edit["newText"] + text[end:]
+    return text
+
+
+@pytest.mark.slow
+def test_diagnostics_quick_fix_and_clean_text_over_stdio(tmp_path):
+    # the configuration for the document's path applies: GL003 is off
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nignore = ['GL003']\n")
+    path = tmp_path / "evaluate.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    uri = path.as_uri()
+    client = Client(tmp_path)
+    try:
+        init = client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        caps = init["capabilities"]
+        assert caps["codeActionProvider"]["codeActionKinds"] == ["quickfix", FIX_ALL]
+        assert init["serverInfo"]["name"] == "gradlint"
+        client.notify("initialized", {})
+
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        published = client.diagnostics(uri)
+        assert published["diagnostics"] == [
+            {
+                "range": {"start": {"line": 6, "character": 17}, "end": {"line": 6, "character": 43}},
+                "severity": 2,
+                "code": "GL001",
+                "codeDescription": {"href": URL},
+                "source": "gradlint",
+                "message": MESSAGE,
+            }
+        ]
+
+        diagnostic = published["diagnostics"][0]
+        actions = client.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
+        )
+        quick = [a for a in actions if a["kind"] == "quickfix"]
+        assert len(quick) == 1
+        assert quick[0]["title"] == "GL001: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`"
+        assert quick[0]["isPreferred"] is True
+        assert quick[0]["diagnostics"] == [diagnostic]
+        assert apply(SOURCE, quick[0]["edit"]["changes"][uri]) == FIXED
+        (fix_all,) = [a for a in actions if a["kind"] == FIX_ALL]
+        assert apply(SOURCE, fix_all["edit"]["changes"][uri]) == FIXED
+
+        # the editor applies the fix: a full-text change, then no diagnostics
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": FIXED}]},
+        )
+        assert client.diagnostics(uri) == {"uri": uri, "version": 2, "diagnostics": []}
+
+        # an incremental change brings a finding back, after a character that is two
+        # UTF-16 code units (LSP's default position encoding); GL003 is ignored
+        client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": 3},
+                "contentChanges": [
+                    {
+                        "range": {"start": {"line": 6, "character": 4}, "end": {"line": 6, "character": 4}},
+                        "text": 's = "😋"; print(x.volatile, loss.data[0])\n    ',
+                    }
+                ],
+            },
+        )
+        (again,) = client.diagnostics(uri)["diagnostics"]
+        assert (again["code"], again["range"]) == (
+            "GL004",
+            {"start": {"line": 6, "character": 20}, "end": {"line": 6, "character": 30}},
+        )
+
+        assert client.request("shutdown", None) is None
+        client.notify("exit", None)
+        assert client.proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+
+
+class _UnsafeRule(Rule):
+    """A test rule with an unsafe fix: `model.eval()` -> `model.train(False)`."""
+
+    triggers = ("eval",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "eval":
+            new = node.with_changes(func=node.func.with_changes(attr=cst.Name("train")), args=[cst.Arg(cst.Name("False"))])
+            self.report(node, fix=self.fix(self.replace(node, new), title="Use train(False)", applicability="unsafe"), receiver="m")
+
+
+def test_unsafe_fixes_are_labelled_and_not_preferred(tmp_path, monkeypatch):
+    _UnsafeRule.code = "GL003"  # set after class creation: not registered as a real rule
+    monkeypatch.setattr(engine, "all_rules", lambda: {"GL003": _UnsafeRule})
+    text = "model.eval()\n"
+    everything = types.Range(types.Position(0, 0), types.Position(1, 0))
+    uri = (tmp_path / "m.py").as_uri()
+    # one action: the quick fix; unsafe fixes are not in "fix all", which is then empty
+    (action,) = code_actions(uri, text, tmp_path / "m.py", everything, PositionCodec())
+    assert action.title == "GL003: Use train(False) (unsafe: may change behaviour)"
+    assert action.is_preferred is False
+    assert action.edit.changes[uri] == [
+        types.TextEdit(range=types.Range(types.Position(0, 6), types.Position(0, 11)), new_text="train(False")
+    ]
+    # a range that misses the finding gets nothing
+    elsewhere = types.Range(types.Position(3, 0), types.Position(3, 0))
+    assert code_actions(uri, text + "\n\nx = 1\n", tmp_path / "m.py", elsewhere, PositionCodec()) == []
+
+
+def test_check_does_not_import_pygls(tmp_path):
+    (tmp_path / "nb.py").write_text(SOURCE)
+    code = (
+        "import sys\nfrom click.testing import CliRunner\nfrom gradlint.cli import main\n"
+        "CliRunner().invoke(main, ['check', sys.argv[1]])\n"
+        "sys.exit(1 if 'pygls' in sys.modules or 'lsprotocol' in sys.modules else 0)"
+    )
+    assert subprocess.run([sys.executable, "-c", code, str(tmp_path / "nb.py")]).returncode == 0
+
+
+def test_server_without_pygls_is_a_clear_error(tmp_path):
+    # pygls made unimportable: the command says what to install, exit 2
+    code = (
+        "import sys\nsys.modules['pygls'] = None\nsys.modules['lsprotocol'] = None\n"
+        "from gradlint.cli import main\nmain(['server'])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: `gradlint server` needs pygls (")
+    assert result.stderr.rstrip().endswith("install it with: pip install 'gradlint[lsp]'")
+
+
+def test_documents_are_checked_with_the_configuration_for_their_path(tmp_path):
+    from gradlint.server import check_text
+
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nper-file-ignores = { 'legacy/*' = ['GL001'] }\n")
+    text = SOURCE + "\n\nprint(loss.data[0])\n"
+    codes = lambda rel: [d.code for d in check_text(text, tmp_path / rel).diagnostics]  # noqa: E731
+    assert codes("evaluate.py") == ["GL001", "GL003"]
+    assert codes("legacy/evaluate.py") == ["GL003"]
+    assert codes("build/evaluate.py") == []  # excluded by default, as in `gradlint check`
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nselect = ['GL9']\n")
+    broken = check_text(text, tmp_path / "evaluate.py")
+    assert broken.diagnostics == [] and broken.error == f"{tmp_path / 'pyproject.toml'}: unknown rule code or prefix 'GL9'"
