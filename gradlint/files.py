@@ -24,7 +24,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from gradlint.config import Settings, excludes, matches
 from gradlint.fixes import Fix, TextEdit, text_edits, unified_diff
@@ -65,6 +65,9 @@ class SourceFile:
 
     def locate(self, text: str, row: int, column: int) -> Tuple[Optional[int], int, int]:
         return None, row, column
+
+    def cell_texts(self, text: str) -> Optional[Dict[int, str]]:
+        return None
 
     def check_fix(self, old: str, new: str) -> Optional[str]:
         return None

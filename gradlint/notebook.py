@@ -422,6 +422,12 @@ class Notebook:
         last = segments[-1]
         return last.cell, max(1, min(row - (start - len(last.lines)) + 1, len(last.lines))), column
 
+    def cell_texts(self, text: str) -> Dict[int, str]:
+        """Each code cell's text in the module ``text`` (IPython lines as written), by
+        cell number, with rows as ``locate`` counts them: for quoting a finding."""
+        segments = self._layouts.get(text, self.segments)
+        return {seg.cell: "".join(seg.masks.get(i, line) for i, line in enumerate(seg.lines)) for seg in segments}
+
     # -- fixes ----------------------------------------------------------------
 
     def check_fix(self, old: str, new: str) -> Optional[str]:

@@ -60,6 +60,9 @@ class FileReport:
     # The text the diagnostics' positions refer to (after --fix, the fixed
     # text), kept only when Mode.source asks and there are diagnostics.
     source: Optional[str] = None
+    # In a notebook, each code cell's text by cell number: diagnostics' rows are
+    # relative to their cell.
+    cells: Optional[Dict[int, str]] = None
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,7 @@ def _check_source(report: FileReport, doc: Document, settings: LintSettings, mod
         report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
     if mode.source and report.diagnostics:
         report.source = final
+        report.cells = doc.cell_texts(final)
     return final
 
 

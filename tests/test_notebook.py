@@ -379,3 +379,22 @@ def test_noqa_comments_work_in_cells(here):
     write(here / "file.ipynb", nb)
     result = run("check", "-q", "line.ipynb", "file.ipynb")
     assert result.stdout.splitlines() == [f"line.ipynb:cell 2:2:5: {GL001}"]
+
+
+def test_full_github_and_sarif_formats_name_the_cell_and_quote_its_lines(here):
+    write(here / "eval.ipynb", eval_notebook())
+    full = run("check", "--output-format", "full", "eval.ipynb").stdout
+    # the location names the cell; the quoted line is the cell's own line 3, IPython lines as written
+    assert " --> eval.ipynb:cell 3:3:17\n" in full
+    assert "3 |     out = model(Variable(x, volatile=True))\n" in full
+    assert "  |                 ^^^^^^^^^^^^^^^^^^^^^^^^^^\n" in full
+    assert "2 |     %time warm = model(x)\n" in full
+    # the preview of cell 3's fix shows cell 3 only (the import removal is in cell 1)
+    assert "1 + @torch.no_grad()\n" in full and "4 +     out = model(x.detach())\n" in full
+    assert "import torch" not in full.split("GL003")[0]
+    github = run("check", "--output-format", "github", "eval.ipynb").stdout.splitlines()
+    assert github[0].startswith("::error file=eval.ipynb,line=3,col=17,endLine=3,endColumn=43,title=GL001::cell 3: ")
+    sarif = json.loads(run("check", "--output-format", "sarif", "eval.ipynb").stdout)
+    first = sarif["runs"][0]["results"][0]
+    assert first["properties"] == {"cell": 3}
+    assert first["message"]["text"].startswith("cell 3: `volatile=True` has been ignored")

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import click
 
 from gradlint.fixes import TextEdit
-from gradlint.reporters import RunInfo, fixable, sorted_diagnostics
+from gradlint.reporters import RunInfo, fixable, location, sorted_diagnostics
 from gradlint.reporters.concise import summary_lines
 from gradlint.runner import Diagnostic, FileReport
 
@@ -125,10 +125,12 @@ def _fix_preview(source: str, edits: Sequence[TextEdit]) -> List[Tuple[str, Opti
 def _render_one(path: str, d: Diagnostic, source: Optional[str], info: RunInfo, paint: _Painter) -> List[str]:
     mark = " " + paint("[*]", fg="cyan") if fixable(d, info.unsafe_fixes) else ""
     out = [f"{paint(d.code, fg='red', bold=True)}{mark} {paint(d.message, bold=True)}"]
-    out.append(f" {paint('-->', fg='blue', bold=True)} {path}:{d.row}:{d.column}")
+    out.append(f" {paint('-->', fg='blue', bold=True)} {location(path, d)}")
     lines = split_lines(source) if source is not None else []
     shown = _span_rows(d, lines) if 1 <= d.row <= len(lines) else []
-    preview = _fix_preview(source, d.fix.edits) if source is not None and d.fix is not None and d.fix.edits else []
+    # In a notebook a fix may also edit another cell (an import): preview this cell's part.
+    edits = [e for e in d.fix.edits if e.cell == d.cell] if d.fix is not None else []
+    preview = _fix_preview(source, edits) if source is not None and edits else []
     numbers = [r for r, _ in shown if r > 0] + [n for _, n, _ in preview if n is not None]
     w = len(str(max(numbers))) if numbers else 1
     bar = paint("|", fg="blue", bold=True)
@@ -168,10 +170,12 @@ def _render_one(path: str, d: Diagnostic, source: Optional[str], info: RunInfo, 
 
 def render(reports: Sequence[FileReport], info: RunInfo) -> str:
     paint = _Painter(info.color)
-    sources: Dict[str, Optional[str]] = {r.path: r.source for r in reports}
+    by_path = {r.path: r for r in reports}
     lines: List[str] = []
     for path, d in sorted_diagnostics(reports):
-        lines += _render_one(path, d, sources.get(path), info, paint)
+        report = by_path[path]
+        source = report.cells.get(d.cell) if d.cell is not None and report.cells else report.source
+        lines += _render_one(path, d, source, info, paint)
         lines.append("")
     if not info.quiet:
         lines += summary_lines(reports, info)

@@ -34,7 +34,8 @@ def render(reports: Sequence[FileReport], info: RunInfo) -> str:
                 ("title", d.code),
             )
         )
-        message = d.message
+        # Annotations have no notion of notebook cells: the message names the cell.
+        message = f"cell {d.cell}: {d.message}" if d.cell is not None else d.message
         if d.fix is not None:
             hint = "" if fixable(d, info.unsafe_fixes) else " (unsafe: needs --unsafe-fixes)"
             message += f"\nfix{hint}: {d.fix.message}"

@@ -61,11 +61,14 @@ def _result(path: str, d: Diagnostic, index: Dict[str, int]) -> Dict[str, Any]:
     result: Dict[str, Any] = {
         "ruleId": d.code,
         "level": "error",
-        "message": {"text": d.message},
+        # SARIF has no notebook cells: the message names the cell and a property carries it.
+        "message": {"text": f"cell {d.cell}: {d.message}" if d.cell is not None else d.message},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": _region(d.row, d.column, d.end_row, d.end_column)}}],
     }
     if d.code in index:
         result["ruleIndex"] = index[d.code]
+    if d.cell is not None:
+        result["properties"] = {"cell": d.cell}
     if d.fix is not None and d.fix.edits:
         result["fixes"] = [
             {
