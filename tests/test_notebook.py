@@ -396,5 +396,5 @@ def test_full_github_and_sarif_formats_name_the_cell_and_quote_its_lines(here):
     assert github[0].startswith("::error file=eval.ipynb,line=3,col=17,endLine=3,endColumn=43,title=GL001::cell 3: ")
     sarif = json.loads(run("check", "--output-format", "sarif", "eval.ipynb").stdout)
     first = sarif["runs"][0]["results"][0]
-    assert first["properties"] == {"cell": 3}
+    assert first["properties"] == {"cell": 3, "applicability": "safe"}
     assert first["message"]["text"].startswith("cell 3: `volatile=True` has been ignored")

@@ -87,7 +87,7 @@ def _result(path: str, d: Diagnostic, index: Dict[str, int]) -> Dict[str, Any]:
                 ],
             }
         ]
-        result["properties"] = {"applicability": d.fix.applicability}
+        result.setdefault("properties", {})["applicability"] = d.fix.applicability
     return result
 
 
