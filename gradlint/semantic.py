@@ -96,7 +96,8 @@ _PYTHON_VALUE_FUNCS = frozenset({"float", "int", "len", "round", "bool", "str", 
 # ``criterion(out, y)``, ``self.loss_fn(...)``, ``netD(fake)``).
 _FORWARD_NAME = re.compile(
     r"model|net|loss|criterion|crit$|^crit|forward|encoder|decoder|generator|discriminator|"
-    r"policy|critic|actor|classifier|backbone|head$|objective|^q_?net|^module$|^(ema|teacher|student)",
+    r"policy|critic|actor|classifier|backbone|head$|objective|^q_?net|^module$|^(ema|teacher|student)|"
+    r"rnn|lstm|gru|mlp|transformer|attention|attn$",
     re.IGNORECASE,
 )
 _LOSS_FUNCTIONS = frozenset(
@@ -250,6 +251,7 @@ class Semantic:
         self._bindings: Dict[int, Dict[str, List[Binding]]] = {}
         self._torch_ref: Optional[Tuple[str, bool]] = None
         self._module_class_cache: Optional[Dict[str, cst.ClassDef]] = None
+        self._graph_by_name: Dict[int, Optional[cst.CSTNode]] = {}
 
     # -- names --------------------------------------------------------------
 
@@ -766,6 +768,19 @@ class Semantic:
         return None
 
     def _name_graph_source(self, name: cst.Name, depth: int) -> Optional[cst.CSTNode]:
+        # Memoised per use, with a cycle guard: ``h = h + layer(h)`` in a loop refers to itself.
+        key = id(name)
+        if key in self._graph_by_name:
+            return self._graph_by_name[key]
+        self._graph_by_name[key] = None
+        found = self._resolve_name_graph_source(name, depth)
+        if depth <= 2:
+            self._graph_by_name[key] = found
+        else:  # may have been cut short by the depth limit: do not remember it
+            del self._graph_by_name[key]
+        return found
+
+    def _resolve_name_graph_source(self, name: cst.Name, depth: int) -> Optional[cst.CSTNode]:
         b = self.reaching_binding(name)
         candidates = [b] if b is not None else self.bindings(self.enclosing_scope(name)).get(name.value, [])
         found: Optional[cst.CSTNode] = None
@@ -863,12 +878,19 @@ class Semantic:
         """``for m in model.children()``, ``for _, m in model.named_modules()``,
         ``for i, m in enumerate(model.modules())``."""
         it, target = loop.iter, loop.target
-        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value in ("enumerate", "list") and it.args:
-            if it.func.value == "enumerate":
-                if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
-                    return False
-                target = target.elements[1].value
-            it = it.args[0].value
+        while True:  # list(model.children())[-2:], enumerate(...), reversed(...)
+            if isinstance(it, cst.Subscript):
+                it = it.value
+            elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.args and it.func.value in (
+                "enumerate", "list", "tuple", "reversed"
+            ):
+                if it.func.value == "enumerate":
+                    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+                        return False
+                    target = target.elements[1].value
+                it = it.args[0].value
+            else:
+                break
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute)):
             return False
         method = it.func.attr.value

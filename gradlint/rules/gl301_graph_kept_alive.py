@@ -8,7 +8,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import Rule
-from gradlint.rules._inplace import short
+from gradlint.rules._inplace import edit_text, short
 from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
 
 
@@ -69,15 +69,14 @@ class GraphKeptAlive(Rule):
         if not carriers:
             return
         edits = [self.replace(c, codegen.method_call(c, method)) for c in carriers]
-        first = short(self.ctx, carriers[0], 30) or "the value"
+        first = _text(self.ctx, carriers[0])
         remedy = f"{first}.{method}()"
-        statement = short(self.ctx, node, 50) or ("`.append(...)`" if isinstance(node, cst.Call) else "this accumulation")
         self.report(
             node,
             fix=self.fix(*edits, title=f"Keep `{remedy}` instead"),
-            statement=statement,
-            value=short(self.ctx, value, 30) or first,
-            target=short(self.ctx, target, 30) or "the accumulator",
+            statement=short(self.ctx, node, 50) or edit_text(self.ctx, node),
+            value=_text(self.ctx, value),
+            target=_text(self.ctx, target),
             remedy=remedy,
         )
 
@@ -171,6 +170,16 @@ class GraphKeptAlive(Rule):
             yield from self._carriers(value.expression)
         elif sem.graph_source(value) is not None or sem.requires_grad_leaf(value) is not None:
             yield value
+
+
+def _text(ctx, expr: cst.BaseExpression) -> str:
+    """``loss``; ``F.nll_loss(...)`` for a long call; ``...`` for anything else too long."""
+    whole = short(ctx, expr, 40)
+    if whole is not None:
+        return whole
+    if isinstance(expr, cst.Call):
+        return f"{short(ctx, expr.func, 36) or '...'}(...)"
+    return "..."
 
 
 def _key(expr: cst.BaseExpression) -> Optional[str]:
