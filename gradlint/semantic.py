@@ -112,6 +112,15 @@ NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 _NN_NOT_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"})
 _TORCHVISION_NOT_MODELS = frozenset({"get_weight", "get_model_weights", "list_models", "get_model_builder"})
 _TRANSFORMERS_NOT_MODELS = re.compile(r"Tokenizer|Config|Processor|FeatureExtractor|Pipeline|Trainer|Arguments")
+# ``nn.Module`` (and Hugging Face model) methods that do not run a forward pass with autograd.
+_MODULE_API = frozenset(
+    "parameters named_parameters buffers named_buffers children named_children modules named_modules "
+    "state_dict load_state_dict eval train to cuda cpu half float double bfloat16 zero_grad apply "
+    "register_buffer register_parameter register_module add_module register_forward_hook "
+    "register_forward_pre_hook register_full_backward_hook register_backward_hook get_submodule "
+    "get_parameter get_buffer requires_grad_ extra_repr share_memory generate save_pretrained "
+    "num_parameters get_input_embeddings get_output_embeddings resize_token_embeddings".split()
+)
 # Methods of ``nn.Module`` that return the module itself.
 _MODULE_SELF_METHODS = frozenset(
     "to cuda cpu eval train half float double bfloat16 requires_grad_ apply to_empty share_memory".split()
@@ -182,13 +191,8 @@ def is_tensor_data_syntax(node: cst.CSTNode) -> bool:
     """``x.data`` whose receiver is not named like a dataset, request or config object."""
     if not (isinstance(node, cst.Attribute) and node.attr.value == "data"):
         return False
-    receiver = node.value
-    if isinstance(receiver, cst.Call):
-        return True  # ``next(model.parameters()).data``
-    name = last_name(receiver)
-    if name is None:
-        return isinstance(receiver, cst.Subscript)
-    return not _NOT_TENSOR_DATA.search(name)
+    name = last_name(node.value)  # None for ``next(model.parameters()).data``, ``(a + b).data``, ``xs[0].data``
+    return name is None or not _NOT_TENSOR_DATA.search(name)
 
 
 def inplace_edit(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
@@ -756,6 +760,15 @@ class Semantic:
             return call
         if isinstance(func, (cst.Name, cst.Attribute)) and self.is_module(func):
             return call
+        if isinstance(func, cst.Attribute) and func.attr.value not in _MODULE_API:
+            # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model
+            receiver: cst.BaseExpression = func.value
+            while isinstance(receiver, cst.Attribute):
+                if _FORWARD_NAME.search(receiver.attr.value):
+                    return call
+                receiver = receiver.value
+            if isinstance(receiver, cst.Name) and _FORWARD_NAME.search(receiver.value):
+                return call
         return None
 
     def _args_graph_source(self, call: cst.Call, depth: int) -> Optional[cst.CSTNode]:
