@@ -160,6 +160,12 @@ class StorageAlias:
     through_name: bool = False
 
 
+def _looks_forward(name: Optional[str]) -> bool:
+    """A callee named like a model or loss (``model``, ``netD``, ``criterion``), not a
+    class (``Net(...)`` builds a module, ``LSTMLayer.from_float`` converts one)."""
+    return bool(name) and bool(_FORWARD_NAME.search(name)) and not name.lstrip("_")[:1].isupper()  # type: ignore[union-attr]
+
+
 def is_inplace_method(name: str) -> bool:
     """``add_``, ``zero_``, ``copy_``...: tensor methods that overwrite their receiver's elements."""
     return name.endswith("_") and not name.startswith("_") and name not in _NOT_INPLACE
@@ -256,6 +262,7 @@ class Semantic:
         self._torch_ref: Optional[Tuple[str, bool]] = None
         self._module_class_cache: Optional[Dict[str, cst.ClassDef]] = None
         self._graph_by_name: Dict[int, Optional[cst.CSTNode]] = {}
+        self._returns_checked: set = set()
 
     # -- names --------------------------------------------------------------
 
@@ -755,21 +762,52 @@ class Semantic:
             found = self._operand_graph_source(func.value, depth + 1)
             if found is not None:
                 return found
-        name = last_name(func)
-        if name and _FORWARD_NAME.search(name):
+        local = self._local_function(call)
+        if local is not None:  # a function of this file: what it returns decides
+            return call if self._returns_history(local, depth) else None
+        if _looks_forward(last_name(func)):
             return call
         if isinstance(func, (cst.Name, cst.Attribute)) and self.is_module(func):
             return call
-        if isinstance(func, cst.Attribute) and func.attr.value not in _MODULE_API:
-            # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model
-            receiver: cst.BaseExpression = func.value
-            while isinstance(receiver, cst.Attribute):
-                if _FORWARD_NAME.search(receiver.attr.value):
-                    return call
-                receiver = receiver.value
-            if isinstance(receiver, cst.Name) and _FORWARD_NAME.search(receiver.value):
-                return call
+        if isinstance(func, cst.Attribute) and func.attr.value not in _MODULE_API and _looks_forward(last_name(func.value)):
+            return call  # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model
         return None
+
+    def _local_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The function of this file that ``call`` calls: ``f(...)`` for a ``def f`` of the
+        same or the module scope, ``self.f(...)`` for a method of the enclosing class."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            for scope in (self.enclosing_scope(call), self.ctx.module):
+                binds = self.bindings(scope).get(func.value)
+                if binds:
+                    defs = [b.node for b in binds if isinstance(b.node, cst.FunctionDef)]
+                    return defs[0] if len(defs) == len(binds) == 1 else None  # type: ignore[return-value]
+            return None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            cur = self.ctx.parent(call)
+            while cur is not None and not isinstance(cur, cst.ClassDef):
+                cur = self.ctx.parent(cur)
+            if cur is not None:
+                for stmt in cur.body.body:
+                    if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value:
+                        return stmt
+        return None
+
+    def _returns_history(self, func: cst.FunctionDef, depth: int) -> bool:
+        if id(func) in self._returns_checked:
+            return False  # recursion
+        self._returns_checked.add(id(func))
+        try:
+            for node in walk(func):
+                if isinstance(node, cst.Return) and node.value is not None:
+                    value = node.value
+                    values = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+                    if any(self.graph_source(v, depth + 1) is not None for v in values):
+                        return True
+            return False
+        finally:
+            self._returns_checked.discard(id(func))
 
     def _args_graph_source(self, call: cst.Call, depth: int) -> Optional[cst.CSTNode]:
         for arg in call.args:

@@ -99,7 +99,7 @@ def test_storage_alias(code, kind, source, through_name):
 )
 def test_graph_source(code, expected):
     ctx = context(code)
-    call = next(n for n in walk(ctx.module) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "f")
+    call = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "f")
     found = ctx.semantic.graph_source(call.args[0].value)
     assert (ctx.code_for(found) if found is not None else None) == expected
 
@@ -124,3 +124,19 @@ def test_graph_source(code, expected):
 def test_is_module(code, expected):
     ctx = context(code)
     assert ctx.semantic.is_module(marked(ctx, text="m")) is expected
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        # a function of the file: what it returns decides, not its name
+        ("def memory_efficient_loss(o):\n    total = 0\n    total += o.sum().item()\n    return total, None\n"
+         "loss, _ = memory_efficient_loss(out)\nf(loss)  # <-\n", None),
+        ("def compute_loss(m, x):\n    return criterion(m(x), 0)\nf(compute_loss(m, x))  # <-\n", "compute_loss(m, x)"),
+        ("class T:\n    def step_loss(self, x):\n        return self.model(x).mean()\n    def run(self, x):\n"
+         "        f(self.step_loss(x))  # <-\n", "self.step_loss(x)"),
+        ("def loss_of(x):\n    return loss_of(x)\nf(loss_of(x))  # <-\n", None),  # recursion
+    ],
+)
+def test_graph_source_reads_local_functions(code, expected):
+    test_graph_source(code, expected)
