@@ -100,6 +100,11 @@ _FORWARD_NAME = re.compile(
     r"rnn|lstm|gru|mlp|transformer|attention|attn$",
     re.IGNORECASE,
 )
+_FACTORY_NAME = re.compile(
+    r"(get|build|create|make|load|init|initiali[sz]e|setup|new|save|register|wrap|freeze|unfreeze|copy|"
+    r"convert|prepare|export|count|print|log|show|plot|summar(y|ize))(_|$)",
+    re.IGNORECASE,
+)
 _LOSS_FUNCTIONS = frozenset(
     f"torch.nn.functional.{n}"
     for n in "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
@@ -119,7 +124,9 @@ _MODULE_API = frozenset(
     "register_buffer register_parameter register_module add_module register_forward_hook "
     "register_forward_pre_hook register_full_backward_hook register_backward_hook get_submodule "
     "get_parameter get_buffer requires_grad_ extra_repr share_memory generate save_pretrained "
-    "num_parameters get_input_embeddings get_output_embeddings resize_token_embeddings".split()
+    "num_parameters get_input_embeddings get_output_embeddings resize_token_embeddings "
+    # scikit-learn / Keras style model APIs return arrays, not tensors with history
+    "predict predict_proba score fit fit_transform transform evaluate summary save load compile".split()
 )
 # Methods of ``nn.Module`` that return the module itself.
 _MODULE_SELF_METHODS = frozenset(
@@ -162,8 +169,11 @@ class StorageAlias:
 
 def _looks_forward(name: Optional[str]) -> bool:
     """A callee named like a model or loss (``model``, ``netD``, ``criterion``), not a
-    class (``Net(...)`` builds a module, ``LSTMLayer.from_float`` converts one)."""
-    return bool(name) and bool(_FORWARD_NAME.search(name)) and not name.lstrip("_")[:1].isupper()  # type: ignore[union-attr]
+    class (``Net(...)`` builds a module, ``LSTMLayer.from_float`` converts one) nor a
+    factory (``get_model``, ``build_criterion``)."""
+    if not name or not _FORWARD_NAME.search(name):
+        return False
+    return not name.lstrip("_")[:1].isupper() and not _FACTORY_NAME.match(name.lstrip("_"))
 
 
 def is_inplace_method(name: str) -> bool:

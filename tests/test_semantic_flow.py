@@ -140,3 +140,24 @@ def test_is_module(code, expected):
 )
 def test_graph_source_reads_local_functions(code, expected):
     test_graph_source(code, expected)
+
+
+@pytest.mark.parametrize(
+    "call,evidence",
+    [
+        ("model(x)", True),
+        ("netD(fake)", True),
+        ("self.criterion(out, y)", True),
+        ("model.fc(x)", True),
+        ("loss_fn(pred, y)", True),
+        ("get_model(cfg)", False),  # a factory
+        ("build_criterion()", False),
+        ("Net()", False),  # builds a module
+        ("LSTMLayer.from_float(m)", False),
+        ("model.predict(x)", False),  # scikit-learn style APIs
+        ("model.parameters()", False),
+        ("module.graph.placeholder('x')", False),
+    ],
+)
+def test_graph_source_callee_names(call, evidence):
+    test_graph_source(f"f({call})  # <-\n", call if evidence else None)

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.rule import Rule
 from gradlint.semantic import StorageAlias, inplace_edit, is_inplace_method
 
 SHORT = 40
@@ -51,3 +52,20 @@ def edited_alias(sem, node: cst.CSTNode, kind: str) -> Optional[StorageAlias]:
         return None
     alias = sem.storage_alias(receiver)
     return alias if alias is not None and alias.kind == kind else None
+
+
+class InplaceEditRule(Rule):
+    """A rule about in-place edits: ``check_edit`` sees every call, augmented assignment
+    and assignment, the three statements that can overwrite a tensor's elements."""
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.check_edit(node)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.check_edit(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.check_edit(node)
+
+    def check_edit(self, node: cst.CSTNode) -> None:
+        raise NotImplementedError

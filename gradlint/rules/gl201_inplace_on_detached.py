@@ -5,25 +5,15 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint import codegen
-from gradlint.rule import Rule
-from gradlint.rules._inplace import edit_text, edited_alias, short
+from gradlint.rules._inplace import InplaceEditRule, edit_text, edited_alias, short
 from gradlint.semantic import StorageAlias, inplace_edit, root_name, walk
 
 
-class InplaceOnDetached(Rule):
+class InplaceOnDetached(InplaceEditRule):
     code = "GL201"
     triggers = (".detach()",)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        self._check(node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self._check(node)
-
-    def _check(self, node: cst.CSTNode) -> None:
+    def check_edit(self, node: cst.CSTNode) -> None:
         sem = self.ctx.semantic
         alias = edited_alias(sem, node, "detach")
         if alias is None or not self._source_has_history(alias):

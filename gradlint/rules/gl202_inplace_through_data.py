@@ -8,8 +8,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.fixes import Fix
-from gradlint.rule import Rule
-from gradlint.rules._inplace import chained_receiver, edit_text, edited_alias, short
+from gradlint.rules._inplace import InplaceEditRule, chained_receiver, edit_text, edited_alias, short
 from gradlint.semantic import StorageAlias, inplace_edit, is_tensor_data_syntax, root_name
 
 # The deprecated ``add_(Number alpha, Tensor other)`` overloads and the keyword the
@@ -19,7 +18,7 @@ _LEGACY_OVERLOADS = {"add_": (2, "alpha"), "sub_": (2, "alpha"), "addcmul_": (3,
 Block = Union[cst.IndentedBlock, cst.Module]
 
 
-class InplaceThroughData(Rule):
+class InplaceThroughData(InplaceEditRule):
     code = "GL202"
     triggers = (".data",)
 
@@ -27,16 +26,7 @@ class InplaceThroughData(Rule):
         super().__init__(ctx)
         self._modules: Optional[FrozenSet[str]] = None
 
-    def visit_Call(self, node: cst.Call) -> None:
-        self._check(node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self._check(node)
-
-    def _check(self, node: cst.CSTNode) -> None:
+    def check_edit(self, node: cst.CSTNode) -> None:
         alias = edited_alias(self.ctx.semantic, node, "data")
         if alias is None:
             return

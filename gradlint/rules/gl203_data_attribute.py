@@ -16,28 +16,17 @@ class DataAttribute(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._in_import = 0
         self._uses_torch = "torch" in ctx.source
 
-    def visit_Import(self, node: cst.Import) -> None:
-        self._in_import += 1
-
-    def leave_Import(self, node: cst.Import) -> None:
-        self._in_import -= 1
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self._in_import += 1
-
-    def leave_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self._in_import -= 1
-
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "data" or self._in_import or not self._uses_torch:
+        if node.attr.value != "data" or not self._uses_torch:
             return
         sem = self.ctx.semantic
+        parent = self.ctx.parent(node)
+        if isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.Attribute)) and _in_import(self.ctx, node):
+            return  # ``import torch.utils.data``, ``from torch.utils.data import ...``
         if not sem.is_tensor_data(node):
             return
-        parent = self.ctx.parent(node)
         if isinstance(parent, (cst.AssignTarget, cst.Del)) or (
             isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node
         ):
@@ -74,3 +63,12 @@ class DataAttribute(Rule):
                 if alias is not None and alias.origin is node:
                     return True
         return False
+
+
+def _in_import(ctx, node: cst.CSTNode) -> bool:
+    cur = ctx.parent(node)
+    while cur is not None and not isinstance(cur, cst.BaseStatement):
+        if isinstance(cur, (cst.Import, cst.ImportFrom)):
+            return True
+        cur = ctx.parent(cur)
+    return False
