@@ -863,7 +863,7 @@ class Semantic:
     def is_module(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
         """Whether ``expr`` is evidently an ``nn.Module``: built by an ``nn.*`` constructor,
         a torchvision/timm/transformers/``torch.hub`` model factory, a class of this file
-        derived from ``nn.Module``, ``copy.deepcopy`` of a module, ``.to()``/``.eval()``...
+        derived from ``nn.Module``, ``copy.deepcopy``/``torch.compile`` of a module, ``.to()``/``.eval()``...
         of one; a variable bound to one, a loop variable over ``.children()``/``.modules()``,
         a parameter annotated ``nn.Module``; ``self.<attr>`` of an ``nn.Module`` subclass
         (or ``model.<attr>`` of an instance of one) assigned a module."""
@@ -886,7 +886,7 @@ class Semantic:
                     return True
             if self.module_class(func) is not None:
                 return True
-            if self.ctx.qualnames(func) & {"copy.deepcopy", "copy.copy"} and call.args:
+            if self.ctx.qualnames(func) & {"copy.deepcopy", "copy.copy", "torch.compile"} and call.args:
                 return self.is_module(call.args[0].value, depth + 1)
         if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_SELF_METHODS:
             return self.is_module(func.value, depth + 1)

@@ -90,6 +90,11 @@ def test_gl301_negatives(code):
         ("total = 0\nfor x, y in loader:\n" + STEP + "    total = total + loss\n", "    total = total + loss.item()\n"),
         ("total = 0.\nfor x, y in loader:\n" + STEP + "    total += loss * x.size(0)\n", "    total += loss.item() * x.size(0)\n"),
         ("total = torch.zeros(())\nfor x, y in loader:\n" + STEP + "    total += loss\n", "    total += loss.detach()\n"),
+        # used as a tensor afterwards: a float would break `total.item()`
+        (
+            "total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\nprint(total.item())\n",
+            "    total += loss.detach()\nprint(total.item())\n",
+        ),
         ("losses = []\nfor x, y in loader:\n" + STEP + "    losses.append(loss)\n", "    losses.append(loss.detach())\n"),
         ("for x, y in loader:\n" + STEP + "    self.total += loss\n", "    self.total += loss.detach()\n"),
         ("total = 0.0\nfor x, y in loader:\n    total += -criterion(model(x), y)\n", "    total += -criterion(model(x), y).item()\n"),
@@ -98,7 +103,7 @@ def test_gl301_negatives(code):
 )
 def test_gl301_fix(code, fixed):
     out = fix(train(code), ["GL301"])
-    assert out.splitlines()[-1] == "    " + fixed.rstrip("\n")
+    assert out.endswith(textwrap.indent(fixed, "    "))
 
 
 def test_gl301_message():

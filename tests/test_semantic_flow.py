@@ -119,6 +119,8 @@ def test_graph_source(code, expected):
         ("class A:\n    pass\nm = A()\nm  # <-\n", False),
         ("import torch.nn as nn\nm = nn.Linear(2, 2)\ndef f():\n    m  # <-\n", True),  # a global
         ("m = make_model()\nm  # <-\n", False),
+        ("import torch\nm = torch.compile(torch.nn.Linear(2, 2))\nm  # <-\n", True),
+        ("import torch\nm = torch.compile(fn)\nm  # <-\n", False),
     ],
 )
 def test_is_module(code, expected):

@@ -97,11 +97,16 @@ class GraphKeptAlive(Rule):
         return any(b.node is not None and not sem.is_inside(loop, b.node) for b in binds)
 
     def _python_number(self, target: cst.BaseExpression, loop: cst.CSTNode) -> bool:
-        """``total = 0`` / ``0.0`` (and nothing but numbers and the accumulation itself)."""
+        """``total = 0`` / ``0.0`` (and nothing but numbers and the accumulation itself),
+        and never used as a tensor (``total.item()`` would fail on the float ``.item()`` makes)."""
         if not isinstance(target, cst.Name):
             return False
         sem = self.ctx.semantic
-        binds = sem.bindings(sem.enclosing_scope(loop)).get(target.value, [])
+        scope = sem.enclosing_scope(loop)
+        for node in walk(scope):
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == target.value:
+                return False
+        binds = sem.bindings(scope).get(target.value, [])
         numbers = 0
         for b in binds:
             if isinstance(b.node, cst.AugAssign):
