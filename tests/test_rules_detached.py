@@ -189,7 +189,13 @@ def sgd(params, lr):
             "p.data -= lr * p.grad.data\n",
             "with torch.no_grad():\n    p -= lr * p.grad\n",
         ),
-        ("p.grad.data.zero_()\n", "with torch.no_grad():\n    p.grad.zero_()\n"),
+        # a gradient edited with numbers only needs no block (Optimizer.zero_grad does the same)...
+        ("p.grad.data.zero_()\n", "p.grad.zero_()\n"),
+        ("p.grad.data.mul_(0.5).clamp_(-1, 1)\n", "p.grad.mul_(0.5).clamp_(-1, 1)\n"),
+        ("p.grad.data[0] = 0\n", "p.grad[0] = 0\n"),
+        # ...but with a tensor that may require grad it does
+        ("p.grad.data.add_(wd, p.data)\n", "with torch.no_grad():\n    p.grad.add_(p, alpha=wd)\n"),
+        ("p.grad.data *= scale\n", "with torch.no_grad():\n    p.grad *= scale\n"),
         ("p.data[0] = 0\n", "with torch.no_grad():\n    p[0] = 0\n"),
         # consecutive edits share one block
         (

@@ -9,7 +9,7 @@ import libcst as cst
 from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rules._inplace import InplaceEditRule, chained_receiver, edit_text, edited_alias, short
-from gradlint.semantic import StorageAlias, inplace_edit, is_tensor_data_syntax, root_name
+from gradlint.semantic import StorageAlias, inplace_edit, is_tensor_data_syntax, root_name, walk
 
 # The deprecated ``add_(Number alpha, Tensor other)`` overloads and the keyword the
 # number moves to (the current signatures take one, resp. two, tensors positionally).
@@ -51,10 +51,12 @@ class InplaceThroughData(InplaceEditRule):
         modules = self._module_names()
         edits = [self.transform(stmt, lambda s: _modernize(s, modules), key=("data-edit", id(stmt)))]
         imports: Sequence = ()
+        first, last = self._run(block, stmt)
         if sem.grad_disabled(stmt) is True:
             title = "Edit the tensor itself (gradients are already disabled here)"
+        elif not any(self._needs_guard(s) for s in _between(block, first, last)):
+            title = "Edit the gradient itself (it carries no graph, and nothing in the edit can add one)"
         else:
-            first, last = self._run(block, stmt)
             torch_name, imports = sem.torch_ref()
             guard = f"{torch_name}.no_grad()"
             edits.append(
@@ -91,6 +93,22 @@ class InplaceThroughData(InplaceEditRule):
         alias = edited_alias(self.ctx.semantic, edit, "data")
         return edit if alias is not None and not alias.through_name else None
 
+    def _needs_guard(self, stmt: cst.BaseStatement) -> bool:
+        """Whether the rewritten ``stmt`` must run under ``no_grad``: anything but an edit of
+        a ``.grad`` with numbers only (``p.grad.data.zero_()``, ``g.data.mul_(0.5)``), which
+        is what ``Optimizer.zero_grad`` itself does without ``no_grad``."""
+        edit = self._edit_in(stmt)
+        alias = edited_alias(self.ctx.semantic, edit, "data") if edit is not None else None
+        if alias is None or not (isinstance(alias.source, cst.Attribute) and alias.source.attr.value == "grad"):
+            return True
+        assert isinstance(stmt, cst.SimpleStatementLine)
+        small = stmt.body[0]
+        if isinstance(small, (cst.AugAssign, cst.Assign)):
+            values = [small.value]
+        else:
+            values = [a.value for node in walk(small) if isinstance(node, cst.Call) for a in node.args]
+        return not all(_is_number(v) for v in values)
+
     def _run(self, block: Block, stmt: cst.SimpleStatementLine) -> Tuple[cst.BaseStatement, cst.BaseStatement]:
         """The consecutive statements around ``stmt`` that are all such edits: they go
         under one ``with`` (an EMA or SGD loop body becomes one block, not one per line)."""
@@ -112,6 +130,19 @@ class InplaceThroughData(InplaceEditRule):
                 if any(isinstance(b.node, (cst.Import, cst.ImportFrom)) for b in binds)
             )
         return self._modules
+
+
+def _between(block: Block, first: cst.BaseStatement, last: cst.BaseStatement) -> List[cst.BaseStatement]:
+    body = list(block.body)
+    i = next(k for k, s in enumerate(body) if s is first)
+    j = next(k for k, s in enumerate(body) if s is last)
+    return body[i : j + 1]
+
+
+def _is_number(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
 
 
 def _modernize(stmt: cst.CSTNode, modules: FrozenSet[str]) -> cst.CSTNode:
