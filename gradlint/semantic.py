@@ -20,7 +20,7 @@ entries name the heuristics under *Known problems*.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -65,6 +65,74 @@ CONVERSIONS = frozenset(
 _OPTIMIZER_NAME = re.compile(r"optim|(^|_)opt(_|$)|^opt[gd]$")
 _LOADER_NAME = re.compile(r"loader", re.IGNORECASE)
 
+# -- constants of the storage-alias, graph and module facts (GL201-GL303) -------
+
+# Methods whose name ends in ``_`` but that change no element of the tensor.
+_NOT_INPLACE = frozenset({"requires_grad_", "detach_", "share_memory_", "retain_grad_", "record_stream_"})
+# Methods and attributes that always return a view of their receiver's storage.
+VIEW_METHODS = frozenset(
+    "view view_as t transpose permute unsqueeze squeeze expand expand_as narrow select diagonal "
+    "unflatten movedim moveaxis swapaxes swapdims as_strided".split()
+)
+VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
+# Receivers of ``.data`` that are datasets, requests, configs... far more often than tensors.
+_NOT_TENSOR_DATA = re.compile(
+    r"^(self|cls|args|opts?|options|cfg|config|conf|hparams|hp|settings|flags|ns|namespace|"
+    r"req(uest)?|resp(onse)?|res|result|json|payload|event|msg|message|item|record|row|node|tree|"
+    r"batch|sample|example|data|form|graph|g|df|frame|table)$"
+    r"|(data_?set|_ds|^ds|set|loader|_df)$",
+    re.IGNORECASE,
+)
+# Methods whose result holds no autograd history, whatever their receiver holds.
+NO_GRAPH_METHODS = frozenset(
+    "item tolist numpy detach argmax argmin argsort eq ne lt le gt ge equal isnan isinf isfinite "
+    "size dim numel nelement long int short bool byte char element_size data_ptr nonzero "
+    "count_nonzero all any sign_ stride is_contiguous".split()
+)
+NO_GRAPH_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "is_leaf", "ndim"})
+# Calls of these names (builtins) return plain Python values.
+_PYTHON_VALUE_FUNCS = frozenset({"float", "int", "len", "round", "bool", "str", "repr", "format", "isinstance"})
+# Callees that run a forward pass or compute a loss, judged by name (``model(x)``,
+# ``criterion(out, y)``, ``self.loss_fn(...)``, ``netD(fake)``).
+_FORWARD_NAME = re.compile(
+    r"model|net|loss|criterion|crit$|^crit|forward|encoder|decoder|generator|discriminator|"
+    r"policy|critic|actor|classifier|backbone|head$|objective|^q_?net|^module$|^(ema|teacher|student)|"
+    r"rnn|lstm|gru|mlp|transformer|attention|attn$",
+    re.IGNORECASE,
+)
+_FACTORY_NAME = re.compile(
+    r"(get|build|create|make|load|init|initiali[sz]e|setup|new|save|register|wrap|freeze|unfreeze|copy|"
+    r"convert|prepare|export|count|print|log|show|plot|summar(y|ize))(_|$)",
+    re.IGNORECASE,
+)
+_LOSS_FUNCTIONS = frozenset(
+    f"torch.nn.functional.{n}"
+    for n in "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits kl_div cosine_embedding_loss margin_ranking_loss "
+    "triplet_margin_loss ctc_loss poisson_nll_loss gaussian_nll_loss hinge_embedding_loss "
+    "multilabel_margin_loss multilabel_soft_margin_loss multi_margin_loss soft_margin_loss".split()
+)
+NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# ``torch.nn`` names that are not modules although they are capitalised.
+_NN_NOT_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"})
+_TORCHVISION_NOT_MODELS = frozenset({"get_weight", "get_model_weights", "list_models", "get_model_builder"})
+_TRANSFORMERS_NOT_MODELS = re.compile(r"Tokenizer|Config|Processor|FeatureExtractor|Pipeline|Trainer|Arguments")
+# ``nn.Module`` (and Hugging Face model) methods that do not run a forward pass with autograd.
+_MODULE_API = frozenset(
+    "parameters named_parameters buffers named_buffers children named_children modules named_modules "
+    "state_dict load_state_dict eval train to cuda cpu half float double bfloat16 zero_grad apply "
+    "register_buffer register_parameter register_module add_module register_forward_hook "
+    "register_forward_pre_hook register_full_backward_hook register_backward_hook get_submodule "
+    "get_parameter get_buffer requires_grad_ extra_repr share_memory generate save_pretrained "
+    "num_parameters get_input_embeddings get_output_embeddings resize_token_embeddings "
+    # scikit-learn / Keras style model APIs return arrays, not tensors with history
+    "predict predict_proba score fit fit_transform transform evaluate summary save load compile".split()
+)
+# Methods of ``nn.Module`` that return the module itself.
+_MODULE_SELF_METHODS = frozenset(
+    "to cuda cpu eval train half float double bfloat16 requires_grad_ apply to_empty share_memory".split()
+)
+
 
 @dataclass(frozen=True)
 class Guard:
@@ -86,6 +154,79 @@ class Binding:
     kind: str  # "assign" | "unpack" | "for" | "param" | "other"
     value: Optional[cst.BaseExpression] = None
     node: Optional[cst.CSTNode] = None
+
+
+@dataclass(frozen=True)
+class StorageAlias:
+    """A tensor that shares its storage with ``source`` through ``.detach()`` or ``.data``."""
+
+    kind: str  # "detach" | "data"
+    origin: cst.BaseExpression  # the ``x.detach()`` call or the ``x.data`` attribute
+    source: cst.BaseExpression  # ``x``
+    # Reached through a variable (``y = x.detach(); y.add_(1)``) rather than in one expression.
+    through_name: bool = False
+
+
+def _looks_forward(name: Optional[str]) -> bool:
+    """A callee named like a model or loss (``model``, ``netD``, ``criterion``), not a
+    class (``Net(...)`` builds a module, ``LSTMLayer.from_float`` converts one) nor a
+    factory (``get_model``, ``build_criterion``)."""
+    if not name or not _FORWARD_NAME.search(name):
+        return False
+    return not name.lstrip("_")[:1].isupper() and not _FACTORY_NAME.match(name.lstrip("_"))
+
+
+def is_inplace_method(name: str) -> bool:
+    """``add_``, ``zero_``, ``copy_``...: tensor methods that overwrite their receiver's elements."""
+    return name.endswith("_") and not name.startswith("_") and name not in _NOT_INPLACE
+
+
+def is_basic_index(node: cst.Subscript) -> bool:
+    """Indexing with integer literals, slices, ``...`` and ``None`` only: the result is a view."""
+    for el in node.slice:
+        sl = el.slice
+        if isinstance(sl, cst.Slice):
+            continue
+        value = sl.value  # type: ignore[union-attr]
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        if isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None"):
+            continue
+        return False
+    return True
+
+
+def root_name(expr: cst.BaseExpression) -> Optional[cst.Name]:
+    """``self.model.fc`` -> ``self``; ``x[0].grad`` -> ``x``; a call breaks the chain."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    return expr if isinstance(expr, cst.Name) else None
+
+
+def is_tensor_data_syntax(node: cst.CSTNode) -> bool:
+    """``x.data`` whose receiver is not named like a dataset, request or config object."""
+    if not (isinstance(node, cst.Attribute) and node.attr.value == "data"):
+        return False
+    name = last_name(node.value)  # None for ``next(model.parameters()).data``, ``(a + b).data``, ``xs[0].data``
+    return name is None or not _NOT_TENSOR_DATA.search(name)
+
+
+def inplace_edit(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The tensor an in-place edit statement or call overwrites: ``y`` for
+    ``y.add_(1)``, ``y += 1``, ``y[i] = v``, ``y[i] -= v``; else None."""
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and is_inplace_method(func.attr.value):
+            return func.value
+        return None
+    if isinstance(node, cst.AugAssign):
+        target = node.target
+        return target.value if isinstance(target, cst.Subscript) else target
+    if isinstance(node, cst.Assign):
+        for t in node.targets:
+            if isinstance(t.target, cst.Subscript):
+                return t.target.value
+    return None
 
 
 def last_name(expr: cst.BaseExpression) -> Optional[str]:
@@ -129,6 +270,9 @@ class Semantic:
         self.ctx = ctx
         self._bindings: Dict[int, Dict[str, List[Binding]]] = {}
         self._torch_ref: Optional[Tuple[str, bool]] = None
+        self._module_class_cache: Optional[Dict[str, cst.ClassDef]] = None
+        self._graph_by_name: Dict[int, Optional[cst.CSTNode]] = {}
+        self._returns_checked: set = set()
 
     # -- names --------------------------------------------------------------
 
@@ -425,6 +569,497 @@ class Semantic:
                         asname = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
                         found.append(ImportSpec(mod, obj, asname))
         return found
+
+    # -- tree positions (shared by the flow facts below) -----------------------
+
+    def is_inside(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is ``outer`` or lies within it."""
+        cur: Optional[cst.CSTNode] = node
+        while cur is not None:
+            if cur is outer:
+                return True
+            cur = self.ctx.parent(cur)
+        return False
+
+    def enclosing_loop(self, node: cst.CSTNode) -> Optional[Union[cst.For, cst.While]]:
+        """The innermost ``for``/``while`` whose body holds ``node``, within its function."""
+        cur, parent = node, self.ctx.parent(node)
+        while parent is not None:
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return None
+            if isinstance(parent, (cst.For, cst.While)) and cur is parent.body:
+                return parent
+            cur, parent = parent, self.ctx.parent(parent)
+        return None
+
+    # -- reaching bindings (GL201, GL202, GL301, GL302) -------------------------
+
+    def reaching_binding(self, name: cst.Name) -> Optional[Binding]:
+        """The binding of ``name`` that certainly holds when ``name`` is read, else None.
+
+        Straight-line only: the last binding before the use, if it runs on every path
+        to the use (it is in a block around the use, or is a parameter), and no loop
+        around the use (but not around the binding) rebinds the name. ``y += ...``
+        does not count as a rebinding: on tensors it edits the same object.
+        """
+        scope = self.enclosing_scope(name)
+        binds = self.bindings(scope).get(name.value)
+        if not binds:
+            return None
+        use = self.ctx.position(name).start
+        use_at = (use.line, use.column)
+        best: Optional[Binding] = None
+        best_at: Tuple[int, int] = (-1, -1)
+        for b in binds:
+            if isinstance(b.node, cst.AugAssign):
+                continue
+            if isinstance(b.node, cst.CompFor):
+                return None  # comprehension variables: not worth modelling
+            at = self._binding_point(b)
+            if at <= use_at and at >= best_at:
+                best, best_at = b, at
+        if best is None or not self._dominates(best, name):
+            return None
+        cur = self.ctx.parent(name)
+        while cur is not None and cur is not scope:
+            if isinstance(cur, (cst.For, cst.While)) and not self.is_inside(cur, best.node):  # type: ignore[arg-type]
+                for other in binds:
+                    if other is not best and not isinstance(other.node, cst.AugAssign) and other.node is not None:
+                        if self.is_inside(cur, other.node):
+                            return None
+            cur = self.ctx.parent(cur)
+        return best
+
+    def _binding_point(self, b: Binding) -> Tuple[int, int]:
+        if b.kind == "param" or b.node is None:
+            return (0, 0)
+        node = b.node.target if isinstance(b.node, cst.For) else b.node
+        end = self.ctx.position(node).end
+        return (end.line, end.column)
+
+    def _dominates(self, b: Binding, use: cst.CSTNode) -> bool:
+        if b.kind == "param":
+            return True
+        node = b.node
+        assert node is not None
+        if isinstance(node, cst.WithItem):
+            node = self.ctx.parent(node)
+            assert node is not None
+        if isinstance(node, (cst.For, cst.With)) and self.is_inside(node, use):
+            return True  # the loop variable inside its loop, the ``as`` name inside its ``with``
+        cur, parent = node, self.ctx.parent(node)
+        while parent is not None and not isinstance(parent, (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)):
+            cur, parent = parent, self.ctx.parent(parent)
+        return parent is not None and self.is_inside(parent, use)
+
+    def value_of(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The expression ``name`` certainly holds (see ``reaching_binding``), if a plain assignment."""
+        b = self.reaching_binding(name)
+        return b.value if b is not None and b.kind == "assign" else None
+
+    # -- storage aliases (GL201, GL202, GL203) ----------------------------------
+
+    def is_tensor_data(self, node: cst.CSTNode) -> bool:
+        """``x.data`` read from a tensor as far as the code shows (not ``torch.utils.data``,
+        not ``dataset.data`` or ``self.data``)."""
+        if not is_tensor_data_syntax(node):
+            return False
+        assert isinstance(node, cst.Attribute)
+        receiver = node.value
+        return not (isinstance(receiver, (cst.Name, cst.Attribute)) and self.ctx.is_imported(receiver))
+
+    def storage_alias(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[StorageAlias]:
+        """Whether ``expr`` is a ``.detach()`` or ``.data`` alias of another tensor: the
+        call/attribute itself, a view of one (``.view()``, ``[0]``, ``.t()``...), or a
+        variable certainly bound to one. Copies (``.clone()``) and conversions that may
+        or may not copy (``.cpu()``, ``.to()``, ``.float()``) are not aliases."""
+        if _depth > 8:
+            return None
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if not isinstance(func, cst.Attribute):
+                return None
+            attr = func.attr.value
+            if attr == "detach" and not expr.args:
+                return StorageAlias("detach", expr, func.value)
+            if attr in VIEW_METHODS or attr in ("requires_grad_", "detach_") or is_inplace_method(attr):
+                return self.storage_alias(func.value, _depth + 1)  # views, and in-place methods return self
+            return None
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value == "data" and self.is_tensor_data(expr):
+                return StorageAlias("data", expr, expr.value)
+            if expr.attr.value in VIEW_ATTRIBUTES:
+                return self.storage_alias(expr.value, _depth + 1)
+            return None
+        if isinstance(expr, cst.Subscript):
+            return self.storage_alias(expr.value, _depth + 1) if is_basic_index(expr) else None
+        if isinstance(expr, cst.Name):
+            value = self.value_of(expr)
+            if value is None:
+                return None
+            found = self.storage_alias(value, _depth + 1)
+            return replace(found, through_name=True) if found is not None else None
+        return None
+
+    # -- autograd history (GL301) -------------------------------------------------
+
+    def graph_source(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The forward or loss call that evidently gives ``expr`` autograd history, or None.
+
+        Evidence: a call of a model or loss (``model(x)``, ``criterion(out, y)``,
+        ``F.cross_entropy(...)``, a name bound to an ``nn`` module), and arithmetic,
+        indexing, attributes (``outputs.loss``) and graph-keeping methods
+        (``.mean()``, ``.cpu()``) of such or of a leaf that requires grad
+        (``torch.ones(3, requires_grad=True)``, ``nn.Parameter(...)``), followed
+        through variables. Nothing computed under no-grad counts, nor
+        ``.item()``/``.detach()``/``.data``/``float()``, comparisons, ``argmax`` and
+        other results without history. A leaf itself has no history.
+        """
+        if _depth > 10:
+            return None
+        if isinstance(expr, cst.Call):
+            return self._call_graph_source(expr, _depth)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in NO_GRAPH_ATTRIBUTES:
+                return None
+            return self._operand_graph_source(expr.value, _depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self._operand_graph_source(expr.value, _depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._operand_graph_source(expr.left, _depth + 1) or self._operand_graph_source(
+                expr.right, _depth + 1
+            )
+        if isinstance(expr, cst.UnaryOperation):
+            if isinstance(expr.operator, cst.Not):
+                return None
+            return self._operand_graph_source(expr.expression, _depth + 1)
+        if isinstance(expr, cst.Name):
+            return self._name_graph_source(expr, _depth)
+        return None
+
+    def _operand_graph_source(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.CSTNode]:
+        """Like ``graph_source``, for an operand: a leaf that requires grad counts too."""
+        return self.graph_source(expr, depth) or self.requires_grad_leaf(expr, depth)
+
+    def requires_grad_leaf(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The call that made ``expr`` a leaf requiring grad (``torch.zeros(3, requires_grad=True)``,
+        ``nn.Parameter(t)``, ``t.requires_grad_()``), directly or through a variable."""
+        if _depth > 10:
+            return None
+        if isinstance(expr, cst.Name):
+            value = self.value_of(expr)
+            return self.requires_grad_leaf(value, _depth + 1) if value is not None else None
+        if not isinstance(expr, cst.Call):
+            return None
+        func = expr.func
+        names = self.ctx.qualnames(func) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+        if names & REQUIRES_GRAD_FACTORIES:
+            flag = call_arg(expr, None, "requires_grad")
+            return expr if flag is not None and bool_value(flag.value) is not False else None
+        if names & {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}:
+            flag = call_arg(expr, 1, "requires_grad")
+            return expr if flag is None or bool_value(flag.value) is not False else None
+        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+            flag = call_arg(expr, 0, "requires_grad")
+            return expr if flag is None or bool_value(flag.value) is not False else None
+        return None
+
+    def _call_graph_source(self, call: cst.Call, depth: int) -> Optional[cst.CSTNode]:
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in _PYTHON_VALUE_FUNCS and not self.ctx.is_imported(func):
+            return None
+        names = self.ctx.qualnames(func) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+        if names & (TENSOR_FACTORIES | VARIABLE) or self.carries_no_graph(call, self.enclosing_scope(call)):
+            return None
+        if self.grad_disabled(call) is True:
+            return None
+        if names & _LOSS_FUNCTIONS:
+            return call
+        if any(n.startswith("torch.") for n in names):  # torch.mean(loss), torch.stack(outs), F.relu(h)
+            return self._args_graph_source(call, depth)
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in NO_GRAPH_METHODS:
+                return None
+            if self.ctx.is_imported(func.value):
+                return None  # a function of some other module: unknown
+            # A method keeps its receiver's history (loss.mean(), out.cpu(), w.pow(2));
+            # else the receiver may be a model (self.model(x) is an attribute call too).
+            found = self._operand_graph_source(func.value, depth + 1)
+            if found is not None:
+                return found
+        local = self._local_function(call)
+        if local is not None:  # a function of this file: what it returns decides
+            return call if self._returns_history(local, depth) else None
+        if _looks_forward(last_name(func)):
+            return call
+        if isinstance(func, (cst.Name, cst.Attribute)) and self.is_module(func):
+            return call
+        if isinstance(func, cst.Attribute) and func.attr.value not in _MODULE_API and _looks_forward(last_name(func.value)):
+            return call  # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model
+        return None
+
+    def _local_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The function of this file that ``call`` calls: ``f(...)`` for a ``def f`` of the
+        same or the module scope, ``self.f(...)`` for a method of the enclosing class."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            for scope in (self.enclosing_scope(call), self.ctx.module):
+                binds = self.bindings(scope).get(func.value)
+                if binds:
+                    defs = [b.node for b in binds if isinstance(b.node, cst.FunctionDef)]
+                    return defs[0] if len(defs) == len(binds) == 1 else None  # type: ignore[return-value]
+            return None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            cur = self.ctx.parent(call)
+            while cur is not None and not isinstance(cur, cst.ClassDef):
+                cur = self.ctx.parent(cur)
+            if cur is not None:
+                for stmt in cur.body.body:
+                    if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value:
+                        return stmt
+        return None
+
+    def _returns_history(self, func: cst.FunctionDef, depth: int) -> bool:
+        if id(func) in self._returns_checked:
+            return False  # recursion
+        self._returns_checked.add(id(func))
+        try:
+            for node in walk(func):
+                if isinstance(node, cst.Return) and node.value is not None:
+                    value = node.value
+                    values = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+                    if any(self.graph_source(v, depth + 1) is not None for v in values):
+                        return True
+            return False
+        finally:
+            self._returns_checked.discard(id(func))
+
+    def _args_graph_source(self, call: cst.Call, depth: int) -> Optional[cst.CSTNode]:
+        for arg in call.args:
+            values = [el.value for el in arg.value.elements] if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
+            for value in values:
+                found = self._operand_graph_source(value, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _name_graph_source(self, name: cst.Name, depth: int) -> Optional[cst.CSTNode]:
+        # Memoised per use, with a cycle guard: ``h = h + layer(h)`` in a loop refers to itself.
+        key = id(name)
+        if key in self._graph_by_name:
+            return self._graph_by_name[key]
+        self._graph_by_name[key] = None
+        found = self._resolve_name_graph_source(name, depth)
+        if depth <= 2:
+            self._graph_by_name[key] = found
+        else:  # may have been cut short by the depth limit: do not remember it
+            del self._graph_by_name[key]
+        return found
+
+    def _resolve_name_graph_source(self, name: cst.Name, depth: int) -> Optional[cst.CSTNode]:
+        b = self.reaching_binding(name)
+        candidates = [b] if b is not None else self.bindings(self.enclosing_scope(name)).get(name.value, [])
+        found: Optional[cst.CSTNode] = None
+        for cand in candidates:
+            if isinstance(cand.node, cst.AugAssign):
+                continue  # ``loss += reg``: the same tensor, with more history
+            if cand.kind not in ("assign", "unpack") or cand.value is None:
+                return None
+            if cand.kind == "unpack" and not isinstance(cand.value, cst.Call):
+                return None
+            src = self.graph_source(cand.value, depth + 1)
+            if src is None:
+                return None
+            found = found or src
+        return found
+
+    # -- nn.Module evidence (GL302, GL303) ----------------------------------------
+
+    def is_module(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """Whether ``expr`` is evidently an ``nn.Module``: built by an ``nn.*`` constructor,
+        a torchvision/timm/transformers/``torch.hub`` model factory, a class of this file
+        derived from ``nn.Module``, ``copy.deepcopy``/``torch.compile`` of a module, ``.to()``/``.eval()``...
+        of one; a variable bound to one, a loop variable over ``.children()``/``.modules()``,
+        a parameter annotated ``nn.Module``; ``self.<attr>`` of an ``nn.Module`` subclass
+        (or ``model.<attr>`` of an instance of one) assigned a module."""
+        if _depth > 8:
+            return False
+        if isinstance(expr, cst.Call):
+            return self._module_call(expr, _depth)
+        if isinstance(expr, cst.Name):
+            return self._module_name(expr, _depth)
+        if isinstance(expr, cst.Attribute):
+            cls = self._instance_class(expr.value, _depth)
+            return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
+        return False
+
+    def _module_call(self, call: cst.Call, depth: int) -> bool:
+        func = call.func
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            for q in self.ctx.qualnames(func):
+                if self._is_module_factory(q):
+                    return True
+            if self.module_class(func) is not None:
+                return True
+            if self.ctx.qualnames(func) & {"copy.deepcopy", "copy.copy", "torch.compile"} and call.args:
+                return self.is_module(call.args[0].value, depth + 1)
+        if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_SELF_METHODS:
+            return self.is_module(func.value, depth + 1)
+        return False
+
+    @staticmethod
+    def _is_module_factory(q: str) -> bool:
+        parts = q.split(".")
+        last = parts[-1]
+        if q.startswith("torch.nn.") and len(parts) >= 3:
+            inner = parts[2:-1]
+            return last[:1].isupper() and last not in _NN_NOT_MODULES and not (
+                {"functional", "init", "utils", "parameter"} & set(inner)
+            )
+        if q.startswith("torchvision.models."):
+            return last not in _TORCHVISION_NOT_MODELS and not any(p.endswith("Weights") for p in parts)
+        if q in ("timm.create_model", "timm.models.create_model", "torch.hub.load"):
+            return True
+        if q.startswith("transformers.") and len(parts) >= 2:
+            cls = parts[-2] if last in ("from_pretrained", "from_config") else last
+            return cls[:1].isupper() and ("Model" in cls or "For" in cls) and not _TRANSFORMERS_NOT_MODELS.search(cls)
+        return False
+
+    def _module_name(self, name: cst.Name, depth: int) -> bool:
+        scope = self.enclosing_scope(name)
+        b = self.reaching_binding(name)
+        if b is not None:
+            candidates = [b]
+        else:
+            candidates = self.bindings(scope).get(name.value, [])
+            if not candidates and scope is not self.ctx.module:
+                candidates = self.bindings(self.ctx.module).get(name.value, [])  # a module-level global
+        if not candidates:
+            return False
+        return all(self._module_binding(c, name.value, depth) for c in candidates)
+
+    def _module_binding(self, b: Binding, name: str, depth: int) -> bool:
+        if b.kind == "assign" and b.value is not None:
+            return self.is_module(b.value, depth + 1)
+        if b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None:
+            ann = b.node.annotation.annotation
+            if isinstance(ann, (cst.Name, cst.Attribute)):
+                return bool(self.ctx.qualnames(ann) & NN_MODULE) or self.module_class(ann) is not None
+            return False
+        if b.kind == "for" and isinstance(b.node, cst.For):
+            return self._module_loop_variable(b.node, name, depth)
+        return False
+
+    def _module_loop_variable(self, loop: cst.For, name: str, depth: int) -> bool:
+        """``for m in model.children()``, ``for _, m in model.named_modules()``,
+        ``for i, m in enumerate(model.modules())``."""
+        it, target = loop.iter, loop.target
+        while True:  # list(model.children())[-2:], enumerate(...), reversed(...)
+            if isinstance(it, cst.Subscript):
+                it = it.value
+            elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.args and it.func.value in (
+                "enumerate", "list", "tuple", "reversed"
+            ):
+                if it.func.value == "enumerate":
+                    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+                        return False
+                    target = target.elements[1].value
+                it = it.args[0].value
+            else:
+                break
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute)):
+            return False
+        method = it.func.attr.value
+        if method in ("children", "modules"):
+            return isinstance(target, cst.Name) and target.value == name
+        if method in ("named_children", "named_modules"):
+            return (
+                isinstance(target, cst.Tuple)
+                and len(target.elements) == 2
+                and isinstance(target.elements[1].value, cst.Name)
+                and target.elements[1].value.value == name
+            )
+        return False
+
+    def module_class(self, ref: cst.BaseExpression) -> Optional[cst.ClassDef]:
+        """The class of this file, derived from ``nn.Module`` (directly or through other
+        classes of the file), that ``ref`` names."""
+        if not isinstance(ref, cst.Name):
+            return None
+        classes = self._module_classes()
+        cls = classes.get(ref.value)
+        if cls is None:
+            return None
+        binds = self.bindings(self.ctx.module).get(ref.value, [])
+        return cls if all(b.node is cls for b in binds) else None
+
+    def _module_classes(self) -> Dict[str, cst.ClassDef]:
+        if self._module_class_cache is None:
+            defs = {
+                stmt.name.value: stmt for stmt in self.ctx.module.body if isinstance(stmt, cst.ClassDef)
+            }
+            found: Dict[str, cst.ClassDef] = {}
+            changed = True
+            while changed:
+                changed = False
+                for name, cls in defs.items():
+                    if name in found:
+                        continue
+                    for base in cls.bases:
+                        value = base.value
+                        if not isinstance(value, (cst.Name, cst.Attribute)) or base.keyword is not None:
+                            continue
+                        if self.ctx.qualnames(value) & NN_MODULE or (
+                            isinstance(value, cst.Name) and value.value in found
+                        ):
+                            found[name] = cls
+                            changed = True
+                            break
+            self._module_class_cache = found
+        return self._module_class_cache
+
+    def _instance_class(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
+        """The module class of this file that ``expr`` (``self``, or a variable bound to
+        ``Net(...)``) is an instance of."""
+        if not isinstance(expr, cst.Name):
+            return None
+        if expr.value == "self":
+            cur = self.ctx.parent(expr)
+            func = None
+            while cur is not None:
+                if isinstance(cur, cst.FunctionDef) and func is None:
+                    func = cur
+                elif isinstance(cur, cst.ClassDef):
+                    break
+                cur = self.ctx.parent(cur)
+            if cur is None or func is None or self.ctx.parent(self.ctx.parent(func)) is not cur:
+                return None
+            return cur if cur in self._module_classes().values() else None
+        value = self.value_of(expr)
+        if isinstance(value, cst.Call):
+            while isinstance(value.func, cst.Attribute) and value.func.attr.value in _MODULE_SELF_METHODS:
+                inner = value.func.value
+                if not isinstance(inner, cst.Call):
+                    return None
+                value = inner
+            return self.module_class(value.func)
+        return None
+
+    def _class_attr_is_module(self, cls: cst.ClassDef, attr: str, depth: int) -> bool:
+        """Whether every ``self.<attr> = ...`` in ``cls``'s methods assigns a module."""
+        values = []
+        for node in walk(cls.body, into_functions=True):
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    tgt = t.target
+                    if (
+                        isinstance(tgt, cst.Attribute)
+                        and tgt.attr.value == attr
+                        and isinstance(tgt.value, cst.Name)
+                        and tgt.value.value == "self"
+                    ):
+                        values.append(node.value)
+        return bool(values) and all(self.is_module(v, depth + 1) for v in values)
 
 
 def walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:

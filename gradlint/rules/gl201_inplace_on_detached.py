@@ -1,0 +1,49 @@
+"""GL201 inplace-on-detached: an in-place edit of a ``.detach()`` alias edits the original tensor."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint import codegen
+from gradlint.rules._inplace import InplaceEditRule, edit_text, edited_alias, short
+from gradlint.semantic import StorageAlias, inplace_edit, root_name, walk
+
+
+class InplaceOnDetached(InplaceEditRule):
+    code = "GL201"
+    triggers = (".detach()",)
+
+    def check_edit(self, node: cst.CSTNode) -> None:
+        sem = self.ctx.semantic
+        alias = edited_alias(sem, node, "detach")
+        if alias is None or not self._source_has_history(alias):
+            return
+        source = short(self.ctx, alias.source) or "the original tensor"
+        origin_text = short(self.ctx, alias.origin) or "`.detach()`"
+        edited = short(self.ctx, inplace_edit(node))  # type: ignore[arg-type]
+        if alias.through_name and edited:
+            via = f"`{edited}`, an alias of `{origin_text}`"
+        else:
+            via = f"`{origin_text}`"
+        origin = alias.origin
+        fix = self.fix(
+            self.transform(origin, lambda n: codegen.method_call(n, "clone"), key=("detach-clone", id(origin))),
+            source=source,
+        )
+        self.report(node, fix=fix, edit=edit_text(self.ctx, node), via=via, source=source)
+
+    def _source_has_history(self, alias: StorageAlias) -> bool:
+        """Whether the detached tensor evidently carries a graph and is read again: the edit
+        then either breaks ``backward()`` or changes what later code reads. An alias of
+        a temporary (``model(x).detach()``) or of a plain parameter is left alone."""
+        sem = self.ctx.semantic
+        root = root_name(alias.source)
+        if root is None or sem.graph_source(alias.source) is None:
+            return False
+        scope = sem.enclosing_scope(alias.origin)
+        for node in walk(scope):
+            if isinstance(node, cst.Name) and node.value == root.value and not sem.is_inside(alias.origin, node):
+                parent = self.ctx.parent(node)
+                if not (isinstance(parent, cst.AssignTarget) and parent.target is node):
+                    return True
+        return False

@@ -1,0 +1,178 @@
+"""GL202 inplace-through-data: an in-place edit through ``.data`` hides it from autograd."""
+
+from __future__ import annotations
+
+from typing import FrozenSet, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from gradlint import codegen
+from gradlint.fixes import Fix
+from gradlint.rules._inplace import InplaceEditRule, chained_receiver, edit_text, edited_alias, short
+from gradlint.semantic import StorageAlias, inplace_edit, is_tensor_data_syntax, root_name, walk
+
+# The deprecated ``add_(Number alpha, Tensor other)`` overloads and the keyword the
+# number moves to (the current signatures take one, resp. two, tensors positionally).
+_LEGACY_OVERLOADS = {"add_": (2, "alpha"), "sub_": (2, "alpha"), "addcmul_": (3, "value"), "addcdiv_": (3, "value")}
+
+Block = Union[cst.IndentedBlock, cst.Module]
+
+
+class InplaceThroughData(InplaceEditRule):
+    code = "GL202"
+    triggers = (".data",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._modules: Optional[FrozenSet[str]] = None
+
+    def check_edit(self, node: cst.CSTNode) -> None:
+        alias = edited_alias(self.ctx.semantic, node, "data")
+        if alias is None:
+            return
+        source = short(self.ctx, alias.source) or "the tensor"
+        data = short(self.ctx, alias.origin) or f"{source}.data"
+        edited = short(self.ctx, inplace_edit(node))  # type: ignore[arg-type]
+        via = f"`{edited}`, an alias of `{data}`" if alias.through_name and edited else "`.data`"
+        self.report(node, fix=self._fix(node, alias), edit=edit_text(self.ctx, node), source=source, via=via)
+
+    # -- the fix ------------------------------------------------------------------
+
+    def _fix(self, node: cst.CSTNode, alias: StorageAlias) -> Optional[Fix]:
+        if alias.through_name:
+            return None  # rewriting ``d_p = p.grad.data`` would change every other use of ``d_p``
+        sem = self.ctx.semantic
+        stmt = self._statement_of(node)
+        if stmt is None or self._edit_in(stmt) is not node:
+            return None
+        block = self.ctx.parent(stmt)
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            return None
+        modules = self._module_names()
+        edits = [self.transform(stmt, lambda s: _modernize(s, modules), key=("data-edit", id(stmt)))]
+        imports: Sequence = ()
+        first, last = self._run(block, stmt)
+        if sem.grad_disabled(stmt) is True:
+            title = "Edit the tensor itself (gradients are already disabled here)"
+        elif not any(self._needs_guard(s) for s in _between(block, first, last)):
+            title = "Edit the gradient itself (it carries no graph, and nothing in the edit can add one)"
+        else:
+            torch_name, imports = sem.torch_ref()
+            guard = f"{torch_name}.no_grad()"
+            edits.append(
+                self.wrap(first, last, lambda stmts: codegen.wrap_in_with(stmts, guard), key=("data-no-grad", id(first)))
+            )
+            title = f"Edit the tensor itself under `with {guard}:`"
+        return self.fix(*edits, title=title, add_imports=imports)
+
+    def _statement_of(self, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+        cur = self.ctx.parent(node)
+        while cur is not None and not isinstance(cur, cst.BaseStatement):
+            cur = self.ctx.parent(cur)
+        return cur if isinstance(cur, cst.SimpleStatementLine) else None
+
+    def _edit_in(self, stmt: cst.BaseStatement) -> Optional[cst.CSTNode]:
+        """The edit through ``.data`` that the statement ``stmt`` consists of, if it is one
+        the fix can move under ``no_grad``: ``p.data.add_(...)`` (a chain of in-place
+        calls included), ``p.data -= ...``, ``p.data[idx] = ...``. A statement that
+        also binds the result (``y = p.data.add_(1)``) is not: ``y`` would lose its graph."""
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return None
+        small = stmt.body[0]
+        if isinstance(small, cst.Expr):
+            call = small.value
+            if not (isinstance(call, cst.Call) and inplace_edit(call) is not None):
+                return None
+            while chained_receiver(call.func.value):  # type: ignore[attr-defined]
+                call = call.func.value  # type: ignore[attr-defined]
+            edit: cst.CSTNode = call
+        elif isinstance(small, cst.AugAssign) or (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            edit = small
+        else:
+            return None
+        alias = edited_alias(self.ctx.semantic, edit, "data")
+        return edit if alias is not None and not alias.through_name else None
+
+    def _needs_guard(self, stmt: cst.BaseStatement) -> bool:
+        """Whether the rewritten ``stmt`` must run under ``no_grad``: anything but an edit of
+        a ``.grad`` with numbers only (``p.grad.data.zero_()``, ``g.data.mul_(0.5)``), which
+        is what ``Optimizer.zero_grad`` itself does without ``no_grad``."""
+        edit = self._edit_in(stmt)
+        alias = edited_alias(self.ctx.semantic, edit, "data") if edit is not None else None
+        if alias is None or not (isinstance(alias.source, cst.Attribute) and alias.source.attr.value == "grad"):
+            return True
+        assert isinstance(stmt, cst.SimpleStatementLine)
+        small = stmt.body[0]
+        if isinstance(small, (cst.AugAssign, cst.Assign)):
+            values = [small.value]
+        else:
+            values = [a.value for node in walk(small) if isinstance(node, cst.Call) for a in node.args]
+        return not all(_is_number(v) for v in values)
+
+    def _run(self, block: Block, stmt: cst.SimpleStatementLine) -> Tuple[cst.BaseStatement, cst.BaseStatement]:
+        """The consecutive statements around ``stmt`` that are all such edits: they go
+        under one ``with`` (an EMA or SGD loop body becomes one block, not one per line)."""
+        body: List[cst.BaseStatement] = list(block.body)
+        i = j = next(k for k, s in enumerate(body) if s is stmt)
+        while i > 0 and self._edit_in(body[i - 1]) is not None:
+            i -= 1
+        while j + 1 < len(body) and self._edit_in(body[j + 1]) is not None:
+            j += 1
+        return body[i], body[j]
+
+    def _module_names(self) -> FrozenSet[str]:
+        """Names bound by imports: ``torch.utils.data`` is a module, not a tensor's ``.data``."""
+        if self._modules is None:
+            sem = self.ctx.semantic
+            self._modules = frozenset(
+                name
+                for name, binds in sem.bindings(self.ctx.module).items()
+                if any(isinstance(b.node, (cst.Import, cst.ImportFrom)) for b in binds)
+            )
+        return self._modules
+
+
+def _between(block: Block, first: cst.BaseStatement, last: cst.BaseStatement) -> List[cst.BaseStatement]:
+    body = list(block.body)
+    i = next(k for k, s in enumerate(body) if s is first)
+    j = next(k for k, s in enumerate(body) if s is last)
+    return body[i : j + 1]
+
+
+def _is_number(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
+
+
+def _modernize(stmt: cst.CSTNode, modules: FrozenSet[str]) -> cst.CSTNode:
+    """``stmt`` with ``.data`` dropped from tensors and legacy ``add_(alpha, other)``
+    overloads rewritten; run under ``no_grad`` it does what the original did."""
+    return stmt.visit(_Modernizer(modules))
+
+
+class _Modernizer(cst.CSTTransformer):
+    def __init__(self, modules: FrozenSet[str]) -> None:
+        super().__init__()
+        self.modules = modules
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if not is_tensor_data_syntax(original):
+            return updated
+        root = root_name(original.value)
+        if root is not None and root.value in self.modules:
+            return updated
+        return codegen.keep_parens(original, updated.value)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        func = updated.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _LEGACY_OVERLOADS):
+            return updated
+        count, keyword = _LEGACY_OVERLOADS[func.attr.value]
+        args = updated.args
+        if len(args) != count or any(a.keyword is not None or a.star for a in args):
+            return updated
+        scalar, *tensors = args
+        tensors[-1] = tensors[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        moved = updated.with_changes(args=tensors)
+        return codegen.add_keyword(moved, keyword, scalar.value)

@@ -1,0 +1,228 @@
+"""GL301 graph-kept-alive: a loop keeps each iteration's autograd graph alive in an accumulator."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from gradlint import codegen
+from gradlint.rule import Rule
+from gradlint.rules._inplace import edit_text, short
+from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
+
+
+class GraphKeptAlive(Rule):
+    code = "GL301"
+    triggers = ("for ", "while ")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._flows: Dict[int, Tuple[Set[str], Set[str]]] = {}
+
+    # ``total += loss`` / ``total = total + loss``
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
+            self._check(node, node.target, node.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        value = node.value
+        if isinstance(target, cst.Subscript):  # ``history[i] = out``
+            self._check(node, target, value)
+        elif isinstance(target, cst.Name) and isinstance(value, cst.BinaryOperation):
+            if not isinstance(value.operator, (cst.Add, cst.Subtract)):
+                return
+            left, right = value.left, value.right
+            if isinstance(left, cst.Name) and left.value == target.value:
+                self._check(node, target, right)
+            elif isinstance(right, cst.Name) and right.value == target.value and isinstance(value.operator, cst.Add):
+                self._check(node, target, left)
+
+    # ``losses.append(loss)``
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1:
+            arg = node.args[0]
+            if arg.keyword is None and not arg.star:
+                self._check(node, func.value, arg.value)
+
+    def _check(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        sem = self.ctx.semantic
+        loop = sem.enclosing_loop(node)
+        if loop is None or not self._outlives(target, loop):
+            return
+        if sem.graph_source(value) is None:
+            return
+        scope = sem.enclosing_scope(node)
+        differentiated, escaping = self._flows_of(scope)
+        key = _key(target)
+        if key is None or key in differentiated:
+            return  # accumulated on purpose, to call backward() on the total
+        if key in escaping and not self._trains(loop) and not self._over_batches(loop):
+            return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
+        python_number = self._python_number(target, loop)
+        method = "item" if python_number else "detach"
+        carriers = list(self._carriers(value))
+        if not carriers:
+            return
+        edits = [self.replace(c, codegen.method_call(c, method)) for c in carriers]
+        first = _text(self.ctx, carriers[0])
+        remedy = f"{first}.{method}()"
+        self.report(
+            node,
+            fix=self.fix(*edits, title=f"Keep `{remedy}` instead"),
+            statement=short(self.ctx, node, 50) or edit_text(self.ctx, node),
+            value=_text(self.ctx, value),
+            target=_text(self.ctx, target),
+            remedy=remedy,
+        )
+
+    # -- what outlives the iteration ------------------------------------------------
+
+    def _outlives(self, target: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+        """Whether ``target`` is bound before the loop (or is an attribute, which outlives it)."""
+        base = target.value if isinstance(target, cst.Subscript) else target
+        if isinstance(base, cst.Attribute):
+            return True
+        if not isinstance(base, cst.Name):
+            return False
+        sem = self.ctx.semantic
+        scope = sem.enclosing_scope(loop)
+        binds = sem.bindings(scope).get(base.value)
+        if not binds:
+            return scope is not self.ctx.module and base.value in sem.bindings(self.ctx.module)
+        return any(b.node is not None and not sem.is_inside(loop, b.node) for b in binds)
+
+    def _python_number(self, target: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+        """``total = 0`` / ``0.0`` (and nothing but numbers and the accumulation itself),
+        and never used as a tensor (``total.item()`` would fail on the float ``.item()`` makes)."""
+        if not isinstance(target, cst.Name):
+            return False
+        sem = self.ctx.semantic
+        scope = sem.enclosing_scope(loop)
+        for node in walk(scope):
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == target.value:
+                return False
+        binds = sem.bindings(scope).get(target.value, [])
+        numbers = 0
+        for b in binds:
+            if isinstance(b.node, cst.AugAssign):
+                continue
+            if b.kind != "assign" or b.value is None:
+                return False
+            if _is_number(b.value):
+                numbers += 1
+            elif not (isinstance(b.value, cst.BinaryOperation) and _mentions(b.value, target.value)):
+                return False
+        return numbers > 0
+
+    # -- deliberate accumulation ------------------------------------------------------
+
+    def _flows_of(self, scope: Scope) -> Tuple[Set[str], Set[str]]:
+        """Names (and ``self.x`` chains) whose value reaches a ``backward()`` /
+        ``autograd.grad`` call, and those that reach a ``return`` or ``yield``."""
+        found = self._flows.get(id(scope))
+        if found is None:
+            differentiated: Set[str] = set()
+            escaping: Set[str] = set()
+            assigns: List[Tuple[List[str], cst.BaseExpression]] = []
+            for node in walk(scope):
+                if isinstance(node, cst.Call):
+                    func = node.func
+                    if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+                        differentiated |= _keys_in(node)
+                    elif isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.qualnames(func) & AUTOGRAD_GRAD:
+                        differentiated |= _keys_in(node)
+                elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
+                    escaping |= _keys_in(node.value)
+                elif isinstance(node, cst.Assign):
+                    targets = [k for t in node.targets for k in [_key(t.target)] if k]
+                    assigns.append((targets, node.value))
+            for flows in (differentiated, escaping):
+                changed = True
+                while changed:
+                    changed = False
+                    for targets, value in assigns:
+                        if any(t in flows for t in targets):
+                            new = _keys_in(value) - flows
+                            if new:
+                                flows |= new
+                                changed = True
+            found = self._flows[id(scope)] = (differentiated, escaping)
+        return found
+
+    def _trains(self, loop: cst.CSTNode) -> bool:
+        """The loop body calls ``backward()``: the accumulated values are for logging."""
+        for node in walk(loop):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
+                return True
+        return False
+
+    def _over_batches(self, loop: cst.CSTNode) -> bool:
+        sem = self.ctx.semantic
+        return isinstance(loop, cst.For) and sem.is_loader(loop.iter, sem.enclosing_scope(loop))
+
+    def _carriers(self, value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+        """The operands of ``value`` that hold the history (``loss`` in ``loss * n``)."""
+        sem = self.ctx.semantic
+        if isinstance(value, cst.BinaryOperation) and not value.lpar:
+            yield from self._carriers(value.left)
+            yield from self._carriers(value.right)
+        elif isinstance(value, cst.UnaryOperation) and not value.lpar:
+            yield from self._carriers(value.expression)
+        elif sem.graph_source(value) is not None or sem.requires_grad_leaf(value) is not None:
+            yield value
+
+
+def _text(ctx, expr: cst.BaseExpression) -> str:
+    """``loss``; ``F.nll_loss(...)`` for a long call; ``...`` for anything else too long."""
+    whole = short(ctx, expr, 40)
+    if whole is not None:
+        return whole
+    if isinstance(expr, cst.Call):
+        return f"{short(ctx, expr.func, 36) or '...'}(...)"
+    return "..."
+
+
+def _key(expr: cst.BaseExpression) -> Optional[str]:
+    """``total`` -> "total"; ``self.stats`` -> "self.stats"; ``hist[i]`` -> "hist"."""
+    if isinstance(expr, cst.Subscript):
+        expr = expr.value
+    parts: List[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def _keys_in(node: cst.CSTNode) -> Set[str]:
+    keys: Set[str] = set()
+    for sub in walk(node):
+        if isinstance(sub, (cst.Name, cst.Attribute)):
+            k = _key(sub)
+            if k:
+                keys.add(k)
+    return keys
+
+
+def _mentions(expr: cst.CSTNode, name: str) -> bool:
+    return any(isinstance(n, cst.Name) and n.value == name for n in walk(expr))
+
+
+def _is_number(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value in ("float", "int")
+        and all(isinstance(a.value, (cst.Integer, cst.Float, cst.SimpleString)) for a in expr.args)
+    )

@@ -1,0 +1,258 @@
+"""GL301-GL303: graphs kept alive across iterations, and freezing that freezes nothing."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from harness import fix, lint, messages
+
+LOOP = """\
+import torch
+import torch.nn.functional as F
+
+
+def train(model, loader, optimizer, criterion):
+{body}"""
+
+
+def train(code: str) -> str:
+    return LOOP.format(body=textwrap.indent(textwrap.dedent(code), "    "))
+
+
+# -- GL301 ------------------------------------------------------------------------
+
+STEP = "    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()\n"
+
+
+@pytest.mark.parametrize(
+    "code,row",
+    [
+        ("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\n", 11),
+        ("total = 0\nfor x, y in loader:\n" + STEP + "    total = total + loss\n", 11),
+        ("losses = []\nfor x, y in loader:\n" + STEP + "    losses.append(loss)\n", 11),
+        ("hist = {}\nfor i, (x, y) in enumerate(loader):\n" + STEP + "    hist[i] = loss\n", 11),
+        ("for x, y in loader:\n" + STEP + "    self.losses.append(loss)\n", 10),
+        ("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss * x.size(0)\n", 11),
+        ("total = 0.0\nfor x, y in loader:\n    total += F.cross_entropy(model(x), y)\n", 8),
+        ("total = 0.0\nfor x, y in loader:\n    out = model(x)\n    total += (out - y).pow(2).mean()\n", 9),
+        ("outs = []\nfor x, y in loader:\n    outs.append(model(x).cpu())\n", 8),
+        ("total = 0.0\nfor batch in loader:\n    outputs = model(**batch)\n    total += outputs.loss\n", 9),
+        ("total = 0.0\nwhile True:\n    x, y = next(it)\n    total += criterion(model(x), y)\n", 9),
+        ("total = 0.0\nfor x, y in loader:\n    out, _ = model.rnn(x)\n    total += out.sum()\n", 9),
+        # returned, but a loop over batches that trains: the total is for logging
+        ("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\nreturn total\n", 11),
+    ],
+)
+def test_gl301_findings(code, row):
+    assert lint(train(code), ["GL301"]) == [(row, 9, "GL301")]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss.item()\n",
+        "total = 0.0\nfor x, y in loader:\n" + STEP + "    total += float(loss)\n",
+        "losses = []\nfor x, y in loader:\n" + STEP + "    losses.append(loss.detach())\n",
+        "losses = []\nfor x, y in loader:\n" + STEP + "    losses.append(loss.data)\n",
+        "total = 0\nfor x, y in loader:\n    total += y.size(0)\n",
+        "correct = 0\nfor x, y in loader:\n    correct += (model(x).argmax(1) == y).sum()\n",
+        "with torch.no_grad():\n    total = 0.0\n    for x, y in loader:\n        total += criterion(model(x), y)\n",
+        "total = 0.0\nfor x, y in loader:\n    with torch.no_grad():\n        loss = criterion(model(x), y)\n    total += loss\n",
+        # the accumulator is new in each iteration
+        "for x, y in loader:\n    losses = []\n    losses.append(criterion(model(x), y))\n",
+        # gradient accumulation: the total is differentiated
+        "total = 0\nfor x, y in loader:\n    total = total + criterion(model(x), y) / 4\n    total.backward()\n",
+        "total = 0\nfor x, y in loader:\n    total += criterion(model(x), y)\ntotal.backward()\n",
+        "losses = []\nfor x, y in loader:\n    losses.append(criterion(model(x), y))\nloss = torch.stack(losses).mean()\nloss.backward()\n",
+        "total = 0\nfor x, y in loader:\n    total += criterion(model(x), y)\ntorch.autograd.grad(total, model.parameters())\n",
+        "total = 0\nfor x, y in loader:\n    total += criterion(model(x), y)\nscaler.scale(total).backward()\n",
+        # a sum over heads returned for the caller's backward()
+        "total = 0.0\nfor head in model.heads:\n    total += criterion(head(x), y)\nreturn total\n",
+        "losses = []\nfor head in model.heads:\n    losses.append(criterion(head(x), y))\nreturn sum(losses)\n",
+        # unknown helpers and plain values
+        "accs = []\nfor x, y in loader:\n    accs.append(accuracy(x, y))\n",
+        "times = []\nfor x, y in loader:\n    times.append(time.time())\n",
+        "states = []\nfor x, y in loader:\n    states.append(model.state_dict())\n",
+        # not in a loop
+        "total = 0.0\ntotal += criterion(model(x), y)\n",
+    ],
+)
+def test_gl301_negatives(code):
+    assert lint(train(code), ["GL301"]) == []
+
+
+@pytest.mark.parametrize(
+    "code,fixed",
+    [
+        ("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\n", "    total += loss.item()\n"),
+        ("total = 0\nfor x, y in loader:\n" + STEP + "    total = total + loss\n", "    total = total + loss.item()\n"),
+        ("total = 0.\nfor x, y in loader:\n" + STEP + "    total += loss * x.size(0)\n", "    total += loss.item() * x.size(0)\n"),
+        ("total = torch.zeros(())\nfor x, y in loader:\n" + STEP + "    total += loss\n", "    total += loss.detach()\n"),
+        # used as a tensor afterwards: a float would break `total.item()`
+        (
+            "total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\nprint(total.item())\n",
+            "    total += loss.detach()\nprint(total.item())\n",
+        ),
+        ("losses = []\nfor x, y in loader:\n" + STEP + "    losses.append(loss)\n", "    losses.append(loss.detach())\n"),
+        ("for x, y in loader:\n" + STEP + "    self.total += loss\n", "    self.total += loss.detach()\n"),
+        ("total = 0.0\nfor x, y in loader:\n    total += -criterion(model(x), y)\n", "    total += -criterion(model(x), y).item()\n"),
+        ("total = 0.0\nfor x, y in loader:\n    total += (model(x) - y).abs().mean()\n", "    total += (model(x) - y).abs().mean().item()\n"),
+    ],
+)
+def test_gl301_fix(code, fixed):
+    out = fix(train(code), ["GL301"])
+    assert out.endswith(textwrap.indent(fixed, "    "))
+
+
+def test_gl301_message():
+    assert messages(train("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\n"), ["GL301"]) == [
+        "`total += loss` keeps the autograd graph of `loss` alive in `total` after the iteration ends, with the "
+        "activations it saved: memory grows with every iteration; keep `loss.item()`"
+    ]
+
+
+# -- GL302 ------------------------------------------------------------------------
+
+IMPORTS = """\
+import copy
+
+import timm
+import torch
+import torch.nn as nn
+import torchvision
+from torchvision import models
+from transformers import AutoModel, AutoTokenizer, BertForSequenceClassification
+
+"""
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "m = nn.Linear(4, 4)\nm.requires_grad = False\n",
+        "m = torch.nn.Sequential(nn.Linear(4, 4), nn.ReLU())\nm.requires_grad = False\n",
+        "m = models.resnet18(weights='DEFAULT')\nm.requires_grad = False\n",
+        "m = torchvision.models.detection.fasterrcnn_resnet50_fpn()\nm.requires_grad = False\n",
+        "m = timm.create_model('resnet50', pretrained=True)\nm.requires_grad = False\n",
+        "m = AutoModel.from_pretrained('bert-base-uncased')\nm.requires_grad = False\n",
+        "m = BertForSequenceClassification.from_pretrained('bert')\nm.requires_grad = False\n",
+        "m = torch.hub.load('repo', 'model')\nm.requires_grad = False\n",
+        "m = nn.Linear(4, 4).to('cuda').eval()\nm.requires_grad = False\n",
+        "m = copy.deepcopy(nn.Linear(4, 4))\nm.requires_grad = False\n",
+        "def f(m: nn.Module):\n    m.requires_grad = False\n",
+        "def f(m: torch.nn.Module):\n    m.requires_grad = False\n",
+        "def f(model):\n    for c in model.children():\n        c.requires_grad = False\n",
+        "def f(model):\n    for n, c in model.named_modules():\n        c.requires_grad = False\n",
+        "def f(model):\n    for i, c in enumerate(model.children()):\n        c.requires_grad = False\n",
+        "def f(model):\n    for c in list(model.children())[:-1]:\n        c.requires_grad = False\n",
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.GRU(4, 4)\n"
+        "        self.enc.requires_grad = False\n",
+        "class Net(nn.Module):\n    pass\n\n\nclass Big(Net):\n    pass\n\n\nm = Big()\nm.requires_grad = False\n",
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.GRU(4, 4)\n\n\n"
+        "net = Net()\nnet.enc.requires_grad = False\n",
+    ],
+)
+def test_gl302_modules(code):
+    src = IMPORTS + code
+    found = lint(src, ["GL302"])
+    assert len(found) == 1, found
+    assert fix(src, ["GL302"]).count(".requires_grad_(False)") == 1
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "for p in model.parameters():\n    p.requires_grad = False\n",
+        "x = torch.zeros(3)\nx.requires_grad = True\n",
+        "w = nn.Parameter(torch.ones(3))\nw.requires_grad = False\n",
+        "m = nn.Linear(4, 4)\nm.weight.requires_grad = False\n",
+        "def f(model):\n    model.requires_grad = False\n",  # no evidence
+        "def f(model):\n    for layer in model.layers:\n        layer.requires_grad = False\n",
+        "t = AutoTokenizer.from_pretrained('bert')\nt.requires_grad = False\n",
+        "w = models.ResNet18_Weights.DEFAULT.transforms()\nw.requires_grad = False\n",
+        "m = nn.functional.relu(x)\nm.requires_grad = False\n",
+        "m = models.resnet18()\nm.requires_grad_(False)\n",
+        "class Net:\n    def __init__(self):\n        self.enc = nn.GRU(4, 4)\n        self.enc.weight_ih_l0.requires_grad = False\n",
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.scale = nn.Parameter(torch.ones(1))\n"
+        "        self.scale.requires_grad = False\n",
+    ],
+)
+def test_gl302_negatives(code):
+    assert lint(IMPORTS + code, ["GL302"]) == []
+
+
+def test_gl302_fix_and_message():
+    src = IMPORTS + "backbone = models.resnet50()\nbackbone.requires_grad = not finetune\n"
+    assert lint(src, ["GL302"]) == [(11, 1, "GL302")]
+    assert fix(src, ["GL302"]).endswith("backbone.requires_grad_(not finetune)\n")
+    assert messages(src, ["GL302"]) == [
+        "`backbone.requires_grad = not finetune` only sets a plain Python attribute on the `nn.Module` `backbone`: "
+        "none of its parameters changes and all still get gradients; call `backbone.requires_grad_(not finetune)`"
+    ]
+
+
+def test_gl302_chained_assignment_has_no_fix():
+    src = IMPORTS + "a = nn.Linear(2, 2)\nb = nn.Linear(2, 2)\na.requires_grad = b.requires_grad = False\n"
+    assert lint(src, ["GL302"]) == [(12, 1, "GL302"), (12, 19, "GL302")]
+    assert fix(src, ["GL302"]) == src
+
+
+# -- GL303 ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "code,out",
+    [
+        ("for p in model.parameters():\n    p.require_grad = False\n", "for p in model.parameters():\n    p.requires_grad = False\n"),
+        ("x = torch.zeros(3)\nx.require_grad = True\n", "x = torch.zeros(3)\nx.requires_grad = True\n"),
+        ("def f(net):\n    net.require_grad = False\n", "def f(net):\n    net.requires_grad = False\n"),
+        ("m = models.resnet18()\nm.require_grad = False\n", "m = models.resnet18()\nm.requires_grad_(False)\n"),
+        ("def f(m: nn.Module, t):\n    m.require_grad = t\n", "def f(m: nn.Module, t):\n    m.requires_grad_(t)\n"),
+        (
+            "def f(model):\n    for c in model.children():\n        c.require_grad = False\n",
+            "def f(model):\n    for c in model.children():\n        c.requires_grad_(False)\n",
+        ),
+        ("a.require_grad = b.require_grad = False\n", "a.requires_grad = b.requires_grad = False\n"),
+    ],
+)
+def test_gl303_fix(code, out):
+    src = IMPORTS + code
+    assert lint(src, ["GL303"])
+    assert fix(src, ["GL303"]) == IMPORTS + out
+
+
+def test_gl303_module_fix_is_not_what_torchfix_does():
+    # TorchFix's TOR002 would write `model.requires_grad = False`, which GL302 reports again.
+    src = IMPORTS + "model = models.resnet18()\nmodel.require_grad = False\n"
+    assert fix(src, ["GL302", "GL303"]) == IMPORTS + "model = models.resnet18()\nmodel.requires_grad_(False)\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "p.requires_grad = False\n",
+        "require_grad = False\n",
+        "opts = {'require_grad': False}\n",
+        "f(require_grad=False)\n",
+        "flag = getattr(m, 'require_grad', None)\n",
+        # the file reads the attribute too: it is the code's own name, not a typo
+        "cfg.require_grad = False\nif cfg.require_grad:\n    pass\n",
+        "self.require_grad = flag\nmodel.requires_grad_(self.require_grad)\n",
+    ],
+)
+def test_gl303_negatives(code):
+    assert lint(IMPORTS + code, ["GL303"]) == []
+
+
+def test_gl303_messages():
+    src = IMPORTS + "p.require_grad = False\nm = nn.Linear(2, 2)\nm.require_grad = False\n"
+    assert lint(src, ["GL303"]) == [(10, 1, "GL303"), (12, 1, "GL303")]
+    assert messages(src, ["GL303"]) == [
+        "`p.require_grad` is a misspelling of `requires_grad`: the assignment creates an unused attribute and changes "
+        "nothing; assign `p.requires_grad`",
+        "`m.require_grad` is a misspelling of `requires_grad`: the assignment creates an unused attribute and changes "
+        "nothing; `m` is an `nn.Module`: call `m.requires_grad_(False)` (`.requires_grad = ...` would not freeze its "
+        "parameters either)",
+    ]
