@@ -273,10 +273,27 @@ class Semantic:
         self.ctx = ctx
         self._bindings: Dict[int, Dict[str, List[Binding]]] = {}
         self._torch_ref: Optional[Tuple[str, bool]] = None
+        # Children of the nodes of this file's tree (which lives as long as this object).
+        self._children: Dict[int, Tuple[cst.CSTNode, ...]] = {}
         # inference rules (GL1xx)
         self._frozen: Optional[FrozenSet[str]] = None
         self._module_grad_off: Optional[bool] = None
         self._refs: Optional[Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]] = None
+
+    def walk(self, node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
+        """:func:`walk`, with each node's children listed once per file: LibCST computes
+        ``children`` by running a visitor, and rules walk the same statements often."""
+        kids = self._children
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            yield cur
+            if cur is not node and not into_functions and isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            found = kids.get(id(cur))
+            if found is None:
+                found = kids[id(cur)] = tuple(reversed(cur.children))
+            stack.extend(found)
 
     # -- names --------------------------------------------------------------
 
@@ -392,7 +409,7 @@ class Semantic:
 
     def needs_gradients(self, node: cst.CSTNode) -> bool:
         """Whether code under ``node`` (not nested functions) computes or requests gradients."""
-        for sub in walk(node):
+        for sub in self.walk(node):
             if isinstance(sub, cst.Call):
                 func = sub.func
                 if isinstance(func, cst.Attribute):
@@ -557,7 +574,7 @@ class Semantic:
         ``model.train()``, ``model.train(flag)``, ``model = other``.
         ``model = model.to(device)`` keeps it."""
         root = model.split(".")[0].split("[")[0]
-        for node in walk(stmt):
+        for node in self.walk(stmt):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "train":
                 if not _is_eval_call(node) and self.ctx.code_for(_chain_base(node)) == model:
                     return True
@@ -584,7 +601,9 @@ class Semantic:
     def forward_calls(self, node: cst.CSTNode, models: FrozenSet[str]) -> Iterator[Tuple[cst.Call, str]]:
         """Calls ``m(...)`` and ``m.forward(...)`` under ``node`` (not in nested functions)
         of a model whose source text is in ``models``."""
-        for sub in walk(node):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return  # runs when called, not here
+        for sub in self.walk(node):
             if not isinstance(sub, cst.Call) or not isinstance(sub.func, (cst.Name, cst.Attribute, cst.Subscript)):
                 continue
             func = sub.func
@@ -602,7 +621,7 @@ class Semantic:
         ``m.parameters()``): a forward through them records no graph."""
         if self._frozen is None:
             found = set()
-            for node in walk(self.ctx.module, into_functions=True):
+            for node in self.walk(self.ctx.module, into_functions=True):
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                     if node.func.attr.value == "requires_grad_" and _false_arg(node, "requires_grad"):
                         base = _chain_base(node.func.value)
@@ -639,7 +658,7 @@ class Semantic:
         """Every call of ``func`` in this module (at least one) runs without gradients,
         e.g. ``with torch.no_grad(): val = evaluate(model, loader)``; or ``func`` is a
         Lightning validation/test/predict hook, which the trainer runs without them."""
-        if self.is_lightning_eval_hook(func):
+        if self.is_lightning_eval_hook(func) or self._wrapped_by_guard(func):
             return True
         if id(func) in _seen or len(_seen) > 6:
             return False
@@ -664,6 +683,18 @@ class Semantic:
                 return None
             sites.append(parent)
         return sites
+
+    def _wrapped_by_guard(self, func: cst.FunctionDef) -> bool:
+        """``evaluate = torch.no_grad()(evaluate)``: decorated after the fact."""
+        names, _ = self._references()
+        for ref in names.get(func.name.value, []):
+            arg = self.ctx.parent(ref)
+            call = self.ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Call):
+                g = self.guard(call.func)
+                if g is not None and g.disables is True:
+                    return True
+        return False
 
     def is_lightning_eval_hook(self, func: cst.FunctionDef) -> bool:
         """A ``validation_step``/``test_step``/``predict_step`` (or an evaluation
@@ -697,7 +728,7 @@ class Semantic:
         if self._refs is None:
             names: Dict[str, List[cst.Name]] = {}
             attrs: Dict[str, List[cst.Attribute]] = {}
-            for node in walk(self.ctx.module, into_functions=True):
+            for node in self.walk(self.ctx.module, into_functions=True):
                 if isinstance(node, cst.Attribute):
                     attrs.setdefault(node.attr.value, []).append(node)
                 elif isinstance(node, cst.Name):

@@ -26,7 +26,6 @@ from gradlint.semantic import (
     Scope,
     is_inference_name,
     last_name,
-    walk,
 )
 
 Block = Union[cst.IndentedBlock, cst.Module]
@@ -47,7 +46,7 @@ _INERT_CALLS = frozenset(
     "eval train to cuda cpu print len range enumerate zip list dict set tuple int float str bool isinstance "
     "getattr hasattr next iter parameters named_parameters modules children format info debug warning "
     "log item tolist numpy append extend add_scalar add_scalars time perf_counter manual_seed seed "
-    "set_seed device exists makedirs join".split()
+    "set_seed device exists makedirs join no_grad inference_mode".split()
 )
 
 
@@ -70,15 +69,11 @@ class EvalWithoutNoGrad(Rule):
             self._check_scope(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        sem = self.ctx.semantic
-        if sem.module_grad_off() or self._skip_function(node):
-            return
-        self._check_scope(node)
+        if node.name.value not in _TRAINING_HOOKS and not self.ctx.semantic.module_grad_off():
+            self._check_scope(node)
 
     def _skip_function(self, func: cst.FunctionDef) -> bool:
         sem = self.ctx.semantic
-        if func.name.value in _TRAINING_HOOKS:
-            return True
         site = sem.grad_guard_at(func.body)
         if site is not None:  # decorated: no_grad (nothing to do) or enable_grad (wanted)
             return True
@@ -87,7 +82,10 @@ class EvalWithoutNoGrad(Rule):
     # -- regions --------------------------------------------------------------
 
     def _check_scope(self, scope: Scope) -> None:
-        for region in self._merged(self._regions(scope)):
+        regions = self._regions(scope)
+        if not regions or isinstance(scope, cst.FunctionDef) and self._skip_function(scope):
+            return
+        for region in self._merged(regions):
             self._check_region(scope, region)
 
     def _regions(self, scope: Scope) -> List[_Region]:
@@ -97,7 +95,7 @@ class EvalWithoutNoGrad(Rule):
         dedicated: List[Block] = []
         if isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
             dedicated.append(scope.body)  # type: ignore[arg-type]
-        for node in walk(body):
+        for node in sem.walk(body):
             if isinstance(node, (cst.IndentedBlock, cst.Module)):
                 for i, stmt in enumerate(node.body):
                     switch = sem.eval_switch(stmt)
@@ -112,7 +110,7 @@ class EvalWithoutNoGrad(Rule):
             for i, stmt in enumerate(block.body):
                 if isinstance(stmt, cst.SimpleStatementLine):
                     continue
-                for sub in walk(stmt):
+                for sub in sem.walk(stmt):
                     switch = sem.eval_switch(sub)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
@@ -162,7 +160,7 @@ class EvalWithoutNoGrad(Rule):
             (call, model)
             for stmt in stmts
             for call, model in sem.forward_calls(stmt, models)
-            if sem.grad_guard_at(call) is None
+            if sem.grad_guard_at(call) is None and not self._under_other_guard(call, scope)
         ]
         if not unguarded:
             return
@@ -173,6 +171,29 @@ class EvalWithoutNoGrad(Rule):
         call, model = unguarded[0]
         self.report(call, fix=self._fix(scope, region, flow), model=model, line=region.eval_line[model])
 
+    def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool:
+        """Inside a ``with`` whose grad mode is chosen some other way: ``with torch.no_grad:``
+        (the missing parentheses are GL102's finding), ``with torch.no_grad() if evaluating
+        else nullcontext():``, or ``with ctx:`` where ``ctx`` holds such a choice."""
+        sem = self.ctx.semantic
+        parent = self.ctx.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(parent, cst.With) and any(self._mentions_guard(i.item, scope) for i in parent.items):
+                return True
+            parent = self.ctx.parent(parent)
+        return False
+
+    def _mentions_guard(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        sem = self.ctx.semantic
+        values = [expr]
+        if isinstance(expr, cst.Name):
+            values += [b.value for b in sem.bindings(scope).get(expr.value, []) if b.value is not None]
+        return any(
+            isinstance(n, (cst.Name, cst.Attribute)) and sem.guard(n) is not None
+            for value in values
+            for n in sem.walk(value)
+        )
+
     def _wants_gradients(self, stmt: cst.CSTNode) -> bool:
         """Backward, ``autograd.grad``, an optimizer step, ``requires_grad_()`` on an
         input, reading ``.grad``, ``torch.func`` transforms: the region computes or
@@ -180,7 +201,7 @@ class EvalWithoutNoGrad(Rule):
         sem = self.ctx.semantic
         if sem.needs_gradients(stmt):
             return True
-        for node in walk(stmt):
+        for node in sem.walk(stmt):
             if isinstance(node, cst.Attribute) and node.attr.value in _GRAD_ATTRS:
                 return True
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
@@ -217,7 +238,7 @@ class EvalWithoutNoGrad(Rule):
         holding = [
             i
             for i in range(region.start, region.end)
-            if any(id(n) in call_ids for n in walk(block.body[i]))
+            if any(id(n) in call_ids for n in sem.walk(block.body[i]))
         ]
         lo, hi = holding[0], holding[-1]
         torch_name, imports = sem.torch_ref()
@@ -231,7 +252,7 @@ class EvalWithoutNoGrad(Rule):
             title = f"Decorate `{scope.name.value}` with `@{guard}`"
         else:
             wrapped = block.body[lo : hi + 1]
-            if any(self._sets_grad_mode(s) or _suspends(s) for s in wrapped):
+            if any(self._sets_grad_mode(s) or _suspends(s, sem.walk) for s in wrapped):
                 return None
             flow.analyse(wrapped)
             first, last = wrapped[0], wrapped[-1]
@@ -251,14 +272,14 @@ class EvalWithoutNoGrad(Rule):
         that a decorator would put under no_grad can record a graph."""
         if not isinstance(scope, cst.FunctionDef) or region.block is not scope.body:
             return False
-        if self.ctx.semantic.needs_gradients(scope.body):
+        if self.ctx.semantic.needs_gradients(scope.body) or self._sets_grad_mode(scope.body):
             return False
         outside = [*region.block.body[: region.start], *region.block.body[region.end :]]
-        return all(_inert(s) for s in outside)
+        return all(_inert(s, self.ctx.semantic.walk) for s in outside)
 
     def _sets_grad_mode(self, stmt: cst.CSTNode) -> bool:
         sem = self.ctx.semantic
-        for node in walk(stmt):
+        for node in sem.walk(stmt):
             if isinstance(node, cst.With) and sem.with_guard(node) is not None:
                 return True
             if isinstance(node, cst.SimpleStatementLine) and sem.global_switch(node) is not None:
@@ -266,7 +287,7 @@ class EvalWithoutNoGrad(Rule):
         return False
 
 
-def _inert(stmt: cst.CSTNode) -> bool:
+def _inert(stmt: cst.CSTNode, walk) -> bool:
     for node in walk(stmt):
         if isinstance(node, (cst.Yield, cst.Await)):
             return False
@@ -275,7 +296,7 @@ def _inert(stmt: cst.CSTNode) -> bool:
     return True
 
 
-def _suspends(stmt: cst.CSTNode) -> bool:
+def _suspends(stmt: cst.CSTNode, walk) -> bool:
     """A ``yield`` or ``await`` inside a ``with torch.no_grad():`` would hand the
     disabled grad mode to whatever runs while this code is suspended."""
     return any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(stmt))
@@ -309,6 +330,7 @@ class _Flow:
         self.ctx = ctx
         self.scope = scope
         self.models = models
+        self.walk = ctx.semantic.walk
         self.escapes = False
         self.returns_results = False
         body = scope if isinstance(scope, cst.Module) else scope.body
@@ -322,7 +344,7 @@ class _Flow:
             for star in (p.star_arg, p.star_kwarg):
                 if isinstance(star, cst.Param):
                     self.params.add(star.name.value)
-        for node in walk(body):
+        for node in self.walk(body):
             if isinstance(node, (cst.Global, cst.Nonlocal)):
                 self.outer |= {n.name.value for n in node.names}
         self._local = self._local_names()
@@ -332,7 +354,7 @@ class _Flow:
         return names
 
     def analyse(self, covered: Iterable[cst.CSTNode]) -> None:
-        self._covered = {id(n) for stmt in covered for n in walk(stmt)}
+        self._covered = {id(n) for stmt in covered for n in self.walk(stmt)}
         self.results: Set[str] = set()
         flows = list(self._flows())
         changed = True
@@ -347,7 +369,7 @@ class _Flow:
         self.escapes = False
         self.returns_results = False
         is_function = isinstance(self.scope, cst.FunctionDef)
-        for node in walk(self.body):
+        for node in self.walk(self.body):
             inside = id(node) in self._covered
             if isinstance(node, (cst.Return, cst.Yield)) and node.value is not None and is_function:
                 value = node.value.value if isinstance(node.value, cst.From) else node.value
@@ -375,7 +397,7 @@ class _Flow:
 
     def _flows(self):
         """(target names, value, node) for every way a value reaches a local name."""
-        for node in walk(self.body):
+        for node in self.walk(self.body):
             if isinstance(node, cst.Assign):
                 yield {n for t in node.targets for n in _roots(t.target)}, node.value, node
             elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:

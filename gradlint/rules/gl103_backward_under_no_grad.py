@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.rule import Rule
-from gradlint.semantic import GuardSite, bool_value, call_arg, walk
+from gradlint.semantic import GuardSite, bool_value, call_arg
 
 _BACKWARD = frozenset({"torch.autograd.backward"})
 _GRAD = frozenset({"torch.autograd.grad"})
@@ -49,11 +49,14 @@ class BackwardUnderNoGrad(Rule):
             action=action,
         )
 
-    def _computed_without_grad(self, target: cst.BaseExpression, use: cst.Call) -> Optional[GuardSite]:
+    def _computed_without_grad(self, target: cst.BaseExpression, use: cst.CSTNode, depth: int = 0) -> Optional[GuardSite]:
         """Where gradients were switched off for the computation of ``target``, if they were."""
         sem = self.ctx.semantic
         if _computes(target):
             return None if self._enables_grad(target) else _disabling(sem.grad_guard_at(use))
+        if depth < 3 and isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
+            # ``loss = outputs.loss``: a part of something computed without gradients
+            return self._computed_without_grad(target.value, use, depth + 1)
         if not isinstance(target, cst.Name):
             return None
         scope = sem.enclosing_scope(use)
@@ -64,9 +67,9 @@ class BackwardUnderNoGrad(Rule):
         site = None
         for b in binds:
             assert b.node is not None and b.value is not None
-            if not _computes(b.value) or self._enables_grad(b.value) or (self.ctx.position(b.node).start.line, 0) > (use_pos.line, use_pos.column):
+            if self.ctx.position(b.node).start.line > use_pos.line:
                 return None
-            found = _disabling(sem.grad_guard_at(b.node))
+            found = self._computed_without_grad(b.value, b.node, depth + 1) if depth < 3 else None
             if found is None:
                 return None
             site = site or found
@@ -78,7 +81,7 @@ class BackwardUnderNoGrad(Rule):
         """A call of a function of this module decorated ``@torch.enable_grad()``."""
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
             return False
-        for node in walk(self.ctx.module, into_functions=True):
+        for node in self.ctx.semantic.walk(self.ctx.module, into_functions=True):
             if isinstance(node, cst.FunctionDef) and node.name.value == value.func.value:
                 site = self.ctx.semantic.grad_guard_at(node.body)
                 if site is not None and site.guard.disables is not True:
@@ -88,7 +91,7 @@ class BackwardUnderNoGrad(Rule):
     def _regains_grad(self, scope, name: str) -> bool:
         """``loss.requires_grad_()`` / ``loss.requires_grad = True`` somewhere in the scope."""
         body = scope if isinstance(scope, cst.Module) else scope.body
-        for node in walk(body):
+        for node in self.ctx.semantic.walk(body):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_":
                 if isinstance(node.func.value, cst.Name) and node.func.value.value == name:
                     return True

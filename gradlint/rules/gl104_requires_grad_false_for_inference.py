@@ -16,7 +16,6 @@ from gradlint.semantic import (
     is_model_ref,
     last_name,
     looks_like_model,
-    walk,
 )
 
 
@@ -83,8 +82,8 @@ class RequiresGradFalseForInference(Rule):
     def _model_calls(self, body: cst.CSTNode, scope: Scope, tensor: str, after: int) -> Iterator[Tuple[cst.Call, str]]:
         """Later calls of a model with ``tensor`` (or a conversion of it) as an argument."""
         sem = self.ctx.semantic
-        eval_models = {s.model for s in map(sem.eval_switch, walk(body)) if s is not None}
-        for node in walk(body):
+        eval_models = {s.model for s in map(sem.eval_switch, sem.walk(body)) if s is not None}
+        for node in sem.walk(body):
             if not isinstance(node, cst.Call) or self.ctx.position(node).start.line <= after:
                 continue
             func = node.func

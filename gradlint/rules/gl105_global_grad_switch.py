@@ -6,7 +6,6 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint.rule import Rule
-from gradlint.semantic import walk
 
 # A program's entry point may switch gradients off for the whole run: that is
 # what the statement does, so it is not a leak there.
@@ -37,7 +36,7 @@ class GlobalGradSwitch(Rule):
         names = {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
         targets = {id(t.target) for t in assign.targets}
         return any(
-            isinstance(n, cst.Name) and n.value in names and id(n) not in targets for n in walk(func.body)
+            isinstance(n, cst.Name) and n.value in names and id(n) not in targets for n in self.ctx.semantic.walk(func.body)
         )
 
     def _switched_back(self, func: cst.FunctionDef, switch: cst.SimpleStatementLine) -> bool:
@@ -45,7 +44,7 @@ class GlobalGradSwitch(Rule):
         the author restores the mode (hopefully in a ``finally``)."""
         sem = self.ctx.semantic
         seen = False
-        for node in walk(func.body):
+        for node in sem.walk(func.body):
             if node is switch:
                 seen = True
             elif seen and isinstance(node, cst.SimpleStatementLine):

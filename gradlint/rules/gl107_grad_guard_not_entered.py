@@ -5,7 +5,6 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint.rule import Rule
-from gradlint.semantic import walk
 
 _FORMS = {
     "no_grad": "gradients stay enabled",
@@ -29,7 +28,7 @@ class GradGuardNotEntered(Rule):
         scope = sem.enclosing_scope(node)
         body = scope if isinstance(scope, cst.Module) else scope.body
         # Any other mention (``with ctx:``, ``@ctx``, ``ctx.__enter__()``, returned) may enter it.
-        if any(isinstance(n, cst.Name) and n.value == name.value and n is not name for n in walk(body, into_functions=True)):
+        if any(isinstance(n, cst.Name) and n.value == name.value and n is not name for n in sem.walk(body, into_functions=True)):
             return
         self._check(node.value)
 
