@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -144,6 +144,15 @@ def is_model_ref(expr: cst.CSTNode) -> bool:
     while isinstance(expr, (cst.Attribute, cst.Subscript)):
         expr = expr.value
     return isinstance(expr, cst.Name)
+
+
+def called_module(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``m`` for ``m(...)`` and ``m.forward(...)`` when ``m`` is a name or an
+    attribute/subscript chain on one (what a model's forward call looks like)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        func = func.value
+    return func if is_model_ref(func) else None
 
 
 def looks_like_model(expr: cst.BaseExpression) -> bool:
@@ -284,16 +293,14 @@ class Semantic:
         """:func:`walk`, with each node's children listed once per file: LibCST computes
         ``children`` by running a visitor, and rules walk the same statements often."""
         kids = self._children
-        stack = [node]
-        while stack:
-            cur = stack.pop()
-            yield cur
-            if cur is not node and not into_functions and isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                continue
+
+        def reversed_children(cur: cst.CSTNode) -> Sequence[cst.CSTNode]:
             found = kids.get(id(cur))
             if found is None:
                 found = kids[id(cur)] = tuple(reversed(cur.children))
-            stack.extend(found)
+            return found
+
+        return _walk(node, into_functions, reversed_children)
 
     # -- names --------------------------------------------------------------
 
@@ -604,16 +611,11 @@ class Semantic:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             return  # runs when called, not here
         for sub in self.walk(node):
-            if not isinstance(sub, cst.Call) or not isinstance(sub.func, (cst.Name, cst.Attribute, cst.Subscript)):
-                continue
-            func = sub.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "forward":
-                func = func.value
-            if not is_model_ref(func):
-                continue
-            text = self.ctx.code_for(func)
-            if text in models:
-                yield sub, text
+            model = called_module(sub) if isinstance(sub, cst.Call) else None
+            if model is not None:
+                text = self.ctx.code_for(model)
+                if text in models:
+                    yield sub, text
 
     def frozen_models(self) -> FrozenSet[str]:
         """Source texts of models whose parameters are frozen somewhere in the module
@@ -791,13 +793,19 @@ class Semantic:
 def walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself included) in source order. Nested functions,
     lambdas and classes are yielded but not entered, unless ``into_functions``."""
+    return _walk(node, into_functions, lambda cur: tuple(reversed(cur.children)))
+
+
+def _walk(
+    node: cst.CSTNode, into_functions: bool, reversed_children: Callable[[cst.CSTNode], Sequence[cst.CSTNode]]
+) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
         cur = stack.pop()
         yield cur
         if cur is not node and not into_functions and isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        stack.extend(reversed(cur.children))
+        stack.extend(reversed_children(cur))
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:

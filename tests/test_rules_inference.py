@@ -235,6 +235,15 @@ GL101_NEGATIVE = [
         model.eval()
         return model
     """,
+    # a dedicated function whose mode is chosen by a branch
+    """\
+    def evaluate(model, x, train):
+        if train:
+            model.train()
+        else:
+            model.eval()
+        return model(x).item()
+    """,
     # a different model, a rebinding, a nested function
     """\
     def f(model, other, x):
@@ -485,6 +494,54 @@ GL101_FIXES = [
                     self.out = model(h)
         """,
         "unsafe",
+    ),
+    # inside `if __name__ == "__main__":`, the forward pass, not the whole block
+    (
+        """\
+        import torch
+        net = load().eval()
+        if __name__ == "__main__":
+            x = torch.rand(1, 3)
+            # predict
+            print(net(x).argmax())
+            print("done")
+        else:
+            print(net)
+        """,
+        """\
+        import torch
+        net = load().eval()
+        if __name__ == "__main__":
+            x = torch.rand(1, 3)
+            # predict
+            with torch.no_grad():
+                print(net(x).argmax())
+            print("done")
+        else:
+            print(net)
+        """,
+        "safe",
+    ),
+    # calls in both branches: the whole `if`
+    (
+        """\
+        import torch
+        net = load().eval()
+        if fast:
+            y = net(x)
+        else:
+            y = net(x).mean()
+        """,
+        """\
+        import torch
+        net = load().eval()
+        with torch.no_grad():
+            if fast:
+                y = net(x)
+            else:
+                y = net(x).mean()
+        """,
+        "safe",
     ),
     # a one-line for body is re-indented
     (

@@ -24,6 +24,7 @@ from gradlint.semantic import (
     AUTOGRAD_GRAD,
     TENSOR_FACTORIES,
     Scope,
+    called_module,
     is_inference_name,
     last_name,
 )
@@ -112,7 +113,8 @@ class EvalWithoutNoGrad(Rule):
                     continue
                 for sub in sem.walk(stmt):
                     switch = sem.eval_switch(sub)
-                    if switch is not None:
+                    # ``if training: model.train() else: model.eval()`` leaves the mode open
+                    if switch is not None and not sem.ends_eval_mode(stmt, switch.model):
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(block, i + 1, switch.model, line))
         return [r for r in regions if r.start < r.end]
@@ -233,14 +235,6 @@ class EvalWithoutNoGrad(Rule):
         sem = self.ctx.semantic
         if isinstance(scope, cst.FunctionDef) and scope.asynchronous is not None:
             return None  # grad mode is thread-local: an await would leak it to other tasks
-        block = region.block
-        call_ids = {id(c) for c, _ in region.calls}
-        holding = [
-            i
-            for i in range(region.start, region.end)
-            if any(id(n) in call_ids for n in sem.walk(block.body[i]))
-        ]
-        lo, hi = holding[0], holding[-1]
         torch_name, imports = sem.torch_ref()
         guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
         if self._decorate(scope, region):
@@ -251,7 +245,7 @@ class EvalWithoutNoGrad(Rule):
             )
             title = f"Decorate `{scope.name.value}` with `@{guard}`"
         else:
-            wrapped = block.body[lo : hi + 1]
+            wrapped = self._to_wrap(region)
             if any(self._sets_grad_mode(s) or _suspends(s, sem.walk) for s in wrapped):
                 return None
             flow.analyse(wrapped)
@@ -266,6 +260,29 @@ class EvalWithoutNoGrad(Rule):
         else:
             risky = sem.needs_gradients(scope)
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
+
+    def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:
+        """The run of statements of the region's block that holds its unguarded forward
+        calls (a whole loop, usually), looking inside an ``if``/``with``/``try`` that
+        holds them all in its body (``if __name__ == "__main__":``)."""
+        sem = self.ctx.semantic
+        call_ids = {id(c) for c, _ in region.calls}
+
+        def holds(stmt: cst.CSTNode) -> bool:
+            return any(id(n) in call_ids for n in sem.walk(stmt))
+
+        block, start, end = region.block, region.start, region.end
+        while True:
+            holding = [i for i in range(start, end) if holds(block.body[i])]
+            lo, hi = holding[0], holding[-1]
+            stmt = block.body[lo]
+            inner = stmt.body if isinstance(stmt, (cst.If, cst.With, cst.Try)) else None
+            if lo != hi or not isinstance(inner, cst.IndentedBlock):
+                return block.body[lo : hi + 1]
+            inside = {id(n) for s in inner.body for n in sem.walk(s)}
+            if not call_ids <= inside:  # some in an ``else``/``except``
+                return block.body[lo : hi + 1]
+            block, start, end = inner, 0, len(inner.body)
 
     def _decorate(self, scope: Scope, region: _Region) -> bool:
         """The region is the function's whole body: nothing before it (or after it)
@@ -439,11 +456,10 @@ class _Flow:
     def _makes_graph(self, call: cst.Call) -> bool:
         """A call of a model or submodule: ``model(x)``, ``self.head(h)``, ``encoder(x)``
         for a parameter ``encoder``."""
-        func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
-            func = func.value
-        text = self.ctx.code_for(func)
-        if text in self.models:
+        func = called_module(call)
+        if func is None:
+            return False
+        if self.ctx.code_for(func) in self.models:
             return True
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return True

@@ -13,6 +13,7 @@ from gradlint.semantic import (
     Scope,
     bool_value,
     call_arg,
+    called_module,
     is_model_ref,
     last_name,
     looks_like_model,
@@ -86,10 +87,8 @@ class RequiresGradFalseForInference(Rule):
         for node in sem.walk(body):
             if not isinstance(node, cst.Call) or self.ctx.position(node).start.line <= after:
                 continue
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "forward":
-                func = func.value
-            if not is_model_ref(func):
+            func = called_module(node)
+            if func is None:
                 continue
             model = self.ctx.code_for(func)
             if model not in eval_models and not looks_like_model(func):
