@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
+from libcst.metadata import ParentNodeProvider
 
 from gradlint.fixes import ImportSpec
 
@@ -282,23 +283,33 @@ class Semantic:
         self.ctx = ctx
         self._bindings: Dict[int, Dict[str, List[Binding]]] = {}
         self._torch_ref: Optional[Tuple[str, bool]] = None
+        # Qualified names cost a scope analysis of the whole file; a name can only
+        # resolve to torch's grad-mode guards or to torch.autograd if the source
+        # spells them somewhere (in an import at least).
+        source = ctx.source
+        self._may_name_guards = any(n in source for n in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"))
+        self._may_name_autograd = "autograd" in source
         # Children of the nodes of this file's tree (which lives as long as this object).
-        self._children: Dict[int, Tuple[cst.CSTNode, ...]] = {}
+        self._children: Optional[Dict[int, Tuple[cst.CSTNode, ...]]] = None
         # inference rules (GL1xx)
         self._frozen: Optional[FrozenSet[str]] = None
         self._module_grad_off: Optional[bool] = None
         self._refs: Optional[Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]] = None
 
     def walk(self, node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
-        """:func:`walk`, with each node's children listed once per file: LibCST computes
-        ``children`` by running a visitor, and rules walk the same statements often."""
+        """:func:`walk` over this file's tree, with children read off the parent links
+        computed once per file: LibCST computes ``children`` by running a visitor, and
+        rules walk the same statements often."""
         kids = self._children
+        if kids is None:
+            grouped: Dict[int, List[cst.CSTNode]] = {}
+            # The parent links are recorded child by child in source order.
+            for child, parent in self.ctx.metadata(ParentNodeProvider).items():
+                grouped.setdefault(id(parent), []).append(child)
+            kids = self._children = {k: tuple(reversed(v)) for k, v in grouped.items()}
 
         def reversed_children(cur: cst.CSTNode) -> Sequence[cst.CSTNode]:
-            found = kids.get(id(cur))
-            if found is None:
-                found = kids[id(cur)] = tuple(reversed(cur.children))
-            return found
+            return kids.get(id(cur), ())  # type: ignore[union-attr]
 
         return _walk(node, into_functions, reversed_children)
 
@@ -315,7 +326,7 @@ class Semantic:
     def guard(self, expr: cst.BaseExpression) -> Optional[Guard]:
         called = isinstance(expr, cst.Call)
         func = expr.func if isinstance(expr, cst.Call) else expr
-        if not isinstance(func, (cst.Name, cst.Attribute)):
+        if not isinstance(func, (cst.Name, cst.Attribute)) or not self._may_name_guards:
             return None
         names = self.ctx.qualnames(func)
         if not names:
@@ -431,7 +442,11 @@ class Semantic:
                         flag = call_arg(sub, 0, "requires_grad")
                         if flag is None or bool_value(flag.value) is not False:
                             return True
-                names = self.ctx.qualnames(func) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+                names = (
+                    self.ctx.qualnames(func)
+                    if self._may_name_autograd and isinstance(func, (cst.Name, cst.Attribute))
+                    else frozenset()
+                )
                 if names & AUTOGRAD_GRAD or any(n.startswith("torch.autograd.functional.") for n in names):
                     return True
                 flag = call_arg(sub, None, "requires_grad")

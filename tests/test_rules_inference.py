@@ -1022,6 +1022,18 @@ def test_gl106_findings(src, expected):
                 y = f(x)
             """,
         ),
+        # comments after the last statement of the inner block have nowhere to go: not fixed
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.no_grad():
+                    y = f(x)
+                    # trailing note
+                z = 1
+            """,
+            None,
+        ),
         # bound to a name: reported, not fixed
         (
             """\

@@ -21,7 +21,6 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.semantic import (
-    AUTOGRAD_GRAD,
     TENSOR_FACTORIES,
     Scope,
     called_module,
@@ -64,6 +63,10 @@ class _Region:
 class EvalWithoutNoGrad(Rule):
     code = "GL101"
     triggers = (".eval(", ".train(")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._may_name_func = "func" in ctx.source  # ``torch.func`` / ``from torch import func``
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.ctx.semantic.module_grad_off():
@@ -206,8 +209,8 @@ class EvalWithoutNoGrad(Rule):
         for node in sem.walk(stmt):
             if isinstance(node, cst.Attribute) and node.attr.value in _GRAD_ATTRS:
                 return True
-            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
-                if sem.refers_to(node.func, _TORCH_FUNC_TRANSFORMS | AUTOGRAD_GRAD):
+            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and self._may_name_func:
+                if sem.refers_to(node.func, _TORCH_FUNC_TRANSFORMS):
                     return True
         return False
 

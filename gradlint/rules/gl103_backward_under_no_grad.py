@@ -22,16 +22,24 @@ class BackwardUnderNoGrad(Rule):
     code = "GL103"
     triggers = ("backward", "autograd")
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # torch.autograd.grad/backward can only be named in a file that spells "autograd".
+        self._autograd = "autograd" in ctx.source
+
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not sem.refers_to(func, _BACKWARD):
+        autograd = self._autograd
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not (
+            autograd and sem.refers_to(func, _BACKWARD)
+        ):
             target: Optional[cst.BaseExpression] = func.value
             action = "`.backward()`"
-        elif sem.is_call_to(node, _GRAD):
+        elif autograd and sem.is_call_to(node, _GRAD):
             arg = call_arg(node, 0, "outputs")
             target, action = (arg.value if arg is not None else None), "`torch.autograd.grad`"
-        elif sem.is_call_to(node, _BACKWARD):
+        elif autograd and sem.is_call_to(node, _BACKWARD):
             arg = call_arg(node, 0, "tensors")
             target, action = (arg.value if arg is not None else None), "`torch.autograd.backward`"
         else:
