@@ -132,6 +132,19 @@ GL101_POSITIVE = [
         """,
         [(5, 12)],
     ),
+    # each model's region ends at its own train(): enc(a) on line 6 runs in train mode
+    (
+        """\
+        def loop(enc, dec, a):
+            enc.eval()
+            dec.eval()
+            h = enc(a).item()
+            enc.train()
+            y = enc(a)
+            z = dec(a).item()
+        """,
+        [(4, 9)],
+    ),
     # a region ends at train(); a second eval() opens another
     (
         """\

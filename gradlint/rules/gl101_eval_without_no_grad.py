@@ -89,7 +89,9 @@ class EvalWithoutNoGrad(Rule):
         regions = self._regions(scope)
         if not regions or isinstance(scope, cst.FunctionDef) and self._skip_function(scope):
             return
-        for region in self._merged(regions):
+        for region in regions:
+            region.calls = self._unguarded_calls(scope, region)
+        for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)
 
     def _regions(self, scope: Scope) -> List[_Region]:
@@ -138,42 +140,46 @@ class EvalWithoutNoGrad(Rule):
         return bool(name) and is_inference_name(name) and sem.is_loader(expr, scope)  # type: ignore[arg-type]
 
     def _merged(self, regions: List[_Region]) -> List[_Region]:
-        """Overlapping regions of one block are one region (``enc.eval(); dec.eval()``)."""
+        """Overlapping regions of one block are one region (``enc.eval(); dec.eval()``).
+        Each keeps the calls found in its own range: a model's region ends at its
+        own ``train()``, not at another's."""
         out: List[_Region] = []
         for r in sorted(regions, key=lambda r: (id(r.block), r.start)):
             last = out[-1] if out else None
-            if last is not None and last.block is r.block and r.start <= last.end:
+            if last is not None and last.block is r.block and r.start < last.end:
                 last.end = max(last.end, r.end)
                 last.models |= r.models
                 for m, line in r.eval_line.items():
                     last.eval_line.setdefault(m, line)
+                known = {id(c) for c, _ in last.calls}
+                last.calls += [(c, m) for c, m in r.calls if id(c) not in known]
             else:
-                out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line)))
+                out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line), list(r.calls)))
+        for r in out:
+            r.calls.sort(key=lambda cm: (self.ctx.position(cm[0]).start.line, self.ctx.position(cm[0]).start.column))
         return out
+
+    def _unguarded_calls(self, scope: Scope, region: _Region) -> List[Tuple[cst.Call, str]]:
+        """The forward calls of the region's (unfrozen) model that run with gradients on."""
+        sem = self.ctx.semantic
+        models = frozenset(region.models) - sem.frozen_models()
+        return [
+            (call, model)
+            for stmt in region.block.body[region.start : region.end]
+            for call, model in sem.forward_calls(stmt, models)
+            if sem.grad_guard_at(call) is None and not self._under_other_guard(call, scope)
+        ]
 
     # -- one region -------------------------------------------------------------
 
     def _check_region(self, scope: Scope, region: _Region) -> None:
-        sem = self.ctx.semantic
-        models = frozenset(region.models) - sem.frozen_models()
-        if not models:
-            return
         stmts = region.block.body[region.start : region.end]
         if any(self._wants_gradients(s) for s in stmts):
             return
-        unguarded = [
-            (call, model)
-            for stmt in stmts
-            for call, model in sem.forward_calls(stmt, models)
-            if sem.grad_guard_at(call) is None and not self._under_other_guard(call, scope)
-        ]
-        if not unguarded:
-            return
-        region.calls = unguarded
-        flow = _Flow(self.ctx, scope, models)
+        flow = _Flow(self.ctx, scope, frozenset(region.models))
         if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts):
             return
-        call, model = unguarded[0]
+        call, model = region.calls[0]
         self.report(call, fix=self._fix(scope, region, flow), model=model, line=region.eval_line[model])
 
     def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool:
