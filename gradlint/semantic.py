@@ -211,10 +211,21 @@ def _false_arg(call: cst.Call, keyword: str) -> bool:
 
 
 def _parameters_owner(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-    """``model.parameters()`` -> ``model`` (also ``named_parameters``, which yields pairs)."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "parameters":
-        base = _chain_base(expr.func.value)
-        return base if is_model_ref(base) else None
+    """``model.parameters()`` / ``model.named_parameters()`` -> ``model``."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value in ("parameters", "named_parameters"):
+            base = _chain_base(expr.func.value)
+            return base if is_model_ref(base) else None
+    return None
+
+
+def _parameter_target(target: cst.BaseExpression) -> Optional[str]:
+    """The loop variable holding the parameter: ``p`` in ``for p in ...`` or ``for name, p in ...``."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+        last = target.elements[1].value
+        return last.value if isinstance(last, cst.Name) else None
     return None
 
 
@@ -644,9 +655,9 @@ class Semantic:
                         base = _chain_base(node.func.value)
                         if is_model_ref(base):
                             found.add(self.ctx.code_for(base))
-                elif isinstance(node, cst.For) and isinstance(node.target, cst.Name):
-                    model = _parameters_owner(node.iter)
-                    if model is not None and _freezes(node.body, node.target.value):
+                elif isinstance(node, cst.For):
+                    model, param = _parameters_owner(node.iter), _parameter_target(node.target)
+                    if model is not None and param is not None and _freezes(node.body, param):
                         found.add(self.ctx.code_for(model))
             self._frozen = frozenset(found)
         return self._frozen

@@ -283,6 +283,13 @@ GL101_NEGATIVE = [
         model.eval()
         return model(x)
     """,
+    """\
+    def f(model, x):
+        for name, param in model.named_parameters():
+            param.requires_grad_(False)
+        model.eval()
+        return model(x)
+    """,
     # every call site under no_grad, transitively
     """\
     import torch
