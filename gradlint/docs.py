@@ -16,7 +16,13 @@ from typing import Iterable, List, Optional
 from gradlint import catalog
 from gradlint.catalog import RuleDoc
 
-FIX_LABEL = {"safe": "safe", "unsafe": "unsafe", "none": "—"}
+FIX_LABEL = {"safe": "safe", "unsafe": "unsafe", "varies": "safe or unsafe", "none": "—"}
+FIX_SENTENCE = {
+    "safe": "always safe",
+    "unsafe": "unsafe (needs --unsafe-fixes)",
+    "varies": "safe or unsafe depending on the code (see Fix safety)",
+    "none": "none",
+}
 
 
 def _code_block(code: str) -> str:
@@ -31,7 +37,7 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
         f"{heading} {doc.name} ({doc.code})",
         "",
         f"Enabled by default: {'yes' if doc.default else 'no'}. "
-        f"Fix: {'always safe' if doc.fix == 'safe' else 'unsafe (needs --unsafe-fixes)' if doc.fix == 'unsafe' else 'none'}. "
+        f"Fix: {FIX_SENTENCE[doc.fix]}. "
         f"Holds for torch {doc.torch}.",
         "",
         f"{h2} What it does",

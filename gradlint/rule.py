@@ -158,7 +158,7 @@ class Rule:
     ) -> Fix:
         """A fix whose safety and title default to the catalog entry's."""
         safety = applicability or self.doc.fix
-        if safety not in ("safe", "unsafe"):
+        if safety not in ("safe", "unsafe"):  # "none", or "varies" without a per-finding choice
             raise ValueError(f"{self.code}: catalog says fix = {self.doc.fix!r}, yet the rule builds a fix")
         return Fix(
             applicability=safety,

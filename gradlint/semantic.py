@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
+from libcst.metadata import ParentNodeProvider
 
 from gradlint.fixes import ImportSpec
 
@@ -133,6 +134,38 @@ _MODULE_SELF_METHODS = frozenset(
     "to cuda cpu eval train half float double bfloat16 requires_grad_ apply to_empty share_memory".split()
 )
 
+# -- inference rules (GL1xx) --
+# Module methods that return the module itself, so ``model.to(dev).eval()`` is ``model``.
+MODULE_CHAIN = frozenset("to cuda cpu half float double bfloat16 type eval train requires_grad_ share_memory".split())
+LIGHTNING_MODULE = frozenset(
+    {
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule",
+    }
+)
+LIGHTNING_EVAL_HOOKS = frozenset(
+    {"validation_step", "test_step", "predict_step", "validation_epoch_end", "test_epoch_end", "predict_epoch_end"}
+)
+# Words that mark a function or a loader as dedicated to inference, as whole
+# ``_``-separated parts of the name (``evaluate``, ``run_inference``, ``val_loader``).
+_INFERENCE_WORD = re.compile(
+    r"(^|_)(eval|evaluate|evaluation|validate|validation|val|valid|test|testing|predict|prediction|"
+    r"infer|inference|generate|generation|sample|sampling|decode|beam_search|greedy_search)(_|$|\d)"
+)
+# Names under which models are usually kept (``model``, ``self.net``, ``encoder``).
+_MODEL_NAME = re.compile(
+    r"(^|_)(model|models|net|network|encoder|decoder|backbone|classifier|generator|discriminator|"
+    r"critic|actor|policy|teacher|student|resnet\d*|vgg\d*|bert|gpt\d*|transformer|unet|vae|cnn|rnn|lstm|mlp|"
+    r"detector|segmenter|predictor|regressor)s?(_|$|\d)|^(g|d|net[gd]|model\d*|net\d*)$",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class Guard:
@@ -142,6 +175,16 @@ class Guard:
     called: bool  # ``torch.no_grad()`` rather than ``torch.no_grad``
     # True: gradients are off inside; False: on; None: decided at run time.
     disables: Optional[bool]
+
+
+@dataclass(frozen=True, eq=False)
+class GuardSite:
+    """Where a grad mode is set: the guard, the statement, ``with`` or decorator
+    that applies it, and the guard expression itself (``torch.no_grad()``)."""
+
+    guard: Guard
+    node: cst.CSTNode
+    expr: cst.BaseExpression
 
 
 Scope = Union[cst.Module, cst.FunctionDef, cst.Lambda]
@@ -229,6 +272,129 @@ def inplace_edit(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
     return None
 
 
+
+@dataclass(frozen=True, eq=False)
+class EvalSwitch:
+    """A statement that puts a model in eval mode (see ``Semantic.eval_switch``)."""
+
+    model: str  # the model expression's source text: ``model``, ``self.net``
+    call: cst.Call  # the ``.eval()`` / ``.train(False)`` call
+    stmt: cst.SimpleStatementLine
+
+
+def is_model_ref(expr: cst.CSTNode) -> bool:
+    """A name, or an attribute/subscript chain on one (``self.models["g"]``), with no calls in it."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    return isinstance(expr, cst.Name)
+
+
+def called_module(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``m`` for ``m(...)`` and ``m.forward(...)`` when ``m`` is a name or an
+    attribute/subscript chain on one (what a model's forward call looks like)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        func = func.value
+    return func if is_model_ref(func) else None
+
+
+def looks_like_model(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is named the way models are (``model``, ``self.encoder``, ``netG``)."""
+    name = last_name(expr)
+    return bool(name) and bool(_MODEL_NAME.search(name))  # type: ignore[arg-type]
+
+
+def is_inference_name(name: str) -> bool:
+    """A function or loader name that says it is for inference (``evaluate``, ``val_loader``)."""
+    return bool(_INFERENCE_WORD.search(name.lower()))
+
+
+def _is_eval_call(call: cst.Call) -> bool:
+    if not isinstance(call.func, cst.Attribute):
+        return False
+    attr = call.func.attr.value
+    if attr == "eval":
+        return not call.args
+    if attr == "train":
+        mode = call_arg(call, 0, "mode")
+        return mode is not None and bool_value(mode.value) is False
+    return False
+
+
+def _chain_base(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``model.to(dev).eval()`` -> ``model``: strip module methods that return the module."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in MODULE_CHAIN:
+        expr = expr.func.value
+    return expr
+
+
+def _eval_in_chain(expr: cst.BaseExpression) -> Tuple[Optional[cst.Call], cst.BaseExpression]:
+    found = None
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in MODULE_CHAIN:
+        if found is None and _is_eval_call(expr):
+            found = expr
+        expr = expr.func.value
+    return found, expr
+
+
+def _all_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _all_targets(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _all_targets(target.value)
+    else:
+        yield target
+
+
+def _false_arg(call: cst.Call, keyword: str) -> bool:
+    arg = call_arg(call, 0, keyword)
+    return arg is not None and bool_value(arg.value) is False
+
+
+def _parameters_owner(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``model.parameters()`` / ``model.named_parameters()`` -> ``model``."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value in ("parameters", "named_parameters"):
+            base = _chain_base(expr.func.value)
+            return base if is_model_ref(base) else None
+    return None
+
+
+def _parameter_target(target: cst.BaseExpression) -> Optional[str]:
+    """The loop variable holding the parameter: ``p`` in ``for p in ...`` or ``for name, p in ...``."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+        last = target.elements[1].value
+        return last.value if isinstance(last, cst.Name) else None
+    return None
+
+
+def _freezes(body: cst.BaseSuite, name: str) -> bool:
+    """Whether a loop body sets ``name.requires_grad = False`` / ``name.requires_grad_(False)``."""
+    for node in walk(body):
+        if isinstance(node, cst.Assign) and bool_value(node.value) is False:
+            for t in node.targets:
+                tgt = t.target
+                if isinstance(tgt, cst.Attribute) and tgt.attr.value == "requires_grad":
+                    if isinstance(tgt.value, cst.Name) and tgt.value.value == name:
+                        return True
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value == "requires_grad_" and _false_arg(node, "requires_grad"):
+                if isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+                    return True
+    return False
+
+
+def _switch_call(stmt: cst.CSTNode) -> cst.BaseExpression:
+    """The ``set_grad_enabled(...)`` call of a statement ``global_switch`` accepted."""
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    small = stmt.body[0]
+    assert isinstance(small, (cst.Expr, cst.Assign))
+    return small.value
+
+
 def last_name(expr: cst.BaseExpression) -> Optional[str]:
     """``self.model.encoder`` -> ``encoder``; ``model`` -> ``model``; else None."""
     if isinstance(expr, cst.Name):
@@ -274,6 +440,36 @@ class Semantic:
         self._graph_by_name: Dict[int, Optional[cst.CSTNode]] = {}
         self._returns_checked: set = set()
 
+        # Qualified names cost a scope analysis of the whole file; a name can only
+        # resolve to torch's grad-mode guards or to torch.autograd if the source
+        # spells them somewhere (in an import at least).
+        source = ctx.source
+        self._may_name_guards = any(n in source for n in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"))
+        self._may_name_autograd = "autograd" in source
+        # Children of the nodes of this file's tree (which lives as long as this object).
+        self._children: Optional[Dict[int, Tuple[cst.CSTNode, ...]]] = None
+        # inference rules (GL1xx)
+        self._frozen: Optional[FrozenSet[str]] = None
+        self._module_grad_off: Optional[bool] = None
+        self._refs: Optional[Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]] = None
+
+    def walk(self, node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
+        """:func:`walk` over this file's tree, with children read off the parent links
+        computed once per file: LibCST computes ``children`` by running a visitor, and
+        rules walk the same statements often."""
+        kids = self._children
+        if kids is None:
+            grouped: Dict[int, List[cst.CSTNode]] = {}
+            # The parent links are recorded child by child in source order.
+            for child, parent in self.ctx.metadata(ParentNodeProvider).items():
+                grouped.setdefault(id(parent), []).append(child)
+            kids = self._children = {k: tuple(reversed(v)) for k, v in grouped.items()}
+
+        def reversed_children(cur: cst.CSTNode) -> Sequence[cst.CSTNode]:
+            return kids.get(id(cur), ())  # type: ignore[union-attr]
+
+        return _walk(node, into_functions, reversed_children)
+
     # -- names --------------------------------------------------------------
 
     def is_call_to(self, node: cst.CSTNode, names: FrozenSet[str]) -> bool:
@@ -287,7 +483,7 @@ class Semantic:
     def guard(self, expr: cst.BaseExpression) -> Optional[Guard]:
         called = isinstance(expr, cst.Call)
         func = expr.func if isinstance(expr, cst.Call) else expr
-        if not isinstance(func, (cst.Name, cst.Attribute)):
+        if not isinstance(func, (cst.Name, cst.Attribute)) or not self._may_name_guards:
             return None
         names = self.ctx.qualnames(func)
         if not names:
@@ -345,13 +541,27 @@ class Semantic:
         runs with gradients on unless its caller says otherwise, which is the
         callers' business (False is returned).
         """
+        site = self.grad_guard_at(node)
+        return site.guard.disables if site is not None else False
+
+    def grad_guard_at(self, node: cst.CSTNode) -> Optional["GuardSite"]:
+        """The guard that decides the grad mode ``node`` runs in, and where it is;
+        None when nothing in the enclosing function (or module) sets the mode, so
+        that the caller's mode (by default: gradients on) applies.
+
+        The same outward walk as :meth:`grad_disabled`, which is defined by it.
+        """
         cur = node
         parent = self.ctx.parent(cur)
         while parent is not None:
             if isinstance(parent, cst.With) and cur is parent.body:
-                g = self.with_guard(parent)
-                if g is not None:
-                    return g.disables
+                found = None
+                for item in parent.items:
+                    g = self.guard(item.item)
+                    if g is not None and (g.called or g.kind == "set_grad_enabled"):
+                        found = GuardSite(g, parent, item.item)
+                if found is not None:
+                    return found
             elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
                 body = parent.body
                 for i in range(len(body) - 1, -1, -1):
@@ -359,19 +569,22 @@ class Semantic:
                         for prev in reversed(body[:i]):
                             g = self.global_switch(prev)
                             if g is not None:
-                                return g.disables
+                                return GuardSite(g, prev, _switch_call(prev))
                         break
             elif isinstance(parent, cst.FunctionDef) and cur is parent.body:
-                g = self.decorator_guard(parent)
-                return g.disables if g is not None else False
+                for dec in reversed(parent.decorators):
+                    g = self.guard(dec.decorator)
+                    if g is not None and (g.called or g.kind != "set_grad_enabled"):
+                        return GuardSite(g, dec, dec.decorator)
+                return None
             elif isinstance(parent, cst.Lambda):
-                return False
+                return None
             cur, parent = parent, self.ctx.parent(parent)
-        return False
+        return None
 
     def needs_gradients(self, node: cst.CSTNode) -> bool:
         """Whether code under ``node`` (not nested functions) computes or requests gradients."""
-        for sub in walk(node):
+        for sub in self.walk(node):
             if isinstance(sub, cst.Call):
                 func = sub.func
                 if isinstance(func, cst.Attribute):
@@ -386,7 +599,11 @@ class Semantic:
                         flag = call_arg(sub, 0, "requires_grad")
                         if flag is None or bool_value(flag.value) is not False:
                             return True
-                names = self.ctx.qualnames(func) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+                names = (
+                    self.ctx.qualnames(func)
+                    if self._may_name_autograd and isinstance(func, (cst.Name, cst.Attribute))
+                    else frozenset()
+                )
                 if names & AUTOGRAD_GRAD or any(n.startswith("torch.autograd.functional.") for n in names):
                     return True
                 flag = call_arg(sub, None, "requires_grad")
@@ -510,6 +727,195 @@ class Semantic:
                 for b in binds
             )
         return False
+
+    # -- inference: eval mode, call sites, Lightning hooks (GL1xx rules) -------
+
+    def eval_switch(self, stmt: cst.CSTNode) -> Optional["EvalSwitch"]:
+        """If the statement ``stmt`` puts a model in eval mode, which one and how:
+        ``model.eval()``, ``model.train(False)``, ``model.to(dev).eval()``,
+        ``self.net = Net().eval()``."""
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        for small in stmt.body:
+            if isinstance(small, cst.Expr):
+                call, base = _eval_in_chain(small.value)
+                if call is not None and is_model_ref(base):
+                    return EvalSwitch(self.ctx.code_for(base), call, stmt)
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+                call, _ = _eval_in_chain(small.value)
+                target = small.targets[0].target
+                if call is not None and is_model_ref(target):
+                    return EvalSwitch(self.ctx.code_for(target), call, stmt)
+        return None
+
+    def ends_eval_mode(self, stmt: cst.CSTNode, model: str) -> bool:
+        """Whether ``stmt`` may take ``model`` out of eval mode or rebind it:
+        ``model.train()``, ``model.train(flag)``, ``model = other``.
+        ``model = model.to(device)`` keeps it."""
+        root = model.split(".")[0].split("[")[0]
+        for node in self.walk(stmt):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "train":
+                if not _is_eval_call(node) and self.ctx.code_for(_chain_base(node)) == model:
+                    return True
+            targets: Sequence[cst.BaseExpression] = ()
+            value: Optional[cst.BaseExpression] = None
+            if isinstance(node, cst.Assign):
+                targets, value = [t.target for t in node.targets], node.value
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+                targets, value = [node.target], node.value
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                targets = [node.target]
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                targets = [node.asname.name]
+            for target in targets:
+                for t in _all_targets(target):
+                    text = self.ctx.code_for(t)
+                    if text != model and text != root:
+                        continue
+                    if value is not None and self.ctx.code_for(_chain_base(value)) == model:
+                        continue  # model = model.to(device).eval()
+                    return True
+        return False
+
+    def forward_calls(self, node: cst.CSTNode, models: FrozenSet[str]) -> Iterator[Tuple[cst.Call, str]]:
+        """Calls ``m(...)`` and ``m.forward(...)`` under ``node`` (not in nested functions)
+        of a model whose source text is in ``models``."""
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return  # runs when called, not here
+        for sub in self.walk(node):
+            model = called_module(sub) if isinstance(sub, cst.Call) else None
+            if model is not None:
+                text = self.ctx.code_for(model)
+                if text in models:
+                    yield sub, text
+
+    def frozen_models(self) -> FrozenSet[str]:
+        """Source texts of models whose parameters are frozen somewhere in the module
+        (``m.requires_grad_(False)``, or ``p.requires_grad = False`` for every ``p`` in
+        ``m.parameters()``): a forward through them records no graph."""
+        if self._frozen is None:
+            found = set()
+            for node in self.walk(self.ctx.module, into_functions=True):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                    if node.func.attr.value == "requires_grad_" and _false_arg(node, "requires_grad"):
+                        base = _chain_base(node.func.value)
+                        if is_model_ref(base):
+                            found.add(self.ctx.code_for(base))
+                elif isinstance(node, cst.For):
+                    model, param = _parameters_owner(node.iter), _parameter_target(node.target)
+                    if model is not None and param is not None and _freezes(node.body, param):
+                        found.add(self.ctx.code_for(model))
+            self._frozen = frozenset(found)
+        return self._frozen
+
+    def module_grad_off(self) -> bool:
+        """Whether the module switches gradients off for the whole program with a
+        top-level ``torch.set_grad_enabled(False)`` statement (and never back on)."""
+        if self._module_grad_off is None:
+            switches = [g for g in map(self.global_switch, self.ctx.module.body) if g is not None]
+            self._module_grad_off = bool(switches) and all(g.disables is True for g in switches)
+        return self._module_grad_off
+
+    def runs_without_grad(self, node: cst.CSTNode, _seen: FrozenSet[int] = frozenset()) -> bool:
+        """Whether gradients are certainly off when ``node`` runs: a guard around it,
+        a module-wide switch, or (for code in a function with no guard of its own)
+        every call of that function in this module runs without gradients."""
+        site = self.grad_guard_at(node)
+        if site is not None:
+            return site.guard.disables is True
+        if self.module_grad_off():
+            return True
+        func = self.enclosing_function(node)
+        return func is not None and self.always_called_without_grad(func, _seen)
+
+    def always_called_without_grad(self, func: cst.FunctionDef, _seen: FrozenSet[int] = frozenset()) -> bool:
+        """Every call of ``func`` in this module (at least one) runs without gradients,
+        e.g. ``with torch.no_grad(): val = evaluate(model, loader)``; or ``func`` is a
+        Lightning validation/test/predict hook, which the trainer runs without them."""
+        if self.is_lightning_eval_hook(func) or self._wrapped_by_guard(func):
+            return True
+        if id(func) in _seen or len(_seen) > 6:
+            return False
+        sites = self.call_sites(func)
+        if not sites:
+            return False
+        seen = _seen | {id(func)}
+        return all(self.runs_without_grad(call, seen) for call in sites)
+
+    def call_sites(self, func: cst.FunctionDef) -> Optional[List[cst.Call]]:
+        """The calls of ``func`` in this module: ``f(...)`` for a function,
+        ``<anything>.f(...)`` for a method. None when ``func`` is also used some
+        other way (passed as a callback, stored), so that its callers are unknown."""
+        names, attrs = self._references()
+        name = func.name.value
+        is_method = isinstance(self.ctx.parent(self.ctx.parent(func)), cst.ClassDef)
+        refs = attrs.get(name, []) if is_method else names.get(name, [])
+        sites = []
+        for ref in refs:
+            parent = self.ctx.parent(ref)
+            if not (isinstance(parent, cst.Call) and parent.func is ref):
+                return None
+            sites.append(parent)
+        return sites
+
+    def _wrapped_by_guard(self, func: cst.FunctionDef) -> bool:
+        """``evaluate = torch.no_grad()(evaluate)``: decorated after the fact."""
+        names, _ = self._references()
+        for ref in names.get(func.name.value, []):
+            arg = self.ctx.parent(ref)
+            call = self.ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Call):
+                g = self.guard(call.func)
+                if g is not None and g.disables is True:
+                    return True
+        return False
+
+    def is_lightning_eval_hook(self, func: cst.FunctionDef) -> bool:
+        """A ``validation_step``/``test_step``/``predict_step`` (or an evaluation
+        epoch hook) of a ``LightningModule`` subclass: the trainer runs it with
+        gradients off."""
+        name = func.name.value
+        if name not in LIGHTNING_EVAL_HOOKS and not name.startswith(("on_validation_", "on_test_", "on_predict_")):
+            return False
+        block = self.ctx.parent(func)
+        cls = self.ctx.parent(block) if block is not None else None
+        return isinstance(cls, cst.ClassDef) and self.is_lightning_module(cls)
+
+    def is_lightning_module(self, cls: cst.ClassDef, _depth: int = 0) -> bool:
+        if _depth > 5:
+            return False
+        for base in cls.bases:
+            expr = base.value
+            if not isinstance(expr, (cst.Name, cst.Attribute)):
+                continue
+            if self.ctx.qualnames(expr) & LIGHTNING_MODULE or self.ctx.code_for(expr).endswith("LightningModule"):
+                return True
+            if isinstance(expr, cst.Name):
+                for stmt in self.ctx.module.body:
+                    if isinstance(stmt, cst.ClassDef) and stmt.name.value == expr.value and stmt is not cls:
+                        if self.is_lightning_module(stmt, _depth + 1):
+                            return True
+        return False
+
+    def _references(self) -> Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]:
+        """Every load of a name, and every ``x.attr`` access by attribute name."""
+        if self._refs is None:
+            names: Dict[str, List[cst.Name]] = {}
+            attrs: Dict[str, List[cst.Attribute]] = {}
+            for node in self.walk(self.ctx.module, into_functions=True):
+                if isinstance(node, cst.Attribute):
+                    attrs.setdefault(node.attr.value, []).append(node)
+                elif isinstance(node, cst.Name):
+                    parent = self.ctx.parent(node)
+                    if isinstance(parent, cst.Attribute) and parent.attr is node:
+                        continue
+                    if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName)):
+                        continue
+                    if isinstance(parent, cst.Arg) and parent.keyword is node:
+                        continue
+                    names.setdefault(node.value, []).append(node)
+            self._refs = (names, attrs)
+        return self._refs
 
     # -- code generation ----------------------------------------------------
 
@@ -1065,13 +1471,19 @@ class Semantic:
 def walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself included) in source order. Nested functions,
     lambdas and classes are yielded but not entered, unless ``into_functions``."""
+    return _walk(node, into_functions, lambda cur: tuple(reversed(cur.children)))
+
+
+def _walk(
+    node: cst.CSTNode, into_functions: bool, reversed_children: Callable[[cst.CSTNode], Sequence[cst.CSTNode]]
+) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
         cur = stack.pop()
         yield cur
         if cur is not node and not into_functions and isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        stack.extend(reversed(cur.children))
+        stack.extend(reversed_children(cur))
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:

@@ -101,7 +101,7 @@ def _entry(**changes):
     [
         ({"code": "X1"}, "code 'X1' is not GLnnn"),
         ({"name": "Some_Rule"}, "is not kebab-case"),
-        ({"fix": "maybe"}, "fix must be one of safe, unsafe, none"),
+        ({"fix": "maybe"}, "fix must be one of safe, unsafe, varies, none"),
         ({"fix": "safe"}, "a fixable rule needs 'fix_title'"),
         ({"why": None}, "missing key 'why'"),
         ({"colour": "red"}, "unknown key 'colour'"),

@@ -1,0 +1,490 @@
+"""GL101 eval-without-no-grad: ``model.eval()`` does not stop autograd.
+
+An *evaluation region* is, within one function body (or the module body), the
+statements after ``m.eval()`` / ``m.train(False)`` up to whatever may take ``m``
+out of eval mode (``m.train()``) or rebind it. In a function or loop whose name
+says it is for inference (``evaluate``, ``for x in val_loader``), an ``eval()``
+nested in an ``if`` also opens a region after the statement holding it. A
+region is reported once, at its first forward call of ``m`` that runs with
+gradients on, unless something says the gradients are wanted or already off:
+see ``_skip_function`` and ``_wants_gradients``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from gradlint import codegen
+from gradlint.fixes import Fix
+from gradlint.rule import Rule
+from gradlint.semantic import (
+    TENSOR_FACTORIES,
+    Scope,
+    called_module,
+    is_inference_name,
+    last_name,
+)
+
+Block = Union[cst.IndentedBlock, cst.Module]
+
+# Functions whose outputs feed a backward the rule cannot see: a module's
+# forward composes into its caller's graph, and Lightning runs backward on
+# what training_step returns. Freezing a submodule's batch-norm with eval()
+# while it still trains is common there.
+_TRAINING_HOOKS = frozenset({"forward", "__call__", "training_step"})
+# Reading these means gradients are being computed or inspected.
+_GRAD_ATTRS = frozenset({"grad", "retain_grad", "register_hook"})
+_TORCH_FUNC_TRANSFORMS = frozenset(
+    f"torch.func.{n}" for n in ("grad", "grad_and_value", "vjp", "jacrev", "hessian", "functional_call")
+)
+# Calls that cannot record a graph; statements made only of them may run under
+# a decorator added for the region that follows them.
+_INERT_CALLS = frozenset(
+    "eval train to cuda cpu print len range enumerate zip list dict set tuple int float str bool isinstance "
+    "getattr hasattr next iter parameters named_parameters modules children format info debug warning "
+    "log item tolist numpy append extend add_scalar add_scalars time perf_counter manual_seed seed "
+    "set_seed device exists makedirs join no_grad inference_mode".split()
+)
+
+
+@dataclass
+class _Region:
+    block: Block
+    start: int  # first statement of the region in ``block.body``
+    end: int  # one past its last statement
+    models: Set[str]
+    eval_line: Dict[str, int]  # model -> line of the statement that put it in eval mode
+    calls: List[Tuple[cst.Call, str]] = field(default_factory=list)
+
+
+class EvalWithoutNoGrad(Rule):
+    code = "GL101"
+    triggers = (".eval(", ".train(")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._may_name_func = "func" in ctx.source  # ``torch.func`` / ``from torch import func``
+
+    def visit_Module(self, node: cst.Module) -> None:
+        if not self.ctx.semantic.module_grad_off():
+            self._check_scope(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.name.value not in _TRAINING_HOOKS and not self.ctx.semantic.module_grad_off():
+            self._check_scope(node)
+
+    def _skip_function(self, func: cst.FunctionDef) -> bool:
+        sem = self.ctx.semantic
+        site = sem.grad_guard_at(func.body)
+        if site is not None:  # decorated: no_grad (nothing to do) or enable_grad (wanted)
+            return True
+        return sem.always_called_without_grad(func)
+
+    # -- regions --------------------------------------------------------------
+
+    def _check_scope(self, scope: Scope) -> None:
+        regions = self._regions(scope)
+        if not regions or isinstance(scope, cst.FunctionDef) and self._skip_function(scope):
+            return
+        for region in regions:
+            region.calls = self._unguarded_calls(scope, region)
+        for region in self._merged([r for r in regions if r.calls]):
+            self._check_region(scope, region)
+
+    def _regions(self, scope: Scope) -> List[_Region]:
+        sem = self.ctx.semantic
+        body = scope if isinstance(scope, cst.Module) else scope.body
+        regions: List[_Region] = []
+        dedicated: List[Block] = []
+        if isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
+            dedicated.append(scope.body)  # type: ignore[arg-type]
+        for node in sem.walk(body):
+            if isinstance(node, (cst.IndentedBlock, cst.Module)):
+                for i, stmt in enumerate(node.body):
+                    switch = sem.eval_switch(stmt)
+                    if switch is not None:
+                        line = self.ctx.position(switch.call).start.line
+                        regions.append(self._region(node, i + 1, switch.model, line))
+            elif isinstance(node, (cst.For, cst.While)) and isinstance(node.body, cst.IndentedBlock):
+                if isinstance(node, cst.For) and self._inference_loader(node.iter, scope):
+                    dedicated.append(node.body)
+        for block in dedicated:
+            # ``if not keep_mode: model.eval()`` at the top of ``evaluate``
+            for i, stmt in enumerate(block.body):
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for sub in sem.walk(stmt):
+                    switch = sem.eval_switch(sub)
+                    # ``if training: model.train() else: model.eval()`` leaves the mode open
+                    if switch is not None and not sem.ends_eval_mode(stmt, switch.model):
+                        line = self.ctx.position(switch.call).start.line
+                        regions.append(self._region(block, i + 1, switch.model, line))
+        return [r for r in regions if r.start < r.end]
+
+    def _region(self, block: Block, start: int, model: str, line: int) -> _Region:
+        sem = self.ctx.semantic
+        end = start
+        while end < len(block.body) and not sem.ends_eval_mode(block.body[end], model):
+            end += 1
+        return _Region(block, start, end, {model}, {model: line})
+
+    def _inference_loader(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        sem = self.ctx.semantic
+        inner = expr
+        while isinstance(inner, cst.Call) and last_name(inner.func) in ("enumerate", "tqdm", "iter") and inner.args:
+            inner = inner.args[0].value
+        name = last_name(inner)
+        return bool(name) and is_inference_name(name) and sem.is_loader(expr, scope)  # type: ignore[arg-type]
+
+    def _merged(self, regions: List[_Region]) -> List[_Region]:
+        """Overlapping regions of one block are one region (``enc.eval(); dec.eval()``).
+        Each keeps the calls found in its own range: a model's region ends at its
+        own ``train()``, not at another's."""
+        out: List[_Region] = []
+        for r in sorted(regions, key=lambda r: (id(r.block), r.start)):
+            last = out[-1] if out else None
+            if last is not None and last.block is r.block and r.start < last.end:
+                last.end = max(last.end, r.end)
+                last.models |= r.models
+                for m, line in r.eval_line.items():
+                    last.eval_line.setdefault(m, line)
+                known = {id(c) for c, _ in last.calls}
+                last.calls += [(c, m) for c, m in r.calls if id(c) not in known]
+            else:
+                out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line), list(r.calls)))
+        for r in out:
+            r.calls.sort(key=lambda cm: (self.ctx.position(cm[0]).start.line, self.ctx.position(cm[0]).start.column))
+        return out
+
+    def _unguarded_calls(self, scope: Scope, region: _Region) -> List[Tuple[cst.Call, str]]:
+        """The forward calls of the region's (unfrozen) model that run with gradients on."""
+        sem = self.ctx.semantic
+        models = frozenset(region.models) - sem.frozen_models()
+        return [
+            (call, model)
+            for stmt in region.block.body[region.start : region.end]
+            for call, model in sem.forward_calls(stmt, models)
+            if sem.grad_guard_at(call) is None and not self._under_other_guard(call, scope)
+        ]
+
+    # -- one region -------------------------------------------------------------
+
+    def _check_region(self, scope: Scope, region: _Region) -> None:
+        stmts = region.block.body[region.start : region.end]
+        if any(self._wants_gradients(s) for s in stmts):
+            return
+        flow = _Flow(self.ctx, scope, frozenset(region.models))
+        if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts):
+            return
+        call, model = region.calls[0]
+        self.report(call, fix=self._fix(scope, region, flow), model=model, line=region.eval_line[model])
+
+    def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool:
+        """Inside a ``with`` whose grad mode is chosen some other way: ``with torch.no_grad:``
+        (the missing parentheses are GL102's finding), ``with torch.no_grad() if evaluating
+        else nullcontext():``, or ``with ctx:`` where ``ctx`` holds such a choice."""
+        sem = self.ctx.semantic
+        parent = self.ctx.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(parent, cst.With) and any(self._mentions_guard(i.item, scope) for i in parent.items):
+                return True
+            parent = self.ctx.parent(parent)
+        return False
+
+    def _mentions_guard(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        sem = self.ctx.semantic
+        values = [expr]
+        if isinstance(expr, cst.Name):
+            values += [b.value for b in sem.bindings(scope).get(expr.value, []) if b.value is not None]
+        return any(
+            isinstance(n, (cst.Name, cst.Attribute)) and sem.guard(n) is not None
+            for value in values
+            for n in sem.walk(value)
+        )
+
+    def _wants_gradients(self, stmt: cst.CSTNode) -> bool:
+        """Backward, ``autograd.grad``, an optimizer step, ``requires_grad_()`` on an
+        input, reading ``.grad``, ``torch.func`` transforms: the region computes or
+        inspects gradients (attacks, saliency maps, MAML inner loops)."""
+        sem = self.ctx.semantic
+        if sem.needs_gradients(stmt):
+            return True
+        for node in sem.walk(stmt):
+            if isinstance(node, cst.Attribute) and node.attr.value in _GRAD_ATTRS:
+                return True
+            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and self._may_name_func:
+                if sem.refers_to(node.func, _TORCH_FUNC_TRANSFORMS):
+                    return True
+        return False
+
+    def _results_reach_backward(self, func: cst.FunctionDef, flow: "_Flow", stmts: Sequence[cst.CSTNode]) -> bool:
+        """The region's outputs are returned to a caller that computes gradients (or the
+        function's name says it computes a loss): the caller decides, not this function."""
+        flow.analyse(stmts)
+        if not flow.returns_results:
+            return False
+        if "loss" in func.name.value.lower():
+            return True
+        sem = self.ctx.semantic
+        sites = sem.call_sites(func) or []
+        for call in sites:
+            caller = sem.enclosing_function(call)
+            if caller is not None and self._wants_gradients(caller.body):
+                return True
+            if caller is None and self._wants_gradients(self.ctx.module):
+                return True
+        return False
+
+    # -- fix ------------------------------------------------------------------------
+
+    def _fix(self, scope: Scope, region: _Region, flow: "_Flow") -> Optional[Fix]:
+        sem = self.ctx.semantic
+        if isinstance(scope, cst.FunctionDef) and scope.asynchronous is not None:
+            return None  # grad mode is thread-local: an await would leak it to other tasks
+        torch_name, imports = sem.torch_ref()
+        guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
+        if self._decorate(scope, region):
+            assert isinstance(scope, cst.FunctionDef)
+            flow.analyse(scope.body.body)
+            edit = self.transform(
+                scope, lambda f: codegen.add_decorator(f, guard), key=("grad-guard-decorator", id(scope))
+            )
+            title = f"Decorate `{scope.name.value}` with `@{guard}`"
+        else:
+            wrapped = self._to_wrap(region)
+            if any(self._sets_grad_mode(s) or _suspends(s, sem.walk) for s in wrapped):
+                return None
+            flow.analyse(wrapped)
+            first, last = wrapped[0], wrapped[-1]
+            edit = self.wrap(
+                first, last, lambda stmts: codegen.wrap_in_with(stmts, guard), key=("grad-guard-wrap", id(first))
+            )
+            what = "the loop" if len(wrapped) == 1 and isinstance(first, (cst.For, cst.While)) else "the forward pass"
+            title = f"Wrap {what} in `with {guard}:`"
+        if isinstance(scope, cst.FunctionDef):
+            risky = sem.needs_gradients(scope.body) or flow.escapes
+        else:
+            risky = sem.needs_gradients(scope)
+        return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
+
+    def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:
+        """The run of statements of the region's block that holds its unguarded forward
+        calls (a whole loop, usually), looking inside an ``if``/``with``/``try`` that
+        holds them all in its body (``if __name__ == "__main__":``)."""
+        sem = self.ctx.semantic
+        call_ids = {id(c) for c, _ in region.calls}
+
+        def holds(stmt: cst.CSTNode) -> bool:
+            return any(id(n) in call_ids for n in sem.walk(stmt))
+
+        block, start, end = region.block, region.start, region.end
+        while True:
+            holding = [i for i in range(start, end) if holds(block.body[i])]
+            lo, hi = holding[0], holding[-1]
+            stmt = block.body[lo]
+            inner = stmt.body if isinstance(stmt, (cst.If, cst.With, cst.Try)) else None
+            if lo != hi or not isinstance(inner, cst.IndentedBlock):
+                return block.body[lo : hi + 1]
+            inside = {id(n) for s in inner.body for n in sem.walk(s)}
+            if not call_ids <= inside:  # some in an ``else``/``except``
+                return block.body[lo : hi + 1]
+            block, start, end = inner, 0, len(inner.body)
+
+    def _decorate(self, scope: Scope, region: _Region) -> bool:
+        """The region is the function's whole body: nothing before it (or after it)
+        that a decorator would put under no_grad can record a graph."""
+        if not isinstance(scope, cst.FunctionDef) or region.block is not scope.body:
+            return False
+        if self.ctx.semantic.needs_gradients(scope.body) or self._sets_grad_mode(scope.body):
+            return False
+        outside = [*region.block.body[: region.start], *region.block.body[region.end :]]
+        return all(_inert(s, self.ctx.semantic.walk) for s in outside)
+
+    def _sets_grad_mode(self, stmt: cst.CSTNode) -> bool:
+        sem = self.ctx.semantic
+        for node in sem.walk(stmt):
+            if isinstance(node, cst.With) and sem.with_guard(node) is not None:
+                return True
+            if isinstance(node, cst.SimpleStatementLine) and sem.global_switch(node) is not None:
+                return True
+        return False
+
+
+def _inert(stmt: cst.CSTNode, walk) -> bool:
+    for node in walk(stmt):
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return False
+        if isinstance(node, cst.Call) and last_name(node.func) not in _INERT_CALLS:
+            return False
+    return True
+
+
+def _suspends(stmt: cst.CSTNode, walk) -> bool:
+    """A ``yield`` or ``await`` inside a ``with torch.no_grad():`` would hand the
+    disabled grad mode to whatever runs while this code is suspended."""
+    return any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(stmt))
+
+
+# -- where the region's outputs go ----------------------------------------------
+
+# Calls whose result cannot carry an autograd graph (Python numbers, strings,
+# integer or boolean tensors, detached tensors).
+_PLAIN_METHODS = frozenset(
+    "item tolist numpy detach argmax argmin argsort size dim numel nelement eq ne lt le gt ge equal allclose "
+    "isnan isinf isfinite long int bool byte decode batch_decode multinomial".split()
+)
+_PLAIN_FUNCS = frozenset("len str int float bool repr print isinstance range format round".split())
+_PLAIN_ATTRS = frozenset({"data", "shape", "dtype", "device", "requires_grad", "is_leaf", "ndim"})
+# Methods that store their arguments in their receiver.
+_MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "put", "put_nowait", "setdefault", "appendleft"})
+
+
+class _Flow:
+    """Where the outputs of code that a fix puts under no_grad can go.
+
+    Names assigned from calls made in the covered statements, or from values
+    derived from them, are *results*; a result that is returned, yielded, stored
+    on ``self``/a parameter/a global, or handed to such an object's ``append``/
+    ``update``/... leaves the function (``escapes``): a caller may run backward
+    through it, so the fix is unsafe.
+    """
+
+    def __init__(self, ctx, scope: Scope, models: FrozenSet[str]) -> None:
+        self.ctx = ctx
+        self.scope = scope
+        self.models = models
+        self.walk = ctx.semantic.walk
+        self.escapes = False
+        self.returns_results = False
+        body = scope if isinstance(scope, cst.Module) else scope.body
+        self.body = body
+        self.params: Set[str] = set()
+        self.outer: Set[str] = set()  # global / nonlocal names
+        if isinstance(scope, cst.FunctionDef):
+            p = scope.params
+            for param in (*p.posonly_params, *p.params, *p.kwonly_params):
+                self.params.add(param.name.value)
+            for star in (p.star_arg, p.star_kwarg):
+                if isinstance(star, cst.Param):
+                    self.params.add(star.name.value)
+        for node in self.walk(body):
+            if isinstance(node, (cst.Global, cst.Nonlocal)):
+                self.outer |= {n.name.value for n in node.names}
+        self._local = self._local_names()
+
+    def _local_names(self) -> Set[str]:
+        names = set(self.ctx.semantic.bindings(self.scope)) - self.params - self.outer
+        return names
+
+    def analyse(self, covered: Iterable[cst.CSTNode]) -> None:
+        self._covered = {id(n) for stmt in covered for n in self.walk(stmt)}
+        self.results: Set[str] = set()
+        flows = list(self._flows())
+        changed = True
+        while changed:
+            changed = False
+            for targets, value, node in flows:
+                if self._carries(value, id(node) in self._covered):
+                    new = {t for t in targets if t in self._local} - self.results
+                    if new:
+                        self.results |= new
+                        changed = True
+        self.escapes = False
+        self.returns_results = False
+        is_function = isinstance(self.scope, cst.FunctionDef)
+        for node in self.walk(self.body):
+            inside = id(node) in self._covered
+            if isinstance(node, (cst.Return, cst.Yield)) and node.value is not None and is_function:
+                value = node.value.value if isinstance(node.value, cst.From) else node.value
+                if self._carries(value, inside):
+                    self.escapes = self.returns_results = True
+            elif is_function and isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                if any(self._outside(t) for t in targets) and self._carries(node.value, inside):
+                    self.escapes = True
+            elif is_function and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if node.func.attr.value in _MUTATORS and self._outside(node.func.value):
+                    if any(self._carries(a.value, inside) for a in node.args):
+                        self.escapes = True
+
+    def _outside(self, target: cst.BaseExpression) -> bool:
+        """Whether assigning to ``target`` stores into something the function does not own."""
+        if isinstance(target, cst.Name):
+            return target.value in self.outer
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return any(self._outside(e.value) for e in target.elements)
+        root = target
+        while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        return not (isinstance(root, cst.Name) and root.value in self._local)
+
+    def _flows(self):
+        """(target names, value, node) for every way a value reaches a local name."""
+        for node in self.walk(self.body):
+            if isinstance(node, cst.Assign):
+                yield {n for t in node.targets for n in _roots(t.target)}, node.value, node
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+                yield set(_roots(node.target)), node.value, node
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                yield set(_roots(node.target)), node.iter, node
+            elif isinstance(node, cst.NamedExpr):
+                yield set(_roots(node.target)), node.value, node
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATORS:
+                roots = set(_roots(node.func.value))
+                for arg in node.args:
+                    yield roots, arg.value, node
+
+    def _carries(self, expr: cst.CSTNode, covered: bool) -> bool:
+        """Whether ``expr`` may hold a result (a tensor computed in covered code)."""
+        if isinstance(expr, cst.Name):
+            return expr.value in self.results
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            name = last_name(func)
+            if isinstance(func, cst.Attribute) and name in _PLAIN_METHODS:
+                return False
+            if isinstance(func, cst.Name) and name in _PLAIN_FUNCS:
+                return False
+            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.qualnames(func) & TENSOR_FACTORIES:
+                return False
+            covered = covered or id(expr) in self._covered
+            if covered and self._makes_graph(expr):
+                return True
+            if isinstance(func, cst.Attribute) and self._carries(func.value, covered):
+                return True
+            return any(self._carries(a.value, covered) for a in expr.args)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value not in _PLAIN_ATTRS and self._carries(expr.value, covered)
+        if isinstance(expr, (cst.Comparison, cst.Lambda, cst.BaseString, cst.Integer, cst.Float)):
+            return False
+        return any(self._carries(c, covered) for c in expr.children)
+
+    def _makes_graph(self, call: cst.Call) -> bool:
+        """A call of a model or submodule: ``model(x)``, ``self.head(h)``, ``encoder(x)``
+        for a parameter ``encoder``."""
+        func = called_module(call)
+        if func is None:
+            return False
+        if self.ctx.code_for(func) in self.models:
+            return True
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return True
+        return isinstance(func, cst.Name) and func.value in self.params
+
+
+def _roots(target: cst.BaseExpression) -> Iterable[str]:
+    """The local names an assignment to ``target`` changes (``x``, ``x[i]``, ``x.a``)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _roots(el.value)
+        return
+    if isinstance(target, cst.StarredElement):
+        yield from _roots(target.value)
+        return
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+    if isinstance(target, cst.Name):
+        yield target.value

@@ -1,0 +1,133 @@
+"""GL103 backward-under-no-grad: backward through a value computed with gradients off."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.rule import Rule
+from gradlint.semantic import GuardSite, bool_value, call_arg
+
+_BACKWARD = frozenset({"torch.autograd.backward"})
+_GRAD = frozenset({"torch.autograd.grad"})
+# Calls that may hand back a tensor computed elsewhere, graph and all.
+_RETURNS_EXISTING = frozenset(
+    "get pop popleft popitem getattr next min max item tolist numpy detach requires_grad_ setdefault "
+    "__getitem__ copy deepcopy".split()
+)
+
+
+class BackwardUnderNoGrad(Rule):
+    code = "GL103"
+    triggers = ("backward", "autograd")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # torch.autograd.grad/backward can only be named in a file that spells "autograd".
+        self._autograd = "autograd" in ctx.source
+
+    def visit_Call(self, node: cst.Call) -> None:
+        sem = self.ctx.semantic
+        func = node.func
+        autograd = self._autograd
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not (
+            autograd and sem.refers_to(func, _BACKWARD)
+        ):
+            target: Optional[cst.BaseExpression] = func.value
+            action = "`.backward()`"
+        elif autograd and sem.is_call_to(node, _GRAD):
+            arg = call_arg(node, 0, "outputs")
+            target, action = (arg.value if arg is not None else None), "`torch.autograd.grad`"
+        elif autograd and sem.is_call_to(node, _BACKWARD):
+            arg = call_arg(node, 0, "tensors")
+            target, action = (arg.value if arg is not None else None), "`torch.autograd.backward`"
+        else:
+            return
+        if target is None:
+            return
+        site = self._computed_without_grad(target, node)
+        if site is None:
+            return
+        self.report(
+            node,
+            target=f"`{target.value}`" if isinstance(target, cst.Name) else "this value",
+            guard=self.ctx.code_for(site.expr),
+            line=self.ctx.position(site.node).start.line,
+            action=action,
+        )
+
+    def _computed_without_grad(self, target: cst.BaseExpression, use: cst.CSTNode, depth: int = 0) -> Optional[GuardSite]:
+        """Where gradients were switched off for the computation of ``target``, if they were."""
+        sem = self.ctx.semantic
+        if _computes(target):
+            return None if self._enables_grad(target) else _disabling(sem.grad_guard_at(use))
+        if depth < 3 and isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
+            # ``loss = outputs.loss``: a part of something computed without gradients
+            return self._computed_without_grad(target.value, use, depth + 1)
+        if not isinstance(target, cst.Name):
+            return None
+        scope = sem.enclosing_scope(use)
+        binds = sem.bindings(scope).get(target.value, [])
+        if not binds or any(b.kind != "assign" or b.value is None for b in binds):
+            return None
+        use_pos = self.ctx.position(use).start
+        site = None
+        for b in binds:
+            assert b.node is not None and b.value is not None
+            if self.ctx.position(b.node).start.line > use_pos.line:
+                return None
+            found = self._computed_without_grad(b.value, b.node, depth + 1) if depth < 3 else None
+            if found is None:
+                return None
+            site = site or found
+        if self._regains_grad(scope, target.value):
+            return None
+        return site
+
+    def _enables_grad(self, value: cst.BaseExpression) -> bool:
+        """A call of a function of this module decorated ``@torch.enable_grad()``."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return False
+        for node in self.ctx.semantic.walk(self.ctx.module, into_functions=True):
+            if isinstance(node, cst.FunctionDef) and node.name.value == value.func.value:
+                site = self.ctx.semantic.grad_guard_at(node.body)
+                if site is not None and site.guard.disables is not True:
+                    return True
+        return False
+
+    def _regains_grad(self, scope, name: str) -> bool:
+        """``loss.requires_grad_()`` / ``loss.requires_grad = True`` somewhere in the scope."""
+        body = scope if isinstance(scope, cst.Module) else scope.body
+        for node in self.ctx.semantic.walk(body):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_":
+                if isinstance(node.func.value, cst.Name) and node.func.value.value == name:
+                    return True
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    tgt = t.target
+                    if isinstance(tgt, cst.Attribute) and tgt.attr.value == "requires_grad":
+                        if isinstance(tgt.value, cst.Name) and tgt.value.value == name:
+                            return True
+        return False
+
+
+def _disabling(site: Optional[GuardSite]) -> Optional[GuardSite]:
+    return site if site is not None and site.guard.disables is True else None
+
+
+def _computes(expr: cst.BaseExpression) -> bool:
+    """An operation that makes a new tensor (so under no_grad, one without ``grad_fn``)."""
+    if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+        return True
+    if isinstance(expr, (cst.Subscript, cst.Attribute)):  # ``model(x)[0, label]``, ``model(**batch).loss``
+        return _computes(expr.value)
+    if isinstance(expr, cst.Call):
+        name = expr.func.attr.value if isinstance(expr.func, cst.Attribute) else (
+            expr.func.value if isinstance(expr.func, cst.Name) else None
+        )
+        if name is None or name in _RETURNS_EXISTING:
+            return False
+        flag = call_arg(expr, None, "requires_grad")
+        return flag is None or bool_value(flag.value) is False
+    return False

@@ -1,0 +1,103 @@
+"""GL104 requires-grad-false-for-inference: ``x.requires_grad = False`` on an input
+does not stop the model from recording a graph through its parameters."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional, Tuple
+
+import libcst as cst
+
+from gradlint.rule import Rule
+from gradlint.semantic import (
+    CONVERSIONS,
+    Scope,
+    bool_value,
+    call_arg,
+    called_module,
+    is_model_ref,
+    last_name,
+    looks_like_model,
+)
+
+
+class RequiresGradFalseForInference(Rule):
+    code = "GL104"
+    triggers = ("requires_grad",)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or bool_value(node.value) is not False:
+            return
+        target = node.targets[0].target
+        if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad":
+            self._check(node, target.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_"):
+            return
+        flag = call_arg(node, 0, "requires_grad")
+        if flag is None or bool_value(flag.value) is not False:
+            return
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Expr):
+            self._check(node, func.value)
+        elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is node:
+            # ``x = x.to(dev).requires_grad_(False)``: the input is what the name now holds
+            self._check(node, parent.targets[0].target)
+
+    def _check(self, node: cst.CSTNode, tensor: cst.BaseExpression) -> None:
+        sem = self.ctx.semantic
+        if not is_model_ref(tensor) or looks_like_model(tensor):
+            return
+        root = tensor
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if isinstance(root, cst.Name) and root.value in ("self", "cls"):
+            return  # a buffer or parameter of a module
+        scope = sem.enclosing_scope(node)
+        body = scope if isinstance(scope, cst.Module) else scope.body
+        if sem.needs_gradients(body) or self._is_parameter(tensor, scope):
+            return
+        text = self.ctx.code_for(tensor)
+        line = self.ctx.position(node).start.line
+        for call, model in self._model_calls(body, scope, text, line):
+            if sem.runs_without_grad(call) or model in sem.frozen_models():
+                continue
+            self.report(
+                node,
+                target=text,
+                model=model,
+                line=self.ctx.position(call).start.line,
+            )
+            return
+
+    def _is_parameter(self, tensor: cst.BaseExpression, scope: Scope) -> bool:
+        """A loop variable over ``model.parameters()``: setting its flag freezes the model."""
+        if not isinstance(tensor, cst.Name):
+            return False
+        for b in self.ctx.semantic.bindings(scope).get(tensor.value, []):
+            if b.kind in ("for", "unpack") and b.value is not None and "param" in self.ctx.code_for(b.value):
+                return True
+        return False
+
+    def _model_calls(self, body: cst.CSTNode, scope: Scope, tensor: str, after: int) -> Iterator[Tuple[cst.Call, str]]:
+        """Later calls of a model with ``tensor`` (or a conversion of it) as an argument."""
+        sem = self.ctx.semantic
+        eval_models = {s.model for s in map(sem.eval_switch, sem.walk(body)) if s is not None}
+        for node in sem.walk(body):
+            if not isinstance(node, cst.Call) or self.ctx.position(node).start.line <= after:
+                continue
+            func = called_module(node)
+            if func is None:
+                continue
+            model = self.ctx.code_for(func)
+            if model not in eval_models and not looks_like_model(func):
+                continue
+            if any(_is_tensor_arg(arg.value, tensor, self.ctx) for arg in node.args if arg.keyword is None):
+                yield node, model
+
+
+def _is_tensor_arg(expr: cst.BaseExpression, tensor: str, ctx) -> bool:
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in CONVERSIONS:
+        expr = expr.func.value
+    return ctx.code_for(expr) == tensor

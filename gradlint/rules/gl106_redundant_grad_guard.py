@@ -1,0 +1,81 @@
+"""GL106 redundant-grad-guard: a ``no_grad``/``inference_mode`` guard inside another
+that already disables gradients."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from gradlint.fixes import Fix
+from gradlint.rule import Rule
+from gradlint.semantic import Guard, GuardSite
+
+
+class RedundantGradGuard(Rule):
+    code = "GL106"
+    triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+
+    def visit_With(self, node: cst.With) -> None:
+        sem = self.ctx.semantic
+        guards = [(item, sem.guard(item.item)) for item in node.items]
+        guards = [(item, g) for item, g in guards if g is not None and (g.called or g.kind == "set_grad_enabled")]
+        if len(guards) != 1:
+            return  # ``with torch.no_grad(), torch.enable_grad():`` says something else
+        item, inner = guards[0]
+        if inner.disables is not True:
+            return
+        outer = sem.grad_guard_at(node)
+        if outer is None or not _covers(outer.guard, inner):
+            return
+        self.report(
+            item.item,
+            fix=self._fix(node, item),
+            inner=self.ctx.code_for(item.item),
+            outer=self.ctx.code_for(outer.expr),
+            line=self.ctx.position(outer.node).start.line,
+        )
+
+    def _fix(self, node: cst.With, item: cst.WithItem) -> Optional[Fix]:
+        if item.asname is not None:
+            return None  # the name it binds may be used
+        if len(node.items) > 1:
+            return self.fix(self.transform(node, lambda w: _without_item(w, node.items.index(item))))
+        body = node.body
+        if isinstance(body, cst.IndentedBlock) and any(line.comment for line in body.footer):
+            return None  # comments after the last statement would have nowhere to go
+        return self.fix(self.transform(node, _unwrap))
+
+
+def _covers(outer: Guard, inner: Guard) -> bool:
+    """Whether ``inner`` changes nothing inside ``outer``. An inner inference_mode
+    under no_grad is not redundant: it makes inference tensors."""
+    if outer.disables is not True:
+        return False
+    if inner.kind == "inference_mode":
+        return outer.kind == "inference_mode"
+    return True
+
+
+def _without_item(node: cst.With, index: int) -> cst.With:
+    items = list(node.items)
+    del items[index]
+    if index == len(items):  # removed the last one: the new last has no comma
+        items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return node.with_changes(items=items)
+
+
+def _unwrap(node: cst.With) -> cst.FlattenSentinel:
+    """The statements of the ``with`` body, in its place, keeping its comments."""
+    body = node.body
+    header_comment = body.header.comment if isinstance(body, cst.IndentedBlock) else None
+    lead: List[cst.EmptyLine] = list(node.leading_lines)
+    if header_comment is not None:
+        lead.append(cst.EmptyLine(comment=header_comment))
+    if isinstance(body, cst.SimpleStatementSuite):
+        return cst.FlattenSentinel(
+            [cst.SimpleStatementLine(body=body.body, leading_lines=lead, trailing_whitespace=body.trailing_whitespace)]
+        )
+    stmts = list(body.body)
+    stmts[0] = stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines])
+    return cst.FlattenSentinel(stmts)

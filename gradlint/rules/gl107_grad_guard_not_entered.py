@@ -1,0 +1,40 @@
+"""GL107 grad-guard-not-entered: ``torch.no_grad()`` on its own does nothing."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.rule import Rule
+
+_FORMS = {
+    "no_grad": "gradients stay enabled",
+    "inference_mode": "inference mode is not entered and gradients stay enabled",
+    "enable_grad": "gradients stay as they were",
+}
+
+
+class GradGuardNotEntered(Rule):
+    code = "GL107"
+    triggers = ("no_grad", "inference_mode", "enable_grad")
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        self._check(node.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        name = node.targets[0].target
+        sem = self.ctx.semantic
+        scope = sem.enclosing_scope(node)
+        body = scope if isinstance(scope, cst.Module) else scope.body
+        # Any other mention (``with ctx:``, ``@ctx``, ``ctx.__enter__()``, returned) may enter it.
+        if any(isinstance(n, cst.Name) and n.value == name.value and n is not name for n in sem.walk(body, into_functions=True)):
+            return
+        self._check(node.value)
+
+    def _check(self, value: cst.BaseExpression) -> None:
+        guard = self.ctx.semantic.guard(value)
+        if guard is None or not guard.called or guard.kind not in _FORMS:
+            return
+        text = self.ctx.code_for(value)
+        self.report(value, call=text, effect=_FORMS[guard.kind])

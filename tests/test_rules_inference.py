@@ -1,0 +1,1125 @@
+"""GL101-GL107: positives, negatives, fixes and messages, pyupgrade-style tables."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from harness import fix, lint, messages
+from gradlint.engine import LintSettings, lint_source
+from gradlint.rule import RuleOptions
+
+
+def d(code: str) -> str:
+    return textwrap.dedent(code)
+
+
+# -- GL101 eval-without-no-grad ---------------------------------------------------
+
+GL101_POSITIVE = [
+    # plain evaluate(): at the first forward
+    (
+        """\
+        def evaluate(model, loader):
+            model.eval()
+            for x, y in loader:
+                out = model(x)
+        """,
+        [(4, 15)],
+    ),
+    # attribute chains and .forward
+    (
+        """\
+        class Evaluator:
+            def run(self, batch):
+                self.model.eval()
+                return self.model.forward(batch).argmax(1)
+        """,
+        [(4, 16)],
+    ),
+    # train(False), and a chain ending in eval() at the assignment
+    (
+        """\
+        def score(net, x):
+            net.train(False)
+            return net(x).mean().item()
+        """,
+        [(3, 12)],
+    ),
+    (
+        """\
+        import torchvision
+        model = torchvision.models.resnet18().cuda().eval()
+        print(model(x))
+        """,
+        [(3, 7)],
+    ),
+    (
+        """\
+        def run(model, x, device):
+            model.to(device).eval()
+            y = model(x)
+        """,
+        [(3, 9)],
+    ),
+    # one finding per region, even with two models and several calls
+    (
+        """\
+        def translate(encoder, decoder, src):
+            encoder.eval()
+            decoder.eval()
+            memory = encoder(src)
+            out = decoder(memory)
+            return decoder(out).argmax(-1).tolist()
+        """,
+        [(4, 14)],
+    ),
+    # only the unguarded forward is reported
+    (
+        """\
+        import torch
+        def evaluate(model, a, b):
+            model.eval()
+            with torch.no_grad():
+                p = model(a)
+            q = model(b)
+        """,
+        [(6, 9)],
+    ),
+    # a dedicated function: eval() in an if at the top still opens a region
+    (
+        """\
+        def validate(model, loader, keep_mode):
+            if not keep_mode:
+                model.eval()
+            return [model(x).item() for x in loader]
+        """,
+        [(4, 13)],
+    ),
+    # a dedicated loop over a validation loader
+    (
+        """\
+        def run(model, val_loader, first):
+            for i, x in enumerate(val_loader):
+                if i == first:
+                    model.eval()
+                print(model(x).sum().item())
+        """,
+        [(5, 15)],
+    ),
+    # one call site under no_grad, one not: the function is still reported
+    (
+        """\
+        import torch
+        def evaluate(model, x):
+            model.eval()
+            return model(x).item()
+        with torch.no_grad():
+            a = evaluate(m, x)
+        b = evaluate(m, x)
+        """,
+        [(4, 12)],
+    ),
+    # a bare no_grad() statement does not guard (GL107 says why)
+    (
+        """\
+        import torch
+        def predict(model, x):
+            model.eval()
+            torch.no_grad()
+            return model(x).argmax(1)
+        """,
+        [(5, 12)],
+    ),
+    # each model's region ends at its own train(): enc(a) on line 6 runs in train mode
+    (
+        """\
+        def loop(enc, dec, a):
+            enc.eval()
+            dec.eval()
+            h = enc(a).item()
+            enc.train()
+            y = enc(a)
+            z = dec(a).item()
+        """,
+        [(4, 9)],
+    ),
+    # a region ends at train(); a second eval() opens another
+    (
+        """\
+        def loop(model, a, b):
+            model.eval()
+            p = model(a).item()
+            model.train()
+            q = model(b)
+            model.eval()
+            r = model(b).item()
+        """,
+        [(3, 9), (7, 9)],
+    ),
+]
+
+GL101_NEGATIVE = [
+    # guarded, in every spelling
+    """\
+    import torch
+    def f(model, x):
+        model.eval()
+        with torch.no_grad():
+            return model(x)
+    """,
+    """\
+    from torch import no_grad as ng
+    @ng()
+    def f(model, x):
+        model.eval()
+        return model(x)
+    """,
+    """\
+    import torch as T
+    @T.inference_mode()
+    def f(model, x):
+        model.eval()
+        return model(x)
+    """,
+    """\
+    import torch
+    def f(model, x):
+        model.eval()
+        with torch.autocast("cuda"), torch.no_grad():
+            return model(x)
+    """,
+    """\
+    import torch
+    def f(model, x):
+        model.eval()
+        torch.set_grad_enabled(False)
+        return model(x)
+    """,
+    # decided at run time, or explicitly enabled
+    """\
+    import torch
+    def f(model, x, phase):
+        model.eval()
+        with torch.set_grad_enabled(phase == "train"):
+            return model(x)
+    """,
+    """\
+    import torch
+    @torch.enable_grad()
+    def f(model, x):
+        model.eval()
+        return model(x)
+    """,
+    # gradients needed
+    """\
+    def f(model, x, y, loss_fn):
+        model.eval()
+        x.requires_grad_()
+        loss_fn(model(x), y).backward()
+        return x.grad
+    """,
+    """\
+    import torch
+    def f(model, x):
+        model.eval()
+        out = model(x)
+        return torch.autograd.grad(out.sum(), x)
+    """,
+    """\
+    def f(model, x, opt):
+        model.eval()
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+    """,
+    # no region: eval() is conditional in an ordinary function, or nothing follows it
+    """\
+    def f(model, x, phase):
+        if phase == "val":
+            model.eval()
+        return model(x)
+    """,
+    """\
+    def load(path):
+        model = Net()
+        model.load_state_dict(torch.load(path))
+        model.eval()
+        return model
+    """,
+    # a dedicated function whose mode is chosen by a branch
+    """\
+    def evaluate(model, x, train):
+        if train:
+            model.train()
+        else:
+            model.eval()
+        return model(x).item()
+    """,
+    # a different model, a rebinding, a nested function
+    """\
+    def f(model, other, x):
+        model.eval()
+        return other(x)
+    """,
+    """\
+    def f(model, x):
+        model.eval()
+        model = build()
+        return model(x)
+    """,
+    """\
+    def f(model):
+        model.eval()
+        def run(x):
+            return model(x)
+        return run
+    """,
+    # frozen model
+    """\
+    def f(model, x):
+        model.requires_grad_(False)
+        model.eval()
+        return model(x)
+    """,
+    """\
+    def f(model, x):
+        for name, param in model.named_parameters():
+            param.requires_grad_(False)
+        model.eval()
+        return model(x)
+    """,
+    # every call site under no_grad, transitively
+    """\
+    import torch
+    def inner(model, x):
+        model.eval()
+        return model(x).item()
+    def outer(model, x):
+        return inner(model, x)
+    with torch.no_grad():
+        outer(m, x)
+    """,
+    # module-wide switch
+    """\
+    import torch
+    torch.set_grad_enabled(False)
+    def f(model, x):
+        model.eval()
+        return model(x)
+    """,
+    # Lightning hooks
+    """\
+    from lightning.pytorch import LightningModule
+    class M(LightningModule):
+        def validation_step(self, batch, idx):
+            self.eval()
+            return self(batch)
+    """,
+    # forward / training_step / loss helpers
+    """\
+    class Net:
+        def forward(self, x):
+            self.backbone.eval()
+            return self.head(self.backbone(x))
+    """,
+    """\
+    def distillation_loss(teacher, student, x):
+        teacher.eval()
+        return (teacher(x) - student(x)).pow(2).mean()
+    """,
+    # outputs returned to a caller that trains
+    """\
+    def scores(model, x):
+        model.eval()
+        return model(x)
+    def step(model, x, opt):
+        scores(model, x).sum().backward()
+        opt.step()
+    """,
+    # the guard is chosen at run time
+    """\
+    import contextlib, torch
+    def f(model, x, train):
+        model.train(train)
+        model.eval()
+        with torch.no_grad() if not train else contextlib.nullcontext():
+            return model(x)
+    """,
+    """\
+    import contextlib, torch
+    def f(model, x, train):
+        ctx = contextlib.nullcontext() if train else torch.inference_mode()
+        model.eval()
+        with ctx:
+            return model(x)
+    """,
+    # decorated after the fact
+    """\
+    import torch
+    def evaluate(model, x):
+        model.eval()
+        return model(x)
+    evaluate = torch.no_grad()(evaluate)
+    """,
+    # `with torch.no_grad:` is GL102's finding
+    """\
+    import torch
+    def f(model, x):
+        model.eval()
+        with torch.no_grad:
+            return model(x)
+    """,
+]
+
+
+@pytest.mark.parametrize("src,expected", GL101_POSITIVE)
+def test_gl101_findings(src, expected):
+    assert lint(src, select=["GL101"]) == [(r, c, "GL101") for r, c in expected]
+
+
+@pytest.mark.parametrize("src", GL101_NEGATIVE)
+def test_gl101_not_flagged(src):
+    assert lint(src, select=["GL101"]) == []
+
+
+def test_gl101_message_names_model_and_eval_line():
+    src = """\
+        class Evaluator:
+            def run(self, batch):
+                self.net.train(False)
+                return self.net(batch).argmax(1)
+    """
+    assert messages(src, ["GL101"]) == [
+        "`self.net` is in eval mode (line 3) but gradients are still enabled here: `.eval()` does not stop "
+        "autograd, so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`"
+    ]
+
+
+GL101_FIXES = [
+    # the whole body: a decorator, and `import torch` added
+    (
+        """\
+        def evaluate(model, loader):
+            model.eval()
+            hits = 0
+            for x, y in loader:
+                hits += (model(x).argmax(1) == y).sum().item()
+            return hits
+        """,
+        """\
+        import torch
+
+        @torch.no_grad()
+        def evaluate(model, loader):
+            model.eval()
+            hits = 0
+            for x, y in loader:
+                hits += (model(x).argmax(1) == y).sum().item()
+            return hits
+        """,
+        "safe",
+    ),
+    # after training: wrap the loop, keep comments, reuse the torch alias; unsafe (backward in the function)
+    (
+        """\
+        import torch as T
+        def fit(model, train, val, opt):
+            for x in train:
+                model(x).sum().backward()
+                opt.step()
+            model.eval()
+            total = 0.0
+            # validation pass
+            for x in val:  # no labels
+                # per-batch score
+                total += model(x).mean().item()
+            print(total)
+        """,
+        """\
+        import torch as T
+        def fit(model, train, val, opt):
+            for x in train:
+                model(x).sum().backward()
+                opt.step()
+            model.eval()
+            total = 0.0
+            # validation pass
+            with T.no_grad():
+                for x in val:  # no labels
+                    # per-batch score
+                    total += model(x).mean().item()
+            print(total)
+        """,
+        "unsafe",
+    ),
+    # module level: the smallest run of statements holding the forwards
+    (
+        """\
+        import torch
+        net = load().eval()
+        x = torch.rand(1, 3)
+        a = net(x)
+        print(a)
+        b = net(x * 2)
+        print(b)
+        """,
+        """\
+        import torch
+        net = load().eval()
+        x = torch.rand(1, 3)
+        with torch.no_grad():
+            a = net(x)
+            print(a)
+            b = net(x * 2)
+        print(b)
+        """,
+        "safe",
+    ),
+    # outputs returned: unsafe
+    (
+        """\
+        import torch
+        def predict(model, x):
+            model.eval()
+            return model(x)
+        """,
+        """\
+        import torch
+        @torch.no_grad()
+        def predict(model, x):
+            model.eval()
+            return model(x)
+        """,
+        "unsafe",
+    ),
+    # outputs stored on self: unsafe; statements before eval() that compute keep the wrap
+    (
+        """\
+        import torch
+        class Cache:
+            def fill(self, model, x):
+                h = self.proj(x)
+                model.eval()
+                self.out = model(h)
+        """,
+        """\
+        import torch
+        class Cache:
+            def fill(self, model, x):
+                h = self.proj(x)
+                model.eval()
+                with torch.no_grad():
+                    self.out = model(h)
+        """,
+        "unsafe",
+    ),
+    # inside `if __name__ == "__main__":`, the forward pass, not the whole block
+    (
+        """\
+        import torch
+        net = load().eval()
+        if __name__ == "__main__":
+            x = torch.rand(1, 3)
+            # predict
+            print(net(x).argmax())
+            print("done")
+        else:
+            print(net)
+        """,
+        """\
+        import torch
+        net = load().eval()
+        if __name__ == "__main__":
+            x = torch.rand(1, 3)
+            # predict
+            with torch.no_grad():
+                print(net(x).argmax())
+            print("done")
+        else:
+            print(net)
+        """,
+        "safe",
+    ),
+    # calls in both branches: the whole `if`
+    (
+        """\
+        import torch
+        net = load().eval()
+        if fast:
+            y = net(x)
+        else:
+            y = net(x).mean()
+        """,
+        """\
+        import torch
+        net = load().eval()
+        with torch.no_grad():
+            if fast:
+                y = net(x)
+            else:
+                y = net(x).mean()
+        """,
+        "safe",
+    ),
+    # a one-line for body is re-indented
+    (
+        """\
+        import torch
+        def f(model, xs, h):
+            h = model.embed(h)
+            model.eval()
+            for x in xs: print(model(x).item())
+        """,
+        """\
+        import torch
+        def f(model, xs, h):
+            h = model.embed(h)
+            model.eval()
+            with torch.no_grad():
+                for x in xs: print(model(x).item())
+        """,
+        "safe",
+    ),
+]
+
+
+@pytest.mark.parametrize("src,out,safety", GL101_FIXES)
+def test_gl101_fix(src, out, safety):
+    source = d(src)
+    findings = lint_source(source, "x.py", LintSettings(frozenset({"GL101"}))).findings
+    assert [f.fix.applicability for f in findings] == [safety]
+    assert fix(src, select=["GL101"], unsafe=True) == d(out)
+    if safety == "unsafe":
+        assert fix(src, select=["GL101"]) == source
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        # async: the grad mode would leak across awaits
+        """\
+        import torch
+        async def f(model, x):
+            model.eval()
+            return model(x).item()
+        """,
+        # a guard inside the range to wrap
+        """\
+        import torch
+        def f(model, x, h):
+            h = h * 2
+            model.eval()
+            a = model(x).item()
+            with torch.no_grad():
+                b = model(x).item()
+            c = model(x).item()
+        """,
+        # a yield inside the range (no decorator: the function computes before eval())
+        """\
+        import torch
+        def f(model, xs):
+            h = model.embed(xs)
+            model.eval()
+            for x in xs:
+                yield model(x).item()
+        """,
+    ],
+)
+def test_gl101_reported_without_fix(src):
+    findings = lint_source(d(src), "x.py", LintSettings(frozenset({"GL101"}))).findings
+    assert len(findings) == 1 and findings[0].fix is None
+
+
+def test_gl101_fix_honours_fix_grad_guard():
+    src = """\
+        import torch
+        def evaluate(model, x):
+            model.eval()
+            return model(x).argmax(1).tolist()
+    """
+    assert fix(src, select=["GL101"], options=RuleOptions(fix_grad_guard="inference_mode")) == d(
+        """\
+        import torch
+        @torch.inference_mode()
+        def evaluate(model, x):
+            model.eval()
+            return model(x).argmax(1).tolist()
+        """
+    )
+
+
+def test_gl101_and_gl001_share_the_decorator():
+    src = """\
+        import torch
+        from torch.autograd import Variable
+        def evaluate(model, x):
+            model.eval()
+            return model(Variable(x, volatile=True)).argmax(1).tolist()
+    """
+    assert fix(src, select=["GL001", "GL101"]) == d(
+        """\
+        import torch
+        @torch.no_grad()
+        def evaluate(model, x):
+            model.eval()
+            return model(x.detach()).argmax(1).tolist()
+        """
+    )
+
+
+# -- GL102 grad-mode-not-called ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("import torch\nwith torch.no_grad:\n    pass\n", [(2, 6)]),
+        ("import torch\nwith torch.inference_mode as im:\n    pass\n", [(2, 6)]),
+        ("from torch import enable_grad\nwith enable_grad:\n    pass\n", [(2, 6)]),
+        ("from torch import no_grad as ng\nwith a(), ng:\n    pass\n", [(2, 11)]),
+        ("import torch.autograd as ag\nwith ag.no_grad:\n    pass\n", [(2, 6)]),
+        ("import torch\nwith torch.set_grad_enabled:\n    pass\n", [(2, 6)]),
+        ("import torch\n@torch.set_grad_enabled\ndef f(): pass\n", [(2, 2)]),
+        # fine
+        ("import torch\nwith torch.no_grad():\n    pass\n", []),
+        ("import torch\n@torch.no_grad\ndef f(): pass\n", []),
+        ("import torch\n@torch.inference_mode\ndef f(): pass\n", []),
+        ("import torch\n@torch.enable_grad\ndef f(): pass\n", []),
+        ("import torch\n@torch.set_grad_enabled(False)\ndef f(): pass\n", []),
+        ("no_grad = make()\nwith no_grad:\n    pass\n", []),
+        ("import torch\nguard = torch.no_grad()\nwith guard:\n    pass\n", []),
+    ],
+)
+def test_gl102_findings(src, expected):
+    assert lint(src, select=["GL102"]) == [(r, c, "GL102") for r, c in expected]
+
+
+@pytest.mark.parametrize(
+    "src,out",
+    [
+        ("import torch\nwith torch.no_grad:\n    pass\n", "import torch\nwith torch.no_grad():\n    pass\n"),
+        (
+            "from torch import inference_mode\nwith inference_mode as im, open(p) as f:\n    pass\n",
+            "from torch import inference_mode\nwith inference_mode() as im, open(p) as f:\n    pass\n",
+        ),
+        ("import torch\nwith torch.set_grad_enabled:\n    pass\n", None),
+    ],
+)
+def test_gl102_fix(src, out):
+    assert fix(src, select=["GL102"]) == (src if out is None else out)
+
+
+def test_gl102_messages():
+    assert messages("import torch\nwith torch.no_grad:\n    pass\n", ["GL102"]) == [
+        "`torch.no_grad` is the class, not a context manager: entering it raises `TypeError: 'type' object does "
+        "not support the context manager protocol` (`AttributeError: __enter__` before Python 3.11); call it: "
+        "`torch.no_grad()`"
+    ]
+    assert messages("import torch\n@torch.set_grad_enabled\ndef f(): pass\n", ["GL102"]) == [
+        "`torch.set_grad_enabled` as a bare decorator fails when the function is defined: `TypeError: "
+        "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not function`; call it: "
+        "`torch.set_grad_enabled(False)`"
+    ]
+
+
+# -- GL103 backward-under-no-grad --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                loss = model(x).sum()
+            loss.backward()
+            """,
+            [(4, 1)],
+        ),
+        (
+            """\
+            import torch
+            def f(model, x):
+                with torch.inference_mode():
+                    model(x).sum().backward()
+            """,
+            [(4, 9)],
+        ),
+        (
+            """\
+            import torch
+            @torch.no_grad()
+            def f(model, x, w):
+                y = model(x).sum()
+                return torch.autograd.grad(outputs=y, inputs=w)
+            """,
+            [(5, 12)],
+        ),
+        (
+            """\
+            import torch
+            def f(model, batch):
+                with torch.no_grad():
+                    out = model(**batch)
+                loss = out.loss
+                loss.backward()
+            """,
+            [(6, 5)],
+        ),
+        (
+            """\
+            import torch
+            def f(model, x):
+                torch.set_grad_enabled(False)
+                loss = -model(x)
+                torch.autograd.backward(loss)
+            """,
+            [(5, 5)],
+        ),
+        # fine
+        (
+            """\
+            import torch
+            loss = model(x).sum()
+            with torch.no_grad():
+                loss.backward()
+            """,
+            [],
+        ),
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                loss = losses.get("total")
+            loss.backward()
+            """,
+            [],
+        ),
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                loss = model(x).sum()
+            loss.requires_grad_()
+            loss.backward()
+            """,
+            [],
+        ),
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.enable_grad():
+                    loss = model(x).sum()
+            loss.backward()
+            """,
+            [],
+        ),
+        (
+            """\
+            import torch
+            loss = None
+            with torch.no_grad():
+                loss = model(x).sum()
+            loss.backward()
+            """,
+            [],
+        ),
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                w = torch.zeros(3, requires_grad=True)
+            w.backward()
+            """,
+            [],
+        ),
+    ],
+)
+def test_gl103_findings(src, expected):
+    assert lint(src, select=["GL103"]) == [(r, c, "GL103") for r, c in expected]
+
+
+def test_gl103_gradient_of_an_inline_reduction():
+    # `y.sum()` is computed where torch.autograd.grad is called: under the decorator.
+    src = """\
+        import torch
+        @torch.no_grad()
+        def f(model, x, w):
+            y = model(x) * 2
+            return torch.autograd.grad(y.sum(), w)
+    """
+    assert lint(src, select=["GL103"]) == [(5, 12, "GL103")]
+
+
+def test_gl103_message():
+    src = "import torch\nwith torch.no_grad():\n    loss = model(x).sum()\nloss.backward()\n"
+    assert messages(src, ["GL103"]) == [
+        "`loss` is computed under `torch.no_grad()` (line 2), so it has no `grad_fn`: `.backward()` on it raises "
+        "`RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn`; compute it "
+        "with gradients enabled"
+    ]
+
+
+# -- GL104 requires-grad-false-for-inference ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("def f(model, x):\n    x.requires_grad = False\n    return model(x)\n", [(2, 5)]),
+        ("def f(net, x):\n    x.requires_grad_(False)\n    return net(x.cuda())\n", [(2, 5)]),
+        ("def f(encoder, x):\n    y = x.requires_grad_(False)\n    return encoder.forward(y)\n", [(2, 9)]),
+        ("def f(m, batch):\n    m.eval()\n    batch['x'].requires_grad = False\n    return m(batch['x'])\n", [(3, 5)]),
+        # fine
+        ("def f(model):\n    model.requires_grad_(False)\n", []),
+        ("def f(model, x):\n    for p in model.parameters():\n        p.requires_grad = False\n    return model(x)\n", []),
+        ("def f(model, x):\n    x.requires_grad = False\n    return x.sum()\n", []),
+        ("def f(model, x):\n    y = model(x)\n    x.requires_grad = False\n", []),
+        ("import torch\ndef f(model, x):\n    x.requires_grad = False\n    with torch.no_grad():\n        return model(x)\n", []),
+        ("def f(model, x, y, opt):\n    x.requires_grad = False\n    model(x).sum().backward()\n", []),
+        ("class A:\n    def f(self, x):\n        self.w.requires_grad = False\n        return self.model(self.w)\n", []),
+        ("def f(model, x):\n    x.requires_grad = True\n    return model(x)\n", []),
+    ],
+)
+def test_gl104_findings(src, expected):
+    assert lint(src, select=["GL104"]) == [(r, c, "GL104") for r, c in expected]
+
+
+def test_gl104_message():
+    assert messages("def f(model, x):\n    x.requires_grad = False\n    return model(x)\n", ["GL104"]) == [
+        "setting `x.requires_grad` to False does not disable gradient tracking: an input does not require grad "
+        "anyway, and `model` (line 3) still records a graph through its parameters; run it under "
+        "`torch.no_grad()` or `torch.inference_mode()`"
+    ]
+
+
+# -- GL105 global-grad-switch ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("import torch\ndef f():\n    torch.set_grad_enabled(False)\n", [(3, 5)]),
+        ("import torch\ndef f():\n    ctx = torch.set_grad_enabled(False)\n", [(3, 11)]),
+        ("from torch import set_grad_enabled as sge\nclass A:\n    def f(self):\n        if x:\n            sge(False)\n", [(5, 13)]),
+        ("import torch\ndef f():\n    torch.set_grad_enabled(mode=False)\n    g()\n", [(3, 5)]),
+        # fine
+        ("import torch\ntorch.set_grad_enabled(False)\n", []),
+        ("import torch\ndef main():\n    torch.set_grad_enabled(False)\n", []),
+        ("import torch\ndef f():\n    torch.set_grad_enabled(True)\n", []),
+        ("import torch\ndef f(t):\n    torch.set_grad_enabled(t)\n", []),
+        ("import torch\ndef f():\n    with torch.set_grad_enabled(False):\n        pass\n", []),
+        ("import torch\ndef f():\n    torch.set_grad_enabled(False)\n    g()\n    torch.set_grad_enabled(True)\n", []),
+        ("import torch\ndef f():\n    ctx = torch.set_grad_enabled(False)\n    with ctx:\n        g()\n", []),
+        ("def f():\n    set_grad_enabled(False)\n", []),
+    ],
+)
+def test_gl105_findings(src, expected):
+    assert lint(src, select=["GL105"]) == [(r, c, "GL105") for r, c in expected]
+
+
+def test_gl105_message():
+    assert messages("import torch\ndef predict():\n    torch.set_grad_enabled(False)\n", ["GL105"]) == [
+        "`torch.set_grad_enabled(False)` as a statement switches autograd off for the whole thread, not just for "
+        "`predict`: gradients stay off after it returns and later backward calls fail; use "
+        "`with torch.set_grad_enabled(False):` or `with torch.no_grad():`"
+    ]
+
+
+# -- GL106 redundant-grad-guard ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("import torch\nwith torch.no_grad():\n    with torch.no_grad():\n        pass\n", [(3, 10)]),
+        ("import torch\n@torch.no_grad\ndef f():\n    with torch.no_grad():\n        pass\n", [(4, 10)]),
+        ("import torch\nwith torch.inference_mode():\n    with torch.no_grad():\n        pass\n", [(3, 10)]),
+        ("import torch\nwith torch.inference_mode():\n    with torch.inference_mode():\n        pass\n", [(3, 10)]),
+        ("import torch\nwith torch.no_grad():\n    with torch.set_grad_enabled(False):\n        pass\n", [(3, 10)]),
+        ("import torch\ntorch.set_grad_enabled(False)\nwith torch.no_grad():\n    pass\n", [(3, 6)]),
+        # fine
+        ("import torch\nwith torch.no_grad():\n    with torch.inference_mode():\n        pass\n", []),
+        ("import torch\nwith torch.no_grad():\n    with torch.enable_grad():\n        pass\n", []),
+        ("import torch\nwith torch.no_grad():\n    with torch.set_grad_enabled(t):\n        pass\n", []),
+        ("import torch\nwith torch.no_grad():\n    with torch.no_grad(), torch.enable_grad():\n        pass\n", []),
+        ("import torch\nwith torch.no_grad():\n    def f():\n        with torch.no_grad():\n            pass\n", []),
+        ("import torch\n@torch.enable_grad()\ndef f():\n    with torch.no_grad():\n        pass\n", []),
+        ("import torch\nwith torch.no_grad():\n    pass\nwith torch.no_grad():\n    pass\n", []),
+    ],
+)
+def test_gl106_findings(src, expected):
+    assert lint(src, select=["GL106"]) == [(r, c, "GL106") for r, c in expected]
+
+
+@pytest.mark.parametrize(
+    "src,out",
+    [
+        (
+            """\
+            import torch
+            @torch.no_grad()
+            def f(model, xs):
+                out = []
+                # per batch
+                with torch.no_grad():  # again
+                    for x in xs:
+                        # forward
+                        out.append(model(x))
+                return out
+            """,
+            """\
+            import torch
+            @torch.no_grad()
+            def f(model, xs):
+                out = []
+                # per batch
+                # again
+                for x in xs:
+                    # forward
+                    out.append(model(x))
+                return out
+            """,
+        ),
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.autocast("cpu"), torch.no_grad():
+                    y = f(x)
+            """,
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.autocast("cpu"):
+                    y = f(x)
+            """,
+        ),
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.no_grad(), torch.autocast("cpu"):
+                    y = f(x)
+            """,
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.autocast("cpu"):
+                    y = f(x)
+            """,
+        ),
+        (
+            """\
+            import torch
+            with torch.inference_mode():
+                for x in xs:
+                    with torch.no_grad(): y = f(x); z = g(y)
+            """,
+            """\
+            import torch
+            with torch.inference_mode():
+                for x in xs:
+                    y = f(x); z = g(y)
+            """,
+        ),
+        # three levels: fixed over two rounds
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.no_grad():
+                    with torch.no_grad():
+                        y = f(x)
+            """,
+            """\
+            import torch
+            with torch.no_grad():
+                y = f(x)
+            """,
+        ),
+        # comments after the last statement of the inner block have nowhere to go: not fixed
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.no_grad():
+                    y = f(x)
+                    # trailing note
+                z = 1
+            """,
+            None,
+        ),
+        # bound to a name: reported, not fixed
+        (
+            """\
+            import torch
+            with torch.no_grad():
+                with torch.no_grad() as g:
+                    y = f(x)
+            """,
+            None,
+        ),
+    ],
+)
+def test_gl106_fix(src, out):
+    assert fix(src, select=["GL106"]) == d(src if out is None else out)
+
+
+def test_gl106_message():
+    src = "import torch\n@torch.no_grad()\ndef f():\n    with torch.no_grad():\n        pass\n"
+    assert messages(src, ["GL106"]) == [
+        "`torch.no_grad()` is redundant: gradients are already disabled here by `torch.no_grad()` (line 2)"
+    ]
+
+
+# -- GL107 grad-guard-not-entered --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "src,expected",
+    [
+        ("import torch\ntorch.no_grad()\n", [(2, 1)]),
+        ("import torch\ndef f():\n    torch.inference_mode()\n", [(3, 5)]),
+        ("from torch import enable_grad as eg\ndef f():\n    eg()\n", [(3, 5)]),
+        ("import torch\ndef f():\n    g = torch.no_grad()\n    return 1\n", [(3, 9)]),
+        # fine
+        ("import torch\ntorch.set_grad_enabled(False)\n", []),
+        ("import torch\ntorch.no_grad\n", []),
+        ("import torch\ng = torch.no_grad()\nwith g:\n    pass\n", []),
+        ("import torch\ndef f():\n    g = torch.no_grad()\n    g.__enter__()\n", []),
+        ("import torch\nself.g = torch.no_grad()\n", []),
+        ("import torch\ntorch.no_grad().__enter__()\n", []),
+        ("def no_grad(): pass\nno_grad()\n", []),
+    ],
+)
+def test_gl107_findings(src, expected):
+    assert lint(src, select=["GL107"]) == [(r, c, "GL107") for r, c in expected]
+
+
+def test_gl107_message():
+    assert messages("import torch\ntorch.inference_mode()\n", ["GL107"]) == [
+        "`torch.inference_mode()` on its own creates a context manager and throws it away: inference mode is "
+        "not entered and gradients stay enabled; use `with torch.inference_mode():` around the code or decorate "
+        "the function with `@torch.inference_mode()`"
+    ]
+
+
+def test_explain_gl101_contrasts_eval_and_no_grad():
+    from click.testing import CliRunner
+
+    from gradlint.cli import main
+
+    result = CliRunner().invoke(main, ["explain", "GL101"])
+    assert result.exit_code == 0
+    text = result.stdout
+    assert text.startswith("# eval-without-no-grad (GL101)\n")
+    assert "`model.eval()` and `torch.no_grad()` do different things" in text
+    example = text.split("## Example\n\n```python\n", 1)[1].split("```", 1)[0]
+    use_instead = text.split("## Use instead\n\n```python\n", 1)[1].split("```", 1)[0]
+    assert "    model.eval()" in example and "no_grad" not in example
+    assert "@torch.no_grad()\ndef evaluate(model, loader):\n    model.eval()" in use_instead
