@@ -188,7 +188,7 @@ def _parse_example(where: str, raw: Mapping[str, Any]) -> Example:
     return Example(raw["bad"], raw["good"], tuple(findings), raw.get("fixable", True))
 
 
-def _parse_claim(where: str, raw: Any) -> Claim:
+def parse_claim(where: str, raw: Any) -> Claim:
     if not isinstance(raw, dict):
         raise CatalogError(f"{where}: must be a table")
     kind = raw.get("claim")
@@ -246,7 +246,7 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
     if "probe" in raw:
         _check_keys(f"{where}: probe", raw["probe"], {"claim": str, "code": str}, {})
         probe = Probe(raw["probe"]["claim"], raw["probe"]["code"])
-    claims = tuple(_parse_claim(f"{where}: verify[{i}]", c) for i, c in enumerate(raw.get("verify", ())))
+    claims = tuple(parse_claim(f"{where}: verify[{i}]", c) for i, c in enumerate(raw.get("verify", ())))
     return RuleDoc(
         code=code,
         name=raw["name"],

@@ -248,6 +248,17 @@ def _render(value):
     return text if len(text) <= 2000 else text[:2000] + "..."
 
 
+def _mark_started(cfg):
+    """Tell the parent that setup (importing torch) is over: its timeout starts now."""
+    path = cfg.get("started")
+    if path:
+        try:
+            with open(path, "w"):
+                pass
+        except OSError:
+            pass
+
+
 def run_probe(cfg):
     observed = []
     confirms = []
@@ -260,6 +271,7 @@ def run_probe(cfg):
         confirms.append([bool(condition), str(claim)])
 
     code = compile(cfg["code"], cfg.get("name", "<probe>"), "exec")
+    _mark_started(cfg)
     start = time.perf_counter()
     try:
         exec(code, {"__name__": "__probe__", "observe": observe, "confirm": confirm})
@@ -277,7 +289,7 @@ def run_probe(cfg):
 class _Holder:
     """What the pack hook stores in the graph; its death means autograd let go."""
 
-    __slots__ = ("t", "key", "nbytes", "param", "buckets", "__weakref__")
+    __slots__ = ("t", "version", "grad_fn", "output_nr", "key", "nbytes", "param", "buckets", "__weakref__")
 
     def __del__(self):
         state = _state
@@ -291,13 +303,14 @@ class _Holder:
 class _Bucket:
     """Live saved-tensor bytes of one region (or of the whole run)."""
 
-    __slots__ = ("counts", "live", "live_params", "peak", "peak_params", "packed", "exits", "at_exit_max", "at_exit_last")
+    __slots__ = ("counts", "live", "live_params", "peak", "peak_params", "packed", "exits", "kept_max", "kept_last")
 
     def __init__(self):
+        # storage key -> [saved tensors holding it, iteration first saved, bytes, is a parameter]
         self.counts = {}
         self.live = self.live_params = self.peak = self.peak_params = 0
         self.packed = self.exits = 0
-        self.at_exit_max = self.at_exit_last = 0
+        self.kept_max = self.kept_last = 0
 
     def to_json(self):
         return {
@@ -306,9 +319,47 @@ class _Bucket:
             "live": self.live,
             "packed": self.packed,
             "exits": self.exits,
-            "at_exit_max": self.at_exit_max,
-            "at_exit_last": self.at_exit_last,
+            "kept_max": self.kept_max,
+            "kept_last": self.kept_last,
         }
+
+
+# Torch's own wording, taken from one real failure at start-up (see _learn_inplace_message).
+_INPLACE = {
+    "prefix": "one of the variables needed for gradient computation has been modified by an inplace operation: ",
+    "hint": " Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+    "with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+}
+_ANOMALY_HINT = (
+    " Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+    "The variable in question was changed in there or anywhere later. Good luck!"
+)
+
+
+def _learn_inplace_message():
+    torch = _torch
+    try:
+        w = torch.ones(1, requires_grad=True)
+        h = w * 2
+        z = h * h
+        h.detach().add_(1)
+        z.backward()
+    except RuntimeError as exc:
+        text = str(exc)
+        head, bracket, _ = text.partition("[")
+        _, instead, hint = text.partition("instead.")
+        if bracket and instead:
+            _INPLACE["prefix"], _INPLACE["hint"] = head, hint
+
+
+def _inplace_message(t, holder):
+    shape = ", ".join(str(n) for n in t.shape)
+    text = f"{_INPLACE['prefix']}[{t.type()} [{shape}]]"
+    if holder.grad_fn is not None:
+        name = re.sub(r"Backward\d*$", "", holder.grad_fn)
+        text += f", which is output {holder.output_nr} of {name},"
+    text += f" is at version {t._version}; expected version {holder.version} instead."
+    return text + (_ANOMALY_HINT if _torch.is_anomaly_enabled() else _INPLACE["hint"])
 
 
 class _Statement:
@@ -361,11 +412,29 @@ def _resolve(frame, dotted):
     else:
         return _MISSING
     for part in parts[1:]:
-        try:
-            obj = getattr(obj, part)
-        except Exception:
+        obj = _peek_attribute(obj, part)
+        if obj is _MISSING:
             return _MISSING
     return obj
+
+
+def _peek_attribute(obj, name):
+    """``getattr`` without running code of the snippet or of torch: only values
+    stored in dictionaries are read (reading ``t.volatile`` would warn, a
+    property could do anything); ``.grad`` of a leaf tensor is the exception."""
+    torch = _torch
+    try:
+        if torch is not None and isinstance(obj, torch.Tensor):
+            if name == "grad" and obj.is_leaf:
+                return obj.grad
+        if torch is not None and isinstance(obj, torch.nn.Module):
+            for table in ("_parameters", "_buffers", "_modules"):
+                found = obj.__dict__.get(table, {}).get(name, _MISSING)
+                if found is not _MISSING:
+                    return found
+        return object.__getattribute__(obj, "__dict__").get(name, _MISSING)
+    except Exception:
+        return _MISSING
 
 
 class _State:
@@ -412,7 +481,11 @@ class _State:
 
     def pack(self, t):
         holder = _Holder()
-        holder.t = t.detach()
+        holder.t = t.detach()  # shares storage and version counter with t
+        holder.version = t._version
+        fn = t.grad_fn
+        holder.grad_fn = type(fn).__name__ if fn is not None else None
+        holder.output_nr = t.output_nr
         holder.buckets = ()
         try:
             storage = t.untyped_storage()
@@ -431,36 +504,49 @@ class _State:
         regions = set()
         for line in self.snippet_lines(sys._getframe(1)):
             regions.update(self.region_lines.get(line, ()))
-        buckets = [self.total] + [self.buckets[r] for r in sorted(regions)]
-        holder.buckets = tuple(buckets)
+        buckets = [(self.total, 0)] + [(self.buckets[r], self.iterations[r]) for r in sorted(regions)]
+        holder.buckets = tuple(b for b, _ in buckets)
         with self.lock:
-            for b in buckets:
+            for b, iteration in buckets:
                 b.packed += 1
-                n = b.counts.get(holder.key, 0)
-                b.counts[holder.key] = n + 1
-                if n == 0:
-                    if param:
-                        b.live_params += nbytes
-                        b.peak_params = max(b.peak_params, b.live_params)
-                    else:
-                        b.live += nbytes
-                        b.peak = max(b.peak, b.live)
+                entry = b.counts.get(holder.key)
+                if entry is not None:
+                    entry[0] += 1
+                    continue
+                b.counts[holder.key] = [1, iteration, nbytes, param]
+                if param:
+                    b.live_params += nbytes
+                    b.peak_params = max(b.peak_params, b.live_params)
+                else:
+                    b.live += nbytes
+                    b.peak = max(b.peak, b.live)
         return holder
+
+    def unpack(self, holder):
+        # With saved-tensor hooks torch skips its own check that a saved
+        # tensor was not modified in place; without this, instrumented code
+        # would silently compute wrong gradients where it should raise.
+        t = holder.t
+        if t._version != holder.version:
+            raise RuntimeError(_inplace_message(t, holder))
+        return t
 
     def release(self, holder):
         if not holder.buckets:
             return
         with self.lock:
             for b in holder.buckets:
-                n = b.counts.get(holder.key, 0) - 1
-                if n > 0:
-                    b.counts[holder.key] = n
+                entry = b.counts.get(holder.key)
+                if entry is None:
                     continue
-                b.counts.pop(holder.key, None)
-                if holder.param:
-                    b.live_params -= holder.nbytes
+                entry[0] -= 1
+                if entry[0] > 0:
+                    continue
+                del b.counts[holder.key]
+                if entry[3]:
+                    b.live_params -= entry[2]
                 else:
-                    b.live -= holder.nbytes
+                    b.live -= entry[2]
 
     # -- statements --------------------------------------------------------
 
@@ -566,10 +652,15 @@ class _State:
     # -- regions and functions ---------------------------------------------
 
     def exit_region(self, rid):
+        # What graphs of earlier iterations still hold when the loop is left;
+        # the last iteration's graph is normally alive through its variables.
         b = self.buckets[rid]
+        current = self.iterations[rid]
+        with self.lock:
+            kept = sum(e[2] for e in b.counts.values() if not e[3] and e[1] < current)
         b.exits += 1
-        b.at_exit_last = b.live
-        b.at_exit_max = max(b.at_exit_max, b.live)
+        b.kept_last = kept
+        b.kept_max = max(b.kept_max, kept)
 
     # -- warnings and exceptions -------------------------------------------
 
@@ -729,8 +820,13 @@ def run_script(cfg):
         return original_showwarning(message, category, filename, lineno, file, line)
 
     warnings.showwarning = showwarning
-    hooks = torch.autograd.graph.saved_tensors_hooks(_state.pack, lambda holder: holder.t) if torch is not None else None
+    hooks = None
+    if torch is not None and cfg.get("saved_hooks", True):
+        _learn_inplace_message()
+        hooks = torch.autograd.graph.saved_tensors_hooks(_state.pack, _state.unpack)
+    _result["saved_measured"] = hooks is not None
     _result["status"] = "running"
+    _mark_started(cfg)
     start = time.perf_counter()
     outcome = {"kind": "completed"}
     try:

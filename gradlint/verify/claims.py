@@ -18,6 +18,9 @@ from gradlint.verify.plan import SitePlan
 from gradlint.verify.runs import RunView, exception_text, fmt_bytes
 
 
+NOT_MEASURED = "not measured (torch.func and torch.compile refuse the saved-tensor hooks that measure it)"
+
+
 @dataclass(frozen=True)
 class Observation:
     shown: bool
@@ -58,7 +61,10 @@ def records_graph(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
         if st.get("graph") and start <= int(line) <= end:
             graph = st["graph"]
             break
-    parts = [f"saved for backward: {fmt_bytes(saved)}" + (f" (+ {fmt_bytes(params)} of parameters)" if params else "")]
+    if run.saved_measured:
+        parts = [f"saved for backward: {fmt_bytes(saved)}" + (f" (+ {fmt_bytes(params)} of parameters)" if params else "")]
+    else:
+        parts = [f"saved for backward: {NOT_MEASURED}"]
     if graph:
         parts.append(f"{graph['name']} (line {graph['line']}): grad_fn={graph['grad_fn']}")
     else:
@@ -66,17 +72,18 @@ def records_graph(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
         parts.extend(tensor_text(n, s) for n, s in list(site.items())[:2])
     shown = saved > 0 or graph is not None
     lead = "graph recorded" if shown else "no graph recorded"
-    return Observation(shown, f"{lead}: " + "; ".join(parts), saved)
+    return Observation(shown, f"{lead}: " + "; ".join(parts), saved if run.saved_measured else None)
 
 
 def retains_memory(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
     region = run.region(plan.regions.get(claim.region))
-    kept = int(region.get("at_exit_max", 0))
-    where = "after the loop" if claim.region == "loop" else "when the region ended"
+    kept = int(region.get("kept_max", 0))
+    if not run.saved_measured:
+        return Observation(False, f"memory kept alive: {NOT_MEASURED}")
     if not region.get("exits"):
         return Observation(False, f"the {claim.region.replace('-', ' ')} never ended", None)
     iterations = region.get("iterations") or 0
-    text = f"still alive {where}: {fmt_bytes(kept)}"
+    text = f"saved by earlier iterations and still alive after the loop: {fmt_bytes(kept)}"
     if iterations:
         text += f" ({iterations} iterations)"
     return Observation(kept > 0, text, kept)

@@ -26,18 +26,27 @@ def _normalize(text: str) -> List[str]:
 
 
 def _unit(token: str) -> float:
-    """One unit in the last printed digit of a number token."""
+    """One unit in the last printed digit of a number token with decimals;
+    0 for integers (counts must match) and for ``2.`` (torch prints whole
+    values that way only when they are exact)."""
     mantissa, _, exponent = token.lower().partition("e")
     decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    if not decimals:
+        return 0.0
     return 10.0 ** (-decimals + (int(exponent) if exponent else 0))
 
 
 def _close_tokens(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if not any(c in a + b for c in ".eE"):
+        return False  # integers: counts, indices, sizes
     x, y = float(a), float(b)
     return abs(x - y) <= max(_unit(a), _unit(b)) + RTOL * max(abs(x), abs(y))
 
 
 def lines_match(a: str, b: str) -> bool:
+    a, b = _ANNOTATION.sub("", a).rstrip(), _ANNOTATION.sub("", b).rstrip()
     if a == b:
         return True
     ta, tb = _NUMBER.split(a), _NUMBER.split(b)

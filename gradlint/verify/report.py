@@ -68,7 +68,10 @@ def probes_json(results: Sequence[ProbeResult]) -> str:
 def _run_line(label: str, status: Optional[RunStatus], extra: str = "") -> str:
     if status is None:
         return f"{INDENT[:2]}{label}: not run (no fix to apply)"
-    text = f"{status.text} ({status.seconds:.1f} s"
+    text = f"{status.text} ("
+    if status.code_seconds is not None:
+        text += f"code {status.code_seconds:.2f} s, "
+    text += f"process {status.seconds:.1f} s"
     if status.cuda_peak is not None:
         text += f", CUDA peak {fmt_bytes(status.cuda_peak)}"
     return f"{INDENT[:2]}{label}: {text}){extra}"
@@ -129,7 +132,8 @@ def _run_json(status: Optional[RunStatus]) -> Optional[Dict[str, Any]]:
     return {
         "status": status.kind,
         "text": status.text,
-        "seconds": round(status.seconds, 3),
+        "seconds": round(status.code_seconds, 4) if status.code_seconds is not None else None,
+        "process_seconds": round(status.seconds, 3),
         "cuda_peak_bytes": status.cuda_peak,
     }
 

@@ -26,8 +26,11 @@ class RunStatus:
 
     kind: str  # completed | exit | exception | out-of-memory | output-limit | timeout | crashed | setup-error
     text: str
+    # Wall-clock seconds of the whole process (Python start-up and torch import included).
     seconds: float
     cuda_peak: Optional[int] = None
+    # Seconds the file's own code ran, when the harness measured it.
+    code_seconds: Optional[float] = None
 
 
 class RunView:
@@ -43,10 +46,19 @@ class RunView:
         return "statements" in self.payload
 
     @property
+    def saved_measured(self) -> bool:
+        """False when the run went without saved-tensor hooks (see scripts._REFUSES_SAVED_HOOKS)."""
+        return bool(self.payload.get("saved_measured", True))
+
+    @property
     def end(self) -> Dict[str, Any]:
         return self.payload.get("outcome") or {}
 
     def status(self) -> RunStatus:
+        status = self._status()
+        return RunStatus(status.kind, status.text, status.seconds, status.cuda_peak, self.payload.get("seconds"))
+
+    def _status(self) -> RunStatus:
         o = self.outcome
         cuda = self.payload.get("cuda_peak")
         if self.payload.get("status") == "setup-error":

@@ -40,6 +40,10 @@ STDOUT_KEPT = 1 * MiB
 STDERR_KEPT = 8 * 1024
 # Time the harness gets after SIGTERM to write its partial result.
 GRACE = 3.0
+# Time allowed for starting Python and importing torch, before the timeout
+# proper starts: on a loaded machine the import alone can take many seconds.
+STARTUP = 180.0
+_POLL = 0.05
 
 # Environment variables passed through: what torch and its libraries read.
 _PASS_ENV = (
@@ -189,6 +193,7 @@ def run(config: Mapping[str, Any], files: Mapping[str, str], limits: Limits = Li
             cfg["script"] = os.path.join(work, cfg["script"])
         cfg.update(
             result=os.path.join(top, "result.json"),
+            started=os.path.join(top, "started"),
             sys_path=_import_path(),
             memory_limit=limits.memory,
             output_limit=limits.output,
@@ -208,11 +213,8 @@ def run(config: Mapping[str, Any], files: Mapping[str, str], limits: Limits = Li
                 stderr=err,
                 start_new_session=True,
             )
-            timed_out = False
-            try:
-                proc.wait(timeout=limits.timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+            timed_out = not _wait(proc, cfg["started"], limits.timeout)
+            if timed_out:
                 proc.send_signal(signal.SIGTERM)
                 try:
                     proc.wait(timeout=GRACE)
@@ -246,6 +248,23 @@ def run(config: Mapping[str, Any], files: Mapping[str, str], limits: Limits = Li
         )
     finally:
         _remove_tree(top)
+
+
+def _wait(proc: subprocess.Popen, started: str, timeout: float) -> bool:
+    """Wait for the process: up to STARTUP for the harness to say it is
+    ready, then ``timeout`` for the code under test. False on a timeout."""
+    deadline = time.monotonic() + STARTUP
+    while not os.path.exists(started):
+        if proc.poll() is not None:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(_POLL)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 class harness_path_file:

@@ -9,6 +9,7 @@ what it removed and whether the results stayed the same (``compare``).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -164,8 +165,20 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     return _Prepared(shown, source, fixed.source, findings, applied, plans, fixed_plans, watches, fixed_watches)
 
 
+# Code torch refuses to run under saved-tensor hooks (torch.func's grad/vjp/
+# jacrev/hessian raise) or would trace them (torch.compile): such files run
+# without them, and bytes saved for backward are not measured.
+_REFUSES_SAVED_HOOKS = re.compile(r"\btorch\.func\b|\bfunctorch\b|from\s+torch\s+import\s+[^\n]*\b(func|compile)\b|\btorch\.(compile|_dynamo|export)\b")
+
+
 def _job(name: str, source: str, watches: Watches, options: Options) -> Callable[[], sandbox.RunOutcome]:
-    config = {"mode": "script", "script": name, "seed": options.seed, **watches.to_config()}
+    config = {
+        "mode": "script",
+        "script": name,
+        "seed": options.seed,
+        "saved_hooks": not _REFUSES_SAVED_HOOKS.search(source),
+        **watches.to_config(),
+    }
     return lambda: sandbox.run(config, {name: source}, options.limits)
 
 
