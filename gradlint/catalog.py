@@ -57,7 +57,7 @@ REGIONS = ("statement", "rest-of-scope", "loop")
 AFTER_FIX = ("gone", "kept")
 CLAIM_KINDS: Dict[str, Dict[str, Any]] = {
     "records-graph": {"keys": {"region": REGIONS}, "region": "statement", "after_fix": "gone"},
-    "retains-memory": {"keys": {"region": REGIONS}, "region": "loop", "after_fix": "gone"},
+    "retains-memory": {"keys": {}, "region": "loop", "after_fix": "gone"},
     "raises": {"keys": {"exception": (str, list), "match": str, "where": ("finding", "later")}, "required": ("exception",), "after_fix": "gone"},
     "warns": {"keys": {"match": str, "category": str}, "required": ("match",), "after_fix": "gone"},
     "detaches": {"keys": {}, "after_fix": "kept"},
@@ -86,13 +86,13 @@ class Claim:
         """The claim in words, for the docs."""
         region = {
             "statement": "the flagged statement",
-            "rest-of-scope": "the code that follows it in the same function (or module)",
-            "loop": "the loop around it",
+            "rest-of-scope": "the flagged statement and the code after it in the same function (or module)",
+            "loop": "the loop around the flagged statement",
         }[self.region]
         if self.kind == "records-graph":
             text = f"{region} records an autograd graph (bytes saved for backward > 0)"
         elif self.kind == "retains-memory":
-            text = f"tensors saved for backward by graphs built in {region} are still alive when it ends"
+            text = f"tensors saved for backward in earlier iterations of {region} are still alive when it ends"
         elif self.kind == "raises":
             at = "the flagged statement" if self.where == "finding" else "the code, once the flagged statement has run,"
             text = f"{at} raises {' or '.join(self.exceptions)}" + (f" matching `{self.match}`" if self.match else "")
@@ -107,7 +107,7 @@ class Claim:
         elif self.kind == "bypasses-version-counter":
             text = "it changes a tensor's values without bumping the tensor's version counter"
         else:  # requires-grad-unchanged
-            text = "after it, the tensor (or every parameter of the module) it targets still requires grad"
+            text = "it leaves the `requires_grad` flags of the tensor (or of every parameter of the module) it targets as they were"
         if self.after_fix == "gone":
             return text + "; the fix makes this go away"
         return text + "; the fix keeps this behaviour and the results"

@@ -66,6 +66,11 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
             _code_block(doc.probe.code),
             "",
         ]
+    if doc.verify:
+        parts += [
+            f"`gradlint verify FILE` runs a file with this finding as written and as fixed, and checks at each finding that:",
+            "",
+        ] + [f"- {claim.describe()}." for claim in doc.verify] + [""]
     if doc.references:
         parts += [f"{h2} References", ""] + [f"- <{ref}>" for ref in doc.references] + [""]
     return "\n".join(parts)

@@ -234,16 +234,16 @@ def test_runs_that_do_not_finish_get_clear_verdicts(tmp_path, monkeypatch):
         "import torch\n\n\ndef report(loss):\n    print(loss.data[0])\n\n\nprint(torch.ones(2).sum().item())\n"
     )
     start = time.monotonic()
-    result = run_cli("verify", "--timeout", "5", "-j", "4", "--output-format", "json", "forever.py", "exits.py", "unused.py")
+    result = run_cli("verify", "--timeout", "3", "-j", "4", "--output-format", "json", "forever.py", "exits.py", "unused.py")
     elapsed = time.monotonic() - start
     assert result.exit_code == 1, result.output
-    assert elapsed < 5 + sandbox.GRACE + 15
+    assert elapsed < 3 + sandbox.GRACE + 20
     files = {f["filename"]: f for f in json.loads(result.stdout)["files"]}
     forever = files["forever.py"]
-    assert forever["runs"]["as_written"] == {**forever["runs"]["as_written"], "status": "timeout", "text": "TIMEOUT after 5 s"}
+    assert forever["runs"]["as_written"] == {**forever["runs"]["as_written"], "status": "timeout", "text": "TIMEOUT after 3 s"}
     (finding,) = forever["findings"]
     # Measured until the timeout: the Variable line ran before the endless loop.
-    assert finding["verdict"] == "CONFIRMED" and finding["observed"][-1] == "(measured until the run's TIMEOUT after 5 s)"
+    assert finding["verdict"] == "CONFIRMED" and finding["observed"][-1] == "(measured until the run's TIMEOUT after 3 s)"
     assert finding["fix"]["verdict"] == "TIMEOUT"
     exits = files["exits.py"]
     assert exits["runs"]["as_written"]["text"] == "CRASHED: exited with status 3 before finishing (os._exit or a fatal error)"

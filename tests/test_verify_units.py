@@ -103,6 +103,12 @@ def test_malformed_claims_are_rejected(raw, error):
         parse_claim("GL999: verify[0]", raw)
 
 
+def test_every_claim_kind_has_a_judge():
+    from gradlint.verify import claims
+
+    assert set(claims.JUDGES) == set(catalog.CLAIM_KINDS)
+
+
 def test_claim_defaults():
     c = parse_claim("x", {"claim": "retains-memory"})
     assert (c.region, c.after_fix) == ("loop", "gone")

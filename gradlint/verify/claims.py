@@ -184,12 +184,16 @@ def bypasses_version_counter(claim: Claim, run: RunView, plan: SitePlan) -> Obse
 def requires_grad_unchanged(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
     site = run.statement(plan.site)
     who = plan.receiver or "the target"
-    after = (site.get("receiver") or {}).get("after") or {}
-    if after.get("kind") == "module":
-        n, total = after.get("trainable", 0), after.get("parameters", 0)
-        return Observation(total > 0 and n == total, f"`{who}`: {n} of {total} parameters require grad after line {plan.site}")
-    if after.get("kind") == "tensor":
-        return Observation(bool(after.get("requires_grad")), f"`{who}`.requires_grad = {after.get('requires_grad')} after line {plan.site}")
+    first = site.get("receiver") or {}
+    before, after = first.get("before") or {}, first.get("after") or {}
+    if after.get("kind") == "module" and before.get("kind") == "module":
+        n0, n1, total = before.get("trainable", 0), after.get("trainable", 0), after.get("parameters", 0)
+        return Observation(
+            total > 0 and n0 == n1, f"`{who}`: {n0} → {n1} of {total} parameters require grad across line {plan.site}"
+        )
+    if after.get("kind") == "tensor" and before.get("kind") == "tensor":
+        was, now = before.get("requires_grad"), after.get("requires_grad")
+        return Observation(was == now, f"`{who}`.requires_grad: {was} → {now} across line {plan.site}")
     return Observation(False, f"`{who}` is neither a tensor nor a module here" if after else f"`{who}` could not be read")
 
 

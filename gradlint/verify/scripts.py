@@ -297,12 +297,14 @@ def _judge_fix(
         return fix
     assert fixed is not None
     plan = item.fixed_plans[i]
+    # Two complete runs are needed to compare anything.
+    for label, view in (("as written", original), ("as fixed", fixed)):
+        status = view.status()
+        if status.kind in ("timeout", "crashed", "output-limit"):
+            fix.verdict = TIMEOUT if status.kind == "timeout" else CRASHED
+            fix.details.append(f"{label}: {status.text}")
+            return fix
     status = fixed.status()
-    hard = _hard_failure(status, fixed) or (TIMEOUT if status.kind == "timeout" else None)
-    if hard or status.kind in ("crashed", "output-limit"):
-        fix.verdict = hard or CRASHED
-        fix.details.append(f"as fixed: {status.text}")
-        return fix
     # 1. What the claims said must go away.
     for claim, before in observations:
         after = claims_mod.judge(claim, fixed, plan) if plan is not None and plan.site is not None else None
@@ -360,7 +362,7 @@ def _difference(item: _Prepared, i: int, original: RunView, fixed: RunView, clai
         for key in ("first",) if claimed_stop else ("first", "last"):
             diff = compare.compare_namespaces(o_site.get(key) or {}, f_site.get(key) or {}, "")
             if diff:
-                return f"at line {f_site and fplan.site}: {diff}"
+                return f"at line {fplan.site}: {diff}"
     if not claimed_stop and o_end == ("completed", None):
         diff = compare.compare_namespaces(original.globals, fixed.globals, "")
         if diff:

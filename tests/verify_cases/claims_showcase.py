@@ -57,6 +57,9 @@ model.requires_grad_(False)  # claim: requires-grad-unchanged absent
 model.requires_grad_(True)
 bias = model[2].bias
 bias.require_grad = False  # claim: requires-grad-unchanged shown
+inputs = torch.randn(2, 64)
+inputs.require_grad = True  # claim: requires-grad-unchanged shown
+inputs.requires_grad = True  # claim: requires-grad-unchanged absent
 
 # GL102-style: the class, not an instance, in a with statement.
 try:
