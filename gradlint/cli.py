@@ -169,27 +169,14 @@ def explain(rule: str) -> None:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("-j", "--jobs", type=int, help="Runs at a time (default: CPUs, at most 4).")
-def verify(
-    files: Tuple[str, ...],
-    probes: bool,
-    select: Tuple[str, ...],
-    unsafe_fixes: bool,
-    timeout: float,
-    memory_limit: str,
-    seed: Optional[int],
-    config_path: Optional[str],
-    output_format: str,
-    jobs: Optional[int],
-) -> None:
+def verify(**options: object) -> None:
     """Run FILES as written and as fixed under torch (each in a sandboxed
     subprocess) and show whether each finding and fix behaves as claimed."""
     from gradlint.verify import command
 
+    options["select"] = _selectors(options["select"])  # type: ignore[arg-type]
     try:
-        code = command.run(
-            files, probes, _selectors(select), unsafe_fixes, timeout, memory_limit, seed, config_path,
-            output_format, jobs, echo=lambda text: click.echo(text, nl=False),
-        )
+        code = command.run(echo=lambda text: click.echo(text, nl=False), **options)  # type: ignore[arg-type]
     except command.UsageError as exc:
         raise _fail(str(exc))
     raise click.exceptions.Exit(code)

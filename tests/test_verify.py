@@ -199,6 +199,9 @@ def test_fixtures_confirmed_and_fixes_keep_results(fixture_results):
     assert finding["observed"][0].startswith("UserWarning at line 19: volatile was removed and now has no effect.")
     assert "logits (line 20): grad_fn=AddmmBackward0" in finding["observed"][1]
     assert "warning gone" in finding["fix"]["details"]
+    # The finding is what `gradlint check --output-format json` says, plus verify's keys.
+    assert (finding["cell"], finding["noqa_row"], finding["end_location"]) == (None, 19, {"row": 19, "column": 49})
+    assert {"content": "@torch.no_grad()\n", "location": {"row": 15, "column": 1}, "end_location": {"row": 15, "column": 1}} in finding["fix"]["edits"]
     proj = by_file["gl002_feature_matching.py"]["findings"][2]
     assert proj["observed"] == ["proj: requires_grad=False grad_fn=None, shares storage with `netD.0.weight`, which requires grad"]
     gl003 = by_file["gl003_train_log.py"]

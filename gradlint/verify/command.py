@@ -30,7 +30,7 @@ def parse_size(text: str) -> Optional[int]:
 
 
 def run(
-    paths: Sequence[str],
+    files: Sequence[str],
     probes: bool,
     select: Optional[List[str]],
     unsafe_fixes: bool,
@@ -42,6 +42,7 @@ def run(
     jobs: Optional[int],
     echo: Callable[[str], None],
 ) -> int:
+    paths = files
     if probes and paths:
         raise UsageError("give either --probes or files to run, not both")
     if not probes and not paths:

@@ -131,13 +131,7 @@ def compare_values(a: Dict[str, Any], b: Dict[str, Any], name: str) -> Optional[
                 return diff
         return None
     if ta == "module":
-        pa, pb = dict(map(tuple, a.get("params", []))), dict(map(tuple, b.get("params", [])))
-        for pname in pa:
-            if pname in pb:
-                diff = compare_values(pa[pname], pb[pname], f"{name}.{pname}")
-                if diff:
-                    return diff
-        return None
+        return compare_namespaces(dict(map(tuple, a.get("params", []))), dict(map(tuple, b.get("params", []))), f"{name}.")
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Sequence
 
-from gradlint import catalog
+from gradlint.reporters.json import diagnostic_dict
 from gradlint.verify.probes import CONFIRMED, ProbeResult
 from gradlint.verify.runs import RunStatus, fmt_bytes
 from gradlint.verify.scripts import FileVerification, FindingReport, summary
@@ -78,7 +78,8 @@ def _run_line(label: str, status: Optional[RunStatus], extra: str = "") -> str:
 
 
 def _finding_lines(f: FindingReport) -> List[str]:
-    lines = [f"{INDENT[:2]}{f.row}:{f.column} {f.code} {f.verdict}"]
+    d = f.diagnostic
+    lines = [f"{INDENT[:2]}{d.row}:{d.column} {d.code} {f.verdict}"]
     lines.extend(f"{INDENT * 2}{text}" for text in f.observed)
     fix = f.fix
     if fix is None:
@@ -139,31 +140,23 @@ def _run_json(status: Optional[RunStatus]) -> Optional[Dict[str, Any]]:
 
 
 def _finding_json(path: str, f: FindingReport) -> Dict[str, Any]:
-    doc = catalog.load().get(f.code)
-    fix = None
-    if f.fix is not None:
-        fix = {
-            "applicability": f.fix.applicability,
-            "message": f.fix.title,
-            "applied": f.fix.applied,
-            "verdict": f.fix.verdict,
-            "details": f.fix.details,
-            "memory": [{"what": label, "as_written": before, "as_fixed": after} for label, before, after in f.fix.memory],
-            "note": f.fix.note or None,
-        }
-    return {
-        "code": f.code,
-        "message": f.message,
-        "filename": path,
-        "location": {"row": f.row, "column": f.column},
-        "end_location": {"row": f.end_row, "column": f.end_column},
-        "url": doc.url if doc else None,
-        "verdict": f.verdict,
-        "observed": f.observed,
-        "saved_bytes": f.memory.get("records-graph"),
-        "retained_bytes": f.memory.get("retains-memory"),
-        "fix": fix,
-    }
+    """``gradlint check``'s JSON for the finding, plus what verify saw."""
+    item = diagnostic_dict(path, f.diagnostic)
+    item.update(
+        verdict=f.verdict,
+        observed=f.observed,
+        saved_bytes=f.memory.get("records-graph"),
+        retained_bytes=f.memory.get("retains-memory"),
+    )
+    if f.fix is not None and item["fix"] is not None:
+        item["fix"].update(
+            applied=f.fix.applied,
+            verdict=f.fix.verdict,
+            details=f.fix.details,
+            memory=[{"what": label, "as_written": before, "as_fixed": after} for label, before, after in f.fix.memory],
+            note=f.fix.note or None,
+        )
+    return item
 
 
 def files_json(files: Sequence[FileVerification]) -> str:

@@ -19,6 +19,7 @@ from gradlint.config import Settings
 from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
 from gradlint.files import ReadError, read_source
 from gradlint.rule import Finding
+from gradlint.runner import Diagnostic, Mode, to_diagnostics
 from gradlint.verify import claims as claims_mod
 from gradlint.verify import compare, sandbox
 from gradlint.verify.plan import LineMap, SitePlan, SourceIndex, Watches, plan_site, receiver_of
@@ -56,16 +57,15 @@ class FixReport:
 
 @dataclass
 class FindingReport:
-    code: str
-    message: str
-    row: int
-    column: int
-    end_row: int
-    end_column: int
+    diagnostic: Diagnostic  # the finding as `gradlint check` reports it
     verdict: str
     observed: List[str] = field(default_factory=list)
     memory: Dict[str, Optional[int]] = field(default_factory=dict)
     fix: Optional[FixReport] = None
+
+    @property
+    def code(self) -> str:
+        return self.diagnostic.code
 
     @property
     def ok(self) -> bool:
@@ -106,6 +106,7 @@ class _Prepared:
     source: str
     fixed_source: str
     findings: List[Finding]
+    diagnostics: List[Diagnostic]
     applied: List[bool]
     plans: List[SitePlan]
     fixed_plans: List[Optional[SitePlan]]
@@ -133,13 +134,16 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
         return FileVerification(shown, error=str(exc))
     codes, rule_options = settings.codes_for(path)
     lint_settings = LintSettings(codes | {PARSE_ERROR}, rule_options)
-    findings = lint_source(source, shown, lint_settings).findings
+    lint = lint_source(source, shown, lint_settings)
+    findings = lint.findings
     broken = [f for f in findings if f.code == PARSE_ERROR]
     if broken:
         return FileVerification(shown, error=f"cannot run it: {broken[0].message} (line {broken[0].start[0]})")
     findings = [f for f in findings if f.code in codes]
     if not findings:
         return FileVerification(shown)
+    # As `gradlint check --output-format json` reports them, fix edits included.
+    diagnostics = to_diagnostics(findings, source, lint.context, Mode(edits=True))
     fixed = fix_source(source, shown, LintSettings(codes, rule_options), unsafe=options.unsafe_fixes)
     index = SourceIndex(source)
     watches = Watches()
@@ -162,7 +166,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
             moved = line_map.line(f.start[0])
             still_there = any(r.code == f.code and r.start[0] == moved for r in fixed.remaining)
             applied[i] = fix_allowed(f.fix, options.unsafe_fixes) and not still_there
-    return _Prepared(shown, source, fixed.source, findings, applied, plans, fixed_plans, watches, fixed_watches)
+    return _Prepared(shown, source, fixed.source, findings, diagnostics, applied, plans, fixed_plans, watches, fixed_watches)
 
 
 # Code torch refuses to run under saved-tensor hooks (torch.func's grad/vjp/
@@ -241,7 +245,7 @@ def _judge_finding(
 ) -> FindingReport:
     f = item.findings[i]
     plan = item.plans[i]
-    rep = FindingReport(f.code, f.message, f.start[0], f.start[1] + 1, f.end[0], f.end[1] + 1, verdict=NOT_REACHED)
+    rep = FindingReport(item.diagnostics[i], verdict=NOT_REACHED)
     status = original.status()
     hard = _hard_failure(status, original)
     claims = _claims(f.code)
