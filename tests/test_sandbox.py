@@ -80,13 +80,20 @@ def test_exception_names_type_and_line():
     assert status.text == "raised ValueError: boom at line 2"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced on Linux")
-@pytest.mark.parametrize("code", ["x = bytearray(64 << 30)\n", "keep = []\nwhile True:\n    keep.append(bytearray(50 << 20))\n"])
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="memory limits are enforced on Linux")
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x = bytearray(64 << 30)\n",
+        "keep = []\nwhile True:\n    keep.append(bytearray(50 << 20))\n",
+        "keep = []\nwhile True:\n    keep.append([0] * 100000)\n",
+    ],
+)
 def test_allocation_bomb_is_out_of_memory(code):
     outcome, status = run(code, memory=256 << 20)
     assert status.kind == "out-of-memory"
     assert status.text.startswith("CRASHED: out of memory at line ") and "(limit 256.0 MiB): MemoryError" in status.text
-    assert outcome.payload["limits"]["memory_kind"] == "RLIMIT_AS"
+    assert outcome.payload["limits"]["memory_kind"] == "RLIMIT_DATA"
 
 
 @posix
@@ -128,3 +135,10 @@ def test_environment_is_reduced(monkeypatch):
     env_line, isolated = outcome.stdout.splitlines()
     assert "SECRET_TOKEN" not in env_line and "PYTHONPATH" not in env_line
     assert "'HOME'" in env_line and isolated == "1"
+
+
+def test_file_is_run_in_its_own_encoding():
+    code = "# -*- coding: latin-1 -*-\nprint('caf\u00e9')\n"
+    limits = sandbox.Limits(timeout=5.0)
+    outcome = sandbox.run({"mode": "script", "script": "s.py", "torch": False}, {"s.py": code}, limits, "latin-1")
+    assert outcome.stdout == "caf\u00e9\n"

@@ -34,12 +34,10 @@ from __future__ import annotations
 import builtins
 import gc
 import json
-import math
 import os
 import re
 import signal
 import sys
-import textwrap
 import threading
 import time
 import traceback
@@ -118,19 +116,26 @@ def _set_limits(cfg):
             pass
     memory = cfg.get("memory_limit")
     if memory:
-        # CUDA reserves far more address space than it uses, so with a CUDA
-        # (or ROCm) build the limit is on writable data instead of on address
-        # space. Either way it counts on top of what Python and torch already
-        # occupy, so that the limit means "memory the snippet may take".
-        gpu_build = _torch is not None and (getattr(_torch.version, "cuda", None) or getattr(_torch.version, "hip", None))
-        which, field = ("RLIMIT_DATA", "VmData") if gpu_build else ("RLIMIT_AS", "VmSize")
-        base = 0
+        # On Linux (>= 4.7) RLIMIT_DATA counts the memory a process can write:
+        # heap, anonymous mappings, thread stacks. RLIMIT_AS also counts mere
+        # reservations: glibc reserves 64 MiB of address space per thread
+        # arena and CUDA tens of GiB, so an address-space limit fails honest
+        # code on a many-core machine or with a GPU. Elsewhere RLIMIT_AS is
+        # what the OS enforces. Either way the limit counts on top of what
+        # Python and torch occupy after import: "memory the file may take".
+        if _linux_at_least(4, 7):
+            which, field = "RLIMIT_DATA", "VmData"
+        else:
+            which, field = "RLIMIT_AS", "VmSize"
         try:
             with open("/proc/self/status") as fh:
                 m = re.search(field + r":\s+(\d+) kB", fh.read())
-            base = int(m.group(1)) * 1024 if m else 0
         except OSError:
-            pass
+            m = None
+        if m is None:  # what is already in use is unknown: a limit could stop Python itself
+            _result["limits"] = applied
+            return
+        base = int(m.group(1)) * 1024
         try:
             limit = base + memory
             resource.setrlimit(getattr(resource, which), (limit, limit))
@@ -139,6 +144,13 @@ def _set_limits(cfg):
         except (ValueError, OSError, AttributeError):
             pass
     _result["limits"] = applied
+
+
+def _linux_at_least(major, minor):
+    if not sys.platform.startswith("linux"):
+        return False
+    m = re.match(r"(\d+)\.(\d+)", os.uname().release)
+    return bool(m) and (int(m.group(1)), int(m.group(2))) >= (major, minor)
 
 
 def _import_torch():

@@ -5,8 +5,8 @@ variables, not the current directory on ``sys.path``) started in a new
 session, in a fresh temporary working directory that also serves as HOME and
 TMPDIR, with an environment reduced to what torch needs. Its stdout and stderr
 go to files (a snippet printing megabytes cannot fill a pipe and hang), whose
-size is capped with RLIMIT_FSIZE; memory is capped with RLIMIT_AS (RLIMIT_DATA
-for CUDA builds of torch, see ``_harness``); a wall-clock timeout ends it
+size is capped with RLIMIT_FSIZE; memory is capped with RLIMIT_DATA on Linux
+(RLIMIT_AS elsewhere, see ``_harness``); a wall-clock timeout ends it
 with SIGTERM, which lets the harness write what it measured so far, then
 SIGKILL for the whole process group.
 
@@ -173,8 +173,11 @@ def _remove_tree(path: str) -> None:
     shutil.rmtree(path, onerror=onerror)
 
 
-def run(config: Mapping[str, Any], files: Mapping[str, str], limits: Limits = Limits()) -> RunOutcome:
-    """Run the harness with ``config`` in a fresh directory holding ``files`` (name -> text).
+def run(
+    config: Mapping[str, Any], files: Mapping[str, str], limits: Limits = Limits(), encoding: str = "utf-8"
+) -> RunOutcome:
+    """Run the harness with ``config`` in a fresh directory holding ``files``
+    (name -> text, written in ``encoding``: the one the user's file was read in).
 
     ``config["script"]``, when set, names one of ``files``; it is replaced by
     that file's absolute path.
@@ -186,7 +189,7 @@ def run(config: Mapping[str, Any], files: Mapping[str, str], limits: Limits = Li
         os.mkdir(work)
         os.mkdir(tmp)
         for name, text in files.items():
-            with open(os.path.join(work, name), "w", encoding="utf-8", newline="") as fh:
+            with open(os.path.join(work, name), "w", encoding=encoding, newline="") as fh:
                 fh.write(text)
         cfg = dict(config)
         if cfg.get("script"):

@@ -23,7 +23,7 @@ from gradlint.runner import Diagnostic, Mode, to_diagnostics
 from gradlint.verify import claims as claims_mod
 from gradlint.verify import compare, sandbox
 from gradlint.verify.plan import LineMap, SitePlan, SourceIndex, Watches, plan_site, receiver_of
-from gradlint.verify.runs import RunStatus, RunView, exception_text, fmt_bytes
+from gradlint.verify.runs import RunStatus, RunView, exception_text
 
 # Finding verdicts
 CONFIRMED = "CONFIRMED"
@@ -104,6 +104,7 @@ class SetupError(Exception):
 class _Prepared:
     path: str
     source: str
+    encoding: str
     fixed_source: str
     findings: List[Finding]
     diagnostics: List[Diagnostic]
@@ -129,9 +130,10 @@ def _needs(claims: Sequence[catalog.Claim]) -> Tuple[List[str], bool, bool]:
 def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | FileVerification":
     shown = os.path.normpath(str(path))
     try:
-        source = read_source(path).text
+        read = read_source(path)
     except ReadError as exc:
         return FileVerification(shown, error=str(exc))
+    source = read.text
     codes, rule_options = settings.codes_for(path)
     lint_settings = LintSettings(codes | {PARSE_ERROR}, rule_options)
     lint = lint_source(source, shown, lint_settings)
@@ -166,7 +168,9 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
             moved = line_map.line(f.start[0])
             still_there = any(r.code == f.code and r.start[0] == moved for r in fixed.remaining)
             applied[i] = fix_allowed(f.fix, options.unsafe_fixes) and not still_there
-    return _Prepared(shown, source, fixed.source, findings, diagnostics, applied, plans, fixed_plans, watches, fixed_watches)
+    return _Prepared(
+        shown, source, read.encoding, fixed.source, findings, diagnostics, applied, plans, fixed_plans, watches, fixed_watches
+    )
 
 
 # Code torch refuses to run under saved-tensor hooks (torch.func's grad/vjp/
@@ -175,7 +179,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
 _REFUSES_SAVED_HOOKS = re.compile(r"\btorch\.func\b|\bfunctorch\b|from\s+torch\s+import\s+[^\n]*\b(func|compile)\b|\btorch\.(compile|_dynamo|export)\b")
 
 
-def _job(name: str, source: str, watches: Watches, options: Options) -> Callable[[], sandbox.RunOutcome]:
+def _job(name: str, source: str, encoding: str, watches: Watches, options: Options) -> Callable[[], sandbox.RunOutcome]:
     config = {
         "mode": "script",
         "script": name,
@@ -183,7 +187,7 @@ def _job(name: str, source: str, watches: Watches, options: Options) -> Callable
         "saved_hooks": not _REFUSES_SAVED_HOOKS.search(source),
         **watches.to_config(),
     }
-    return lambda: sandbox.run(config, {name: source}, options.limits)
+    return lambda: sandbox.run(config, {name: source}, options.limits, encoding)
 
 
 def verify_files(paths: Sequence[Path], settings: Settings, options: Options) -> List[FileVerification]:
@@ -192,9 +196,9 @@ def verify_files(paths: Sequence[Path], settings: Settings, options: Options) ->
     for item in prepared:
         if isinstance(item, _Prepared):
             name = os.path.basename(item.path)
-            jobs.append(_job(name, item.source, item.watches, options))
+            jobs.append(_job(name, item.source, item.encoding, item.watches, options))
             if item.fixed_watches is not None:
-                jobs.append(_job(name, item.fixed_source, item.fixed_watches, options))
+                jobs.append(_job(name, item.fixed_source, item.encoding, item.fixed_watches, options))
     outcomes = iter(sandbox.run_all(jobs, options.workers))
     results = []
     for item in prepared:
@@ -384,13 +388,3 @@ def summary(files: Sequence[FileVerification]) -> Dict[str, int]:
                 counts[key] = counts.get(key, 0) + 1
     return counts
 
-
-__all__ = [
-    "FileVerification",
-    "FindingReport",
-    "FixReport",
-    "Options",
-    "SetupError",
-    "fmt_bytes",
-    "verify_files",
-]
