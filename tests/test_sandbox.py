@@ -142,3 +142,12 @@ def test_file_is_run_in_its_own_encoding():
     limits = sandbox.Limits(timeout=5.0)
     outcome = sandbox.run({"mode": "script", "script": "s.py", "torch": False}, {"s.py": code}, limits, "latin-1")
     assert outcome.stdout == "caf\u00e9\n"
+
+
+@posix
+def test_forked_children_do_not_write_the_result():
+    # The child runs to the end of the file (where the harness writes its
+    # result); the parent then dies: the run must read as the parent's crash.
+    code = "import os\npid = os.fork()\nif pid:\n    os.waitpid(pid, 0)\n    os._exit(3)\n"
+    outcome, status = run(code)
+    assert status.text == "CRASHED: exited with status 3 before finishing (os._exit or a fatal error)"

@@ -53,12 +53,15 @@ _result = {"status": "starting"}
 _result_path = None
 _written = False
 _reserve = None
+# Processes the file forks (DataLoader workers, os.fork) inherit this module:
+# only the harness's own process may write the result.
+_main_pid = os.getpid()
 
 
 def _write_result():
     """Write the result once, atomically (a crash mid-write leaves no half file)."""
     global _written, _reserve
-    if _written or _result_path is None:
+    if _written or _result_path is None or os.getpid() != _main_pid:
         return
     _written = True
     _reserve = None  # the emergency memory, for a run that ended out of memory
@@ -72,6 +75,11 @@ def _write_result():
 
 
 def _on_term(signum, frame):
+    if os.getpid() != _main_pid:
+        # A process the file forked: SIGTERM means what it always means.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     # The parent's timeout: report what was measured so far, then leave at once.
     _result["status"] = "terminated"
     try:
