@@ -56,10 +56,10 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
     ]
     if doc.known_problems:
         parts += [f"{h2} Known problems", "", doc.known_problems, ""]
+    if doc.probe is not None or doc.verify:
+        parts += [f"{h2} Runtime check", ""]
     if doc.probe is not None:
         parts += [
-            f"{h2} Runtime check",
-            "",
             f"`gradlint verify --probes --select {doc.code}` runs this probe on your torch and confirms: "
             f"{doc.probe.claim}",
             "",

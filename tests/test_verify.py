@@ -255,3 +255,18 @@ def test_runs_that_do_not_finish_get_clear_verdicts(tmp_path, monkeypatch):
     assert unused["findings"][0]["observed"] == ["line 5 never ran"]
     assert unused["findings"][0]["fix"]["verdict"] == "SAME RESULT"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exits.py", "forever.py", "unused.py"]
+
+
+def test_files_using_torch_func_run_without_saved_tensor_hooks():
+    from gradlint.verify.scripts import _REFUSES_SAVED_HOOKS
+
+    script = "import torch\ng = torch.func.grad(lambda x: (x.sin() ** 2).sum())(torch.ones(3))\nprint(g.sum().item() > 0)\n"
+    assert _REFUSES_SAVED_HOOKS.search(script)
+    for text in ("from torch.func import grad", "model = torch.compile(model)", "from torch import compile"):
+        assert _REFUSES_SAVED_HOOKS.search(text), text
+    assert not _REFUSES_SAVED_HOOKS.search("import torch.nn.functional as F\nF.relu(x)")
+    # Under the hooks torch.func refuses to run: that is why they are left out.
+    hooked = sandbox.run({"mode": "script", "script": "s.py"}, {"s.py": script})
+    assert hooked.payload["outcome"]["message"].startswith("torch.func.{grad, vjp, jacrev, hessian} don't yet support")
+    plain = sandbox.run({"mode": "script", "script": "s.py", "saved_hooks": False}, {"s.py": script})
+    assert plain.stdout == "True\n" and plain.payload["saved_measured"] is False
