@@ -218,3 +218,22 @@ def test_value_comparison():
     assert compare.compare_values(_t([0.25], []), {"type": "number", "value": 0.5}, "total") == "total: 0.25 as written, 0.5 as fixed"
     seq = {"type": "seq", "length": 2, "items": [_t([1.0]), _t([2.0])]}
     assert compare.compare_values(seq, {**seq, "length": 3}, "xs") == "xs: 2 items as written, 3 as fixed"
+
+
+def test_files_verify_cannot_run_get_a_one_line_error(tmp_path):
+    from gradlint.config import Settings
+    from gradlint.verify import report
+    from gradlint.verify.scripts import Options, verify_files
+
+    (tmp_path / "nb.ipynb").write_text("{}")
+    (tmp_path / "broken.py").write_text("from torch.autograd import Variable\nprint Variable(x)\n")
+    (tmp_path / "clean.py").write_text("import torch\n")
+    paths = [tmp_path / "nb.ipynb", tmp_path / "broken.py", tmp_path / "clean.py"]
+    results = verify_files(paths, Settings(cwd=tmp_path), Options())
+    assert results[0].error == "verify runs Python files: export the notebook first (jupyter nbconvert --to script)"
+    # (CPython's wording after the first sentence varies between versions.)
+    assert results[1].error.startswith("cannot run it: syntax error: Missing parentheses in call to 'print'")
+    assert results[1].error.endswith("(line 2)") and results[2].error is None
+    assert not results[0].ok and not results[1].ok and results[2].ok
+    text = report.files_text(results)
+    assert text.endswith("  no findings: nothing to verify\n\n3 files, 0 findings; 2 files not run.\n")

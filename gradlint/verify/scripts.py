@@ -129,6 +129,8 @@ def _needs(claims: Sequence[catalog.Claim]) -> Tuple[List[str], bool, bool]:
 
 def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | FileVerification":
     shown = os.path.normpath(str(path))
+    if path.suffix.lower() == ".ipynb":
+        return FileVerification(shown, error="verify runs Python files: export the notebook first (jupyter nbconvert --to script)")
     try:
         read = read_source(path)
     except ReadError as exc:
