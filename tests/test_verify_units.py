@@ -231,8 +231,8 @@ def test_files_verify_cannot_run_get_a_one_line_error(tmp_path):
     paths = [tmp_path / "nb.ipynb", tmp_path / "broken.py", tmp_path / "clean.py"]
     results = verify_files(paths, Settings(cwd=tmp_path), Options())
     assert results[0].error == "verify runs Python files: export the notebook first (jupyter nbconvert --to script)"
-    # (CPython's wording after the first sentence varies between versions.)
-    assert results[1].error.startswith("cannot run it: syntax error: Missing parentheses in call to 'print'")
+    # (CPython's own wording varies between versions.)
+    assert results[1].error.startswith("cannot run it: syntax error: ")
     assert results[1].error.endswith("(line 2)") and results[2].error is None
     assert not results[0].ok and not results[1].ok and results[2].ok
     text = report.files_text(results)
