@@ -391,6 +391,7 @@ class _Statement:
         self.receiver = spec.get("receiver")
         self.reads = spec.get("reads", [])
         self.full = spec.get("full", False)
+        self.exit_from = spec.get("exit_from")
         self.entered = 0
         self.first_seq = None
         self.grad_at_entry = None
@@ -740,10 +741,11 @@ _state = None
 class _FrameTracer:
     """The local trace function of one frame of the script."""
 
-    __slots__ = ("state", "current", "inside", "before", "func")
+    __slots__ = ("state", "current", "inside", "before", "func", "last_line")
 
     def __init__(self, state, func):
         self.state = state
+        self.last_line = None
         self.current = None
         self.inside = ()
         self.before = None
@@ -758,8 +760,11 @@ class _FrameTracer:
                 state.leave(self.current, frame, self)
                 self.current = None
             if st is not None and st is not self.current:
-                state.enter(st, frame, self)
-                self.current = st
+                back = st.exit_from
+                if back is None or self.last_line is None or not back[0] <= self.last_line <= back[1]:
+                    state.enter(st, frame, self)
+                    self.current = st
+            self.last_line = line
             regions = state.region_lines.get(line, ())
             if self.inside != regions:
                 for rid in self.inside:

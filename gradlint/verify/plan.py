@@ -43,6 +43,9 @@ class Unit:
     # For the header of a loop: the loop's span and its first body line (to count iterations).
     own_loop: Optional[Tuple[int, int]] = None
     body_line: Optional[int] = None
+    # For a ``with`` header: its body's lines. Python reports the header's line
+    # again when the block exits; coming from there is not the statement starting.
+    exit_from: Optional[Tuple[int, int]] = None
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,8 @@ class _Indexer(cst.CSTVisitor):
         for item in node.items:
             if item.asname is not None:
                 names.extend(_target_names(item.asname.name))
-        self._header(node, names, [item.item for item in node.items])
+        unit = self._header(node, names, [item.item for item in node.items])
+        unit.exit_from = (unit.end + 1, self._lines(node)[1])
         return True
 
     def visit_If(self, node: cst.If) -> bool:
@@ -353,6 +357,7 @@ class Watches:
                     "reads": unit.reads if full else [],
                     "receiver": receiver if full else None,
                     "full": full,
+                    "exit_from": unit.exit_from,
                 }
             )
         regions = [
