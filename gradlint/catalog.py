@@ -49,6 +49,72 @@ class Probe:
     code: str
 
 
+# What a finding may claim to happen at run time: the vocabulary of the
+# ``[[verify]]`` tables (rules/README.md documents it). ``gradlint verify FILE``
+# measures these in a sandboxed run; each kind says which keys it takes (and
+# their allowed values, or the type), and whether the fix should make the
+# behaviour go away ("gone") or keep it ("kept": a rewrite that only spells
+# the same behaviour out).
+REGIONS = ("statement", "rest-of-scope", "loop")
+AFTER_FIX = ("gone", "kept")
+CLAIM_KINDS: Dict[str, Dict[str, Any]] = {
+    "records-graph": {"keys": {"region": REGIONS}, "region": "statement", "after_fix": "gone"},
+    "retains-memory": {"keys": {}, "region": "loop", "after_fix": "gone"},
+    "raises": {"keys": {"exception": (str, list), "match": str, "where": ("finding", "later")}, "required": ("exception",), "after_fix": "gone"},
+    "warns": {"keys": {"match": str, "category": str}, "required": ("match",), "after_fix": "gone"},
+    "detaches": {"keys": {}, "after_fix": "kept"},
+    "grad-already-disabled": {"keys": {}, "after_fix": "kept"},
+    "grad-mode-leaks": {"keys": {}, "after_fix": "gone"},
+    "bypasses-version-counter": {"keys": {}, "after_fix": "gone"},
+    "requires-grad-unchanged": {"keys": {}, "after_fix": "gone"},
+}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One thing a finding says happens at run time (one ``[[verify]]`` table)."""
+
+    kind: str
+    region: str = "statement"
+    # raises: exception class names (any base class counts) and where it is raised.
+    exceptions: Tuple[str, ...] = ()
+    where: str = "finding"
+    # raises / warns: a regular expression searched in the message.
+    match: str = ""
+    category: str = ""
+    after_fix: str = "gone"
+
+    def describe(self) -> str:
+        """The claim in words, for the docs."""
+        region = {
+            "statement": "the flagged statement",
+            "rest-of-scope": "the flagged statement and the code after it in the same function (or module)",
+            "loop": "the loop around the flagged statement",
+        }[self.region]
+        if self.kind == "records-graph":
+            text = f"{region} records an autograd graph (bytes saved for backward > 0)"
+        elif self.kind == "retains-memory":
+            text = f"tensors saved for backward in earlier iterations of {region} are still alive when it ends"
+        elif self.kind == "raises":
+            at = "the flagged statement" if self.where == "finding" else "the code, once the flagged statement has run,"
+            text = f"{at} raises {' or '.join(self.exceptions)}" + (f" matching `{self.match}`" if self.match else "")
+        elif self.kind == "warns":
+            text = f"the flagged statement emits a {self.category or 'warning'} matching `{self.match}`"
+        elif self.kind == "detaches":
+            text = "the tensors it produces have no autograd history (`requires_grad=False`, no `grad_fn`)"
+        elif self.kind == "grad-already-disabled":
+            text = "gradients are already disabled when the flagged statement runs"
+        elif self.kind == "grad-mode-leaks":
+            text = "the function around it returns with gradients disabled although they were enabled when it was called"
+        elif self.kind == "bypasses-version-counter":
+            text = "it changes a tensor's values without bumping the tensor's version counter"
+        else:  # requires-grad-unchanged
+            text = "it leaves the `requires_grad` flags of the tensor (or of every parameter of the module) it targets as they were"
+        if self.after_fix == "gone":
+            return text + "; the fix makes this go away"
+        return text + "; the fix keeps this behaviour and the results"
+
+
 @dataclass(frozen=True)
 class RuleDoc:
     code: str
@@ -66,6 +132,7 @@ class RuleDoc:
     references: Tuple[str, ...]
     examples: Tuple[Example, ...]
     probe: Optional[Probe]
+    verify: Tuple[Claim, ...] = ()
 
     @property
     def url(self) -> str:
@@ -96,6 +163,7 @@ _OPTIONAL = {
     "fix_title": str,
     "known_problems": str,
     "probe": dict,
+    "verify": list,
 }
 
 
@@ -122,6 +190,46 @@ def _parse_example(where: str, raw: Mapping[str, Any]) -> Example:
     return Example(raw["bad"], raw["good"], tuple(findings), raw.get("fixable", True))
 
 
+def parse_claim(where: str, raw: Any) -> Claim:
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where}: must be a table")
+    kind = raw.get("claim")
+    if kind not in CLAIM_KINDS:
+        raise CatalogError(f"{where}: 'claim' must be one of {', '.join(CLAIM_KINDS)}")
+    spec = CLAIM_KINDS[kind]
+    allowed: Dict[str, Any] = {"claim": str, "after_fix": AFTER_FIX, **spec["keys"]}
+    for key in spec.get("required", ()):
+        if key not in raw:
+            raise CatalogError(f"{where}: a {kind!r} claim needs {key!r}")
+    for key, value in raw.items():
+        if key not in allowed:
+            raise CatalogError(f"{where}: unknown key {key!r} for a {kind!r} claim")
+        rule = allowed[key]
+        if isinstance(rule, tuple) and all(isinstance(r, str) for r in rule):
+            if value not in rule:
+                raise CatalogError(f"{where}: {key!r} must be one of {', '.join(rule)}")
+        elif not isinstance(value, rule):
+            raise CatalogError(f"{where}: {key!r} has the wrong type")
+    exceptions = raw.get("exception", ())
+    exceptions = (exceptions,) if isinstance(exceptions, str) else tuple(exceptions)
+    if not all(isinstance(e, str) and e.isidentifier() for e in exceptions):
+        raise CatalogError(f"{where}: 'exception' must name exception classes")
+    match = raw.get("match", "")
+    try:
+        re.compile(match)
+    except re.error as exc:
+        raise CatalogError(f"{where}: 'match' is not a regular expression: {exc}") from None
+    return Claim(
+        kind=kind,
+        region=raw.get("region", spec.get("region", "statement")),
+        exceptions=exceptions,
+        where=raw.get("where", "finding"),
+        match=match,
+        category=raw.get("category", ""),
+        after_fix=raw.get("after_fix", spec["after_fix"]),
+    )
+
+
 def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
     _check_keys(where, raw, _REQUIRED, _OPTIONAL)
     code = raw["code"]
@@ -140,6 +248,7 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
     if "probe" in raw:
         _check_keys(f"{where}: probe", raw["probe"], {"claim": str, "code": str}, {})
         probe = Probe(raw["probe"]["claim"], raw["probe"]["code"])
+    claims = tuple(parse_claim(f"{where}: verify[{i}]", c) for i, c in enumerate(raw.get("verify", ())))
     return RuleDoc(
         code=code,
         name=raw["name"],
@@ -156,6 +265,7 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         references=tuple(raw["references"]),
         examples=examples,
         probe=probe,
+        verify=claims,
     )
 
 

@@ -328,5 +328,29 @@ def server() -> None:
     serve()
 
 
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--probes", is_flag=True, help="Run every rule's catalog probe on the installed torch instead of files.")
+@click.option("--select", multiple=True, metavar="CODES", help="Rules to verify (codes or prefixes, comma-separated, or ALL).")
+@click.option("--unsafe-fixes", is_flag=True, help="Apply unsafe fixes too in the fixed copy.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Wall-clock seconds per run.")
+@click.option("--memory-limit", default="4GiB", show_default=True, help="Memory per run (e.g. 512MiB; 0 for none).")
+@click.option("--seed", type=int, help="Seed random, torch and numpy with N in both runs.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("-j", "--jobs", type=int, help="Runs at a time (default: CPUs, at most 4).")
+def verify(**options: object) -> None:
+    """Run FILES as written and as fixed under torch (each in a sandboxed
+    subprocess) and show whether each finding and fix behaves as claimed."""
+    from gradlint.verify import command
+
+    options["select"] = _selectors(options["select"])  # type: ignore[arg-type]
+    try:
+        code = command.run(echo=lambda text: click.echo(text, nl=False), **options)  # type: ignore[arg-type]
+    except command.UsageError as exc:
+        raise _fail(str(exc))
+    raise click.exceptions.Exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

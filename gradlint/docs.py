@@ -68,16 +68,21 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
     ]
     if doc.known_problems:
         parts += [f"{h2} Known problems", "", doc.known_problems, ""]
+    if doc.probe is not None or doc.verify:
+        parts += [f"{h2} Runtime check", ""]
     if doc.probe is not None:
         parts += [
-            f"{h2} Runtime check",
-            "",
             f"`gradlint verify --probes --select {doc.code}` runs this probe on your torch and confirms: "
             f"{doc.probe.claim}",
             "",
             _code_block(doc.probe.code),
             "",
         ]
+    if doc.verify:
+        parts += [
+            f"`gradlint verify FILE` runs a file with this finding as written and as fixed, and checks at each finding that:",
+            "",
+        ] + [f"- {claim.describe()}." for claim in doc.verify] + [""]
     if doc.references:
         parts += [f"{h2} References", ""] + [f"- <{ref}>" for ref in doc.references] + [""]
     return "\n".join(parts)

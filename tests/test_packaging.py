@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -39,3 +41,22 @@ def test_wheel_installs_and_reads_catalog(tmp_path):
     sample.write_text("from torch.autograd import Variable\nv = Variable(x, volatile=True)\n")
     proc = subprocess.run([str(bindir / "gradlint"), "check", "-q", str(sample)], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 1 and ": GL001 " in proc.stdout
+
+    # verify ships its sandbox harness, and without torch it says how to get it.
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "gradlint/verify/_harness.py" in names
+    proc = subprocess.run([str(bindir / "gradlint"), "verify", "--probes"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == "error: `gradlint verify` runs code under torch, which is not installed: pip install 'gradlint[verify]'\n"
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.submodule_search_locations:
+        # With torch importable (here through PYTHONPATH, which the sandbox's
+        # `python -I` ignores), the installed harness runs a probe.
+        site = str(Path(list(spec.submodule_search_locations)[0]).parent)
+        env = dict(os.environ, PYTHONPATH=site)
+        proc = subprocess.run(
+            [str(bindir / "gradlint"), "verify", "--probes", "--select", "GL003"],
+            cwd=tmp_path, capture_output=True, text=True, env=env,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.startswith("GL003  CONFIRMED  ")

@@ -1,0 +1,293 @@
+"""Run the harness in a sandboxed subprocess and collect what came back.
+
+Each run is a separate ``python -I`` process (no user site, no PYTHON*
+variables, not the current directory on ``sys.path``) started in a new
+session, in a fresh temporary working directory that also serves as HOME and
+TMPDIR, with an environment reduced to what torch needs. Its stdout and stderr
+go to files (a snippet printing megabytes cannot fill a pipe and hang), whose
+size is capped with RLIMIT_FSIZE; memory is capped with RLIMIT_DATA on Linux
+(RLIMIT_AS elsewhere, see ``_harness``); a wall-clock timeout ends it
+with SIGTERM, which lets the harness write what it measured so far, then
+SIGKILL for the whole process group.
+
+This contains accidents (endless loops, memory bombs, stray files, exits),
+not attacks: the code runs with the user's permissions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+GiB = 1 << 30
+MiB = 1 << 20
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MEMORY = 4 * GiB
+DEFAULT_OUTPUT = 64 * MiB
+# How much of stdout is read back to compare runs, and of stderr to explain a crash.
+STDOUT_KEPT = 1 * MiB
+STDERR_KEPT = 8 * 1024
+# Time the harness gets after SIGTERM to write its partial result.
+GRACE = 3.0
+# Time allowed for starting Python and importing torch, before the timeout
+# proper starts: on a loaded machine the import alone can take many seconds.
+STARTUP = 180.0
+_POLL = 0.05
+
+# Environment variables passed through: what torch and its libraries read.
+_PASS_ENV = (
+    "PATH",
+    "LD_LIBRARY_PATH",
+    "SYSTEMROOT",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "NVIDIA_VISIBLE_DEVICES",
+    "NVIDIA_DRIVER_CAPABILITIES",
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout: float = DEFAULT_TIMEOUT
+    # Bytes the snippet may add to what Python and torch occupy; None: no limit.
+    memory: Optional[int] = DEFAULT_MEMORY
+    output: int = DEFAULT_OUTPUT
+
+
+@dataclass
+class RunOutcome:
+    """One subprocess run, as the parent saw it."""
+
+    # "finished": the harness wrote its result; "timeout": killed after the
+    # timeout (``payload`` may hold what was measured until then); "crashed":
+    # the process ended without a result (os._exit, a signal, a fatal error).
+    status: str
+    payload: Optional[Dict[str, Any]]
+    returncode: Optional[int]
+    stdout: str
+    stdout_bytes: int
+    stderr_tail: str
+    seconds: float
+    limits: Limits = field(default_factory=Limits)
+
+    @property
+    def output_limited(self) -> bool:
+        return self.stdout_bytes >= self.limits.output
+
+    def crash_reason(self) -> str:
+        rc = self.returncode
+        if rc is not None and rc < 0:
+            try:
+                name = signal.Signals(-rc).name
+            except ValueError:
+                name = f"signal {-rc}"
+            reason = f"killed by {name}"
+        elif rc is not None:
+            reason = f"exited with status {rc} before finishing (os._exit or a fatal error)"
+        else:
+            reason = "ended without a result"
+        last = [line for line in self.stderr_tail.splitlines() if line.strip()]
+        if last:
+            reason += f"; stderr: {last[-1].strip()[:200]}"
+        return reason
+
+
+def harness_path() -> "resources.abc.Traversable":
+    return resources.files("gradlint.verify").joinpath("_harness.py")
+
+
+def _environment(home: str, tmp: str) -> Dict[str, str]:
+    env = {k: os.environ[k] for k in _PASS_ENV if k in os.environ}
+    env.update(HOME=home, TMPDIR=tmp, TEMP=tmp, TMP=tmp, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    return env
+
+
+def _import_path() -> List[str]:
+    """Our ``sys.path`` minus the current directory, for the child to append:
+    ``-I`` ignores PYTHONPATH, yet torch may only be importable through it."""
+    cwd = os.getcwd()
+    out = []
+    for entry in sys.path:
+        if not entry or os.path.abspath(entry) == cwd or not os.path.exists(entry):
+            continue
+        out.append(entry)
+    return out
+
+
+def _read_head(path: str, limit: int) -> str:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit)
+    except OSError:
+        return ""
+    return data.decode("utf-8", errors="replace")
+
+
+def _read_tail(path: str, limit: int) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - limit))
+            data = fh.read()
+    except OSError:
+        return ""
+    return data.decode("utf-8", errors="replace")
+
+
+def _killpg(proc: subprocess.Popen, sig: int) -> None:
+    if hasattr(os, "killpg"):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+    elif proc.poll() is None:  # pragma: no cover - Windows
+        proc.kill()
+
+
+def _remove_tree(path: str) -> None:
+    def onerror(func: Callable[..., Any], p: str, _exc: Any) -> None:
+        try:
+            os.chmod(p, 0o700)
+            func(p)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=onerror)
+
+
+def run(
+    config: Mapping[str, Any], files: Mapping[str, str], limits: Limits = Limits(), encoding: str = "utf-8"
+) -> RunOutcome:
+    """Run the harness with ``config`` in a fresh directory holding ``files``
+    (name -> text, written in ``encoding``: the one the user's file was read in).
+
+    ``config["script"]``, when set, names one of ``files``; it is replaced by
+    that file's absolute path.
+    """
+    top = tempfile.mkdtemp(prefix="gradlint-verify-")
+    try:
+        work = os.path.join(top, "work")
+        tmp = os.path.join(top, "tmp")
+        os.mkdir(work)
+        os.mkdir(tmp)
+        for name, text in files.items():
+            with open(os.path.join(work, name), "w", encoding=encoding, newline="") as fh:
+                fh.write(text)
+        cfg = dict(config)
+        if cfg.get("script"):
+            cfg["script"] = os.path.join(work, cfg["script"])
+        cfg.update(
+            result=os.path.join(top, "result.json"),
+            started=os.path.join(top, "started"),
+            sys_path=_import_path(),
+            memory_limit=limits.memory,
+            output_limit=limits.output,
+        )
+        config_path = os.path.join(top, "config.json")
+        with open(config_path, "w", encoding="utf-8") as fh:
+            json.dump(cfg, fh)
+        out_path, err_path = os.path.join(top, "stdout"), os.path.join(top, "stderr")
+        with harness_path_file() as harness, open(out_path, "wb") as out, open(err_path, "wb") as err:
+            start = time.monotonic()
+            proc = subprocess.Popen(
+                [sys.executable, "-I", str(harness), config_path],
+                cwd=work,
+                env=_environment(work, tmp),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+            timed_out = not _wait(proc, cfg["started"], limits.timeout)
+            if timed_out:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=GRACE)
+                except subprocess.TimeoutExpired:
+                    _killpg(proc, signal.SIGKILL)
+                    proc.wait()
+            seconds = time.monotonic() - start
+            # Whatever the snippet started and left behind goes too.
+            _killpg(proc, signal.SIGKILL)
+        payload = None
+        try:
+            with open(cfg["result"], encoding="utf-8") as fh:
+                payload = json.load(fh)
+        except (OSError, ValueError):
+            payload = None
+        if timed_out:
+            status = "timeout"
+        elif payload is not None and payload.get("status") in ("finished", "setup-error"):
+            status = "finished"
+        else:
+            status = "crashed"
+        return RunOutcome(
+            status=status,
+            payload=payload,
+            returncode=proc.returncode,
+            stdout=_read_head(out_path, STDOUT_KEPT),
+            stdout_bytes=os.path.getsize(out_path),
+            stderr_tail=_read_tail(err_path, STDERR_KEPT),
+            seconds=seconds,
+            limits=limits,
+        )
+    finally:
+        _remove_tree(top)
+
+
+def _wait(proc: subprocess.Popen, started: str, timeout: float) -> bool:
+    """Wait for the process: up to STARTUP for the harness to say it is
+    ready, then ``timeout`` for the code under test. False on a timeout."""
+    deadline = time.monotonic() + STARTUP
+    while not os.path.exists(started):
+        if proc.poll() is not None:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(_POLL)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+class harness_path_file:
+    """The harness as a real file (it is one, unless gradlint runs from a zip)."""
+
+    def __enter__(self) -> str:
+        self._cm = resources.as_file(harness_path())
+        return str(self._cm.__enter__())
+
+    def __exit__(self, *exc: Any) -> None:
+        self._cm.__exit__(*exc)
+
+
+def run_all(jobs: Sequence[Callable[[], RunOutcome]], workers: int) -> List[RunOutcome]:
+    """Run independent sandboxed runs, ``workers`` at a time, in order."""
+    if workers <= 1 or len(jobs) <= 1:
+        return [job() for job in jobs]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda job: job(), jobs))
+
+
+def default_workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))

@@ -1,0 +1,392 @@
+"""``gradlint verify FILE ...``: run a file as written and as fixed, and judge each finding.
+
+For each file: lint it, fix a copy in memory (the user's file is never
+written), plan what to watch in both versions, run both in the sandbox, then
+judge every finding against its catalog claims (``claims``) and every fix by
+what it removed and whether the results stayed the same (``compare``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from gradlint import catalog
+from gradlint.config import Settings
+from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
+from gradlint.files import ReadError, read_source
+from gradlint.rule import Finding
+from gradlint.runner import Diagnostic, Mode, to_diagnostics
+from gradlint.verify import claims as claims_mod
+from gradlint.verify import compare, sandbox
+from gradlint.verify.plan import LineMap, SitePlan, SourceIndex, Watches, plan_site, receiver_of
+from gradlint.verify.runs import RunStatus, RunView, exception_text
+
+# Finding verdicts
+CONFIRMED = "CONFIRMED"
+NOT_REPRODUCED = "NOT REPRODUCED"
+NOT_REACHED = "NOT REACHED"
+NOT_CHECKED = "NOT CHECKED"  # the catalog states no runtime claim for the rule
+# Fix verdicts
+SAME_RESULT = "SAME RESULT"
+ERROR_GONE = "ERROR GONE"
+CHANGED = "CHANGED"
+NOT_FIXED = "NOT FIXED"
+# Either, when a run ended before it could say anything
+TIMEOUT = "TIMEOUT"
+CRASHED = "CRASHED"
+
+GOOD_FINDING = frozenset({CONFIRMED, NOT_CHECKED})
+GOOD_FIX = frozenset({SAME_RESULT, ERROR_GONE})
+
+
+@dataclass
+class FixReport:
+    applicability: str
+    title: str
+    applied: bool
+    verdict: Optional[str] = None
+    details: List[str] = field(default_factory=list)
+    # Memory before -> after, for claims about memory.
+    memory: List[Tuple[str, Optional[int], Optional[int]]] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass
+class FindingReport:
+    diagnostic: Diagnostic  # the finding as `gradlint check` reports it
+    verdict: str
+    observed: List[str] = field(default_factory=list)
+    memory: Dict[str, Optional[int]] = field(default_factory=dict)
+    fix: Optional[FixReport] = None
+
+    @property
+    def code(self) -> str:
+        return self.diagnostic.code
+
+    @property
+    def ok(self) -> bool:
+        fix_ok = self.fix is None or not self.fix.applied or self.fix.verdict in GOOD_FIX
+        return self.verdict in GOOD_FINDING and fix_ok
+
+
+@dataclass
+class FileVerification:
+    path: str
+    error: Optional[str] = None
+    findings: List[FindingReport] = field(default_factory=list)
+    original: Optional[RunStatus] = None
+    fixed: Optional[RunStatus] = None
+    fixes_applied: int = 0
+    torch: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and all(f.ok for f in self.findings)
+
+
+@dataclass(frozen=True)
+class Options:
+    limits: sandbox.Limits = sandbox.Limits()
+    seed: Optional[int] = None
+    unsafe_fixes: bool = False
+    workers: int = 1
+
+
+class SetupError(Exception):
+    """The sandbox could not run anything (torch fails to import there)."""
+
+
+@dataclass
+class _Prepared:
+    path: str
+    source: str
+    encoding: str
+    fixed_source: str
+    findings: List[Finding]
+    diagnostics: List[Diagnostic]
+    applied: List[bool]
+    plans: List[SitePlan]
+    fixed_plans: List[Optional[SitePlan]]
+    watches: Watches
+    fixed_watches: Optional[Watches]
+
+
+def _claims(code: str) -> Tuple[catalog.Claim, ...]:
+    doc = catalog.load().get(code)
+    return doc.verify if doc else ()
+
+
+def _needs(claims: Sequence[catalog.Claim]) -> Tuple[List[str], bool, bool]:
+    regions = sorted({c.region for c in claims if c.kind in claims_mod.REGION_KINDS})
+    receiver = any(c.kind in claims_mod.NEEDS_RECEIVER for c in claims)
+    function = any(c.kind in claims_mod.NEEDS_FUNCTION for c in claims)
+    return regions, receiver, function
+
+
+def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | FileVerification":
+    shown = os.path.normpath(str(path))
+    if path.suffix.lower() == ".ipynb":
+        return FileVerification(shown, error="verify runs Python files: export the notebook first (jupyter nbconvert --to script)")
+    try:
+        read = read_source(path)
+    except ReadError as exc:
+        return FileVerification(shown, error=str(exc))
+    source = read.text
+    codes, rule_options = settings.codes_for(path)
+    lint_settings = LintSettings(codes | {PARSE_ERROR}, rule_options)
+    lint = lint_source(source, shown, lint_settings)
+    findings = lint.findings
+    broken = [f for f in findings if f.code == PARSE_ERROR]
+    if broken:
+        return FileVerification(shown, error=f"cannot run it: {broken[0].message} (line {broken[0].start[0]})")
+    findings = [f for f in findings if f.code in codes]
+    if not findings:
+        return FileVerification(shown)
+    # As `gradlint check --output-format json` reports them, fix edits included.
+    diagnostics = to_diagnostics(findings, source, lint.context, Mode(edits=True))
+    fixed = fix_source(source, shown, LintSettings(codes, rule_options), unsafe=options.unsafe_fixes)
+    index = SourceIndex(source)
+    watches = Watches()
+    plans = []
+    for f in findings:
+        regions, wants_receiver, wants_function = _needs(_claims(f.code))
+        receiver = receiver_of(index.node_at(f.start, f.end)) if wants_receiver else None
+        plans.append(plan_site(index, watches, index.unit_at(f.start[0]), regions, receiver, wants_function))
+    applied = [False] * len(findings)
+    fixed_plans: List[Optional[SitePlan]] = [None] * len(findings)
+    fixed_watches = None
+    if fixed.source != source:
+        line_map = LineMap(source, fixed.source)
+        findex = SourceIndex(fixed.source)
+        fixed_watches = Watches()
+        for i, (f, plan) in enumerate(zip(findings, plans)):
+            regions, _, wants_function = _needs(_claims(f.code))
+            unit = findex.unit_at(line_map.line(plan.span[0])) if plan.site is not None else None
+            fixed_plans[i] = plan_site(findex, fixed_watches, unit, regions, plan.receiver, wants_function)
+            moved = line_map.line(f.start[0])
+            still_there = any(r.code == f.code and r.start[0] == moved for r in fixed.remaining)
+            applied[i] = fix_allowed(f.fix, options.unsafe_fixes) and not still_there
+    return _Prepared(
+        shown, source, read.encoding, fixed.source, findings, diagnostics, applied, plans, fixed_plans, watches, fixed_watches
+    )
+
+
+# Code torch refuses to run under saved-tensor hooks (torch.func's grad/vjp/
+# jacrev/hessian raise) or would trace them (torch.compile): such files run
+# without them, and bytes saved for backward are not measured.
+_REFUSES_SAVED_HOOKS = re.compile(r"\btorch\.func\b|\bfunctorch\b|from\s+torch\s+import\s+[^\n]*\b(func|compile)\b|\btorch\.(compile|_dynamo|export)\b")
+
+
+def _job(name: str, source: str, encoding: str, watches: Watches, options: Options) -> Callable[[], sandbox.RunOutcome]:
+    config = {
+        "mode": "script",
+        "script": name,
+        "seed": options.seed,
+        "saved_hooks": not _REFUSES_SAVED_HOOKS.search(source),
+        **watches.to_config(),
+    }
+    return lambda: sandbox.run(config, {name: source}, options.limits, encoding)
+
+
+def verify_files(paths: Sequence[Path], settings: Settings, options: Options) -> List[FileVerification]:
+    prepared: List["_Prepared | FileVerification"] = [prepare(p, settings, options) for p in paths]
+    jobs = []
+    for item in prepared:
+        if isinstance(item, _Prepared):
+            name = os.path.basename(item.path)
+            jobs.append(_job(name, item.source, item.encoding, item.watches, options))
+            if item.fixed_watches is not None:
+                jobs.append(_job(name, item.fixed_source, item.encoding, item.fixed_watches, options))
+    outcomes = iter(sandbox.run_all(jobs, options.workers))
+    results = []
+    for item in prepared:
+        if isinstance(item, FileVerification):
+            results.append(item)
+            continue
+        original = RunView(next(outcomes))
+        fixed = RunView(next(outcomes)) if item.fixed_watches is not None else None
+        for view in (original, fixed):
+            if view is not None and view.status().kind == "setup-error":
+                raise SetupError(view.status().text)
+        results.append(judge_file(item, original, fixed, options))
+    return results
+
+
+def _hard_failure(status: RunStatus, view: RunView) -> Optional[str]:
+    """TIMEOUT / CRASHED when the run gave no measurements to judge."""
+    if view.measured:
+        return None
+    return TIMEOUT if status.kind == "timeout" else CRASHED
+
+
+def judge_file(item: _Prepared, original: RunView, fixed: Optional[RunView], options: Options) -> FileVerification:
+    report = FileVerification(
+        item.path,
+        original=original.status(),
+        fixed=fixed.status() if fixed is not None else None,
+        fixes_applied=sum(item.applied),
+        torch=original.payload.get("torch"),
+    )
+    # An exception that a finding claims and whose fix is applied stops the
+    # original run early: the fixed run can only be compared up to there.
+    claimed_stop = False
+    for f, plan, applied in zip(item.findings, item.plans, item.applied):
+        for claim in _claims(f.code):
+            if claim.kind == "raises" and applied and original.end.get("kind") == "exception":
+                obs = claims_mod.judge(claim, original, plan)
+                claimed_stop = claimed_stop or obs.shown
+    for i, f in enumerate(item.findings):
+        report.findings.append(
+            _judge_finding(item, i, original, fixed, claimed_stop, options)
+        )
+    return report
+
+
+def _judge_finding(
+    item: _Prepared, i: int, original: RunView, fixed: Optional[RunView], claimed_stop: bool, options: Options
+) -> FindingReport:
+    f = item.findings[i]
+    plan = item.plans[i]
+    rep = FindingReport(item.diagnostics[i], verdict=NOT_REACHED)
+    status = original.status()
+    hard = _hard_failure(status, original)
+    claims = _claims(f.code)
+    observations: List[Tuple[catalog.Claim, claims_mod.Observation]] = []
+    if hard:
+        rep.verdict = hard
+        rep.observed.append(status.text)
+    else:
+        site = original.statement(plan.site)
+        if not site.get("entered"):
+            rep.verdict = NOT_REACHED
+            rep.observed.append(f"line {f.start[0]} never ran" + ("" if status.kind == "completed" else f" (the run {status.text})"))
+        else:
+            observations = [(c, claims_mod.judge(c, original, plan)) for c in claims]
+            for claim, obs in observations:
+                rep.observed.append(obs.text)
+                if obs.nbytes is not None:
+                    rep.memory[claim.kind] = obs.nbytes
+            if not claims:
+                rep.verdict = NOT_CHECKED
+                first = site.get("first") or {}
+                rep.observed.extend(claims_mod.tensor_text(n, s) for n, s in list(first.items())[:2] if s.get("type") == "tensor")
+            elif all(obs.shown for _, obs in observations):
+                rep.verdict = CONFIRMED
+            else:
+                rep.verdict = NOT_REPRODUCED
+            if status.kind == "timeout":
+                rep.observed.append(f"(measured until the run's {status.text})")
+    if f.fix is not None:
+        rep.fix = _judge_fix(item, i, original, fixed, claims, observations, claimed_stop, options)
+    return rep
+
+
+def _judge_fix(
+    item: _Prepared,
+    i: int,
+    original: RunView,
+    fixed: Optional[RunView],
+    claims: Sequence[catalog.Claim],
+    observations: Sequence[Tuple[catalog.Claim, claims_mod.Observation]],
+    claimed_stop: bool,
+    options: Options,
+) -> FixReport:
+    f = item.findings[i]
+    assert f.fix is not None
+    fix = FixReport(f.fix.applicability, f.fix.title, item.applied[i])
+    if not fix.applied:
+        fix.note = (
+            "unsafe fix, not applied: add --unsafe-fixes to verify it"
+            if f.fix.applicability == "unsafe" and not options.unsafe_fixes
+            else "not applied (another fix took its place)"
+        )
+        return fix
+    assert fixed is not None
+    plan = item.fixed_plans[i]
+    # Two complete runs are needed to compare anything.
+    for label, view in (("as written", original), ("as fixed", fixed)):
+        status = view.status()
+        if status.kind in ("timeout", "crashed", "output-limit"):
+            fix.verdict = TIMEOUT if status.kind == "timeout" else CRASHED
+            fix.details.append(f"{label}: {status.text}")
+            return fix
+    status = fixed.status()
+    # 1. What the claims said must go away.
+    for claim, before in observations:
+        after = claims_mod.judge(claim, fixed, plan) if plan is not None and plan.site is not None else None
+        if claim.kind in ("records-graph", "retains-memory"):
+            label = "saved for backward" if claim.kind == "records-graph" else "kept alive after the loop"
+            fix.memory.append((label, before.nbytes, after.nbytes if after else 0))
+        if claim.after_fix != "gone" or not before.shown:
+            continue
+        if claim.kind == "raises":
+            still = [e for e in fixed.exceptions if claims_mod._matches(claim, e.get("types", []), e.get("message", ""))]
+            if still:
+                fix.verdict = NOT_FIXED
+                fix.details.append(f"still raises {exception_text(still[0])} (line {still[0].get('line')})")
+                return fix
+            continue
+        if after is not None and after.shown:
+            fix.verdict = NOT_FIXED
+            fix.details.append(f"as fixed, still: {after.text}")
+            return fix
+        if claim.kind == "warns":
+            fix.details.append("warning gone")
+    # 2. Did the results stay the same?
+    raised_claim = any(c.kind == "raises" and c.after_fix == "gone" and obs.shown for c, obs in observations)
+    if raised_claim:
+        if status.kind in ("completed", "exit"):
+            fix.verdict = ERROR_GONE
+            fix.details.insert(0, f"as fixed: {status.text}")
+        else:
+            fix.verdict = CHANGED
+            fix.details.insert(0, f"as fixed: {status.text}")
+        return fix
+    diff = _difference(item, i, original, fixed, claimed_stop)
+    if diff:
+        fix.verdict = CHANGED
+        fix.details.insert(0, diff)
+        if options.seed is None and "seed" not in item.source:
+            fix.details.append("the file sets no random seed: rerun with --seed N to compare like with like")
+    else:
+        fix.verdict = SAME_RESULT
+    return fix
+
+
+def _difference(item: _Prepared, i: int, original: RunView, fixed: RunView, claimed_stop: bool) -> Optional[str]:
+    o_end, f_end = compare.end_state(original.end), compare.end_state(fixed.end)
+    if not claimed_stop and o_end != f_end:
+        return f"as written it {original.status().text}; as fixed it {fixed.status().text}"
+    o_out, f_out = original.outcome, fixed.outcome
+    truncated = o_out.stdout_bytes > len(o_out.stdout.encode()) or f_out.stdout_bytes > len(f_out.stdout.encode())
+    diff = compare.compare_output(o_out.stdout, f_out.stdout, prefix=claimed_stop or truncated)
+    if diff:
+        return diff
+    plan, fplan = item.plans[i], item.fixed_plans[i]
+    if fplan is not None and fplan.site is not None:
+        o_site, f_site = original.statement(plan.site), fixed.statement(fplan.site)
+        for key in ("first",) if claimed_stop else ("first", "last"):
+            diff = compare.compare_namespaces(o_site.get(key) or {}, f_site.get(key) or {}, "")
+            if diff:
+                return f"at line {fplan.site}: {diff}"
+    if not claimed_stop and o_end == ("completed", None):
+        diff = compare.compare_namespaces(original.globals, fixed.globals, "")
+        if diff:
+            return f"at the end: {diff}"
+    return None
+
+
+def summary(files: Sequence[FileVerification]) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for fv in files:
+        for f in fv.findings:
+            counts[f.verdict] = counts.get(f.verdict, 0) + 1
+            if f.fix is not None and f.fix.applied and f.fix.verdict:
+                key = "fix " + f.fix.verdict
+                counts[key] = counts.get(key, 0) + 1
+    return counts
+

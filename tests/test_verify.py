@@ -1,0 +1,272 @@
+"""gradlint verify: the sandbox, the claim vocabulary, probes and file mode, run for real."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+
+from harness import ROOT
+from gradlint import catalog
+from gradlint.catalog import parse_claim
+from gradlint.cli import main
+from gradlint.verify import claims, sandbox
+from gradlint.verify.plan import SourceIndex, Watches, plan_site, receiver_of
+from gradlint.verify.runs import RunView
+
+torch = pytest.importorskip("torch")
+
+CASES = Path(__file__).parent / "verify_cases"
+_MARK = re.compile(r"#\s*claim:\s*(?P<kind>[\w-]+)\s+(?P<expect>shown|absent|unreached)(?P<params>[^#]*)$")
+
+
+def run_cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+# -- the claim vocabulary, measured on one real run ------------------------------
+
+
+def _marked(source):
+    for row, line in enumerate(source.splitlines(), 1):
+        m = _MARK.search(line)
+        if not m:
+            continue
+        raw = {"claim": m.group("kind")}
+        for item in m.group("params").split():
+            key, value = item.split("=", 1)
+            raw[key] = value.split(",") if key == "exception" else value
+        stmt = line.split("#")[0].strip()
+        node = None
+        if not stmt.endswith(":"):
+            small = cst.parse_statement(stmt).body[0]
+            node = small.value if isinstance(small, cst.Expr) else small
+        yield row, parse_claim(f"line {row}", raw), m.group("expect"), node
+
+
+def test_every_claim_kind_is_measured_both_ways():
+    path = CASES / "claims_showcase.py"
+    source = path.read_text()
+    index, watches = SourceIndex(source), Watches()
+    cases = []
+    for row, claim, expect, node in _marked(source):
+        regions = [claim.region] if claim.kind in claims.REGION_KINDS else []
+        plan = plan_site(
+            index, watches, index.unit_at(row), regions, receiver_of(node), claim.kind in claims.NEEDS_FUNCTION
+        )
+        cases.append((row, claim, expect, plan))
+    config = {"mode": "script", "script": path.name, **watches.to_config()}
+    outcome = sandbox.run(config, {path.name: source}, sandbox.Limits(timeout=120))
+    run = RunView(outcome)
+    assert run.status().kind == "completed", (run.status(), outcome.stderr_tail)
+    kinds = {claim.kind: set() for _, claim, _, _ in cases}
+    for row, claim, expect, plan in cases:
+        if expect == "unreached":
+            assert not run.statement(plan.site).get("entered"), row
+            continue
+        obs = claims.judge(claim, run, plan)
+        assert obs.shown == (expect == "shown"), (row, claim.kind, obs.text)
+        kinds[claim.kind].add(expect)
+    # Each kind of the vocabulary is exercised, and each both ways.
+    assert set(kinds) == set(catalog.CLAIM_KINDS)
+    assert all(seen >= {"shown", "absent"} for seen in kinds.values()), kinds
+
+
+def test_inplace_check_survives_the_saved_tensor_hooks():
+    """torch skips its version-counter check when saved-tensor hooks are set;
+    the harness makes it again, with torch's own message."""
+    script = (
+        "import torch\n"
+        "w = torch.ones(2, 3, requires_grad=True)\n"
+        "h = w.exp()\n"
+        "h.detach().mul_(2)\n"
+        "h.sum().backward()\n"
+    )
+    outcome = sandbox.run({"mode": "script", "script": "s.py"}, {"s.py": script})
+    end = outcome.payload["outcome"]
+    assert end["kind"] == "exception" and end["line"] == 5
+    w = torch.ones(2, 3, requires_grad=True)
+    h = w.exp()
+    h.detach().mul_(2)
+    with pytest.raises(RuntimeError) as plain:
+        h.sum().backward()
+    assert end["message"] == str(plain.value)
+    assert "which is output 0 of Exp, is at version 1; expected version 0 instead." in end["message"]
+
+
+def test_seed_is_applied_before_the_script():
+    script = "import random, torch\nprint(random.random(), torch.rand(1).item())\n"
+    outcome = sandbox.run({"mode": "script", "script": "s.py", "seed": 7}, {"s.py": script})
+    import random
+
+    random.seed(7)
+    torch.manual_seed(7)
+    assert outcome.stdout == f"{random.random()} {torch.rand(1).item()}\n"
+
+
+# -- probes --------------------------------------------------------------------
+
+
+def test_probes_confirm_every_rule_on_installed_torch():
+    result = run_cli("verify", "--probes", "--output-format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["torch"] == torch.__version__
+    rows = {p["code"]: p for p in data["probes"]}
+    assert set(rows) == {code for code, doc in catalog.load().items() if doc.probe}
+    for code, row in rows.items():
+        assert row["verdict"] == "CONFIRMED", row
+        assert row["observed"] and all(c["holds"] for c in row["confirms"])
+    assert any(o["value"] == "AddmmBackward0" for o in rows["GL001"]["observed"])
+
+
+def test_probe_verdicts_refuted_and_error(monkeypatch):
+    from dataclasses import replace
+
+    base = catalog.load()["GL001"]
+    fake = {
+        "GL001": replace(base, probe=catalog.Probe("holds", "confirm(1 + 1 == 2, 'arithmetic works')")),
+        "GL002": replace(base, code="GL002", probe=catalog.Probe("refuted", "observe('x', 3)\nconfirm(False, 'x is 4')")),
+        "GL003": replace(base, code="GL003", probe=catalog.Probe("crashes", "observe('x', 1)\n1 / 0")),
+        "GL004": replace(base, code="GL004", probe=catalog.Probe("says nothing", "observe('x', 1)")),
+    }
+    monkeypatch.setattr(catalog, "load", lambda: fake)
+    result = run_cli("verify", "--probes")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == "GL001  CONFIRMED  holds"
+    assert "GL002  REFUTED    refuted" in lines
+    assert "    x = 3" in lines and "    FAILS: x is 4" in lines
+    assert "GL003  ERROR      crashes" in lines
+    assert "    error: ZeroDivisionError: division by zero (probe line 2)" in lines
+    assert "    error: the probe called confirm() nowhere" in lines
+    assert lines[-1].startswith("4 probes on torch ") and ": 1 confirmed, 3 not (ERROR, REFUTED)" in lines[-1]
+
+
+# -- file mode -----------------------------------------------------------------
+
+VERIFY_FIXTURES = sorted((ROOT / "fixtures" / "verify").glob("*.py"))
+
+
+def _digest(directory):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def fixture_results():
+    from gradlint.config import Settings
+    from gradlint.verify.scripts import Options, verify_files
+
+    before = _digest(VERIFY_FIXTURES[0].parent)
+    results = verify_files(VERIFY_FIXTURES, Settings(cwd=ROOT), Options(workers=2))
+    assert _digest(VERIFY_FIXTURES[0].parent) == before, "verify changed or added files beside the fixtures"
+    return results
+
+
+def test_fixtures_confirmed_and_fixes_keep_results(fixture_results):
+    from gradlint.verify import report
+
+    data = json.loads(report.files_json(fixture_results))
+    by_file = {Path(f["filename"]).name: f for f in data["files"]}
+    assert set(by_file) == {p.name for p in VERIFY_FIXTURES}
+    verdicts = {
+        name: [(f["code"], f["location"]["row"], f["verdict"], f["fix"]["verdict"]) for f in item["findings"]]
+        for name, item in by_file.items()
+    }
+    assert verdicts == {
+        "gl001_volatile_eval.py": [("GL001", 19, "CONFIRMED", "SAME RESULT")],
+        "gl002_feature_matching.py": [
+            ("GL002", 15, "CONFIRMED", "SAME RESULT"),
+            ("GL002", 16, "CONFIRMED", "SAME RESULT"),
+            ("GL002", 19, "CONFIRMED", "SAME RESULT"),
+        ],
+        "gl003_train_log.py": [("GL003", 23, "CONFIRMED", "ERROR GONE")],
+    }
+    gl001 = by_file["gl001_volatile_eval.py"]
+    assert gl001["runs"]["as_written"]["status"] == "completed" and gl001["runs"]["as_fixed"]["status"] == "completed"
+    (finding,) = gl001["findings"]
+    # The MLP's forward saves x and two ReLU outputs, 1 MiB each; two
+    # iterations' graphs are alive at once (`logits` is rebound after the next forward).
+    assert finding["saved_bytes"] == 6 * 2**20
+    assert finding["fix"]["memory"] == [{"what": "saved for backward", "as_written": 6 * 2**20, "as_fixed": 0}]
+    assert finding["observed"][0].startswith("UserWarning at line 19: volatile was removed and now has no effect.")
+    assert "logits (line 20): grad_fn=AddmmBackward0" in finding["observed"][1]
+    assert "warning gone" in finding["fix"]["details"]
+    # The finding is what `gradlint check --output-format json` says, plus verify's keys.
+    assert (finding["cell"], finding["noqa_row"], finding["end_location"]) == (None, 19, {"row": 19, "column": 49})
+    assert {"content": "@torch.no_grad()\n", "location": {"row": 15, "column": 1}, "end_location": {"row": 15, "column": 1}} in finding["fix"]["edits"]
+    proj = by_file["gl002_feature_matching.py"]["findings"][2]
+    assert proj["observed"] == ["proj: requires_grad=False grad_fn=None, shares storage with `netD.0.weight`, which requires grad"]
+    gl003 = by_file["gl003_train_log.py"]
+    assert gl003["runs"]["as_written"]["status"] == "exception"
+    assert gl003["runs"]["as_written"]["text"].startswith("raised IndexError: invalid index of a 0-dim tensor.")
+    assert gl003["findings"][0]["fix"]["details"] == ["as fixed: completed"]
+    assert data["summary"] == {"CONFIRMED": 5, "fix SAME RESULT": 4, "fix ERROR GONE": 1}
+
+
+def test_fixture_text_report(fixture_results):
+    from gradlint.verify import report
+
+    text = report.files_text([r for r in fixture_results if r.path.endswith("gl001_volatile_eval.py")])
+    lines = text.splitlines()
+    assert lines[0] == str(ROOT / "fixtures" / "verify" / "gl001_volatile_eval.py")
+    assert lines[1].startswith("  as written: completed (") and lines[2].startswith("  as fixed  : completed (")
+    assert lines[2].endswith("), 1 fix applied")
+    assert lines[3] == "  19:18 GL001 CONFIRMED"
+    assert "    fix: SAME RESULT (safe: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`)" in lines
+    assert "        saved for backward: 6.0 MiB → 0 B" in lines
+    assert lines[-1] == "1 file, 1 finding: 1 confirmed; 1 fix: 1 same result."
+
+
+def test_runs_that_do_not_finish_get_clear_verdicts(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "forever.py").write_text(
+        "import torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(3))\nwhile True:\n    pass\n"
+    )
+    (tmp_path / "exits.py").write_text(
+        "import os\nimport torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(3))\nos._exit(3)\n"
+    )
+    (tmp_path / "unused.py").write_text(
+        "import torch\n\n\ndef report(loss):\n    print(loss.data[0])\n\n\nprint(torch.ones(2).sum().item())\n"
+    )
+    start = time.monotonic()
+    result = run_cli("verify", "--timeout", "3", "-j", "4", "--output-format", "json", "forever.py", "exits.py", "unused.py")
+    elapsed = time.monotonic() - start
+    assert result.exit_code == 1, result.output
+    assert elapsed < 3 + sandbox.GRACE + 20
+    files = {f["filename"]: f for f in json.loads(result.stdout)["files"]}
+    forever = files["forever.py"]
+    assert forever["runs"]["as_written"] == {**forever["runs"]["as_written"], "status": "timeout", "text": "TIMEOUT after 3 s"}
+    (finding,) = forever["findings"]
+    # Measured until the timeout: the Variable line ran before the endless loop.
+    assert finding["verdict"] == "CONFIRMED" and finding["observed"][-1] == "(measured until the run's TIMEOUT after 3 s)"
+    assert finding["fix"]["verdict"] == "TIMEOUT"
+    exits = files["exits.py"]
+    assert exits["runs"]["as_written"]["text"] == "CRASHED: exited with status 3 before finishing (os._exit or a fatal error)"
+    assert exits["findings"][0]["verdict"] == "CRASHED"
+    unused = files["unused.py"]
+    assert unused["findings"][0]["verdict"] == "NOT REACHED"
+    assert unused["findings"][0]["observed"] == ["line 5 never ran"]
+    assert unused["findings"][0]["fix"]["verdict"] == "SAME RESULT"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exits.py", "forever.py", "unused.py"]
+
+
+def test_files_using_torch_func_run_without_saved_tensor_hooks():
+    from gradlint.verify.scripts import _REFUSES_SAVED_HOOKS
+
+    script = "import torch\ng = torch.func.grad(lambda x: (x.sin() ** 2).sum())(torch.ones(3))\nprint(g.sum().item() > 0)\n"
+    assert _REFUSES_SAVED_HOOKS.search(script)
+    for text in ("from torch.func import grad", "model = torch.compile(model)", "from torch import compile"):
+        assert _REFUSES_SAVED_HOOKS.search(text), text
+    assert not _REFUSES_SAVED_HOOKS.search("import torch.nn.functional as F\nF.relu(x)")
+    # Under the hooks torch.func refuses to run: that is why they are left out.
+    hooked = sandbox.run({"mode": "script", "script": "s.py"}, {"s.py": script})
+    assert hooked.payload["outcome"]["message"].startswith("torch.func.{grad, vjp, jacrev, hessian} don't yet support")
+    plain = sandbox.run({"mode": "script", "script": "s.py", "saved_hooks": False}, {"s.py": script})
+    assert plain.stdout == "True\n" and plain.payload["saved_measured"] is False

@@ -1,0 +1,239 @@
+"""gradlint verify without running anything: options, the claim schema, line
+mapping, receivers and result comparison."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+
+from gradlint import catalog
+from gradlint.catalog import CatalogError, parse_claim
+from gradlint.cli import main
+from gradlint.verify import command, compare
+from gradlint.verify.plan import LineMap, SourceIndex, receiver_of
+
+
+def run_cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+# -- the command line ----------------------------------------------------------------
+
+
+def test_without_torch_verify_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(command, "torch_available", lambda: False)
+    result = run_cli("verify", "--probes")
+    assert result.exit_code == 2
+    # `output` holds stderr with every click version (8.1 mixes it in, 8.2 also keeps it apart).
+    assert result.output == (
+        "error: `gradlint verify` runs code under torch, which is not installed: pip install 'gradlint[verify]'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ((), "nothing to verify: name the files to run, or use --probes"),
+        (("--probes", "x.py"), "give either --probes or files to run, not both"),
+        (("missing.py",), "missing.py: No such file or directory"),
+        ((".",), ".: is a directory; verify runs only files named one by one"),
+        (("--probes", "--memory-limit", "lots"), "--memory-limit: 'lots' is not a size such as 4GiB or 512MiB"),
+        (("--probes", "--timeout", "0"), "--timeout must be a positive number of seconds"),
+        (("--probes", "--select", "GL999"), "unknown rule code or prefix 'GL999'"),
+        (("--probes", "--select", "GL000"), "no selected rule has a probe"),
+    ],
+)
+def test_usage_errors_exit_2(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("verify", *args)
+    assert result.exit_code == 2
+    assert result.output == f"error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    "text,size", [("4GiB", 4 << 30), ("512MiB", 512 << 20), ("512M", 512 << 20), ("1.5G", 3 << 29), ("1000", 1000), ("0", None), ("none", None)]
+)
+def test_memory_limit_sizes(text, size):
+    assert command.parse_size(text) == size
+
+
+def test_verify_imports_no_torch_into_the_gradlint_process():
+    # The probe runs in a subprocess; the gradlint process itself stays torch-free.
+    pytest.importorskip("torch")
+    code = (
+        "import sys\n"
+        "from gradlint.cli import main\n"
+        "try:\n"
+        "    main(['verify', '--probes', '--select', 'GL003'])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code == 0, e.code\n"
+        "sys.exit(1 if 'torch' in sys.modules else 0)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("GL003  CONFIRMED  ")
+
+
+# -- the [[verify]] schema -------------------------------------------------------------
+
+
+def test_every_rule_states_its_runtime_claims():
+    missing = [code for code, doc in catalog.load().items() if code != "GL000" and not doc.verify]
+    assert not missing, f"add [[verify]] claims (rules/README.md) to {missing}"
+
+
+@pytest.mark.parametrize(
+    "raw,error",
+    [
+        ({"claim": "explodes"}, "'claim' must be one of records-graph, "),
+        ({"claim": "raises"}, "a 'raises' claim needs 'exception'"),
+        ({"claim": "warns", "match": "x", "region": "loop"}, "unknown key 'region' for a 'warns' claim"),
+        ({"claim": "records-graph", "region": "everywhere"}, "'region' must be one of statement, rest-of-scope, loop"),
+        ({"claim": "raises", "exception": "IndexError", "match": "("}, "'match' is not a regular expression"),
+        ({"claim": "raises", "exception": "not a name"}, "'exception' must name exception classes"),
+        ({"claim": "detaches", "after_fix": "maybe"}, "'after_fix' must be one of gone, kept"),
+        ({"claim": "warns", "match": 3}, "'match' has the wrong type"),
+    ],
+)
+def test_malformed_claims_are_rejected(raw, error):
+    with pytest.raises(CatalogError, match="^GL999: verify\\[0\\]: " + error.replace("(", r"\(").replace("[", r"\[")):
+        parse_claim("GL999: verify[0]", raw)
+
+
+def test_every_claim_kind_has_a_judge():
+    from gradlint.verify import claims
+
+    assert set(claims.JUDGES) == set(catalog.CLAIM_KINDS)
+
+
+def test_claim_defaults():
+    c = parse_claim("x", {"claim": "retains-memory"})
+    assert (c.region, c.after_fix) == ("loop", "gone")
+    c = parse_claim("x", {"claim": "raises", "exception": ["TypeError", "AttributeError"], "where": "later"})
+    assert (c.exceptions, c.where, c.after_fix) == (("TypeError", "AttributeError"), "later", "gone")
+    assert parse_claim("x", {"claim": "detaches"}).after_fix == "kept"
+
+
+# -- where things are measured ---------------------------------------------------------------
+
+
+def test_line_map_follows_wraps_decorators_and_removed_lines():
+    old = "import torch\nfrom torch.autograd import Variable\n\ndef f(m, xs):\n    for x in xs:\n        y = m(x)\n    return y\n"
+    new = "import torch\n\n@torch.no_grad()\ndef f(m, xs):\n    with torch.no_grad():\n        for x in xs:\n            y = m(x)\n    return y\n"
+    lm = LineMap(old, new)
+    assert [lm.line(n) for n in range(1, 8)] == [1, 2, 2, 4, 6, 7, 8]
+
+
+def test_units_regions_and_loops():
+    source = (
+        "import torch\n"  # 1
+        "\n"
+        "@torch.no_grad()\n"  # 3
+        "def evaluate(model, batches):\n"  # 4
+        "    total = 0\n"  # 5
+        "    for x, y in batches:\n"  # 6
+        "        out = model(\n"  # 7
+        "            x)\n"  # 8
+        "        total += out.sum()\n"  # 9
+        "    return total\n"  # 10
+    )
+    index = SourceIndex(source)
+    unit = index.unit_at(8)
+    assert (unit.start, unit.end, unit.names, unit.reads) == (7, 8, ["out"], ["model", "x"])
+    assert index.loop_of(unit) == (6, 9) and index.count_line((6, 9)) == 7
+    assert index.scope_end(unit) == 10
+    assert unit.function.name == "evaluate" and (unit.function.first, unit.function.def_line) == (3, 4)
+    header = index.unit_at(6)
+    assert (header.start, header.end, header.names) == (6, 6, ["x", "y"])
+    assert index.unit_at(10).returns
+
+
+@pytest.mark.parametrize(
+    "code,receiver",
+    [
+        ("p.data.add_(-lr, p.grad.data)", "p"),
+        ("p.grad.data.zero_()", "p.grad"),
+        ("model.requires_grad = False", "model"),
+        ("self.backbone.require_grad = False", "self.backbone"),
+        ("y.detach().add_(1)", "y"),
+        ("p.data -= lr * g", "p"),
+        ("p.data[0] = 1", "p"),
+        ("f(x).add_(1)", None),
+    ],
+)
+def test_receivers(code, receiver):
+    small = cst.parse_statement(code).body[0]
+    node = small.value if isinstance(small, cst.Expr) else small
+    assert receiver_of(node) == receiver
+
+
+# -- same result? -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "a,b,same",
+    [
+        ("loss 0.1235", "loss 0.1234", True),  # one unit in the last printed digit
+        ("loss 0.1235", "loss 0.1233", False),
+        ("tensor([1.5000, 2.0000], grad_fn=<AddmmBackward0>)", "tensor([1.5000, 2.0000])", True),
+        ("tensor(0.5000, requires_grad=True)", "tensor(0.5000)", True),
+        ("acc 97/100", "acc 96/100", False),
+        ("1.0e-05", "1.1e-05", True),
+        ("step 1", "epoch 1", False),
+    ],
+)
+def test_printed_lines_match_within_a_printed_digit(a, b, same):
+    assert compare.lines_match(a, b) is same
+
+
+def test_output_comparison_and_prefix():
+    assert compare.compare_output("a 1\nb 2\n", "a 1\nb 2\n") is None
+    assert compare.compare_output("a 1\nb 2\n", "a 1\nb 3\n") == "output line 2: 'b 2' as written, 'b 3' as fixed"
+    assert compare.compare_output("a 1\n", "a 1\nb 2\n") == "output line 2: missing as written, 'b 2' as fixed"
+    # An original cut short by its exception is compared as far as it went.
+    assert compare.compare_output("a 1\nb", "a 1\nb 2\nc 3\n", prefix=True) is None
+
+
+def _t(values, shape=None):
+    return {
+        "type": "tensor",
+        "shape": shape or [len(values)],
+        "dtype": "float32",
+        "sum": sum(values),
+        "abs_sum": sum(abs(v) for v in values),
+        "head": values,
+    }
+
+
+def test_value_comparison():
+    assert compare.compare_values(_t([1.0, 2.0]), _t([1.0, 2.0000001]), "x") is None
+    assert compare.compare_values(_t([1.0, 2.0]), _t([1.0, 2.5]), "x") == "x: sum 3 as written, 3.5 as fixed"
+    assert compare.compare_values(_t([1.0, 2.0]), _t([1.0, 2.0], [2, 1]), "x") == "x: float32[2] as written, float32[2, 1] as fixed"
+    # `total += loss` -> `total += loss.item()`: a 0-dim tensor becomes a float.
+    assert compare.compare_values(_t([0.25], []), {"type": "number", "value": 0.25}, "total") is None
+    assert compare.compare_values(_t([0.25], []), {"type": "number", "value": 0.5}, "total") == "total: 0.25 as written, 0.5 as fixed"
+    seq = {"type": "seq", "length": 2, "items": [_t([1.0]), _t([2.0])]}
+    assert compare.compare_values(seq, {**seq, "length": 3}, "xs") == "xs: 2 items as written, 3 as fixed"
+
+
+def test_files_verify_cannot_run_get_a_one_line_error(tmp_path):
+    from gradlint.config import Settings
+    from gradlint.verify import report
+    from gradlint.verify.scripts import Options, verify_files
+
+    (tmp_path / "nb.ipynb").write_text("{}")
+    (tmp_path / "broken.py").write_text("from torch.autograd import Variable\nprint Variable(x)\n")
+    (tmp_path / "clean.py").write_text("import torch\n")
+    paths = [tmp_path / "nb.ipynb", tmp_path / "broken.py", tmp_path / "clean.py"]
+    results = verify_files(paths, Settings(cwd=tmp_path), Options())
+    assert results[0].error == "verify runs Python files: export the notebook first (jupyter nbconvert --to script)"
+    # (CPython's own wording varies between versions.)
+    assert results[1].error.startswith("cannot run it: syntax error: ")
+    assert results[1].error.endswith("(line 2)") and results[2].error is None
+    assert not results[0].ok and not results[1].ok and results[2].ok
+    text = report.files_text(results)
+    assert text.endswith("  no findings: nothing to verify\n\n3 files, 0 findings; 2 files not run.\n")
