@@ -253,12 +253,12 @@ def test_memory_claims_measured_and_gone_after_the_fix(fixture_json):
     assert {"content": "@torch.no_grad()\n", "location": {"row": 15, "column": 1}, "end_location": {"row": 15, "column": 1}} in finding["fix"]["edits"]
 
     (validate,) = by_file["gl101_validate.py"]["findings"]
-    # A validation batch of 256x128 and two ReLU outputs of 256x256 (float32),
-    # for two forwards alive at once: 2 x (128 + 256 + 256) KiB.
-    assert validate["saved_bytes"] == 2 * (128 + 256 + 256) * 1024
-    assert validate["fix"]["memory"] == [{"what": "saved for backward", "as_written": 1310720, "as_fixed": 0}]
+    # A validation batch of 512x128 and two ReLU outputs of 512x256 (float32),
+    # for two forwards alive at once: 2 x (256 + 512 + 512) KiB.
+    assert validate["saved_bytes"] == 2 * (256 + 512 + 512) * 1024
+    assert validate["fix"]["memory"] == [{"what": "saved for backward", "as_written": 2621440, "as_fixed": 0}]
     assert validate["observed"] == [
-        "graph recorded: saved for backward: 1.2 MiB (+ 266.0 KiB of parameters); logits (line 17): grad_fn=AddmmBackward0"
+        "graph recorded: saved for backward: 2.5 MiB (+ 266.0 KiB of parameters); logits (line 17): grad_fn=AddmmBackward0"
     ]
 
     (gl301,) = by_file["gl301_val_loss.py"]["findings"]
@@ -351,9 +351,9 @@ def test_fixture_text_report(fixture_results):
     lines = _text_report(fixture_results, "gl101_validate.py")
     assert lines[3:] == [
         "  17:14 GL101 CONFIRMED",
-        "        graph recorded: saved for backward: 1.2 MiB (+ 266.0 KiB of parameters); logits (line 17): grad_fn=AddmmBackward0",
+        "        graph recorded: saved for backward: 2.5 MiB (+ 266.0 KiB of parameters); logits (line 17): grad_fn=AddmmBackward0",
         "    fix: SAME RESULT (safe: Wrap the loop in `with torch.no_grad():`)",
-        "        saved for backward: 1.2 MiB → 0 B",
+        "        saved for backward: 2.5 MiB → 0 B",
         "",
         "1 file, 1 finding: 1 confirmed; 1 fix: 1 same result.",
     ]
