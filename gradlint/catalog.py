@@ -21,6 +21,8 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 
 DOCS_URL = "https://gradlint.readthedocs.io/en/latest/rules/{code}/"
 
+# The reserved code of files that cannot be read, decoded or parsed.
+PARSE_ERROR = "GL000"
 FIX_SAFETIES = ("safe", "unsafe", "none")
 _CODE_RE = re.compile(r"^GL\d{3}$")
 _NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")

@@ -19,7 +19,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gradlint import catalog
-from gradlint.rule import RuleOptions
+from gradlint.options import RuleOptions
 
 GRAD_GUARDS = ("no_grad", "inference_mode")
 

@@ -21,8 +21,9 @@ from gradlint import catalog
 from gradlint.fixes import Fix, apply_fixes, select_compatible
 from gradlint.rule import FileContext, Finding, Rule, RuleOptions
 from gradlint.rules import all_rules
+from gradlint.traversal import walk
 
-PARSE_ERROR = "GL000"
+PARSE_ERROR = catalog.PARSE_ERROR
 MAX_FIX_ROUNDS = 10
 
 _NOQA_RE = re.compile(
@@ -54,6 +55,10 @@ class FixResult:
     remaining: List[Finding] = field(default_factory=list)
     # Fixes that were dropped because their result did not parse (a gradlint bug).
     problems: List[str] = field(default_factory=list)
+    # The lint of the original source and of ``source``, kept so that callers
+    # need not lint either again.
+    original: Optional[LintResult] = None
+    final: Optional[LintResult] = None
 
 
 class SourceSyntaxError(Exception):
@@ -140,28 +145,38 @@ def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
     return [rules[c] for c in sorted(codes) if c in rules and any(t in source for t in rules[c].triggers)]
 
 
-class _Dispatcher(cst.CSTVisitor):
-    """Runs many rules in one traversal: each node goes to the rules that visit its type."""
+class _Dispatcher:
+    """Runs many rules in one walk of the tree: each node goes to the rules that
+    visit its type, and its parent is recorded (into ``parents``) on the way,
+    which spares most files LibCST's ``ParentNodeProvider`` (three more full
+    traversals)."""
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
-        super().__init__()
-        self._visit: Dict[str, List[Callable[[cst.CSTNode], object]]] = {}
-        self._leave: Dict[str, List[Callable[[cst.CSTNode], object]]] = {}
-        for rule in rules:
-            for attr in dir(type(rule)):
-                if attr.startswith("visit_"):
-                    self._visit.setdefault(attr[6:], []).append(getattr(rule, attr))
-                elif attr.startswith("leave_"):
-                    self._leave.setdefault(attr[6:], []).append(getattr(rule, attr))
+    def __init__(self, rules: Sequence[Rule], parents: Optional[Dict[cst.CSTNode, Optional[cst.CSTNode]]] = None) -> None:
+        self.parents = parents if parents is not None else {}
+        self._rules = rules
+        self._visit: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
+        self._leave: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        for fn in self._visit.get(type(node).__name__, ()):
+    def _methods(self, node_type: type) -> None:
+        name = node_type.__name__
+        self._visit[node_type] = [getattr(r, f"visit_{name}") for r in self._rules if hasattr(r, f"visit_{name}")]
+        self._leave[node_type] = [getattr(r, f"leave_{name}") for r in self._rules if hasattr(r, f"leave_{name}")]
+
+    def enter(self, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
+        self.parents[node] = parent
+        fns = self._visit.get(type(node))
+        if fns is None:
+            self._methods(type(node))
+            fns = self._visit[type(node)]
+        for fn in fns:
             fn(node)
-        return True
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for fn in self._leave.get(type(original_node).__name__, ()):
-            fn(original_node)
+    def leave(self, node: cst.CSTNode) -> None:
+        for fn in self._leave[type(node)]:
+            fn(node)
+
+    def run(self, module: cst.Module) -> None:
+        walk(module, self.enter, self.leave)
 
 
 def syntax_finding(err: SourceSyntaxError) -> Finding:
@@ -174,23 +189,42 @@ def syntax_finding(err: SourceSyntaxError) -> Finding:
     )
 
 
-def lint_source(source: str, path: str, settings: LintSettings) -> LintResult:
+def lint_source(
+    source: str,
+    path: str,
+    settings: LintSettings,
+    *,
+    module: Optional[cst.Module] = None,
+    prefilter: bool = True,
+) -> LintResult:
+    """Findings of the enabled rules on ``source``.
+
+    ``module``, when given, is ``source`` already parsed (the fix loop parses
+    each result to check it, and need not parse it twice). ``prefilter=False``
+    runs every enabled rule even on files that contain none of its triggers
+    (tests use it to prove the triggers are adequate).
+    """
     codes = settings.codes
     file_noqa = _file_noqa(source)
     if file_noqa is not None:
         if not file_noqa:
             return LintResult([])
         codes = codes - file_noqa
-    rule_classes = triggered_rules(source, codes)
+    if prefilter:
+        rule_classes = triggered_rules(source, codes)
+    else:
+        rules_by_code = all_rules()
+        rule_classes = [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
     if not rule_classes:
         return LintResult([])
-    try:
-        module = parse(source)
-    except SourceSyntaxError as err:
-        return LintResult([syntax_finding(err)] if PARSE_ERROR in codes else [])
+    if module is None:
+        try:
+            module = parse(source)
+        except SourceSyntaxError as err:
+            return LintResult([syntax_finding(err)] if PARSE_ERROR in codes else [])
     ctx = FileContext(path, source, module, settings.options)
     rules = [cls(ctx) for cls in rule_classes]
-    module.visit(_Dispatcher(rules))
+    _Dispatcher(rules, ctx.parents).run(module)
     findings = [f for r in rules for f in r.findings]
     if findings and "noqa" in source.lower():
         noqa = _noqa_lines(source)
@@ -207,8 +241,13 @@ def fix_source(source: str, path: str, settings: LintSettings, unsafe: bool = Fa
     """Apply every allowed fix, re-linting after each round until nothing changes."""
     result = FixResult(source)
     broken: set = set()
+    parsed: Optional[cst.Module] = None
+    lint: Optional[LintResult] = None
     for _ in range(MAX_FIX_ROUNDS):
-        lint = lint_source(result.source, path, settings)
+        if lint is None:
+            lint = lint_source(result.source, path, settings, module=parsed)
+        if result.original is None:
+            result.original = lint
         candidates = [
             f
             for f in lint.findings
@@ -219,10 +258,10 @@ def fix_source(source: str, path: str, settings: LintSettings, unsafe: bool = Fa
         by_fix = {id(f.fix): f for f in candidates}
         chosen = select_compatible(f.fix for f in candidates if f.fix is not None)
         module = lint.context.module
-        new_source = _apply_checked(module, chosen)
-        if new_source is None:
+        checked = _apply_checked(module, chosen)
+        if checked is None:
             # Find the culprit(s): apply one at a time, keep the first that works.
-            new_source, applied = None, []
+            applied = []
             for fix in chosen:
                 attempt = _apply_checked(module, [fix])
                 if attempt is None:
@@ -232,28 +271,33 @@ def fix_source(source: str, path: str, settings: LintSettings, unsafe: bool = Fa
                         f"{bad.code} fix at {bad.start[0]}:{bad.start[1] + 1} produced code that does not parse; not applied"
                     )
                     continue
-                new_source, applied = attempt, [fix]
+                checked, applied = attempt, [fix]
                 break
-            if new_source is None:
-                continue
+            if checked is None:
+                continue  # the same findings again, less the broken fixes
             chosen = applied
+        new_source, parsed = checked
         if new_source == result.source:
             break
         for fix in chosen:
             result.fixed[by_fix[id(fix)].code] += 1
         result.source = new_source
+        lint = None
     else:
         result.problems.append(f"fixes did not converge after {MAX_FIX_ROUNDS} rounds")
-    result.remaining = lint_source(result.source, path, settings).findings
+    if lint is None:
+        lint = lint_source(result.source, path, settings, module=parsed)
+    result.final = lint
+    result.remaining = lint.findings
     return result
 
 
-def _apply_checked(module: cst.Module, fixes: Sequence[Fix]) -> Optional[str]:
+def _apply_checked(module: cst.Module, fixes: Sequence[Fix]) -> Optional[Tuple[str, cst.Module]]:
+    """The source with ``fixes`` applied, and its parse; None if it does not parse."""
     try:
         new_source = apply_fixes(module, fixes)
-        parse(new_source)
+        return new_source, parse(new_source)
     except SourceSyntaxError:
         return None
     except Exception:  # a fix that crashes while applying is a bug: never let it write anything
         return None
-    return new_source

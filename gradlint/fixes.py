@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 # (line, column) pairs as LibCST reports them: 1-based lines, 0-based columns.
 Span = Tuple[Tuple[int, int], Tuple[int, int]]
@@ -199,6 +197,11 @@ def _imp_key(imp: ImportSpec) -> Tuple[str, str, str]:
 
 
 def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
+    # libcst.codemod pulls in libcst.matchers: as long to import as the rest of
+    # LibCST, and needed only by fixes that change imports.
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
     context = CodemodContext()
     if removes:
         for imp in removes:

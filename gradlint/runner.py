@@ -11,14 +11,21 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradlint import catalog
+from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
-from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
 from gradlint.files import ReadError, SourceFile, WriteError, read_source, write_source
-from gradlint.fixes import TextEdit, apply_fixes, text_edits
-from gradlint.rule import Finding
+from gradlint.options import RuleOptions
+
+if TYPE_CHECKING:
+    from gradlint.engine import LintSettings
+    from gradlint.fixes import TextEdit
+    from gradlint.rule import Finding
+
+# The engine (and so LibCST, a fifth of a second to import) is imported only
+# by the functions that lint: a run answered from the cache never needs it.
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,8 @@ def _read_error_diagnostic(message: str) -> Diagnostic:
 
 
 def to_diagnostics(findings: Sequence[Finding], module_source: Optional[str], context, mode: Mode) -> List[Diagnostic]:
+    from gradlint.fixes import apply_fixes, text_edits
+
     out = []
     for f in findings:
         info = None
@@ -102,14 +111,24 @@ def to_diagnostics(findings: Sequence[Finding], module_source: Optional[str], co
 
 
 def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
-    report = FileReport(display_path(path))
     codes, options = run_settings.codes_for(path)
-    try:
-        source = read_source(path)
-    except ReadError as exc:
-        if PARSE_ERROR in codes:
-            report.diagnostics.append(_read_error_diagnostic(str(exc)))
-        return report
+    return lint_file(path, codes, options, mode)
+
+
+def lint_file(
+    path: Path, codes: FrozenSet[str], options: RuleOptions, mode: Mode, source: Optional[SourceFile] = None
+) -> FileReport:
+    """Check (or fix) one file with the rules ``codes``; ``source``: the file, if already read."""
+    from gradlint.engine import LintSettings, lint_source
+
+    report = FileReport(display_path(path))
+    if source is None:
+        try:
+            source = read_source(path)
+        except ReadError as exc:
+            if PARSE_ERROR in codes:
+                report.diagnostics.append(_read_error_diagnostic(str(exc)))
+            return report
     settings = LintSettings(codes, options)
     try:
         if mode.fix or mode.diff:
@@ -126,6 +145,8 @@ def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
 
 
 def _fix_file(report: FileReport, source: SourceFile, settings: LintSettings, mode: Mode) -> None:
+    from gradlint.engine import fix_source
+
     result = fix_source(source.text, report.path, settings, unsafe=mode.unsafe_fixes)
     report.errors.extend(result.problems)
     changed = result.source != source.text
@@ -139,7 +160,7 @@ def _fix_file(report: FileReport, source: SourceFile, settings: LintSettings, mo
             )
         )
         report.fixed = result.fixed
-        lint = lint_source(source.text, report.path, settings)
+        lint = result.original
         report.diagnostics = to_diagnostics(lint.findings, source.text, lint.context, mode)
         return
     if changed:
@@ -147,15 +168,12 @@ def _fix_file(report: FileReport, source: SourceFile, settings: LintSettings, mo
             write_source(source, result.source)
         except WriteError as exc:
             report.errors.append(str(exc))
-            lint = lint_source(source.text, report.path, settings)
+            lint = result.original
             report.diagnostics = to_diagnostics(lint.findings, source.text, lint.context, mode)
             return
         report.fixed = result.fixed
-    final = lint_source(result.source, report.path, settings) if mode.edits else None
-    if final is not None:
-        report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode)
-    else:
-        report.diagnostics = to_diagnostics(result.remaining, None, None, mode)
+    final = result.final
+    report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode)
 
 
 def check_paths(files: Sequence[Path], settings: Settings, mode: Mode) -> List[FileReport]:

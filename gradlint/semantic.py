@@ -26,6 +26,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, U
 import libcst as cst
 
 from gradlint.fixes import ImportSpec
+from gradlint.traversal import children
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 INFERENCE_MODE = frozenset(
@@ -38,6 +39,7 @@ SET_GRAD_ENABLED = frozenset(
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 AUTOGRAD_GRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+GRAD_MODE_GUARDS = NO_GRAD | INFERENCE_MODE | ENABLE_GRAD | SET_GRAD_ENABLED
 
 _TENSOR_FACTORY_NAMES = (
     "tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm arange linspace "
@@ -54,6 +56,7 @@ REQUIRES_GRAD_FACTORIES = frozenset(
     for n in "tensor zeros ones empty full rand randn arange linspace logspace eye zeros_like ones_like "
     "empty_like full_like rand_like randn_like".split()
 )
+_NO_GRAPH_CALLS = TENSOR_FACTORIES | VARIABLE
 # Methods that return a tensor with no more graph than their receiver has (their
 # arguments are devices, dtypes, shapes or numbers, never other tensors).
 CONVERSIONS = frozenset(
@@ -133,10 +136,10 @@ class Semantic:
     # -- names --------------------------------------------------------------
 
     def is_call_to(self, node: cst.CSTNode, names: FrozenSet[str]) -> bool:
-        return isinstance(node, cst.Call) and bool(self.ctx.qualnames(node.func) & names)
+        return isinstance(node, cst.Call) and self.ctx.refers_to(node.func, names)
 
     def refers_to(self, expr: cst.CSTNode, names: FrozenSet[str]) -> bool:
-        return bool(self.ctx.qualnames(expr) & names)
+        return self.ctx.refers_to(expr, names)
 
     # -- grad mode ----------------------------------------------------------
 
@@ -145,9 +148,9 @@ class Semantic:
         func = expr.func if isinstance(expr, cst.Call) else expr
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return None
-        names = self.ctx.qualnames(func)
-        if not names:
+        if not self.ctx.refers_to(func, GRAD_MODE_GUARDS):
             return None
+        names = self.ctx.qualnames(func)
         if names & NO_GRAD:
             return Guard("no_grad", called, True)
         if names & ENABLE_GRAD:
@@ -295,7 +298,7 @@ class Semantic:
             return False
         if isinstance(expr, cst.Call):
             func = expr.func
-            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.qualnames(func) & (TENSOR_FACTORIES | VARIABLE):
+            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.refers_to(func, _NO_GRAPH_CALLS):
                 return True
             if isinstance(func, cst.Attribute):
                 if func.attr.value == "detach":
@@ -348,7 +351,7 @@ class Semantic:
         if _depth > 4:
             return False
         if isinstance(expr, cst.Call):
-            if self.ctx.qualnames(expr.func) & DATALOADER:
+            if self.ctx.refers_to(expr.func, DATALOADER):
                 return True
             fname = last_name(expr.func)
             if fname in ("enumerate", "tqdm", "iter", "trange") and expr.args:
@@ -421,7 +424,7 @@ def walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNod
         yield cur
         if cur is not node and not into_functions and isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        stack.extend(reversed(cur.children))
+        stack.extend(reversed(children(cur)))
 
 
 def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
