@@ -15,6 +15,7 @@ import click
 from gradlint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 
 
 class _Group(click.Group):
@@ -51,6 +52,9 @@ def _selectors(values: Tuple[str, ...]) -> Optional[List[str]]:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file instead of the nearest pyproject.toml.")
 @click.option("--force-exclude", is_flag=True, help="Apply exclude patterns to files named on the command line too (for pre-commit).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N", help="Worker processes  [default: one per CPU]")
+@click.option("--no-cache", is_flag=True, envvar="GRADLINT_NO_CACHE", help="Neither read nor write the results cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), envvar="GRADLINT_CACHE_DIR", show_envvar=True, help="Where to keep the results cache  [default: .gradlint_cache in the project root]")
 @click.version_option(__version__, "--version", prog_name="gradlint")
 def check(
     paths: Tuple[str, ...],
@@ -64,6 +68,9 @@ def check(
     config_path: Optional[str],
     force_exclude: bool,
     quiet: bool,
+    jobs: Optional[int],
+    no_cache: bool,
+    cache_dir: Optional[str],
 ) -> None:
     """Check PATHS (files or directories; default: .) for gradient-mode misuse."""
     from gradlint import config as config_mod
@@ -84,9 +91,14 @@ def check(
 
     mode = Mode(fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, edits=output_format == "json")
     try:
-        reports = check_paths(files, settings, mode)
+        reports = check_paths(files, settings, mode, jobs=jobs, cache=_cache(settings, no_cache, cache_dir))
     except config_mod.ConfigError as exc:  # a broken pyproject.toml found below the working directory
         raise _fail(str(exc))
+    except KeyboardInterrupt:
+        # Workers finish the file they are on (fixes are written whole or not at
+        # all); nothing is printed but this line.
+        click.echo("error: interrupted", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
     for report in reports:
         for message in report.errors:
@@ -110,6 +122,14 @@ def check(
         raise click.exceptions.Exit(EXIT_ERROR)
     remaining = any(r.diagnostics for r in reports)
     raise click.exceptions.Exit(EXIT_FINDINGS if remaining else EXIT_CLEAN)
+
+
+def _cache(settings, no_cache: bool, cache_dir: Optional[str]):
+    if no_cache:
+        return None
+    from gradlint.cache import Cache, default_directory
+
+    return Cache(Path(cache_dir) if cache_dir else default_directory(settings.project.root))
 
 
 @main.command()

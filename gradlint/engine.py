@@ -139,6 +139,19 @@ def _suppressed(finding: Finding, noqa: Dict[int, Optional[FrozenSet[str]]]) -> 
     return codes is None or finding.code in codes
 
 
+def _unsuppressed(source: str, codes: FrozenSet[str]) -> FrozenSet[str]:
+    """``codes`` less those a ``# gradlint: noqa`` comment switches off for the file."""
+    file_noqa = _file_noqa(source)
+    if file_noqa is None:
+        return codes
+    return codes - file_noqa if file_noqa else frozenset()
+
+
+def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
+    """Whether ``lint_source`` would parse ``source``: when it would not, it finds nothing."""
+    return bool(triggered_rules(source, _unsuppressed(source, codes)))
+
+
 def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
     """The enabled rules that could fire on ``source``, judged by their trigger substrings."""
     rules = all_rules()
@@ -204,12 +217,7 @@ def lint_source(
     runs every enabled rule even on files that contain none of its triggers
     (tests use it to prove the triggers are adequate).
     """
-    codes = settings.codes
-    file_noqa = _file_noqa(source)
-    if file_noqa is not None:
-        if not file_noqa:
-            return LintResult([])
-        codes = codes - file_noqa
+    codes = _unsuppressed(source, settings.codes)
     if prefilter:
         rule_classes = triggered_rules(source, codes)
     else:

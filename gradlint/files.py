@@ -171,9 +171,11 @@ def write_source(original: SourceFile, new_text: str) -> None:
         except (OSError, AttributeError):
             pass  # not permitted for other users' files; permissions still kept
         os.replace(tmp, target)
-    except OSError as exc:
+    except BaseException as exc:  # Ctrl-C too: the temporary file never stays behind
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        raise WriteError(f"not written: {exc.strerror or exc}") from None
+        if isinstance(exc, OSError):
+            raise WriteError(f"not written: {exc.strerror or exc}") from None
+        raise

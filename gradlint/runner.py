@@ -176,5 +176,18 @@ def _fix_file(report: FileReport, source: SourceFile, settings: LintSettings, mo
     report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode)
 
 
-def check_paths(files: Sequence[Path], settings: Settings, mode: Mode) -> List[FileReport]:
-    return [check_file(path, settings, mode) for path in files]
+def check_paths(
+    files: Sequence[Path],
+    settings: Settings,
+    mode: Mode,
+    on_file_done: Optional[Callable[[FileReport], None]] = None,
+    *,
+    jobs: Optional[int] = 1,
+    cache=None,
+) -> List[FileReport]:
+    """Reports for ``files``, in order; ``jobs`` worker processes (None: one per
+    CPU), results from ``cache`` (a ``gradlint.cache.Cache``) where it has them.
+    ``on_file_done`` is called with each report as it is ready (in any order)."""
+    from gradlint.scheduler import check_paths as schedule
+
+    return schedule(files, settings, mode, on_file_done, jobs=jobs, cache=cache)
