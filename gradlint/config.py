@@ -7,7 +7,9 @@ typo in ``ignore`` would otherwise switch nothing off and nobody would notice.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -294,10 +296,26 @@ def split_selectors(values: Sequence[str]) -> List[str]:
 
 
 def relative_posix(path: Path, root: Path) -> str:
-    try:
-        return PurePosixPath(Path(os.path.abspath(path)).relative_to(root)).as_posix()
-    except ValueError:
-        return PurePosixPath(Path(os.path.abspath(path))).as_posix()
+    # String operations: this runs for every file and directory a walk meets.
+    full = os.path.abspath(path)
+    base = str(root)
+    if full == base:
+        return "."
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    rel = full[len(prefix) :] if full.startswith(prefix) else full
+    return rel.replace(os.sep, "/") if os.sep != "/" else rel
+
+
+@functools.lru_cache(maxsize=256)
+def _glob_regex(patterns: Tuple[str, ...]) -> "re.Pattern[str]":
+    """One regex matching what any of the glob ``patterns`` matches (as ``fnmatchcase``)."""
+    parts = []
+    for pattern in patterns:
+        pat = pattern.rstrip("/")
+        if pat.startswith("./"):
+            pat = pat[2:]
+        parts.append(fnmatch.translate(pat))
+    return re.compile("|".join(f"(?:{p})" for p in parts) if parts else r"(?!)")
 
 
 def matches(patterns: Iterable[str], path: Path, root: Path, ancestors: bool = False) -> bool:
@@ -306,18 +324,15 @@ def matches(patterns: Iterable[str], path: Path, root: Path, ancestors: bool = F
     (within ``root``) counts too. Directory walks prune excluded directories, so
     they need no ancestor check, and a directory named explicitly is walked even
     when it is excluded, as in Ruff."""
+    rx = _glob_regex(tuple(patterns))
     rel = relative_posix(path, root)
-    parts = rel.split("/")
-    for pattern in patterns:
-        pat = pattern.rstrip("/")
-        if pat.startswith("./"):
-            pat = pat[2:]
-        if fnmatch.fnmatchcase(path.name, pat) or fnmatch.fnmatchcase(rel, pat):
-            return True
-        if ancestors:
-            for i in range(1, len(parts)):
-                if fnmatch.fnmatchcase(parts[i - 1], pat) or fnmatch.fnmatchcase("/".join(parts[:i]), pat):
-                    return True
+    if rx.match(path.name) or rx.match(rel):
+        return True
+    if ancestors:
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            if rx.match(parts[i - 1]) or rx.match("/".join(parts[:i])):
+                return True
     return False
 
 

@@ -164,7 +164,7 @@ class _Dispatcher:
     which spares most files LibCST's ``ParentNodeProvider`` (three more full
     traversals)."""
 
-    def __init__(self, rules: Sequence[Rule], parents: Optional[Dict[cst.CSTNode, Optional[cst.CSTNode]]] = None) -> None:
+    def __init__(self, rules: Sequence[Rule], parents: Optional[Dict[int, Optional[cst.CSTNode]]] = None) -> None:
         self.parents = parents if parents is not None else {}
         self._rules = rules
         self._visit: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
@@ -176,7 +176,7 @@ class _Dispatcher:
         self._leave[node_type] = [getattr(r, f"leave_{name}") for r in self._rules if hasattr(r, f"leave_{name}")]
 
     def enter(self, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
-        self.parents[node] = parent
+        self.parents[id(node)] = parent
         fns = self._visit.get(type(node))
         if fns is None:
             self._methods(type(node))

@@ -16,13 +16,13 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+# concurrent.futures and multiprocessing are imported when a pool is started:
+# a run that needs none (one file, a warm cache) does not pay for them.
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -41,6 +41,8 @@ def cpu_count() -> int:
 
 
 def _context() -> Any:
+    import multiprocessing
+
     if sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
@@ -90,6 +92,9 @@ def _run_pool(
     on_result: Optional[Callable[[int, Any], None]],
 ) -> bool:
     """Run ``indexes`` in a pool of ``workers``; True if the pool broke."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     # Forked workers inherit SIGINT ignored from the moment they exist (the
     # initializer would come too late for a Ctrl-C during start-up).
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -36,6 +36,7 @@ from libcst.metadata import (
 from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
+from gradlint.traversal import scope_metadata
 
 _NOT_VISITED = object()
 
@@ -61,15 +62,24 @@ class FileContext:
         self.wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self._metadata: Dict[type, Mapping[cst.CSTNode, Any]] = {}
         self._semantic: Any = None
-        # Filled by the engine's traversal: every node visited so far -> its parent.
-        self.parents: Dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
+        # Filled by the engine's walk: id() of every node visited so far -> its
+        # parent (ids, since CSTNode.__hash__ is a Python call; the tree keeps
+        # the nodes, so their ids stay theirs).
+        self.parents: Dict[int, Optional[cst.CSTNode]] = {}
         self._qualnames: Dict[cst.CSTNode, FrozenSet[QualifiedName]] = {}
         self._import_names: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None
 
     def metadata(self, provider: type) -> Mapping[cst.CSTNode, Any]:
         found = self._metadata.get(provider)
         if found is None:
-            found = self._metadata[provider] = self.wrapper.resolve(provider)
+            if provider is ScopeProvider:
+                try:
+                    found = scope_metadata(self.module)
+                except (AttributeError, TypeError, KeyError, ImportError):  # LibCST changed inside
+                    found = self.wrapper.resolve(provider)
+            else:
+                found = self.wrapper.resolve(provider)
+            self._metadata[provider] = found
         return found
 
     def position(self, node: cst.CSTNode) -> CodeRange:
@@ -80,7 +90,7 @@ class FileContext:
         return (rng.start.line, rng.start.column), (rng.end.line, rng.end.column)
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        found = self.parents.get(node, _NOT_VISITED)
+        found = self.parents.get(id(node), _NOT_VISITED)
         if found is _NOT_VISITED:
             return self.metadata(ParentNodeProvider).get(node)
         return found  # type: ignore[return-value]

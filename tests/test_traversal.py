@@ -218,3 +218,26 @@ def test_a_field_first_seen_empty_is_learned_when_it_is_not(monkeypatch):
         ours: List[tuple] = []
         walk(module, lambda n, p: ours.append(("enter", id(n))), lambda n: ours.append(("leave", id(n))))
         assert ours == expected.events
+
+
+def test_scope_metadata_is_libcsts():
+    from libcst.metadata import ScopeProvider
+
+    from gradlint.traversal import scope_metadata
+
+    for source in SOURCES:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        theirs = wrapper.resolve(ScopeProvider)
+        ours = scope_metadata(wrapper.module)
+        # String annotations are parsed anew by each run: their nodes differ.
+        in_tree: List[cst.CSTNode] = []
+        walk(wrapper.module, lambda n, p: in_tree.append(n), lambda n: None)
+        assert len(ours) == len(theirs)
+        assert {n for n in in_tree if n in ours} == {n for n in in_tree if n in theirs}
+        pairs = {}
+        for node, scope in theirs.items():
+            if node not in ours:
+                continue
+            # The same partition of nodes into scopes, of the same kinds and names.
+            assert pairs.setdefault(id(scope), id(ours[node])) == id(ours[node])
+            assert type(ours[node]) is type(scope) and ours[node]._name_prefix == scope._name_prefix
