@@ -37,8 +37,10 @@ def check_paths(
 ) -> List[FileReport]:
     """Reports for ``files``, in order. ``jobs``: worker processes (default: one
     per CPU); ``cache``: a ``gradlint.cache.Cache``, or None not to use one."""
-    from gradlint import cache as cache_mod
     from gradlint import parallel
+
+    if cache is not None:
+        from gradlint import cache as cache_mod
 
     reports: List[Optional[FileReport]] = [None] * len(files)
 
