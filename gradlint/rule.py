@@ -24,10 +24,10 @@ from typing import Any, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequ
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import (
+    CodePosition,
     CodeRange,
     MetadataWrapper,
     ParentNodeProvider,
-    PositionProvider,
     QualifiedName,
     QualifiedNameSource,
     ScopeProvider,
@@ -36,7 +36,7 @@ from libcst.metadata import (
 from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
-from gradlint.traversal import scope_metadata
+from gradlint.traversal import positions, scope_metadata
 
 _NOT_VISITED = object()
 
@@ -68,6 +68,7 @@ class FileContext:
         self.parents: Dict[int, Optional[cst.CSTNode]] = {}
         self._qualnames: Dict[cst.CSTNode, FrozenSet[QualifiedName]] = {}
         self._import_names: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None
+        self._positions: Optional[Dict[int, Tuple[int, int, int, int]]] = None
 
     def metadata(self, provider: type) -> Mapping[cst.CSTNode, Any]:
         found = self._metadata.get(provider)
@@ -83,11 +84,17 @@ class FileContext:
         return found
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        return self.metadata(PositionProvider)[node]
+        line, column, end_line, end_column = self._span(node)
+        return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
 
     def span(self, node: cst.CSTNode) -> Tuple[Tuple[int, int], Tuple[int, int]]:
-        rng = self.position(node)
-        return (rng.start.line, rng.start.column), (rng.end.line, rng.end.column)
+        line, column, end_line, end_column = self._span(node)
+        return (line, column), (end_line, end_column)
+
+    def _span(self, node: cst.CSTNode) -> Tuple[int, int, int, int]:
+        if self._positions is None:
+            self._positions = positions(self.module)
+        return self._positions[id(node)]
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         found = self.parents.get(id(node), _NOT_VISITED)
@@ -180,13 +187,13 @@ class Rule:
     # -- reporting --------------------------------------------------------
 
     def report(self, node: cst.CSTNode, *, fix: Optional[Fix] = None, **fields: Any) -> None:
-        rng = self.ctx.position(node)
+        start, end = self.ctx.span(node)
         self.findings.append(
             Finding(
                 code=self.code,
                 message=self.doc.format_message(**fields),
-                start=(rng.start.line, rng.start.column),
-                end=(rng.end.line, rng.end.column),
+                start=start,
+                end=end,
                 fix=fix,
             )
         )

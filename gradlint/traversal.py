@@ -144,3 +144,76 @@ def scope_metadata(module: cst.Module) -> Mapping[CSTNode, Any]:
     visit(module, visitor)
     visitor.infer_accesses()
     return scopes._computed
+
+
+def positions(module: cst.Module) -> Dict[int, Tuple[int, int, int, int]]:
+    """``id(node) -> (start line, start column, end line, end column)`` for every node:
+    what LibCST's ``PositionProvider`` computes, in a quarter of the time.
+
+    ``PositionProvider`` renders the module and, on the way, splits every token
+    with a regular expression and builds two ``CodePosition`` objects and a
+    ``CodeRange`` per node, kept in a dict keyed by nodes (whose hash is a
+    Python call). The same rendering with plain tuples keyed by ``id()`` costs
+    a quarter; a test checks that every position agrees.
+    """
+    state = _PositionState(module.default_indent, module.default_newline)
+    module._codegen(state)
+    return state.spans
+
+
+def _position_state() -> type:
+    from contextlib import contextmanager
+
+    from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
+
+    class PositionState(PositionProvidingCodegenState):  # type: ignore[misc,valid-type]
+        def __init__(self, default_indent: str, default_newline: str) -> None:
+            super().__init__(default_indent=default_indent, default_newline=default_newline, provider=None)
+            self.spans: Dict[int, Tuple[int, int, int, int]] = {}
+            self.starts: List[Tuple[int, int]] = []
+
+        def _update_position(self, value: str) -> None:
+            if "\n" in value or "\r" in value:
+                segments = NEWLINE_RE.split(value)
+                self.line += len(segments) - 1
+                self.column = len(segments[-1])
+            else:
+                self.column += len(value)
+
+        def before_codegen(self, node: CSTNode) -> None:
+            self.starts.append((self.line, self.column))
+
+        def after_codegen(self, node: CSTNode) -> None:
+            line, column = self.starts.pop()
+            if id(node) not in self.spans:  # a syntactic position was recorded: it wins
+                self.spans[id(node)] = (line, column, self.line, self.column)
+
+        @contextmanager  # type: ignore[misc]
+        def record_syntactic_position(self, node: CSTNode, *, start_node: Optional[CSTNode] = None, end_node: Optional[CSTNode] = None):  # type: ignore[override]
+            start = (self.line, self.column)
+            try:
+                yield
+            finally:
+                end = (self.line, self.column)
+                if start_node is not None:
+                    start = self.spans[id(start_node)][:2]
+                if end_node is not None:
+                    end = self.spans[id(end_node)][2:]
+                self.spans[id(node)] = (*start, *end)
+
+    return PositionState
+
+
+class _LazyPositionState:
+    """Builds the state class on first use, so that importing this module does not
+    import ``libcst.metadata``."""
+
+    cls: Optional[type] = None
+
+    def __call__(self, default_indent: str, default_newline: str) -> Any:
+        if _LazyPositionState.cls is None:
+            _LazyPositionState.cls = _position_state()
+        return _LazyPositionState.cls(default_indent, default_newline)
+
+
+_PositionState = _LazyPositionState()

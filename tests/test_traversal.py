@@ -241,3 +241,17 @@ def test_scope_metadata_is_libcsts():
             # The same partition of nodes into scopes, of the same kinds and names.
             assert pairs.setdefault(id(scope), id(ours[node])) == id(ours[node])
             assert type(ours[node]) is type(scope) and ours[node]._name_prefix == scope._name_prefix
+
+
+def test_positions_are_libcsts():
+    from libcst.metadata import PositionProvider
+
+    from gradlint.traversal import positions
+
+    for source in SOURCES + ["x = 1\r\ny = (\r  2)\rz = f'''\n{a}\r\n'''"]:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        theirs = wrapper.resolve(PositionProvider)
+        ours = positions(wrapper.module)
+        assert len(ours) == len(theirs)
+        for node, rng in theirs.items():
+            assert ours[id(node)] == (rng.start.line, rng.start.column, rng.end.line, rng.end.column)
