@@ -39,9 +39,13 @@ class _FieldRecorder(cst.CSTVisitor):
             self.fields.append(attribute)
 
 
+# LibCST's own visit: scope_metadata() points CSTNode.visit elsewhere for a while.
+_LIBCST_VISIT = CSTNode.visit
+
+
 def _learn(node: CSTNode) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
     recorder = _FieldRecorder(node)
-    node.visit(recorder)
+    _LIBCST_VISIT(node, recorder)
     fields = tuple(recorder.fields)
     unseen = tuple(
         name
@@ -125,9 +129,11 @@ def scope_metadata(module: cst.Module) -> Mapping[CSTNode, Any]:
     that does nothing but call the provider's ``visit_Module`` (which does the
     work in a traversal of its own): two wasted traversals for scopes, which
     need expression contexts first. Here the two providers' own visitors run
-    directly, through :func:`visit`. It relies on how LibCST's providers are
-    written; ``FileContext`` falls back to ``resolve`` if that ever changes,
-    and a test compares the results.
+    directly, through :func:`visit`; and since they visit most of the tree by
+    calling ``node.visit(self)`` from their own methods (a function's body, a
+    class's), ``CSTNode.visit`` is pointed at :func:`visit` while they run.
+    This relies on how LibCST's providers are written; ``FileContext`` falls
+    back to ``resolve`` if that ever changes, and a test compares the results.
     """
     from libcst.metadata.expression_context_provider import (
         ExpressionContext,
@@ -137,11 +143,22 @@ def scope_metadata(module: cst.Module) -> Mapping[CSTNode, Any]:
     from libcst.metadata.scope_provider import ScopeProvider, ScopeVisitor
 
     contexts = ExpressionContextProvider()
-    visit(module, ExpressionContextVisitor(contexts, ExpressionContext.LOAD))
     scopes = ScopeProvider()
     scopes.metadata = {ExpressionContextProvider: contexts._computed}
     visitor = ScopeVisitor(scopes)
-    visit(module, visitor)
+
+    def read_only_visit(self: CSTNode, visitor: Any) -> Any:
+        if isinstance(visitor, cst.CSTVisitor):  # returns the node itself anyway
+            visit(self, visitor)
+            return self
+        return _LIBCST_VISIT(self, visitor)
+
+    CSTNode.visit = read_only_visit  # type: ignore[method-assign]
+    try:
+        visit(module, ExpressionContextVisitor(contexts, ExpressionContext.LOAD))
+        visit(module, visitor)
+    finally:
+        CSTNode.visit = _LIBCST_VISIT  # type: ignore[method-assign]
     visitor.infer_accesses()
     return scopes._computed
 

@@ -220,11 +220,15 @@ def test_a_field_first_seen_empty_is_learned_when_it_is_not(monkeypatch):
         assert ours == expected.events
 
 
-def test_scope_metadata_is_libcsts():
+@pytest.mark.parametrize("fresh", [True, False])
+def test_scope_metadata_is_libcsts(fresh, monkeypatch):
     from libcst.metadata import ScopeProvider
 
+    from gradlint import traversal
     from gradlint.traversal import scope_metadata
 
+    if fresh:  # as in a new process: no node type's fields learned yet
+        monkeypatch.setattr(traversal, "_FIELDS", {})
     for source in SOURCES:
         wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
         theirs = wrapper.resolve(ScopeProvider)
@@ -241,6 +245,7 @@ def test_scope_metadata_is_libcsts():
             # The same partition of nodes into scopes, of the same kinds and names.
             assert pairs.setdefault(id(scope), id(ours[node])) == id(ours[node])
             assert type(ours[node]) is type(scope) and ours[node]._name_prefix == scope._name_prefix
+    assert cst.CSTNode.visit is traversal._LIBCST_VISIT
 
 
 def test_positions_are_libcsts():
