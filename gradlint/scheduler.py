@@ -2,8 +2,10 @@
 
 1. From the cache, when it holds the file's findings (see ``gradlint.cache``);
    with ``--fix``, only when none of them has a fix to apply.
-2. In this process without parsing, when the file contains no trigger of an
-   enabled rule: most files of a code base, which need only to be read.
+2. In this process, when the engine will not parse it (it contains no trigger
+   of an enabled rule): most files of a code base, which need only to be read.
+   ``runner.lint_file`` still makes the report, so that ``needs_parse`` only
+   decides where a file is checked, never what its report says.
 3. The rest, parsed and checked by ``runner.lint_file``: in worker processes
    when there are enough of them to be worth starting workers, else here.
 
@@ -85,10 +87,10 @@ def check_paths(
                 continue
             if key is not None and st is not None:
                 to_store.append((i, source, key, st))
-            if not needs_parse(source.text, codes):
-                done(i, FileReport(display_path(path)))
-            else:
+            if needs_parse(source.text, codes):
                 parse.append((i, path, codes, options, source))
+            else:
+                done(i, lint_file(path, codes, options, mode, source))  # no parse: cheap
 
     jobs = jobs or parallel.cpu_count()
     if jobs > 1 and len(parse) >= MIN_PARALLEL:

@@ -153,7 +153,7 @@ def test_another_gradlint_build_does_not_use_the_entries(project, monkeypatch):
     real = gradlint.scheduler.lint_file
     monkeypatch.setattr(gradlint.scheduler, "lint_file", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
     assert run().exit_code == 1
-    assert calls == [Path("legacy.py")]
+    assert calls == [Path("clean.py"), Path("legacy.py")]  # nothing came from the old build's entries
     assert old.exists() and (old.parent / "0123456789abcdef.json").exists()
 
 
