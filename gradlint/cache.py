@@ -66,6 +66,7 @@ def stat_key(st: os.stat_result) -> Stat:
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
+@functools.lru_cache(maxsize=256)
 def settings_key(codes: FrozenSet[str], options: RuleOptions, edits: bool) -> str:
     """What, besides the file, decides its findings."""
     text = json.dumps([sorted(codes), dataclasses.asdict(options), edits], sort_keys=True)

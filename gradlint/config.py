@@ -185,6 +185,7 @@ class Settings:
             expand_selector(sel)
         self._explicit = load_config(config_path) if config_path else None
         self._by_dir: Dict[Path, Config] = {}
+        self._by_dir_name: Dict[str, Config] = {}
         self._selections: Dict[int, Selection] = {}
         # Fail early (exit 2) on a broken config above the working directory.
         self.project = self.config_for_dir(Path(cwd or Path.cwd()))
@@ -218,7 +219,13 @@ class Settings:
         return found
 
     def config_for(self, path: Path) -> Config:
-        return self.config_for_dir(Path(os.path.abspath(path)).parent)
+        # Asked for every file of a run: looked up by the directory's name first,
+        # without building Path objects.
+        directory = os.path.dirname(os.path.abspath(path))
+        found = self._by_dir_name.get(directory)
+        if found is None:
+            found = self._by_dir_name[directory] = self.config_for_dir(Path(directory))
+        return found
 
     def selection(self, cfg: Config) -> Selection:
         key = id(cfg)
