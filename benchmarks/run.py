@@ -9,14 +9,16 @@
    machine) and unpacks their ``.py`` files into ``benchmarks/.work/corpus``.
 2. Creates ``benchmarks/.work/peers``, a virtualenv with pinned TorchFix and
    Ruff (and TorchFix's dependencies), apart from gradlint's own environment.
-3. Runs each tool on the whole corpus, interleaved (the order rotates each
+3. Measures how much parallel capacity the machine has at the moment (two
+   processes of pure-Python work against one), before and after.
+4. Runs each tool on the whole corpus, interleaved (the order rotates each
    repetition, so that no tool always follows the same one) and repeated;
    reports the median wall time, files per second and peak memory.
-4. Checks that the parallel and the cached runs print exactly what the serial
+5. Checks that the parallel and the cached runs print exactly what the serial
    uncached run prints, on the whole corpus (text and JSON output).
-5. Times ``gradlint check`` on one small file, process start to exit, and
+6. Times ``gradlint check`` on one small file, process start to exit, and
    breaks its start-up down with ``python -X importtime``.
-6. Prints the table and writes it, with the machine's description and load,
+7. Prints the table and writes it, with the machine's description and load,
    to ``docs/benchmarks.md``.
 
 gradlint is the one installed for the Python running this script.
@@ -299,6 +301,22 @@ def check_outputs(all_tools: Dict[str, Tool], cache_dir: Path) -> List[str]:
     return problems
 
 
+_BURN = "import sys\nx = 0\nfor i in range(int(sys.argv[1])):\n    x += i * i\n"
+
+
+def cpu_capacity() -> float:
+    """How many times more pure-Python work two processes get done than one, here
+    and now: 2.0 on an idle 2-core machine, less when other work holds the cores.
+    The parallel runs' figures mean little without it."""
+    n = "6000000"
+    one = measure([sys.executable, "-c", _BURN, n], WORK).wall
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", _BURN, n]) for _ in range(2)]
+    for p in procs:
+        p.wait()
+    return 2 * one / (time.perf_counter() - start)
+
+
 def small_file(repeat: int) -> Dict[str, float]:
     g = gradlint_cmd()
     target = WORK / "small" / "train.py"
@@ -400,6 +418,7 @@ def render(
     loads: Tuple[Tuple[float, ...], Tuple[float, ...]],
     repeat: int,
     peers: Path,
+    capacity: List[float],
 ) -> str:
     n_files, n_lines, n_bytes = stats
     mb = lambda kb: f"{kb / 1024:.0f} MB"  # noqa: E731
@@ -445,6 +464,7 @@ def render(
         f"- Peers: TorchFix {version_of([str(peers / 'torchfix')])}, {version_of([str(peers / 'ruff')])}",
         *[f"- Machine: {m}" for m in machine()],
         f"- Load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in loads[0])}; after: {', '.join(f'{x:.2f}' for x in loads[1])}",
+        f"- Parallel capacity (two processes of pure-Python work against one; 2.0 on an idle 2-core machine), before and after: {capacity[0]:.2f}, {capacity[1]:.2f}",
         f"- Corpus: {n_files:,} `.py` files, {n_lines:,} lines, {n_bytes / 1e6:.1f} MB: the `.py` files of {corpus} (pinned, hash-checked PyPI releases)",
         f"- Each run repeated {repeat}×, the tools interleaved (the order rotates each repetition); median shown. files/s is the corpus's file count over the wall time, for every tool.",
         "",
@@ -491,6 +511,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     shutil.rmtree(cache_dir, ignore_errors=True)
     all_tools = {t.key: t for t in tools(peers, cache_dir)}
     loads_before = os.getloadavg()
+    capacity = [cpu_capacity()]
     measure(all_tools["warm"].cmd, WORK)  # fills the cache for the warm runs
     order = list(all_tools)
     for rep in range(args.repeat):
@@ -503,8 +524,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     single = small_file(max(5, 3 * args.repeat))
     imports = import_times()
     loads_after = os.getloadavg()
+    capacity.append(cpu_capacity())
 
-    text = render(all_tools, stats, single, imports, problems, (loads_before, loads_after), args.repeat, peers)
+    text = render(all_tools, stats, single, imports, problems, (loads_before, loads_after), args.repeat, peers, capacity)
     print()
     print(text)
     if not args.no_write:
