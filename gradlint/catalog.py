@@ -24,6 +24,8 @@ DOCS_URL = "https://gradlint.readthedocs.io/en/latest/rules/{code}/"
 # "varies": the rule decides per finding (safe where it can prove the fix changes
 # nothing that matters, unsafe otherwise); its fix_safety text says when.
 FIX_SAFETIES = ("safe", "unsafe", "varies", "none")
+# The reserved code of files that cannot be read, decoded or parsed.
+PARSE_ERROR = "GL000"
 _CODE_RE = re.compile(r"^GL\d{3}$")
 _NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _POS_RE = re.compile(r"^(\d+):(\d+)$")

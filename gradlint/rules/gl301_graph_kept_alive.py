@@ -14,7 +14,7 @@ from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
 
 class GraphKeptAlive(Rule):
     code = "GL301"
-    triggers = ("for ", "while ")
+    triggers = ("for", "while")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
