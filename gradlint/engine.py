@@ -164,9 +164,14 @@ def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
 
 
 def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
-    """The enabled rules that could fire on ``source``, judged by their trigger substrings."""
+    """The enabled rules that could fire on ``source``, judged by their trigger
+    substrings and then their gates (see ``Rule``)."""
     rules = all_rules()
-    return [rules[c] for c in sorted(codes) if c in rules and any(t in source for t in rules[c].triggers)]
+    return [
+        rule
+        for rule in (rules[c] for c in sorted(codes) if c in rules)
+        if any(t in source for t in rule.triggers) and all(g.search(source) for g in rule.gates)
+    ]
 
 
 class _Dispatcher:

@@ -9,7 +9,9 @@ traversals (a parent map costs three times the traversal itself, scopes more
 than five), so the cheap answers come first:
 
 - parents of the nodes visited so far are recorded by the engine's traversal;
-  ``ParentNodeProvider`` runs only if a rule asks about a node not visited yet;
+  when a rule asks about a node not visited yet (a visitor looking at its
+  node's operands), one plain walk records every parent of the file (LibCST's
+  ``ParentNodeProvider`` would rebuild the tree three times);
 - ``refers_to`` rules out most nodes by their spelling before any scope
   analysis; qualified names come from ``ScopeProvider`` directly, per node,
   without ``QualifiedNameProvider``'s extra pass over every node.
@@ -18,6 +20,7 @@ than five), so the cheap answers come first:
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Type
 
@@ -27,7 +30,6 @@ from libcst.metadata import (
     CodePosition,
     CodeRange,
     MetadataWrapper,
-    ParentNodeProvider,
     QualifiedName,
     QualifiedNameSource,
     ScopeProvider,
@@ -36,7 +38,7 @@ from libcst.metadata import (
 from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
-from gradlint.traversal import positions, scope_metadata
+from gradlint.traversal import positions, record_parents, scope_metadata
 
 _NOT_VISITED = object()
 
@@ -66,6 +68,7 @@ class FileContext:
         # parent (ids, since CSTNode.__hash__ is a Python call; the tree keeps
         # the nodes, so their ids stay theirs).
         self.parents: Dict[int, Optional[cst.CSTNode]] = {}
+        self._all_parents = False
         self._qualnames: Dict[cst.CSTNode, FrozenSet[QualifiedName]] = {}
         self._import_names: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None
         self._positions: Optional[Dict[int, Tuple[int, int, int, int]]] = None
@@ -99,7 +102,12 @@ class FileContext:
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         found = self.parents.get(id(node), _NOT_VISITED)
         if found is _NOT_VISITED:
-            return self.metadata(ParentNodeProvider).get(node)
+            if self._all_parents:
+                return None  # not in this tree
+            self._all_parents = True
+            self.parents[id(self.module)] = None
+            record_parents(self.module, self.parents)
+            found = self.parents.get(id(node))
         return found  # type: ignore[return-value]
 
     def _qualified(self, node: cst.CSTNode) -> FrozenSet[QualifiedName]:
@@ -159,13 +167,24 @@ class FileContext:
 class Rule:
     """Base class of every rule; subclasses live one per module in ``gradlint/rules``.
 
-    ``code`` ties the class to its catalog entry. ``triggers`` are substrings of
-    which a file must contain at least one for the rule to be able to fire: the
-    engine skips parsing files that contain none of the enabled rules' triggers.
+    ``code`` ties the class to its catalog entry. Two prefilters, both necessary
+    conditions for the rule to fire, decide whether it runs on a file at all;
+    the engine does not parse a file on which no enabled rule passes both:
+
+    - ``triggers``: substrings of which the file must contain at least one
+      (``in``, a fraction of a microsecond per kilobyte);
+    - ``gates`` (optional): compiled regular expressions that must each match
+      somewhere in the file, tried only when a trigger is present. They say
+      what the trigger cannot: ``.data`` *followed by an in-place edit*, a loop
+      *and* an accumulation (building blocks in ``gradlint.rules._gates``).
+
+    ``tests/test_prefilter.py`` runs every rule with and without them on every
+    fixture and catalog example, and requires the same findings.
     """
 
     code: ClassVar[str]
     triggers: ClassVar[Tuple[str, ...]]
+    gates: ClassVar[Tuple["re.Pattern[str]", ...]] = ()
     _registry: ClassVar[Dict[str, Type["Rule"]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -177,6 +196,8 @@ class Rule:
             raise TypeError(f"rule code {code} is defined twice")
         if not cls.__dict__.get("triggers"):
             raise TypeError(f"rule {code} must declare its trigger substrings")
+        if not (isinstance(cls.gates, tuple) and all(isinstance(g, re.Pattern) for g in cls.gates)):
+            raise TypeError(f"rule {code}: gates must be a tuple of compiled regular expressions")
         Rule._registry[code] = cls
 
     def __init__(self, ctx: FileContext) -> None:

@@ -78,12 +78,17 @@ VIEW_METHODS = frozenset(
     "unflatten movedim moveaxis swapaxes swapdims as_strided".split()
 )
 VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
-# Receivers of ``.data`` that are datasets, requests, configs... far more often than tensors.
+# Receivers of ``.data`` that are datasets, requests, configs... far more often than
+# tensors: these names, and names ending in these suffixes (any case). The rules'
+# prefilter gates exclude the same receivers (``gradlint.rules._gates``).
+NOT_TENSOR_DATA_NAMES = tuple(
+    "self cls args opt opts options cfg config conf hparams hp settings flags ns namespace "
+    "req request resp response res result json payload event msg message item record row node tree "
+    "batch sample example data form graph g df frame table ds".split()
+)
+NOT_TENSOR_DATA_SUFFIXES = ("set", "_ds", "loader", "_df")  # ``dataset``, ``train_set``, ``val_loader``
 _NOT_TENSOR_DATA = re.compile(
-    r"^(self|cls|args|opts?|options|cfg|config|conf|hparams|hp|settings|flags|ns|namespace|"
-    r"req(uest)?|resp(onse)?|res|result|json|payload|event|msg|message|item|record|row|node|tree|"
-    r"batch|sample|example|data|form|graph|g|df|frame|table)$"
-    r"|(data_?set|_ds|^ds|set|loader|_df)$",
+    "^(%s)$|(%s)$" % ("|".join(NOT_TENSOR_DATA_NAMES), "|".join(NOT_TENSOR_DATA_SUFFIXES)),
     re.IGNORECASE,
 )
 # Methods whose result holds no autograd history, whatever their receiver holds.

@@ -105,6 +105,20 @@ def walk(
     leave(node)
 
 
+def record_parents(root: CSTNode, parents: Dict[int, Optional[CSTNode]]) -> None:
+    """Fill ``parents`` (``id(node) -> its parent``) for every node under ``root``
+    (``root`` itself is left alone): what LibCST's ``ParentNodeProvider`` gives,
+    without its three traversals that rebuild the tree (a test compares them)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        found = children(node)
+        for child in found:
+            parents[id(child)] = node
+        found.reverse()  # in source order, as the engine's walk records them
+        stack.extend(found)
+
+
 def visit(node: CSTNode, visitor: cst.CSTVisitor) -> None:
     """``node.visit(visitor)`` for a visitor that changes nothing, without rebuilding
     the tree: the same ``on_visit``/``on_visit_attribute``/``on_leave`` calls."""

@@ -141,11 +141,23 @@ def test_children_and_parents_match_libcst():
             assert ctx.parent(node) is parents.get(node)
 
 
-def test_parent_of_a_node_not_walked_yet_falls_back_to_libcst():
+def test_parents_of_nodes_not_walked_yet_are_libcsts(monkeypatch):
+    # A visitor asks about its node's operands before the walk reaches them:
+    # one plain walk answers, without LibCST's provider.
+    for source in SOURCES:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        parents = wrapper.resolve(ParentNodeProvider)
+        ctx = FileContext("x.py", source, wrapper.module)
+        nodes: List[cst.CSTNode] = []
+        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+        with monkeypatch.context() as patch:
+            patch.setattr(MetadataWrapper, "resolve", lambda *a: pytest.fail("LibCST metadata resolved"))
+            for node in reversed(nodes):  # none of them walked by the engine
+                assert ctx.parent(node) is parents.get(node)
     module = cst.parse_module("x = f(y)\n")
     ctx = FileContext("x.py", "x = f(y)\n", module)
-    call = module.body[0].body[0].value
-    assert isinstance(ctx.parent(call), cst.Assign)
+    assert isinstance(ctx.parent(module.body[0].body[0].value), cst.Assign)
+    assert ctx.parent(cst.Name("elsewhere")) is None
 
 
 NAME_SETS = sorted(

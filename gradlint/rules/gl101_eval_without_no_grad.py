@@ -12,6 +12,7 @@ see ``_skip_function`` and ``_wants_gradients``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
@@ -63,6 +64,8 @@ class _Region:
 class EvalWithoutNoGrad(Rule):
     code = "GL101"
     triggers = (".eval(", ".train(")
+    # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``)
+    gates = (re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b"),)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradlint.rule import Rule
@@ -16,6 +18,15 @@ _FORMS = {
 class GradGuardNotEntered(Rule):
     code = "GL107"
     triggers = ("no_grad", "inference_mode", "enable_grad")
+    gates = (
+        re.compile(
+            # a guard called at the start of a statement, or assigned to a name ...
+            r"(?m)(?:^|[;:])[\s(\\]*(?:\w+[\s)\\]*=[\s(\\]*)?(?:\w+[\s\\]*\.[\s\\]*)*"
+            r"(?:no_grad|inference_mode|enable_grad)[\s\\]*\("
+            # ... or imported under another name
+            r"|(?:no_grad|inference_mode|enable_grad)\s+as\b"
+        ),
+    )
 
     def visit_Expr(self, node: cst.Expr) -> None:
         self._check(node.value)

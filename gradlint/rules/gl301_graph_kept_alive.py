@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import Rule
+from gradlint.rules._gates import LOOP_STATEMENT
 from gradlint.rules._inplace import edit_text, short
 from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
 
@@ -15,6 +17,17 @@ from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
 class GraphKeptAlive(Rule):
     code = "GL301"
     triggers = ("for", "while")
+    gates = (
+        re.compile(LOOP_STATEMENT),
+        # what the visitors below check
+        re.compile(
+            r"[-+]="  # total += loss
+            r"|\bappend\b"  # losses.append(loss)
+            r"|\][\s)\\]*=(?!=)"  # history[i] = out
+            r"|\b(\w+)[ \t]*=[\s(\\]*\1\b[\s)\\]*[-+]"  # total = total + loss
+            r"|\+[\s(\\]*\w+[ \t)\\]*(?:[\r\n;#]|\Z)"  # total = loss + total
+        ),
+    )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
