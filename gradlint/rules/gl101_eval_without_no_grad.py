@@ -464,7 +464,7 @@ class _Flow:
                 return False
             if isinstance(func, cst.Name) and name in _PLAIN_FUNCS:
                 return False
-            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.qualnames(func) & TENSOR_FACTORIES:
+            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.refers_to(func, TENSOR_FACTORIES):
                 return False
             covered = covered or id(expr) in self._covered
             if covered and self._makes_graph(expr):
