@@ -164,9 +164,14 @@ def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
 
 
 def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
-    """The enabled rules that could fire on ``source``, judged by their trigger substrings."""
+    """The enabled rules that could fire on ``source``, judged by their trigger
+    substrings and then their gates (see ``Rule``)."""
     rules = all_rules()
-    return [rules[c] for c in sorted(codes) if c in rules and any(t in source for t in rules[c].triggers)]
+    return [
+        rule
+        for rule in (rules[c] for c in sorted(codes) if c in rules)
+        if any(t in source for t in rule.triggers) and all(g.search(source) for g in rule.gates)
+    ]
 
 
 class _Dispatcher:
@@ -175,8 +180,19 @@ class _Dispatcher:
     which spares most files LibCST's ``ParentNodeProvider`` (three more full
     traversals)."""
 
-    def __init__(self, rules: Sequence[Rule], parents: Optional[Dict[int, Optional[cst.CSTNode]]] = None) -> None:
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        parents: Optional[Dict[int, Optional[cst.CSTNode]]] = None,
+        starts: Optional[Dict[int, int]] = None,
+        ends: Optional[Dict[int, int]] = None,
+    ) -> None:
         self.parents = parents if parents is not None else {}
+        # Each node's index in the walk, and the last index under it once left:
+        # what ``FileContext.order`` answers from.
+        self.starts = starts if starts is not None else {}
+        self.ends = ends if ends is not None else {}
+        self._count = 0
         self._rules = rules
         self._visit: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
         self._leave: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
@@ -188,6 +204,8 @@ class _Dispatcher:
 
     def enter(self, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
         self.parents[id(node)] = parent
+        self.starts[id(node)] = self._count
+        self._count += 1
         fns = self._visit.get(type(node))
         if fns is None:
             self._methods(type(node))
@@ -196,6 +214,7 @@ class _Dispatcher:
             fn(node)
 
     def leave(self, node: cst.CSTNode) -> None:
+        self.ends[id(node)] = self._count - 1
         for fn in self._leave[type(node)]:
             fn(node)
 
@@ -246,7 +265,7 @@ def lint_source(
         return LintResult([])
     ctx = FileContext(path, source, module, settings.options)
     rules = [cls(ctx) for cls in rule_classes]
-    _Dispatcher(rules, ctx.parents).run(module)
+    _Dispatcher(rules, ctx.parents, ctx.starts, ctx.ends).run(module)
     findings = [f for r in rules for f in r.findings]
     if findings and settings.line_noqa and "noqa" in source.lower():
         noqa = _noqa_lines(source)

@@ -14,7 +14,7 @@ import difflib
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -125,8 +125,11 @@ def select_compatible(fixes: Iterable[Fix]) -> List[Fix]:
 
 
 class _Applier(cst.CSTTransformer):
-    def __init__(self, edits: Sequence[Edit]) -> None:
+    def __init__(self, edits: Sequence[Edit], parents: Optional[Mapping[int, Optional[cst.CSTNode]]] = None) -> None:
         super().__init__()
+        # With the tree's parents, only the nodes above an edit are entered: a
+        # transformer that enters every node rebuilds the whole tree per fix.
+        self._enter = _above(edits, parents) if parents is not None else None
         self._replace: Dict[int, NewNode] = {}
         self._transforms: Dict[int, List[Callable[..., Any]]] = {}
         self._wraps: Dict[int, Edit] = {}
@@ -150,6 +153,9 @@ class _Applier(cst.CSTTransformer):
                 raise ValueError(f"unknown edit kind {edit.kind!r}")
         # Keep the targets alive so that their id()s cannot be reused mid-run.
         self._targets = [e.target for e in edits]
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return self._enter is None or id(node) in self._enter
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:  # type: ignore[override]
         result: Any = super().on_leave(original_node, updated_node)
@@ -188,6 +194,21 @@ class _Applier(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
 
+def _above(edits: Sequence[Edit], parents: Mapping[int, Optional[cst.CSTNode]]) -> Optional[Set[int]]:
+    """id() of every node an edit targets and of every node above them, or None
+    (enter every node) if some target's line of parents is not known."""
+    found: Set[int] = set()
+    for edit in edits:
+        for node in (edit.target, edit.last):
+            cur: Optional[cst.CSTNode] = node
+            while cur is not None and id(cur) not in found:
+                if id(cur) not in parents:
+                    return None
+                found.add(id(cur))
+                cur = parents[id(cur)]
+    return found
+
+
 def _flatten(results: Iterable[Any]) -> List[cst.BaseStatement]:
     out: List[cst.BaseStatement] = []
     for res in results:
@@ -200,10 +221,15 @@ def _flatten(results: Iterable[Any]) -> List[cst.BaseStatement]:
     return out
 
 
-def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
-    """The source of ``module`` with ``fixes`` applied (they must not conflict)."""
+def apply_fixes(
+    module: cst.Module, fixes: Sequence[Fix], parents: Optional[Mapping[int, Optional[cst.CSTNode]]] = None
+) -> str:
+    """The source of ``module`` with ``fixes`` applied (they must not conflict).
+
+    ``parents`` (``id(node)`` -> its parent, for every node of ``module``) makes it
+    faster: only the nodes above the edits are rebuilt."""
     edits = [e for f in fixes for e in f.edits]
-    new_module = module.visit(_Applier(edits)) if edits else module
+    new_module = module.visit(_Applier(edits, parents)) if edits else module
     adds = {imp for f in fixes for imp in f.add_imports}
     removes = {imp for f in fixes for imp in f.remove_imports}
     if adds or removes:

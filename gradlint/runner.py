@@ -123,13 +123,14 @@ def to_diagnostics(
             edits: Optional[Tuple[TextEdit, ...]] = ()
             if mode.edits and context is not None and text is not None:
                 try:
-                    new = apply_fixes(context.module, [fix])
+                    new = apply_fixes(context.module, [fix], context.parents)
                     edits = doc.fix_edits(text, new) if doc is not None else tuple(text_edits(text, new))
                 except Exception:  # an unrenderable fix is reported without edits
                     edits = ()
             elif doc is not None and doc.checks_fixes and context is not None and text is not None:
                 module = context.module
-                edits = () if doc.fix_fits(text, fix, lambda: apply_fixes(module, [fix])) else None
+                parents = context.parents
+                edits = () if doc.fix_fits(text, fix, lambda: apply_fixes(module, [fix], parents)) else None
             if edits is not None:
                 info = FixInfo(fix.applicability, fix.title, edits)
         cell, row, column, end_row, end_column = None, f.start[0], f.start[1] + 1, f.end[0], f.end[1] + 1

@@ -40,6 +40,7 @@ VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variab
 AUTOGRAD_GRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 GRAD_MODE_GUARDS = NO_GRAD | INFERENCE_MODE | ENABLE_GRAD | SET_GRAD_ENABLED
+TORCH = frozenset({"torch"})  # for ``FileContext.qualnames_in``
 
 _TENSOR_FACTORY_NAMES = (
     "tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm arange linspace "
@@ -78,12 +79,17 @@ VIEW_METHODS = frozenset(
     "unflatten movedim moveaxis swapaxes swapdims as_strided".split()
 )
 VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
-# Receivers of ``.data`` that are datasets, requests, configs... far more often than tensors.
+# Receivers of ``.data`` that are datasets, requests, configs... far more often than
+# tensors: these names, and names ending in these suffixes (any case). The rules'
+# prefilter gates exclude the same receivers (``gradlint.rules._gates``).
+NOT_TENSOR_DATA_NAMES = tuple(
+    "self cls args opt opts options cfg config conf hparams hp settings flags ns namespace "
+    "req request resp response res result json payload event msg message item record row node tree "
+    "batch sample example data form graph g df frame table ds".split()
+)
+NOT_TENSOR_DATA_SUFFIXES = ("set", "_ds", "loader", "_df")  # ``dataset``, ``train_set``, ``val_loader``
 _NOT_TENSOR_DATA = re.compile(
-    r"^(self|cls|args|opts?|options|cfg|config|conf|hparams|hp|settings|flags|ns|namespace|"
-    r"req(uest)?|resp(onse)?|res|result|json|payload|event|msg|message|item|record|row|node|tree|"
-    r"batch|sample|example|data|form|graph|g|df|frame|table)$"
-    r"|(data_?set|_ds|^ds|set|loader|_df)$",
+    "^(%s)$|(%s)$" % ("|".join(NOT_TENSOR_DATA_NAMES), "|".join(NOT_TENSOR_DATA_SUFFIXES)),
     re.IGNORECASE,
 )
 # Methods whose result holds no autograd history, whatever their receiver holds.
@@ -116,6 +122,9 @@ _LOSS_FUNCTIONS = frozenset(
     "multilabel_margin_loss multilabel_soft_margin_loss multi_margin_loss soft_margin_loss".split()
 )
 NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# Where ``_is_module_factory`` finds modules, and what copies one.
+_MODEL_PACKAGES = frozenset({"torch", "torchvision", "timm", "transformers"})
+_MODULE_COPIES = frozenset({"copy.deepcopy", "copy.copy", "torch.compile"})
 # ``torch.nn`` names that are not modules although they are capitalised.
 _NN_NOT_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"})
 _TORCHVISION_NOT_MODELS = frozenset({"get_weight", "get_model_weights", "list_models", "get_model_builder"})
@@ -588,7 +597,7 @@ class Semantic:
                         if flag is None or bool_value(flag.value) is not False:
                             return True
                 names = (
-                    self.ctx.qualnames(func)
+                    self.ctx.qualnames_in(func, TORCH)
                     if self._may_name_autograd and isinstance(func, (cst.Name, cst.Attribute))
                     else frozenset()
                 )
@@ -876,7 +885,7 @@ class Semantic:
             expr = base.value
             if not isinstance(expr, (cst.Name, cst.Attribute)):
                 continue
-            if self.ctx.qualnames(expr) & LIGHTNING_MODULE or self.ctx.code_for(expr).endswith("LightningModule"):
+            if self.ctx.refers_to(expr, LIGHTNING_MODULE) or self.ctx.code_for(expr).endswith("LightningModule"):
                 return True
             if isinstance(expr, cst.Name):
                 for stmt in self.ctx.module.body:
@@ -1000,17 +1009,18 @@ class Semantic:
         binds = self.bindings(scope).get(name.value)
         if not binds:
             return None
-        use = self.ctx.position(name).start
-        use_at = (use.line, use.column)
         best: Optional[Binding] = None
-        best_at: Tuple[int, int] = (-1, -1)
+        best_at = -2
         for b in binds:
             if isinstance(b.node, cst.AugAssign):
                 continue
             if isinstance(b.node, cst.CompFor):
                 return None  # comprehension variables: not worth modelling
-            at = self._binding_point(b)
-            if at <= use_at and at >= best_at:
+            point = self._binding_point(b)
+            if point is not None and not self.ctx.ends_before(point, name):
+                continue
+            at = -1 if point is None else self.ctx.order(point)[1]
+            if at >= best_at:
                 best, best_at = b, at
         if best is None or not self._dominates(best, name):
             return None
@@ -1024,12 +1034,12 @@ class Semantic:
             cur = self.ctx.parent(cur)
         return best
 
-    def _binding_point(self, b: Binding) -> Tuple[int, int]:
+    def _binding_point(self, b: Binding) -> Optional[cst.CSTNode]:
+        """What must end before a use for the binding to hold there: its statement (a
+        loop's target); None for a parameter, which holds from the start."""
         if b.kind == "param" or b.node is None:
-            return (0, 0)
-        node = b.node.target if isinstance(b.node, cst.For) else b.node
-        end = self.ctx.position(node).end
-        return (end.line, end.column)
+            return None
+        return b.node.target if isinstance(b.node, cst.For) else b.node
 
     def _dominates(self, b: Binding, use: cst.CSTNode) -> bool:
         if b.kind == "param":
@@ -1146,7 +1156,7 @@ class Semantic:
         if not isinstance(expr, cst.Call):
             return None
         func = expr.func
-        names = self.ctx.qualnames(func) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+        names = self.ctx.qualnames_in(func, TORCH) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
         if names & REQUIRES_GRAD_FACTORIES:
             flag = call_arg(expr, None, "requires_grad")
             return expr if flag is not None and bool_value(flag.value) is not False else None
@@ -1162,7 +1172,8 @@ class Semantic:
         func = call.func
         if isinstance(func, cst.Name) and func.value in _PYTHON_VALUE_FUNCS and not self.ctx.is_imported(func):
             return None
-        names = self.ctx.qualnames(func) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+        # Every name asked about below is torch's.
+        names = self.ctx.qualnames_in(func, TORCH) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
         if names & (TENSOR_FACTORIES | VARIABLE) or self.carries_no_graph(call, self.enclosing_scope(call)):
             return None
         if self.grad_disabled(call) is True:
@@ -1290,12 +1301,12 @@ class Semantic:
     def _module_call(self, call: cst.Call, depth: int) -> bool:
         func = call.func
         if isinstance(func, (cst.Name, cst.Attribute)):
-            for q in self.ctx.qualnames(func):
+            for q in self.ctx.qualnames_in(func, _MODEL_PACKAGES):
                 if self._is_module_factory(q):
                     return True
             if self.module_class(func) is not None:
                 return True
-            if self.ctx.qualnames(func) & {"copy.deepcopy", "copy.copy", "torch.compile"} and call.args:
+            if self.ctx.refers_to(func, _MODULE_COPIES) and call.args:
                 return self.is_module(call.args[0].value, depth + 1)
         if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_SELF_METHODS:
             return self.is_module(func.value, depth + 1)
@@ -1338,7 +1349,7 @@ class Semantic:
         if b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None:
             ann = b.node.annotation.annotation
             if isinstance(ann, (cst.Name, cst.Attribute)):
-                return bool(self.ctx.qualnames(ann) & NN_MODULE) or self.module_class(ann) is not None
+                return self.ctx.refers_to(ann, NN_MODULE) or self.module_class(ann) is not None
             return False
         if b.kind == "for" and isinstance(b.node, cst.For):
             return self._module_loop_variable(b.node, name, depth)
@@ -1403,7 +1414,7 @@ class Semantic:
                         value = base.value
                         if not isinstance(value, (cst.Name, cst.Attribute)) or base.keyword is not None:
                             continue
-                        if self.ctx.qualnames(value) & NN_MODULE or (
+                        if self.ctx.refers_to(value, NN_MODULE) or (
                             isinstance(value, cst.Name) and value.value in found
                         ):
                             found[name] = cls
@@ -1462,6 +1473,15 @@ def walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNod
     return _walk(node, into_functions, lambda cur: tuple(reversed(children(cur))))
 
 
+# Exact types, not isinstance(): CSTNode is an ABC, whose isinstance() costs a
+# Python-level call, and these walks test every node of a file.
+_NEW_SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+_BINDING_NODES = frozenset(
+    {cst.Assign, cst.AnnAssign, cst.For, cst.CompFor, cst.AugAssign, cst.WithItem, cst.NamedExpr}
+    | {cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom}
+)
+
+
 def _walk(
     node: cst.CSTNode, into_functions: bool, reversed_children: Callable[[cst.CSTNode], Sequence[cst.CSTNode]]
 ) -> Iterator[cst.CSTNode]:
@@ -1469,7 +1489,7 @@ def _walk(
     while stack:
         cur = stack.pop()
         yield cur
-        if cur is not node and not into_functions and isinstance(cur, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if cur is not node and not into_functions and type(cur) in _NEW_SCOPES:
             continue
         stack.extend(reversed_children(cur))
 
@@ -1501,6 +1521,8 @@ def _collect_bindings(scope: Scope) -> Dict[str, List[Binding]]:
     else:
         body = scope
     for node in walk(body):
+        if type(node) not in _BINDING_NODES:
+            continue
         if isinstance(node, cst.Assign):
             for t in node.targets:
                 tgt = t.target

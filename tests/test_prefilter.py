@@ -1,16 +1,20 @@
-"""The trigger prefilter never skips a file with findings, and every rule's triggers earn their place.
+"""The prefilter never skips a file with findings, and every rule's triggers and gates earn their place.
 
-The engine does not parse a file that contains none of the enabled rules'
-trigger substrings. These tests run each rule with and without that filter
-over every file under fixtures/ (sources and expected fix outputs) and every
-catalog example, and require the same findings: a rule added without the
-triggers its own fixtures need fails here.
+The engine does not parse a file for a rule unless the file contains one of
+the rule's trigger substrings and matches each of its gates (regular
+expressions). These tests run each rule with and without that filter over
+every file under fixtures/ (sources and expected fix outputs), every catalog
+example and the spellings in GATE_CASES, and require the same findings: a
+rule added without the triggers or with gates stricter than its fixtures need
+fails here.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Dict, List, Tuple
+
+import re
 
 import pytest
 
@@ -101,3 +105,130 @@ def test_file_level_noqa_is_honoured_before_parsing():
     assert not needs_parse("# gradlint: noqa\nv = Variable(x)\n", codes)
     assert not needs_parse("# gradlint: noqa: GL001, GL002\nv = Variable(x)\n", codes)
     assert needs_parse("# gradlint: noqa: GL001\nv = Variable(x)\n", codes)
+
+
+GATED = [code for code in RULES if all_rules()[code].gates]
+
+
+@pytest.mark.parametrize("code", GATED)
+def test_every_gate_matches_every_case_with_findings(code, unfiltered):
+    for gate in all_rules()[code].gates:
+        missed = [name for name, src in CORPUS if unfiltered[(code, name)] and not gate.search(src)]
+        assert not missed, f"{code}'s gate {gate.pattern!r} does not match cases it has findings in: {missed}"
+
+
+@pytest.mark.parametrize("code", GATED)
+def test_every_gate_keeps_out_a_triggered_case(code):
+    """A gate that passes every case with a trigger word is dead weight (or wrong)."""
+    rule = all_rules()[code]
+    triggered = [src for _, src in CORPUS if any(t in src for t in rule.triggers)]
+    for gate in rule.gates:
+        assert any(not gate.search(src) for src in triggered), f"{code}: {gate.pattern!r} keeps out nothing"
+
+
+def test_a_rule_with_a_too_strict_gate_is_caught(monkeypatch, unfiltered):
+    # What the tests above would say about GL202 gating on ``.data.<method>_(`` alone,
+    # forgetting augmented assignments and aliases (``d_p = p.grad.data``).
+    rule = all_rules()["GL202"]
+    monkeypatch.setattr(rule, "gates", (re.compile(r"\.data\.\w+_\("),))
+    skipped = [name for name, src in CORPUS if unfiltered[("GL202", name)] and not _findings(src, ["GL202"], True)]
+    assert "GL202/manual_sgd.unsafe.py" in skipped  
+
+
+def test_gates_must_be_compiled_patterns():
+    from gradlint.rule import Rule
+
+    with pytest.raises(TypeError, match="gates must be a tuple of compiled regular expressions"):
+
+        class Bad(Rule):  # noqa: F841
+            code = "GL999"
+            triggers = ("x",)
+            gates = (r"\.data",)  # type: ignore[assignment]
+
+
+# Spellings a rule accepts that the fixtures may not show: each is a finding
+# with the prefilter off, and the gates must let it through.
+GATE_CASES = [
+    ("GL202", "def step(p, lr):\n    p.data.add_(p.grad, alpha=-lr)\n"),
+    ("GL202", "def step(p, lr):\n    (p.data\n     .add_(p.grad, alpha=-lr))\n"),
+    ("GL202", "def step(p, lr):\n    p.data \\\n        .add_(p.grad, alpha=-lr)\n"),
+    ("GL202", "def step(p, lr):\n    p.data.view(-1)[0] = 1\n"),
+    ("GL202", "def step(p, lr):\n    p.data.T.zero_()\n"),
+    ("GL202", "def step(p, lr):\n    p.data -= lr * p.grad\n"),
+    ("GL202", "def step(p, lr):\n    p.data[0] = 1\n"),
+    ("GL202", "def step(p, lr):\n    d_p = p.grad.data\n    d_p.mul_(lr)\n"),
+    ("GL202", "def step(p, lr):\n    d_p = (p.grad.data)\n    d_p.mul_(lr)\n"),
+    ("GL202", "def step(p, lr):\n    d_p = p.grad.data  # alias\n    d_p.mul_(lr)\n"),
+    ("GL202", "def step(p, q, lr):\n    a, b = p.data, q.data.clone()\n    a.mul_(lr)\n"),
+    ("GL202", "def step(p, lr):\n    d_p = p.grad.data; d_p.mul_(lr)\n"),
+    ("GL202", "def step(p, lr):\n    d_p: torch.Tensor = p.grad.data\n    d_p.mul_(lr)\n"),
+    ("GL202", "def step(myself, lr):\n    myself.data.zero_()\n"),  # not ``self``
+    ("GL201", "def f(model, x):\n    y = model(x)\n    z = y.detach()\n    z.add_(1)\n    return y\n"),
+    ("GL201", "def f(model, x):\n    y = model(x)\n    y.detach().zero_()\n    return y\n"),
+    ("GL201", "def f(model, x):\n    y = model(x)\n    y.detach()[0] = 1\n    return y\n"),
+    ("GL201", "def f(model, x):\n    y = model(x)\n    z = y.detach().view(-1)\n    z += 1\n    return y\n"),
+    ("GL203", "def f(model):\n    w = model.weight.data\n    return w.norm()\n"),
+    ("GL301", "def f(model, loader):\n    total = 0\n    for x in loader:\n        total += model(x)\n    print(total)\n"),
+    ("GL301", "def f(model, loader):\n    total = 0\n    for x in loader:\n        total = total + model(x)\n    print(total)\n"),
+    ("GL301", "def f(model, loader):\n    t = 0\n    for x in loader:\n        t = (t\n             + model(x))\n    print(t)\n"),
+    ("GL301", "def f(model, loader):\n    t = 0\n    for x in loader:\n        out = model(x)\n        t = out + t\n    print(t)\n"),
+    ("GL301", "def f(model, loader):\n    outs = []\n    for x in loader:\n        outs.append(model(x))\n    print(outs)\n"),
+    ("GL301", "def f(model, xs, n):\n    outs = [None] * n\n    i = 0\n    while i < n:\n        outs[i] = model(xs[i])\n        i += 1\n    print(outs)\n"),
+    ("GL301", "async def f(model, loader):\n    outs = []\n    async for x in loader:\n        outs.append(model(x))\n    print(outs)\n"),
+    ("GL103", "def f(model, x):\n    with torch.no_grad():\n        loss = model(x).sum()\n    loss.backward()\n"),
+    ("GL103", "from torch import no_grad as ng\ndef f(model, x):\n    with ng():\n        loss = model(x).sum()\n    loss.backward()\n"),
+    ("GL104", "def f(model, x):\n    x.requires_grad = False\n    return model(x)\n"),
+    ("GL104", "def f(model, x):\n    x.requires_grad = (False)\n    return model(x)\n"),
+    ("GL104", "def f(model, x):\n    x.requires_grad_(False)\n    return model(x)\n"),
+    ("GL104", "def f(model, x):\n    x.requires_grad_(requires_grad=False)\n    return model(x)\n"),
+    ("GL101", "def f(model, x):\n    model.eval()\n    return model(x)\n"),
+    ("GL101", "def f(model, x):\n    model.eval(  # inference\n    )\n    return model(x)\n"),
+    ("GL101", "def f(model, x):\n    model.train(False)\n    return model(x)\n"),
+    ("GL101", "def f(model, x):\n    model.train(mode=False)\n    return model(x)\n"),
+    ("GL101", "def f(model, x):\n    model.train(\n        False,\n    )\n    return model(x)\n"),
+    ("GL102", "def f(model, x):\n    with torch.no_grad:\n        return model(x)\n"),
+    ("GL102", "from torch import no_grad as ng\ndef f(model, x):\n    with ng:\n        return model(x)\n"),
+    ("GL102", "@torch.set_grad_enabled\ndef f(model, x):\n    return model(x)\n"),
+    ("GL106", "@torch.no_grad()\ndef f(model, x):\n    with torch.no_grad():\n        return model(x)\n"),
+    ("GL106", "from torch import no_grad as ng\n@ng()\ndef f(model, x):\n    with ng():\n        return model(x)\n"),
+    ("GL106", "def f(model, x):\n    torch.set_grad_enabled(False)\n    with torch.no_grad():\n        return model(x)\n"),
+    ("GL107", "def f(model, x):\n    torch.no_grad()\n    return model(x)\n"),
+    ("GL107", "def f(model, x):\n    ctx = torch.no_grad()\n    return model(x)\n"),
+    ("GL107", "def f(model, x):\n    if x: torch.no_grad()\n    return model(x)\n"),
+    ("GL107", "def f(model, x):\n    y = 1; torch.no_grad()\n    return model(x)\n"),
+    ("GL107", "def f(model, x):\n    (torch.no_grad())\n    return model(x)\n"),
+    ("GL107", "def f(model, x):\n    torch.autograd.no_grad()\n    return model(x)\n"),
+    ("GL107", "from torch import inference_mode as im\ndef f(model, x):\n    im()\n    return model(x)\n"),
+    ("GL302", "model = torch.nn.Linear(2, 2)\nmodel.requires_grad = False\n"),
+    ("GL302", "model = torch.nn.Linear(2, 2)\nmodel.requires_grad = other.requires_grad = False\n"),
+]
+
+
+@pytest.mark.parametrize("code, body", GATE_CASES)
+def test_gates_let_through_every_spelling_of_a_finding(code, body):
+    src = body if body.startswith("from torch") else "import torch\n" + body
+    want = _findings(src, [code], prefilter=False)
+    assert want, "not a finding: the case tests nothing"
+    assert _findings(src, [code], prefilter=True) == want
+
+
+@pytest.mark.parametrize(
+    "code, src",
+    [
+        ("GL202", "import torch\nfrom torch.utils.data import DataLoader\nx = batch.data.cuda()\nself.data.add_(1)\n"),
+        ("GL203", "import torch\nfrom allennlp.data.fields import Field\np.data = t\n"),
+        ("GL201", "import torch\ny = model(x).detach().cpu().numpy()\n"),
+        ("GL301", "import torch\n# for each batch\ntotal += loss\n"),
+        ("GL103", "import torch\nloss.backward()\n"),
+        ("GL104", "import torch\nx = torch.zeros(3, requires_grad=True)\n"),
+        ("GL101", "import torch\nmodel.train()\nmodel.eval_mode = 1\n"),
+        ("GL102", "import torch\nwith torch.no_grad():\n    pass\n"),
+        ("GL106", "import torch\nwith torch.no_grad():\n    pass\n"),
+        ("GL107", "import torch\nwith torch.no_grad():\n    y = f(torch.enable_grad())\n"),
+        ("GL302", "import torch\nif x.requires_grad == False:\n    pass\n"),
+    ],
+)
+def test_gates_keep_out_what_cannot_be_a_finding(code, src):
+    rule = all_rules()[code]
+    assert any(t in src for t in rule.triggers)
+    assert code not in [r.code for r in triggered_rules(src, frozenset([code]))]

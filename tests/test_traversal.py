@@ -20,7 +20,7 @@ from harness import FIXTURES
 from gradlint import catalog, semantic
 from gradlint.engine import _Dispatcher
 from gradlint.rule import FileContext
-from gradlint.traversal import children, walk
+from gradlint.traversal import children, positions, walk
 
 EVERY_SYNTAX = textwrap.dedent(
     '''\
@@ -141,11 +141,23 @@ def test_children_and_parents_match_libcst():
             assert ctx.parent(node) is parents.get(node)
 
 
-def test_parent_of_a_node_not_walked_yet_falls_back_to_libcst():
+def test_parents_of_nodes_not_walked_yet_are_libcsts(monkeypatch):
+    # A visitor asks about its node's operands before the walk reaches them:
+    # one plain walk answers, without LibCST's provider.
+    for source in SOURCES:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        parents = wrapper.resolve(ParentNodeProvider)
+        ctx = FileContext("x.py", source, wrapper.module)
+        nodes: List[cst.CSTNode] = []
+        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+        with monkeypatch.context() as patch:
+            patch.setattr(MetadataWrapper, "resolve", lambda *a: pytest.fail("LibCST metadata resolved"))
+            for node in reversed(nodes):  # none of them walked by the engine
+                assert ctx.parent(node) is parents.get(node)
     module = cst.parse_module("x = f(y)\n")
     ctx = FileContext("x.py", "x = f(y)\n", module)
-    call = module.body[0].body[0].value
-    assert isinstance(ctx.parent(call), cst.Assign)
+    assert isinstance(ctx.parent(module.body[0].body[0].value), cst.Assign)
+    assert ctx.parent(cst.Name("elsewhere")) is None
 
 
 NAME_SETS = sorted(
@@ -154,9 +166,30 @@ NAME_SETS = sorted(
 )
 
 
+# Names an import binds that something else binds too, somewhere (``is_imported``
+# may not answer from the imports alone), and imports read from every kind of place.
+REBOUND_IMPORTS = [
+    "import numpy as np\nimport torch.nn as nn\n@np.vectorize\ndef f(x: np.ndarray = np.zeros(1)) -> nn.Module:\n"
+    "    g = lambda y: np.sum(y, axis=np.newaxis)\n    return [np.abs(v) for v in x], f'{np.pi}', g\n"
+    "class C(nn.Module):\n    z = np.ones(2)\n    def m(self):\n        return np.z.np, self.np\n",
+    "import numpy as np\ndef f(np):\n    return np.zeros(1)\nnp.ones(2)\n",
+    "import numpy as np\ntry:\n    pass\nexcept ValueError as np:\n    np.args\n",
+    "import os\nx = [os for os in range(3)]\nos.path\n",
+    "import os\ndef f():\n    global os\n    os = 1\n    os.real\n",
+    "import os\ndel os\nos.sep\n",
+    "import os\nclass A:\n    os = 3\n    y = os.real\n",
+    "def f():\n    import numpy as np\n    return np.zeros(1)\ndef g():\n    return np.zeros(2)\n",
+    "import json\nwith open(p) as json:\n    json.read()\nlambda json: json.loads\n",
+    "from os import *\nimport sys\nsys.argv\n",
+    "import re\nif (re := compile(x)):\n    re.match(y)\nfor re in z:\n    re.sub()\n",
+    "import torch\ntorch.zeros(1)\ndef torch():\n    pass\n",
+    "import torch.nn as nn, torch\nclass M(nn.Module):\n    def forward(self, x):\n        return torch.relu(nn.functional.relu(x))\n",
+]
+
+
 def test_refers_to_and_is_imported_agree_with_qualified_name_provider():
     checked = 0
-    for source in SOURCES:
+    for source in SOURCES + REBOUND_IMPORTS:
         wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
         provided = wrapper.resolve(QualifiedNameProvider)
         ctx = FileContext("x.py", source, wrapper.module)
@@ -174,6 +207,37 @@ def test_refers_to_and_is_imported_agree_with_qualified_name_provider():
                 assert ctx.refers_to(node, name_set) == bool(names & name_set), (ctx.code_for(node), sorted(name_set)[:2])
             checked += 1
     assert checked > 1000
+
+
+# Files that bind a package's name themselves, for ``qualnames_in``.
+ODD_BINDINGS = [
+    "torch = importlib.import_module('torch')\ntorch.zeros(3).sum()\n",
+    "def torch():\n    x = make()\n    return x.mean()\nclass timm:\n    y = 1\n    z = y.bit_length()\n",
+    "import numpy as torch\nfrom . import timm\nfrom .torch import copy\ntorch.zeros(3)\ntimm.create_model('x')\ncopy.copy(a)\n",
+    "try:\n    import torch.nn as nn\nexcept ImportError:\n    nn = None\nnn.Linear(2, 2)\nF.relu(x)\n",
+]
+
+
+def test_qualnames_in_packages_are_qualified_name_providers():
+    packages = ["torch", "torchvision", "timm", "transformers", "copy", "lightning", "pytorch_lightning", "numpy", "os"]
+    checked = 0
+    for source in SOURCES + ODD_BINDINGS:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        provided = wrapper.resolve(QualifiedNameProvider)
+        ctx = FileContext("x.py", source, wrapper.module)
+        nodes: List[cst.CSTNode] = []
+        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+        for node in nodes:
+            if not isinstance(node, (cst.Name, cst.Attribute)):
+                continue
+            value = provided.get(node, set())
+            names = {q.name for q in (value() if callable(value) else value)}
+            for package in packages:
+                inside = {n for n in names if n == package or n.startswith(package + ".")}
+                got = ctx.qualnames_in(node, frozenset({package}))
+                assert {n for n in got if n == package or n.startswith(package + ".")} == inside, (ctx.code_for(node), package)
+                checked += bool(inside)
+    assert checked > 500
 
 
 @pytest.mark.parametrize(
@@ -260,3 +324,55 @@ def test_positions_are_libcsts():
         assert len(ours) == len(theirs)
         for node, rng in theirs.items():
             assert ours[id(node)] == (rng.start.line, rng.start.column, rng.end.line, rng.end.column)
+
+
+_BINDERS = (cst.Assign, cst.AnnAssign, cst.NamedExpr, cst.WithItem, cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom)
+
+
+def _binders_and_names(module: cst.Module):
+    binders: List[cst.CSTNode] = []
+    names: List[cst.CSTNode] = []
+
+    def enter(node, parent):
+        if isinstance(node, _BINDERS):
+            binders.append(node)
+        elif isinstance(node, cst.For):
+            binders.append(node.target)
+        elif isinstance(node, cst.Name):
+            names.append(node)
+
+    walk(module, enter, lambda node: None)
+    return binders[::3][:40], names[::5][:40]
+
+
+@pytest.mark.parametrize("index", range(0, len(SOURCES), 3))
+def test_ends_before_is_the_order_of_source_positions(index):
+    """``FileContext.ends_before`` (what ``reaching_binding`` orders by) answers as
+    the rendered positions would: from a walk of the whole file, and during the
+    engine's walk from what it has seen so far, without walking the file again."""
+    module = cst.parse_module(SOURCES[index])
+    span = positions(module)
+    binders, names = _binders_and_names(module)
+
+    def expected(a, b):
+        return span[id(a)][2:] <= span[id(b)][:2]
+
+    ctx = FileContext("x.py", SOURCES[index], module)
+    for a in binders:
+        for b in names:
+            assert ctx.ends_before(a, b) == expected(a, b), (ctx.code_for(a), ctx.code_for(b))
+
+    during = FileContext("x.py", SOURCES[index], module)
+    wanted = {id(n) for n in names}
+    checked = []
+
+    class Probe:
+        def visit_Name(self, node):
+            if id(node) in wanted:
+                for a in binders:
+                    assert during.ends_before(a, node) == expected(a, node), (during.code_for(a), during.code_for(node))
+                checked.append(node)
+
+    _Dispatcher([Probe()], during.parents, during.starts, during.ends).run(module)
+    assert len(checked) == len(names)
+    assert not during._all_parents  # answered from the walk so far

@@ -12,6 +12,7 @@ see ``_skip_function`` and ``_wants_gradients``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
@@ -63,6 +64,8 @@ class _Region:
 class EvalWithoutNoGrad(Rule):
     code = "GL101"
     triggers = (".eval(", ".train(")
+    # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``)
+    gates = (re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b"),)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -461,7 +464,7 @@ class _Flow:
                 return False
             if isinstance(func, cst.Name) and name in _PLAIN_FUNCS:
                 return False
-            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.qualnames(func) & TENSOR_FACTORIES:
+            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.refers_to(func, TENSOR_FACTORIES):
                 return False
             covered = covered or id(expr) in self._covered
             if covered and self._makes_graph(expr):

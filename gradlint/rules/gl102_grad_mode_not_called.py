@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradlint.rule import Rule
+from gradlint.rules._gates import ALL_GUARDS
 
 _WITH_ERROR = (
     "is the class, not a context manager: entering it raises "
@@ -20,6 +23,8 @@ _DECORATOR_ERROR = (
 class GradModeNotCalled(Rule):
     code = "GL102"
     triggers = ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled")
+    # a guard not called there (or imported under another name, which may be the one used)
+    gates = (re.compile(ALL_GUARDS + r"(?![\s\\]*\()"),)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         guard = self.ctx.semantic.guard(node.item)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
 
 from gradlint.rule import Rule
+from gradlint.rules._gates import DISABLING_GUARDS
 from gradlint.semantic import GuardSite, bool_value, call_arg
 
 _BACKWARD = frozenset({"torch.autograd.backward"})
@@ -21,6 +23,7 @@ _RETURNS_EXISTING = frozenset(
 class BackwardUnderNoGrad(Rule):
     code = "GL103"
     triggers = ("backward", "autograd")
+    gates = (re.compile(DISABLING_GUARDS),)  # what switched gradients off is named somewhere
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -3,6 +3,7 @@ does not stop the model from recording a graph through its parameters."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, Optional, Tuple
 
 import libcst as cst
@@ -23,6 +24,8 @@ from gradlint.semantic import (
 class RequiresGradFalseForInference(Rule):
     code = "GL104"
     triggers = ("requires_grad",)
+    # ``x.requires_grad = False``, ``x.requires_grad_(False)``, ``...(requires_grad=False)``
+    gates = (re.compile(r"requires_grad[\s)\\]*=[\s(\\]*False\b|requires_grad_[\s\\]*\([\s(\\]*False\b"),)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1 or bool_value(node.value) is not False:

@@ -3,18 +3,22 @@ that already disables gradients."""
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional
 
 import libcst as cst
 
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
+from gradlint.rules._gates import DISABLING_GUARDS
 from gradlint.semantic import Guard, GuardSite
 
 
 class RedundantGradGuard(Rule):
     code = "GL106"
     triggers = ("no_grad", "inference_mode", "set_grad_enabled")
+    # two guards, so two names of guards; or one imported under another name
+    gates = (re.compile(r"(?s){g}.*?{g}|{g}\s+as\b".format(g=DISABLING_GUARDS)),)
 
     def visit_With(self, node: cst.With) -> None:
         sem = self.ctx.semantic

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from typing import Optional
+
 import libcst as cst
 
 from gradlint.rule import Rule
+from gradlint.semantic import Guard
 
 _FORMS = {
     "no_grad": "gradients stay enabled",
@@ -16,6 +20,15 @@ _FORMS = {
 class GradGuardNotEntered(Rule):
     code = "GL107"
     triggers = ("no_grad", "inference_mode", "enable_grad")
+    gates = (
+        re.compile(
+            # a guard called at the start of a statement, or assigned to a name ...
+            r"(?m)(?:^|[;:])[\s(\\]*(?:\w+[\s)\\]*=[\s(\\]*)?(?:\w+[\s\\]*\.[\s\\]*)*"
+            r"(?:no_grad|inference_mode|enable_grad)[\s\\]*\("
+            # ... or imported under another name
+            r"|(?:no_grad|inference_mode|enable_grad)\s+as\b"
+        ),
+    )
 
     def visit_Expr(self, node: cst.Expr) -> None:
         self._check(node.value)
@@ -23,6 +36,9 @@ class GradGuardNotEntered(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
+        guard = self._guard(node.value)
+        if guard is None:
+            return  # before the walk below: it is over the whole scope, for every assignment
         name = node.targets[0].target
         sem = self.ctx.semantic
         scope = sem.enclosing_scope(node)
@@ -30,11 +46,17 @@ class GradGuardNotEntered(Rule):
         # Any other mention (``with ctx:``, ``@ctx``, ``ctx.__enter__()``, returned) may enter it.
         if any(isinstance(n, cst.Name) and n.value == name.value and n is not name for n in sem.walk(body, into_functions=True)):
             return
-        self._check(node.value)
+        self._report(node.value, guard)
 
     def _check(self, value: cst.BaseExpression) -> None:
+        guard = self._guard(value)
+        if guard is not None:
+            self._report(value, guard)
+
+    def _guard(self, value: cst.BaseExpression) -> Optional[Guard]:
+        """The guard ``value`` calls, if it is one of those that only act when entered."""
         guard = self.ctx.semantic.guard(value)
-        if guard is None or not guard.called or guard.kind not in _FORMS:
-            return
-        text = self.ctx.code_for(value)
-        self.report(value, call=text, effect=_FORMS[guard.kind])
+        return guard if guard is not None and guard.called and guard.kind in _FORMS else None
+
+    def _report(self, value: cst.BaseExpression, guard: Guard) -> None:
+        self.report(value, call=self.ctx.code_for(value), effect=_FORMS[guard.kind])

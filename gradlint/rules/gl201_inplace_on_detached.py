@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradlint import codegen
+from gradlint.rules._gates import edited_through
 from gradlint.rules._inplace import InplaceEditRule, edit_text, edited_alias, short
 from gradlint.semantic import StorageAlias, inplace_edit, root_name, walk
 
@@ -12,6 +15,8 @@ from gradlint.semantic import StorageAlias, inplace_edit, root_name, walk
 class InplaceOnDetached(InplaceEditRule):
     code = "GL201"
     triggers = (".detach()",)
+    # ``.detach()`` edited in place or bound to a name: not ``.detach().cpu()``
+    gates = (re.compile(edited_through(r"\.detach\(\)")),)
 
     def check_edit(self, node: cst.CSTNode) -> None:
         sem = self.ctx.semantic

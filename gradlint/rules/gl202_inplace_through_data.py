@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.fixes import Fix
+from gradlint.rules._gates import edited_through, tensor_data
 from gradlint.rules._inplace import InplaceEditRule, chained_receiver, edit_text, edited_alias, short
 from gradlint.semantic import StorageAlias, inplace_edit, is_tensor_data_syntax, root_name, walk
 
@@ -25,6 +26,9 @@ _INIT_NAME = re.compile(r"init|reset_param|initiali[sz]e", re.IGNORECASE)
 class InplaceThroughData(InplaceEditRule):
     code = "GL202"
     triggers = (".data",)
+    # ``.data`` of a possible tensor, edited in place or bound to a name: not
+    # ``torch.utils.data``, ``self.data``, ``p.data.cpu()``.
+    gates = (re.compile(edited_through(tensor_data())),)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import Rule
+from gradlint.rules._gates import tensor_data
 from gradlint.rules._inplace import short
 from gradlint.rules.gl003_data_index_scalar import is_scalar_data_read
 from gradlint.semantic import inplace_edit, walk
@@ -14,6 +17,12 @@ from gradlint.semantic import inplace_edit, walk
 class DataAttribute(Rule):
     code = "GL203"
     triggers = (".data",)
+    gates = (
+        re.compile("torch"),  # see __init__
+        # ``.data`` of a possible tensor, neither assigned (``p.data = t``) nor in
+        # ``from x.data.y import z``
+        re.compile(tensor_data() + r"(?!\s*=[^=]|(?:[ \t]*\.[ \t]*\w+)*[ \t]+import\b)"),
+    )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import Rule
+from gradlint.rules._gates import LOOP_STATEMENT
 from gradlint.rules._inplace import edit_text, short
 from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
 
@@ -15,17 +17,31 @@ from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
 class GraphKeptAlive(Rule):
     code = "GL301"
     triggers = ("for", "while")
+    gates = (
+        re.compile(LOOP_STATEMENT),
+        # what the visitors below check
+        re.compile(
+            r"[-+]="  # total += loss
+            r"|\bappend\b"  # losses.append(loss)
+            r"|\][\s)\\]*=(?!=)"  # history[i] = out
+            r"|\b(\w+)[ \t]*=[\s(\\]*\1\b[\s)\\]*[-+]"  # total = total + loss
+            r"|\+[\s(\\]*\w+[ \t)\\]*(?:[\r\n;#]|\Z)"  # total = loss + total
+        ),
+    )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._flows: Dict[int, Tuple[Set[str], Set[str]]] = {}
 
+    # On leaving, not visiting: the operands have been walked by then, so their
+    # parents are known without a walk over the whole file.
+
     # ``total += loss`` / ``total = total + loss``
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
             self._check(node, node.target, node.value)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def leave_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1:
             return
         target = node.targets[0].target
@@ -42,7 +58,7 @@ class GraphKeptAlive(Rule):
                 self._check(node, target, left)
 
     # ``losses.append(loss)``
-    def visit_Call(self, node: cst.Call) -> None:
+    def leave_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1:
             arg = node.args[0]
@@ -54,13 +70,15 @@ class GraphKeptAlive(Rule):
         loop = sem.enclosing_loop(node)
         if loop is None or not self._outlives(target, loop):
             return
+        key = _key(target)
+        if key is None:
+            return
+        differentiated, escaping = self._flows_of(sem.enclosing_scope(node))
+        if key in differentiated:
+            return  # accumulated on purpose, to call backward() on the total
+        # Last of the tests that need no name resolution: it is the costly one.
         if sem.graph_source(value) is None:
             return
-        scope = sem.enclosing_scope(node)
-        differentiated, escaping = self._flows_of(scope)
-        key = _key(target)
-        if key is None or key in differentiated:
-            return  # accumulated on purpose, to call backward() on the total
         if key in escaping and not self._trains(loop) and not self._over_batches(loop):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
         python_number = self._python_number(target, loop)
@@ -135,7 +153,7 @@ class GraphKeptAlive(Rule):
                     func = node.func
                     if isinstance(func, cst.Attribute) and func.attr.value == "backward":
                         differentiated |= _keys_in(node)
-                    elif isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.qualnames(func) & AUTOGRAD_GRAD:
+                    elif isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.refers_to(func, AUTOGRAD_GRAD):
                         differentiated |= _keys_in(node)
                 elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
                     escaping |= _keys_in(node.value)

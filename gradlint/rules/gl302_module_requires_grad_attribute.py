@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradlint.rule import Rule
@@ -12,6 +14,7 @@ from gradlint.rules._inplace import short
 class ModuleRequiresGradAttribute(Rule):
     code = "GL302"
     triggers = (".requires_grad",)
+    gates = (re.compile(r"\.requires_grad[\s)\\]*=(?!=)"),)  # assigned
 
     def visit_Assign(self, node: cst.Assign) -> None:
         sem = self.ctx.semantic

@@ -1,0 +1,72 @@
+"""Building blocks of the rules' prefilter gates (see ``Rule.gates``).
+
+A gate is a regular expression that must match somewhere in a file for a rule
+to be able to fire there; the engine does not parse a file for a rule whose
+triggers or gates say it cannot fire. Gates are necessary conditions, so each
+alternative must allow every spelling the rule accepts: whitespace and line
+continuations inside brackets, parentheses around an expression, names bound
+by ``import ... as``. They can afford to let through many files that have no
+finding (comments and strings mention anything); they must never keep out one
+that has. ``tests/test_prefilter.py`` checks that on every fixture and
+catalog example.
+
+Whatever a pattern does not mention cannot be told apart: comments between
+two tokens of one construct (``x.data  # ...`` then ``.add_(1)`` on the next
+line, inside parentheses) are not allowed for, as the triggers themselves
+(``.data``, ``.detach()``) already assume their tokens are written together.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from gradlint.semantic import NOT_TENSOR_DATA_NAMES, NOT_TENSOR_DATA_SUFFIXES, VIEW_ATTRIBUTES, VIEW_METHODS
+
+# Whitespace, newlines (inside brackets) and backslash continuations between tokens.
+_GAP = r"[\s\\]*"
+
+# An augmented assignment operator (``+=``, ``//=``, ``@=``...).
+AUGMENTED = r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)="
+
+# Grad-mode guards by the names their qualified names end in.
+DISABLING_GUARDS = r"(?:no_grad|inference_mode|set_grad_enabled)\b"
+ALL_GUARDS = r"(?:no_grad|inference_mode|enable_grad|set_grad_enabled)\b"
+
+# A ``for``/``while`` statement: it starts a logical line (never after ``:``
+# or ``;``), so a physical line too.
+LOOP_STATEMENT = r"(?:\A\ufeff?|[\r\n])[ \t\f]*(?:async\s+)?(?:for|while)\b"
+
+
+def alternatives(words: Iterable[str]) -> str:
+    return "(?:%s)" % "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+def edited_through(origin: str) -> str:
+    """A pattern for ``origin`` (``\\.data``, ``\\.detach\\(\\)``) used in a way that can
+    make it the tensor an in-place edit overwrites (``semantic.storage_alias``):
+
+    - followed by an in-place method (``.add_(``) or a view (``.view(``, ``.T``),
+      which the edit may follow;
+    - indexed (``x.data[0] = 1``, a view ``x.data[:, 0]``) or edited in place
+      (``x.data -= lr * g``);
+    - at the end of an expression statement or a tuple element, where it can be
+      the value bound to a name (``d_p = p.grad.data``) edited later.
+    """
+    views = alternatives(VIEW_METHODS | VIEW_ATTRIBUTES)
+    return (
+        origin
+        + r"(?:{gap}\.{gap}(?:{views}\b|(?!_)\w+_\b)|\s*\[|\s*{aug}|[ \t)]*(?:[\r\n;#,]|\\|\Z))".format(
+            gap=_GAP, views=views, aug=AUGMENTED
+        )
+    )
+
+
+def tensor_data() -> str:
+    """``.data`` whose receiver may be a tensor (``semantic.is_tensor_data_syntax``): not
+    a receiver named ``self``, ``batch``, ``config``... nor one whose name ends in
+    ``set``, ``loader``... (a receiver written otherwise, ``(dataset).data``, is let
+    through). The receiver's name is compared in any case, as the semantic test does."""
+    names = "".join(r"(?<!\b%s\.data)" % re.escape(n) for n in NOT_TENSOR_DATA_NAMES)
+    suffixes = "".join(r"(?<!%s\.data)" % re.escape(s) for s in NOT_TENSOR_DATA_SUFFIXES)
+    return r"\.data\b(?i:%s%s)" % (names, suffixes)
