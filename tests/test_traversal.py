@@ -187,25 +187,30 @@ REBOUND_IMPORTS = [
 ]
 
 
-def test_refers_to_and_is_imported_agree_with_qualified_name_provider():
-    checked = 0
-    for source in SOURCES + REBOUND_IMPORTS:
+def _provided(sources, kinds):
+    """(a FileContext, a node of one of ``kinds``, what QualifiedNameProvider gives it)
+    for every such node of ``sources``."""
+    for source in sources:
         wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
         provided = wrapper.resolve(QualifiedNameProvider)
         ctx = FileContext("x.py", source, wrapper.module)
         nodes: List[cst.CSTNode] = []
         walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
         for node in nodes:
-            if not isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Decorator)):
-                continue
-            value = provided.get(node, set())
-            qnames = value() if callable(value) else value
-            names = {q.name for q in qnames}
-            assert ctx.qualnames(node) == names
-            assert ctx.is_imported(node) == any(q.source is QualifiedNameSource.IMPORT for q in qnames)
-            for name_set in NAME_SETS:
-                assert ctx.refers_to(node, name_set) == bool(names & name_set), (ctx.code_for(node), sorted(name_set)[:2])
-            checked += 1
+            if isinstance(node, kinds):
+                value = provided.get(node, set())
+                yield ctx, node, value() if callable(value) else value
+
+
+def test_refers_to_and_is_imported_agree_with_qualified_name_provider():
+    checked = 0
+    for ctx, node, qnames in _provided(SOURCES + REBOUND_IMPORTS, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Decorator)):
+        names = {q.name for q in qnames}
+        assert ctx.qualnames(node) == names
+        assert ctx.is_imported(node) == any(q.source is QualifiedNameSource.IMPORT for q in qnames)
+        for name_set in NAME_SETS:
+            assert ctx.refers_to(node, name_set) == bool(names & name_set), (ctx.code_for(node), sorted(name_set)[:2])
+        checked += 1
     assert checked > 1000
 
 
@@ -221,22 +226,13 @@ ODD_BINDINGS = [
 def test_qualnames_in_packages_are_qualified_name_providers():
     packages = ["torch", "torchvision", "timm", "transformers", "copy", "lightning", "pytorch_lightning", "numpy", "os"]
     checked = 0
-    for source in SOURCES + ODD_BINDINGS:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-        provided = wrapper.resolve(QualifiedNameProvider)
-        ctx = FileContext("x.py", source, wrapper.module)
-        nodes: List[cst.CSTNode] = []
-        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
-        for node in nodes:
-            if not isinstance(node, (cst.Name, cst.Attribute)):
-                continue
-            value = provided.get(node, set())
-            names = {q.name for q in (value() if callable(value) else value)}
-            for package in packages:
-                inside = {n for n in names if n == package or n.startswith(package + ".")}
-                got = ctx.qualnames_in(node, frozenset({package}))
-                assert {n for n in got if n == package or n.startswith(package + ".")} == inside, (ctx.code_for(node), package)
-                checked += bool(inside)
+    for ctx, node, qnames in _provided(SOURCES + ODD_BINDINGS, (cst.Name, cst.Attribute)):
+        names = {q.name for q in qnames}
+        for package in packages:
+            inside = {n for n in names if n == package or n.startswith(package + ".")}
+            got = ctx.qualnames_in(node, frozenset({package}))
+            assert {n for n in got if n == package or n.startswith(package + ".")} == inside, (ctx.code_for(node), package)
+            checked += bool(inside)
     assert checked > 500
 
 
