@@ -92,7 +92,7 @@ def _run_pool(
     on_result: Optional[Callable[[int, Any], None]],
 ) -> bool:
     """Run ``indexes`` in a pool of ``workers``; True if the pool broke."""
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures import Future, ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     # Forked workers inherit SIGINT ignored from the moment they exist (the
@@ -107,21 +107,20 @@ def _run_pool(
         signal.signal(signal.SIGINT, previous)
     broken = False
     try:
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                try:
-                    result = future.result()
-                except BrokenProcessPool:
-                    broken = True
-                    continue
-                except Exception as exc:  # e.g. a result that cannot be pickled
-                    result = exc
-                i = futures[future]
-                results[i] = result
-                if on_result is not None:
-                    on_result(i, result)
+        # as_completed() waits on every future once; wait(FIRST_COMPLETED) in a
+        # loop would lock and unlock all pending futures for each result.
+        for future in as_completed(futures):
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                broken = True
+                continue
+            except Exception as exc:  # e.g. a result that cannot be pickled
+                result = exc
+            i = futures[future]
+            results[i] = result
+            if on_result is not None:
+                on_result(i, result)
     except BaseException:
         # Ctrl-C: items not started are dropped, running ones end normally.
         executor.shutdown(wait=True, cancel_futures=True)

@@ -32,6 +32,7 @@ class GraphKeptAlive(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._flows: Dict[int, Tuple[Set[str], Set[str]]] = {}
+        self._training_loops: Dict[int, bool] = {}
 
     # On leaving, not visiting: the operands have been walked by then, so their
     # parents are known without a walk over the whole file.
@@ -76,11 +77,12 @@ class GraphKeptAlive(Rule):
         differentiated, escaping = self._flows_of(sem.enclosing_scope(node))
         if key in differentiated:
             return  # accumulated on purpose, to call backward() on the total
-        # Last of the tests that need no name resolution: it is the costly one.
-        if sem.graph_source(value) is None:
-            return
         if key in escaping and not self._trains(loop) and not self._over_batches(loop):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
+        # Last: it resolves names, the costly part (a model's forward() collecting
+        # its blocks' outputs to return them is settled above).
+        if sem.graph_source(value) is None:
+            return
         python_number = self._python_number(target, loop)
         method = "item" if python_number else "detach"
         carriers = list(self._carriers(value))
@@ -175,10 +177,13 @@ class GraphKeptAlive(Rule):
 
     def _trains(self, loop: cst.CSTNode) -> bool:
         """The loop body calls ``backward()``: the accumulated values are for logging."""
-        for node in walk(loop):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward":
-                return True
-        return False
+        found = self._training_loops.get(id(loop))
+        if found is None:
+            found = self._training_loops[id(loop)] = any(
+                isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
+                for node in walk(loop)
+            )
+        return found
 
     def _over_batches(self, loop: cst.CSTNode) -> bool:
         sem = self.ctx.semantic
