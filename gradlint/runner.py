@@ -91,7 +91,7 @@ def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnosti
         return []
     doc_ = catalog.load()[PARSE_ERROR]
     return [
-        Diagnostic(PARSE_ERROR, doc_.format_message(detail=f"syntax error: {p.message}"), p.row, p.column + 1, p.row, p.column + 1, cell=p.cell)
+        Diagnostic(PARSE_ERROR, doc_.format_message(detail=p.message), p.row, p.column + 1, p.row, p.column + 1, cell=p.cell)
         for p in doc.problems
     ]
 
