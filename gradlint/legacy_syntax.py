@@ -29,6 +29,7 @@ ASYNC_METHODS = frozenset({"cuda", "to", "type", "copy_"})
 NEW_NAME = "non_blocking"
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_ASYNC_CALL = re.compile(r"\.\s*(?P<method>" + "|".join(sorted(ASYNC_METHODS)) + r")\s*\((?:[^()]*,)?\s*(?P<kw>async)\s*=")
 _SKIP = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT})
 
 
@@ -55,9 +56,17 @@ def _tokens(source: str) -> List[tokenize.TokenInfo]:
 
 def async_arguments(source: str) -> List[AsyncArgument]:
     """Every ``async=`` keyword argument of a ``.cuda()``/``.to()``/``.type()``/``.copy_()`` call."""
-    if "async" not in source or len(source) > parsing.MAX_SOURCE_CHARS:
-        # (a file that large is not parsed, so not migrated either: no need to tokenize it)
+    if "async" not in source:
         return []
+    if len(source) > parsing.MAX_SOURCE_CHARS:
+        # Too large to be parsed, so to be migrated: whether there is one is all that
+        # matters (the file is then reported as too large), and a regex says it at once.
+        m = _ASYNC_CALL.search(source)
+        if m is None:
+            return []
+        line = len(_LINE_END.findall(source, 0, m.start("kw"))) + 1
+        column = m.start("kw") - max(source.rfind("\n", 0, m.start("kw")), source.rfind("\r", 0, m.start("kw"))) - 1
+        return [AsyncArgument(line, column, m.group("method"))]
     toks = _tokens(source)
     found: List[AsyncArgument] = []
     # One entry per open bracket: the method name when it opens a call of ``.name(``, else None.

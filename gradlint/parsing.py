@@ -36,8 +36,9 @@ Gradlint's own traversal is in Python: a tree deeper than Python's recursion
 limit allows (about 300 chained operators) raises RecursionError, which the
 runner reports as GL000 ("too deeply nested to analyse").
 
-:func:`parse_module` also works around LibCST writing a module whose source
-ends in a lone ``\\r`` (old Mac line endings) back without that ``\\r``.
+:func:`parse_module` also keeps LibCST from writing a module back without a
+byte of its source: a final lone ``\\r`` (old Mac line endings), or a leading
+U+FEFF.
 """
 
 from __future__ import annotations
@@ -194,6 +195,10 @@ def parse_module(source: str) -> cst.Module:
     """``cst.parse_module(source)`` within the bounds above: NotParsed (or its
     subclass TooComplex) past them, ``cst.ParserSyntaxError`` as LibCST raises it."""
     units = check(source)
+    if source.startswith("\ufeff"):
+        # LibCST would drop it when writing the module back. (A file's own byte order
+        # mark is not in its text: this is a second one, which Python refuses too.)
+        raise NotParsed(1, 0, "invalid non-printable character U+FEFF (a byte order mark in the text)")
     try:
         module = _parse(source) if units <= DIRECT_NESTING else _parse_on_big_stack(source, units)
     except UnicodeEncodeError as exc:

@@ -151,6 +151,10 @@ def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
         if PARSE_ERROR in codes:
             report.diagnostics.append(_read_error_diagnostic(str(exc)))
         return report
+    except Exception as exc:  # a bug reading one file must not end the run; it exits 2
+        report.internal_error = True
+        report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
+        return report
     _check_source(report, doc, LintSettings(codes, options), mode, write_source)
     return report
 
