@@ -24,6 +24,8 @@ DOCS_URL = "https://gradlint.readthedocs.io/en/latest/rules/{code}/"
 # "varies": the rule decides per finding (safe where it can prove the fix changes
 # nothing that matters, unsafe otherwise); its fix_safety text says when.
 FIX_SAFETIES = ("safe", "unsafe", "varies", "none")
+# The reserved code of files that cannot be read, decoded or parsed.
+PARSE_ERROR = "GL000"
 _CODE_RE = re.compile(r"^GL\d{3}$")
 _NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _POS_RE = re.compile(r"^(\d+):(\d+)$")
@@ -57,6 +59,10 @@ class Probe:
 # the same behaviour out).
 REGIONS = ("statement", "rest-of-scope", "loop")
 AFTER_FIX = ("gone", "kept")
+# Whether the file's results must stay the same once the fix removes the
+# behaviour ("same"), or may change because the behaviour is what decided them
+# ("may-change": GL302's "frozen" parameters that a fix really freezes).
+RESULTS = ("same", "may-change")
 CLAIM_KINDS: Dict[str, Dict[str, Any]] = {
     "records-graph": {"keys": {"region": REGIONS}, "region": "statement", "after_fix": "gone"},
     "retains-memory": {"keys": {}, "region": "loop", "after_fix": "gone"},
@@ -83,6 +89,7 @@ class Claim:
     match: str = ""
     category: str = ""
     after_fix: str = "gone"
+    results: str = "same"
 
     def describe(self) -> str:
         """The claim in words, for the docs."""
@@ -110,6 +117,8 @@ class Claim:
             text = "it changes a tensor's values without bumping the tensor's version counter"
         else:  # requires-grad-unchanged
             text = "it leaves the `requires_grad` flags of the tensor (or of every parameter of the module) it targets as they were"
+        if self.results == "may-change":
+            return text + "; the fix makes this go away, which changes the results on purpose"
         if self.after_fix == "gone":
             return text + "; the fix makes this go away"
         return text + "; the fix keeps this behaviour and the results"
@@ -197,7 +206,7 @@ def parse_claim(where: str, raw: Any) -> Claim:
     if kind not in CLAIM_KINDS:
         raise CatalogError(f"{where}: 'claim' must be one of {', '.join(CLAIM_KINDS)}")
     spec = CLAIM_KINDS[kind]
-    allowed: Dict[str, Any] = {"claim": str, "after_fix": AFTER_FIX, **spec["keys"]}
+    allowed: Dict[str, Any] = {"claim": str, "after_fix": AFTER_FIX, "results": RESULTS, **spec["keys"]}
     for key in spec.get("required", ()):
         if key not in raw:
             raise CatalogError(f"{where}: a {kind!r} claim needs {key!r}")
@@ -219,6 +228,9 @@ def parse_claim(where: str, raw: Any) -> Claim:
         re.compile(match)
     except re.error as exc:
         raise CatalogError(f"{where}: 'match' is not a regular expression: {exc}") from None
+    after_fix = raw.get("after_fix", spec["after_fix"])
+    if raw.get("results") == "may-change" and after_fix != "gone":
+        raise CatalogError(f"{where}: results = 'may-change' needs after_fix = 'gone'")
     return Claim(
         kind=kind,
         region=raw.get("region", spec.get("region", "statement")),
@@ -226,7 +238,8 @@ def parse_claim(where: str, raw: Any) -> Claim:
         where=raw.get("where", "finding"),
         match=match,
         category=raw.get("category", ""),
-        after_fix=raw.get("after_fix", spec["after_fix"]),
+        after_fix=after_fix,
+        results=raw.get("results", "same"),
     )
 
 

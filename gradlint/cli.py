@@ -16,6 +16,7 @@ import click
 from gradlint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 
 
 class _Group(click.Group):
@@ -76,6 +77,9 @@ def _isatty(stream) -> bool:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file instead of the nearest pyproject.toml.")
 @click.option("--force-exclude", is_flag=True, help="Apply exclude patterns to files named on the command line too (for pre-commit).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N", help="Worker processes  [default: one per CPU]")
+@click.option("--no-cache", is_flag=True, envvar="GRADLINT_NO_CACHE", help="Neither read nor write the results cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), envvar="GRADLINT_CACHE_DIR", show_envvar=True, help="Where to keep the results cache  [default: .gradlint_cache in the project root]")
 @click.version_option(__version__, "--version", prog_name="gradlint")
 def check(
     paths: Tuple[str, ...],
@@ -91,6 +95,9 @@ def check(
     config_path: Optional[str],
     force_exclude: bool,
     quiet: bool,
+    jobs: Optional[int],
+    no_cache: bool,
+    cache_dir: Optional[str],
 ) -> None:
     """Check PATHS (files or directories; default: .) for gradient-mode misuse.
 
@@ -142,23 +149,36 @@ def check(
         if use_stdin:
             reports = _check_stdin(stdin_filename, settings, mode, force_exclude)
         else:
-            reports = _check_files(files, settings, mode, quiet)
+            reports = _check_files(files, settings, mode, quiet, jobs, _cache(settings, no_cache, cache_dir))
     except config_mod.ConfigError as exc:  # a broken pyproject.toml found below the working directory
         raise _fail(str(exc))
+    except KeyboardInterrupt:
+        # Workers finish the file they are on (fixes are written whole or not at
+        # all); nothing is printed but this line.
+        click.echo("error: interrupted", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)
     _finish(reports, mode, info, output_format, statistics, to_stderr)
 
 
-def _check_files(files, settings, mode, quiet: bool):
+def _check_files(files, settings, mode, quiet: bool, jobs: Optional[int], cache):
     from gradlint import progress
     from gradlint.runner import check_paths
 
     if not progress.wanted(len(files), sys.stderr, quiet):
-        return check_paths(files, settings, mode)
+        return check_paths(files, settings, mode, jobs=jobs, cache=cache)
     bar = progress.Progress(len(files), sys.stderr)
     try:
-        return check_paths(files, settings, mode, on_file_done=bar.advance)
+        return check_paths(files, settings, mode, on_file_done=bar.advance, jobs=jobs, cache=cache)
     finally:
         bar.close()
+
+
+def _cache(settings, no_cache: bool, cache_dir: Optional[str]):
+    if no_cache:
+        return None
+    from gradlint.cache import Cache, default_directory
+
+    return Cache(Path(cache_dir) if cache_dir else default_directory(settings.project.root))
 
 
 def _check_stdin(stdin_filename, settings, mode, force_exclude: bool):

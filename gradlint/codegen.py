@@ -90,11 +90,22 @@ def add_decorator(func: cst.FunctionDef, decorator: str) -> cst.FunctionDef:
     return func.with_changes(decorators=[*func.decorators, dec])
 
 
+class _BlankLinesUnindented(cst.CSTTransformer):
+    """Blank lines at module level parse with ``indent=True`` (the indent there is
+    empty); moved into a block they would come out as lines of spaces."""
+
+    def leave_EmptyLine(self, original_node: cst.EmptyLine, updated_node: cst.EmptyLine) -> cst.EmptyLine:
+        if updated_node.indent and updated_node.comment is None and not updated_node.whitespace.value:
+            return updated_node.with_changes(indent=False)
+        return updated_node
+
+
 def wrap_in_with(statements: Sequence[cst.BaseStatement], item: str) -> cst.With:
     """``with item:`` around ``statements``; comments above the first move above the ``with``."""
     first = statements[0]
     leading = getattr(first, "leading_lines", ())
     body = [first.with_changes(leading_lines=()) if leading else first, *statements[1:]]
+    body = [stmt.visit(_BlankLinesUnindented()) for stmt in body]
     return cst.With(
         items=[cst.WithItem(item=cst.parse_expression(item))],
         body=cst.IndentedBlock(body=body),

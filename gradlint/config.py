@@ -7,7 +7,9 @@ typo in ``ignore`` would otherwise switch nothing off and nobody would notice.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -19,7 +21,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from gradlint import catalog
-from gradlint.rule import RuleOptions
+from gradlint.options import RuleOptions
 
 GRAD_GUARDS = ("no_grad", "inference_mode")
 
@@ -187,6 +189,7 @@ class Settings:
             expand_selector(sel)
         self._explicit = load_config(config_path) if config_path else None
         self._by_dir: Dict[Path, Config] = {}
+        self._by_dir_name: Dict[str, Config] = {}
         self._selections: Dict[int, Selection] = {}
         # Fail early (exit 2) on a broken config above the working directory.
         self.project = self.config_for_dir(Path(cwd or Path.cwd()))
@@ -220,7 +223,13 @@ class Settings:
         return found
 
     def config_for(self, path: Path) -> Config:
-        return self.config_for_dir(Path(os.path.abspath(path)).parent)
+        # Asked for every file of a run: looked up by the directory's name first,
+        # without building Path objects.
+        directory = os.path.dirname(os.path.abspath(path))
+        found = self._by_dir_name.get(directory)
+        if found is None:
+            found = self._by_dir_name[directory] = self.config_for_dir(Path(directory))
+        return found
 
     def selection(self, cfg: Config) -> Selection:
         key = id(cfg)
@@ -298,10 +307,26 @@ def split_selectors(values: Sequence[str]) -> List[str]:
 
 
 def relative_posix(path: Path, root: Path) -> str:
-    try:
-        return PurePosixPath(Path(os.path.abspath(path)).relative_to(root)).as_posix()
-    except ValueError:
-        return PurePosixPath(Path(os.path.abspath(path))).as_posix()
+    # String operations: this runs for every file and directory a walk meets.
+    full = os.path.abspath(path)
+    base = str(root)
+    if full == base:
+        return "."
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    rel = full[len(prefix) :] if full.startswith(prefix) else full
+    return rel.replace(os.sep, "/") if os.sep != "/" else rel
+
+
+@functools.lru_cache(maxsize=256)
+def _glob_regex(patterns: Tuple[str, ...]) -> "re.Pattern[str]":
+    """One regex matching what any of the glob ``patterns`` matches (as ``fnmatchcase``)."""
+    parts = []
+    for pattern in patterns:
+        pat = pattern.rstrip("/")
+        if pat.startswith("./"):
+            pat = pat[2:]
+        parts.append(fnmatch.translate(pat))
+    return re.compile("|".join(f"(?:{p})" for p in parts) if parts else r"(?!)")
 
 
 def matches(patterns: Iterable[str], path: Path, root: Path, ancestors: bool = False) -> bool:
@@ -310,18 +335,15 @@ def matches(patterns: Iterable[str], path: Path, root: Path, ancestors: bool = F
     (within ``root``) counts too. Directory walks prune excluded directories, so
     they need no ancestor check, and a directory named explicitly is walked even
     when it is excluded, as in Ruff."""
+    rx = _glob_regex(tuple(patterns))
     rel = relative_posix(path, root)
-    parts = rel.split("/")
-    for pattern in patterns:
-        pat = pattern.rstrip("/")
-        if pat.startswith("./"):
-            pat = pat[2:]
-        if fnmatch.fnmatchcase(path.name, pat) or fnmatch.fnmatchcase(rel, pat):
-            return True
-        if ancestors:
-            for i in range(1, len(parts)):
-                if fnmatch.fnmatchcase(parts[i - 1], pat) or fnmatch.fnmatchcase("/".join(parts[:i]), pat):
-                    return True
+    if rx.match(path.name) or rx.match(rel):
+        return True
+    if ancestors:
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            if rx.match(parts[i - 1]) or rx.match("/".join(parts[:i])):
+                return True
     return False
 
 

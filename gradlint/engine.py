@@ -21,8 +21,9 @@ from gradlint import catalog, legacy_syntax, parsing
 from gradlint.fixes import Fix, apply_fixes, select_compatible
 from gradlint.rule import FileContext, Finding, Rule, RuleOptions
 from gradlint.rules import all_rules
+from gradlint.traversal import walk
 
-PARSE_ERROR = "GL000"
+PARSE_ERROR = catalog.PARSE_ERROR
 MAX_FIX_ROUNDS = 10
 
 _NOQA_RE = re.compile(
@@ -57,6 +58,10 @@ class FixResult:
     remaining: List[Finding] = field(default_factory=list)
     # Fixes that were dropped because their result did not parse (a gradlint bug).
     problems: List[str] = field(default_factory=list)
+    # The lint of the original source and of ``source``, kept so that callers
+    # need not lint either again.
+    original: Optional[LintResult] = None
+    final: Optional[LintResult] = None
 
 
 class SourceSyntaxError(Exception):
@@ -156,34 +161,65 @@ def _suppressed(finding: Finding, noqa: Dict[int, Optional[FrozenSet[str]]]) -> 
     return codes is None or finding.code in codes
 
 
+def _unsuppressed(source: str, codes: FrozenSet[str]) -> FrozenSet[str]:
+    """``codes`` less those a ``# gradlint: noqa`` comment switches off for the file."""
+    suppressed = file_noqa(source)
+    if suppressed is None:
+        return codes
+    return codes - suppressed if suppressed else frozenset()
+
+
+def _legacy_async(source: str, codes: FrozenSet[str]) -> bool:
+    """A 0.3-era ``x.cuda(async=True)`` is a syntax error that ``gradlint migrate``
+    repairs: worth parsing for (to report GL000 with that hint), even where no
+    rule's trigger word appears."""
+    return PARSE_ERROR in codes and "async" in source and bool(legacy_syntax.async_arguments(source))
+
+
+def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
+    """Whether ``lint_source`` would parse ``source``: when it would not, it finds nothing."""
+    codes = _unsuppressed(source, codes)
+    return bool(triggered_rules(source, codes)) or _legacy_async(source, codes)
+
+
 def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
     """The enabled rules that could fire on ``source``, judged by their trigger substrings."""
     rules = all_rules()
     return [rules[c] for c in sorted(codes) if c in rules and any(t in source for t in rules[c].triggers)]
 
 
-class _Dispatcher(cst.CSTVisitor):
-    """Runs many rules in one traversal: each node goes to the rules that visit its type."""
+class _Dispatcher:
+    """Runs many rules in one walk of the tree: each node goes to the rules that
+    visit its type, and its parent is recorded (into ``parents``) on the way,
+    which spares most files LibCST's ``ParentNodeProvider`` (three more full
+    traversals)."""
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
-        super().__init__()
-        self._visit: Dict[str, List[Callable[[cst.CSTNode], object]]] = {}
-        self._leave: Dict[str, List[Callable[[cst.CSTNode], object]]] = {}
-        for rule in rules:
-            for attr in dir(type(rule)):
-                if attr.startswith("visit_"):
-                    self._visit.setdefault(attr[6:], []).append(getattr(rule, attr))
-                elif attr.startswith("leave_"):
-                    self._leave.setdefault(attr[6:], []).append(getattr(rule, attr))
+    def __init__(self, rules: Sequence[Rule], parents: Optional[Dict[int, Optional[cst.CSTNode]]] = None) -> None:
+        self.parents = parents if parents is not None else {}
+        self._rules = rules
+        self._visit: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
+        self._leave: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        for fn in self._visit.get(type(node).__name__, ()):
+    def _methods(self, node_type: type) -> None:
+        name = node_type.__name__
+        self._visit[node_type] = [getattr(r, f"visit_{name}") for r in self._rules if hasattr(r, f"visit_{name}")]
+        self._leave[node_type] = [getattr(r, f"leave_{name}") for r in self._rules if hasattr(r, f"leave_{name}")]
+
+    def enter(self, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
+        self.parents[id(node)] = parent
+        fns = self._visit.get(type(node))
+        if fns is None:
+            self._methods(type(node))
+            fns = self._visit[type(node)]
+        for fn in fns:
             fn(node)
-        return True
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for fn in self._leave.get(type(original_node).__name__, ()):
-            fn(original_node)
+    def leave(self, node: cst.CSTNode) -> None:
+        for fn in self._leave[type(node)]:
+            fn(node)
+
+    def run(self, module: cst.Module) -> None:
+        walk(module, self.enter, self.leave)
 
 
 def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
@@ -197,28 +233,39 @@ def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
     )
 
 
-def lint_source(source: str, path: str, settings: LintSettings) -> LintResult:
-    codes = settings.codes
-    suppressed = file_noqa(source)
-    if suppressed is not None:
-        if not suppressed:
-            return LintResult([])
-        codes = codes - suppressed
-    rule_classes = triggered_rules(source, codes)
-    # A 0.3-era `x.cuda(async=True)` is a syntax error that ``gradlint migrate`` repairs:
-    # worth parsing for, even where no rule's trigger word appears.
-    legacy_async = not rule_classes and PARSE_ERROR in codes and bool(legacy_syntax.async_arguments(source))
-    if not rule_classes and not legacy_async:
+def lint_source(
+    source: str,
+    path: str,
+    settings: LintSettings,
+    *,
+    module: Optional[cst.Module] = None,
+    prefilter: bool = True,
+) -> LintResult:
+    """Findings of the enabled rules on ``source``.
+
+    ``module``, when given, is ``source`` already parsed (the fix loop parses
+    each result to check it, and need not parse it twice). ``prefilter=False``
+    runs every enabled rule even on files that contain none of its triggers
+    (tests use it to prove the triggers are adequate).
+    """
+    codes = _unsuppressed(source, settings.codes)
+    if prefilter:
+        rule_classes = triggered_rules(source, codes)
+    else:
+        rules_by_code = all_rules()
+        rule_classes = [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
+    if not rule_classes and not _legacy_async(source, codes):
         return LintResult([])
-    try:
-        module = parse(source)
-    except SourceSyntaxError as err:
-        return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
+    if module is None:
+        try:
+            module = parse(source)
+        except SourceSyntaxError as err:
+            return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
     if not rule_classes:
         return LintResult([])
     ctx = FileContext(path, source, module, settings.options)
     rules = [cls(ctx) for cls in rule_classes]
-    module.visit(_Dispatcher(rules))
+    _Dispatcher(rules, ctx.parents).run(module)
     findings = [f for r in rules for f in r.findings]
     if findings and settings.line_noqa and "noqa" in source.lower():
         noqa = _noqa_lines(source)
@@ -253,8 +300,13 @@ def fix_source(
     """
     result = FixResult(source)
     broken: set = set()
+    parsed: Optional[cst.Module] = None
+    lint: Optional[LintResult] = None
     for _ in range(MAX_FIX_ROUNDS):
-        lint = lint_source(result.source, path, settings)
+        if lint is None:
+            lint = lint_source(result.source, path, settings, module=parsed)
+        if result.original is None:
+            result.original = lint
         candidates = [
             f
             for f in lint.findings
@@ -265,10 +317,10 @@ def fix_source(
         by_fix = {id(f.fix): f for f in candidates}
         chosen = select_compatible(f.fix for f in candidates if f.fix is not None)
         module = lint.context.module
-        new_source, _ = _apply_checked(module, chosen, result.source, gate)
-        if new_source is None:
+        checked, refused = _apply_checked(module, chosen, result.source, gate)
+        if checked is None:
             # Find the culprit(s): apply one at a time, keep the first that works.
-            new_source, applied = None, []
+            applied = []
             for fix in chosen:
                 attempt, refused = _apply_checked(module, [fix], result.source, gate)
                 if attempt is None:
@@ -279,33 +331,38 @@ def fix_source(
                             f"{bad.code} fix at {bad.start[0]}:{bad.start[1] + 1} produced code that does not parse; not applied"
                         )
                     continue
-                new_source, applied = attempt, [fix]
+                checked, applied = attempt, [fix]
                 break
-            if new_source is None:
-                continue
+            if checked is None:
+                continue  # the same findings again, less the broken fixes
             chosen = applied
+        new_source, parsed = checked
         if new_source == result.source:
             break
         for fix in chosen:
             result.fixed[by_fix[id(fix)].code] += 1
         result.source = new_source
+        lint = None
     else:
         result.problems.append(f"fixes did not converge after {MAX_FIX_ROUNDS} rounds")
-    result.remaining = lint_source(result.source, path, settings).findings
+    if lint is None:
+        lint = lint_source(result.source, path, settings, module=parsed)
+    result.final = lint
+    result.remaining = lint.findings
     return result
 
 
 def _apply_checked(
     module: cst.Module, fixes: Sequence[Fix], old: str, gate: Optional[FixGate]
-) -> Tuple[Optional[str], bool]:
-    """(the fixed source or None, whether ``gate`` refused it)."""
+) -> Tuple[Optional[Tuple[str, cst.Module]], bool]:
+    """(the fixed source and its parse, or None; whether ``gate`` refused it)."""
     try:
         new_source = apply_fixes(module, fixes)
-        parse(new_source)
+        parsed = parse(new_source)
     except SourceSyntaxError:
         return None, False
     except Exception:  # a fix that crashes while applying is a bug: never let it write anything
         return None, False
     if gate is not None and new_source != old and gate(old, new_source) is not None:
         return None, True
-    return new_source, False
+    return (new_source, parsed), False

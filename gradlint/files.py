@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from gradlint.config import Settings, excludes, matches
-from gradlint.fixes import Fix, TextEdit, text_edits, unified_diff
 
-if TYPE_CHECKING:  # notebooks are imported only when one is read
+if TYPE_CHECKING:  # notebooks are imported only when one is read; fixes (LibCST) only to fix
+    from gradlint.fixes import Fix, TextEdit
     from gradlint.notebook import Notebook
 
 SOURCE_SUFFIXES = (".py", ".ipynb")
@@ -72,10 +72,12 @@ class SourceFile:
     def check_fix(self, old: str, new: str) -> Optional[str]:
         return None
 
-    def fix_fits(self, text: str, fix: Fix, render: Callable[[], str]) -> bool:
+    def fix_fits(self, text: str, fix: "Fix", render: Callable[[], str]) -> bool:
         return True
 
-    def fix_edits(self, old: str, new: str) -> Optional[Tuple[TextEdit, ...]]:
+    def fix_edits(self, old: str, new: str) -> Optional[Tuple["TextEdit", ...]]:
+        from gradlint.fixes import text_edits
+
         return tuple(text_edits(old, new))
 
     def render(self, new: str) -> bytes:
@@ -85,6 +87,8 @@ class SourceFile:
             raise WriteError(f"fixed code cannot be encoded as {self.encoding}: {exc.reason}") from None
 
     def diff(self, new: str, label: str) -> str:
+        from gradlint.fixes import unified_diff
+
         return unified_diff(label, self.text, new)
 
 
@@ -299,14 +303,14 @@ def write_source(original: "Document", new_text: str) -> None:
         # Again, so that an edit saved while the new text was written is not lost.
         _unchanged(original, target)
         os.replace(tmp, target)
-    except (OSError, WriteError) as exc:
+    except BaseException as exc:  # Ctrl-C too: the temporary file never stays behind
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        if isinstance(exc, WriteError):
-            raise
-        raise WriteError(f"not written: {exc.strerror or exc}") from None
+        if isinstance(exc, OSError):
+            raise WriteError(f"not written: {exc.strerror or exc}") from None
+        raise  # a WriteError from the second check, or Ctrl-C
 
 
 def _unchanged(original: "Document", target: Path) -> bytes:

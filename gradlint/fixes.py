@@ -11,13 +11,12 @@ compose with the fixes inside what they wrap.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 # (line, column) pairs as LibCST reports them: 1-based lines, 0-based columns.
 Span = Tuple[Tuple[int, int], Tuple[int, int]]
@@ -216,39 +215,53 @@ def _imp_key(imp: ImportSpec) -> Tuple[str, str, str]:
     return (imp.module, imp.obj or "", imp.asname or "")
 
 
-class _RemoveImports(RemoveImportsVisitor):
-    """LibCST's remover, except that the comment lines above an import statement it
-    deletes are kept (moved onto the next statement), as deleting only the import
-    line would: a fix must not lose a comment that was not about its code."""
+@functools.lru_cache(maxsize=None)
+def _remove_imports_visitor() -> type:
+    """LibCST's import remover, extended; built on first use because importing
+    ``libcst.codemod`` costs as much as the rest of LibCST."""
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import RemoveImportsVisitor
 
-    def __init__(self, context: CodemodContext) -> None:
-        super().__init__(context)
-        self._orphans: List[cst.EmptyLine] = []
-        self._adopted: Dict[int, List[cst.EmptyLine]] = {}
+    class _RemoveImports(RemoveImportsVisitor):
+        """LibCST's remover, except that the comment lines above an import statement it
+        deletes are kept (moved onto the next statement), as deleting only the import
+        line would: a fix must not lose a comment that was not about its code."""
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self._orphans and isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            self._adopted[id(node)] = self._orphans
-            self._orphans = []
-        return super().on_visit(node)
+        def __init__(self, context: CodemodContext) -> None:
+            super().__init__(context)
+            self._orphans: List[cst.EmptyLine] = []
+            self._adopted: Dict[int, List[cst.EmptyLine]] = {}
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:  # type: ignore[override]
-        result: Any = super().on_leave(original_node, updated_node)
-        adopted = self._adopted.pop(id(original_node), [])
-        if isinstance(original_node, cst.SimpleStatementLine) and isinstance(result, cst.SimpleStatementLine):
-            if original_node.body and not result.body:  # its parent drops it
-                lines = [*adopted, *original_node.leading_lines]
-                if any(line.comment is not None for line in lines):
-                    self._orphans.extend(lines)
-                return result
-        if adopted and isinstance(result, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            result = result.with_changes(leading_lines=[*adopted, *result.leading_lines])
-        elif isinstance(result, cst.Module) and self._orphans:
-            result = result.with_changes(footer=[*self._orphans, *result.footer])
-        return result
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if self._orphans and isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                self._adopted[id(node)] = self._orphans
+                self._orphans = []
+            return super().on_visit(node)
+
+        def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:  # type: ignore[override]
+            result: Any = super().on_leave(original_node, updated_node)
+            adopted = self._adopted.pop(id(original_node), [])
+            if isinstance(original_node, cst.SimpleStatementLine) and isinstance(result, cst.SimpleStatementLine):
+                if original_node.body and not result.body:  # its parent drops it
+                    lines = [*adopted, *original_node.leading_lines]
+                    if any(line.comment is not None for line in lines):
+                        self._orphans.extend(lines)
+                    return result
+            if adopted and isinstance(result, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                result = result.with_changes(leading_lines=[*adopted, *result.leading_lines])
+            elif isinstance(result, cst.Module) and self._orphans:
+                result = result.with_changes(footer=[*self._orphans, *result.footer])
+            return result
+
+    return _RemoveImports
 
 
 def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
+    # libcst.codemod pulls in libcst.matchers: as long to import as the rest of
+    # LibCST, and needed only by fixes that change imports.
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
     context = CodemodContext()
     if removes:
         for imp in removes:
@@ -256,7 +269,7 @@ def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Seq
                 RemoveImportsVisitor.remove_unused_import(context, imp.module, asname=imp.asname)
             else:
                 RemoveImportsVisitor.remove_unused_import(context, imp.module, imp.obj, imp.asname)
-        module = _RemoveImports(context).transform_module(module)
+        module = _remove_imports_visitor()(context).transform_module(module)
     if adds:
         for imp in adds:
             AddImportsVisitor.add_needed_import(context, imp.module, imp.obj, imp.asname)

@@ -11,14 +11,21 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradlint import catalog
+from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
-from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
 from gradlint.files import Document, ReadError, SourceFile, WriteError, decode, read_document, write_source
-from gradlint.fixes import TextEdit, apply_fixes, text_edits
-from gradlint.rule import Finding
+from gradlint.options import RuleOptions
+
+if TYPE_CHECKING:
+    from gradlint.engine import LintSettings
+    from gradlint.fixes import TextEdit
+    from gradlint.rule import Finding
+
+# The engine (and so LibCST, a fifth of a second to import) is imported only
+# by the functions that lint: a run answered from the cache never needs it.
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,8 @@ def to_diagnostics(
     is needed to compute fix edits for JSON output, and by documents that check
     each fix (``checks_fixes``: a notebook drops the fixes it could not write back).
     """
+    from gradlint.fixes import apply_fixes, text_edits
+
     out = []
     for f in findings:
         info = None
@@ -143,19 +152,29 @@ def to_diagnostics(
 
 
 def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
-    report = FileReport(display_path(path))
     codes, options = run_settings.codes_for(path)
-    try:
-        doc = read_document(path)
-    except ReadError as exc:
-        if PARSE_ERROR in codes:
-            report.diagnostics.append(_read_error_diagnostic(str(exc)))
-        return report
-    except Exception as exc:  # a bug reading one file must not end the run; it exits 2
-        report.internal_error = True
-        report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
-        return report
-    _check_source(report, doc, LintSettings(codes, options), mode, write_source)
+    return lint_file(path, codes, options, mode)
+
+
+def lint_file(
+    path: Path, codes: FrozenSet[str], options: RuleOptions, mode: Mode, source: Optional[Document] = None
+) -> FileReport:
+    """Check (or fix) one file with the rules ``codes``; ``source``: the file, if already read."""
+    from gradlint.engine import LintSettings
+
+    report = FileReport(display_path(path))
+    if source is None:
+        try:
+            source = read_document(path)
+        except ReadError as exc:
+            if PARSE_ERROR in codes:
+                report.diagnostics.append(_read_error_diagnostic(str(exc)))
+            return report
+        except Exception as exc:  # a bug reading one file must not end the run; it exits 2
+            report.internal_error = True
+            report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
+            return report
+    _check_source(report, source, LintSettings(codes, options), mode, write_source)
     return report
 
 
@@ -166,6 +185,8 @@ def check_stdin(data: bytes, path: Path, display: str, run_settings: Settings, m
     in the input's encoding (the input itself when nothing changed), for the
     caller to print.
     """
+    from gradlint.engine import LintSettings
+
     report = FileReport(display)
     codes, options = run_settings.codes_for(path)
     try:
@@ -190,6 +211,8 @@ Writer = Callable[[Document, str], None]
 
 def _check_source(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
     """Lint or fix ``doc`` into ``report``; the text its diagnostics refer to comes back."""
+    from gradlint.engine import lint_source
+
     final = doc.text
     try:
         if mode.fix or mode.diff:
@@ -211,14 +234,17 @@ def _check_source(report: FileReport, doc: Document, settings: LintSettings, mod
 
 def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
     """Fix ``doc``, writing it with ``write`` (None: the caller prints it); returns the resulting text."""
+    from gradlint.engine import fix_source
+
     result = fix_source(doc.text, report.path, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)
     report.errors.extend(result.problems)
     changed = result.source != doc.text
+    original, final = result.original, result.final
+    assert original is not None and final is not None
     if changed and mode.diff:
         report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed
-        lint = lint_source(doc.text, report.path, settings)
-        report.diagnostics = to_diagnostics(lint.findings, doc.text, lint.context, mode, doc)
+        report.diagnostics = to_diagnostics(original.findings, doc.text, original.context, mode, doc)
         return doc.text
     if changed:
         try:
@@ -226,15 +252,10 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
                 write(doc, result.source)
         except WriteError as exc:
             report.errors.append(str(exc))
-            lint = lint_source(doc.text, report.path, settings)
-            report.diagnostics = to_diagnostics(lint.findings, doc.text, lint.context, mode, doc)
+            report.diagnostics = to_diagnostics(original.findings, doc.text, original.context, mode, doc)
             return doc.text
         report.fixed = result.fixed
-    final = lint_source(result.source, report.path, settings) if mode.edits or doc.checks_fixes else None
-    if final is not None:
-        report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc)
-    else:
-        report.diagnostics = to_diagnostics(result.remaining, result.source, None, mode, doc)
+    report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc)
     return result.source
 
 
@@ -243,12 +264,13 @@ def check_paths(
     settings: Settings,
     mode: Mode,
     on_file_done: Optional[Callable[[FileReport], None]] = None,
+    *,
+    jobs: Optional[int] = 1,
+    cache=None,
 ) -> List[FileReport]:
-    """Check ``files`` in order; ``on_file_done`` (progress display) is called after each."""
-    reports = []
-    for path in files:
-        report = check_file(path, settings, mode)
-        if on_file_done is not None:
-            on_file_done(report)
-        reports.append(report)
-    return reports
+    """Reports for ``files``, in order; ``jobs`` worker processes (None: one per
+    CPU), results from ``cache`` (a ``gradlint.cache.Cache``) where it has them.
+    ``on_file_done`` is called with each report as it is ready (in any order)."""
+    from gradlint.scheduler import check_paths as schedule
+
+    return schedule(files, settings, mode, on_file_done, jobs=jobs, cache=cache)

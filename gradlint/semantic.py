@@ -24,9 +24,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider
 
 from gradlint.fixes import ImportSpec
+from gradlint.traversal import children
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 INFERENCE_MODE = frozenset(
@@ -39,6 +39,7 @@ SET_GRAD_ENABLED = frozenset(
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 AUTOGRAD_GRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+GRAD_MODE_GUARDS = NO_GRAD | INFERENCE_MODE | ENABLE_GRAD | SET_GRAD_ENABLED
 
 _TENSOR_FACTORY_NAMES = (
     "tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm arange linspace "
@@ -55,6 +56,7 @@ REQUIRES_GRAD_FACTORIES = frozenset(
     for n in "tensor zeros ones empty full rand randn arange linspace logspace eye zeros_like ones_like "
     "empty_like full_like rand_like randn_like".split()
 )
+_NO_GRAPH_CALLS = TENSOR_FACTORIES | VARIABLE
 # Methods that return a tensor with no more graph than their receiver has (their
 # arguments are devices, dtypes, shapes or numbers, never other tensors).
 CONVERSIONS = frozenset(
@@ -447,36 +449,22 @@ class Semantic:
         self._may_name_guards = any(n in source for n in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"))
         self._may_name_autograd = "autograd" in source
         # Children of the nodes of this file's tree (which lives as long as this object).
-        self._children: Optional[Dict[int, Tuple[cst.CSTNode, ...]]] = None
         # inference rules (GL1xx)
         self._frozen: Optional[FrozenSet[str]] = None
         self._module_grad_off: Optional[bool] = None
         self._refs: Optional[Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]] = None
 
     def walk(self, node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
-        """:func:`walk` over this file's tree, with children read off the parent links
-        computed once per file: LibCST computes ``children`` by running a visitor, and
-        rules walk the same statements often."""
-        kids = self._children
-        if kids is None:
-            grouped: Dict[int, List[cst.CSTNode]] = {}
-            # The parent links are recorded child by child in source order.
-            for child, parent in self.ctx.metadata(ParentNodeProvider).items():
-                grouped.setdefault(id(parent), []).append(child)
-            kids = self._children = {k: tuple(reversed(v)) for k, v in grouped.items()}
-
-        def reversed_children(cur: cst.CSTNode) -> Sequence[cst.CSTNode]:
-            return kids.get(id(cur), ())  # type: ignore[union-attr]
-
-        return _walk(node, into_functions, reversed_children)
+        """:func:`walk` (kept as a method: rules pass it around as the walk of this file)."""
+        return walk(node, into_functions)
 
     # -- names --------------------------------------------------------------
 
     def is_call_to(self, node: cst.CSTNode, names: FrozenSet[str]) -> bool:
-        return isinstance(node, cst.Call) and bool(self.ctx.qualnames(node.func) & names)
+        return isinstance(node, cst.Call) and self.ctx.refers_to(node.func, names)
 
     def refers_to(self, expr: cst.CSTNode, names: FrozenSet[str]) -> bool:
-        return bool(self.ctx.qualnames(expr) & names)
+        return self.ctx.refers_to(expr, names)
 
     # -- grad mode ----------------------------------------------------------
 
@@ -485,9 +473,9 @@ class Semantic:
         func = expr.func if isinstance(expr, cst.Call) else expr
         if not isinstance(func, (cst.Name, cst.Attribute)) or not self._may_name_guards:
             return None
-        names = self.ctx.qualnames(func)
-        if not names:
+        if not self.ctx.refers_to(func, GRAD_MODE_GUARDS):
             return None
+        names = self.ctx.qualnames(func)
         if names & NO_GRAD:
             return Guard("no_grad", called, True)
         if names & ENABLE_GRAD:
@@ -656,7 +644,7 @@ class Semantic:
             return False
         if isinstance(expr, cst.Call):
             func = expr.func
-            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.qualnames(func) & (TENSOR_FACTORIES | VARIABLE):
+            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.refers_to(func, _NO_GRAPH_CALLS):
                 return True
             if isinstance(func, cst.Attribute):
                 if func.attr.value == "detach":
@@ -709,7 +697,7 @@ class Semantic:
         if _depth > 4:
             return False
         if isinstance(expr, cst.Call):
-            if self.ctx.qualnames(expr.func) & DATALOADER:
+            if self.ctx.refers_to(expr.func, DATALOADER):
                 return True
             fname = last_name(expr.func)
             if fname in ("enumerate", "tqdm", "iter", "trange") and expr.args:
@@ -1471,7 +1459,7 @@ class Semantic:
 def walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself included) in source order. Nested functions,
     lambdas and classes are yielded but not entered, unless ``into_functions``."""
-    return _walk(node, into_functions, lambda cur: tuple(reversed(cur.children)))
+    return _walk(node, into_functions, lambda cur: tuple(reversed(children(cur))))
 
 
 def _walk(

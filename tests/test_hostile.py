@@ -29,6 +29,8 @@ IMPORT = b"from torch.autograd import Variable\n"
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GRADLINT_OUTPUT_FORMAT", raising=False)
+    # No results cache: each run reads the files afresh, and writes nothing but fixes.
+    monkeypatch.setenv("GRADLINT_NO_CACHE", "1")
     return tmp_path
 
 
@@ -239,7 +241,7 @@ def test_file_changed_or_deleted_while_being_fixed_is_not_written(project, monke
             (project / "deleted.py").unlink()
         return result
 
-    monkeypatch.setattr("gradlint.runner.fix_source", meanwhile)
+    monkeypatch.setattr(engine, "fix_source", meanwhile)  # the runner imports it when it fixes
     result = run("check", "-q", "--fix", "edited.py", "deleted.py")
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
@@ -278,7 +280,7 @@ def test_migrate_and_notebooks_detect_a_change_too(project, monkeypatch):
             fh.write(b"\n")
         return result
 
-    monkeypatch.setattr("gradlint.runner.fix_source", meanwhile)
+    monkeypatch.setattr(engine, "fix_source", meanwhile)  # the runner imports it when it fixes
     monkeypatch.setattr("gradlint.migrate.fix_source", meanwhile)
     result = run("check", "-q", "--fix", "eval.ipynb")
     assert result.stderr == "error: eval.ipynb: changed on disk while gradlint was running; not written\n"
@@ -329,6 +331,44 @@ def test_encoding_that_does_not_give_back_the_bytes_is_not_written(project):
 
 
 # -- newlines, lone surrogates ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name,encode",
+    [
+        ("bom.py", lambda text: b"\xef\xbb\xbf" + text.encode()),
+        ("crlf.py", lambda text: text.replace("\n", "\r\n").encode()),
+        # Every other line CRLF: each line keeps its own ending.
+        ("mixed.py", lambda text: "".join(l.replace("\n", "\r\n") if i % 2 else l for i, l in enumerate(text.splitlines(True))).encode()),
+    ],
+)
+def test_bom_crlf_and_mixed_newlines_are_checked_fixed_and_migrated_in_place(project, name, encode):
+    # Not errors at all: the same findings as the plain file, and fixes that keep every byte they do not change.
+    (project / "plain.py").write_text(LEGACY)
+    (project / name).write_bytes(encode(LEGACY))
+    result = run("check", "-q", "plain.py", name)
+    assert result.exit_code == 1
+    found = result.stdout.splitlines()
+    assert [line.replace(name, "plain.py", 1) for line in found if line.startswith(name)] == [
+        line for line in found if line.startswith("plain.py")
+    ] != []
+    result = run("check", "-q", "--fix", name)
+    assert (result.exit_code, result.output) == (0, "")
+    if name == "mixed.py":
+        # Each kept line keeps its own ending; the inserted decorator takes the first line's.
+        expected = (
+            b"import torch\n\n\r\n@torch.no_grad()\ndef evaluate(model, x):\n    out = model(x.detach())\r\n"
+            b"    return out.max(1)[1]\n\r\n\ndef log(loss):\r\n    print(loss.item())\n"
+        )
+    else:
+        expected = encode(LEGACY_FIXED)
+    assert (project / name).read_bytes() == expected
+    (project / name).write_bytes(encode(LEGACY))
+    result = run("migrate", name)
+    assert result.exit_code == 0, result.output
+    assert (project / name).read_bytes() == expected
+    assert (project / "plain.py").read_text() == LEGACY
+
 
 
 def test_old_mac_line_endings(project):
@@ -398,6 +438,7 @@ def test_notebook_that_is_not_one(project, data, message):
         (b"[tool.gradlint]\nx = " + b"[" * 20_000 + b"]" * 20_000 + b"\n", "pyproject.toml: invalid TOML: nested too deeply"),
         (b'[tool.gradlint]\nselect = ["GL001"]  # \xff\n', "pyproject.toml: invalid TOML: 'utf-8' codec can't decode byte 0xff in position 38: invalid start byte"),
         (b"[tool]\ngradlint = 1\n", "pyproject.toml: [tool.gradlint] must be a table"),
+        (b"[tool.gradlint\nselect = 1\n", "pyproject.toml: invalid TOML: Expected ']' at the end of a table declaration (at line 1, column 15)"),
     ],
 )
 def test_invalid_configuration_is_one_line_for_check_and_migrate(project, content, message):
@@ -431,7 +472,7 @@ def test_server_reports_a_too_deep_document_instead_of_failing(tmp_path):
     pytest.importorskip("pygls")
     from gradlint.server import check_text
 
-    text = LEGACY + "x = " + "[" * 150 + "]" * 150 + "\n"
+    text = LEGACY + "x = " + "not " * 1000 + "y\n"
     checked = check_text(text, tmp_path / "deep.py")
     assert [(d.code, d.message, d.row) for d in checked.diagnostics] == [("GL000", "too deeply nested to analyse", 1)]
 

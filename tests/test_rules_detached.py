@@ -241,8 +241,8 @@ def test_gl202_fix_under_no_grad_adds_no_block():
 
 
 def test_gl202_fix_adds_the_import_or_uses_the_alias():
-    assert fix("def init(m):\n    m.weight.data.fill_(0)\n", ["GL202"], unsafe=True) == (
-        "import torch\n\ndef init(m):\n    with torch.no_grad():\n        m.weight.fill_(0)\n"
+    assert fix("def shrink(m):\n    m.weight.data.mul_(0.5)\n", ["GL202"], unsafe=True) == (
+        "import torch\n\ndef shrink(m):\n    with torch.no_grad():\n        m.weight.mul_(0.5)\n"
     )
     assert fix("import torch as th\nw.data.fill_(0)\n", ["GL202"], unsafe=True) == (
         "import torch as th\nwith th.no_grad():\n    w.fill_(0)\n"
@@ -327,3 +327,14 @@ def test_gl203_message():
         "`out.data` bypasses autograd's version tracking: edits made through it go unnoticed and can silently "
         "corrupt gradients; use `out.detach()`"
     ]
+
+
+@pytest.mark.parametrize(
+    "func",
+    ["__init__(self)", "reset_parameters(self)", "_init_weights(self, m)", "weights_init(m)", "initialize(net)"],
+)
+def test_gl202_not_in_parameter_initialisation(func):
+    # No forward has run: no graph can hold the tensor, the edit cannot corrupt a gradient.
+    src = f"import torch\n\ndef {func}:\n    m.weight.data.normal_(0.0, 0.02)\n    m.bias.data.zero_()\n"
+    assert lint(src, select=["GL202"]) == []
+    assert lint(src.replace(func.split("(")[0], "update"), select=["GL202"]) == [(4, 5, "GL202"), (5, 5, "GL202")]

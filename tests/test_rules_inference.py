@@ -1123,3 +1123,40 @@ def test_explain_gl101_contrasts_eval_and_no_grad():
     use_instead = text.split("## Use instead\n\n```python\n", 1)[1].split("```", 1)[0]
     assert "    model.eval()" in example and "no_grad" not in example
     assert "@torch.no_grad()\ndef evaluate(model, loader):\n    model.eval()" in use_instead
+
+
+def test_gl101_script_fix_never_wraps_definitions_and_leaves_blank_lines_empty():
+    src = """\
+        import torch
+
+        model = build()
+        model.eval()
+        out = model(x)
+
+        print(out.argmax(1))
+        top = model(x).topk(5)
+
+        def report(values):
+            return values
+
+        y = model(x)
+    """
+    # One run of statements per round: the `def` stays at module level, and the blank
+    # line moved into the `with` block carries no indentation.
+    assert fix(src, select=["GL101"]) == (
+        "import torch\n"
+        "\n"
+        "model = build()\n"
+        "model.eval()\n"
+        "with torch.no_grad():\n"
+        "    out = model(x)\n"
+        "\n"
+        "    print(out.argmax(1))\n"
+        "    top = model(x).topk(5)\n"
+        "\n"
+        "def report(values):\n"
+        "    return values\n"
+        "\n"
+        "with torch.no_grad():\n"
+        "    y = model(x)\n"
+    )

@@ -275,3 +275,26 @@ def test_gl004_message_read_and_write():
         "Reading `h.volatile` does nothing since PyTorch 0.4 (it is always False); use `torch.no_grad()` to stop "
         "recording a graph",
     ]
+
+
+def test_gl003_and_gl203_never_report_the_same_data_read():
+    src = "import torch\ntotal += loss.data[0]\nrow = out.data[0].cpu()\n"
+    # the scalar read is GL003's (fixed to .item()); the row read stays GL203's
+    assert lint(src, select=["GL003", "GL203"]) == [(2, 10, "GL003"), (3, 7, "GL203")]
+
+
+def test_gl301_message_says_what_a_backward_in_the_loop_frees():
+    train = """\
+        def train(model, loader, opt, criterion):
+            total = 0.0
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+                total += loss
+    """
+    evaluate = "\n".join(line for line in train.splitlines() if "backward" not in line and "step" not in line)
+    (in_training,) = messages(train, ["GL301"])
+    (in_evaluation,) = messages(evaluate, ["GL301"])
+    assert "(`backward()` frees its saved activations, but its graph nodes stay referenced)" in in_training
+    assert "after the iteration ends, with the activations it saved: memory grows" in in_evaluation

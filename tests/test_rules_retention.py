@@ -108,8 +108,9 @@ def test_gl301_fix(code, fixed):
 
 def test_gl301_message():
     assert messages(train("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\n"), ["GL301"]) == [
-        "`total += loss` keeps the autograd graph of `loss` alive in `total` after the iteration ends, with the "
-        "activations it saved: memory grows with every iteration; keep `loss.item()`"
+        "`total += loss` keeps the autograd graph of `loss` alive in `total` after the iteration ends "
+        "(`backward()` frees its saved activations, but its graph nodes stay referenced): memory grows with "
+        "every iteration; keep `loss.item()`"
     ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -151,77 +152,225 @@ def test_probe_verdicts_refuted_and_error(monkeypatch):
 
 # -- file mode -----------------------------------------------------------------
 
-VERIFY_FIXTURES = sorted((ROOT / "fixtures" / "verify").glob("*.py"))
+VERIFY_DIR = ROOT / "fixtures" / "verify"
+# Every runnable fixture, those of rules that are off by default (in a
+# folder whose pyproject.toml switches them on) included.
+VERIFY_FIXTURES = sorted(VERIFY_DIR.rglob("*.py"))
 
 
 def _digest(directory):
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir())}
+    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")
 def fixture_results():
+    """Every fixture, as written and as fixed (unsafe fixes included, as
+    `gradlint verify --unsafe-fixes -j 2 fixtures/verify/**/*.py` runs them),
+    in one batch: about 25 sandboxed runs."""
     from gradlint.config import Settings
     from gradlint.verify.scripts import Options, verify_files
 
-    before = _digest(VERIFY_FIXTURES[0].parent)
-    results = verify_files(VERIFY_FIXTURES, Settings(cwd=ROOT), Options(workers=2))
-    assert _digest(VERIFY_FIXTURES[0].parent) == before, "verify changed or added files beside the fixtures"
+    before = _digest(VERIFY_DIR)
+    with pytest.MonkeyPatch.context() as mp:
+        # Two runs at a time on two cores: one thread each. torch's default
+        # (a thread per core) makes each run wait for the other's cores.
+        mp.setenv("OMP_NUM_THREADS", "1")
+        results = verify_files(VERIFY_FIXTURES, Settings(cwd=ROOT), Options(workers=2, unsafe_fixes=True))
+    assert _digest(VERIFY_DIR) == before, "verify changed or added files beside the fixtures"
     return results
 
 
-def test_fixtures_confirmed_and_fixes_keep_results(fixture_results):
+@pytest.fixture(scope="module")
+def fixture_json(fixture_results):
     from gradlint.verify import report
 
     data = json.loads(report.files_json(fixture_results))
-    by_file = {Path(f["filename"]).name: f for f in data["files"]}
+    data["by_file"] = {Path(f["filename"]).name: f for f in data["files"]}
+    return data
+
+
+def test_fixtures_confirmed_and_fixes_keep_results(fixture_json):
+    by_file = fixture_json["by_file"]
     assert set(by_file) == {p.name for p in VERIFY_FIXTURES}
     verdicts = {
-        name: [(f["code"], f["location"]["row"], f["verdict"], f["fix"]["verdict"]) for f in item["findings"]]
+        name: [(f["code"], f["location"]["row"], f["verdict"], f["fix"] and f["fix"]["verdict"]) for f in item["findings"]]
         for name, item in by_file.items()
     }
     assert verdicts == {
-        "gl001_volatile_eval.py": [("GL001", 19, "CONFIRMED", "SAME RESULT")],
+        "gl001_volatile_eval.py": [("GL001", 19, "CONFIRMED", "SAME RESULT"), ("GL101", 20, "CONFIRMED", "SAME RESULT")],
         "gl002_feature_matching.py": [
             ("GL002", 15, "CONFIRMED", "SAME RESULT"),
             ("GL002", 16, "CONFIRMED", "SAME RESULT"),
             ("GL002", 19, "CONFIRMED", "SAME RESULT"),
         ],
         "gl003_train_log.py": [("GL003", 23, "CONFIRMED", "ERROR GONE")],
+        "gl101_validate.py": [("GL101", 17, "CONFIRMED", "SAME RESULT")],
+        "gl102_predict.py": [("GL102", 17, "CONFIRMED", "ERROR GONE")],
+        "gl106_nested_guards.py": [("GL106", 19, "CONFIRMED", "SAME RESULT")],
+        "gl201_stop_gradient.py": [("GL201", 20, "CONFIRMED", "ERROR GONE")],
+        "gl202_manual_sgd.py": [("GL202", 19, "CONFIRMED", "SAME RESULT"), ("GL202", 20, "CONFIRMED", "SAME RESULT")],
+        "gl203_data_reads.py": [("GL203", 18, "CONFIRMED", "SAME RESULT")],
+        "gl301_val_loss.py": [("GL301", 19, "CONFIRMED", "SAME RESULT")],
+        "gl302_freeze_backbone.py": [("GL302", 14, "CONFIRMED", "INTENDED CHANGE")],
+        "gl303_freeze_typo.py": [("GL303", 14, "CONFIRMED", "INTENDED CHANGE")],
+        "without_fix.py": [
+            ("GL004", 17, "CONFIRMED", None),
+            ("GL104", 22, "CONFIRMED", None),
+            ("GL107", 27, "CONFIRMED", None),
+            ("GL105", 32, "CONFIRMED", None),
+            ("GL103", 43, "CONFIRMED", None),
+        ],
     }
+    # Every rule with a runtime claim has a fixture that confirms it; every fixable one, a fixture of its fix.
+    rules = catalog.load()
+    seen = {f["code"] for item in by_file.values() for f in item["findings"]}
+    assert seen == {code for code, doc in rules.items() if doc.verify}
+    fixed = {f["code"] for item in by_file.values() for f in item["findings"] if f["fix"] and f["fix"]["applied"]}
+    assert fixed == {code for code, doc in rules.items() if doc.fix != "none" and doc.verify}
+    assert fixture_json["summary"] == {
+        "CONFIRMED": 21,
+        "fix SAME RESULT": 11,
+        "fix ERROR GONE": 3,
+        "fix INTENDED CHANGE": 2,
+    }
+
+
+def test_memory_claims_measured_and_gone_after_the_fix(fixture_json):
+    by_file = fixture_json["by_file"]
     gl001 = by_file["gl001_volatile_eval.py"]
     assert gl001["runs"]["as_written"]["status"] == "completed" and gl001["runs"]["as_fixed"]["status"] == "completed"
-    (finding,) = gl001["findings"]
+    finding, gl101 = gl001["findings"]
     # The MLP's forward saves x and two ReLU outputs, 1 MiB each; two
     # iterations' graphs are alive at once (`logits` is rebound after the next forward).
-    assert finding["saved_bytes"] == 6 * 2**20
+    assert finding["saved_bytes"] == gl101["saved_bytes"] == 6 * 2**20
     assert finding["fix"]["memory"] == [{"what": "saved for backward", "as_written": 6 * 2**20, "as_fixed": 0}]
     assert finding["observed"][0].startswith("UserWarning at line 19: volatile was removed and now has no effect.")
     assert "logits (line 20): grad_fn=AddmmBackward0" in finding["observed"][1]
     assert "warning gone" in finding["fix"]["details"]
+    # GL001's decorator also guards GL101's forward: both fixes are applied, neither finding is left.
+    assert gl001["fixes_applied"] == 2 and gl101["fix"]["memory"] == finding["fix"]["memory"]
     # The finding is what `gradlint check --output-format json` says, plus verify's keys.
     assert (finding["cell"], finding["noqa_row"], finding["end_location"]) == (None, 19, {"row": 19, "column": 49})
     assert {"content": "@torch.no_grad()\n", "location": {"row": 15, "column": 1}, "end_location": {"row": 15, "column": 1}} in finding["fix"]["edits"]
-    proj = by_file["gl002_feature_matching.py"]["findings"][2]
-    assert proj["observed"] == ["proj: requires_grad=False grad_fn=None, shares storage with `netD.0.weight`, which requires grad"]
+
+    (validate,) = by_file["gl101_validate.py"]["findings"]
+    # A validation batch of 512x128 and two ReLU outputs of 512x256 (float32),
+    # for two forwards alive at once: 2 x (256 + 512 + 512) KiB.
+    assert validate["saved_bytes"] == 2 * (256 + 512 + 512) * 1024
+    assert validate["fix"]["memory"] == [{"what": "saved for backward", "as_written": 2621440, "as_fixed": 0}]
+    assert validate["observed"] == [
+        "graph recorded: saved for backward: 2.5 MiB (+ 266.0 KiB of parameters); logits (line 17): grad_fn=AddmmBackward0"
+    ]
+
+    (gl301,) = by_file["gl301_val_loss.py"]["findings"]
+    # Five earlier batches of 128, each keeping its input (128x256), two ReLU
+    # outputs (128x512) and the MSE loss's output and target (128x1), float32.
+    per_batch = (128 * 256 + 2 * 128 * 512 + 2 * 128) * 4
+    assert gl301["retained_bytes"] == 5 * per_batch
+    assert gl301["fix"]["memory"] == [{"what": "kept alive after the loop", "as_written": 5 * per_batch, "as_fixed": 0}]
+    assert gl301["observed"] == ["saved by earlier iterations and still alive after the loop: 3.1 MiB (6 iterations)"]
+
+
+def test_errors_claimed_and_gone_after_the_fix(fixture_json):
+    by_file = fixture_json["by_file"]
     gl003 = by_file["gl003_train_log.py"]
     assert gl003["runs"]["as_written"]["status"] == "exception"
     assert gl003["runs"]["as_written"]["text"].startswith("raised IndexError: invalid index of a 0-dim tensor.")
     assert gl003["findings"][0]["fix"]["details"] == ["as fixed: completed"]
-    assert data["summary"] == {"CONFIRMED": 5, "fix SAME RESULT": 4, "fix ERROR GONE": 1}
+    gl102 = by_file["gl102_predict.py"]
+    # Python 3.11 changed the exception `with` raises on an object that is not a context manager.
+    raised = (
+        "TypeError: 'type' object does not support the context manager protocol"
+        if sys.version_info >= (3, 11)
+        else "AttributeError: __enter__"
+    )
+    assert gl102["runs"]["as_written"]["text"] == f"raised {raised} at line 17"
+    assert gl102["runs"]["as_fixed"]["status"] == "completed"
+    assert gl102["findings"][0]["fix"]["details"] == ["as fixed: completed"]
+    # The in-place clamp of the alias breaks the backward two lines later; editing a copy does not.
+    gl201 = by_file["gl201_stop_gradient.py"]
+    assert gl201["runs"]["as_written"]["status"] == "exception"
+    (finding,) = gl201["findings"]
+    assert finding["observed"][0].startswith(
+        "raised RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: "
+        "[torch.FloatTensor [16, 64]], which is output 0 of Tanh,"
+    )
+    assert finding["observed"][0].endswith("(line 23)")
+    assert finding["fix"]["applicability"] == "unsafe" and finding["fix"]["details"] == ["as fixed: completed"]
+    (gl103,) = [f for f in by_file["without_fix.py"]["findings"] if f["code"] == "GL103"]
+    assert gl103["observed"] == ["raised RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn (line 43)"]
+
+
+def test_state_claims_before_and_after_the_fix(fixture_json):
+    by_file = fixture_json["by_file"]
+    # GL202: the .data edit changes the parameter without moving its version; the fix moves it.
+    update, zero = by_file["gl202_manual_sgd.py"]["findings"]
+    assert re.fullmatch(r"`p` changed \(sum \S+ → \S+\) but its version stayed 1", update["observed"][0])
+    assert re.fullmatch(r"as fixed: `p`: sum \S+ → \S+, version 1 → 2", update["fix"]["details"][0])
+    assert re.fullmatch(r"`p.grad` changed \(sum \S+ → 0\) but its version stayed 0", zero["observed"][0])
+    assert re.fullmatch(r"as fixed: `p.grad`: sum \S+ → 0, version 0 → 1", zero["fix"]["details"][0])
+    # GL106: gradients are already off at the inner guard, and still off where its body went.
+    (gl106,) = by_file["gl106_nested_guards.py"]["findings"]
+    assert gl106["observed"] == ["gradients disabled when line 19 started: 1 of 1 times"]
+    assert gl106["fix"]["details"] == []
+    (gl105,) = [f for f in by_file["without_fix.py"]["findings"] if f["code"] == "GL105"]
+    assert gl105["observed"] == [
+        "`predict_quietly` returned with gradients disabled 1 of 1 times, though they were enabled when it was called"
+    ]
+    (gl203,) = by_file["gl203_data_reads.py"]["findings"]
+    assert gl203["observed"] == ["_: requires_grad=False grad_fn=None; predicted: requires_grad=False grad_fn=None"]
+    proj = by_file["gl002_feature_matching.py"]["findings"][2]
+    assert proj["observed"] == ["proj: requires_grad=False grad_fn=None, shares storage with `netD.0.weight`, which requires grad"]
+
+
+def test_freezing_fixes_change_results_on_purpose(fixture_json):
+    """GL302/GL303: the fix really freezes the parameters, so training
+    differs: INTENDED CHANGE, with what was frozen and the first difference."""
+    by_file = fixture_json["by_file"]
+    (gl302,) = by_file["gl302_freeze_backbone.py"]["findings"]
+    assert gl302["observed"] == ["`backbone`: 4 → 4 of 4 parameters require grad across line 14"]
+    assert gl302["fix"]["details"][0] == "as fixed: `backbone`: 4 → 0 of 4 parameters require grad across line 14"
+    # The first step's loss is the same (nothing has been updated yet); the second differs.
+    assert re.fullmatch(r"output line 2: 'step 1 loss \S+' as written, 'step 1 loss \S+' as fixed", gl302["fix"]["details"][1])
+    (gl303,) = by_file["gl303_freeze_typo.py"]["findings"]
+    assert gl303["observed"] == ["`p`.requires_grad: True → True across line 14"]
+    assert gl303["fix"]["details"][0] == "as fixed: `p`.requires_grad: True → False across line 14"
+    assert gl303["fix"]["details"][1].startswith("output line 2: 'step 1 loss ")
+
+
+def _text_report(fixture_results, name):
+    from gradlint.verify import report
+
+    return report.files_text([r for r in fixture_results if r.path.endswith(name)]).splitlines()
 
 
 def test_fixture_text_report(fixture_results):
-    from gradlint.verify import report
-
-    text = report.files_text([r for r in fixture_results if r.path.endswith("gl001_volatile_eval.py")])
-    lines = text.splitlines()
-    assert lines[0] == str(ROOT / "fixtures" / "verify" / "gl001_volatile_eval.py")
+    lines = _text_report(fixture_results, "gl001_volatile_eval.py")
+    assert lines[0] == str(VERIFY_DIR / "gl001_volatile_eval.py")
     assert lines[1].startswith("  as written: completed (") and lines[2].startswith("  as fixed  : completed (")
-    assert lines[2].endswith("), 1 fix applied")
+    assert lines[2].endswith("), 2 fixes applied")
     assert lines[3] == "  19:18 GL001 CONFIRMED"
     assert "    fix: SAME RESULT (safe: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`)" in lines
     assert "        saved for backward: 6.0 MiB → 0 B" in lines
-    assert lines[-1] == "1 file, 1 finding: 1 confirmed; 1 fix: 1 same result."
+    assert "  20:18 GL101 CONFIRMED" in lines
+    assert lines[-1] == "1 file, 2 findings: 2 confirmed; 2 fixes: 2 same result."
+
+    lines = _text_report(fixture_results, "gl101_validate.py")
+    assert lines[3:] == [
+        "  17:14 GL101 CONFIRMED",
+        "        graph recorded: saved for backward: 2.5 MiB (+ 266.0 KiB of parameters); logits (line 17): grad_fn=AddmmBackward0",
+        "    fix: SAME RESULT (safe: Wrap the loop in `with torch.no_grad():`)",
+        "        saved for backward: 2.5 MiB → 0 B",
+        "",
+        "1 file, 1 finding: 1 confirmed; 1 fix: 1 same result.",
+    ]
+    lines = _text_report(fixture_results, "gl302_freeze_backbone.py")
+    assert lines[3:6] == [
+        "  14:1 GL302 CONFIRMED",
+        "        `backbone`: 4 → 4 of 4 parameters require grad across line 14",
+        "    fix: INTENDED CHANGE (safe: Call `backbone.requires_grad_(False)`)",
+    ]
+    assert lines[-1] == "1 file, 1 finding: 1 confirmed; 1 fix: 1 intended change."
 
 
 def test_runs_that_do_not_finish_get_clear_verdicts(tmp_path, monkeypatch):

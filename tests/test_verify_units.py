@@ -237,3 +237,145 @@ def test_files_verify_cannot_run_get_a_one_line_error(tmp_path):
     assert not results[0].ok and not results[1].ok and results[2].ok
     text = report.files_text(results)
     assert text.endswith("  no findings: nothing to verify\n\n3 files, 0 findings; 2 files not run.\n")
+
+
+def test_results_key_of_claims():
+    assert parse_claim("x", {"claim": "records-graph"}).results == "same"
+    c = parse_claim("x", {"claim": "requires-grad-unchanged", "results": "may-change"})
+    assert (c.after_fix, c.results) == ("gone", "may-change")
+    assert c.describe().endswith("; the fix makes this go away, which changes the results on purpose")
+    with pytest.raises(CatalogError, match="^x: 'results' must be one of same, may-change$"):
+        parse_claim("x", {"claim": "detaches", "results": "different"})
+    with pytest.raises(CatalogError, match="^x: results = 'may-change' needs after_fix = 'gone'$"):
+        parse_claim("x", {"claim": "detaches", "results": "may-change"})
+
+
+# -- where findings are measured: receivers and the fixed file's lines ------------------------
+
+
+@pytest.mark.parametrize(
+    "code,source,receiver",
+    [
+        # GL202 reports the whole statement line; GL302 and GL303 the assignment's target.
+        ("GL202", "import torch\n\n\ndef step(p, lr):\n    p.data.add_(-lr, p.grad.data)\n", "p"),
+        ("GL202", "import torch\n\n\ndef step(p):\n    p.grad.data.zero_()\n", "p.grad"),
+        ("GL302", "import torch.nn as nn\n\nnet = nn.Linear(2, 2)\nnet.requires_grad = False\n", "net"),
+        ("GL303", "import torch\n\nw = torch.ones(2)\nw.require_grad = True\n", "w"),
+    ],
+)
+def test_receivers_of_real_findings(code, source, receiver):
+    from gradlint.engine import LintSettings, lint_source
+
+    (finding,) = lint_source(source, "x.py", LintSettings(frozenset({code}), {})).findings
+    index = SourceIndex(source)
+    node = index.node_at(finding.start, finding.end)
+    assert node is not None and receiver_of(node) == receiver
+
+
+def test_node_at_is_the_innermost_node_of_the_span():
+    index = SourceIndex("p.grad.data.zero_()\n")
+    # The line, its expression statement and the call all span 1:0-1:19.
+    assert isinstance(index.node_at((1, 0), (1, 19)), cst.Call)
+    assert isinstance(index.node_at((1, 0), (1, 6)), cst.Attribute)
+    assert index.node_at((1, 0), (1, 5)) is None
+
+
+def test_line_map_sends_a_rewritten_statement_to_its_rewrite():
+    # GL202's fix puts two statements into a new `with` block: each maps to
+    # its own rewrite, not to the `with` line that took the block's place.
+    old = "for p in ps:\n    p.data.add_(-lr, p.grad.data)\n    p.grad.data.zero_()\nprint(1)\n"
+    new = "for p in ps:\n    with torch.no_grad():\n        p.add_(p.grad, alpha=-lr)\n        p.grad.zero_()\nprint(1)\n"
+    lm = LineMap(old, new)
+    assert [lm.line(n) for n in range(1, 5)] == [1, 3, 4, 5]
+
+
+# -- fix verdicts, judged on measurements made up for the purpose ----------------------------------
+
+
+def _run(payload_statements, stdout="", end=None):
+    from gradlint.verify.runs import RunView
+    from gradlint.verify.sandbox import RunOutcome
+
+    payload = {
+        "statements": {str(line): st for line, st in payload_statements.items()},
+        "outcome": end or {"kind": "completed"},
+        "globals": {},
+        "warnings": [],
+        "exceptions": [end] if end and end.get("kind") == "exception" else [],
+        "regions": {},
+    }
+    return RunView(RunOutcome("finished", payload, 0, stdout, len(stdout), "", 1.0))
+
+
+def _judge(tmp_path, source, original, fixed, unsafe=False):
+    from gradlint.config import Settings
+    from gradlint.verify.scripts import Options, judge_file, prepare
+
+    path = tmp_path / "f.py"
+    path.write_text(source)
+    item = prepare(path, Settings(cwd=tmp_path), Options(unsafe_fixes=unsafe))
+    return judge_file(item, original, fixed, Options(unsafe_fixes=unsafe)).findings
+
+
+FREEZE = "import torch.nn as nn\n\nmodel = nn.Linear(2, 2)\nmodel.requires_grad = False\nprint(model(x).sum())\n"
+
+
+def _module(before, after):
+    return {"entered": 1, "receiver": {"before": {"kind": "module", "trainable": before, "parameters": 2}, "after": {"kind": "module", "trainable": after, "parameters": 2}}}
+
+
+def test_a_fix_that_changes_results_on_purpose_is_an_intended_change(tmp_path):
+    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "tensor(0.5000)\n"), _run({4: _module(2, 0)}, "tensor(0.7000)\n"))
+    assert (finding.code, finding.verdict) == ("GL302", "CONFIRMED")
+    assert finding.observed == ["`model`: 2 → 2 of 2 parameters require grad across line 4"]
+    assert finding.fix.verdict == "INTENDED CHANGE" and finding.ok
+    assert finding.fix.details == [
+        "as fixed: `model`: 2 → 0 of 2 parameters require grad across line 4",
+        "output line 1: 'tensor(0.5000)' as written, 'tensor(0.7000)' as fixed",
+    ]
+    # The same results: nothing to excuse.
+    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "1\n"))
+    assert finding.fix.verdict == "SAME RESULT"
+
+
+def test_an_intended_change_never_excuses_a_failing_run_or_an_unconfirmed_finding(tmp_path):
+    failed = {"kind": "exception", "types": ["RuntimeError", "Exception"], "message": "element 0 of tensors does not require grad", "line": 5}
+    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "", failed))
+    assert finding.fix.verdict == "CHANGED" and not finding.ok
+    assert finding.fix.details[0] == (
+        "as written it completed; as fixed it raised RuntimeError: element 0 of tensors does not require grad at line 5"
+    )
+    # As written the statement froze the parameters after all: the rule was
+    # wrong here, so the difference the fix makes is not the one it promised.
+    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 0)}, "1\n"), _run({4: _module(2, 0)}, "2\n"))
+    assert (finding.verdict, finding.fix.verdict) == ("NOT REPRODUCED", "CHANGED")
+
+
+NESTED = (
+    "import torch\n\n\n@torch.no_grad()\ndef f(x):\n    with torch.no_grad():\n        y = x * 2\n    return y\n\n\nprint(f(torch.ones(2)))\n"
+)
+
+
+def test_a_behaviour_the_fix_keeps_must_still_show_as_fixed(tmp_path):
+    # GL106: the inner guard's body (line 6 once dedented) must still run with gradients off.
+    off = {6: {"entered": 1, "grad_disabled_entries": 1}}
+    (finding,) = _judge(tmp_path, NESTED, _run(off, "ok\n"), _run(off, "ok\n"))
+    assert (finding.code, finding.verdict, finding.fix.verdict) == ("GL106", "CONFIRMED", "SAME RESULT")
+    (finding,) = _judge(tmp_path, NESTED, _run(off, "ok\n"), _run({6: {"entered": 1, "grad_disabled_entries": 0}}, "ok\n"))
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details == ["as fixed, no longer: gradients disabled when line 6 started: 0 of 1 times"]
+
+
+def test_unsafe_fixes_are_applied_only_when_asked(tmp_path):
+    from gradlint.config import Settings
+    from gradlint.verify.scripts import Options, prepare
+
+    source = "import torch\nimport torch.nn as nn\n\nencoder = nn.Linear(4, 4)\nh = encoder(torch.ones(2, 4))\nh.detach().zero_()\nprint(h.sum())\n"
+    path = tmp_path / "f.py"
+    path.write_text(source)
+    safe = prepare(path, Settings(cwd=tmp_path), Options())
+    assert [f.code for f in safe.findings] == ["GL201"] and safe.applied == [False] and safe.fixed_watches is None
+    unsafe = prepare(path, Settings(cwd=tmp_path), Options(unsafe_fixes=True))
+    assert unsafe.applied == [True] and "h.detach().clone().zero_()" in unsafe.fixed_source
+    (finding,) = _judge(tmp_path, source, _run({6: {"entered": 1}}), None)
+    assert finding.fix.note == "unsafe fix, not applied: add --unsafe-fixes to verify it" and finding.fix.verdict is None

@@ -41,7 +41,7 @@ def self_assignment(ctx, call: cst.Call, allow_volatile: bool) -> Optional[cst.S
             return None
         if isinstance(value, cst.Name) and value.value == target.value:
             continue
-        if not (isinstance(value, cst.Call) and ctx.qualnames(value.func) & VARIABLE):
+        if not (isinstance(value, cst.Call) and ctx.refers_to(value.func, VARIABLE)):
             return None
         data = call_arg(value, 0, "data")
         if data is None or not isinstance(data.value, cst.Name) or data.value.value != target.value:

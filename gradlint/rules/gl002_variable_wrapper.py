@@ -76,7 +76,7 @@ class VariableWrapper(Rule):
     def _is_factory(self, value: cst.BaseExpression) -> bool:
         return (
             isinstance(value, cst.Call)
-            and bool(self.ctx.qualnames(value.func) & REQUIRES_GRAD_FACTORIES)
+            and self.ctx.refers_to(value.func, REQUIRES_GRAD_FACTORIES)
             and call_arg(value, None, "requires_grad") is None
             and not any(a.star for a in value.args)
         )

@@ -27,70 +27,78 @@ class DataIndexScalar(Rule):
     triggers = (".data[",)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        data = node.value
-        if not (isinstance(data, cst.Attribute) and data.attr.value == "data") or len(node.slice) != 1:
+        if not is_scalar_data_read(self.ctx, node):
             return
-        index = node.slice[0].slice
-        if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"):
-            return
-        parent = self.ctx.parent(node)
-        if isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node:
-            return  # ``out.data[0].cpu()``, ``out.data[0][1]``: a row of a batch
-        if isinstance(parent, cst.Call) and parent.func is node:
-            return
-        receiver = data.value
-        if not (self._scalar_receiver(receiver) or self._scalar_context(node, parent)):
-            return
+        receiver = node.value.value  # type: ignore[attr-defined]
         text = self.ctx.code_for(receiver)
         text = text if len(text) <= 30 and "\n" not in text else "t"
         new = codegen.keep_parens(node, codegen.method_call(receiver, "item"))
         self.report(node, fix=self.fix(self.replace(node, new), receiver=text), receiver=text)
 
-    def _scalar_receiver(self, receiver: cst.BaseExpression) -> bool:
-        if isinstance(receiver, cst.Call):
-            name = last_name(receiver.func)
-            if name in _REDUCTIONS and not receiver.args:
-                return True
-            return bool(name) and bool(_SCALAR_NAME.search(name.lower()))  # type: ignore[union-attr]
-        name = last_name(receiver)
-        return bool(name) and bool(_SCALAR_NAME.search(name.lower()))  # type: ignore[union-attr]
 
-    def _scalar_context(self, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bool:
-        # Climb through arithmetic to whatever consumes the value.
-        child = node
-        while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and not (
-            isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo)
-        ):
-            child, parent = parent, self.ctx.parent(parent)
-        if isinstance(parent, cst.AugAssign):
-            return parent.value is child
-        if isinstance(parent, cst.Comparison):
+def is_scalar_data_read(ctx, node: cst.Subscript) -> bool:
+    """``t.data[0]`` read as a scalar (GL003's finding; GL203 leaves these to it)."""
+    data = node.value
+    if not (isinstance(data, cst.Attribute) and data.attr.value == "data") or len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"):
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node:
+        return False  # ``out.data[0].cpu()``, ``out.data[0][1]``: a row of a batch
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return False
+    return _scalar_receiver(data.value) or _scalar_context(ctx, node, parent)
+
+
+def _scalar_receiver(receiver: cst.BaseExpression) -> bool:
+    if isinstance(receiver, cst.Call):
+        name = last_name(receiver.func)
+        if name in _REDUCTIONS and not receiver.args:
             return True
-        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo):
-            return self._numeric_format(parent.left)
-        if isinstance(parent, cst.Element):  # inside the tuple of ``"..." % (a, b)``
-            tup = self.ctx.parent(parent)
-            op = self.ctx.parent(tup) if tup is not None else None
-            if isinstance(op, cst.BinaryOperation) and isinstance(op.operator, cst.Modulo):
-                return self._numeric_format(op.left)
-            return False
-        if isinstance(parent, cst.FormattedStringExpression):
-            spec = parent.format_spec
-            return bool(spec) and any(
-                isinstance(p, cst.FormattedStringText) and re.search(r"[dieEfFgG%]$", p.value) for p in spec
-            )
-        if isinstance(parent, cst.Arg):
-            call = self.ctx.parent(parent)
-            if not isinstance(call, cst.Call):
-                return False
-            name = last_name(call.func)
-            if name in _SCALAR_FUNCS:
-                return True
-            if name == "format" and isinstance(call.func, cst.Attribute):
-                return self._numeric_format(call.func.value)
-        return False
+        return bool(name) and bool(_SCALAR_NAME.search(name.lower()))  # type: ignore[union-attr]
+    name = last_name(receiver)
+    return bool(name) and bool(_SCALAR_NAME.search(name.lower()))  # type: ignore[union-attr]
 
-    def _numeric_format(self, template: cst.BaseExpression) -> bool:
-        if isinstance(template, (cst.SimpleString, cst.ConcatenatedString)):
-            return bool(_NUMERIC_SPEC.search(self.ctx.code_for(template)))
+
+def _scalar_context(ctx, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bool:
+    # Climb through arithmetic to whatever consumes the value.
+    child = node
+    while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and not (
+        isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo)
+    ):
+        child, parent = parent, ctx.parent(parent)
+    if isinstance(parent, cst.AugAssign):
+        return parent.value is child
+    if isinstance(parent, cst.Comparison):
+        return True
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo):
+        return _numeric_format(ctx, parent.left)
+    if isinstance(parent, cst.Element):  # inside the tuple of ``"..." % (a, b)``
+        tup = ctx.parent(parent)
+        op = ctx.parent(tup) if tup is not None else None
+        if isinstance(op, cst.BinaryOperation) and isinstance(op.operator, cst.Modulo):
+            return _numeric_format(ctx, op.left)
         return False
+    if isinstance(parent, cst.FormattedStringExpression):
+        spec = parent.format_spec
+        return bool(spec) and any(
+            isinstance(p, cst.FormattedStringText) and re.search(r"[dieEfFgG%]$", p.value) for p in spec
+        )
+    if isinstance(parent, cst.Arg):
+        call = ctx.parent(parent)
+        if not isinstance(call, cst.Call):
+            return False
+        name = last_name(call.func)
+        if name in _SCALAR_FUNCS:
+            return True
+        if name == "format" and isinstance(call.func, cst.Attribute):
+            return _numeric_format(ctx, call.func.value)
+    return False
+
+
+def _numeric_format(ctx, template: cst.BaseExpression) -> bool:
+    if isinstance(template, (cst.SimpleString, cst.ConcatenatedString)):
+        return bool(_NUMERIC_SPEC.search(ctx.code_for(template)))
+    return False

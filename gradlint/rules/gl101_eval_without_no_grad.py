@@ -287,7 +287,7 @@ class EvalWithoutNoGrad(Rule):
             stmt = block.body[lo]
             inner = stmt.body if isinstance(stmt, (cst.If, cst.With, cst.Try)) else None
             if lo != hi or not isinstance(inner, cst.IndentedBlock):
-                return block.body[lo : hi + 1]
+                return _without_definitions(block.body[lo : hi + 1], holds)
             inside = {id(n) for s in inner.body for n in sem.walk(s)}
             if not call_ids <= inside:  # some in an ``else``/``except``
                 return block.body[lo : hi + 1]
@@ -311,6 +311,19 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(node, cst.SimpleStatementLine) and sem.global_switch(node) is not None:
                 return True
         return False
+
+
+def _without_definitions(run: Sequence[cst.BaseStatement], holds) -> Sequence[cst.BaseStatement]:
+    """``run`` up to the last statement holding a forward call before the first function
+    or class definition in it: a script's forward calls on both sides of a ``def``
+    are wrapped one run per fix round, never with the definitions inside the ``with``."""
+    for i, stmt in enumerate(run):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            run = run[:i]
+            break
+    while len(run) > 1 and not holds(run[-1]):
+        run = run[:-1]
+    return run
 
 
 def _inert(stmt: cst.CSTNode, walk) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -17,6 +18,9 @@ _LEGACY_OVERLOADS = {"add_": (2, "alpha"), "sub_": (2, "alpha"), "addcmul_": (3,
 
 Block = Union[cst.IndentedBlock, cst.Module]
 
+# Functions that initialise parameters, by name.
+_INIT_NAME = re.compile(r"init|reset_param|initiali[sz]e", re.IGNORECASE)
+
 
 class InplaceThroughData(InplaceEditRule):
     code = "GL202"
@@ -28,13 +32,25 @@ class InplaceThroughData(InplaceEditRule):
 
     def check_edit(self, node: cst.CSTNode) -> None:
         alias = edited_alias(self.ctx.semantic, node, "data")
-        if alias is None:
+        if alias is None or self._initialising(node):
             return
         source = short(self.ctx, alias.source) or "the tensor"
         data = short(self.ctx, alias.origin) or f"{source}.data"
         edited = short(self.ctx, inplace_edit(node))  # type: ignore[arg-type]
         via = f"`{edited}`, an alias of `{data}`" if alias.through_name and edited else "`.data`"
         self.report(node, fix=self._fix(node, alias), edit=edit_text(self.ctx, node), source=source, via=via)
+
+    def _initialising(self, node: cst.CSTNode) -> bool:
+        """Inside parameter initialisation (``__init__``, ``reset_parameters``,
+        ``_init_weights``, ``weights_init`` for ``model.apply``...): no forward has run
+        yet, so no graph can have saved the tensor, and the edit cannot corrupt a
+        gradient. (``nn.init`` is the modern spelling; GL203 still reports the read.)"""
+        func = self.ctx.semantic.enclosing_function(node)
+        while func is not None:
+            if _INIT_NAME.search(func.name.value):
+                return True
+            func = self.ctx.semantic.enclosing_function(func)
+        return False
 
     # -- the fix ------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import libcst as cst
 from gradlint import codegen
 from gradlint.rule import Rule
 from gradlint.rules._inplace import short
+from gradlint.rules.gl003_data_index_scalar import is_scalar_data_read
 from gradlint.semantic import inplace_edit, walk
 
 
@@ -33,6 +34,8 @@ class DataAttribute(Rule):
             return  # a write (``p.data = ...``) or GL202's edit (``p.data -= ...``)
         if self._part_of_data_edit(node) or self._bound_to_edited_alias(node):
             return  # GL202 reports these (and its fix removes this `.data`)
+        if isinstance(parent, cst.Subscript) and parent.value is node and is_scalar_data_read(self.ctx, parent):
+            return  # ``loss.data[0]`` read as a number: GL003's finding, fixed to ``loss.item()``
         receiver = short(self.ctx, node.value) or "x"
         new = codegen.keep_parens(node, codegen.method_call(node.value, "detach"))
         self.report(node, fix=self.fix(self.replace(node, new), receiver=receiver), receiver=receiver)

@@ -14,7 +14,7 @@ from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
 
 class GraphKeptAlive(Rule):
     code = "GL301"
-    triggers = ("for ", "while ")
+    triggers = ("for", "while")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -78,6 +78,7 @@ class GraphKeptAlive(Rule):
             value=_text(self.ctx, value),
             target=_text(self.ctx, target),
             remedy=remedy,
+            held=_HELD_AFTER_BACKWARD if self._trains(loop) else _HELD,
         )
 
     # -- what outlives the iteration ------------------------------------------------
@@ -175,6 +176,12 @@ class GraphKeptAlive(Rule):
             yield from self._carriers(value.expression)
         elif sem.graph_source(value) is not None or sem.requires_grad_leaf(value) is not None:
             yield value
+
+
+# What the kept graph holds: a backward() in the loop frees the saved activations
+# (their storage), but not the graph's nodes, which stay referenced from the total.
+_HELD = ", with the activations it saved"
+_HELD_AFTER_BACKWARD = " (`backward()` frees its saved activations, but its graph nodes stay referenced)"
 
 
 def _text(ctx, expr: cst.BaseExpression) -> str:

@@ -165,6 +165,10 @@ def grad_mode_leaks(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
     )
 
 
+def _num(x: Any) -> str:
+    return f"{x:.6g}" if isinstance(x, (int, float)) else "?"
+
+
 def bypasses_version_counter(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
     site = run.statement(plan.site)
     who = plan.receiver or "the tensor"
@@ -172,12 +176,14 @@ def bypasses_version_counter(claim: Claim, run: RunView, plan: SitePlan) -> Obse
     if bypass:
         b, a = bypass["before"], bypass["after"]
         return Observation(
-            True, f"`{who}` changed (sum {b['sum']:.6g} → {a['sum']:.6g}) but its version stayed {a['version']}"
+            True, f"`{who}` changed (sum {_num(b['sum'])} → {_num(a['sum'])}) but its version stayed {a['version']}"
         )
     first = site.get("receiver") or {}
     b, a = first.get("before") or {}, first.get("after") or {}
     if a.get("kind") == "tensor" and b:
-        return Observation(False, f"`{who}`: version {b.get('version')} → {a.get('version')}, sum {b.get('sum')} → {a.get('sum')}")
+        return Observation(
+            False, f"`{who}`: sum {_num(b.get('sum'))} → {_num(a.get('sum'))}, version {b.get('version')} → {a.get('version')}"
+        )
     return Observation(False, f"`{who}` is not a tensor here" if a else f"`{who}` could not be read")
 
 

@@ -240,12 +240,23 @@ class SourceIndex:
         return next((u for u in self.units if u.start >= line), None)
 
     def node_at(self, start: Tuple[int, int], end: Tuple[int, int]) -> Optional[cst.CSTNode]:
-        """The innermost node spanning exactly ``start``..``end`` (LibCST positions)."""
+        """The innermost node spanning exactly ``start``..``end`` (LibCST positions).
+
+        Found by descending from the module through the child that contains
+        the span: the position table lists parents after their children."""
         best = None
-        for node, rng in self.positions.items():
-            if (rng.start.line, rng.start.column) == start and (rng.end.line, rng.end.column) == end:
-                best = node  # later entries are deeper in the tree
-        return best
+        node: cst.CSTNode = self.wrapper.module
+        while True:
+            rng = self.positions.get(node)
+            if rng is not None and (rng.start.line, rng.start.column) == start and (rng.end.line, rng.end.column) == end:
+                best = node
+            for child in node.children:
+                r = self.positions.get(child)
+                if r is not None and (r.start.line, r.start.column) <= start and end <= (r.end.line, r.end.column):
+                    node = child
+                    break
+            else:
+                return best
 
     def scope_end(self, unit: Unit) -> int:
         return unit.function.end if unit.function is not None else self.last_line
@@ -269,6 +280,13 @@ def receiver_of(node: Optional[cst.CSTNode]) -> Optional[str]:
     if node is None:
         return None
     base: Optional[cst.CSTNode] = node
+    # A finding may span the whole statement line, or only an assignment's target.
+    if isinstance(base, cst.SimpleStatementLine) and base.body:
+        base = base.body[0]
+    if isinstance(base, cst.Expr):
+        base = base.value
+    if isinstance(base, cst.AssignTarget):
+        base = base.target
     if isinstance(base, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
         base = base.targets[0].target if isinstance(base, cst.Assign) else base.target
     if isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute):
@@ -295,19 +313,26 @@ class LineMap:
     re-indented blocks still match)."""
 
     def __init__(self, old: str, new: str) -> None:
-        a = [line.strip() for line in old.splitlines()]
-        b = [line.strip() for line in new.splitlines()]
-        self.opcodes = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-        self.new_last = max(1, len(b))
+        self.a = [line.strip() for line in old.splitlines()]
+        self.b = [line.strip() for line in new.splitlines()]
+        self.opcodes = difflib.SequenceMatcher(a=self.a, b=self.b, autojunk=False).get_opcodes()
+        self.new_last = max(1, len(self.b))
 
     def line(self, old_line: int) -> int:
         """The 1-based line of ``new`` corresponding to ``old_line``; a deleted
-        line maps to the line that took its place."""
+        line maps to the line that took its place. Where a block of lines was
+        replaced by one of another size (``p.data.add_(...)`` becoming ``with
+        torch.no_grad():`` and ``p.add_(...)``), the line maps to the most
+        similar line of the replacement, so that what is measured there is the
+        rewritten statement rather than the block it was put in."""
         i = old_line - 1
         for tag, i1, i2, j1, j2 in self.opcodes:
             if i1 <= i < i2:
                 if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
                     return j1 + (i - i1) + 1
+                if tag == "replace":
+                    ratios = [difflib.SequenceMatcher(a=self.a[i], b=self.b[j], autojunk=False).ratio() for j in range(j1, j2)]
+                    return j1 + ratios.index(max(ratios)) + 1
                 return min(j1 + 1, self.new_last)
         return self.new_last
 
@@ -407,9 +432,9 @@ def plan_site(
             count = index.count_line(span)
         plan.regions[kind] = watches.region(span, count)
         plan.region_spans[kind] = span
-        # Tensors assigned in the region tell whether a graph was recorded there.
+        # Tensors assigned (or returned) in the region tell whether a graph was recorded there.
         for other in index.units:
-            if span[0] <= other.start and other.end <= span[1] and other.names:
+            if span[0] <= other.start and other.end <= span[1] and (other.names or other.returns):
                 watches.statement(other)
     if want_function and unit.function is not None:
         plan.function = watches.function(unit.function)

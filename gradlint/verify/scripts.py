@@ -33,6 +33,9 @@ NOT_CHECKED = "NOT CHECKED"  # the catalog states no runtime claim for the rule
 # Fix verdicts
 SAME_RESULT = "SAME RESULT"
 ERROR_GONE = "ERROR GONE"
+# The results differ, as the rule's claims say they may: the fix made the
+# flagged statement do what it was written to do (``results = "may-change"``).
+INTENDED_CHANGE = "INTENDED CHANGE"
 CHANGED = "CHANGED"
 NOT_FIXED = "NOT FIXED"
 # Either, when a run ended before it could say anything
@@ -40,7 +43,7 @@ TIMEOUT = "TIMEOUT"
 CRASHED = "CRASHED"
 
 GOOD_FINDING = frozenset({CONFIRMED, NOT_CHECKED})
-GOOD_FIX = frozenset({SAME_RESULT, ERROR_GONE})
+GOOD_FIX = frozenset({SAME_RESULT, ERROR_GONE, INTENDED_CHANGE})
 
 
 @dataclass
@@ -315,13 +318,19 @@ def _judge_fix(
             fix.details.append(f"{label}: {status.text}")
             return fix
     status = fixed.status()
-    # 1. What the claims said must go away.
+    # 1. What the claims said must go away has gone; what they said the fix keeps is still there.
     for claim, before in observations:
         after = claims_mod.judge(claim, fixed, plan) if plan is not None and plan.site is not None else None
         if claim.kind in ("records-graph", "retains-memory"):
             label = "saved for backward" if claim.kind == "records-graph" else "kept alive after the loop"
             fix.memory.append((label, before.nbytes, after.nbytes if after else 0))
-        if claim.after_fix != "gone" or not before.shown:
+        if not before.shown:
+            continue
+        if claim.after_fix == "kept":
+            if after is not None and not after.shown:
+                fix.verdict = CHANGED
+                fix.details.append(f"as fixed, no longer: {after.text}")
+                return fix
             continue
         if claim.kind == "raises":
             still = [e for e in fixed.exceptions if claims_mod._matches(claim, e.get("types", []), e.get("message", ""))]
@@ -336,6 +345,8 @@ def _judge_fix(
             return fix
         if claim.kind == "warns":
             fix.details.append("warning gone")
+        elif after is not None and claim.kind not in ("records-graph", "retains-memory"):
+            fix.details.append(f"as fixed: {after.text}")
     # 2. Did the results stay the same?
     raised_claim = any(c.kind == "raises" and c.after_fix == "gone" and obs.shown for c, obs in observations)
     if raised_claim:
@@ -346,21 +357,35 @@ def _judge_fix(
             fix.verdict = CHANGED
             fix.details.insert(0, f"as fixed: {status.text}")
         return fix
-    diff = _difference(item, i, original, fixed, claimed_stop)
-    if diff:
-        fix.verdict = CHANGED
-        fix.details.insert(0, diff)
-        if options.seed is None and "seed" not in item.source:
-            fix.details.append("the file sets no random seed: rerun with --seed N to compare like with like")
-    else:
+    ending = _ending_difference(original, fixed, claimed_stop)
+    diff = ending or _difference(item, i, original, fixed, claimed_stop)
+    if not diff:
         fix.verdict = SAME_RESULT
+        return fix
+    # A difference the claims announce: the behaviour they say decides the
+    # results showed as written and is gone as fixed (step 1), and both runs
+    # ended the same way. A fix that makes the run fail is never intended.
+    intended = not ending and any(c.results == "may-change" and obs.shown for c, obs in observations)
+    fix.verdict = INTENDED_CHANGE if intended else CHANGED
+    if intended:  # after what the fix did (step 1), the difference it made
+        fix.details.append(diff)
+    else:
+        fix.details.insert(0, diff)
+    if not intended and options.seed is None and "seed" not in item.source:
+        fix.details.append("the file sets no random seed: rerun with --seed N to compare like with like")
     return fix
 
 
-def _difference(item: _Prepared, i: int, original: RunView, fixed: RunView, claimed_stop: bool) -> Optional[str]:
+def _ending_difference(original: RunView, fixed: RunView, claimed_stop: bool) -> Optional[str]:
     o_end, f_end = compare.end_state(original.end), compare.end_state(fixed.end)
     if not claimed_stop and o_end != f_end:
         return f"as written it {original.status().text}; as fixed it {fixed.status().text}"
+    return None
+
+
+def _difference(item: _Prepared, i: int, original: RunView, fixed: RunView, claimed_stop: bool) -> Optional[str]:
+    """The first difference in what the two runs printed, assigned at the site, or left at the end."""
+    o_end = compare.end_state(original.end)
     o_out, f_out = original.outcome, fixed.outcome
     truncated = o_out.stdout_bytes > len(o_out.stdout.encode()) or f_out.stdout_bytes > len(f_out.stdout.encode())
     diff = compare.compare_output(o_out.stdout, f_out.stdout, prefix=claimed_stop or truncated)

@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""Benchmark ``gradlint check`` against TorchFix and Ruff on real torch-using code.
+
+    .venv/bin/python benchmarks/run.py            # everything, 3 repetitions
+    .venv/bin/python benchmarks/run.py --repeat 5 --no-write
+
+1. Builds the corpus: downloads pinned releases of torch-using packages from
+   PyPI (``pip download --no-deps --require-hashes``: the same bytes on every
+   machine) and unpacks their ``.py`` files into ``benchmarks/.work/corpus``.
+2. Creates ``benchmarks/.work/peers``, a virtualenv with pinned TorchFix and
+   Ruff (and TorchFix's dependencies), apart from gradlint's own environment.
+3. Measures how much parallel capacity the machine has at the moment (two
+   processes of pure-Python work against one), before and after.
+4. Runs each tool on the whole corpus, interleaved (the order rotates each
+   repetition, so that no tool always follows the same one) and repeated;
+   reports the median wall time, files per second and peak memory.
+5. Checks that the parallel and the cached runs print exactly what the serial
+   uncached run prints, on the whole corpus (text and JSON output).
+6. Times ``gradlint check`` on one small file, process start to exit, and
+   breaks its start-up down with ``python -X importtime``.
+7. Prints the table and writes it, with the machine's description and load,
+   to ``docs/benchmarks.md``.
+
+gradlint is the one installed for the Python running this script.
+Only the standard library is used. Linux is assumed for memory figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Dict, List, Optional, Sequence, Tuple
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+WORK = HERE / ".work"
+DOCS = ROOT / "docs" / "benchmarks.md"
+
+# name, version, sha256 of the file PyPI serves, kind. Wheels are fetched for
+# CPython 3.11 on manylinux x86-64 whatever the machine, so that the one
+# platform-specific wheel (torchvision's) is the same file everywhere.
+CORPUS = [
+    ("allennlp", "0.9.0", "353752e7b78e48c450e27889d80a3000c4a9af34f70ff9091b3031ad01320940", "wheel"),
+    ("torch_geometric", "2.6.1", "8faeb353f9655f7dbec44c5e0b44c721773bdfb279994da96b9b8b12fd30f427", "wheel"),
+    ("torchmetrics", "1.6.0", "a508cdd87766cedaaf55a419812bf9f493aff8fffc02cc19df5a8e2e7ccb942a", "wheel"),
+    ("pytorch-lightning", "2.4.0", "9ac7935229ac022ef06994c928217ed37f525ac6700f7d4fc57009624570e655", "wheel"),
+    ("timm", "1.0.11", "52a6f895e2cbec35a87d0846870419c2c0aa40de9b205bcda917f38278bf3044", "wheel"),
+    ("torchvision", "0.20.1", "86f6523dee420000fe14c3527f6c8e0175139fda7d995b187f54a0b0ebec7eb6", "wheel"),
+    ("pytorch-pretrained-bert", "0.6.2", "ddd86f2f4ca595a2ad05d48c35d4f5c1c5f150bef79d56e3159701840a574d06", "wheel"),
+    ("pretrainedmodels", "0.7.4", "7e77ead4619a3e11ab3c41982c8ad5b86edffe37c87fd2a37ec3c2cc6470b98a", "sdist"),
+]
+WHEEL_PLATFORM = ["--platform", "manylinux1_x86_64", "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
+
+# The peers and every package they need, pinned, installed with --no-deps.
+PEERS = [
+    "torchfix==0.7.0",
+    "libcst==1.5.1",
+    "PyYAML==6.0.2",
+    "flake8==7.1.1",
+    "pyflakes==3.2.0",
+    "pycodestyle==2.12.1",
+    "mccabe==0.7.0",
+    "ruff==0.8.0",
+]
+
+SMALL_FILE = '''\
+import torch
+from torch.autograd import Variable
+
+
+def train(model, loader, optimizer, criterion):
+    model.train()
+    for data, target in loader:
+        data, target = Variable(data), Variable(target)
+        optimizer.zero_grad()
+        loss = criterion(model(data), target)
+        loss.backward()
+        optimizer.step()
+        print("loss %.4f" % loss.data[0])
+'''
+
+TARGETS = {
+    "cold_vs_torchfix": 0.10,
+    "warm_vs_cold": 1 / 20,
+    "jobs1_rss_mb": 250.0,
+    "small_file_s": 0.35,
+}
+
+
+# -- corpus and peers ------------------------------------------------------------
+
+
+def pip(python: Sequence[str], *args: str) -> None:
+    subprocess.run([*python, "-m", "pip", "--disable-pip-version-check", *args], check=True)
+
+
+def build_corpus() -> Path:
+    downloads, corpus = WORK / "downloads", WORK / "corpus"
+    downloads.mkdir(parents=True, exist_ok=True)
+    for kind, extra in (("wheel", ["--only-binary=:all:", *WHEEL_PLATFORM]), ("sdist", ["--no-binary=:all:"])):
+        wanted = [c for c in CORPUS if c[3] == kind]
+        if all(_archive(downloads, name, version) for name, version, _, _ in wanted):
+            continue
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as req:
+            for name, version, digest, _ in wanted:
+                req.write(f"{name}=={version} --hash=sha256:{digest}\n")
+        try:
+            pip([sys.executable], "download", "--no-deps", "--require-hashes", *extra, "-d", str(downloads), "-r", req.name)
+        finally:
+            os.unlink(req.name)
+    for name, version, _, _ in CORPUS:
+        target = corpus / f"{name}-{version}"
+        if (target / ".complete").exists():
+            continue
+        shutil.rmtree(target, ignore_errors=True)
+        archive = _archive(downloads, name, version)
+        assert archive is not None, f"{name} {version} was not downloaded"
+        _unpack_py(archive, target)
+        (target / ".complete").write_text("")
+    return corpus
+
+
+def _archive(downloads: Path, name: str, version: str) -> Optional[Path]:
+    stem = name.replace("-", "_").lower()
+    for p in downloads.iterdir():
+        if p.name.replace("-", "_").lower().startswith(f"{stem}_{version}") and p.suffix in (".whl", ".gz"):
+            return p
+    return None
+
+
+def _unpack_py(archive: Path, target: Path) -> None:
+    """Only the regular ``.py`` files, at safe relative paths (no links, no ``..``)."""
+
+    def write(name: str, data: bytes) -> None:
+        rel = PurePosixPath(name)
+        if rel.is_absolute() or ".." in rel.parts or not name.endswith(".py"):
+            return
+        out = target.joinpath(*rel.parts)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+
+    if archive.suffix == ".whl":
+        with zipfile.ZipFile(archive) as zf:
+            for info in zf.infolist():
+                if not info.is_dir():
+                    write(info.filename, zf.read(info))
+    else:
+        with tarfile.open(archive) as tf:
+            for member in tf.getmembers():
+                if member.isfile():
+                    fh = tf.extractfile(member)
+                    if fh is not None:
+                        write(member.name, fh.read())
+
+
+def build_peers() -> Path:
+    venv = WORK / "peers"
+    stamp = venv / "pins.txt"
+    pins = "\n".join(PEERS) + "\n"
+    if not (stamp.exists() and stamp.read_text() == pins):
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        python = [str(venv / "bin" / "python")]
+        pip(python, "install", "--quiet", "--no-deps", *PEERS)
+        pip(python, "check")
+        stamp.write_text(pins)
+    return venv / "bin"
+
+
+def corpus_stats(corpus: Path) -> Tuple[int, int, int]:
+    files = [p for p in corpus.rglob("*.py")]
+    lines = size = 0
+    for p in files:
+        data = p.read_bytes()
+        size += len(data)
+        lines += data.count(b"\n")
+    return len(files), lines, size
+
+
+# -- measuring -------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    wall: float
+    rss_kb: int  # the largest single process (getrusage)
+    tree_kb: int  # all processes of the run together (sampled every 20 ms)
+    returncode: int
+    stdout: bytes
+
+
+def _tree_rss_kb(pid: int) -> int:
+    total, stack, page_kb = 0, [pid], os.sysconf("SC_PAGE_SIZE") // 1024
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/statm") as fh:
+                total += int(fh.read().split()[1]) * page_kb
+            with open(f"/proc/{p}/task/{p}/children") as fh:
+                stack.extend(int(c) for c in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def measure(cmd: Sequence[str], cwd: Path) -> Run:
+    with tempfile.TemporaryFile() as out, open(os.devnull, "wb") as devnull:
+        start = time.perf_counter()
+        proc = subprocess.Popen(list(cmd), cwd=cwd, stdout=out, stderr=devnull)
+        peak = [0]
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.is_set():
+                peak[0] = max(peak[0], _tree_rss_kb(proc.pid))
+                stop.wait(0.02)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        if sys.platform.startswith("linux"):
+            sampler.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        except BaseException:  # Ctrl-C: do not leave the tool running
+            stop.set()
+            proc.kill()
+            proc.wait()
+            raise
+        wall = time.perf_counter() - start
+        stop.set()
+        if sampler.is_alive():
+            sampler.join()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        return Run(wall, usage.ru_maxrss, max(peak[0], usage.ru_maxrss), proc.returncode, out.read())
+
+
+@dataclass
+class Tool:
+    key: str
+    label: str
+    cmd: List[str]
+    runs: List[Run] = field(default_factory=list)
+
+    def median(self) -> float:
+        return statistics.median(r.wall for r in self.runs)
+
+
+def gradlint_cmd() -> List[str]:
+    script = Path(sys.executable).parent / "gradlint"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gradlint"]
+
+
+def tools(peers: Path, cache_dir: Path) -> List[Tool]:
+    g = gradlint_cmd()
+    return [
+        Tool("cold", "gradlint check (cold: no cache, default jobs)", [*g, "check", "--select", "ALL", "--no-cache", "corpus"]),
+        Tool("jobs1", "gradlint check --jobs 1 (no cache)", [*g, "check", "--select", "ALL", "--no-cache", "--jobs", "1", "corpus"]),
+        Tool("warm", "gradlint check (warm cache)", [*g, "check", "--select", "ALL", "--cache-dir", str(cache_dir), "corpus"]),
+        Tool("torchfix", "torchfix --select ALL", [str(peers / "torchfix"), "--select", "ALL", "corpus"]),
+        Tool("ruff", "ruff check --select E9 (no cache)", [str(peers / "ruff"), "check", "--isolated", "--no-cache", "--select", "E9", "--exit-zero", "corpus"]),
+    ]
+
+
+# -- checks ----------------------------------------------------------------------
+
+
+def check_outputs(all_tools: Dict[str, Tool], cache_dir: Path) -> List[str]:
+    """Problems found: parallel and cached runs must print what the serial uncached run prints."""
+    problems = []
+    reference = all_tools["jobs1"].runs[0]
+    for key in ("jobs1", "cold", "warm"):
+        for i, run in enumerate(all_tools[key].runs):
+            if (run.stdout, run.returncode) != (reference.stdout, reference.returncode):
+                problems.append(f"{key} run {i + 1}: output differs from the serial uncached run")
+    g = gradlint_cmd()
+    base = [*g, "check", "--select", "ALL", "--output-format", "json", "corpus"]
+    serial = measure([*base, "--no-cache", "--jobs", "1"], WORK)
+    json_cache = cache_dir.parent / "cache-json"
+    shutil.rmtree(json_cache, ignore_errors=True)
+    for label, cmd in (
+        ("json, default jobs", [*base, "--no-cache"]),
+        ("json, cache filled", [*base, "--cache-dir", str(json_cache)]),
+        ("json, from cache", [*base, "--cache-dir", str(json_cache)]),
+    ):
+        run = measure(cmd, WORK)
+        if (run.stdout, run.returncode) != (serial.stdout, serial.returncode):
+            problems.append(f"{label}: output differs from the serial uncached run")
+    return problems
+
+
+_BURN = "import sys\nx = 0\nfor i in range(int(sys.argv[1])):\n    x += i * i\n"
+
+
+def cpu_capacity() -> float:
+    """How many times more pure-Python work two processes get done than one, here
+    and now: 2.0 on an idle 2-core machine, less when other work holds the cores.
+    The parallel runs' figures mean little without it."""
+    n = "6000000"
+    one = measure([sys.executable, "-c", _BURN, n], WORK).wall
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", _BURN, n]) for _ in range(2)]
+    for p in procs:
+        p.wait()
+    return 2 * one / (time.perf_counter() - start)
+
+
+def small_file(repeat: int) -> Dict[str, float]:
+    g = gradlint_cmd()
+    target = WORK / "small" / "train.py"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    untriggered = target.parent / "model.py"
+    untriggered.write_text("import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n")
+    cache = target.parent / ".gradlint_cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    times: Dict[str, List[float]] = {"findings": [], "no_triggers": [], "no_cache": []}
+    for i in range(repeat):
+        # As in pre-commit: the file was just edited, so it is never a cache hit.
+        target.write_text(SMALL_FILE + f"# edit {i}\n")
+        times["findings"].append(measure([*g, "check", "train.py"], target.parent).wall)
+        times["no_cache"].append(measure([*g, "check", "--no-cache", "train.py"], target.parent).wall)
+        untriggered.write_text(untriggered.read_text() + f"# edit {i}\n")
+        times["no_triggers"].append(measure([*g, "check", "model.py"], target.parent).wall)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def import_times() -> List[Tuple[str, float]]:
+    """(module, cumulative ms) of the heaviest imports of ``gradlint check`` on one file."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "gradlint", "check", "--no-cache", "train.py"],
+        cwd=WORK / "small",
+        capture_output=True,
+        text=True,
+    )
+    # Lines read "import time: <self us> | <cumulative us> | <indented name>";
+    # the indentation (two spaces a level) says who imported whom.
+    rows, total = [], 0.0
+    for line in proc.stderr.splitlines():
+        fields = line[len("import time:") :].split("|") if line.startswith("import time:") else []
+        if len(fields) != 3 or not fields[0].strip().isdigit():
+            continue
+        total += int(fields[0]) / 1000
+        name = fields[2][1:]  # one space after the bar, then two per level
+        if not name.startswith(" "):  # imported at the top level, not by another import
+            rows.append((name.strip(), int(fields[1]) / 1000))
+    rows.sort(key=lambda r: -r[1])
+    return [("(all imports together)", total)] + rows[:8]
+
+
+# -- report ----------------------------------------------------------------------
+
+
+def machine() -> List[str]:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split("MemTotal:")[1].split()[0])
+        mem = f", {kb / 1024 / 1024:.1f} GiB memory"
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))  # type: ignore[attr-defined]
+    except AttributeError:
+        usable = os.cpu_count() or 1
+    return [
+        f"{model}; {os.cpu_count()} logical CPUs ({usable} usable){mem}",
+        f"{platform.platform()}; Python {platform.python_version()}",
+    ]
+
+
+def version_of(cmd: Sequence[str]) -> str:
+    try:
+        return subprocess.run([*cmd, "--version"], capture_output=True, text=True, check=True).stdout.strip().splitlines()[0]
+    except (OSError, subprocess.CalledProcessError, IndexError):
+        return "?"
+
+
+def gradlint_version() -> str:
+    from gradlint import __version__
+
+    return __version__
+
+
+def git_revision() -> str:
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        return rev + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def render(
+    all_tools: Dict[str, Tool],
+    stats: Tuple[int, int, int],
+    single: Dict[str, float],
+    imports: List[Tuple[str, float]],
+    problems: List[str],
+    loads: Tuple[Tuple[float, ...], Tuple[float, ...]],
+    repeat: int,
+    peers: Path,
+    capacity: List[float],
+) -> str:
+    n_files, n_lines, n_bytes = stats
+    mb = lambda kb: f"{kb / 1024:.0f} MB"  # noqa: E731
+    lines = [
+        "| run | wall time (median) | min – max | files/s | peak RSS, largest process | peak RSS, all processes |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for t in all_tools.values():
+        walls = [r.wall for r in t.runs]
+        lines.append(
+            f"| `{t.label}` | {t.median():.2f} s | {min(walls):.2f} – {max(walls):.2f} s | {n_files / t.median():,.0f} "
+            f"| {mb(max(r.rss_kb for r in t.runs))} | {mb(max(r.tree_kb for r in t.runs))} |"
+        )
+    cold, warm, jobs1 = all_tools["cold"], all_tools["warm"], all_tools["jobs1"]
+    tf, ruff = all_tools["torchfix"], all_tools["ruff"]
+    rss1 = max(r.rss_kb for r in jobs1.runs) / 1024
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**missed**"
+
+    ratios = [
+        "| figure | value | target | |",
+        "| --- | ---: | ---: | --- |",
+        f"| gradlint cold / TorchFix | {cold.median() / tf.median():.3f} ({tf.median() / cold.median():.1f}× faster) | ≤ 0.10 | {verdict(cold.median() / tf.median() <= TARGETS['cold_vs_torchfix'])} |",
+        f"| gradlint warm / gradlint cold | {warm.median() / cold.median():.3f} ({cold.median() / warm.median():.1f}× faster) | ≤ 0.05 | {verdict(warm.median() / cold.median() <= TARGETS['warm_vs_cold'])} |",
+        f"| gradlint `--jobs 1` / TorchFix | {jobs1.median() / tf.median():.3f} | | |",
+        f"| gradlint cold / Ruff (parse only) | {cold.median() / ruff.median():.1f} | | |",
+        f"| gradlint warm / Ruff (parse only) | {warm.median() / ruff.median():.1f} | | |",
+        f"| gradlint `--jobs 1` peak RSS | {rss1:.0f} MB | < 250 MB | {verdict(rss1 < TARGETS['jobs1_rss_mb'])} |",
+        f"| one small file with findings, process start to exit (cache on, file just edited) | {single['findings']:.3f} s | < 0.35 s | {verdict(single['findings'] < TARGETS['small_file_s'])} |",
+        f"| the same with `--no-cache` | {single['no_cache']:.3f} s | | |",
+        f"| one small file without trigger words | {single['no_triggers']:.3f} s | | |",
+    ]
+    imports_table = ["| module | cumulative import time |", "| --- | ---: |"]
+    imports_table += [f"| `{name}` | {ms:.0f} ms |" for name, ms in imports]
+    corpus = ", ".join(f"{name} {version}" for name, version, _, _ in CORPUS)
+    out = [
+        "# Benchmarks",
+        "",
+        "Generated by `benchmarks/run.py` (see `benchmarks/README.md`); do not edit by hand.",
+        "",
+        f"- Date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}; gradlint {gradlint_version()}, revision {git_revision()}",
+        f"- Peers: TorchFix {version_of([str(peers / 'torchfix')])}, {version_of([str(peers / 'ruff')])}",
+        *[f"- Machine: {m}" for m in machine()],
+        f"- Load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in loads[0])}; after: {', '.join(f'{x:.2f}' for x in loads[1])}",
+        f"- Parallel capacity (two processes of pure-Python work against one; 2.0 on an idle 2-core machine), before and after: {capacity[0]:.2f}, {capacity[1]:.2f}",
+        f"- Corpus: {n_files:,} `.py` files, {n_lines:,} lines, {n_bytes / 1e6:.1f} MB: the `.py` files of {corpus} (pinned, hash-checked PyPI releases)",
+        f"- Each run repeated {repeat}×, the tools interleaved (the order rotates each repetition); median shown. files/s is the corpus's file count over the wall time, for every tool.",
+        "",
+        "## Whole corpus",
+        "",
+        *lines,
+        "",
+        "## Targets and ratios",
+        "",
+        *ratios,
+        "",
+        "## Output identity",
+        "",
+        (
+            "Every parallel and cached run (text output) and the JSON output with default jobs, cache filled and "
+            "from cache printed exactly what the serial uncached run printed."
+            if not problems
+            else "**Differences found:** " + "; ".join(problems)
+        ),
+        "",
+        "## Start-up (`python -X importtime -m gradlint check --no-cache train.py`)",
+        "",
+        *imports_table,
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="repetitions of each run (median reported; at least 3 for docs)")
+    parser.add_argument("--no-write", action="store_true", help="print the table only; leave docs/benchmarks.md alone")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+
+    print("building the corpus and the peers' virtualenv ...", flush=True)
+    corpus = build_corpus()
+    peers = build_peers()
+    stats = corpus_stats(corpus)
+    print(f"corpus: {stats[0]:,} files, {stats[1]:,} lines", flush=True)
+
+    cache_dir = WORK / "cache"
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    all_tools = {t.key: t for t in tools(peers, cache_dir)}
+    loads_before = os.getloadavg()
+    capacity = [cpu_capacity()]
+    measure(all_tools["warm"].cmd, WORK)  # fills the cache for the warm runs
+    order = list(all_tools)
+    for rep in range(args.repeat):
+        for key in order[rep % len(order):] + order[: rep % len(order)]:
+            tool = all_tools[key]
+            run = measure(tool.cmd, WORK)
+            tool.runs.append(run)
+            print(f"  [{rep + 1}/{args.repeat}] {tool.label}: {run.wall:.2f} s, {run.rss_kb / 1024:.0f} MB, exit {run.returncode}", flush=True)
+    problems = check_outputs(all_tools, cache_dir)
+    single = small_file(max(5, 3 * args.repeat))
+    imports = import_times()
+    loads_after = os.getloadavg()
+    capacity.append(cpu_capacity())
+
+    text = render(all_tools, stats, single, imports, problems, (loads_before, loads_after), args.repeat, peers, capacity)
+    print()
+    print(text)
+    if not args.no_write:
+        DOCS.write_text(text, encoding="utf-8")
+        print(f"written to {DOCS}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

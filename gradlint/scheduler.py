@@ -1,0 +1,142 @@
+"""Checks the files of one run, each in the cheapest way that gives its result.
+
+1. From the cache, when it holds the file's findings (see ``gradlint.cache``);
+   with ``--fix``, only when none of them has a fix to apply.
+2. In this process, when the engine will not parse it (it contains no trigger
+   of an enabled rule): most files of a code base, which need only to be read.
+   ``runner.lint_file`` still makes the report, so that ``needs_parse`` only
+   decides where a file is checked, never what its report says.
+3. The rest, parsed and checked by ``runner.lint_file``: in worker processes
+   when there are enough of them to be worth starting workers, else here.
+
+Reports come back in the order of ``files`` whatever the number of workers,
+so the output does not depend on it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from gradlint.config import Settings
+from gradlint.files import Document, SourceFile, read_document
+from gradlint.runner import FileReport, Mode, display_path, lint_file
+
+# Below this many files to parse, starting workers (~10 ms each, forked)
+# costs about what they would save.
+MIN_PARALLEL = 4
+
+
+def check_paths(
+    files: Sequence[Path],
+    settings: Settings,
+    mode: Mode,
+    on_file_done: Optional[Callable[[FileReport], None]] = None,
+    *,
+    jobs: Optional[int] = None,
+    cache: Optional[Any] = None,
+) -> List[FileReport]:
+    """Reports for ``files``, in order. ``jobs``: worker processes (default: one
+    per CPU); ``cache``: a ``gradlint.cache.Cache``, or None not to use one."""
+    from gradlint import parallel
+
+    if cache is not None:
+        from gradlint import cache as cache_mod
+
+    reports: List[Optional[FileReport]] = [None] * len(files)
+
+    def done(i: int, report: FileReport) -> None:
+        reports[i] = report
+        if on_file_done is not None:
+            on_file_done(report)
+
+    # (index, path, codes, options, source, cache key, stat before reading)
+    todo: List[Tuple[int, Path, Any, Any, Optional[Document], Optional[str], Optional[os.stat_result]]] = []
+    for i, path in enumerate(files):
+        codes, options = settings.codes_for(path)
+        key, st, source = None, None, None
+        if cache is not None:
+            key = cache.key(path, cache_mod.settings_key(codes, options, mode.edits))
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            if st is not None:
+                raw = cache.lookup_stat(key, st)
+                if raw is None:
+                    source = _read(path)
+                    raw = cache.lookup_digest(key, source.digest, st) if source is not None else None
+                diagnostics = cache_mod.decode_diagnostics(raw) if raw is not None else None
+                # The `full` format quotes the checked text, which the cache does not keep.
+                if diagnostics is not None and not _fixes_something(diagnostics, mode) and not (mode.source and diagnostics):
+                    done(i, FileReport(display_path(path), diagnostics=diagnostics))
+                    continue
+        todo.append((i, path, codes, options, source, key, st))
+
+    parse: List[Tuple[int, Path, Any, Any, Document]] = []
+    # What to cache once the reports are in: (index, source, key, stat)
+    to_store: List[Tuple[int, Document, str, os.stat_result]] = []
+    if todo:
+        from gradlint.engine import needs_parse  # imports LibCST: only when something is not cached
+
+        for i, path, codes, options, source, key, st in todo:
+            if source is None:
+                source = _read(path)
+            if source is None:  # unreadable: lint_file reports why
+                done(i, lint_file(path, codes, options, mode))
+                continue
+            if key is not None and st is not None:
+                to_store.append((i, source, key, st))
+            if needs_parse(source.text, codes):
+                parse.append((i, path, codes, options, source))
+            else:
+                done(i, lint_file(path, codes, options, mode, source))  # no parse: cheap
+
+    jobs = jobs or parallel.cpu_count()
+    if jobs > 1 and len(parse) >= MIN_PARALLEL:
+        # The largest files first, so that no worker is left with one at the end.
+        parse.sort(key=lambda t: -len(t[4].text))
+        parallel.map_ordered(
+            lint_file,
+            # A notebook is read again in the worker rather than sent to it.
+            [
+                (path, codes, options, mode, source if isinstance(source, SourceFile) else None)
+                for _, path, codes, options, source in parse
+            ],
+            jobs,
+            on_result=lambda k, result: done(parse[k][0], _as_report(parse[k][1], result)),
+        )
+    else:
+        for i, path, codes, options, source in parse:
+            done(i, lint_file(path, codes, options, mode, source))
+
+    if cache is not None:
+        if not (mode.fix or mode.diff):  # fixes change the files: their results are not what was read
+            for i, source, key, st in to_store:
+                report = reports[i]
+                if report is not None and not report.errors and not report.internal_error:
+                    cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics))
+        cache.save()
+    return reports  # type: ignore[return-value]
+
+
+def _read(path: Path) -> Optional[Document]:
+    try:
+        return read_document(path)
+    except Exception:  # ReadError, or a bug: lint_file reads it again and reports either
+        return None
+
+
+def _fixes_something(diagnostics: List[Any], mode: Mode) -> bool:
+    if not (mode.fix or mode.diff):
+        return False
+    return any(d.fix is not None and (d.fix.applicability == "safe" or mode.unsafe_fixes) for d in diagnostics)
+
+
+def _as_report(path: Path, result: Any) -> FileReport:
+    if isinstance(result, FileReport):
+        return result
+    report = FileReport(display_path(path), internal_error=True)
+    report.errors.append(f"internal error: {type(result).__name__}: {result}")
+    return report

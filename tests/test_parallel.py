@@ -1,0 +1,154 @@
+"""Worker processes: the same output whatever --jobs is, Ctrl-C, dying workers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness import FIXTURES
+from gradlint import parallel, scheduler
+from gradlint.cli import main
+
+
+def run(*args):
+    result = CliRunner().invoke(main, ["check", "--no-cache", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def fixtures_copy(tmp_path, monkeypatch):
+    target = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES, target)
+    monkeypatch.chdir(tmp_path)
+    return target
+
+
+def test_output_does_not_depend_on_the_number_of_workers(fixtures_copy, monkeypatch):
+    pools = []
+    real = parallel.map_ordered
+    monkeypatch.setattr(parallel, "map_ordered", lambda *a, **k: pools.append(a[2]) or real(*a, **k))
+    for fmt, counts in (("text", ("2", "3", "8")), ("json", ("2",))):
+        serial = run("fixtures", "--jobs", "1", "--output-format", fmt)
+        assert serial[0] == 1 and serial[1]
+        for jobs in counts:
+            assert run("fixtures", "--jobs", jobs, "--output-format", fmt) == serial
+    assert pools == [2, 3, 8, 2]  # the parallel runs did use workers
+
+
+def test_fixes_written_by_workers_are_those_of_a_serial_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(FIXTURES, tmp_path / "serial")
+    shutil.copytree(FIXTURES, tmp_path / "parallel")
+    serial = run("serial", "--fix", "--unsafe-fixes", "--jobs", "1")
+    parallel_ = run("parallel", "--fix", "--unsafe-fixes", "--jobs", "2")
+    assert serial[0] == parallel_[0] and serial[1].replace("serial", "parallel") == parallel_[1]
+    changed = 0
+    for path in sorted((tmp_path / "serial").rglob("*.py")):
+        twin = tmp_path / "parallel" / path.relative_to(tmp_path / "serial")
+        assert twin.read_bytes() == path.read_bytes(), path
+        changed += path.read_bytes() != (FIXTURES / path.relative_to(tmp_path / "serial")).read_bytes()
+    assert changed >= 5
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [
+        ["fixtures/GL002/mnist_train.py"],  # the pre-commit case
+        ["fixtures/GL002/mnist_train.py", "fixtures/GL003"],  # 3 files to parse, below MIN_PARALLEL
+    ],
+)
+def test_a_small_run_starts_no_workers(fixtures_copy, monkeypatch, paths):
+    assert scheduler.MIN_PARALLEL == 4
+    monkeypatch.setattr(parallel, "map_ordered", lambda *a, **k: pytest.fail("workers started"))
+    code, out, _ = run(*paths, "--jobs", "8")
+    assert code == 1 and "mnist_train.py:" in out
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def _die_on(x: int, bad: int) -> int:
+    if x == bad:
+        os._exit(3)  # as a segfault in the parser would
+    return x + 1
+
+
+def test_map_keeps_item_order():
+    assert parallel.map_ordered(_square, [(i,) for i in range(20)], 3) == [i * i for i in range(20)]
+
+
+def test_a_worker_that_dies_costs_only_its_own_item():
+    results = parallel.map_ordered(_die_on, [(i, 5) for i in range(12)], 2)
+    assert [r for i, r in enumerate(results) if i != 5] == [i + 1 for i in range(12) if i != 5]
+    assert isinstance(results[5], parallel.WorkerDied)
+
+
+def test_a_dead_worker_is_an_internal_error_for_that_file_only():
+    report = scheduler._as_report(Path("a.py"), parallel.WorkerDied("the worker process checking this file died"))
+    assert report.internal_error and report.errors == [
+        "internal error: WorkerDied: the worker process checking this file died"
+    ]
+
+
+# -- Ctrl-C ---------------------------------------------------------------------
+
+SLOW = textwrap.dedent(
+    """\
+    import torch
+    from torch.autograd import Variable
+
+
+    def step{n}(model, batch, target):
+        x = Variable(batch)
+        y = Variable(target)
+        out = model(x)
+        print(out.sum().data[0])
+        return out, y
+    """
+)
+
+
+def _fixed(n: int) -> str:
+    return SLOW.format(n=n).replace("from torch.autograd import Variable\n", "").replace(
+        "Variable(batch)", "batch.detach()"
+    ).replace("Variable(target)", "target.detach()").replace(".data[0]", ".item()")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_cleanly(tmp_path, jobs):
+    files = []
+    for n in range(300):
+        path = tmp_path / f"m{n:03}.py"
+        path.write_text(SLOW.format(n=n) + "\n" * (n % 3) + "# padding\n" * 40)
+        files.append(path)
+    originals = {p: p.read_text() for p in files}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gradlint", "check", "--fix", "--no-cache", "--jobs", jobs, "."],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and all(p.read_text() == originals[p] for p in files):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert out == "" and err == "error: interrupted\n"
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    fixed = [p for p in files if p.read_text() != originals[p]]
+    assert 0 < len(fixed) < len(files)
+    for p in fixed:  # each file is whole: either untouched or completely fixed
+        n = int(p.stem[1:])
+        assert p.read_text() == _fixed(n) + "\n" * (n % 3) + "# padding\n" * 40

@@ -1,0 +1,262 @@
+"""The engine's shortcuts give LibCST's answers: the walk, parents, qualified names.
+
+The engine walks trees itself instead of through ``node.visit`` (which
+rebuilds every node), records parents on the way instead of running
+``ParentNodeProvider``, and rules nodes out by spelling before scope analysis
+(``FileContext.refers_to``). Each is checked here against LibCST itself on
+every fixture, every catalog example and a file using all of Python's syntax.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import List
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, QualifiedNameProvider, QualifiedNameSource
+
+from harness import FIXTURES
+from gradlint import catalog, semantic
+from gradlint.engine import _Dispatcher
+from gradlint.rule import FileContext
+from gradlint.traversal import children, walk
+
+EVERY_SYNTAX = textwrap.dedent(
+    '''\
+    """Module docstring."""
+    from __future__ import annotations
+    import os.path, torch.autograd as ag
+    from torch.autograd import Variable as V, grad
+    from . import sibling as sib
+    from .pkg import *
+    try:
+        import numpy as np
+    except* ImportError as group:
+        np = None
+    finally:
+        pass
+
+    @torch.no_grad()
+    @decorator(arg=1)
+    async def f(a, /, b: int = 2, *args, c, d=3, **kw) -> "V":
+        global G
+        x = [i async for i in aiter() if i]
+        async with ctx() as (p, q), other():
+            await x
+        async for y in z:
+            yield y
+        return (yield from g) if a else lambda e=1, *f, **g: e
+
+    class C(Base, metaclass=Meta):
+        attr: int = 1
+        def m(self):
+            nonlocal_ = 1
+            def inner():
+                nonlocal nonlocal_
+                nonlocal_ += 1
+            del self.attr[1:2, ::3], nonlocal_
+            assert self, "message"
+            raise ValueError("x") from None
+
+    value = f"{a!r:>{width}.{prec}f} {b=} {c:{d}}" "implicit" 'concat'
+    rb = rb"raw" + b"\\x00"
+    s = {1, *others}, {**d, "k": [*l]}, {k: v for k, v in items}, (w := 3)
+    t = a if b else c
+    n = not -~+a ** b // c @ d >> 1 << 2 & 3 | 4 ^ 5
+    cmp = 1 < a <= b != c is not d not in e
+    match command:
+        case [Point(x=0, y=0), *rest] if rest:
+            pass
+        case {"key": value, **others} | str() as alias:
+            pass
+        case _:
+            pass
+    while True:
+        break
+    else:
+        continue_ = 1
+    for i, (j, k) in enumerate(pairs):
+        continue
+    with open(p) as fh:
+        data = fh.read()[0].x.data[0]
+    '''
+)
+
+
+def _sources() -> List[str]:
+    """Every fixture and catalog example that parses, and EVERY_SYNTAX."""
+    out = [EVERY_SYNTAX]
+    out += [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))]
+    for doc in catalog.load().values():
+        for ex in doc.examples:
+            out += [ex.bad, ex.good]
+    return [s for s in out if _parses(s)]
+
+
+def _parses(source: str) -> bool:
+    try:
+        cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return False
+    return True
+
+
+SOURCES = _sources()
+
+
+class _Recorder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: List[tuple] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.events.append(("enter", id(node)))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.events.append(("leave", id(original_node)))
+
+
+@pytest.mark.parametrize("index", range(len(SOURCES)))
+def test_walk_visits_what_libcst_visits_in_its_order(index):
+    module = cst.parse_module(SOURCES[index])
+    libcst_events = _Recorder()
+    module.visit(libcst_events)
+    ours: List[tuple] = []
+    walk(module, lambda n, p: ours.append(("enter", id(n))), lambda n: ours.append(("leave", id(n))))
+    assert ours == libcst_events.events
+
+
+def test_children_and_parents_match_libcst():
+    for source in SOURCES:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        parents = wrapper.resolve(ParentNodeProvider)
+        ctx = FileContext("x.py", source, wrapper.module)
+        _Dispatcher([], ctx.parents).run(wrapper.module)
+        nodes: List[cst.CSTNode] = []
+        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+        for node in nodes:
+            assert children(node) == list(node.children)
+            assert ctx.parent(node) is parents.get(node)
+
+
+def test_parent_of_a_node_not_walked_yet_falls_back_to_libcst():
+    module = cst.parse_module("x = f(y)\n")
+    ctx = FileContext("x.py", "x = f(y)\n", module)
+    call = module.body[0].body[0].value
+    assert isinstance(ctx.parent(call), cst.Assign)
+
+
+NAME_SETS = sorted(
+    (value for value in vars(semantic).values() if isinstance(value, frozenset) and all(isinstance(v, str) for v in value)),
+    key=sorted,
+)
+
+
+def test_refers_to_and_is_imported_agree_with_qualified_name_provider():
+    checked = 0
+    for source in SOURCES:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        provided = wrapper.resolve(QualifiedNameProvider)
+        ctx = FileContext("x.py", source, wrapper.module)
+        nodes: List[cst.CSTNode] = []
+        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+        for node in nodes:
+            if not isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Decorator)):
+                continue
+            value = provided.get(node, set())
+            qnames = value() if callable(value) else value
+            names = {q.name for q in qnames}
+            assert ctx.qualnames(node) == names
+            assert ctx.is_imported(node) == any(q.source is QualifiedNameSource.IMPORT for q in qnames)
+            for name_set in NAME_SETS:
+                assert ctx.refers_to(node, name_set) == bool(names & name_set), (ctx.code_for(node), sorted(name_set)[:2])
+            checked += 1
+    assert checked > 1000
+
+
+@pytest.mark.parametrize(
+    "code, found",
+    [
+        ("from torch.autograd import Variable as V\nV(x)\n", True),
+        ("import torch.autograd as ag\nag.Variable(x)\n", True),
+        ("import torch.autograd\ntorch.autograd.Variable(x)\n", True),
+        ("def f():\n    from torch.autograd import Variable as W\n    return W(x)\n", True),
+        ("if c:\n    from torch import autograd as A\nA.Variable(x)\n", True),
+        ("V = make()\nV(x)\n", False),
+        ("from torch.autograd import Variable as V\ndef f(V):\n    return V(x)\n", False),
+        ("from tf import Variable\nVariable(x)\n", False),
+    ],
+)
+def test_refers_to_follows_aliases_and_scopes(code, found):
+    module = cst.parse_module(code)
+    ctx = FileContext("x.py", code, module)
+    calls: List[cst.Call] = []
+    walk(module, lambda n, p: calls.append(n) if isinstance(n, cst.Call) else None, lambda n: None)
+    assert ctx.refers_to(calls[-1].func, semantic.VARIABLE) is found
+
+
+def test_scope_analysis_only_for_files_that_spell_a_name():
+    code = "import torch\nmodel = torch.nn.Linear(2, 2)\ny = model(x).sum()\n"
+    module = cst.parse_module(code)
+    ctx = FileContext("x.py", code, module)
+    calls: List[cst.Call] = []
+    walk(module, lambda n, p: calls.append(n) if isinstance(n, cst.Call) else None, lambda n: None)
+    assert not any(ctx.refers_to(c.func, semantic.VARIABLE | semantic.NO_GRAD) for c in calls)
+    assert ctx._metadata == {}  # nothing was resolved
+
+
+def test_a_field_first_seen_empty_is_learned_when_it_is_not(monkeypatch):
+    from gradlint import traversal
+
+    monkeypatch.setattr(traversal, "_FIELDS", {})
+    for code in ('x = f"{a}"\n', 'y = f"{b:>{width}}"\n'):  # format_spec: None, then a spec
+        module = cst.parse_module(code)
+        expected = _Recorder()
+        module.visit(expected)
+        ours: List[tuple] = []
+        walk(module, lambda n, p: ours.append(("enter", id(n))), lambda n: ours.append(("leave", id(n))))
+        assert ours == expected.events
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_scope_metadata_is_libcsts(fresh, monkeypatch):
+    from libcst.metadata import ScopeProvider
+
+    from gradlint import traversal
+    from gradlint.traversal import scope_metadata
+
+    if fresh:  # as in a new process: no node type's fields learned yet
+        monkeypatch.setattr(traversal, "_FIELDS", {})
+    for source in SOURCES:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        theirs = wrapper.resolve(ScopeProvider)
+        ours = scope_metadata(wrapper.module)
+        # String annotations are parsed anew by each run: their nodes differ.
+        in_tree: List[cst.CSTNode] = []
+        walk(wrapper.module, lambda n, p: in_tree.append(n), lambda n: None)
+        assert len(ours) == len(theirs)
+        assert {n for n in in_tree if n in ours} == {n for n in in_tree if n in theirs}
+        pairs = {}
+        for node, scope in theirs.items():
+            if node not in ours:
+                continue
+            # The same partition of nodes into scopes, of the same kinds and names.
+            assert pairs.setdefault(id(scope), id(ours[node])) == id(ours[node])
+            assert type(ours[node]) is type(scope) and ours[node]._name_prefix == scope._name_prefix
+    assert cst.CSTNode.visit is traversal._LIBCST_VISIT
+
+
+def test_positions_are_libcsts():
+    from libcst.metadata import PositionProvider
+
+    from gradlint.traversal import positions
+
+    for source in SOURCES + ["x = 1\r\ny = (\r  2)\rz = f'''\n{a}\r\n'''"]:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        theirs = wrapper.resolve(PositionProvider)
+        ours = positions(wrapper.module)
+        assert len(ours) == len(theirs)
+        for node, rng in theirs.items():
+            assert ours[id(node)] == (rng.start.line, rng.start.column, rng.end.line, rng.end.column)
