@@ -12,8 +12,10 @@ On scratch copies of the corpus (never the corpus itself):
 2. ``gradlint check --select ALL --fix`` and, on a second copy, the same with
    ``--unsafe-fixes``: every changed file still parses (and compiles where the
    original did); ``difflib`` finds no changed line outside the lines of the
-   fixes step 1 offered (no collateral edits), and counts the changed lines
-   beside the lines of those fixes; no file is refused ("not written").
+   fixes step 1 offered (no collateral edits), but for one-line imports whose
+   names the fixed file no longer uses (removed when several fixes together
+   remove their last use), and counts the changed lines beside the lines of
+   those fixes; no file is refused ("not written").
 3. The same ``--fix`` again, on the files it changed (it left the others as
    they were, having nothing to apply to them): it changes no byte and
    reports nothing fixed.
@@ -27,6 +29,7 @@ Prints the figures and exits 1 if any assertion fails. The corpus is built by
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import difflib
 import json
@@ -96,6 +99,23 @@ def diff_rows(old: str, new: str) -> Set[int]:
     return rows
 
 
+def unused_import(line: str, new_text: str) -> bool:
+    """Whether ``line`` is a one-line import of names that ``new_text`` no longer uses.
+
+    Such a line goes (or loses a name) when the last use of what it imports is
+    fixed: each fix's own edits include it only when that fix alone removes the
+    last use, so when several fixes together do, none of them lists it.
+    """
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return False
+    if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.Import, ast.ImportFrom)):
+        return False
+    names = [(a.asname or a.name).split(".")[0] for a in tree.body[0].names]
+    return any(re.search(rf"\b{re.escape(n)}\b", new_text) is None for n in names)
+
+
 def text_of(data: bytes) -> Optional[str]:
     try:
         return decode(data)[0]
@@ -145,7 +165,7 @@ def compare(
 ) -> Dict[str, int]:
     """Checks every changed file; figures for the report."""
     problems: List[str] = []
-    changed = diff_lines = span_lines = exact = 0
+    changed = diff_lines = span_lines = imports = exact = 0
     if set(before) != set(after):
         problems.append(f"files appeared or vanished: {sorted(set(before) ^ set(after))[:5]}")
     for name in sorted(before):
@@ -166,22 +186,26 @@ def compare(
             problems.append(f"{key}: compiled before, not after")
         rows = diff_rows(old_text, new_text)
         allowed = allowed_rows(spans, key, keep)
-        collateral = sorted(rows - allowed)
+        old_lines = old_text.splitlines()
+        cleanup = {r for r in rows - allowed if r <= len(old_lines) and unused_import(old_lines[r - 1], new_text)}
+        collateral = sorted(rows - allowed - cleanup)
         if collateral:
             problems.append(f"{key}: lines changed outside any fix: {collateral[:10]}")
         diff_lines += len(rows)
         span_lines += len(allowed)
-        exact += rows == allowed
+        imports += len(cleanup)
+        exact += rows == allowed | cleanup
     print(
         f"{label}: {changed:,} files changed; {diff_lines:,} original lines changed (difflib), "
-        f"{span_lines:,} lines in the offered fixes' spans; {exact:,} files where the two sets are equal; "
+        f"{span_lines:,} lines in the offered fixes' spans, {imports:,} import lines left unused by several fixes together; "
+        f"{exact:,} files where the changed lines are exactly those; "
         f"{len(problems)} problems"
     )
     for p in problems[:20]:
         print(f"  PROBLEM {p}")
     if problems:
         raise Failed(f"{label}: {len(problems)} problems")
-    return {"changed": changed, "diff_lines": diff_lines, "span_lines": span_lines, "exact": exact}
+    return {"changed": changed, "diff_lines": diff_lines, "span_lines": span_lines, "imports": imports, "exact": exact}
 
 
 def fixed_count(output: str) -> int:
@@ -271,8 +295,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"fixes applied: safe {safe['applied']:,}, with unsafe {unsafe['applied']:,}, migrate {migrated['applied']:,}")
     print(
         "files changed: safe {0[changed]:,}, with unsafe {1[changed]:,}, migrate {2[changed]:,}; "
-        "lines changed / lines in fix spans: {0[diff_lines]:,}/{0[span_lines]:,}, {1[diff_lines]:,}/{1[span_lines]:,}, "
-        "{2[diff_lines]:,}/{2[span_lines]:,}".format(safe, unsafe, migrated)
+        "lines changed / lines in fix spans + unused imports removed: "
+        "{0[diff_lines]:,}/{0[span_lines]:,}+{0[imports]:,}, {1[diff_lines]:,}/{1[span_lines]:,}+{1[imports]:,}, "
+        "{2[diff_lines]:,}/{2[span_lines]:,}+{2[imports]:,}".format(safe, unsafe, migrated)
     )
     print("internal errors: 0; corrupted files: 0; collateral edits: 0; second runs changed: 0")
     print(f"({time.monotonic() - started:.0f} s)")

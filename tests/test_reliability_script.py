@@ -49,7 +49,7 @@ def test_compare_flags_collateral_edits_and_broken_results(reliability, capsys):
     spans = {"corpus/m.py": {"GL002:safe": {2}}}
     safe = lambda code, applicability: applicability == "safe"  # noqa: E731
     figures = reliability.compare("fix", before, {"m.py": b"import torch\nx = y.detach()\nz = 1\n"}, spans, safe)
-    assert figures == {"changed": 1, "diff_lines": 1, "span_lines": 1, "exact": 1}
+    assert figures == {"changed": 1, "diff_lines": 1, "span_lines": 1, "imports": 0, "exact": 1}
     with pytest.raises(reliability.Failed, match="fix: 1 problems"):
         reliability.compare("fix", before, {"m.py": b"import torch\nx = y.detach()\nz = 2\n"}, spans, safe)
     assert "corpus/m.py: lines changed outside any fix: [3]" in capsys.readouterr().out
@@ -60,3 +60,16 @@ def test_compare_flags_collateral_edits_and_broken_results(reliability, capsys):
     spans = {"corpus/m.py": {"GL002:unsafe": {2}}}
     with pytest.raises(reliability.Failed):
         reliability.compare("fix", before, {"m.py": b"import torch\nx = y.detach()\nz = 1\n"}, spans, safe)
+
+
+def test_an_import_left_unused_by_several_fixes_is_not_collateral(reliability, capsys):
+    # Each fix alone leaves the other use of Variable: neither lists the import's removal.
+    before = {"m.py": b"from torch.autograd import Variable\na = Variable(x)\nb = Variable(y)\n"}
+    spans = {"corpus/m.py": {"GL002:safe": {2, 3}}}
+    safe = lambda code, applicability: applicability == "safe"  # noqa: E731
+    figures = reliability.compare("fix", before, {"m.py": b"a = x\nb = y\n"}, spans, safe)
+    assert (figures["diff_lines"], figures["span_lines"], figures["imports"], figures["exact"]) == (3, 2, 1, 1)
+    # An import whose name is still used is not an unused import: its removal is collateral.
+    with pytest.raises(reliability.Failed):
+        reliability.compare("fix", before, {"m.py": b"a = x\nb = Variable(y)\n"}, spans, safe)
+    assert "lines changed outside any fix: [1]" in capsys.readouterr().out
