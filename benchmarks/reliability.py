@@ -84,8 +84,9 @@ def copy(corpus: Path, scratch: Path, name: str) -> Path:
 def edit_rows(edit: dict) -> Set[int]:
     """Rows of the original text an edit replaces; an insertion counts the row it goes before."""
     row, end_row = edit["location"]["row"], edit["end_location"]["row"]
-    if end_row > row and edit["end_location"]["column"] == 1:
-        end_row -= 1  # ends at the start of a line: that line is kept
+    puts_nothing_before = edit["content"] == "" or edit["content"].endswith(("\n", "\r"))
+    if end_row > row and edit["end_location"]["column"] == 1 and puts_nothing_before:
+        end_row -= 1  # ends at the start of a line, and puts nothing before it: that line is kept
     return set(range(row, end_row + 1))
 
 

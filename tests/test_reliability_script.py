@@ -34,6 +34,9 @@ def test_edit_rows(reliability):
     assert reliability.edit_rows(edit(2, 1, 3, 1)) == {2}  # a deleted line: ends where line 3 starts
     assert reliability.edit_rows(edit(4, 1, 4, 1, "@torch.no_grad()\n")) == {4}  # inserted before line 4
     assert reliability.edit_rows(edit(6, 18, 8, 5)) == {6, 7, 8}
+    # A wrap that re-indents the next line: its text goes before that line's own.
+    assert reliability.edit_rows(edit(43, 9, 44, 1, "with torch.no_grad():\n            x = 1\n    ")) == {43, 44}
+    assert reliability.edit_rows(edit(43, 9, 44, 1, "y = 2\n")) == {43}
 
 
 def test_diff_rows(reliability):
