@@ -132,6 +132,8 @@ def load_pyproject(path: Path) -> Optional[Config]:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
     table = data.get("tool", {}).get("gradlint") if isinstance(data.get("tool"), dict) else None
     if table is None:
         return None
@@ -157,6 +159,8 @@ def load_config(explicit: str) -> Config:
         table = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
     cfg = parse_table(table, path.parent.resolve(), str(path))
     cfg.source = path
     return cfg

@@ -17,7 +17,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, T
 
 import libcst as cst
 
-from gradlint import catalog, legacy_syntax
+from gradlint import catalog, legacy_syntax, parsing
 from gradlint.fixes import Fix, apply_fixes, select_compatible
 from gradlint.rule import FileContext, Finding, Rule, RuleOptions
 from gradlint.rules import all_rules
@@ -71,11 +71,28 @@ class SourceSyntaxError(Exception):
         self.column = column
         self.message = message
 
+    @property
+    def detail(self) -> str:
+        """What GL000 says."""
+        return f"syntax error: {self.message}"
+
+
+class SourceTooComplex(SourceSyntaxError):
+    """Not parsed, valid or not: too large or too deeply nested (see gradlint.parsing)."""
+
+    @property
+    def detail(self) -> str:
+        return self.message
+
 
 def parse(source: str) -> cst.Module:
     """Parse ``source`` with LibCST, raising :class:`SourceSyntaxError` with a one-line message."""
     try:
-        return cst.parse_module(source)
+        return parsing.parse_module(source)
+    except parsing.TooComplex as exc:
+        raise SourceTooComplex(exc.line, exc.column, exc.message) from None
+    except parsing.NotParsed as exc:
+        line, column, message = exc.line, exc.column, exc.message
     except cst.ParserSyntaxError as exc:
         line, column, message = exc.raw_line, exc.raw_column, " ".join(exc.message.split())
     except RecursionError:
@@ -105,9 +122,10 @@ def file_noqa(source: str) -> Optional[FrozenSet[str]]:
 
 
 def _is_comment_at(source: str, offset: int) -> bool:
-    line_start = source.rfind("\n", 0, offset) + 1
-    line_end = source.find("\n", offset)
-    line = source[line_start : line_end if line_end != -1 else len(source)]
+    # Lines end with "\n", "\r\n" or a lone "\r" (old Mac files).
+    line_start = max(source.rfind("\n", 0, offset), source.rfind("\r", 0, offset)) + 1
+    ends = [i for i in (source.find("\n", offset), source.find("\r", offset)) if i != -1]
+    line = source[line_start : min(ends) if ends else len(source)]
     try:
         for tok in tokenize.generate_tokens(io.StringIO(line).readline):
             if tok.type == tokenize.COMMENT and tok.start[1] == offset - line_start:
@@ -121,7 +139,8 @@ def _noqa_lines(source: str) -> Dict[int, Optional[FrozenSet[str]]]:
     """``# noqa`` comments by line: None suppresses every code, else the codes listed."""
     out: Dict[int, Optional[FrozenSet[str]]] = {}
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        # newline=None: a lone "\r" ends a line too (rows stay those of the source).
+        tokens = list(tokenize.generate_tokens(io.StringIO(source, newline=None).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return out
     for tok in tokens:
@@ -224,10 +243,10 @@ class _Dispatcher:
 
 def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
     doc = catalog.load()[PARSE_ERROR]
-    hint = legacy_syntax.repair_hint(source, err.line) if "async" in source else ""
+    hint = legacy_syntax.repair_hint(source, err.line) if "async" in source and not isinstance(err, SourceTooComplex) else ""
     return Finding(
         code=PARSE_ERROR,
-        message=doc.format_message(detail=f"syntax error: {err.message}{hint}"),
+        message=doc.format_message(detail=f"{err.detail}{hint}"),
         start=(err.line, err.column),
         end=(err.line, err.column),
     )

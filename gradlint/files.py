@@ -138,8 +138,14 @@ def is_excluded(path: Path, settings: Settings) -> bool:
 
 
 def _walk(top: Path, settings: Settings) -> Iterator[Path]:
+    # A directory that cannot be listed is yielded as it is: reading it then says
+    # why ("cannot read directory: Permission denied") instead of skipping it unseen.
+    unlisted: List[str] = []
     # followlinks=False: a symlinked directory loop cannot make the walk endless.
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False, onerror=lambda exc: unlisted.append(exc.filename)):
+        for directory in unlisted:
+            yield Path(directory)
+        unlisted.clear()
         cfg = settings.config_for_dir(Path(dirpath))
         patterns = excludes(cfg)
         keep = []
@@ -154,6 +160,8 @@ def _walk(top: Path, settings: Settings) -> Iterator[Path]:
                 full = Path(dirpath, name)
                 if not matches(patterns, full, cfg.root):
                     yield full
+    for directory in unlisted:
+        yield Path(directory)
 
 
 def decode(data: bytes) -> Tuple[str, str]:
@@ -166,10 +174,14 @@ def decode(data: bytes) -> Tuple[str, str]:
         message = str(exc.args[0]) if exc.args else str(exc)
         if message.startswith("unknown encoding"):
             raise ReadError(f"invalid encoding declaration: {message}") from None
+        if message.startswith("encoding problem"):
+            raise ReadError("invalid encoding declaration: a UTF-8 byte order mark, and a coding cookie that is not UTF-8") from None
         # Undecodable bytes in the first two lines: let the decode below say where.
         encoding = "utf-8"
     try:
         return data.decode(encoding), encoding
+    except LookupError:  # a codec that is not text to text (``# coding: rot13``); Python refuses it too
+        raise ReadError(f"invalid encoding declaration: {encoding!r} is not a text encoding") from None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else encoding
@@ -178,15 +190,54 @@ def decode(data: bytes) -> Tuple[str, str]:
         ) from None
 
 
+# Larger files are not read at all: gradlint parses at most 4 MiB of Python
+# (gradlint.parsing), and a notebook this size is mostly images.
+MAX_READ_BYTES = 256 << 20
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
 def _read_bytes(path: Path) -> Tuple[bytes, os.stat_result]:
+    """The bytes of the regular file at ``path`` (ReadError with a one-line message)."""
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if stat.S_ISDIR(st.st_mode):
-                raise ReadError("is a directory")
+        # O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused below).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise ReadError(_unreadable(path, exc)) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise ReadError(_directory(path))
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a file")
+            raise ReadError(f"not a regular file ({kind})")
+        if st.st_size > MAX_READ_BYTES:
+            raise ReadError(f"file too large to read ({st.st_size / (1 << 20):.0f} MiB; gradlint reads files up to {MAX_READ_BYTES >> 20} MiB)")
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1  # closed with fh
             return fh.read(), st
     except OSError as exc:
         raise ReadError(f"cannot read file: {exc.strerror or exc}") from None
+    finally:
+        if fd != -1:
+            os.close(fd)
+
+
+def _unreadable(path: Path, exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError) and os.path.islink(path):
+        return "broken symbolic link (its target does not exist)"
+    if os.path.isdir(path):
+        return _directory(path)
+    return f"cannot read file: {exc.strerror or exc}"
+
+
+def _directory(path: Path) -> str:
+    # Directories reach here when a walk could not list them (see _walk).
+    try:
+        os.scandir(path).close()
+    except OSError as exc:
+        return f"cannot read directory: {exc.strerror or exc}"
+    return "is a directory"
 
 
 def read_source(path: Path) -> SourceFile:
@@ -216,23 +267,29 @@ def write_source(original: "Document", new_text: str) -> None:
     """Replace the document's file atomically with ``new_text`` (the engine's text),
     rendered as it was read: encoding for a file, cells for a notebook.
 
-    Refuses (WriteError) when the file changed on disk since it was read, or is
-    not writable; in every failure the original file is left untouched.
+    Refuses (WriteError) when the file changed on disk since it was read (checked
+    before anything is written, and again just before the rename), is read-only
+    (no write permission bit, even for root), has other hard links (a rename
+    would detach them), or its encoding does not give back its bytes; in every
+    failure the original file is left untouched.
     """
     target = Path(os.path.realpath(original.path))
     data = original.render(new_text)
     try:
         st = os.stat(target)
-        with open(target, "rb") as fh:
-            current = fh.read()
     except OSError as exc:
-        raise WriteError(f"not written: {exc.strerror or exc}") from None
-    if hashlib.sha256(current).hexdigest() != original.digest:
-        raise WriteError("changed on disk while gradlint was running; not written")
-    if not os.access(target, os.W_OK):
+        raise WriteError(_vanished(exc)) from None
+    if not stat.S_IMODE(st.st_mode) & 0o222 or not os.access(target, os.W_OK):
         raise WriteError("file is read-only; not written")
-    directory = target.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gradlint.tmp", dir=directory)
+    if st.st_nlink > 1:
+        raise WriteError(f"file has {st.st_nlink} hard links, which replacing it would detach; not written")
+    current = _unchanged(original, target)
+    if isinstance(original, SourceFile) and _encodes_to(original.text, original.encoding) != current:
+        raise WriteError(f"its encoding ({original.encoding}) does not give back its bytes; not written")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gradlint.tmp", dir=target.parent)
+    except OSError as exc:
+        raise WriteError(f"not written: cannot create a file beside it: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -243,6 +300,8 @@ def write_source(original: "Document", new_text: str) -> None:
             os.chown(tmp, st.st_uid, st.st_gid)
         except (OSError, AttributeError):
             pass  # not permitted for other users' files; permissions still kept
+        # Again, so that an edit saved while the new text was written is not lost.
+        _unchanged(original, target)
         os.replace(tmp, target)
     except BaseException as exc:  # Ctrl-C too: the temporary file never stays behind
         try:
@@ -251,4 +310,30 @@ def write_source(original: "Document", new_text: str) -> None:
             pass
         if isinstance(exc, OSError):
             raise WriteError(f"not written: {exc.strerror or exc}") from None
-        raise
+        raise  # a WriteError from the second check, or Ctrl-C
+
+
+def _unchanged(original: "Document", target: Path) -> bytes:
+    """The file's bytes, if they are still those that were read; else WriteError."""
+    try:
+        current, _ = _read_bytes(target)
+    except ReadError as exc:
+        if not os.path.lexists(target):
+            raise WriteError("deleted while gradlint was running; not written") from None
+        raise WriteError(f"not written: {exc}") from None
+    if hashlib.sha256(current).hexdigest() != original.digest:
+        raise WriteError("changed on disk while gradlint was running; not written")
+    return current
+
+
+def _vanished(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "deleted while gradlint was running; not written"
+    return f"not written: {exc.strerror or exc}"
+
+
+def _encodes_to(text: str, encoding: str) -> Optional[bytes]:
+    try:
+        return text.encode(encoding)
+    except (UnicodeError, LookupError):
+        return None

@@ -21,11 +21,15 @@ import tokenize
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+from gradlint import parsing
+
 # The tensor/storage methods that took ``async=`` up to PyTorch 0.3 (and, with a
 # deprecation warning, 0.4.0) and take ``non_blocking=`` since.
 ASYNC_METHODS = frozenset({"cuda", "to", "type", "copy_"})
 NEW_NAME = "non_blocking"
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_ASYNC_CALL = re.compile(r"\.\s*(?P<method>" + "|".join(sorted(ASYNC_METHODS)) + r")\s*\((?:[^()]*,)?\s*(?P<kw>async)\s*=")
 _SKIP = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT})
 
 
@@ -41,7 +45,8 @@ class AsyncArgument:
 def _tokens(source: str) -> List[tokenize.TokenInfo]:
     out: List[tokenize.TokenInfo] = []
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        # newline=None: a lone "\r" (old Mac files) ends a line too; rows and columns stay the source's.
+        for tok in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):
             if tok.type not in _SKIP:
                 out.append(tok)
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -53,6 +58,15 @@ def async_arguments(source: str) -> List[AsyncArgument]:
     """Every ``async=`` keyword argument of a ``.cuda()``/``.to()``/``.type()``/``.copy_()`` call."""
     if "async" not in source:
         return []
+    if len(source) > parsing.MAX_SOURCE_CHARS:
+        # Too large to be parsed, so to be migrated: whether there is one is all that
+        # matters (the file is then reported as too large), and a regex says it at once.
+        m = _ASYNC_CALL.search(source)
+        if m is None:
+            return []
+        line = len(_LINE_END.findall(source, 0, m.start("kw"))) + 1
+        column = m.start("kw") - max(source.rfind("\n", 0, m.start("kw")), source.rfind("\r", 0, m.start("kw"))) - 1
+        return [AsyncArgument(line, column, m.group("method"))]
     toks = _tokens(source)
     found: List[AsyncArgument] = []
     # One entry per open bracket: the method name when it opens a call of ``.name(``, else None.
@@ -89,10 +103,7 @@ def rename_async_arguments(source: str) -> Tuple[str, List[AsyncArgument]]:
     found = async_arguments(source)
     if not found:
         return source, []
-    starts = [0]
-    for i, ch in enumerate(source):
-        if ch == "\n":
-            starts.append(i + 1)
+    starts = [0] + [m.end() for m in _LINE_END.finditer(source)]
     out: List[str] = []
     pos = 0
     for arg in found:
@@ -138,7 +149,7 @@ _PY2_LINES = (
 def describe_syntax_error(source: str, line: int, column: int, message: str) -> str:
     """One line saying why ``source`` does not parse, naming Python 2 syntax and
     ``async`` used as a name, which are what legacy PyTorch code trips on."""
-    lines = source.split("\n")
+    lines = _LINE_END.split(source)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     where = f"line {line}"
     for fragment, construct in _PY2_MESSAGES:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from gradlint import catalog, legacy_syntax
+from gradlint import catalog, legacy_syntax, parsing
 from gradlint.config import ConfigError, Settings, expand_selector
 from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
 from gradlint.files import ReadError, WriteError, read_source, write_source
@@ -114,6 +114,12 @@ def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool 
         text, renamed = legacy_syntax.rename_async_arguments(source)
     if not renamed and not triggered_rules(text, codes):
         return MigratedSource(source)  # nothing any migration could change; not even parsed
+    try:
+        parsing.check(text)  # before CPython's compile too: see gradlint.parsing
+    except parsing.TooComplex as exc:
+        return MigratedSource(source, skipped=exc.message)
+    except parsing.NotParsed:
+        pass  # not Python 3: _not_python3 says why
     reason = _not_python3(text, path)
     if reason is not None:
         return MigratedSource(source, skipped=reason)

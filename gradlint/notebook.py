@@ -58,7 +58,8 @@ class Unwritable(Exception):
 
 @dataclass(frozen=True)
 class Problem:
-    """A cell left out of the analysis: 1-based cell and row, 0-based column."""
+    """A cell left out of the analysis: 1-based cell and row, 0-based column, and why
+    (GL000's text: "syntax error: ..." or why it was not parsed)."""
 
     cell: int
     row: int
@@ -399,7 +400,7 @@ class Notebook:
                     masks[len(lines) - 1] += "\n"
             err = _syntax_error("".join(lines))
             if err is not None:
-                problems.append(Problem(index + 1, err.line, err.column, err.message))
+                problems.append(Problem(index + 1, err.line, err.column, err.detail))
                 continue
             segments.append(Segment(index + 1, tuple(lines), masks, added, _blank_edges(lines)))
         self.segments: Tuple[Segment, ...] = tuple(segments)

@@ -98,7 +98,7 @@ def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnosti
         return []
     doc_ = catalog.load()[PARSE_ERROR]
     return [
-        Diagnostic(PARSE_ERROR, doc_.format_message(detail=f"syntax error: {p.message}"), p.row, p.column + 1, p.row, p.column + 1, cell=p.cell)
+        Diagnostic(PARSE_ERROR, doc_.format_message(detail=p.message), p.row, p.column + 1, p.row, p.column + 1, cell=p.cell)
         for p in doc.problems
     ]
 
@@ -170,6 +170,10 @@ def lint_file(
         except ReadError as exc:
             if PARSE_ERROR in codes:
                 report.diagnostics.append(_read_error_diagnostic(str(exc)))
+            return report
+        except Exception as exc:  # a bug reading one file must not end the run; it exits 2
+            report.internal_error = True
+            report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
             return report
     _check_source(report, source, LintSettings(codes, options), mode, write_source)
     return report

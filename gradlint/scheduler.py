@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from gradlint.config import Settings
-from gradlint.files import Document, ReadError, SourceFile, read_document
+from gradlint.files import Document, SourceFile, read_document
 from gradlint.runner import FileReport, Mode, display_path, lint_file
 
 # Below this many files to parse, starting workers (~10 ms each, forked)
@@ -124,7 +124,7 @@ def check_paths(
 def _read(path: Path) -> Optional[Document]:
     try:
         return read_document(path)
-    except ReadError:
+    except Exception:  # ReadError, or a bug: lint_file reads it again and reports either
         return None
 
 

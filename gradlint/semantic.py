@@ -939,6 +939,20 @@ class Semantic:
         name, needed = self._torch_ref
         return name, ((ImportSpec("torch"),) if needed else ())
 
+    def torch_ref_at(self, node: cst.CSTNode) -> Optional[Tuple[str, Tuple[ImportSpec, ...]]]:
+        """``torch_ref()`` for code inserted at ``node`` (a decorator: at its function),
+        or None where that name is something else there: a parameter, a local or a
+        module-level variable named ``torch`` would make ``torch.no_grad()`` its own
+        attribute, not the module's (and a fix adding it would never converge)."""
+        name, imports = self.torch_ref()
+        scope = self.enclosing_scope(node)
+        while True:
+            if any(not isinstance(b.node, cst.Import) for b in self.bindings(scope).get(name, ())):
+                return None
+            if scope is self.ctx.module:
+                return name, imports
+            scope = self.enclosing_scope(scope)
+
     def imports_of(self, names: FrozenSet[str]) -> List[ImportSpec]:
         """The module-level imports through which code can reach one of ``names``:
         ``from X import Y [as Z]`` binding one of them or a module above one

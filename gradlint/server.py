@@ -29,7 +29,7 @@ from gradlint.config import ConfigError, Settings, excludes, matches
 from gradlint.engine import LintSettings, fix_source, lint_source
 from gradlint.files import is_notebook
 from gradlint.fixes import split_lines, text_edits
-from gradlint.runner import Diagnostic, Mode, to_diagnostics
+from gradlint.runner import Diagnostic, Mode, _read_error_diagnostic, to_diagnostics
 
 SOURCE = "gradlint"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
@@ -55,7 +55,10 @@ def check_text(text: str, path: Path) -> Checked:
     except ConfigError as exc:
         return Checked([], error=str(exc))
     lint_settings = LintSettings(codes, options)
-    result = lint_source(text, str(path), lint_settings)
+    try:
+        result = lint_source(text, str(path), lint_settings)
+    except RecursionError:  # as the runner reports it: the editor keeps a diagnostic, not a stale list
+        return Checked([_read_error_diagnostic("too deeply nested to analyse")], lint_settings)
     return Checked(to_diagnostics(result.findings, text, result.context, Mode(edits=True)), lint_settings)
 
 

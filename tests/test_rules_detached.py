@@ -338,3 +338,9 @@ def test_gl202_not_in_parameter_initialisation(func):
     src = f"import torch\n\ndef {func}:\n    m.weight.data.normal_(0.0, 0.02)\n    m.bias.data.zero_()\n"
     assert lint(src, select=["GL202"]) == []
     assert lint(src.replace(func.split("(")[0], "update"), select=["GL202"]) == [(4, 5, "GL202"), (5, 5, "GL202")]
+
+
+def test_gl202_no_guard_where_torch_is_a_local_variable():
+    src = "import torch\n\n\ndef sgd(params, lr):\n    torch = 1\n    for p in params:\n        p.data.add_(-lr, p.grad.data)\n"
+    assert lint(src, ["GL202"]) == [(7, 9, "GL202")]
+    assert fix(src, ["GL202"], unsafe=True) == src

@@ -1160,3 +1160,35 @@ def test_gl101_script_fix_never_wraps_definitions_and_leaves_blank_lines_empty()
         "with torch.no_grad():\n"
         "    y = model(x)\n"
     )
+
+
+def test_gl101_no_fix_where_torch_is_a_local_variable():
+    # Found by tests/test_fuzz.py: `with torch.no_grad():` on the local int wrapped
+    # the loop again in every round of fixes (and would fail at run time).
+    src = d(
+        """\
+        import torch
+
+
+        def train(model, loaders, criterion, patience=3):
+            torch = 0
+            while torch < patience:
+                model.eval()
+                losses = [criterion(model(x), y).item() for x, y in loaders["val"]]
+                torch += 1
+        """
+    )
+    assert lint(src, ["GL101"]) == [(8, 29, "GL101")]
+    assert fix(src, ["GL101"], unsafe=True) == src
+    # A parameter named torch does not reach a decorator, evaluated outside the function.
+    src = d(
+        """\
+        import torch
+
+
+        def evaluate(model, x, torch=None):
+            model.eval()
+            return model(x)
+        """
+    )
+    assert "@torch.no_grad()\ndef evaluate" in fix(src, ["GL101"], unsafe=True)

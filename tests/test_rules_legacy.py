@@ -298,3 +298,17 @@ def test_gl301_message_says_what_a_backward_in_the_loop_frees():
     (in_evaluation,) = messages(evaluate, ["GL301"])
     assert "(`backward()` frees its saved activations, but its graph nodes stay referenced)" in in_training
     assert "after the iteration ends, with the activations it saved: memory grows" in in_evaluation
+
+
+def test_gl001_no_grad_decorator_only_where_torch_is_the_module():
+    src = (
+        "import torch\n"
+        "from torch.autograd import Variable\n"
+        "torch = None\n\n\n"
+        "def evaluate(model, x):\n"
+        "    return model(Variable(x, volatile=True))\n"
+    )
+    assert lint(src, ["GL001"]) == [(7, 18, "GL001")]
+    assert fix(src, ["GL001"]) == src  # `@torch.no_grad()` would be None's attribute
+    param = src.replace("torch = None\n", "").replace("(model, x)", "(model, x, torch=torch)")
+    assert fix(param, ["GL001"]).startswith("import torch\n\n\n@torch.no_grad()\ndef evaluate(model, x, torch=torch):")

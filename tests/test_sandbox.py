@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import tempfile
 import time
 
 import pytest
@@ -151,3 +152,75 @@ def test_forked_children_do_not_write_the_result():
     code = "import os\npid = os.fork()\nif pid:\n    os.waitpid(pid, 0)\n    os._exit(3)\n"
     outcome, status = run(code)
     assert status.text == "CRASHED: exited with status 3 before finishing (os._exit or a fatal error)"
+
+
+def test_relative_paths_that_climb_out_of_the_working_directory_stay_in_the_run(tmp_path, monkeypatch):
+    # A script that expects to run from its own directory writes ../data/out.txt;
+    # here the parents of its working directory are the run's own, removed with it.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    code = "import os\nfor up in range(1, %d):\n    os.makedirs('../' * up + 'data', exist_ok=True)\n    open('../' * up + 'data/out.txt', 'w').write('x')\n"
+    outcome, status = run(code % (sandbox.CONTAINED_LEVELS + 1))
+    assert status.kind == "completed"
+    assert list(tmp_path.iterdir()) == []
+    # One level more reaches the directory the run was made in: the limit is real.
+    outcome, status = run(code % (sandbox.CONTAINED_LEVELS + 2))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+@posix
+def test_processes_the_file_leaves_running_end_with_the_run():
+    code = (
+        "import os, time\n"
+        "for _ in range(8):\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(600)\n"
+        "        os._exit(0)\n"
+        "print(os.getpgid(0))\n"
+    )
+    outcome, status = run(code)
+    assert status.kind == "completed"
+    group = int(outcome.stdout)
+    deadline = time.monotonic() + 10
+    while _group_alive(group) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(group)
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - the group id was reused by someone else
+        return False
+    return True
+
+
+@posix
+def test_killing_its_own_process_group_does_not_reach_gradlint():
+    # The run has a session of its own: "kill everything in my group" ends the run only.
+    outcome, status = run("import os, signal\nos.killpg(0, signal.SIGKILL)\n")
+    assert status.text == "CRASHED: killed by SIGKILL"
+
+
+def test_reading_stdin_gets_end_of_file_not_a_hang():
+    _, status = run("name = input()\n")
+    assert status.text == "raised EOFError: EOF when reading a line at line 1"
+
+
+@pytest.mark.skipif(not hasattr(sandbox.resource, "prlimit"), reason="RLIMIT_NPROC is set with prlimit (Linux)")
+@pytest.mark.skipif(os.name == "posix" and os.geteuid() == 0, reason="Linux does not enforce RLIMIT_NPROC for root")
+def test_fork_bomb_is_capped_and_ends_with_the_run(monkeypatch):
+    monkeypatch.setattr(sandbox, "PROCESS_BUDGET", 64)
+    outcome, status = run("import os\nwhile True:\n    os.fork()\n", timeout=3.0)
+    # Past the cap every fork fails: the run either raises or times out, and its processes go with it.
+    assert status.kind in ("exception", "timeout"), status.text
+    assert "BlockingIOError" in status.text or status.text == "TIMEOUT after 3 s"
+
+
+@pytest.mark.skipif(not hasattr(sandbox.resource, "prlimit"), reason="RLIMIT_NPROC is set with prlimit (Linux)")
+@pytest.mark.skipif(os.name == "posix" and os.geteuid() == 0, reason="Linux does not enforce RLIMIT_NPROC for root")
+def test_process_limit_is_what_the_user_has_plus_the_budget():
+    outcome, status = run("print([l for l in open('/proc/self/limits') if l.startswith('Max processes')][0])\n")
+    soft = int(outcome.stdout.split()[2])
+    assert sandbox.PROCESS_BUDGET < soft <= sandbox._user_tasks(os.getuid()) + sandbox.PROCESS_BUDGET + 16

@@ -57,7 +57,10 @@ class VolatileFlag(Rule):
             edits = [self.replace(node, codegen.keep_parens(node, codegen.atomic(value)))]
         imports = ()
         if sem.grad_disabled(node) is not True:
-            torch_name, imports = sem.torch_ref()
+            ref = sem.torch_ref_at(func)
+            if ref is None:
+                return None
+            torch_name, imports = ref
             guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
             edits.append(
                 self.transform(func, lambda f: codegen.add_decorator(f, guard), key=("grad-guard-decorator", id(func)))

@@ -247,9 +247,14 @@ class EvalWithoutNoGrad(Rule):
         sem = self.ctx.semantic
         if isinstance(scope, cst.FunctionDef) and scope.asynchronous is not None:
             return None  # grad mode is thread-local: an await would leak it to other tasks
-        torch_name, imports = sem.torch_ref()
+        decorate = self._decorate(scope, region)
+        wrapped = () if decorate else self._to_wrap(region)
+        ref = sem.torch_ref_at(scope if decorate else wrapped[0])
+        if ref is None:
+            return None
+        torch_name, imports = ref
         guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
-        if self._decorate(scope, region):
+        if decorate:
             assert isinstance(scope, cst.FunctionDef)
             flow.analyse(scope.body.body)
             edit = self.transform(
@@ -257,7 +262,6 @@ class EvalWithoutNoGrad(Rule):
             )
             title = f"Decorate `{scope.name.value}` with `@{guard}`"
         else:
-            wrapped = self._to_wrap(region)
             if any(self._sets_grad_mode(s) or _suspends(s, sem.walk) for s in wrapped):
                 return None
             flow.analyse(wrapped)

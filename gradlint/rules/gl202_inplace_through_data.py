@@ -77,7 +77,10 @@ class InplaceThroughData(InplaceEditRule):
         elif not any(self._needs_guard(s) for s in _between(block, first, last)):
             title = "Edit the gradient itself (it carries no graph, and nothing in the edit can add one)"
         else:
-            torch_name, imports = sem.torch_ref()
+            ref = sem.torch_ref_at(first)
+            if ref is None:
+                return None
+            torch_name, imports = ref
             guard = f"{torch_name}.no_grad()"
             edits.append(
                 self.wrap(first, last, lambda stmts: codegen.wrap_in_with(stmts, guard), key=("data-no-grad", id(first)))

@@ -6,12 +6,17 @@ session, in a fresh temporary working directory that also serves as HOME and
 TMPDIR, with an environment reduced to what torch needs. Its stdout and stderr
 go to files (a snippet printing megabytes cannot fill a pipe and hang), whose
 size is capped with RLIMIT_FSIZE; memory is capped with RLIMIT_DATA on Linux
-(RLIMIT_AS elsewhere, see ``_harness``); a wall-clock timeout ends it
-with SIGTERM, which lets the harness write what it measured so far, then
-SIGKILL for the whole process group.
+(RLIMIT_AS elsewhere, see ``_harness``); on Linux its processes with
+RLIMIT_NPROC (which Linux does not enforce for root); a wall-clock timeout
+ends it with SIGTERM, which lets the harness write what it measured so far,
+then SIGKILL for the whole process group, which also ends whatever it forked.
+The working directory lies ``CONTAINED_LEVELS`` levels below the run's
+temporary directory, so that relative paths climbing out of it
+(``../../data/out.pt``, written by a script that expects its own directory
+as the current one) land inside that directory, and are removed with it.
 
-This contains accidents (endless loops, memory bombs, stray files, exits),
-not attacks: the code runs with the user's permissions.
+This contains accidents (endless loops, memory bombs, fork bombs, stray
+files, exits), not attacks: the code runs with the user's permissions.
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
+try:
+    import resource
+except ImportError:  # pragma: no cover - not POSIX
+    resource = None  # type: ignore[assignment]
+
 GiB = 1 << 30
 MiB = 1 << 20
 
@@ -44,6 +54,12 @@ GRACE = 3.0
 # proper starts: on a loaded machine the import alone can take many seconds.
 STARTUP = 180.0
 _POLL = 0.05
+# Processes and threads a run may add to those the user already has (RLIMIT_NPROC
+# counts them all, per user): torch alone starts a thread per core.
+PROCESS_BUDGET = 512
+# How many ``..`` a relative path may climb from the working directory and still
+# land in the run's temporary directory.
+CONTAINED_LEVELS = 5
 
 # Environment variables passed through: what torch and its libraries read.
 _PASS_ENV = (
@@ -184,9 +200,9 @@ def run(
     """
     top = tempfile.mkdtemp(prefix="gradlint-verify-")
     try:
-        work = os.path.join(top, "work")
+        work = os.path.join(top, *["up"] * (CONTAINED_LEVELS - 1), "work")
         tmp = os.path.join(top, "tmp")
-        os.mkdir(work)
+        os.makedirs(work)
         os.mkdir(tmp)
         for name, text in files.items():
             with open(os.path.join(work, name), "w", encoding=encoding, newline="") as fh:
@@ -216,6 +232,7 @@ def run(
                 stderr=err,
                 start_new_session=True,
             )
+            _limit_processes(proc.pid)
             timed_out = not _wait(proc, cfg["started"], limits.timeout)
             if timed_out:
                 proc.send_signal(signal.SIGTERM)
@@ -251,6 +268,47 @@ def run(
         )
     finally:
         _remove_tree(top)
+
+
+def _limit_processes(pid: int) -> None:
+    """Cap what a fork bomb can start: RLIMIT_NPROC on the run's process (its
+    children inherit it), at what the user has now plus PROCESS_BUDGET. Set
+    before the harness has run any of the file: importing takes far longer."""
+    if resource is None or not hasattr(resource, "prlimit") or os.geteuid() == 0:
+        return  # Linux only; and Linux does not enforce the limit for root
+    tasks = _user_tasks(os.getuid())
+    if tasks is None:
+        return
+    try:
+        resource.prlimit(pid, resource.RLIMIT_NPROC, (tasks + PROCESS_BUDGET, tasks + PROCESS_BUDGET))
+    except (OSError, ValueError):
+        pass  # the run already ended, or the limit cannot be lowered here
+
+
+def _user_tasks(uid: int) -> Optional[int]:
+    """The processes and threads of ``uid`` (what RLIMIT_NPROC counts), from /proc."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    total = 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        owner = threads = None
+        try:
+            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as fh:
+                for line in fh:
+                    if line.startswith("Uid:"):
+                        owner = int(line.split()[1])
+                    elif line.startswith("Threads:"):
+                        threads = int(line.split()[1])
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+        if owner == uid and threads:
+            total += threads
+    return total
 
 
 def _wait(proc: subprocess.Popen, started: str, timeout: float) -> bool:
