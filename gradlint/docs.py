@@ -80,7 +80,7 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
         ]
     if doc.verify:
         parts += [
-            f"`gradlint verify FILE` runs a file with this finding as written and as fixed, and checks at each finding that:",
+            "`gradlint verify FILE` runs a file with this finding as written and as fixed, and checks at each finding that:",
             "",
         ] + [f"- {claim.describe()}." for claim in doc.verify] + [""]
     if doc.references:

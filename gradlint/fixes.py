@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst

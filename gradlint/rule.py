@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Type
 
 import libcst as cst
@@ -38,7 +38,7 @@ from libcst.metadata import (
 from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
-from gradlint.traversal import positions, record_parents, scope_metadata, walk
+from gradlint.traversal import positions, record_parents, scope_metadata, target_names, walk
 
 _NOT_VISITED = object()
 
@@ -448,14 +448,8 @@ def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
     ``global``/``nonlocal``, or deletes) anywhere in the file, in any scope."""
     found: List[str] = []
 
-    def targets(expr: Optional[cst.CSTNode]) -> None:
-        if isinstance(expr, cst.Name):
-            found.append(expr.value)
-        elif isinstance(expr, (cst.Tuple, cst.List)):
-            for el in expr.elements:
-                targets(el.value)
-        elif isinstance(expr, cst.StarredElement):
-            targets(expr.value)
+    def targets(expr: cst.CSTNode) -> None:
+        found.extend(name.value for name in target_names(expr))
 
     def enter(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
         kind = type(node)

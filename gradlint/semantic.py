@@ -26,7 +26,7 @@ from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence
 import libcst as cst
 
 from gradlint.fixes import ImportSpec
-from gradlint.traversal import children
+from gradlint.traversal import children, target_names
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 INFERENCE_MODE = frozenset(
@@ -1065,9 +1065,9 @@ class Semantic:
             assert node is not None
         if isinstance(node, (cst.For, cst.With)) and self.is_inside(node, use):
             return True  # the loop variable inside its loop, the ``as`` name inside its ``with``
-        cur, parent = node, self.ctx.parent(node)
+        parent = self.ctx.parent(node)
         while parent is not None and not isinstance(parent, (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite)):
-            cur, parent = parent, self.ctx.parent(parent)
+            parent = self.ctx.parent(parent)
         return parent is not None and self.is_inside(parent, use)
 
     def value_of(self, name: cst.Name) -> Optional[cst.BaseExpression]:
@@ -1508,16 +1508,6 @@ def _walk(
         stack.extend(reversed_children(cur))
 
 
-def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
-    if isinstance(target, cst.Name):
-        yield target
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for el in target.elements:
-            yield from _target_names(el.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
-
-
 def _collect_bindings(scope: Scope) -> Dict[str, List[Binding]]:
     out: Dict[str, List[Binding]] = {}
 
@@ -1551,20 +1541,20 @@ def _collect_bindings(scope: Scope) -> Dict[str, List[Binding]]:
                             if isinstance(el.value, cst.Name):
                                 add(el.value.value, Binding("assign", val.value, node))
                             else:
-                                for n in _target_names(el.value):
+                                for n in target_names(el.value):
                                     add(n.value, Binding("other", node=node))
                     else:
-                        for n in _target_names(tgt):
+                        for n in target_names(tgt):
                             add(n.value, Binding("unpack", node.value, node))
         elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
             add(node.target.value, Binding("assign", node.value, node) if node.value else Binding("other", node=node))
         elif isinstance(node, (cst.For, cst.CompFor)):
-            for n in _target_names(node.target):
+            for n in target_names(node.target):
                 add(n.value, Binding("for", node.iter, node))
         elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
             add(node.target.value, Binding("other", node=node))
         elif isinstance(node, cst.WithItem) and node.asname is not None:
-            for n in _target_names(node.asname.name):
+            for n in target_names(node.asname.name):
                 add(n.value, Binding("other", node=node))
         elif isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
             add(node.target.value, Binding("assign", node.value, node))
@@ -1573,7 +1563,7 @@ def _collect_bindings(scope: Scope) -> Dict[str, List[Binding]]:
         elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
                 if alias.asname is not None:
-                    for n in _target_names(alias.asname.name):
+                    for n in target_names(alias.asname.name):
                         add(n.value, Binding("other", node=node))
                 else:
                     top = alias.name

@@ -16,7 +16,7 @@ checks that the walk visits the same nodes in the same order as LibCST does.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 import libcst as cst
 from libcst import CSTNode
@@ -103,6 +103,18 @@ def walk(
         elif kind not in _NOT_NODES:
             walk(value, enter, leave, node)
     leave(node)
+
+
+def target_names(target: CSTNode) -> Iterator[cst.Name]:
+    """The names an assignment target binds: ``a`` and ``b`` in ``a, *b``; none
+    for ``x.attr`` or ``x[i]``."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from target_names(el.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
 
 
 def record_parents(

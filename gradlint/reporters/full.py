@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import click
 

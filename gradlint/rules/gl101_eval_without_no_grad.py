@@ -189,7 +189,6 @@ class EvalWithoutNoGrad(Rule):
         """Inside a ``with`` whose grad mode is chosen some other way: ``with torch.no_grad:``
         (the missing parentheses are GL102's finding), ``with torch.no_grad() if evaluating
         else nullcontext():``, or ``with ctx:`` where ``ctx`` holds such a choice."""
-        sem = self.ctx.semantic
         parent = self.ctx.parent(node)
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
             if isinstance(parent, cst.With) and any(self._mentions_guard(i.item, scope) for i in parent.items):

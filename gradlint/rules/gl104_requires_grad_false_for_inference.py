@@ -4,7 +4,7 @@ does not stop the model from recording a graph through its parameters."""
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, Tuple
 
 import libcst as cst
 
@@ -16,7 +16,6 @@ from gradlint.semantic import (
     call_arg,
     called_module,
     is_model_ref,
-    last_name,
     looks_like_model,
 )
 

@@ -11,7 +11,7 @@ import libcst as cst
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
-from gradlint.semantic import Guard, GuardSite
+from gradlint.semantic import Guard
 
 
 class RedundantGradGuard(Rule):
