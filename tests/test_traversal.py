@@ -128,14 +128,21 @@ def test_walk_visits_what_libcst_visits_in_its_order(index):
     assert ours == libcst_events.events
 
 
+def _prepared(source: str, provider: type):
+    """(what LibCST's ``provider`` gives, a FileContext, every node in visiting order)
+    for ``source``, its tree shared by both."""
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    provided = wrapper.resolve(provider)
+    ctx = FileContext("x.py", source, wrapper.module)
+    nodes: List[cst.CSTNode] = []
+    walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+    return provided, ctx, nodes
+
+
 def test_children_and_parents_match_libcst():
     for source in SOURCES:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-        parents = wrapper.resolve(ParentNodeProvider)
-        ctx = FileContext("x.py", source, wrapper.module)
-        _Dispatcher([], ctx.parents).run(wrapper.module)
-        nodes: List[cst.CSTNode] = []
-        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+        parents, ctx, nodes = _prepared(source, ParentNodeProvider)
+        _Dispatcher([], ctx.parents).run(ctx.module)
         for node in nodes:
             assert children(node) == list(node.children)
             assert ctx.parent(node) is parents.get(node)
@@ -145,11 +152,7 @@ def test_parents_of_nodes_not_walked_yet_are_libcsts(monkeypatch):
     # A visitor asks about its node's operands before the walk reaches them:
     # one plain walk answers, without LibCST's provider.
     for source in SOURCES:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-        parents = wrapper.resolve(ParentNodeProvider)
-        ctx = FileContext("x.py", source, wrapper.module)
-        nodes: List[cst.CSTNode] = []
-        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+        parents, ctx, nodes = _prepared(source, ParentNodeProvider)
         with monkeypatch.context() as patch:
             patch.setattr(MetadataWrapper, "resolve", lambda *a: pytest.fail("LibCST metadata resolved"))
             for node in reversed(nodes):  # none of them walked by the engine
@@ -191,11 +194,7 @@ def _provided(sources, kinds):
     """(a FileContext, a node of one of ``kinds``, what QualifiedNameProvider gives it)
     for every such node of ``sources``."""
     for source in sources:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-        provided = wrapper.resolve(QualifiedNameProvider)
-        ctx = FileContext("x.py", source, wrapper.module)
-        nodes: List[cst.CSTNode] = []
-        walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+        provided, ctx, nodes = _prepared(source, QualifiedNameProvider)
         for node in nodes:
             if isinstance(node, kinds):
                 value = provided.get(node, set())
