@@ -175,6 +175,7 @@ class Tally:
 class Report:
     per_rule: Dict[str, Tally]
     per_codebase: Dict[str, Tally]
+    per_codebase_default: Dict[str, Tally]
     per_rule_era: Dict[Tuple[str, str], Tally]
     groups: Dict[str, Tally]  # "modern, default rules" ... "all, all rules"
     estimated: Dict[str, Optional[float]]  # the same groups, weighted by each rule's findings
@@ -211,6 +212,7 @@ def score(
     reported = {f.key for f in findings}
     per_rule: Dict[str, Tally] = defaultdict(Tally)
     per_codebase: Dict[str, Tally] = defaultdict(Tally)
+    per_codebase_default: Dict[str, Tally] = defaultdict(Tally)
     per_rule_era: Dict[Tuple[str, str], Tally] = defaultdict(Tally)
     groups: Dict[str, Tally] = defaultdict(Tally)
     rate: Counter = Counter()
@@ -224,6 +226,8 @@ def score(
         kind = era[(package, version)]
         per_rule[code].add(verdict)
         per_codebase[f"{package} {version}"].add(verdict)
+        if code in defaults:
+            per_codebase_default[f"{package} {version}"].add(verdict)
         per_rule_era[(code, kind)].add(verdict)
         for e in (kind, "all"):
             for r in (["default rules"] if code in defaults else []) + ["all rules"]:
@@ -246,7 +250,7 @@ def score(
     recall_lost = [lab for key, lab in sorted(verdicts.items()) if lab.verdict == "TP" and key not in reported]
     fixed = [lab for key, lab in sorted(verdicts.items()) if lab.verdict in ("FP", "debatable") and key not in reported]
     per_50 = {code: 50 * rate[code] / library_files if library_files else 0.0 for code in sorted(defaults)}
-    return Report(dict(per_rule), dict(per_codebase), dict(per_rule_era), dict(groups), estimated, per_50, library_files, unjudged, recall_lost, fixed)
+    return Report(dict(per_rule), dict(per_codebase), dict(per_codebase_default), dict(per_rule_era), dict(groups), estimated, per_50, library_files, unjudged, recall_lost, fixed)
 
 
 def emit_stubs(findings: Sequence[Finding], labels: Dict[str, LabelFile], directory: Path) -> Dict[str, int]:
@@ -294,10 +298,11 @@ def render(report: Report, defaults: Iterable[str], sample_size: Optional[Mappin
             f"{code:<8}{'yes' if code in defaults else 'no':>8}{t.findings:>10}{t.judged:>8}{t.tp:>5}{t.fp:>5}{t.debatable:>5}{pct(t):>11}"
             f"  {pct(m)} of {m.judged} / {pct(lg)} of {lg.judged}"
         )
-    out += ["", f"{'code base':<32}{'findings':>10}{'judged':>8}{'TP':>5}{'precision':>11}"]
+    out += ["", f"{'code base':<32}{'findings':>10}{'judged':>8}{'TP':>5}{'precision':>11}   default rules: findings, judged, TP, precision"]
     for name in sorted(report.per_codebase):
         t = report.per_codebase[name]
-        out.append(f"{name:<32}{t.findings:>10}{t.judged:>8}{t.tp:>5}{pct(t):>11}")
+        d = report.per_codebase_default.get(name, Tally())
+        out.append(f"{name:<32}{t.findings:>10}{t.judged:>8}{t.tp:>5}{pct(t):>11}   {d.findings}, {d.judged}, {d.tp}, {pct(d)}")
     out += ["", f"{'group':<28}{'findings':>10}{'judged':>8}{'TP':>5}{'precision':>11}{'weighted':>10}"]
     for group in sorted(report.groups):
         t = report.groups[group]
