@@ -177,3 +177,11 @@ def test_emit_stubs_fills_the_sample_up_to_its_size(tmp_path):
     assert more == {"GL001": 1}
     new = score_mod.read_labels(tmp_path / "GL001.tsv")
     assert (new.seed, new.sample, [x.verdict for x in new.labels]) == (score_mod.DEFAULT_SEED, score_mod.SAMPLE_SIZE, ["?"])
+
+
+def test_wilson_interval_is_wide_on_small_samples():
+    lo, hi = score_mod.wilson(30, 30)
+    assert hi == 1.0 and round(lo, 3) == 0.886
+    lo, hi = score_mod.wilson(0, 30)
+    assert lo == 0.0 and round(hi, 3) == 0.114
+    assert score_mod.wilson(0, 0) == (0.0, 1.0)
