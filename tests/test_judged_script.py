@@ -185,3 +185,16 @@ def test_wilson_interval_is_wide_on_small_samples():
     lo, hi = score_mod.wilson(0, 30)
     assert lo == 0.0 and round(hi, 3) == 0.114
     assert score_mod.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_every_corpus_code_base_is_marked_modern_or_legacy():
+    spec = importlib.util.spec_from_file_location("benchmark_run", ROOT / "benchmarks" / "run.py")
+    run = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = run
+    spec.loader.exec_module(run)
+    names = [f"{name}-{version}" for name, version, _, _ in run.CORPUS]
+    assert len(set(names)) == len(names)
+    assert sorted(run.ERA) == sorted(names)
+    assert set(run.ERA.values()) == {"modern", "legacy"}
+    # Every release is pinned to the bytes PyPI serves.
+    assert all(len(digest) == 64 and int(digest, 16) >= 0 for _, _, digest, _ in run.CORPUS)
