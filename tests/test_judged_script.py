@@ -198,3 +198,16 @@ def test_every_corpus_code_base_is_marked_modern_or_legacy():
     assert set(run.ERA.values()) == {"modern", "legacy"}
     # Every release is pinned to the bytes PyPI serves.
     assert all(len(digest) == 64 and int(digest, 16) >= 0 for _, _, digest, _ in run.CORPUS)
+
+
+def test_markdown_tables_bold_the_default_rules_that_miss_the_targets():
+    findings, labels = _fixture()
+    r = score_mod.score(findings, labels, ERA, ["GL003", "GL301"], library_files=100)
+    text = score_mod.render_markdown(r, ["GL003", "GL301"], {"newlib 2.0": "modern", "oldlib 0.3": "legacy"}, {"GL301": "graph-kept-alive"})
+    lines = text.splitlines()
+    assert "| GL301 graph-kept-alive | yes | 4 | 3 | 1 | 1 | 1 | **33%** | 6–79% | 1 of 3 | – | **1.50** |" in lines
+    assert "| GL003 | yes | 1 | 1 | 1 | 0 | 0 | 100% | 21–100% | – | 1 of 1 | 0 |" in lines
+    # An off-by-default rule is neither bolded nor rated.
+    assert "| GL203 | no | 2 | 2 | 1 | 1 | 0 | 50% | 9–91% | – | 1 of 2 | – |" in lines
+    assert "| newlib 2.0 | modern | 4 | 3 | 1 | 33% | 4 | 3 | 1 | 33% |" in lines
+    assert "| legacy, default rules | 1 | 1 | 1 | 100% | 100% |" in lines

@@ -352,6 +352,54 @@ def render(report: Report, defaults: Iterable[str], sample_size: Optional[Mappin
     return "\n".join(out)
 
 
+def render_markdown(report: Report, defaults: Iterable[str], era: Mapping[str, str], names: Mapping[str, str]) -> str:
+    """The tables of docs/precision.md: per rule, per code base (``era`` maps
+    "package version" to its era) and overall."""
+    defaults = set(defaults)
+    out = [
+        "| rule | default | findings | judged | TP | FP | debatable | precision | 95% interval | modern | legacy | per 50 modern library files |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for code in sorted(report.per_rule):
+        t = report.per_rule[code]
+        m = report.per_rule_era.get((code, "modern"), Tally())
+        lg = report.per_rule_era.get((code, "legacy"), Tally())
+        lo, hi = wilson(t.tp, t.judged)
+        low_precision = t.precision is not None and t.precision < 0.9
+        precision = f"**{pct(t)}**" if low_precision and code in defaults else pct(t)
+        rate = report.rate_per_50.get(code)
+        if rate is None:
+            rate_cell = "–"
+        else:
+            rate_cell = f"{rate:.2f}".rstrip("0").rstrip(".") if rate else "0"
+            if rate > 1.0 and low_precision:
+                rate_cell = f"**{rate:.2f}**"
+        out.append(
+            f"| {(code + ' ' + names.get(code, '')).strip()} | {'yes' if code in defaults else 'no'} | {t.findings:,} | {t.judged} | {t.tp} | {t.fp} | {t.debatable} "
+            f"| {precision} | {f'{100 * lo:.0f}–{100 * hi:.0f}%' if t.judged else '–'} "
+            f"| {f'{m.tp} of {m.judged}' if m.judged else '–'} | {f'{lg.tp} of {lg.judged}' if lg.judged else '–'} | {rate_cell} |"
+        )
+    out += [
+        "",
+        "| code base | era | findings | judged | TP | precision | default rules: findings | judged | TP | precision |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name in sorted(report.per_codebase, key=lambda n: (era.get(n) != "modern", n)):
+        t = report.per_codebase[name]
+        d = report.per_codebase_default.get(name, Tally())
+        out.append(f"| {name} | {era.get(name, '?')} | {t.findings} | {t.judged} | {t.tp} | {pct(t)} | {d.findings} | {d.judged} | {d.tp} | {pct(d)} |")
+    out += [
+        "",
+        "| group | findings | judged | TP | precision on the judged | weighted by findings |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for group in ("modern, default rules", "legacy, default rules", "all, default rules", "modern, all rules", "legacy, all rules", "all, all rules"):
+        t = report.groups.get(group, Tally())
+        w = report.estimated.get(group)
+        out.append(f"| {group} | {t.findings:,} | {t.judged} | {t.tp} | {pct(t)} | {'–' if w is None else f'{100 * w:.0f}%'} |")
+    return "\n".join(out)
+
+
 # -- running ---------------------------------------------------------------------
 
 
@@ -362,10 +410,14 @@ def corpus_entries():
     return benchmark
 
 
-def default_codes() -> List[str]:
+def catalog() -> Dict[str, dict]:
     import tomllib
 
-    return sorted(p.stem for p in (ROOT / "rules").glob("GL*.toml") if tomllib.loads(p.read_text(encoding="utf-8")).get("default"))
+    return {p.stem: tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "rules").glob("GL*.toml"))}
+
+
+def default_codes() -> List[str]:
+    return sorted(code for code, entry in catalog().items() if entry.get("default"))
 
 
 def run_gradlint(corpus: Path, dirs: Sequence[str], jobs: Optional[int]) -> List[Mapping]:
@@ -394,6 +446,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--save-findings", type=Path, help="write gradlint's JSON output to this file")
     parser.add_argument("--codebase", action="append", help="only this code base (name-version, e.g. timm-1.0.11); repeatable")
     parser.add_argument("--jobs", type=int, help="passed to gradlint check")
+    parser.add_argument("--markdown", action="store_true", help="print the tables of docs/precision.md instead of the text report")
     args = parser.parse_args(argv)
 
     benchmark = corpus_entries()
@@ -420,7 +473,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for code, n in added.items():
             print(f"{code}: {n} stubs added to {LABELS / (code + '.tsv')}")
     report = score(findings, labels, era, defaults, count_library_files(corpus, modern))
-    print(render(report, defaults, {code: lf.sample for code, lf in labels.items()}))
+    if args.markdown:
+        names = {code: entry.get("name", "") for code, entry in catalog().items()}
+        print(render_markdown(report, defaults, {f"{n} {v}": benchmark.ERA[f"{n}-{v}"] for n, v in entries.values()}, names))
+    else:
+        print(render(report, defaults, {code: lf.sample for code, lf in labels.items()}))
     return 0
 
 
