@@ -10,6 +10,10 @@ findings of ``<CODE>`` are compared with the markers written on its lines:
   Any finding of the directory's code on a line without an ``expect`` marker is
   a failure already; the marker says where the trap is.
 
+Each file is linted under its path inside ``tests/cases`` (``GL101/test_model.py``),
+so that a case is a unit test by its own name (``test_*.py``), not because the
+case set lives under ``tests/``.
+
 Files under ``tests/cases/legacy/`` are compared on every code, except the
 findings reported on the line that holds the legacy ``async=`` keyword itself
 (what that line is reported as is a separate decision; these cases are about
@@ -39,7 +43,6 @@ import pytest
 from gradlint.config import expand
 from gradlint.engine import LintSettings, lint_source
 
-ROOT = Path(__file__).resolve().parent.parent
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 MANIFEST = CASES_DIR / "EXPECTED_FAILURES.txt"
 LEGACY = "legacy"
@@ -103,7 +106,7 @@ def markers(source: str) -> Tuple[List[Expected], Dict[int, List[str]]]:
 
 def compared(path: Path, source: str) -> List[Tuple[str, int, int]]:
     """The findings (code, row, 1-based column) this case is judged on."""
-    relative = path.relative_to(ROOT).as_posix()
+    relative = path.relative_to(CASES_DIR).as_posix()
     findings = lint_source(source, relative, LintSettings(expand(["ALL"]))).findings
     found = [(f.code, f.start[0], f.start[1] + 1) for f in findings]
     if path.parent.name == LEGACY:

@@ -2,7 +2,8 @@
 
 The noise is made by ``torch.randn_like`` and the temperature and step count
 are plain tensors created here: none is an output of a recorded operation, so
-no graph can have saved them.
+no graph can have saved them, whether they are edited through ``.data`` or
+through a variable bound to it.
 """
 
 import torch
@@ -22,4 +23,8 @@ class NoisyExplorer:
         noise.data.mul_(self.sigma * self.temperature)  # expect-not: GL202
         self.temperature.data.mul_(self.decay)  # expect-not: GL202
         self.steps.data += 1  # expect-not: GL202
+        counter = self.steps.data
+        counter.add_(1)  # expect-not: GL202
+        scale = noise.data
+        scale.clamp_(-3 * self.sigma, 3 * self.sigma)  # expect-not: GL202
         return torch.distributions.Categorical(logits=logits + noise).sample()
