@@ -14,10 +14,11 @@ Each file is linted under its path inside ``tests/cases`` (``GL101/test_model.py
 so that a case is a unit test by its own name (``test_*.py``), not because the
 case set lives under ``tests/``.
 
-Files under ``tests/cases/legacy/`` are compared on every code, except the
-findings reported on the line that holds the legacy ``async=`` keyword itself
-(what that line is reported as is a separate decision; these cases are about
-the findings elsewhere in the file).
+Files under ``tests/cases/legacy/`` are linted with the default selection
+(what ``gradlint check`` reports) and compared on every code, except the
+findings on the line that holds the legacy ``async=`` keyword itself (what
+that line is reported as is a separate decision; these cases are about the
+findings elsewhere in the file).
 
 The docstring at the top of each file names the shape, and says ``Precision
 case`` (a shape that must not be reported) or ``Recall case`` (a shape that
@@ -40,7 +41,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from gradlint.config import expand
+from gradlint.config import default_codes, expand
 from gradlint.engine import LintSettings, lint_source
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
@@ -107,9 +108,11 @@ def markers(source: str) -> Tuple[List[Expected], Dict[int, List[str]]]:
 def compared(path: Path, source: str) -> List[Tuple[str, int, int]]:
     """The findings (code, row, 1-based column) this case is judged on."""
     relative = path.relative_to(CASES_DIR).as_posix()
-    findings = lint_source(source, relative, LintSettings(expand(["ALL"]))).findings
+    legacy = path.parent.name == LEGACY
+    codes = default_codes() if legacy else expand(["ALL"])
+    findings = lint_source(source, relative, LintSettings(codes)).findings
     found = [(f.code, f.start[0], f.start[1] + 1) for f in findings]
-    if path.parent.name == LEGACY:
+    if legacy:
         lines = source.splitlines()
         return [f for f in found if not _ASYNC_KEYWORD.search(lines[f[1] - 1])]
     return [f for f in found if f[0] == path.parent.name]
