@@ -94,7 +94,7 @@ def markers(source: str) -> Tuple[List[Expected], Dict[int, List[str]]]:
     for row, text in comments:
         m = _MARKER.search(text)
         if m is None:
-            assert "expect" not in text.replace("expected", ""), f"line {row}: malformed marker {text!r}"
+            assert not re.match(r"#\s*expect", text), f"line {row}: malformed marker {text!r}"
             continue
         for item in _ITEM.finditer(m.group("items")):
             if m.group("kind") == "expect":
