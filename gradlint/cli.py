@@ -344,7 +344,7 @@ def server() -> None:
     try:
         from gradlint.server import serve
     except ImportError as exc:
-        raise _fail(f"`gradlint server` needs pygls ({exc}); install it with: pip install 'gradlint[lsp]'")
+        raise _fail(f"`gradlint server` needs pygls ({exc}); install it with: pip install 'torch-gradlint[lsp]'")
     serve()
 
 

@@ -165,7 +165,7 @@ def test_full_colours_only_when_asked(project):
 
 def test_default_format_is_concise_when_not_a_tty(project):
     result = run("check", "legacy.py")
-    assert result.stdout.splitlines()[0] == f"legacy.py:6:17: GL001 {GL001_MESSAGE} [*]"
+    assert result.stdout.splitlines()[0] == f"legacy.py:6:17: GL001 [*] {GL001_MESSAGE}"
 
 
 def test_text_is_an_alias_of_concise(project):

@@ -1,4 +1,4 @@
-"""One finding per line, ``path:row:col: CODE message [*]`` (``path:cell N:row:col`` in a
+"""One finding per line, ``path:row:col: CODE [*] message`` (``path:cell N:row:col`` in a
 notebook), then a summary (flake8/Ruff style)."""
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ def render(reports: Sequence[FileReport], info: RunInfo) -> str:
     lines: List[str] = []
     pairs = sorted_diagnostics(reports)
     for path, d in pairs:
+        # Right after the code, where Ruff puts it: a reader scanning codes sees it.
         mark = " [*]" if fixable(d, info.unsafe_fixes) else ""
-        lines.append(f"{location(path, d)}: {d.code} {d.message}{mark}")
+        lines.append(f"{location(path, d)}: {d.code}{mark} {d.message}")
     if not info.quiet:
         lines += summary_lines(reports, info)
     return "".join(line + "\n" for line in lines)
