@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence
 
 from gradlint import catalog, legacy_syntax, parsing
 from gradlint.config import ConfigError, Settings, expand_selector
-from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
 from gradlint.files import ReadError, WriteError, read_source, write_source
 from gradlint.rule import Finding
 from gradlint.fixes import unified_diff
@@ -34,7 +34,7 @@ from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics
 @dataclass(frozen=True)
 class Migration:
     code: str
-    # What the summary calls it when the catalog name does not say (GL000's repair).
+    # What the summary calls it when the catalog name does not say.
     label: Optional[str] = None
     # Why migrate applies this rule's fix although ``check --fix`` calls it unsafe;
     # None: the catalog's fix safety holds here too.
@@ -42,7 +42,7 @@ class Migration:
 
 
 MIGRATIONS = (
-    Migration(PARSE_ERROR, label="async-argument"),
+    Migration(ASYNC_ARGUMENT),
     Migration("GL001"),
     Migration("GL002"),
     Migration("GL003"),
@@ -110,7 +110,7 @@ def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool 
     if suppressed is not None:
         codes = codes - suppressed if suppressed else frozenset()
     text, renamed = source, []
-    if PARSE_ERROR in codes:
+    if ASYNC_ARGUMENT in codes:
         text, renamed = legacy_syntax.rename_async_arguments(source)
     if not renamed and not triggered_rules(text, codes):
         return MigratedSource(source)  # nothing any migration could change; not even parsed
@@ -132,7 +132,7 @@ def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool 
             return MigratedSource(source, skipped=f"{f.message} (line {f.start[0]})", problems=result.problems)
     fixed = Counter(result.fixed)
     if renamed:
-        fixed[PARSE_ERROR] += len(renamed)
+        fixed[ASYNC_ARGUMENT] += len(renamed)
     return MigratedSource(result.source, fixed, list(result.remaining), problems=result.problems)
 
 

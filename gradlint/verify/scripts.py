@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradlint import catalog
 from gradlint.config import Settings
-from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
 from gradlint.files import ReadError, read_source
 from gradlint.rule import Finding
 from gradlint.runner import Diagnostic, Mode, to_diagnostics
@@ -143,7 +143,8 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     lint_settings = LintSettings(codes | {PARSE_ERROR}, rule_options)
     lint = lint_source(source, shown, lint_settings)
     findings = lint.findings
-    broken = [f for f in findings if f.code == PARSE_ERROR]
+    # A file with `async=` arguments is analysed as renamed, but as written it does not compile.
+    broken = [f for f in findings if f.code in (PARSE_ERROR, ASYNC_ARGUMENT)]
     if broken:
         return FileVerification(shown, error=f"cannot run it: {broken[0].message} (line {broken[0].start[0]})")
     findings = [f for f in findings if f.code in codes]
