@@ -24,10 +24,9 @@ from typing import Dict, List, Optional, Sequence
 
 from gradlint import catalog, legacy_syntax, parsing
 from gradlint.config import ConfigError, Settings, expand_selector
-from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
-from gradlint.files import ReadError, WriteError, read_source, write_source
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, FixGate, LintSettings, file_noqa, fix_source, triggered_rules
+from gradlint.files import ReadError, WriteError, read_document, write_source
 from gradlint.rule import Finding
-from gradlint.fixes import unified_diff
 from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics
 
 
@@ -102,8 +101,12 @@ class MigratedSource:
     problems: List[str] = field(default_factory=list)
 
 
-def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool = False) -> MigratedSource:
-    """``source`` migrated with the migrations in ``settings.codes``. No I/O."""
+def migrate_source(
+    source: str, path: str, settings: LintSettings, unsafe: bool = False, gate: Optional[FixGate] = None
+) -> MigratedSource:
+    """``source`` migrated with the migrations in ``settings.codes``. No I/O.
+
+    ``gate`` refuses fixes whose result cannot be written (a notebook's, see ``fix_source``)."""
     available = migrations()
     codes = settings.codes & frozenset(available)
     suppressed = file_noqa(source)  # the rules honour it; the token-level rename must too
@@ -112,6 +115,9 @@ def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool 
     text, renamed = source, []
     if ASYNC_ARGUMENT in codes:
         text, renamed = legacy_syntax.rename_async_arguments(source)
+        refused = gate(source, text) if renamed and gate is not None else None
+        if refused is not None:
+            return MigratedSource(source, skipped=f"the renamed `async=` arguments cannot be written back: {refused}")
     if not renamed and not triggered_rules(text, codes):
         return MigratedSource(source)  # nothing any migration could change; not even parsed
     try:
@@ -126,7 +132,7 @@ def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool 
     trusted = frozenset(code for code in codes if available[code].trusted)
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
     lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
-    result = fix_source(text, path, lint_settings, unsafe=unsafe, trusted=trusted)
+    result = fix_source(text, path, lint_settings, unsafe=unsafe, trusted=trusted, gate=gate)
     for f in result.remaining:
         if f.code == PARSE_ERROR:
             return MigratedSource(source, skipped=f"{f.message} (line {f.start[0]})", problems=result.problems)
@@ -180,12 +186,16 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
     report = FileMigration(display_path(path))
     codes, options = settings.codes_for(path)
     try:
-        source = read_source(path)
+        # A notebook too: its code cells are migrated as one module, and only the
+        # changed cells' source is written back (as `check --fix` does).
+        source = read_document(path)
     except ReadError as exc:
         report.skipped = str(exc)
         return report
     try:
-        result = migrate_source(source.text, report.path, LintSettings(codes, options), unsafe=mode.unsafe_fixes)
+        result = migrate_source(
+            source.text, report.path, LintSettings(codes, options), unsafe=mode.unsafe_fixes, gate=source.check_fix
+        )
     except RecursionError:
         report.skipped = "too deeply nested to analyse"
         return report
@@ -199,7 +209,7 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
         return report
     if result.source != source.text:
         if mode.diff:
-            report.diff = unified_diff(report.path, source.text, result.source)
+            report.diff = source.diff(result.source, report.path)
         if mode.write:
             try:
                 write_source(source, result.source)
@@ -208,7 +218,7 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
                 return report
         report.changed = True
         report.fixed = result.fixed
-    report.left = to_diagnostics(result.remaining, None, None, Mode())
+    report.left = to_diagnostics(result.remaining, result.source, None, Mode(), source)
     return report
 
 
@@ -236,7 +246,7 @@ class MigrationRun:
     def left(self) -> List[tuple]:
         """(path, diagnostic) pairs left for a human, by file and position."""
         pairs = [(f.path, d) for f in self.files for d in f.left]
-        pairs.sort(key=lambda p: (p[0], p[1].row, p[1].column, p[1].code))
+        pairs.sort(key=lambda p: (p[0], p[1].cell or 0, p[1].row, p[1].column, p[1].code))
         return pairs
 
     @property
