@@ -220,3 +220,25 @@ def test_add_noqa_merges_like_ruff(project):
     ruff_comment = (project / "r.py").read_text().split("#", 1)[1]
     ours = (project / "g.py").read_text().split("#", 1)[1]
     assert ruff_comment.replace("F401", "CODE") == ours.replace("GL001", "CODE") == " noqa: E501, CODE\n"
+
+
+def test_add_noqa_in_a_notebook_changes_only_the_finding_lines_of_its_json(project):
+    import json
+
+    nb = {
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": ["import torch\n", "loss = f()"]},
+            {"cell_type": "markdown", "metadata": {}, "source": ["# é"]},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": ["%time x = 1\n", "print(loss.data[0])"]},
+        ],
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    text = json.dumps(nb, indent=1) + "\n"
+    (project / "nb.ipynb").write_text(text)
+    proc = gradlint("--add-noqa", "nb.ipynb", cwd=project)
+    assert (proc.returncode, proc.stderr) == (0, "Added 1 noqa directive.\n")
+    expected = text.replace('"print(loss.data[0])"', '"print(loss.data[0])  # noqa: GL003"')
+    assert (project / "nb.ipynb").read_text() == expected
+    assert gradlint("nb.ipynb", cwd=project).returncode == 0
