@@ -57,6 +57,16 @@ def _isatty(stream) -> bool:
         return False
 
 
+# Ruff's --config: a file, or `key = value` TOML fragments over [tool.gradlint].
+_config_option = click.option(
+    "--config",
+    "config_options",
+    multiple=True,
+    metavar="PATH | KEY=VALUE",
+    help="A file to read [tool.gradlint] from instead of the nearest pyproject.toml, or a TOML `key = value` overriding that key of [tool.gradlint] (repeatable).",
+)
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--select", multiple=True, metavar="CODES", help="Rules to check (codes or prefixes, comma-separated, or ALL); replaces the configured selection.")
@@ -74,13 +84,7 @@ def _isatty(stream) -> bool:
 )
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--stdin-filename", metavar="PATH", help="With `-` (read source from stdin): the path to report and to match configuration against.")
-@click.option(
-    "--config",
-    "config_options",
-    multiple=True,
-    metavar="PATH | KEY=VALUE",
-    help="A file to read [tool.gradlint] from instead of the nearest pyproject.toml, or a TOML `key = value` overriding that key of [tool.gradlint] (repeatable).",
-)
+@_config_option
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (2 still means an error).")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix fixed anything, even if nothing remains.")
 @click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and rule, before the summary.")
@@ -320,7 +324,7 @@ def _finish(
 @click.option("--ignore", multiple=True, metavar="CODES", help="Migrations not to apply.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply the migrations whose fixes may change behaviour.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file instead of the nearest pyproject.toml.")
+@_config_option
 def migrate_command(
     paths: Tuple[str, ...],
     diff: bool,
@@ -329,7 +333,7 @@ def migrate_command(
     ignore: Tuple[str, ...],
     unsafe_fixes: bool,
     output_format: str,
-    config_path: Optional[str],
+    config_options: Tuple[str, ...],
 ) -> None:
     """Move legacy (PyTorch <= 0.3) autograd code in PATHS (default: .) to today's PyTorch."""
     from gradlint import config as config_mod
@@ -338,7 +342,8 @@ def migrate_command(
     from gradlint.reporters import migration as report
 
     try:
-        settings = migrate.migration_settings(config_path, _selectors(select) or [], _selectors(ignore) or [])
+        config_path, overrides = config_mod.split_config_options(config_options)
+        settings = migrate.migration_settings(config_path, _selectors(select) or [], _selectors(ignore) or [], overrides)
         files = discover(list(paths) or ["."], settings)
         mode = migrate.MigrateMode(write=not (diff or check_only), diff=diff, unsafe_fixes=unsafe_fixes)
         run = migrate.migrate_paths(files, settings, mode)
@@ -431,15 +436,20 @@ def server() -> None:
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Wall-clock seconds per run.")
 @click.option("--memory-limit", default="4GiB", show_default=True, help="Memory per run (e.g. 512MiB; 0 for none).")
 @click.option("--seed", type=int, help="Seed random, torch and numpy with N in both runs.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file.")
+@_config_option
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("-j", "--jobs", type=int, help="Runs at a time (default: CPUs, at most 4).")
 def verify(**options: object) -> None:
     """Run FILES as written and as fixed under torch (each in a sandboxed
     subprocess) and show whether each finding and fix behaves as claimed."""
+    from gradlint.config import ConfigError, split_config_options
     from gradlint.verify import command
 
     options["select"] = _selectors(options["select"])  # type: ignore[arg-type]
+    try:
+        options["config_path"], options["config_overrides"] = split_config_options(options.pop("config_options"))  # type: ignore[arg-type]
+    except ConfigError as exc:
+        raise _fail(str(exc))
     try:
         code = command.run(echo=lambda text: click.echo(text, nl=False), **options)  # type: ignore[arg-type]
     except command.UsageError as exc:

@@ -20,7 +20,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from gradlint import catalog, legacy_syntax, parsing
 from gradlint.config import ConfigError, Settings, expand_selector
@@ -74,7 +74,10 @@ def label(code: str) -> str:
 
 
 def migration_settings(
-    config_path: Optional[str] = None, select: Sequence[str] = (), ignore: Sequence[str] = ()
+    config_path: Optional[str] = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    overrides: Optional[Dict[str, Any]] = None,
 ) -> Settings:
     """Settings whose selection is the migrations (``--select`` narrows them).
 
@@ -87,7 +90,7 @@ def migration_settings(
             raise ConfigError(
                 f"{sel!r} selects no migration (`gradlint migrate` applies {', '.join(sorted(codes))})"
             )
-    return Settings(config_path, select=list(select) or sorted(codes), ignore=list(ignore))
+    return Settings(config_path, select=list(select) or sorted(codes), ignore=list(ignore), overrides=overrides)
 
 
 @dataclass

@@ -242,3 +242,21 @@ def test_add_noqa_in_a_notebook_changes_only_the_finding_lines_of_its_json(proje
     expected = text.replace('"print(loss.data[0])"', '"print(loss.data[0])  # noqa: GL003"')
     assert (project / "nb.ipynb").read_text() == expected
     assert gradlint("nb.ipynb", cwd=project).returncode == 0
+
+
+def test_inline_config_works_for_migrate_and_verify_too(project):
+    def migrate(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "gradlint", "migrate", "--diff", *args, "legacy.py"], cwd=project, capture_output=True, text=True
+        )
+
+    assert "+    print(loss.item())" in migrate().stdout
+    proc = migrate("--config", 'ignore = ["GL003"]')
+    assert proc.returncode == 1 and "print(loss.item())" not in proc.stdout and "@torch.no_grad()" in proc.stdout
+    proc = migrate("--config", "ignore = 3")
+    assert (proc.returncode, proc.stderr) == (2, "error: --config 'ignore = 3': 'ignore' must be a list of strings\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradlint", "verify", "--config", 'selec = ["GL1"]', "legacy.py"],
+        cwd=project, capture_output=True, text=True,
+    )
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --config 'selec = [\"GL1\"]': unknown key 'selec'")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence
 
 from gradlint import catalog
 from gradlint.verify import INSTALL_HINT, sandbox, torch_available
@@ -44,6 +44,7 @@ def run(
     output_format: str,
     jobs: Optional[int],
     echo: Callable[[str], None],
+    config_overrides: Optional[Dict[str, Any]] = None,
 ) -> int:
     from gradlint.config import ConfigError
 
@@ -65,7 +66,7 @@ def run(
         paths = _paths(files)
         from gradlint.config import Settings
 
-        settings = Settings(config_path, select=select)
+        settings = Settings(config_path, select=select, overrides=config_overrides)
         _need_torch()
         return _files(paths, settings, unsafe_fixes, limits, seed, workers, output_format, echo)
     except ConfigError as exc:
