@@ -260,3 +260,11 @@ def test_inline_config_works_for_migrate_and_verify_too(project):
         cwd=project, capture_output=True, text=True,
     )
     assert proc.returncode == 2 and proc.stderr.startswith("error: --config 'selec = [\"GL1\"]': unknown key 'selec'")
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "github"])
+def test_statistics_in_a_format_without_counts_is_a_usage_error(project, fmt):
+    proc = gradlint("--statistics", "--output-format", fmt, "legacy.py", cwd=project)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2, "", f"error: --statistics cannot be printed as {fmt}: use --output-format concise, full or json\n"
+    )
