@@ -276,11 +276,7 @@ def lint_source(
     (tests use it to prove the triggers are adequate).
     """
     codes = _unsuppressed(source, settings.codes)
-    if prefilter:
-        rule_classes = triggered_rules(source, codes)
-    else:
-        rules_by_code = all_rules()
-        rule_classes = [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
+    rule_classes = _rules_for(source, codes, prefilter)
     if not rule_classes and not _legacy_async(source, codes):
         return LintResult([])
     if module is None:
@@ -296,6 +292,13 @@ def lint_source(
     ctx = FileContext(path, source, module, settings.options)
     findings = _run_rules(ctx, rule_classes)
     return LintResult(_without_noqa(findings, source, settings), ctx)
+
+
+def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool) -> List[Type[Rule]]:
+    if prefilter:
+        return triggered_rules(source, codes)
+    rules_by_code = all_rules()
+    return [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
 
 
 def _run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:
@@ -318,15 +321,11 @@ def _lint_renamed(
         module = parse(text)
     except SourceSyntaxError:
         return None
-    if prefilter:
-        rule_classes = triggered_rules(text, codes)
-    else:
-        rules_by_code = all_rules()
-        rule_classes = [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
     ctx = FileContext(path, text, module, settings.options)
     shift = _Unrename(renamed)
     findings = [
-        Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix) for f in _run_rules(ctx, rule_classes)
+        Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix)
+        for f in _run_rules(ctx, _rules_for(text, codes, prefilter))
     ]
     doc = catalog.load()[ASYNC_ARGUMENT]
     # The renamed module already holds the new name: the fix has no edit of its
@@ -346,7 +345,7 @@ class _Unrename:
 
     def __init__(self, renamed: Sequence[legacy_syntax.AsyncArgument]) -> None:
         self._by_line: Dict[int, List[int]] = {}
-        for a in renamed:
+        for a in sorted(renamed, key=lambda a: (a.line, a.column)):
             self._by_line.setdefault(a.line, []).append(a.column)
         self._grow = len(legacy_syntax.NEW_NAME) - len("async")
 
@@ -356,7 +355,7 @@ class _Unrename:
         if not columns:
             return pos
         out = column
-        for i, original in enumerate(sorted(columns)):
+        for i, original in enumerate(columns):
             start = original + i * self._grow  # where the new name starts in the renamed line
             if column >= start + len(legacy_syntax.NEW_NAME):
                 out -= self._grow
