@@ -168,9 +168,10 @@ def load_config(explicit: str) -> Config:
 
 
 def split_config_options(values: Sequence[str]) -> Tuple[Optional[str], Dict[str, Any]]:
-    """``--config`` values (Ruff's semantics): a file to read, or a TOML fragment
-    such as ``select = ["GL1"]`` overriding that key of ``[tool.gradlint]`` in
-    every configuration of the run. (at most one path, the overrides merged)"""
+    """``--config`` values, read as Ruff reads them: each names a file to read (at
+    most one), or is a TOML fragment such as ``select = ["GL1"]`` that overrides
+    that key of ``[tool.gradlint]`` in every configuration of the run. Returns the
+    file and the fragments merged."""
     path: Optional[str] = None
     overrides: Dict[str, Any] = {}
     for value in values:
