@@ -207,7 +207,7 @@ def score(sites: Sequence[Site], findings: Dict[str, List[dict]], unavailable: O
 
 def format_report(report: Report) -> str:
     def row(name: str, t: Tally) -> str:
-        return f"  {name:<34} {t.caught:>3} / {t.total:<3} {t.recall:6.1%}"
+        return f"  {name:<38} {t.caught:>3} / {t.total:<3} {t.recall:6.1%}"
 
     out = [
         f"Recall on {report.overall.total} sites from {len(report.projects)} projects: "
