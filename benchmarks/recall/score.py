@@ -91,7 +91,7 @@ class Site:
 
 def family_of(code: str) -> str:
     """GL0xx, GL1xx, or GL2xx/GL3xx (the in-place and graph-lifetime rules count as one family)."""
-    digit = code[2:3]
+    digit = code[2:3] if code.startswith("GL") else ""
     if digit == "0":
         return "GL0xx"
     if digit == "1":
