@@ -213,3 +213,21 @@ def test_shipped_sites_meet_the_set_size_and_every_cause_has_a_shape():
         marks = [line for line in shape.read_text().splitlines() if re.search(r"# expect: GL[0-9x]{3}\b", line)]
         assert marks, cause
         compile(shape.read_text(), str(shape), "exec") if cause != "unparsable-async-keyword" else None
+
+
+def test_sources_read_a_pinned_archive_already_downloaded(tmp_path):
+    import zipfile
+
+    downloads = tmp_path / "work" / "downloads"
+    downloads.mkdir(parents=True)
+    wheel = downloads / "somepkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("somepkg/a.py", BEFORE)
+    pin = {"name": "somepkg", "version": "1.0", "kind": "wheel", "member": "somepkg/a.py",
+           "archive_sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()}
+    s = Site(**{**site("w", "GL003").__dict__, "sha256": hashlib.sha256(BEFORE.encode()).hexdigest(), "pypi": pin})
+    sources = score_mod.Sources([], clone=False, work=tmp_path / "work")
+    assert sources.get(s) == BEFORE.encode()
+    missing = Site(**{**s.__dict__, "pypi": {**pin, "member": "somepkg/b.py"}})
+    with pytest.raises(score_mod.Unavailable, match="somepkg/b.py is not in somepkg-1.0-py3-none-any.whl"):
+        sources.get(missing)
