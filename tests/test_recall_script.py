@@ -231,3 +231,21 @@ def test_sources_read_a_pinned_archive_already_downloaded(tmp_path):
     missing = Site(**{**s.__dict__, "pypi": {**pin, "member": "somepkg/b.py"}})
     with pytest.raises(score_mod.Unavailable, match="somepkg/b.py is not in somepkg-1.0-py3-none-any.whl"):
         sources.get(missing)
+
+
+def test_write_docs_replaces_only_the_generated_block(tmp_path):
+    page = tmp_path / "recall.md"
+    page.write_text("# Recall\n\nintro\n\n<!-- recall:start -->\nold figures\n<!-- recall:end -->\n\n## Causes\n")
+    sites = [site("a", "GL001", cause="volatile"), site("b", "GL101", cause="self-forward", lines=(4, 5))]
+    report = score_mod.score(sites, {"a": [finding("GL001", 10)], "b": [finding("GL203", 5)]})
+    score_mod.write_docs(page, report)
+    text = page.read_text()
+    assert text.startswith("# Recall\n\nintro\n\n<!-- recall:start -->\n**1 of 2 sites caught (50%)**, from 1 projects.\n")
+    assert text.endswith("<!-- recall:end -->\n\n## Causes\n")
+    assert "old figures" not in text
+    assert "| GL1xx | 0 | 1 | 0% |" in text
+    assert "- `self-forward` (1):\n    - `b`: p `a.py:4,5`, expected GL101, reported GL203\n" in text
+    broken = tmp_path / "broken.md"
+    broken.write_text("no markers\n")
+    with pytest.raises(SystemExit, match="no <!-- recall:start -->"):
+        score_mod.write_docs(broken, report)

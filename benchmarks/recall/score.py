@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/recall/score.py --mirror DIR     # before-files from local clones
     .venv/bin/python benchmarks/recall/score.py --clone          # git clone what is missing
     .venv/bin/python benchmarks/recall/score.py --json           # the report as JSON
+    .venv/bin/python benchmarks/recall/score.py --mirror DIR --write-docs   # and update docs/recall.md
 
 Each site in ``sites.toml`` names a file as it was before a fix (a PyPI
 archive pinned by its sha256, or a git commit), the lines of the buggy code and
@@ -50,6 +51,7 @@ except ModuleNotFoundError:  # Python < 3.11: gradlint itself depends on tomli t
 HERE = Path(__file__).resolve().parent
 SITES = HERE / "sites.toml"
 WORK = HERE.parent / ".work" / "recall"
+DOCS = HERE.parent.parent / "docs" / "recall.md"
 
 FAMILIES = ("GL0xx", "GL1xx", "GL2xx/GL3xx")
 
@@ -234,6 +236,55 @@ def format_report(report: Report) -> str:
     return "\n".join(out)
 
 
+def format_markdown(report: Report) -> str:
+    """The figures as Markdown tables, for the generated block of docs/recall.md."""
+
+    def table(title: str, rows: Iterable[Tuple[str, Tally]]) -> List[str]:
+        out = [f"| {title} | caught | sites | recall |", "| --- | ---: | ---: | ---: |"]
+        out += [f"| {name} | {t.caught} | {t.total} | {t.recall:.0%} |" for name, t in rows]
+        return out + [""]
+
+    out = [
+        f"**{report.overall.caught} of {report.overall.total} sites caught ({report.overall.recall:.0%})**, "
+        f"from {len(report.projects)} projects.",
+        "",
+    ]
+    out += table("Family", [(k, t) for k, t in report.families.items() if t.total])
+    out += table("Expected rule", sorted(report.rules.items()))
+    out += table("Cause", sorted(report.causes.items(), key=lambda kv: (kv[1].recall, kv[0])))
+    if report.misses:
+        out += ["Misses by cause:", ""]
+        by_cause: Dict[str, List[Tuple[Site, List[dict]]]] = {}
+        for miss in report.misses:
+            by_cause.setdefault(miss[0].cause, []).append(miss)
+        for cause in sorted(by_cause, key=lambda c: (-len(by_cause[c]), c)):
+            out.append(f"- `{cause}` ({len(by_cause[cause])}):")
+            for site, on_lines in sorted(by_cause[cause], key=lambda m: m[0].id):
+                seen = ", ".join(sorted({f["code"] for f in on_lines})) or "nothing"
+                if site.id in report.unparsable:
+                    seen += "; the file does not parse"
+                lines = ",".join(str(n) for n in site.lines)
+                out.append(f"    - `{site.id}`: {site.project} `{site.path}:{lines}`, expected {site.expect}, reported {seen}")
+        out.append("")
+    if report.unavailable:
+        out += [f"{len(report.unavailable)} sites could not be had and are left out: "
+                + ", ".join(f"`{s.id}`" for s, _ in report.unavailable) + ".", ""]
+    return "\n".join(out)
+
+
+START, END = "<!-- recall:start -->", "<!-- recall:end -->"
+
+
+def write_docs(path: Path, report: Report) -> None:
+    """Replace the generated block of ``path`` (between START and END) with the figures."""
+    text = path.read_text(encoding="utf-8")
+    head, sep, rest = text.partition(START)
+    _, sep2, tail = rest.partition(END)
+    if not (sep and sep2):
+        raise SystemExit(f"{path}: no {START} ... {END} block to replace")
+    path.write_text(f"{head}{START}\n{format_markdown(report)}\n{END}{tail}", encoding="utf-8")
+
+
 def report_json(report: Report) -> Dict[str, object]:
     def entry(site: Site, on_lines: List[dict]) -> Dict[str, object]:
         return {
@@ -395,6 +446,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--gradlint", default=f"{shlex.quote(sys.executable)} -m gradlint", help="the command that runs gradlint")
     parser.add_argument("--only", action="append", default=[], help="score only these site ids (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--write-docs", type=Path, nargs="?", const=DOCS, default=None,
+                        help="also write the figures into the generated block of this page (default: %(const)s)")
     parser.add_argument("--allow-unavailable", action="store_true", help="exit 0 even when some before-file could not be had")
     args = parser.parse_args(argv)
 
@@ -424,6 +477,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         findings = run_gradlint(shlex.split(args.gradlint), files)
     report = score(sites, findings, unavailable)
     print(json.dumps(report_json(report), indent=2) if args.json else format_report(report))
+    if args.write_docs is not None:
+        write_docs(args.write_docs, report)
     return 2 if unavailable and not args.allow_unavailable else 0
 
 
