@@ -205,7 +205,11 @@ def test_shipped_sites_meet_the_set_size_and_every_cause_has_a_shape():
     assert len({s.project for s in sites}) >= 15
     for s in sites:
         assert re.fullmatch(r"[0-9a-f]{64}", s.sha256), s.id
-        assert re.fullmatch(r"[0-9a-f]{40}", s.before) and re.fullmatch(r"[0-9a-f]{40}", s.fix), s.id
+        if s.pypi is None or s.before or s.fix:
+            assert re.fullmatch(r"[0-9a-f]{40}", s.before) and re.fullmatch(r"[0-9a-f]{40}", s.fix), s.id
+        if s.pypi is not None:
+            assert re.fullmatch(r"[0-9a-f]{64}", s.pypi["archive_sha256"]), s.id
+            assert s.pypi["kind"] in ("wheel", "sdist") and s.pypi["member"], s.id
     shapes = RECALL / "shapes"
     for cause in {s.cause for s in sites}:
         shape = shapes / f"{cause.replace('-', '_')}.py"
