@@ -254,3 +254,17 @@ def test_write_docs_replaces_only_the_generated_block(tmp_path):
     broken.write_text("no markers\n")
     with pytest.raises(SystemExit, match="no <!-- recall:start -->"):
         score_mod.write_docs(broken, report)
+
+
+def test_clone_fetches_a_repository_no_mirror_holds(tmp_path):
+    mirrors, sha = _mirror(tmp_path)
+    origin = mirrors / "o+proj" / "repo"
+    digest = hashlib.sha256(BEFORE.encode()).hexdigest()
+    s = Site(**{**site("c", "GL003").__dict__, "repository": origin.as_uri(), "path": "pkg/a.py", "before": sha, "sha256": digest})
+    work = tmp_path / "work"
+    assert score_mod.Sources([], clone=True, work=work).get(s) == BEFORE.encode()
+    [clone] = (work / "clones").iterdir()
+    assert clone.name.endswith("+repo") and (clone / "HEAD").is_file()  # a bare clone, named owner+name
+    missing = Site(**{**s.__dict__, "path": "pkg/b.py"})
+    with pytest.raises(score_mod.Unavailable, match="pkg/b.py is not in the clone of"):
+        score_mod.Sources([], clone=True, work=work).get(missing)
