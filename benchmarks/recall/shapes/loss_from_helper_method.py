@@ -1,0 +1,12 @@
+"""Shape of the recall cause `loss-from-helper-method` (benchmarks/recall/sites.toml).
+
+Each line marked `# expect: CODE` is where gradlint should report CODE.
+"""
+class Trainer:
+    def evaluate(self, batches):
+        eval_loss = 0
+        for batch in batches:
+            scores = self.model.forward(batch)
+            loss = self.model.calculate_loss(scores, batch)
+            eval_loss += loss  # expect: GL301
+        return eval_loss / len(batches)
