@@ -456,9 +456,9 @@ class Monitor:
                     name, attr, nodes = found
                     kept.holder = f"{name}.{attr}" if attr else name
                     kept.nodes = nodes
-                    line = _accumulation_line(f, attr or name)
-                    if line is not None:
-                        kept.site = Site(os.path.abspath(f.f_code.co_filename), line)
+                    site = _accumulation_site(f, attr or name)
+                    if site is not None:
+                        kept.site = site
             f = f.f_back
         self._kept[(event.test, event.site)] = kept
 
@@ -531,14 +531,19 @@ class Monitor:
             if kept.unused_then and all(e.used for e in kept.unused_then):
                 continue  # a backward ran through the kept graphs: gradient accumulation
             holder = f"`{kept.holder}`" if kept.holder else "an object that outlives the iteration"
-            per_step = f"+{fmt_bytes(kept.bytes_per_step)} saved for backward"
+            parts = []
             if kept.nodes:
-                per_step += f" and +{max(1, kept.nodes // max(1, kept.steps))} autograd nodes"
+                parts.append(f"+{max(1, kept.nodes // max(1, kept.steps))} autograd nodes")
+            if kept.bytes_per_step:
+                parts.append(f"+{fmt_bytes(kept.bytes_per_step)} saved for backward")
+            per_step = " and ".join(parts) or "+1 graph"
+            if not kept.bytes_per_step:
+                per_step += " (backward freed the saved tensors; the nodes stay)"
             self._add(GuardFinding(
                 "GL301",
                 f"{holder} keeps the autograd graph of every call of the forward at line {kept.forward.row} alive "
-                f"after its iteration ({kept.steps} graphs alive at once, growing step after step: {per_step} per "
-                "step); keep `.item()` or `.detach()` of it instead",
+                f"after its iteration ({kept.steps} graphs alive at once, growing step after step: {per_step} "
+                "per step); keep `.item()` or `.detach()` of it instead",
                 kept.site, test, related=kept.forward,
                 details={"steps": kept.steps, "bytes_per_step": kept.bytes_per_step, "nodes": kept.nodes,
                          "holder": kept.holder},
@@ -571,23 +576,37 @@ class Monitor:
             ))
 
 
-def _accumulation_line(frame, name: str) -> Optional[int]:
-    """The first line after the call in progress that names ``name`` (the accumulating statement)."""
+def _accumulation_site(frame, name: str) -> Optional[Site]:
+    """Where ``name`` is first named after the call in progress (the accumulating statement)."""
+    path = os.path.abspath(frame.f_code.co_filename)
     lasti = frame.f_lasti
     first = None
-    line = None
     for ins in dis.get_instructions(frame.f_code):
-        starts = getattr(ins, "line_number", None) if sys.version_info >= (3, 13) else ins.starts_line
-        if starts is not None:
-            line = starts
         if ins.argval != name or ins.opname not in _NAME_OPS:
             continue
+        pos = getattr(ins, "positions", None)
+        if pos is not None and pos.lineno and pos.col_offset is not None:
+            site = Site(path, pos.lineno, pos.col_offset + 1, pos.end_lineno or pos.lineno, (pos.end_col_offset or 0) + 1)
+        else:  # Python < 3.11: a line, no columns
+            line = _line_of(frame.f_code, ins.offset)
+            site = Site(path, line) if line else None
+        if site is None:
+            continue
         if ins.offset > lasti:
-            return line
+            return site
         if first is None:
-            first = line
+            first = site
     # The accumulation comes before the forward in the loop body.
     return first
+
+
+def _line_of(code, offset: int) -> Optional[int]:
+    line = None
+    for start, lineno in dis.findlinestarts(code):
+        if start > offset:
+            break
+        line = lineno
+    return line
 
 
 _NAME_OPS = frozenset(
