@@ -536,14 +536,13 @@ class Monitor:
                 parts.append(f"+{max(1, kept.nodes // max(1, kept.steps))} autograd nodes")
             if kept.bytes_per_step:
                 parts.append(f"+{fmt_bytes(kept.bytes_per_step)} saved for backward")
-            per_step = " and ".join(parts) or "+1 graph"
+            per_step = (" and ".join(parts) or "+1 graph") + " per step"
             if not kept.bytes_per_step:
-                per_step += " (backward freed the saved tensors; the nodes stay)"
+                per_step += ", the nodes only: backward freed the saved tensors"
             self._add(GuardFinding(
                 "GL301",
                 f"{holder} keeps the autograd graph of every call of the forward at line {kept.forward.row} alive "
-                f"after its iteration ({kept.steps} graphs alive at once, growing step after step: {per_step} "
-                "per step); keep `.item()` or `.detach()` of it instead",
+                f"after its iteration ({kept.steps} graphs alive at once, growing step after step: {per_step}); keep `.item()` or `.detach()` of it instead",
                 kept.site, test, related=kept.forward,
                 details={"steps": kept.steps, "bytes_per_step": kept.bytes_per_step, "nodes": kept.nodes,
                          "holder": kept.holder},
