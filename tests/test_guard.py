@@ -217,3 +217,29 @@ def test_guard_keeps_autograds_version_check(pytester):
     )
     result = _run(pytester, "--gradlint-guard", "test_version.py")
     result.assert_outcomes(passed=1)
+
+
+def test_check_cross_checks_the_report_of_a_real_run(pytester):
+    from click.testing import CliRunner
+
+    from gradlint.cli import main
+
+    _suite(pytester)
+    _run(pytester, "--gradlint-guard-report=guard.json", "test_seeded.py")
+    result = CliRunner().invoke(
+        main, ["check", "--no-cache", "--output-format", "concise", "-q", "--guard-report", "guard.json", "test_seeded.py"]
+    )
+    assert result.exit_code == 1
+    marks = []
+    for line in result.stdout.splitlines():
+        location, code = line.split(": ")[0], line.split()[1]
+        if "; confirmed by " in line:
+            marks.append((location, code, "confirmed", line.rsplit("; confirmed by ", 1)[1].removesuffix(" [*]")))
+        elif " seen at run time by " in line:
+            marks.append((location, code, "runtime only", line.split(" seen at run time by ")[1].split(",")[0]))
+    expected = []
+    for code, test, text in EXPECTED:
+        row, column = at(SEEDED, text)
+        kind = "runtime only" if test == "test_prediction_through_a_callable" else "confirmed"
+        expected.append((f"test_seeded.py:{row}:{column}", code, kind, f"test_seeded.py::{test}"))
+    assert sorted(marks) == sorted(expected)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-# The same comment `gradlint check` honours: `# noqa` or `# noqa: GL101, GL301`.
+# The noqa comments `gradlint check` honours: bare (every code) or with a list of codes.
 _NOQA_RE = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _CODE_SPLIT = re.compile(r"[,\s]+")
 DOCS_URL = "https://gradlint.readthedocs.io/en/latest/rules/{code}/"
