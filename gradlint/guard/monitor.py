@@ -44,7 +44,6 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils._pytree import tree_leaves
 
 from gradlint.guard.report import GuardFinding, Site, fmt_bytes
 
@@ -79,6 +78,7 @@ class _Frames:
         self._prefixes = _excluded_prefixes()
         self._user: Dict[Any, bool] = {}
         self._positions: Dict[Any, list] = {}
+        self._sites: Dict[Tuple[Any, int], Site] = {}
 
     def is_user(self, code) -> bool:
         known = self._user.get(code)
@@ -99,6 +99,13 @@ class _Frames:
         return None
 
     def site(self, frame) -> Site:
+        key = (frame.f_code, frame.f_lasti)
+        site = self._sites.get(key)
+        if site is None:
+            site = self._sites[key] = self._site(frame)
+        return site
+
+    def _site(self, frame) -> Site:
         code = frame.f_code
         path = os.path.abspath(code.co_filename)
         row = frame.f_lineno or code.co_firstlineno
@@ -112,6 +119,9 @@ class _Frames:
                 if line == row and col is not None and end_line and end_col is not None:
                     return Site(path, row, col + 1, end_line, end_col + 1)
         return Site(path, row)
+
+
+_detach = torch._C.TensorBase.detach
 
 
 class _Holder:
@@ -222,6 +232,8 @@ class Monitor:
         self._mode: Optional[_EditMode] = None
         self._handles: list = []
         self._orig_init: Optional[Callable] = None
+        self._patched: Dict[str, Any] = {}
+        self._aliases: List[Tuple[Any, int]] = []
 
     # --- session ---------------------------------------------------------------------
 
@@ -244,10 +256,39 @@ class Monitor:
 
         cls.__init__ = __init__
 
+        base_detach = torch.Tensor.__dict__["detach"]
+        base_data = torch._C.TensorBase.__dict__["data"]
+
+        def detach(tensor):
+            alias = base_detach(tensor)
+            if monitor.saved and monitor.test:
+                monitor._alias(tensor, alias)
+            return alias
+
+        def get_data(tensor):
+            alias = base_data.__get__(tensor)
+            if monitor.saved and monitor.test:
+                monitor._alias(tensor, alias)
+            return alias
+
+        def set_data(tensor, value) -> None:
+            base_data.__set__(tensor, value)
+
+        detach.__doc__ = base_detach.__doc__
+        self._patched = {"detach": base_detach, "data": torch.Tensor.__dict__.get("data")}
+        torch.Tensor.detach = detach
+        torch.Tensor.data = property(get_data, set_data, doc=base_data.__doc__)
+
     def uninstall(self) -> None:
         for handle in self._handles:
             handle.remove()
         self._handles = []
+        for name, original in self._patched.items():
+            if original is None:
+                delattr(torch.Tensor, name)
+            else:
+                setattr(torch.Tensor, name, original)
+        self._patched = {}
         if self._orig_init is not None:
             torch.autograd.grad_mode.set_grad_enabled.__init__ = self._orig_init
             self._orig_init = None
@@ -258,16 +299,10 @@ class Monitor:
         self.test = test
         self._last_disable = None
         self._grad_at_start = torch.is_grad_enabled()
-        self._mode = _EditMode(self)
-        self._mode.__enter__()
 
     def end_test(self, test_site: Site) -> None:
-        if self._mode is not None:
-            try:
-                self._mode.__exit__(None, None, None)
-            except Exception:  # another mode left on the stack by the test; ours is gone with it
-                pass
-            self._mode = None
+        self._aliases = []
+        self._pop_mode()
         test = self.test
         if any(k[0] == test and v for k, v in self._site_live.items()):
             # Graphs in reference cycles (a user's own) are freed only by the collector.
@@ -295,6 +330,8 @@ class Monitor:
         if threading.get_ident() != self._thread:
             return
         self._depth += 1
+        if self._mode is not None and self._depth == 1 and not self._live_aliases():
+            self._pop_mode()
         if self._depth > 1 or not self.test or not torch.is_grad_enabled() or torch.is_inference_mode_enabled():
             return
         params = {p.untyped_storage().data_ptr() for p in module.parameters() if p.requires_grad}
@@ -325,10 +362,8 @@ class Monitor:
         event, self._event = self._event, None
         self._hooks_ctx.__exit__(None, None, None)
         self._hooks_ctx = None
-        nodes = {}
-        for leaf in tree_leaves(output) if output is not None else ():
-            if isinstance(leaf, torch.Tensor) and leaf.grad_fn is not None:
-                nodes[id(leaf.grad_fn)] = leaf.grad_fn
+        nodes: Dict[int, Any] = {}
+        _graph_roots(output, nodes, 3)
         if not nodes:
             return
         key = (event.test, event.site)
@@ -372,7 +407,8 @@ class Monitor:
 
     def _pack(self, tensor):
         event = self._event
-        holder = _Holder(tensor.detach(), event)
+        # TensorBase's own detach: the patched one would take this for a user's alias.
+        holder = _Holder(_detach(tensor), event)
         if event is None:
             return holder
         try:
@@ -419,6 +455,34 @@ class Monitor:
                 "operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
             )
         return tensor
+
+    # --- aliases and the edit mode ---------------------------------------------------
+    # The mode sees every torch call, which costs a Python call each: it is on only
+    # while a `.detach()` or `.data` alias of a live saved tensor exists.
+
+    def _alias(self, tensor, alias) -> None:
+        try:
+            ptr = tensor.untyped_storage().data_ptr()
+        except (RuntimeError, NotImplementedError):
+            return
+        if ptr not in self.saved:
+            return
+        self._aliases.append((weakref.ref(alias), ptr))
+        if self._mode is None and torch._C._len_torch_function_stack() == 0:
+            # Pushed only on an empty stack: a test's own mode must stay on top of ours.
+            self._mode = _EditMode(self)
+            self._mode.__enter__()
+
+    def _live_aliases(self) -> bool:
+        self._aliases = [(r, ptr) for r, ptr in self._aliases if r() is not None and ptr in self.saved]
+        return bool(self._aliases)
+
+    def _pop_mode(self) -> None:
+        mode, self._mode = self._mode, None
+        if mode is None:
+            return
+        if torch._C._len_torch_function_stack() == 1 and torch._C._get_function_stack_at(0) is mode:
+            mode.__exit__(None, None, None)
 
     def edited(self, holders: List[_Holder], before: List[int], op: str) -> None:
         frame = self.frames.user_frame(sys._getframe(2))
@@ -573,6 +637,20 @@ class Monitor:
                 site, test, related=edit.forward, count=len(edits),
                 details={"outcome": "raised" if "raised" in outcomes else ("wrong" if "wrong" in outcomes else "not-run")},
             ))
+
+
+def _graph_roots(value, nodes: Dict[int, Any], depth: int) -> None:
+    """The ``grad_fn`` of each tensor in a forward's output (a tensor, or nested tuples, lists, dicts)."""
+    if isinstance(value, torch.Tensor):
+        node = value.grad_fn
+        if node is not None:
+            nodes[id(node)] = node
+    elif depth and isinstance(value, (tuple, list)):
+        for item in value:
+            _graph_roots(item, nodes, depth - 1)
+    elif depth and isinstance(value, dict):
+        for item in value.values():
+            _graph_roots(item, nodes, depth - 1)
 
 
 def _accumulation_site(frame, name: str) -> Optional[Site]:

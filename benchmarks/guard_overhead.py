@@ -1,0 +1,169 @@
+"""Wall time of a CPU test suite of small models, with and without `pytest --gradlint-guard`.
+
+    python benchmarks/guard_overhead.py [--rounds 3] [--seeds 6]
+
+Writes the suite (training and evaluation tests of an MLP, a CNN, an LSTM and
+a Transformer encoder layer) to a temporary directory and runs it with pytest,
+rounds times in each mode, the modes interleaved so that a busy neighbour on
+the machine weighs on both alike. Each run is a fresh process: the wall time
+includes starting Python and importing torch, as a CI job pays it. Prints the
+median of each mode, pytest's own session time, and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+SUITE = '''
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+SEEDS = range({seeds})
+
+
+def data(seed, shape, classes=10, n=8):
+    g = torch.Generator().manual_seed(seed)
+    return [(torch.randn(*shape, generator=g), torch.randint(0, classes, (shape[0],), generator=g)) for _ in range(n)]
+
+
+def mlp():
+    return nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def cnn():
+    return nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10),
+    )
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(16, 32, batch_first=True)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.head(out[:, -1])
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.1, batch_first=True)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):
+        return self.head(self.layer(x).mean(1))
+
+
+def train(model, batches, epochs=2):
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    model.train()
+    losses = []
+    for _ in range(epochs):
+        for x, y in batches:
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    return losses
+
+
+@torch.no_grad()
+def accuracy(model, batches):
+    model.eval()
+    return sum((model(x).argmax(1) == y).float().mean().item() for x, y in batches) / len(batches)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mlp(seed):
+    torch.manual_seed(seed)
+    model, batches = mlp(), data(seed, (32, 64))
+    losses = train(model, batches)
+    assert losses[-1] < losses[0] + 1.0 and 0 <= accuracy(model, batches) <= 1
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cnn(seed):
+    torch.manual_seed(seed)
+    model, batches = cnn(), data(seed, (16, 1, 16, 16))
+    train(model, batches)
+    assert 0 <= accuracy(model, batches) <= 1
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_lstm(seed):
+    torch.manual_seed(seed)
+    model, batches = Tagger(), data(seed, (16, 12, 16))
+    train(model, batches)
+    assert 0 <= accuracy(model, batches) <= 1
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_transformer(seed):
+    torch.manual_seed(seed)
+    model, batches = Encoder(), data(seed, (16, 10, 32))
+    train(model, batches)
+    assert 0 <= accuracy(model, batches) <= 1
+'''
+
+_SESSION_TIME = re.compile(r" in ([0-9.]+)s")
+
+
+def run_once(directory: Path, guard: bool) -> tuple:
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_suite.py"]
+    if guard:
+        cmd.insert(4, "--gradlint-guard=fail")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=directory, capture_output=True, text=True, env=env, check=False)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"the suite failed ({'with' if guard else 'without'} the guard):\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
+    if guard and "no findings" not in proc.stdout:
+        sys.exit(f"the guard reported findings on a correct suite:\n{proc.stdout[-3000:]}")
+    found = _SESSION_TIME.findall(proc.stdout)
+    return wall, float(found[-1]) if found else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=6, help="tests per model (4 models)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        (directory / "test_suite.py").write_text(textwrap.dedent(SUITE.format(seeds=args.seeds)))
+        run_once(directory, False)  # warm the file cache: torch's modules are read from disk once
+        times = {False: [], True: []}
+        for _ in range(args.rounds):
+            for guard in (False, True):
+                times[guard].append(run_once(directory, guard))
+    tests = 4 * args.seeds
+    rows = []
+    for guard in (False, True):
+        wall = statistics.median(t[0] for t in times[guard])
+        session = statistics.median(t[1] for t in times[guard])
+        rows.append((wall, session))
+        label = "with --gradlint-guard" if guard else "without the guard   "
+        print(f"{label}: {wall:6.2f} s wall (median of {args.rounds}), pytest session {session:6.2f} s, {tests} tests")
+    print(f"ratio (wall)   : {rows[1][0] / rows[0][0]:.2f}x")
+    print(f"ratio (session): {rows[1][1] / rows[0][1]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
