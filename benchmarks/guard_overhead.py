@@ -7,7 +7,9 @@ a Transformer encoder layer) to a temporary directory and runs it with pytest,
 rounds times in each mode, the modes interleaved so that a busy neighbour on
 the machine weighs on both alike. Each run is a fresh process: the wall time
 includes starting Python and importing torch, as a CI job pays it. Prints the
-median of each mode, pytest's own session time, and the ratio.
+median of each mode (wall, pytest's own session time, CPU time of the
+process) and the ratios. On a shared machine wall time swings with the
+neighbours' load; the CPU time shows whether a swing was the guard's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -129,15 +132,18 @@ def run_once(directory: Path, guard: bool) -> tuple:
     if guard:
         cmd.insert(4, "--gradlint-guard=fail")
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=directory, capture_output=True, text=True, env=env, check=False)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         sys.exit(f"the suite failed ({'with' if guard else 'without'} the guard):\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
     if guard and "no findings" not in proc.stdout:
         sys.exit(f"the guard reported findings on a correct suite:\n{proc.stdout[-3000:]}")
     found = _SESSION_TIME.findall(proc.stdout)
-    return wall, float(found[-1]) if found else float("nan")
+    return wall, float(found[-1]) if found else float("nan"), cpu
 
 
 def main() -> None:
@@ -155,14 +161,13 @@ def main() -> None:
                 times[guard].append(run_once(directory, guard))
     tests = 4 * args.seeds
     rows = []
+    print(f"{tests} tests, {args.rounds} runs each, medians; torch threads: {os.environ.get('OMP_NUM_THREADS', 'default')}")
     for guard in (False, True):
-        wall = statistics.median(t[0] for t in times[guard])
-        session = statistics.median(t[1] for t in times[guard])
-        rows.append((wall, session))
+        wall, session, cpu = (statistics.median(t[i] for t in times[guard]) for i in range(3))
+        rows.append((wall, session, cpu))
         label = "with --gradlint-guard" if guard else "without the guard   "
-        print(f"{label}: {wall:6.2f} s wall (median of {args.rounds}), pytest session {session:6.2f} s, {tests} tests")
-    print(f"ratio (wall)   : {rows[1][0] / rows[0][0]:.2f}x")
-    print(f"ratio (session): {rows[1][1] / rows[0][1]:.2f}x")
+        print(f"{label}: {wall:6.2f} s wall, pytest session {session:6.2f} s, CPU {cpu:6.2f} s")
+    print(f"ratio: {rows[1][0] / rows[0][0]:.2f}x wall, {rows[1][1] / rows[0][1]:.2f}x session, {rows[1][2] / rows[0][2]:.2f}x CPU")
 
 
 if __name__ == "__main__":

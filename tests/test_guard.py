@@ -243,3 +243,48 @@ def test_check_cross_checks_the_report_of_a_real_run(pytester):
         kind = "runtime only" if test == "test_prediction_through_a_callable" else "confirmed"
         expected.append((f"test_seeded.py:{row}:{column}", code, kind, f"test_seeded.py::{test}"))
     assert sorted(marks) == sorted(expected)
+
+
+KEPT = '''import torch
+from torch import nn
+
+
+def test_outputs_kept():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    out = None
+    outputs = []
+    for _ in range(5):
+        out = model(torch.ones(3, 4))
+        outputs.append(out)
+    assert len(outputs) == 5
+
+
+class Trainer:
+    def __init__(self):
+        self.model = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+        self.history = []
+
+    def step(self, x):
+        loss = self.model(x).sum()
+        loss.backward()
+        self.history.append(loss)
+
+
+def test_history_kept_on_an_attribute():
+    trainer = Trainer()
+    for _ in range(5):
+        trainer.step(torch.ones(2, 4))
+'''
+
+
+def test_kept_alive_names_the_accumulator_not_the_last_iterations_variable(pytester):
+    pytester.makepyfile(test_kept=KEPT)
+    _run(pytester, "--gradlint-guard-report=guard.json", "test_kept.py")
+    items = json.loads((pytester.path / "guard.json").read_text())
+    got = [(i["code"], i["location"]["row"], i["location"]["column"], i["details"]["holder"], i["related"]["location"]["row"]) for i in items]
+    assert got == [
+        ("GL301", *at(KEPT, "outputs.append(out)"), "outputs", at(KEPT, "out = model(")[0]),
+        # Found in the innermost frame that holds it: `self` in `Trainer.step`.
+        ("GL301", *at(KEPT, "self.history.append"), "self.history", at(KEPT, "loss = self.model(x)")[0]),
+    ]

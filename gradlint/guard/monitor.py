@@ -320,7 +320,8 @@ class Monitor:
         self.test = ""
 
     def finish(self) -> None:
-        gc.collect()
+        if self._site_live:
+            gc.collect()
         for test in {k[0] for k in list(self._unused) + list(self._kept)} | {e.test for e in self._edits}:
             self._flush(test)
 
@@ -527,20 +528,26 @@ class Monitor:
         self._kept[(event.test, event.site)] = kept
 
     def _find_holder(self, frame, wanted: Set[int]) -> Optional[Tuple[str, str, int]]:
+        """The local (or attribute of a local) whose graph reaches the most kept events: at least two.
+
+        The previous iteration's own variables (``loss``, ``out``) reach one event
+        each; the accumulator reaches all of them.
+        """
+        best: Optional[Tuple[str, str, int]] = None
+        best_hits = 1
         for name, value in list(frame.f_locals.items()):
-            nodes = self._reaches(value, wanted)
-            if nodes:
-                return name, "", nodes
+            candidates = [("", value)]
             attrs = getattr(value, "__dict__", None)
             if isinstance(attrs, dict) and not isinstance(value, type):
-                for attr, inner in list(attrs.items()):
-                    nodes = self._reaches(inner, wanted)
-                    if nodes:
-                        return name, attr, nodes
-        return None
+                candidates += list(attrs.items())
+            for attr, inner in candidates:
+                hits, nodes = self._reaches(inner, wanted)
+                if hits > best_hits:
+                    best, best_hits = (name, attr, nodes), hits
+        return best
 
-    def _reaches(self, value, wanted: Set[int]) -> int:
-        """Nodes reachable from ``value`` (a tensor or a container of them) if they reach a wanted event; else 0."""
+    def _reaches(self, value, wanted: Set[int]) -> Tuple[int, int]:
+        """(wanted events reached, nodes visited) from ``value``: a tensor, or a list, tuple or dict of them."""
         if isinstance(value, torch.Tensor):
             roots = [value.grad_fn] if value.grad_fn is not None else []
         elif isinstance(value, (list, tuple)):
@@ -548,12 +555,10 @@ class Monitor:
         elif isinstance(value, dict):
             roots = [v.grad_fn for v in value.values() if isinstance(v, torch.Tensor) and v.grad_fn is not None]
         else:
-            return 0
-        if not roots:
-            return 0
+            return 0, 0
         seen: Dict[int, Any] = {}
+        hits: Set[int] = set()
         stack = list(roots)
-        hit = False
         while stack and len(seen) < WALK_LIMIT:
             node = stack.pop()
             if node is None or id(node) in seen:
@@ -563,9 +568,9 @@ class Monitor:
             if mark is not None:
                 ev = mark[1]()
                 if ev is not None and id(ev) in wanted:
-                    hit = True
+                    hits.add(id(ev))
             stack.extend(n for n, _ in node.next_functions)
-        return len(seen) if hit else 0
+        return len(hits), len(seen)
 
     # --- findings -------------------------------------------------------------------
 
