@@ -59,7 +59,7 @@ def run(*args):
 
 def test_concise_marks_confirmed_and_lists_runtime_only(project):
     result = run("--output-format", "concise", "--guard-report", "guard.json", "test_seeded.py")
-    assert result.exit_code == 1
+    assert result.exit_code == 1, (result.stdout, result.stderr, result.exception)
     lines = result.stdout.splitlines()
     row, col = at("model(x)\n        correct")
     assert lines[0].startswith(f"test_seeded.py:{row}:{col}: GL101 `model` is in eval mode")
