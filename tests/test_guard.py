@@ -288,3 +288,11 @@ def test_kept_alive_names_the_accumulator_not_the_last_iterations_variable(pytes
         # Found in the innermost frame that holds it: `self` in `Trainer.step`.
         ("GL301", *at(KEPT, "self.history.append"), "self.history", at(KEPT, "loss = self.model(x)")[0]),
     ]
+
+
+def test_an_unreadable_pyproject_is_not_the_plugins_business(pytester):
+    pytester.makepyfile(test_one="def test_one():\n    assert True\n")
+    (pytester.path / "pyproject.toml").write_text("[tool.other\n")
+    result = _run(pytester, "-c", "/dev/null", "test_one.py")
+    result.assert_outcomes(passed=1)
+    assert "gradlint guard" not in result.stdout.str()

@@ -346,7 +346,10 @@ class Monitor:
         event = _Event(self.frames.site(frame), self.test, params)
         live = self._site_live.get((self.test, event.site))
         if live and len(live) >= KEPT_ALIVE_STEPS and (self.test, event.site) not in self._kept:
-            self._detect_kept(event, list(live), frame)
+            try:
+                self._detect_kept(event, list(live), frame)
+            except Exception:  # a user's object that fails on inspection must not fail the forward
+                pass
         elif live and (self.test, event.site) in self._kept:
             kept = self._kept[(self.test, event.site)]
             kept.steps = max(kept.steps, len(live))
