@@ -296,3 +296,14 @@ def test_an_unreadable_pyproject_is_not_the_plugins_business(pytester):
     result = _run(pytester, "-c", "/dev/null", "test_one.py")
     result.assert_outcomes(passed=1)
     assert "gradlint guard" not in result.stdout.str()
+
+
+def test_packaged_as_a_pytest11_entry_point():
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert project["project"]["entry-points"]["pytest11"] == {"gradlint-guard": "gradlint.guard.plugin"}
+    assert "gradlint.guard" in project["tool"]["setuptools"]["packages"]
+    assert project["project"]["optional-dependencies"]["guard"] == ["torch>=2.1", "pytest>=7"]
