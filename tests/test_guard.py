@@ -307,3 +307,24 @@ def test_packaged_as_a_pytest11_entry_point():
     assert project["project"]["entry-points"]["pytest11"] == {"gradlint-guard": "gradlint.guard.plugin"}
     assert "gradlint.guard" in project["tool"]["setuptools"]["packages"]
     assert project["project"]["optional-dependencies"]["guard"] == ["torch>=2.1", "pytest>=7"]
+
+
+def test_grad_switched_off_unseen_is_reported_at_the_test(pytester):
+    pytester.makepyfile(
+        test_switch="""
+        import torch
+
+
+        def test_low_level_switch():
+            torch._C._set_grad_enabled(False)
+
+
+        def test_restored():
+            with torch.no_grad():
+                pass
+        """
+    )
+    _run(pytester, "--gradlint-guard-report=guard.json", "test_switch.py")
+    (item,) = json.loads((pytester.path / "guard.json").read_text())
+    assert (item["code"], item["location"], item["test"]) == ("GL105", {"row": 4, "column": 1}, "test_switch.py::test_low_level_switch")
+    assert "switched off during this test (not through `torch.set_grad_enabled`)" in item["message"]

@@ -308,13 +308,13 @@ class Monitor:
             # Graphs in reference cycles (a user's own) are freed only by the collector.
             gc.collect()
         if self._grad_at_start and not torch.is_grad_enabled():
-            site = self._last_disable or test_site
+            where = "here" if self._last_disable else "during this test (not through `torch.set_grad_enabled`)"
             self._add(GuardFinding(
                 "GL105",
                 "gradients were enabled when this test started and are still disabled at its end: they were "
-                "switched off here and never switched back on, so every later forward in this thread records "
+                f"switched off {where} and never switched back on, so every later forward in this thread records "
                 "nothing and backward fails; use `with torch.no_grad():` or `with torch.set_grad_enabled(False):`",
-                site, test,
+                self._last_disable or test_site, test,
             ))
         self._flush(test)
         self.test = ""
