@@ -173,6 +173,9 @@ class _Kept:
         self.unused_then: list = []
 
 
+# Trailing-underscore methods that change a tensor's flags, not its values
+# (`x.detach().requires_grad_()` makes a new leaf, a common and correct idiom).
+_NOT_EDITS = frozenset(("requires_grad_", "detach_", "share_memory_", "rename_", "retain_grad_"))
 _OP_NAMES = {"__setitem__": "[...] =", "__iadd__": "+=", "__isub__": "-=", "__imul__": "*=", "__itruediv__": "/="}
 
 
@@ -192,7 +195,7 @@ class _EditMode(TorchFunctionMode):
         if not m.saved or not args:
             return func(*args, **kwargs)
         name = getattr(func, "__name__", "")
-        if not ((name.endswith("_") and not name.endswith("__")) or name in _INPLACE_DUNDERS):
+        if not ((name.endswith("_") and not name.endswith("__")) or name in _INPLACE_DUNDERS) or name in _NOT_EDITS:
             return func(*args, **kwargs)
         target = args[0]
         if not isinstance(target, torch.Tensor) or target.requires_grad:

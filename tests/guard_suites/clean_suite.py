@@ -59,10 +59,12 @@ def test_edit_a_copy_and_update_through_data_after_backward():
     x, _ = batches(1)[0]
     probs = model(x)
     clipped = probs.detach().clone().clamp_(0.1, 0.9)
+    leaf = probs.detach().requires_grad_()
+    (leaf * 2).sum().backward()
     probs.sum().backward()
     for p in model.parameters():
         p.data.add_(p.grad, alpha=-0.1)
-    assert clipped.max().item() <= 0.9
+    assert clipped.max().item() <= 0.9 and leaf.grad is not None
 
 
 def test_grad_mode_restored():
