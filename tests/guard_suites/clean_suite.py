@@ -34,7 +34,7 @@ def test_decorated_evaluation():
 def test_gradient_accumulation():
     model = make_model()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    for step in range(2):
+    for _ in range(2):
         total = 0
         for x, y in batches(5):
             total = total + F.cross_entropy(model(x), y)
