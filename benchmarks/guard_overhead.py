@@ -1,6 +1,7 @@
 """Wall time of a CPU test suite of small models, with and without `pytest --gradlint-guard`.
 
     python benchmarks/guard_overhead.py [--rounds 3] [--seeds 6]
+    python benchmarks/guard_overhead.py --micro
 
 Writes the suite (training and evaluation tests of an MLP, a CNN, an LSTM and
 a Transformer encoder layer) to a temporary directory and runs it with pytest,
@@ -10,6 +11,8 @@ includes starting Python and importing torch, as a CI job pays it. Prints the
 median of each mode (wall, pytest's own session time, CPU time of the
 process) and the ratios. On a shared machine wall time swings with the
 neighbours' load; the CPU time shows whether a swing was the guard's.
+``--micro`` times tiny training loops in this process instead, where the
+guard's per-forward cost weighs most.
 """
 
 from __future__ import annotations
@@ -146,11 +149,60 @@ def run_once(directory: Path, guard: bool) -> tuple:
     return wall, float(found[-1]) if found else float("nan"), cpu
 
 
+def micro(rounds: int) -> None:
+    """The guard's cost where it is highest: tiny dispatch-bound training loops, in this process."""
+    import torch
+    import torch.nn.functional as F
+
+    from gradlint.guard.monitor import Monitor
+    from gradlint.guard.report import Site
+
+    torch.set_num_threads(1)
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(SUITE.format(seeds=1)), "<suite>", "exec"), namespace)
+
+    def loop(model, batches, steps=40) -> None:
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        x, y = batches[0]
+        for _ in range(steps):
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    def once(guard: bool) -> float:
+        monitor = None
+        if guard:
+            monitor = Monitor()
+            monitor.install()
+            monitor.begin_test("micro")
+        start = time.perf_counter()
+        loop(namespace["mlp"](), namespace["data"](0, (32, 64)))
+        loop(namespace["Tagger"](), namespace["data"](0, (16, 12, 16)))
+        elapsed = time.perf_counter() - start
+        if monitor is not None:
+            monitor.end_test(Site("<micro>", 1))
+            monitor.uninstall()
+        return elapsed
+
+    once(False)
+    best = {False: float("inf"), True: float("inf")}
+    for _ in range(rounds):
+        for guard in (False, True):
+            best[guard] = min(best[guard], once(guard))
+    print(f"40 Adam steps of an MLP and of an LSTM, 1 thread, best of {rounds}:")
+    print(f"without the guard: {best[False] * 1000:7.1f} ms; with: {best[True] * 1000:7.1f} ms; ratio {best[True] / best[False]:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=6, help="tests per model (4 models)")
+    parser.add_argument("--micro", action="store_true", help="time tiny training loops in this process instead")
     args = parser.parse_args()
+    if args.micro:
+        micro(max(args.rounds, 7))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         (directory / "test_suite.py").write_text(textwrap.dedent(SUITE.format(seeds=args.seeds)))
