@@ -95,6 +95,7 @@ _config_option = click.option(
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N", help="Worker processes  [default: one per CPU]")
 @click.option("--no-cache", is_flag=True, envvar="GRADLINT_NO_CACHE", help="Neither read nor write the results cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), envvar="GRADLINT_CACHE_DIR", show_envvar=True, help="Where to keep the results cache  [default: .gradlint_cache in the project root]")
+@click.option("--guard-report", type=click.Path(dir_okay=False), metavar="PATH", help="Mark findings confirmed by a `pytest --gradlint-guard-report` run; add the ones only it saw.")
 @click.version_option(__version__, "--version", prog_name="gradlint")
 def check(
     paths: Tuple[str, ...],
@@ -118,6 +119,7 @@ def check(
     jobs: Optional[int],
     no_cache: bool,
     cache_dir: Optional[str],
+    guard_report: Optional[str],
 ) -> None:
     """Check PATHS (files or directories; default: .) for gradient-mode misuse.
 
@@ -194,6 +196,8 @@ def check(
         # all); nothing is printed but this line.
         click.echo("error: interrupted", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
+    if guard_report is not None:
+        reports = _cross_check(reports, guard_report, mode)
     exits = _Exits(exit_zero, exit_non_zero_on_fix)
     _finish(reports, mode, info, output_format, statistics, to_stderr, output_file, exits)
 
@@ -234,6 +238,15 @@ def _emit(text: str, output_file: Optional[str], err: bool, color: bool) -> None
         target.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise _fail(f"{output_file}: cannot write: {exc.strerror or exc}")
+
+
+def _cross_check(reports, guard_report: str, mode):
+    from gradlint.guard.report import GuardReportError, cross_check, load
+
+    try:
+        return cross_check(reports, load(guard_report), read_sources=mode.source)
+    except GuardReportError as exc:
+        raise _fail(str(exc))
 
 
 def _check_files(files, settings, mode, quiet: bool, jobs: Optional[int], cache):

@@ -1,0 +1,703 @@
+"""The torch side of the guard: global module hooks, saved-tensor hooks, a function mode.
+
+Mechanisms (their limits are listed in docs/guard.md):
+
+* Every *outermost* call of a module that has parameters, made with gradients
+  enabled, is a forward event. Its saved tensors go through
+  ``saved_tensors_hooks`` whose pack hook returns a small holder of
+  ``t.detach()`` (never ``t``: a holder of ``t`` makes an uncollectable cycle
+  when an op saves its own output). Unique non-parameter storages give the
+  bytes saved for backward.
+* The output's ``grad_fn`` carries a token in its ``metadata`` dict, which
+  lives exactly as long as the C++ node: a weakref to the token says when the
+  graph is freed. A pre-hook on the same node, and the unpack hook, say that a
+  backward ran through it.
+* GL101: an event whose graph is freed and that no backward ran through.
+* GL301: when a forward starts while three or more graphs from earlier calls
+  at the same line (in the same test) are still alive, something keeps them.
+  The user's frames are searched for the local (or attribute of a local) whose
+  graph reaches those events; the first statement after the forward call that
+  names it is where the accumulation happens. A backward through the kept
+  graphs afterwards (gradient accumulation) withdraws the finding.
+* GL201/GL202: a ``TorchFunctionMode`` sees in-place ops; an op on a tensor
+  that does not require grad but shares the storage of a live saved tensor is
+  an edit through an alias. If the saved tensor's version moved, the alias
+  shares its version counter (``.detach()``); if not, it is ``.data``.
+  Saved-tensor hooks turn off autograd's own version check, so the unpack hook
+  raises autograd's RuntimeError itself: code under the guard fails as it does
+  without it.
+* GL105: ``set_grad_enabled.__init__`` (behind ``torch.set_grad_enabled`` and
+  ``no_grad().__enter__``) records where gradients last went from on to off;
+  a test that starts with them on and ends with them off is reported there.
+"""
+
+from __future__ import annotations
+
+import dis
+import gc
+import os
+import sys
+import sysconfig
+import threading
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from gradlint.guard.report import GuardFinding, Site, fmt_bytes
+
+# Graphs from one line alive at once before a forward there counts as accumulation.
+KEPT_ALIVE_STEPS = 3
+# Nodes a graph walk visits at most (only when an accumulation is detected).
+WALK_LIMIT = 50_000
+_META_KEY = "gradlint_guard"
+_INPLACE_DUNDERS = frozenset(
+    ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__",
+     "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__")
+)
+
+
+def _excluded_prefixes() -> Tuple[str, ...]:
+    import pluggy
+    import _pytest
+
+    dirs = [os.path.dirname(torch.__file__), os.path.dirname(os.path.abspath(__file__)),
+            os.path.dirname(_pytest.__file__), os.path.dirname(pluggy.__file__)]
+    for key in ("stdlib", "platstdlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.append(path)
+    return tuple(os.path.normcase(os.path.abspath(d)) + os.sep for d in dirs)
+
+
+class _Frames:
+    """Finds the user's frame: the innermost one outside torch, the guard, pytest and installed packages."""
+
+    def __init__(self) -> None:
+        self._prefixes = _excluded_prefixes()
+        self._user: Dict[Any, bool] = {}
+        self._positions: Dict[Any, list] = {}
+        self._sites: Dict[Tuple[Any, int], Site] = {}
+
+    def is_user(self, code) -> bool:
+        known = self._user.get(code)
+        if known is None:
+            name = code.co_filename
+            norm = os.path.normcase(os.path.abspath(name)) if not name.startswith("<") else ""
+            known = bool(norm) and not norm.startswith(self._prefixes) and (
+                "site-packages" not in norm and "dist-packages" not in norm
+            )
+            self._user[code] = known
+        return known
+
+    def user_frame(self, frame):
+        while frame is not None:
+            if self.is_user(frame.f_code):
+                return frame
+            frame = frame.f_back
+        return None
+
+    def site(self, frame) -> Site:
+        key = (frame.f_code, frame.f_lasti)
+        site = self._sites.get(key)
+        if site is None:
+            site = self._sites[key] = self._site(frame)
+        return site
+
+    def _site(self, frame) -> Site:
+        code = frame.f_code
+        path = os.path.abspath(code.co_filename)
+        row = frame.f_lineno or code.co_firstlineno
+        positions = self._positions.get(code)
+        if positions is None and hasattr(code, "co_positions"):
+            positions = self._positions[code] = list(code.co_positions())
+        if positions:
+            index = frame.f_lasti // 2
+            if 0 <= index < len(positions):
+                line, end_line, col, end_col = positions[index]
+                if line == row and col is not None and end_line and end_col is not None:
+                    return Site(path, row, col + 1, end_line, end_col + 1)
+        return Site(path, row)
+
+
+_detach = torch._C.TensorBase.detach
+
+
+class _Holder:
+    """What the pack hook returns for one saved tensor."""
+
+    __slots__ = ("tensor", "version", "event", "edits", "__weakref__")
+
+    def __init__(self, tensor, event) -> None:
+        self.tensor = tensor
+        self.version = tensor._version
+        self.event = event
+        self.edits: Optional[list] = None
+
+
+class _Event:
+    """One outermost forward call that recorded a graph."""
+
+    __slots__ = ("site", "test", "saved_bytes", "storages", "params", "live_nodes", "live_holders", "used",
+                 "refs", "kept", "__weakref__")
+
+    def __init__(self, site: Site, test: str, params: Set[int]) -> None:
+        self.site = site
+        self.test = test
+        self.saved_bytes = 0
+        self.storages: Set[int] = set()
+        self.params = params
+        self.live_nodes = 0
+        self.live_holders = 0
+        self.used = False
+        self.refs: list = []
+        self.kept = None  # the _Kept detection that counted this event, if any
+
+
+class _Edit:
+    __slots__ = ("code", "site", "forward", "op", "test", "outcome")
+
+    def __init__(self, code: str, site: Site, forward: Site, op: str, test: str) -> None:
+        self.code, self.site, self.forward, self.op, self.test = code, site, forward, op, test
+        self.outcome = "not-run"
+
+
+class _Kept:
+    """A detected accumulation: events from one line kept alive across iterations."""
+
+    __slots__ = ("site", "forward", "test", "events", "unused_then", "steps", "holder", "nodes", "bytes_per_step")
+
+    def __init__(self) -> None:
+        self.events: list = []
+        self.unused_then: list = []
+
+
+# Trailing-underscore methods that change a tensor's flags, not its values
+# (`x.detach().requires_grad_()` makes a new leaf, a common and correct idiom).
+_NOT_EDITS = frozenset(("requires_grad_", "detach_", "share_memory_", "rename_", "retain_grad_"))
+_OP_NAMES = {"__setitem__": "[...] =", "__iadd__": "+=", "__isub__": "-=", "__imul__": "*=", "__itruediv__": "/="}
+
+
+class _Token:
+    __slots__ = ("__weakref__",)
+
+
+class _EditMode(TorchFunctionMode):
+    def __init__(self, monitor: "Monitor") -> None:
+        super().__init__()
+        self.monitor = monitor
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if kwargs is None:
+            kwargs = {}
+        m = self.monitor
+        if not m.saved or not args:
+            return func(*args, **kwargs)
+        name = getattr(func, "__name__", "")
+        if not ((name.endswith("_") and not name.endswith("__")) or name in _INPLACE_DUNDERS) or name in _NOT_EDITS:
+            return func(*args, **kwargs)
+        target = args[0]
+        if not isinstance(target, torch.Tensor) or target.requires_grad:
+            # An edit of a tensor that requires grad is one autograd tracks itself.
+            return func(*args, **kwargs)
+        try:
+            refs = m.saved.get(target.untyped_storage().data_ptr())
+        except (RuntimeError, NotImplementedError):
+            refs = None
+        holders = [h for h in (r() for r in refs or ()) if h is not None]
+        if not holders:
+            return func(*args, **kwargs)
+        before = [h.tensor._version for h in holders]
+        result = func(*args, **kwargs)
+        m.edited(holders, before, _OP_NAMES.get(name, name))
+        return result
+
+
+class Monitor:
+    """Installs the hooks for a pytest session and turns what they see into findings."""
+
+    def __init__(self) -> None:
+        self.frames = _Frames()
+        self.findings: List[GuardFinding] = []
+        self.test = ""
+        self.saved: Dict[int, list] = {}
+        self._thread = threading.get_ident()
+        self._depth = 0
+        self._event: Optional[_Event] = None
+        self._hooks_ctx = None
+        self._site_live: Dict[Tuple[str, Site], Set[_Event]] = {}
+        self._unused: Dict[Tuple[str, Site], List[int]] = {}  # (test, site) -> [count, bytes]
+        self._kept: Dict[Tuple[str, Site], _Kept] = {}
+        self._edits: List[_Edit] = []
+        self._last_disable: Optional[Site] = None
+        self._grad_at_start = True
+        self._mode: Optional[_EditMode] = None
+        self._handles: list = []
+        self._orig_init: Optional[Callable] = None
+        self._patched: Dict[str, Any] = {}
+        self._aliases: List[Tuple[Any, int]] = []
+
+    # --- session ---------------------------------------------------------------------
+
+    def install(self) -> None:
+        module = torch.nn.modules.module
+        self._handles = [
+            module.register_module_forward_pre_hook(self._pre),
+            module.register_module_forward_hook(self._post, always_call=True),
+        ]
+        cls = torch.autograd.grad_mode.set_grad_enabled
+        self._orig_init = orig = cls.__init__
+        monitor = self
+
+        def __init__(self, mode: bool) -> None:
+            was = torch.is_grad_enabled()
+            orig(self, mode)
+            if was and not mode and threading.get_ident() == monitor._thread:
+                frame = monitor.frames.user_frame(sys._getframe(1))
+                monitor._last_disable = monitor.frames.site(frame) if frame is not None else None
+
+        cls.__init__ = __init__
+
+        base_detach = torch.Tensor.__dict__["detach"]
+        base_data = torch._C.TensorBase.__dict__["data"]
+
+        def detach(tensor):
+            alias = base_detach(tensor)
+            if monitor.saved and monitor.test:
+                monitor._alias(tensor, alias)
+            return alias
+
+        def get_data(tensor):
+            alias = base_data.__get__(tensor)
+            if monitor.saved and monitor.test:
+                monitor._alias(tensor, alias)
+            return alias
+
+        def set_data(tensor, value) -> None:
+            base_data.__set__(tensor, value)
+
+        detach.__doc__ = base_detach.__doc__
+        self._patched = {"detach": base_detach, "data": torch.Tensor.__dict__.get("data")}
+        torch.Tensor.detach = detach
+        torch.Tensor.data = property(get_data, set_data, doc=base_data.__doc__)
+
+    def uninstall(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+        for name, original in self._patched.items():
+            if original is None:
+                delattr(torch.Tensor, name)
+            else:
+                setattr(torch.Tensor, name, original)
+        self._patched = {}
+        if self._orig_init is not None:
+            torch.autograd.grad_mode.set_grad_enabled.__init__ = self._orig_init
+            self._orig_init = None
+
+    # --- tests ----------------------------------------------------------------------
+
+    def begin_test(self, test: str) -> None:
+        self.test = test
+        self._last_disable = None
+        self._grad_at_start = torch.is_grad_enabled()
+
+    def end_test(self, test_site: Site) -> None:
+        self._aliases = []
+        self._pop_mode()
+        test = self.test
+        if any(k[0] == test and v for k, v in self._site_live.items()):
+            # Graphs in reference cycles (a user's own) are freed only by the collector.
+            gc.collect()
+        if self._grad_at_start and not torch.is_grad_enabled():
+            where = "here" if self._last_disable else "during this test (not through `torch.set_grad_enabled`)"
+            self._add(GuardFinding(
+                "GL105",
+                "gradients were enabled when this test started and are still disabled at its end: they were "
+                f"switched off {where} and never switched back on, so every later forward in this thread records "
+                "nothing and backward fails; use `with torch.no_grad():` or `with torch.set_grad_enabled(False):`",
+                self._last_disable or test_site, test,
+            ))
+        self._flush(test)
+        self.test = ""
+
+    def finish(self) -> None:
+        if self._site_live:
+            gc.collect()
+        for test in {k[0] for k in list(self._unused) + list(self._kept)} | {e.test for e in self._edits}:
+            self._flush(test)
+
+    # --- forward events -------------------------------------------------------------
+
+    def _pre(self, module, args) -> None:
+        if threading.get_ident() != self._thread:
+            return
+        self._depth += 1
+        if self._mode is not None and self._depth == 1 and not self._live_aliases():
+            self._pop_mode()
+        if self._depth > 1 or not self.test or not torch.is_grad_enabled() or torch.is_inference_mode_enabled():
+            return
+        params = {p.untyped_storage().data_ptr() for p in module.parameters() if p.requires_grad}
+        if not params:
+            # A parameter-free module (a loss, an activation) records a graph only
+            # because its input has one: the waste belongs to the forward upstream.
+            return
+        frame = self.frames.user_frame(sys._getframe(1))
+        if frame is None:
+            return
+        event = _Event(self.frames.site(frame), self.test, params)
+        live = self._site_live.get((self.test, event.site))
+        if live and len(live) >= KEPT_ALIVE_STEPS and (self.test, event.site) not in self._kept:
+            try:
+                self._detect_kept(event, list(live), frame)
+            except Exception:  # a user's object that fails on inspection must not fail the forward
+                pass
+        elif live and (self.test, event.site) in self._kept:
+            kept = self._kept[(self.test, event.site)]
+            kept.steps = max(kept.steps, len(live))
+        self._event = event
+        self._hooks_ctx = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        self._hooks_ctx.__enter__()
+
+    def _post(self, module, args, output) -> None:
+        if threading.get_ident() != self._thread:
+            return
+        self._depth -= 1
+        if self._depth or self._event is None:
+            return
+        event, self._event = self._event, None
+        self._hooks_ctx.__exit__(None, None, None)
+        self._hooks_ctx = None
+        nodes: Dict[int, Any] = {}
+        _graph_roots(output, nodes, 3)
+        if not nodes:
+            return
+        key = (event.test, event.site)
+        for node in nodes.values():
+            token = _Token()
+            node.metadata[_META_KEY] = (token, weakref.ref(event))
+            event.refs.append(weakref.ref(token, self._node_freed(event)))
+            node.register_prehook(self._backward_seen(event))
+        event.live_nodes = len(nodes)
+        event.kept = self._kept.get(key)
+        self._site_live.setdefault(key, set()).add(event)
+
+    @staticmethod
+    def _backward_seen(event: _Event):
+        def hook(grad_outputs):
+            event.used = True
+
+        return hook
+
+    def _node_freed(self, event: _Event):
+        def callback(_ref) -> None:
+            event.live_nodes -= 1
+            if event.live_nodes:
+                return
+            # The callbacks hold the event: dropping them breaks the event -> ref -> callback cycle.
+            event.refs = []
+            key = (event.test, event.site)
+            live = self._site_live.get(key)
+            if live is not None:
+                live.discard(event)
+                if not live:
+                    del self._site_live[key]
+            if not event.used and event.saved_bytes and event.kept is None:
+                entry = self._unused.setdefault((event.test, event.site), [0, 0])
+                entry[0] += 1
+                entry[1] += event.saved_bytes
+
+        return callback
+
+    # --- saved tensors --------------------------------------------------------------
+
+    def _pack(self, tensor):
+        event = self._event
+        # TensorBase's own detach: the patched one would take this for a user's alias.
+        holder = _Holder(_detach(tensor), event)
+        if event is None:
+            return holder
+        try:
+            ptr = tensor.untyped_storage().data_ptr()
+        except (RuntimeError, NotImplementedError):
+            return holder
+        if ptr in event.params:
+            return holder
+        if ptr not in event.storages:
+            event.storages.add(ptr)
+            event.saved_bytes += tensor.untyped_storage().nbytes()
+        event.live_holders += 1
+        refs = self.saved.setdefault(ptr, [])
+        refs.append(weakref.ref(holder, self._holder_freed(ptr, event)))
+        return holder
+
+    def _holder_freed(self, ptr: int, event: _Event):
+        def callback(ref) -> None:
+            event.live_holders -= 1
+            refs = self.saved.get(ptr)
+            if refs is not None:
+                try:
+                    refs.remove(ref)
+                except ValueError:
+                    pass
+                if not refs:
+                    del self.saved[ptr]
+
+        return callback
+
+    def _unpack(self, holder):
+        tensor = holder.tensor
+        if holder.event is not None:
+            holder.event.used = True
+        if holder.edits:
+            for edit in holder.edits:
+                edit.outcome = "raised" if edit.code == "GL201" else "wrong"
+        if tensor._version != holder.version:
+            # Autograd skips its own check when saved-tensor hooks are on; this is its message.
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [{tensor.type()} {list(tensor.shape)}] is at version {tensor._version}; "
+                f"expected version {holder.version} instead. Hint: enable anomaly detection to find the "
+                "operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
+            )
+        return tensor
+
+    # --- aliases and the edit mode ---------------------------------------------------
+    # The mode sees every torch call, which costs a Python call each: it is on only
+    # while a `.detach()` or `.data` alias of a live saved tensor exists.
+
+    def _alias(self, tensor, alias) -> None:
+        try:
+            ptr = tensor.untyped_storage().data_ptr()
+        except (RuntimeError, NotImplementedError):
+            return
+        if ptr not in self.saved:
+            return
+        self._aliases.append((weakref.ref(alias), ptr))
+        if self._mode is None and torch._C._len_torch_function_stack() == 0:
+            # Pushed only on an empty stack: a test's own mode must stay on top of ours.
+            self._mode = _EditMode(self)
+            self._mode.__enter__()
+
+    def _live_aliases(self) -> bool:
+        self._aliases = [(r, ptr) for r, ptr in self._aliases if r() is not None and ptr in self.saved]
+        return bool(self._aliases)
+
+    def _pop_mode(self) -> None:
+        mode, self._mode = self._mode, None
+        if mode is None:
+            return
+        if torch._C._len_torch_function_stack() == 1 and torch._C._get_function_stack_at(0) is mode:
+            mode.__exit__(None, None, None)
+
+    def edited(self, holders: List[_Holder], before: List[int], op: str) -> None:
+        frame = self.frames.user_frame(sys._getframe(2))
+        if frame is None or not self.test:
+            return
+        site = self.frames.site(frame)
+        for holder, version in zip(holders, before):
+            event = holder.event
+            if event is None:
+                continue
+            code = "GL201" if holder.tensor._version != version else "GL202"
+            edit = _Edit(code, site, event.site, op, self.test)
+            self._edits.append(edit)
+            holder.edits = (holder.edits or []) + [edit]
+
+    # --- kept alive -----------------------------------------------------------------
+
+    def _detect_kept(self, event: _Event, live: List[_Event], frame) -> None:
+        kept = _Kept()
+        kept.site = kept.forward = event.site
+        kept.test = event.test
+        kept.events = list(live)
+        kept.unused_then = [e for e in live if not e.used]
+        kept.steps = len(live)
+        kept.bytes_per_step = sum(e.saved_bytes for e in live if e.live_holders) // max(1, len(live))
+        for e in live:
+            e.kept = kept
+        wanted = {id(e) for e in live}
+        kept.holder, kept.nodes = None, 0
+        f = frame
+        while f is not None and kept.holder is None:
+            if self.frames.is_user(f.f_code):
+                found = self._find_holder(f, wanted)
+                if found is not None:
+                    name, attr, nodes = found
+                    kept.holder = f"{name}.{attr}" if attr else name
+                    kept.nodes = nodes
+                    site = _accumulation_site(f, attr or name)
+                    if site is not None:
+                        kept.site = site
+            f = f.f_back
+        self._kept[(event.test, event.site)] = kept
+
+    def _find_holder(self, frame, wanted: Set[int]) -> Optional[Tuple[str, str, int]]:
+        """The local (or attribute of a local) whose graph reaches the most kept events: at least two.
+
+        The previous iteration's own variables (``loss``, ``out``) reach one event
+        each; the accumulator reaches all of them.
+        """
+        best: Optional[Tuple[str, str, int]] = None
+        best_hits = 1
+        for name, value in list(frame.f_locals.items()):
+            candidates = [("", value)]
+            attrs = getattr(value, "__dict__", None)
+            if isinstance(attrs, dict) and not isinstance(value, type):
+                candidates += list(attrs.items())
+            for attr, inner in candidates:
+                hits, nodes = self._reaches(inner, wanted)
+                if hits > best_hits:
+                    best, best_hits = (name, attr, nodes), hits
+        return best
+
+    def _reaches(self, value, wanted: Set[int]) -> Tuple[int, int]:
+        """(wanted events reached, nodes visited) from ``value``: a tensor, or a list, tuple or dict of them."""
+        if isinstance(value, torch.Tensor):
+            roots = [value.grad_fn] if value.grad_fn is not None else []
+        elif isinstance(value, (list, tuple)):
+            roots = [v.grad_fn for v in value if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+        elif isinstance(value, dict):
+            roots = [v.grad_fn for v in value.values() if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+        else:
+            return 0, 0
+        seen: Dict[int, Any] = {}
+        hits: Set[int] = set()
+        stack = list(roots)
+        while stack and len(seen) < WALK_LIMIT:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen[id(node)] = node  # kept so that ids are not reused during the walk
+            mark = node.metadata.get(_META_KEY) if hasattr(node, "metadata") else None
+            if mark is not None:
+                ev = mark[1]()
+                if ev is not None and id(ev) in wanted:
+                    hits.add(id(ev))
+            stack.extend(n for n, _ in node.next_functions)
+        return len(hits), len(seen)
+
+    # --- findings -------------------------------------------------------------------
+
+    def _add(self, finding: GuardFinding) -> None:
+        from gradlint.guard.report import suppressed
+
+        if not suppressed(finding.code, finding.site.path, finding.site.row):
+            self.findings.append(finding)
+
+    def _flush(self, test: str) -> None:
+        for key in [k for k in self._unused if k[0] == test]:
+            count, total = self._unused.pop(key)
+            site = key[1]
+            times = "once" if count == 1 else f"{count} times"
+            self._add(GuardFinding(
+                "GL101",
+                f"this forward recorded an autograd graph that was freed without any backward running through it "
+                f"({times}; {fmt_bytes(total)} saved for backward in all, parameters not counted): run it under "
+                "`torch.no_grad()`",
+                site, test, count=count, details={"saved_bytes": total},
+            ))
+        for key in [k for k in self._kept if k[0] == test]:
+            kept = self._kept[key]
+            if any(e.live_nodes for e in kept.events):
+                continue  # still kept (by a fixture or a global): decided when freed or at session end
+            del self._kept[key]
+            if kept.unused_then and all(e.used for e in kept.unused_then):
+                continue  # a backward ran through the kept graphs: gradient accumulation
+            holder = f"`{kept.holder}`" if kept.holder else "an object that outlives the iteration"
+            parts = []
+            if kept.nodes:
+                parts.append(f"+{max(1, kept.nodes // max(1, kept.steps))} autograd nodes")
+            if kept.bytes_per_step:
+                parts.append(f"+{fmt_bytes(kept.bytes_per_step)} saved for backward")
+            per_step = (" and ".join(parts) or "+1 graph") + " per step"
+            if not kept.bytes_per_step:
+                per_step += ", the nodes only: backward freed the saved tensors"
+            self._add(GuardFinding(
+                "GL301",
+                f"{holder} keeps the autograd graph of every call of the forward at line {kept.forward.row} alive "
+                f"after its iteration ({kept.steps} graphs alive at once, growing step after step: {per_step}); keep `.item()` or `.detach()` of it instead",
+                kept.site, test, related=kept.forward,
+                details={"steps": kept.steps, "bytes_per_step": kept.bytes_per_step, "nodes": kept.nodes,
+                         "holder": kept.holder},
+            ))
+        done = [e for e in self._edits if e.test == test]
+        self._edits = [e for e in self._edits if e.test != test]
+        merged: Dict[Tuple[str, Site], List[_Edit]] = {}
+        for edit in done:
+            merged.setdefault((edit.code, edit.site), []).append(edit)
+        for (code, site), edits in merged.items():
+            edit = edits[0]
+            outcomes = {e.outcome for e in edits}
+            fwd = f"{os.path.basename(edit.forward.path)}:{edit.forward.row}"
+            if code == "GL201":
+                outcome = ("backward raised autograd's RuntimeError (modified by an inplace operation)"
+                           if "raised" in outcomes else
+                           "no backward ran through it; one would raise autograd's RuntimeError")
+                via = "a `.detach()` alias"
+            else:
+                outcome = ("autograd did not see the edit and backward used the edited values: "
+                           "the gradients came out wrong" if "wrong" in outcomes else
+                           "autograd did not see the edit; no backward ran through it, one would compute "
+                           "wrong gradients")
+                via = "`.data`"
+            self._add(GuardFinding(
+                code,
+                f"`{edit.op}` edited, through {via}, a tensor that the forward at {fwd} saved for backward: {outcome}",
+                site, test, related=edit.forward, count=len(edits),
+                details={"outcome": "raised" if "raised" in outcomes else ("wrong" if "wrong" in outcomes else "not-run")},
+            ))
+
+
+def _graph_roots(value, nodes: Dict[int, Any], depth: int) -> None:
+    """The ``grad_fn`` of each tensor in a forward's output (a tensor, or nested tuples, lists, dicts)."""
+    if isinstance(value, torch.Tensor):
+        node = value.grad_fn
+        if node is not None:
+            nodes[id(node)] = node
+    elif depth and isinstance(value, (tuple, list)):
+        for item in value:
+            _graph_roots(item, nodes, depth - 1)
+    elif depth and isinstance(value, dict):
+        for item in value.values():
+            _graph_roots(item, nodes, depth - 1)
+
+
+def _accumulation_site(frame, name: str) -> Optional[Site]:
+    """Where ``name`` is first named after the call in progress (the accumulating statement)."""
+    path = os.path.abspath(frame.f_code.co_filename)
+    lasti = frame.f_lasti
+    first = None
+    for ins in dis.get_instructions(frame.f_code):
+        if ins.argval != name or ins.opname not in _NAME_OPS:
+            continue
+        pos = getattr(ins, "positions", None)
+        if pos is not None and pos.lineno and pos.col_offset is not None:
+            site = Site(path, pos.lineno, pos.col_offset + 1, pos.end_lineno or pos.lineno, (pos.end_col_offset or 0) + 1)
+        else:  # Python < 3.11: a line, no columns
+            line = _line_of(frame.f_code, ins.offset)
+            site = Site(path, line) if line else None
+        if site is None:
+            continue
+        if ins.offset > lasti:
+            return site
+        if first is None:
+            first = site
+    # The accumulation comes before the forward in the loop body.
+    return first
+
+
+def _line_of(code, offset: int) -> Optional[int]:
+    line = None
+    for start, lineno in dis.findlinestarts(code):
+        if start > offset:
+            break
+        line = lineno
+    return line
+
+
+_NAME_OPS = frozenset(
+    ("LOAD_FAST", "STORE_FAST", "LOAD_NAME", "STORE_NAME", "LOAD_GLOBAL", "STORE_GLOBAL", "LOAD_DEREF",
+     "STORE_DEREF", "LOAD_ATTR", "STORE_ATTR", "LOAD_METHOD", "LOAD_CLOSURE")
+)
