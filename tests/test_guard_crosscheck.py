@@ -62,12 +62,12 @@ def test_concise_marks_confirmed_and_lists_runtime_only(project):
     assert result.exit_code == 1, (result.stdout, result.stderr, result.exception)
     lines = result.stdout.splitlines()
     row, col = at("model(x)\n        correct")
-    assert lines[0].startswith(f"test_seeded.py:{row}:{col}: GL101 `model` is in eval mode")
-    assert lines[0].endswith("run it under `torch.no_grad()`; confirmed by tests/test_seeded.py::test_eval_without_no_grad [*]")
+    assert lines[0].startswith(f"test_seeded.py:{row}:{col}: GL101 [*] `model` is in eval mode")
+    assert lines[0].endswith("run it under `torch.no_grad()`; confirmed by tests/test_seeded.py::test_eval_without_no_grad")
     row, col = at("total += loss")
-    assert lines[1].startswith(f"test_seeded.py:{row}:{col}: GL301 `total += loss` keeps")
+    assert lines[1].startswith(f"test_seeded.py:{row}:{col}: GL301 [*] `total += loss` keeps")
     assert lines[1].endswith(
-        "; confirmed by tests/test_seeded.py::test_other and 1 more test [*]"
+        "; confirmed by tests/test_seeded.py::test_other and 1 more test"
     )
     # Static findings that the report does not mention are left as they were.
     assert [line.split()[1] for line in lines[2:7]] == ["GL301", "GL201", "GL202", "GL101", "GL105"]
