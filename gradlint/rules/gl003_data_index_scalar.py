@@ -33,7 +33,13 @@ class DataIndexScalar(Rule):
         text = self.ctx.code_for(receiver)
         text = text if len(text) <= 30 and "\n" not in text else "t"
         new = codegen.keep_parens(node, codegen.method_call(receiver, "item"))
-        self.report(node, fix=self.fix(self.replace(node, new), receiver=text), receiver=text)
+        # On a 0-dim tensor the original raises and `.item()` gives the number (the error
+        # goes away). Anywhere else `.item()` changes what runs: a one-element tensor's
+        # `data[0]` is a 0-dim tensor (printed `tensor(1.1007)`, summed in float32) where
+        # `.item()` is a Python float; a longer tensor, a numpy array, a list or an object
+        # whose attribute is named `data` make `.item()` raise or not exist.
+        safety = "safe" if _zero_dim(self.ctx, receiver) else "unsafe"
+        self.report(node, fix=self.fix(self.replace(node, new), applicability=safety, receiver=text), receiver=text)
 
 
 def is_scalar_data_read(ctx, node: cst.Subscript) -> bool:
@@ -50,6 +56,23 @@ def is_scalar_data_read(ctx, node: cst.Subscript) -> bool:
     if isinstance(parent, cst.Call) and parent.func is node:
         return False
     return _scalar_receiver(data.value) or _scalar_context(ctx, node, parent)
+
+
+# Reductions that give a 0-dim tensor when called with no argument at all.
+_ZERO_DIM_REDUCTIONS = frozenset({"sum", "mean", "norm", "std", "var", "prod", "max", "min", "amax", "amin", "logsumexp"})
+
+
+def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
+    """Evidence that ``receiver`` is a 0-dim tensor: a reduction called with no argument
+    (``out.sum()``), or a name bound once in its scope, to such a reduction."""
+    if isinstance(receiver, cst.Call):
+        func = receiver.func
+        return isinstance(func, cst.Attribute) and func.attr.value in _ZERO_DIM_REDUCTIONS and not receiver.args
+    if isinstance(receiver, cst.Name) and depth == 0:
+        sem = ctx.semantic
+        binds = sem.bindings(sem.enclosing_scope(receiver)).get(receiver.value, [])
+        return len(binds) == 1 and binds[0].kind == "assign" and binds[0].value is not None and _zero_dim(ctx, binds[0].value, 1)
+    return False
 
 
 def _scalar_receiver(receiver: cst.BaseExpression) -> bool:
