@@ -11,7 +11,7 @@ import libcst as cst
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
-from gradlint.semantic import Guard
+from gradlint.semantic import Guard, last_name
 
 
 class RedundantGradGuard(Rule):
@@ -34,21 +34,45 @@ class RedundantGradGuard(Rule):
             return
         self.report(
             item.item,
-            fix=self._fix(node, item),
+            fix=self._fix(node, item, self._outer_proven(node, outer.node)),
             inner=self.ctx.code_for(item.item),
             outer=self.ctx.code_for(outer.expr),
             line=self.ctx.position(outer.node).start.line,
         )
 
-    def _fix(self, node: cst.With, item: cst.WithItem) -> Optional[Fix]:
+    def _outer_proven(self, inner: cst.With, outer: cst.CSTNode) -> str:
+        """"safe" when the outer guard is surely in effect at the inner one. A decorator on an
+        ``async def`` or a generator does not cover what runs after a suspension (the
+        coroutine body runs when awaited, outside the decorator's call); anything that may
+        switch grad mode back on between the two (``set_grad_enabled(True)`` in an ``if``,
+        ``enable_grad``) leaves the inner guard as the only one in effect."""
+        sem = self.ctx.semantic
+        scope = outer
+        if isinstance(outer, cst.Decorator):
+            scope = self.ctx.parent(outer)
+        if isinstance(scope, cst.FunctionDef):
+            if scope.asynchronous is not None or any(isinstance(n, (cst.Yield, cst.Await)) for n in sem.walk(scope.body)):
+                return "unsafe"
+        elif not isinstance(scope, cst.With):
+            return "unsafe"  # a global switch: what runs between it and the guard is not followed
+        for n in sem.walk(scope):
+            if n is inner:
+                break
+            if isinstance(n, (cst.Name, cst.Attribute)) and last_name(n) in ("set_grad_enabled", "enable_grad", "_set_grad_enabled"):
+                return "unsafe"
+            if isinstance(n, cst.Call) and not isinstance(n.func, (cst.Name, cst.Attribute)):
+                return "unsafe"
+        return "safe"
+
+    def _fix(self, node: cst.With, item: cst.WithItem, safety: str) -> Optional[Fix]:
         if item.asname is not None:
             return None  # the name it binds may be used
         if len(node.items) > 1:
-            return self.fix(self.transform(node, lambda w: _without_item(w, node.items.index(item))))
+            return self.fix(self.transform(node, lambda w: _without_item(w, node.items.index(item))), applicability=safety)
         body = node.body
         if isinstance(body, cst.IndentedBlock) and any(line.comment for line in body.footer):
             return None  # comments after the last statement would have nowhere to go
-        return self.fix(self.transform(node, _unwrap))
+        return self.fix(self.transform(node, _unwrap), applicability=safety)
 
 
 def _covers(outer: Guard, inner: Guard) -> bool:

@@ -201,10 +201,22 @@ def oracle(programs: Iterable[Program], batch: int = 60, workers: int = 2) -> Li
     return judged
 
 
+def trusted_change(j: Judged) -> bool:
+    """A migrated program that changed where migrate applied a fix the catalog trusts
+    for legacy code (which restores PyTorch 0.3's behaviour, not today's)."""
+    from gradlint.migrate import trusted_codes
+
+    return j.version == "migrated" and bool(set(j.fixed) & trusted_codes())
+
+
 def unsafe_judgements(judged: Iterable[Judged]) -> List[Judged]:
-    """Behaviour changes after fixes the contract calls safe (check --fix, and migrate's
-    safe-or-trusted set)."""
-    return [j for j in judged if j.version in ("fixed", "migrated") and j.verdict == "changed"]
+    """Behaviour changes after fixes the contract calls safe: ``check --fix``, and
+    ``migrate`` where it applied only safe fixes (and a second --fix must change nothing)."""
+    return [
+        j
+        for j in judged
+        if j.verdict == "changed" and (j.version == "fixed" or (j.version == "migrated" and not trusted_change(j)))
+    ]
 
 
 def describe(j: Judged) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import random
 import textwrap
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from oracle.runner import Program
 
