@@ -219,6 +219,11 @@ def _names(node: cst.CSTNode) -> Set[str]:
     return {n.value for n in walk(node, into_functions=True) if isinstance(n, cst.Name)}
 
 
+def _computes(node: cst.CSTNode) -> bool:
+    """Whether ``node`` holds a call that may compute a tensor (``model(x)``)."""
+    return any(isinstance(n, cst.Call) and not _plain_call(n) for n in walk(node, into_functions=True))
+
+
 def _target_names(target: cst.BaseExpression) -> Set[str]:
     if isinstance(target, cst.Name):
         return {target.value}
@@ -273,6 +278,8 @@ def function_values_escape(ctx, func: cst.FunctionDef, ignore=lambda call: False
                 # a method of a value the function made (``out.sum()``) keeps nothing outside
                 if isinstance(receiver, cst.Name) and receiver.value in local:
                     continue
+                if isinstance(receiver, cst.Name) and receiver.value == "self" and isinstance(func_expr.attr, cst.Name):
+                    continue  # a submodule's forward, ``self.net(x)``, as GL101 reads it
                 root = receiver
                 while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
                     root = root.func if isinstance(root, cst.Call) else root.value
@@ -280,12 +287,12 @@ def function_values_escape(ctx, func: cst.FunctionDef, ignore=lambda call: False
                     continue  # torch's functions keep nothing they are given
                 if node.args:
                     # ``sink.append(out)``, ``buf.copy_(out)``, ``self.log(out)``
-                    if any(_names(a.value) & (local | params) for a in node.args):
+                    if any(_names(a.value) & (local | params) or _computes(a.value) for a in node.args):
                         return True
                 continue
             if isinstance(func_expr, cst.Name) and func_expr.value in params:
                 continue  # the model passed in: ``model(x)``
-            if any(_names(a.value) & local for a in node.args):
+            if any(_names(a.value) & local or _computes(a.value) for a in node.args):
                 return True  # a helper or a callback given a computed value
     return False
 

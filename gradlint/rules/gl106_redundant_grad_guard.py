@@ -4,7 +4,7 @@ that already disables gradients."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import libcst as cst
 
@@ -47,21 +47,34 @@ class RedundantGradGuard(Rule):
         switch grad mode back on between the two (``set_grad_enabled(True)`` in an ``if``,
         ``enable_grad``) leaves the inner guard as the only one in effect."""
         sem = self.ctx.semantic
-        scope = outer
         if isinstance(outer, cst.Decorator):
-            scope = self.ctx.parent(outer)
-        if isinstance(scope, cst.FunctionDef):
-            if scope.asynchronous is not None or any(isinstance(n, (cst.Yield, cst.Await)) for n in sem.walk(scope.body)):
+            func = self.ctx.parent(outer)
+            if not isinstance(func, cst.FunctionDef) or func.asynchronous is not None:
                 return "unsafe"
-        elif not isinstance(scope, cst.With):
-            return "unsafe"  # a global switch: what runs between it and the guard is not followed
-        for n in sem.walk(scope):
-            if n is inner:
-                break
-            if isinstance(n, (cst.Name, cst.Attribute)) and last_name(n) in ("set_grad_enabled", "enable_grad", "_set_grad_enabled"):
+            if any(isinstance(n, (cst.Yield, cst.Await)) for n in sem.walk(func.body)):
                 return "unsafe"
-            if isinstance(n, cst.Call) and not isinstance(n.func, (cst.Name, cst.Attribute)):
+            between: Sequence[cst.CSTNode] = [func.body]
+        elif isinstance(outer, cst.With):
+            between = [outer.body]
+        else:
+            # a global switch (``torch.set_grad_enabled(False)`` as a statement): only the
+            # statements after it in the same block, up to the one holding the guard
+            block = self.ctx.parent(outer)
+            body = list(getattr(block, "body", ()))
+            holder = inner
+            while holder is not None and self.ctx.parent(holder) is not block:
+                holder = self.ctx.parent(holder)
+            if holder is None or outer not in body or holder not in body:
                 return "unsafe"
+            between = body[body.index(outer) + 1 : body.index(holder) + 1]
+        for stmt in between:
+            for n in sem.walk(stmt):
+                if n is inner:
+                    return "safe"
+                if isinstance(n, (cst.Name, cst.Attribute)) and last_name(n) in ("set_grad_enabled", "enable_grad", "_set_grad_enabled"):
+                    return "unsafe"
+                if isinstance(n, cst.Call) and not isinstance(n.func, (cst.Name, cst.Attribute)):
+                    return "unsafe"
         return "safe"
 
     def _fix(self, node: cst.With, item: cst.WithItem, safety: str) -> Optional[Fix]:

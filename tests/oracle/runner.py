@@ -222,3 +222,29 @@ def unsafe_judgements(judged: Iterable[Judged]) -> List[Judged]:
 def describe(j: Judged) -> str:
     codes = ", ".join(f"{c}×{n}" for c, n in sorted(j.fixed.items())) or "no fix"
     return f"{j.program.name} [{j.program.rule} {j.program.family}] after {j.version} ({codes}): {j.cause}: {j.difference}"
+
+
+def figures(judged: Sequence[Judged]) -> str:
+    """The long mode's figures: programs, fixes applied, verdicts, and behaviour
+    changes by rule and cause, per version."""
+    programs = {j.program.name for j in judged}
+    lines = [f"{len(programs)} programs"]
+    for vname in VERSIONS:
+        of = [j for j in judged if j.version == vname]
+        fixes: Counter = Counter()
+        for j in of:
+            fixes.update(j.fixed)
+        verdicts = Counter(j.verdict for j in of)
+        lines.append(
+            f"{vname}: {sum(fixes.values())} fixes in {sum(1 for j in of if j.verdict != 'no-fix')} programs "
+            f"({', '.join(f'{c} {n}' for c, n in sorted(fixes.items()))}); "
+            + ", ".join(f"{k} {verdicts[k]}" for k in ("same", "error-gone", "changed", "no-fix"))
+        )
+        changed = Counter(
+            (j.program.rule, j.cause, "trusted" if trusted_change(j) else "")
+            for j in of
+            if j.verdict == "changed"
+        )
+        for (rule, cause, mark), n in sorted(changed.items()):
+            lines.append(f"  changed: {rule} {cause}{' (trusted migration)' if mark else ''}: {n}")
+    return "\n".join(lines)

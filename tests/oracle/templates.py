@@ -518,6 +518,37 @@ def generate() -> List[Program]:
     return programs
 
 
+# The defect classes the oracle was built to close, each with the generated family
+# that holds it (rule, family prefix): the CI sample always runs a few of each.
+DEFECT_CLASSES = {
+    "GL001 result reaches a backward elsewhere": ("GL001", "flow=returned-backprop"),
+    "GL001 sync def nested in an async def": ("GL001", "flow=printed shape=sync-in-async"),
+    "GL001 torch is a class attribute": ("GL001", "flow=printed shape=staticmethod torch=class-attribute"),
+    "GL001 torch imported after the def": ("GL001", "flow=printed shape=def torch=imported-later"),
+    "GL001/GL101 torch bound by except ... as": ("GL101", "flow=printed shape=def torch=except-as"),
+    "GL101 torch is a parameter": ("GL101", "flow=appended shape=def torch=parameter"),
+    "GL101 backward/step in a helper": ("GL101", "flow=helper-step"),
+    "GL101 outs += [...] on a parameter": ("GL101", "flow=iadd-param"),
+    "GL101 copy_ into a buffer": ("GL101", "flow=copy-into-buffer"),
+    "GL101 returned lambda": ("GL101", "flow=lambda"),
+    "GL101 passed to a callback": ("GL101", "flow=callback"),
+    "GL101 raised": ("GL101", "flow=raised"),
+    "GL101 batch norm frozen while training": ("GL101", "batchnorm-freeze"),
+    "GL101 lazy generator input": ("GL101", "lazy-generator-input"),
+    "GL101 arithmetic before eval() stored into a list": ("GL101", "arithmetic-before-eval"),
+    "GL002 values that carry a graph": ("GL002", "value="),
+    "GL002 two leaves sharing a base": ("GL002", "shared-base"),
+    "GL003 non-scalar receivers": ("GL003", "value="),
+    "GL106 the only guard in effect": ("GL106", "async-decorator"),
+    "GL106 grad enabled in an if": ("GL106", "enabled-in-if"),
+    "GL301 totals that leave the function": ("GL301", "total="),
+    "GL302 non-bool value, read back": ("GL302", "rhs="),
+    "GL303 non-leaf, integer, config objects": ("GL303", "target="),
+    "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
+    "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
+}
+
+
 def sample(programs: List[Program], per_family_rule: int = 40, seed: int = 14) -> List[Program]:
     """CI's fixed sample: every hand-written family whole, and a seeded draw of the
     generated flow × shape × torch combinations of each rule (every flow, shape and
@@ -532,6 +563,13 @@ def sample(programs: List[Program], per_family_rule: int = 40, seed: int = 14) -
             out.append(p)
     for rule, progs in flows.items():
         chosen = {p.name: p for p in rng.sample(progs, min(per_family_rule, len(progs)))}
+        # the plain cases, where a safe fix is expected, in every binding of `torch`
+        chosen.update((p.name, p) for p in progs if p.family.startswith("flow=printed shape=def "))
+        for rule_, prefix in DEFECT_CLASSES.values():
+            if rule_ == rule:
+                members = sorted((p for p in progs if p.family.startswith(prefix)), key=lambda p: p.name)
+                step = max(1, len(members) // 3)
+                chosen.update((p.name, p) for p in members[::step][:3])
         for axis in (0, 1, 2):
             values = {p.family.split()[axis] for p in progs}
             for v in sorted(values):
