@@ -320,12 +320,17 @@ def _judge(tmp_path, source, original, fixed, unsafe=False):
 FREEZE = "import torch.nn as nn\n\nmodel = nn.Linear(2, 2)\nmodel.requires_grad = False\nprint(model(x).sum())\n"
 
 
+def _judge_freeze(tmp_path, source, original, fixed):
+    # GL302's `= False` really freezes: an unsafe fix, verified with --unsafe-fixes
+    return _judge(tmp_path, source, original, fixed, unsafe=True)
+
+
 def _module(before, after):
     return {"entered": 1, "receiver": {"before": {"kind": "module", "trainable": before, "parameters": 2}, "after": {"kind": "module", "trainable": after, "parameters": 2}}}
 
 
 def test_a_fix_that_changes_results_on_purpose_is_an_intended_change(tmp_path):
-    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "tensor(0.5000)\n"), _run({4: _module(2, 0)}, "tensor(0.7000)\n"))
+    (finding,) = _judge_freeze(tmp_path, FREEZE, _run({4: _module(2, 2)}, "tensor(0.5000)\n"), _run({4: _module(2, 0)}, "tensor(0.7000)\n"))
     assert (finding.code, finding.verdict) == ("GL302", "CONFIRMED")
     assert finding.observed == ["`model`: 2 → 2 of 2 parameters require grad across line 4"]
     assert finding.fix.verdict == "INTENDED CHANGE" and finding.ok
@@ -334,20 +339,20 @@ def test_a_fix_that_changes_results_on_purpose_is_an_intended_change(tmp_path):
         "output line 1: 'tensor(0.5000)' as written, 'tensor(0.7000)' as fixed",
     ]
     # The same results: nothing to excuse.
-    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "1\n"))
+    (finding,) = _judge_freeze(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "1\n"))
     assert finding.fix.verdict == "SAME RESULT"
 
 
 def test_an_intended_change_never_excuses_a_failing_run_or_an_unconfirmed_finding(tmp_path):
     failed = {"kind": "exception", "types": ["RuntimeError", "Exception"], "message": "element 0 of tensors does not require grad", "line": 5}
-    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "", failed))
+    (finding,) = _judge_freeze(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "", failed))
     assert finding.fix.verdict == "CHANGED" and not finding.ok
     assert finding.fix.details[0] == (
         "as written it completed; as fixed it raised RuntimeError: element 0 of tensors does not require grad at line 5"
     )
     # As written the statement froze the parameters after all: the rule was
     # wrong here, so the difference the fix makes is not the one it promised.
-    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 0)}, "1\n"), _run({4: _module(2, 0)}, "2\n"))
+    (finding,) = _judge_freeze(tmp_path, FREEZE, _run({4: _module(2, 0)}, "1\n"), _run({4: _module(2, 0)}, "2\n"))
     assert (finding.verdict, finding.fix.verdict) == ("NOT REPRODUCED", "CHANGED")
 
 
@@ -379,3 +384,44 @@ def test_unsafe_fixes_are_applied_only_when_asked(tmp_path):
     assert unsafe.applied == [True] and "h.detach().clone().zero_()" in unsafe.fixed_source
     (finding,) = _judge(tmp_path, source, _run({6: {"entered": 1}}), None)
     assert finding.fix.note == "unsafe fix, not applied: add --unsafe-fixes to verify it" and finding.fix.verdict is None
+
+
+def test_a_difference_from_reading_back_the_rewritten_attribute_is_no_intended_change(tmp_path):
+    source = FREEZE + "print(getattr(model, 'requires_grad', 'unset'))\n"
+    (finding,) = _judge_freeze(tmp_path, source, _run({4: _module(2, 2)}, "1\nFalse\n"), _run({4: _module(2, 0)}, "1\nunset\n"))
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details[0] == "output line 2: 'False' as written, 'unset' as fixed"
+
+
+BARE = "import torch\n\n\nwith torch.no_grad:\n    y = torch.ones(2) * 2\nprint(y)\n"
+
+
+def test_a_new_exception_at_the_flagged_line_is_a_change_not_a_missing_fix(tmp_path):
+    raised = {"kind": "exception", "types": ["TypeError", "Exception"], "message": "'type' object does not support the context manager protocol", "line": 4}
+    other = {"kind": "exception", "types": ["TypeError", "Exception"], "message": "'NoneType' object does not support the context manager protocol", "line": 4}
+    entered = {4: {"entered": 1}}
+    (finding,) = _judge(tmp_path, BARE, _run(entered, "", raised), _run(entered, "", other))
+    assert (finding.code, finding.verdict) == ("GL102", "CONFIRMED")
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details == [
+        "as fixed, raises a new error: TypeError: 'NoneType' object does not support the context manager protocol (line 4)"
+    ]
+    # the very error the finding is about, still raised: the fix did not fix it
+    (finding,) = _judge(tmp_path, BARE, _run(entered, "", raised), _run(entered, "", raised))
+    assert finding.fix.verdict == "NOT FIXED"
+
+
+def test_a_fix_applied_whose_finding_comes_back_is_judged_on_its_runs(tmp_path):
+    from gradlint.config import Settings
+    from gradlint.verify.scripts import Options, prepare
+
+    # `torch` is a class attribute here: the rule offers no fix, so nothing is applied
+    source = (
+        "import torch\nfrom torch.autograd import Variable\n\n\nclass A:\n    torch = 'cpu'\n\n"
+        "    def f(self, m, x):\n        print(m(Variable(x, volatile=True)).sum().item())\n"
+    )
+    path = tmp_path / "f.py"
+    path.write_text(source)
+    item = prepare(path, Settings(cwd=tmp_path), Options(unsafe_fixes=True))
+    assert [f.code for f in item.findings] == ["GL001"] and item.findings[0].fix is None
+    assert item.fixed_source == source and item.reapplied == set()
