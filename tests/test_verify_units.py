@@ -425,3 +425,35 @@ def test_a_fix_applied_whose_finding_comes_back_is_judged_on_its_runs(tmp_path):
     item = prepare(path, Settings(cwd=tmp_path), Options(unsafe_fixes=True))
     assert [f.code for f in item.findings] == ["GL001"] and item.findings[0].fix is None
     assert item.fixed_source == source and item.reapplied == set()
+
+
+def test_a_kept_graph_is_confirmed_by_the_nodes_the_accumulator_references():
+    from gradlint.catalog import Claim
+    from gradlint.verify import claims
+    from gradlint.verify.plan import SitePlan
+    from gradlint.verify.runs import RunView
+    from gradlint.verify.sandbox import RunOutcome
+
+    def run(first, last, entered=6):
+        payload = {
+            "regions": {"r1": {"exits": 1, "kept_max": 0, "iterations": entered}},
+            "statements": {
+                "15": {
+                    "entered": entered,
+                    "receiver": {"before": None, "after": {"kind": "other", "graph_nodes": first}},
+                    "receiver_last": {"after": {"kind": "other", "graph_nodes": last}, "entered": entered},
+                }
+            },
+        }
+        return RunView(RunOutcome("finished", payload, 0, "", 0, "", 1.0))
+
+    plan = SitePlan(15, (15, 15), regions={"loop": "r1"}, receiver="running")
+    claim = Claim("retains-memory", region="loop")
+    # backward() in the loop freed the activations (0 B), but the total's graph grows
+    obs = claims.retains_memory(claim, run(7, 32), plan)
+    assert obs.shown and obs.text == (
+        "saved by earlier iterations and still alive after the loop: 0 B (6 iterations); "
+        "autograd nodes reachable from `running`: 7 after its first update, 32 after its last (+5.0 per iteration)"
+    )
+    # after `.detach()`: nothing referenced, nothing grows
+    assert not claims.retains_memory(claim, run(0, 0), plan).shown
