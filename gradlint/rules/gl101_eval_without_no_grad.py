@@ -468,11 +468,10 @@ class _Flow:
         if isinstance(root, cst.Name) and root.value in _TORCH_ROOTS:
             return False
         if isinstance(root, cst.Name) and root.value in self._local and root.value not in self.outer:
-            return name not in _MUTATORS and root.value not in self.results and not self._is_tensor_method(name)
+            # a local container's ``append`` is followed as a flow; ``copy_`` into anything
+            # puts the graph in a tensor the analysis does not follow
+            return name in ("copy_", "set_")
         return True
-
-    def _is_tensor_method(self, name: Optional[str]) -> bool:
-        return bool(name) and name not in _MUTATORS and name not in ("copy_", "set_")  # type: ignore[operator]
 
     def _outside(self, target: cst.BaseExpression) -> bool:
         """Whether assigning to ``target`` stores into something the function does not own."""
