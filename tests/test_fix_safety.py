@@ -25,6 +25,13 @@ GL001_HEAD = "import torch\nfrom torch.autograd import Variable\n"
     [
         ("def f(m, x):\n    print(m(Variable(x, volatile=True)).sum().item())\n", "safe"),
         ("def f(m, x):\n    return m(Variable(x, volatile=True)).argmax(1)\n", "safe"),
+        # Python numbers added up from `.item()`s carry no graph
+        (
+            "def f(m, batches):\n    total, n = 0.0, 0\n    for x in batches:\n        total += m(Variable(x, volatile=True)).sum().item()\n"
+            "        n += 1\n    return total / n, n\n",
+            "safe",
+        ),
+        ("def f(m, batches):\n    total = 0.0\n    for x in batches:\n        total += m(Variable(x, volatile=True)).sum()\n    return total\n", "unsafe"),
         # the result reaches a caller, a helper, a list passed in, a buffer, a closure
         ("def f(m, x):\n    return m(Variable(x, volatile=True))\n", "unsafe"),
         ("def f(m, x):\n    backprop(m(Variable(x, volatile=True)))\n", "unsafe"),

@@ -255,6 +255,7 @@ def function_values_escape(ctx, func: cst.FunctionDef, ignore=lambda call: False
         elif isinstance(node, (cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign)):
             local |= _target_names(node.target)
     local -= params
+    plain = _plain_names(func, local)
     for node in walk(func.body, into_functions=True):
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             return True
@@ -262,7 +263,7 @@ def function_values_escape(ctx, func: cst.FunctionDef, ignore=lambda call: False
             return True
         if isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
             value = node.value.item if isinstance(node.value, cst.From) else node.value
-            if not _plain_value(value):
+            if not _plain_value(value, plain):
                 return True
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
@@ -297,11 +298,56 @@ def function_values_escape(ctx, func: cst.FunctionDef, ignore=lambda call: False
     return False
 
 
-def _plain_value(value: cst.BaseExpression) -> bool:
+def _plain_names(func: cst.FunctionDef, local: Set[str]) -> Set[str]:
+    """Locals every binding of which is a plain value (numbers, ``.item()``s, sums of
+    those): ``total += loss.item()`` keeps ``total`` a Python number."""
+    values: dict = {name: [] for name in local}
+    for node in walk(func.body):
+        pairs = []
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                pairs += _assigned(t.target, node.value)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            pairs += _assigned(node.target, node.value)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            pairs += [(n, None) for n in _target_names(node.target)]
+        for name, value in pairs:
+            if name in values:
+                values[name].append(value)
+    plain = {name for name, vs in values.items() if vs and all(v is not None for v in vs)}
+    changed = True
+    while changed:
+        changed = False
+        for name in list(plain):
+            if not all(_plain_value(v, plain) for v in values[name]):
+                plain.discard(name)
+                changed = True
+    return plain
+
+
+def _assigned(target: cst.BaseExpression, value: cst.BaseExpression):
+    """(name, value) for each name ``target`` binds; the value is None where unknown."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
+            out = []
+            for t, v in zip(target.elements, value.elements):
+                out += _assigned(t.value, v.value) if not isinstance(t, cst.StarredElement) else [(n, None) for n in _target_names(t)]
+            return out
+        return [(n, None) for n in _target_names(target)]
+    return []
+
+
+def _plain_value(value: cst.BaseExpression, plain: Set[str] = frozenset()) -> bool:
     if isinstance(value, (cst.Integer, cst.Float, cst.BaseString, cst.Comparison)):
         return True
-    if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
+    if isinstance(value, cst.Name) and (value.value in ("None", "True", "False") or value.value in plain):
         return True
+    if isinstance(value, cst.BinaryOperation):
+        return _plain_value(value.left, plain) and _plain_value(value.right, plain)
+    if isinstance(value, cst.UnaryOperation):
+        return _plain_value(value.expression, plain)
     if isinstance(value, cst.Call):
         return _plain_call(value)
     if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Call):
@@ -316,5 +362,5 @@ def _plain_value(value: cst.BaseExpression) -> bool:
             and idx.value.value == "1"
         )
     if isinstance(value, (cst.Tuple, cst.List)):
-        return all(_plain_value(e.value) for e in value.elements)
+        return all(_plain_value(e.value, plain) for e in value.elements)
     return False

@@ -68,8 +68,10 @@ def make_versions(program: Program) -> Dict[str, Version]:
     out: Dict[str, Version] = {}
     for name, unsafe in (("fixed", False), ("unsafe", True)):
         result = fix_source(program.source, path, settings, unsafe=unsafe)
-        again = fix_source(result.source, path, settings, unsafe=unsafe)
-        out[name] = Version(result.source, Counter(result.fixed), converged=again.source == result.source)
+        converged = True
+        if result.source != program.source:  # a second --fix must change nothing
+            converged = fix_source(result.source, path, settings, unsafe=unsafe).source == result.source
+        out[name] = Version(result.source, Counter(result.fixed), converged=converged)
     codes = frozenset(migrations())
     migrated = migrate_source(program.source, path, LintSettings(codes))
     out["migrated"] = Version(migrated.source, Counter(migrated.fixed))
@@ -184,9 +186,23 @@ def _raised_at_fix(program: Program, original: dict) -> bool:
     return any(f.start[0] <= line <= f.end[0] for f in findings if f.fix is not None)
 
 
+def _versions_of(programs: Sequence[Program]) -> List[Dict[str, Version]]:
+    return [make_versions(p) for p in programs]
+
+
 def oracle(programs: Iterable[Program], batch: int = 60, workers: int = 2) -> List[Judged]:
     programs = list(programs)
-    versions = {p.name: make_versions(p) for p in programs}
+    if workers > 1 and len(programs) > 100:
+        # fixing is pure Python and CPU-bound: one process per core
+        import concurrent.futures
+        import multiprocessing
+
+        chunks = [programs[i::workers] for i in range(workers)]
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            done = list(pool.map(_versions_of, chunks))
+        versions = {p.name: v for chunk, vs in zip(chunks, done) for p, v in zip(chunk, vs)}
+    else:
+        versions = {p.name: make_versions(p) for p in programs}
     sources: List[Tuple[str, str]] = []
     for p in programs:
         sources.append((f"{p.name}@original", p.source))
