@@ -372,7 +372,7 @@ def test_fixture_text_report(fixture_results):
     assert lines[3:6] == [
         "  14:1 GL302 CONFIRMED",
         "        `backbone`: 4 → 4 of 4 parameters require grad across line 14",
-        "    fix: INTENDED CHANGE (safe: Call `backbone.requires_grad_(False)`)",
+        "    fix: INTENDED CHANGE (unsafe: Call `backbone.requires_grad_(False)`)",
     ]
     assert lines[-1] == "1 file, 1 finding: 1 confirmed; 1 fix: 1 intended change."
 
