@@ -32,6 +32,8 @@ GL001_HEAD = "import torch\nfrom torch.autograd import Variable\n"
             "safe",
         ),
         ("def f(m, batches):\n    total = 0.0\n    for x in batches:\n        total += m(Variable(x, volatile=True)).sum()\n    return total\n", "unsafe"),
+        # read through `.data`: no graph
+        ("def f(m, batches):\n    total = 0.0\n    for x in batches:\n        total += m(Variable(x, volatile=True)).sum().data[0]\n    return total\n", "safe"),
         # the result reaches a caller, a helper, a list passed in, a buffer, a closure
         ("def f(m, x):\n    return m(Variable(x, volatile=True))\n", "unsafe"),
         ("def f(m, x):\n    backprop(m(Variable(x, volatile=True)))\n", "unsafe"),
@@ -133,6 +135,9 @@ def test_gl002_requires_grad_on_a_shared_base_keeps_two_leaves():
     [
         ("loss = out.mean()\nprint(loss.data[0])\n", "safe"),
         ("print(out.sum().data[0])\n", "safe"),
+        # a functional loss with its default reduction is 0-dim; with reduction="none" it is not
+        ("import torch.nn.functional as F\nloss = F.cross_entropy(out, y)\nprint(loss.data[0])\n", "safe"),
+        ("import torch.nn.functional as F\nloss = F.cross_entropy(out, y, reduction='none')\nprint(loss.data[0])\n", "unsafe"),
         ("print(loss.data[0])\n", "unsafe"),  # maybe a one-element tensor: printed differently
         ("loss = out.mean(0)\nprint(loss.data[0])\n", "unsafe"),  # n elements: .item() raises
         ("loss = out.mean()\nloss = loss * 2\nprint(loss.data[0])\n", "unsafe"),  # bound twice

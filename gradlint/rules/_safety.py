@@ -363,4 +363,10 @@ def _plain_value(value: cst.BaseExpression, plain: Set[str] = frozenset()) -> bo
         )
     if isinstance(value, (cst.Tuple, cst.List)):
         return all(_plain_value(e.value, plain) for e in value.elements)
+    # ``loss.data[0]``, ``out.data``: what `.data` gives has no autograd history
+    base = value
+    while isinstance(base, (cst.Subscript, cst.Attribute)):
+        if isinstance(base, cst.Attribute) and base.attr.value == "data":
+            return True
+        base = base.value
     return False

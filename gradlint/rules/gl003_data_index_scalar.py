@@ -62,11 +62,28 @@ def is_scalar_data_read(ctx, node: cst.Subscript) -> bool:
 _ZERO_DIM_REDUCTIONS = frozenset({"sum", "mean", "norm", "std", "var", "prod", "max", "min", "amax", "amin", "logsumexp"})
 
 
+# ``torch.nn.functional`` losses: 0-dim unless ``reduction``/``reduce`` says otherwise.
+_FUNCTIONAL_LOSSES = frozenset(
+    f"torch.nn.functional.{n}"
+    for n in (
+        "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+        "binary_cross_entropy_with_logits kl_div poisson_nll_loss gaussian_nll_loss hinge_embedding_loss "
+        "margin_ranking_loss multilabel_margin_loss multilabel_soft_margin_loss multi_margin_loss "
+        "soft_margin_loss cosine_embedding_loss triplet_margin_loss ctc_loss"
+    ).split()
+)
+
+
 def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
     """Evidence that ``receiver`` is a 0-dim tensor: a reduction called with no argument
-    (``out.sum()``), or a name bound once in its scope, to such a reduction."""
+    (``out.sum()``), a ``torch.nn.functional`` loss with its default reduction, or a
+    name bound once in its scope, to one of those."""
     if isinstance(receiver, cst.Call):
         func = receiver.func
+        if isinstance(func, (cst.Name, cst.Attribute)) and ctx.refers_to(func, _FUNCTIONAL_LOSSES):
+            return not any(a.keyword is not None and a.keyword.value in ("reduction", "reduce") for a in receiver.args) and not any(
+                a.star for a in receiver.args
+            )
         return isinstance(func, cst.Attribute) and func.attr.value in _ZERO_DIM_REDUCTIONS and not receiver.args
     if isinstance(receiver, cst.Name) and depth == 0:
         sem = ctx.semantic
