@@ -18,9 +18,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from oracle.runner import Program
 
-# -- where the flagged value goes -------------------------------------------------
-# Each flow: (statement that ends the body, code the caller runs with the call
-# expression CALL, kinds of shapes it needs: "return", "yield" or None).
+# What every template program starts with (after its `torch` binding).
 SETUP = """\
 from torch import nn, optim, randn, zeros, tensor
 import asyncio, contextlib, functools
@@ -48,6 +46,9 @@ buf = zeros(3, 2)
 holder = type("Holder", (), {})()
 """
 
+# -- where the flagged value goes -------------------------------------------------
+# Each flow: (statement that ends the body, code the caller runs with the call
+# expression CALL, what the shape must allow: "return", "yield" or None).
 FLOWS: Dict[str, Tuple[str, str, Optional[str]]] = {
     "printed": ('print(f"{float(out.sum()):.4f}")', "CALL", None),
     "returned-backprop": ("return out", "backprop(CALL)", "return"),
@@ -66,8 +67,8 @@ FLOWS: Dict[str, Tuple[str, str, Optional[str]]] = {
 CALLBACK = "def on_output(t):\n    backprop(t)\n"
 
 # -- the shape of the function that holds the finding -----------------------------
-# Each: (definition with BODY indented by 8 for methods / 4 for functions, CALL, what
-# HOLDER is inside and outside, flows kinds it supports, whether it is a class).
+# Each: (definition, with BODYn where the body goes indented by n, the call, the
+# flow kinds it allows).
 SHAPES = {
     "def": ("def f(model, x, sink):\nBODY4", "f(model, x, sink)", {"return"}),
     "generator": ("def f(model, x, sink):\nBODY4\n    yield None", "list(f(model, x, sink))", {"yield"}),
@@ -120,9 +121,7 @@ def compose(site: str, flow: str, shape: str, torch_name: str, head: str = "") -
     definition, call, supports = SHAPES[shape]
     if needs is not None and needs not in supports:
         return None
-    if shape == "generator" and needs is None and flow != "printed":
-        pass
-    if shape == "module" and flow in ("raised",):
+    if shape == "module" and flow == "raised":
         return None
     if torch_name == "class-attribute" and shape not in CLASS_SHAPES:
         return None
@@ -131,8 +130,8 @@ def compose(site: str, flow: str, shape: str, torch_name: str, head: str = "") -
     body = f"{site}\n{end}"
     if shape == "generator" and flow == "yielded":
         definition = definition.replace("\n    yield None", "")
-    if shape in ("property", "lru_cache", "module"):
-        body = body.replace("sink += [out]", "sink.extend([out])") if shape == "module" else body
+    if shape == "module":
+        body = body.replace("sink += [out]", "sink.extend([out])")
     holder_in, holder_out = "holder", "holder"
     if shape == "super-method":
         holder_in = "self"
@@ -157,15 +156,14 @@ def compose(site: str, flow: str, shape: str, torch_name: str, head: str = "") -
         parts.append(CALLBACK)
     parts.append("\ndef with_cm(cm):\n    with cm:\n        pass\n")
     if shape == "super-method" or (shape == "property" and flow == "stored-on-self"):
-        parts.append(definition + "\n\nnet = Net()\n" if shape == "super-method" else definition + "\n\nnet = Net()\n")
+        parts.append(definition + "\n\nnet = Net()\n")
     else:
         parts.append(definition + "\n")
     if torch_name == "imported-later":
         parts.append("import torch\n")
-    if shape == "module":
-        parts.append(f"\n\ndef run():\n    {caller.replace('None', 'pass', 1) if caller.startswith('None') else caller.replace('None', 'None')}\n    return model.weight\n")
-    else:
-        parts.append(f"\n\ndef run():\n    {caller}\n    return model.weight\n")
+    if shape == "module" and caller.startswith("None"):
+        caller = caller.replace("None", "pass", 1)  # the code ran when the module was executed
+    parts.append(f"\n\ndef run():\n    {caller}\n    return model.weight\n")
     return "\n".join(p.strip("\n") + "\n" for p in parts if p)
 
 
