@@ -144,6 +144,14 @@ class RuleDoc:
     examples: Tuple[Example, ...]
     probe: Optional[Probe]
     verify: Tuple[Claim, ...] = ()
+    # Why ``gradlint migrate`` applies this rule's unsafe fixes too (``migrate = "trusted"``):
+    # in code written for PyTorch <= 0.3 they restore what the code did then. Empty: migrate
+    # applies only the fixes ``check --fix`` calls safe.
+    migrate_trust: str = ""
+
+    @property
+    def migrate_trusted(self) -> bool:
+        return bool(self.migrate_trust)
 
     @property
     def url(self) -> str:
@@ -175,7 +183,11 @@ _OPTIONAL = {
     "known_problems": str,
     "probe": dict,
     "verify": list,
+    "migrate": str,
+    "migrate_trust": str,
 }
+# What ``migrate`` may do with a rule's fixes beyond the safe ones.
+MIGRATE_MARKS = ("trusted",)
 
 
 def _check_keys(where: str, table: Mapping[str, Any], required: Mapping[str, type], optional: Mapping[str, type]) -> None:
@@ -256,6 +268,15 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         raise CatalogError(f"{where}: fix must be one of {', '.join(FIX_SAFETIES)}")
     if raw["fix"] != "none" and "fix_title" not in raw:
         raise CatalogError(f"{where}: a fixable rule needs 'fix_title'")
+    if "migrate" in raw:
+        if raw["migrate"] not in MIGRATE_MARKS:
+            raise CatalogError(f"{where}: migrate must be one of {', '.join(MIGRATE_MARKS)}")
+        if raw["fix"] == "none" or raw["fix"] == "safe":
+            raise CatalogError(f"{where}: migrate = 'trusted' needs a rule whose fixes can be unsafe")
+        if not raw.get("migrate_trust", "").strip():
+            raise CatalogError(f"{where}: migrate = 'trusted' needs 'migrate_trust' saying why")
+    elif "migrate_trust" in raw:
+        raise CatalogError(f"{where}: 'migrate_trust' without migrate = 'trusted'")
     examples = tuple(_parse_example(f"{where}: examples[{i}]", ex) for i, ex in enumerate(raw["examples"]))
     if not examples:
         raise CatalogError(f"{where}: at least one example is needed")
@@ -281,6 +302,7 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         examples=examples,
         probe=probe,
         verify=claims,
+        migrate_trust=" ".join(raw.get("migrate_trust", "").split()),
     )
 
 

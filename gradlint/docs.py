@@ -66,6 +66,12 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
         doc.fix_safety,
         "",
     ]
+    if doc.migrate_trusted:
+        parts += [
+            "`gradlint migrate` applies this rule's unsafe fixes as well, because the catalog trusts them "
+            "for legacy code ([the contract](../fixes.md)): " + doc.migrate_trust,
+            "",
+        ]
     if doc.known_problems:
         parts += [f"{h2} Known problems", "", doc.known_problems, ""]
     if doc.probe is not None or doc.verify:

@@ -35,11 +35,10 @@ class Migration:
     code: str
     # What the summary calls it when the catalog name does not say.
     label: Optional[str] = None
-    # Why migrate applies this rule's fix although ``check --fix`` calls it unsafe;
-    # None: the catalog's fix safety holds here too.
-    trusted: Optional[str] = None
 
 
+# Which unsafe fixes migrate applies as well is the catalog's word (``migrate = "trusted"``,
+# with the reason in ``migrate_trust``): see ``trusted_codes``.
 MIGRATIONS = (
     Migration(ASYNC_ARGUMENT),
     Migration("GL001"),
@@ -47,16 +46,14 @@ MIGRATIONS = (
     Migration("GL003"),
     # No rewrite: ``x.volatile`` reads are listed for a human.
     Migration("GL004"),
-    Migration(
-        "GL202",
-        trusted=(
-            "`p.data.add_(-lr, g)` and `with torch.no_grad(): p.add_(g, alpha=-lr)` update `p` bitwise "
-            "equally (torch-grad-facts 11); the new form only adds the version-counter check, which turns "
-            "a silently wrong gradient into an error. `check --fix` keeps the fix unsafe because outside "
-            "optimizer-style updates that error can surface."
-        ),
-    ),
+    Migration("GL202"),
 )
+
+
+def trusted_codes() -> frozenset:
+    """The migrations whose unsafe fixes migrate applies too (the catalog marks them)."""
+    known = catalog.load()
+    return frozenset(code for code in migrations() if known[code].migrate_trusted)
 
 
 def migrations() -> Dict[str, Migration]:
@@ -132,7 +129,7 @@ def migrate_source(
     reason = _not_python3(text, path)
     if reason is not None:
         return MigratedSource(source, skipped=reason)
-    trusted = frozenset(code for code in codes if available[code].trusted)
+    trusted = codes & trusted_codes()
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
     lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
     result = fix_source(text, path, lint_settings, unsafe=unsafe, trusted=trusted, gate=gate)

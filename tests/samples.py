@@ -16,7 +16,7 @@ LEGACY = textwrap.dedent(
 
 
     def log(loss):
-        print(loss.data[0])
+        print(loss.sum().data[0])
     """
 )
 LEGACY_FIXED = textwrap.dedent(
@@ -31,7 +31,7 @@ LEGACY_FIXED = textwrap.dedent(
 
 
     def log(loss):
-        print(loss.item())
+        print(loss.sum().item())
     """
 )
 GL001_MESSAGE = (
@@ -39,4 +39,4 @@ GL001_MESSAGE = (
     "use `torch.no_grad()`"
 )
 GL002_MESSAGE = "`Variable(...)` has been deprecated since PyTorch 0.4 and now returns `x.detach()`"
-GL003_MESSAGE = "`loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.item()`"
+GL003_MESSAGE = "`loss.sum().data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.sum().item()`"

@@ -26,7 +26,7 @@ LEGACY = textwrap.dedent(
 
 
     def log(loss, x):
-        print(loss.data[0])
+        print(loss.sum().data[0])
         return Variable(x)
     """
 )
@@ -99,7 +99,7 @@ def test_a_changed_file_is_checked_again_even_with_the_same_size_and_mtime(proje
     legacy = project / "legacy.py"
     assert "GL003" in run().stdout
     st = legacy.stat()
-    legacy.write_text(LEGACY.replace("loss.data[0]", "loss.item() "))  # same length
+    legacy.write_text(LEGACY.replace("loss.sum().data[0]", "loss.sum().item() "))  # same length
     os.utime(legacy, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert legacy.stat().st_size == st.st_size and legacy.stat().st_mtime_ns == st.st_mtime_ns
     out = run().stdout
@@ -268,7 +268,7 @@ def test_fix_uses_the_cache_only_for_files_with_nothing_to_fix(project, monkeypa
     monkeypatch.setattr(gradlint.scheduler, "lint_file", lambda *a, **k: fixed.append(str(a[0])) or real(*a, **k))
     result = run("--fix")
     assert fixed == ["legacy.py"]
-    assert "loss.item()" in (project / "legacy.py").read_text()
+    assert "loss.sum().item()" in (project / "legacy.py").read_text()
     assert result.exit_code == 0
 
 

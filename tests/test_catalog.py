@@ -90,11 +90,21 @@ def _entry(**changes):
         ({"examples": []}, "at least one example"),
         ({"verify": [{"claim": "records-graph", "region": "nowhere"}]}, "verify[0]: 'region' must be one of"),
         ({"verify": ["raises"]}, "verify[0]: must be a table"),
+        ({"fix": "unsafe", "fix_title": "t", "migrate": "always"}, "migrate must be one of trusted"),
+        ({"fix": "safe", "fix_title": "t", "migrate": "trusted", "migrate_trust": "w"}, "needs a rule whose fixes can be unsafe"),
+        ({"fix": "varies", "fix_title": "t", "migrate": "trusted"}, "needs 'migrate_trust' saying why"),
+        ({"fix": "unsafe", "fix_title": "t", "migrate_trust": "w"}, "'migrate_trust' without migrate = 'trusted'"),
     ],
 )
 def test_malformed_entries_are_rejected(changes, error):
     with pytest.raises(CatalogError, match=re.escape(error)):
         parse_entry("rules/GL999.toml", _entry(**changes))
+
+
+def test_trusted_migrations_carry_their_reason():
+    doc = parse_entry("rules/GL999.toml", _entry(fix="unsafe", fix_title="t", migrate="trusted", migrate_trust="restores\n  0.3"))
+    assert doc.migrate_trusted and doc.migrate_trust == "restores 0.3"
+    assert not parse_entry("rules/GL999.toml", _entry()).migrate_trusted
 
 
 def test_lookup_by_code_or_name():

@@ -36,8 +36,8 @@ def test_text_output_exit_1_and_summary(project):
     assert result.stdout.splitlines() == [
         "legacy.py:6:17: GL001 [*] `volatile=True` has been ignored since PyTorch 0.4: this call still records an "
         "autograd graph; use `torch.no_grad()`",
-        "legacy.py:11:11: GL003 [*] `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises "
-        "IndexError; use `loss.item()`",
+        "legacy.py:11:11: GL003 [*] `loss.sum().data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises "
+        "IndexError; use `loss.sum().item()`",
         "Found 2 problems (2 fixable with --fix).",
     ]
 
@@ -139,7 +139,7 @@ def test_json_output_shape(project):
     assert "model(x.detach())" in text
     assert "Variable" not in text
     assert items[1]["fix"]["edits"] == [
-        {"content": "item()", "location": {"row": 11, "column": 16}, "end_location": {"row": 11, "column": 23}}
+        {"content": "item()", "location": {"row": 11, "column": 22}, "end_location": {"row": 11, "column": 29}}
     ]
 
 
@@ -201,8 +201,8 @@ def test_config_select_and_per_file_ignores(project):
     (project / "scripts" / "run.py").write_text(LEGACY)
     result = run("check", "-q")
     assert result.stdout.splitlines() == [
-        "legacy.py:11:11: GL003 [*] `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises "
-        "IndexError; use `loss.item()`"
+        "legacy.py:11:11: GL003 [*] `loss.sum().data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises "
+        "IndexError; use `loss.sum().item()`"
     ]
     # CLI --select replaces the configured selection
     assert "GL001" in run("check", "-q", "--select", "GL001", "legacy.py").stdout
@@ -261,7 +261,7 @@ def test_explicit_config_file(project):
 def test_rules_and_explain(project):
     table = run("rules").stdout.splitlines()
     assert table[0].split() == ["CODE", "NAME", "DEFAULT", "FIX", "SUMMARY"]
-    assert table[2].split()[:4] == ["GL001", "volatile-flag", "on", "safe"]
+    assert table[2].split()[:4] == ["GL001", "volatile-flag", "on", "varies"]
     text = run("explain", "GL001").stdout
     assert text.startswith("# volatile-flag (GL001)\n")
     for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety", "## References"):
@@ -270,7 +270,7 @@ def test_rules_and_explain(project):
     bad = run("explain", "GL999")
     assert bad.exit_code == 2 and bad.stderr == "error: unknown rule 'GL999' (see `gradlint rules`)\n"
     rows = json.loads(run("rules", "--output-format", "json").stdout)
-    assert rows[1]["code"] == "GL001" and rows[1]["fix"] == "safe"
+    assert rows[1]["code"] == "GL001" and rows[1]["fix"] == "varies"
 
 
 def test_version(project):

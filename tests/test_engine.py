@@ -61,7 +61,7 @@ def test_decorator_and_inner_fixes_compose():
         def evaluate(model, a, b):
             x = Variable(torch.from_numpy(a), volatile=True)
             y = Variable(torch.from_numpy(b), volatile=True)
-            return model(x, y).data[0] + loss.data[0]
+            print(model(x, y).data[0] + loss.sum().data[0])
     """
     assert fix(src) == (
         "import torch\n"
@@ -70,7 +70,7 @@ def test_decorator_and_inner_fixes_compose():
         "def evaluate(model, a, b):\n"
         "    x = torch.from_numpy(a)\n"
         "    y = torch.from_numpy(b)\n"
-        "    return model(x, y).data[0] + loss.item()\n"
+        "    print(model(x, y).data[0] + loss.sum().item())\n"
     )
 
 
@@ -79,14 +79,14 @@ def test_fix_adds_import_torch_when_missing():
         from torch.autograd import Variable
 
         def predict(net, batch):
-            return net(Variable(batch, volatile=True))
+            return net(Variable(batch, volatile=True)).argmax(1)
     """
     assert fix(src) == (
         "import torch\n"
         "\n"
         "@torch.no_grad()\n"
         "def predict(net, batch):\n"
-        "    return net(batch.detach())\n"
+        "    return net(batch.detach()).argmax(1)\n"
     )
 
 
@@ -96,7 +96,7 @@ def test_fix_uses_existing_torch_alias():
         from torch.autograd import Variable
 
         def predict(net, batch):
-            return net(Variable(batch, volatile=True))
+            return net(Variable(batch, volatile=True)).argmax(1)
     """
     assert "@T.no_grad()\n" in fix(src)
     assert "import torch\n" not in fix(src)
@@ -110,7 +110,7 @@ def test_fix_grad_guard_option():
         from torch.autograd import Variable
 
         def predict(net, batch):
-            return net(Variable(batch, volatile=True))
+            return net(Variable(batch, volatile=True)).argmax(1)
     """
     assert "@torch.inference_mode()\n" in fix(src, options=RuleOptions(fix_grad_guard="inference_mode"))
 
@@ -166,14 +166,10 @@ def test_comment_above_a_removed_last_statement_is_kept():
     assert fix(src) == "import torch\ndef f():\n    return torch.zeros(3)\n# the end\n"
 
 
-def test_trusted_codes_get_their_unsafe_fixes_applied(monkeypatch):
-    import dataclasses
-
-    from gradlint import catalog
+def test_trusted_codes_get_their_unsafe_fixes_applied():
     from gradlint.engine import fix_source
 
-    docs = catalog.load()
-    monkeypatch.setitem(docs, "GL003", dataclasses.replace(docs["GL003"], fix="unsafe"))
+    # nothing says `loss` is 0-dim: GL003's fix is unsafe here
     src = "def f(loss):\n    return loss.data[0]\n"
     settings = settings_for(["GL003"])
     assert fix_source(src, "t.py", settings).source == src

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from gradlint.cli import main
 from gradlint.files import ReadError, WriteError, decode, read_source, write_source
 
-SRC = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(loss):\n    return loss.data[0]\n"
-FIXED = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(loss):\n    return loss.item()\n"
+SRC = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(loss):\n    return loss.sum().data[0]\n"
+FIXED = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(loss):\n    return loss.sum().item()\n"
 
 
 def fix(path):
@@ -33,7 +33,7 @@ def test_mixed_newlines_are_kept_line_by_line(tmp_path):
     data = "".join(line.replace("\n", "\r\n") if i % 2 else line for i, line in enumerate(lines))
     path.write_bytes(data.encode())
     fix(path)
-    assert path.read_bytes() == data.replace("loss.data[0]", "loss.item()").encode()
+    assert path.read_bytes() == data.replace("loss.sum().data[0]", "loss.sum().item()").encode()
 
 
 def test_utf8_bom_is_kept(tmp_path):

@@ -358,7 +358,7 @@ def test_bom_crlf_and_mixed_newlines_are_checked_fixed_and_migrated_in_place(pro
         # Each kept line keeps its own ending; the inserted decorator takes the first line's.
         expected = (
             b"import torch\n\n\r\n@torch.no_grad()\ndef evaluate(model, x):\n    out = model(x.detach())\r\n"
-            b"    return out.max(1)[1]\n\r\n\ndef log(loss):\r\n    print(loss.item())\n"
+            b"    return out.max(1)[1]\n\r\n\ndef log(loss):\r\n    print(loss.sum().item())\n"
         )
     else:
         expected = encode(LEGACY_FIXED)
@@ -398,15 +398,15 @@ def test_lone_surrogate_in_a_notebook_cell(project):
 def test_notebook_with_20_mb_of_outputs_is_fixed_in_its_code_only(project):
     picture = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo" * (2 << 20)}}
     cells = [
-        {"cell_type": "raw", "metadata": {}, "source": "x = loss.data[0]"},
-        {"cell_type": "code", "metadata": {}, "outputs": [picture], "execution_count": 1, "source": ["print(loss.data[0])\n"]},
-        {"cell_type": "Code", "metadata": {}, "source": "x = loss.data[0]"},  # not a code cell: "Code"
+        {"cell_type": "raw", "metadata": {}, "source": "x = loss.sum().data[0]"},
+        {"cell_type": "code", "metadata": {}, "outputs": [picture], "execution_count": 1, "source": ["print(loss.sum().data[0])\n"]},
+        {"cell_type": "Code", "metadata": {}, "source": "x = loss.sum().data[0]"},  # not a code cell: "Code"
     ]
     data = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1).encode()
     (project / "report.ipynb").write_bytes(data)
     result = run("check", "-q", "--fix", "report.ipynb")
     assert (result.exit_code, result.stdout) == (0, "")
-    assert (project / "report.ipynb").read_bytes() == data.replace(b"print(loss.data[0])", b"print(loss.item())")
+    assert (project / "report.ipynb").read_bytes() == data.replace(b"print(loss.sum().data[0])", b"print(loss.sum().item())")
 
 
 @pytest.mark.parametrize(

@@ -69,7 +69,7 @@ EVAL_CELLS = [
     ("%matplotlib inline\nimport torch\nfrom torch.autograd import Variable", None),
     ("# Evaluation\nNotes on the *validation* run — é", "markdown"),
     (
-        "def evaluate(model, x):\n    %time warm = model(x)\n    out = model(Variable(x, volatile=True))\n    return out",
+        "def evaluate(model, x):\n    %time warm = model(x)\n    out = model(Variable(x, volatile=True))\n    return out.argmax(1)",
         [{"name": "stdout", "output_type": "stream", "text": ["CPU times: user 1 ms\n"]}],
     ),
     ("%%time\nloss = model(x).sum()\nprint(loss.data[0], 'température')", None),
@@ -80,7 +80,7 @@ EVAL_CELLS = [
 ]
 EVAL_FIXED = {
     1: "%matplotlib inline\nimport torch",
-    3: "@torch.no_grad()\ndef evaluate(model, x):\n    %time warm = model(x)\n    out = model(x.detach())\n    return out",
+    3: "@torch.no_grad()\ndef evaluate(model, x):\n    %time warm = model(x)\n    out = model(x.detach())\n    return out.argmax(1)",
     4: "%%time\nloss = model(x).sum()\nprint(loss.item(), 'température')",
     6: "files = !ls\nx = x2.detach()",
 }
@@ -280,7 +280,7 @@ def test_fix_adds_an_import_to_another_cell(here):
         [
             code("from torch.autograd import Variable"),
             markdown("## Eval"),
-            code("def evaluate(model, x):\n    return model(Variable(x, volatile=True))"),
+            code("def evaluate(model, x):\n    return model(Variable(x, volatile=True)).argmax(1)"),
         ]
     )
     path = here / "nb.ipynb"
@@ -290,7 +290,7 @@ def test_fix_adds_an_import_to_another_cell(here):
     assert ["".join(c["source"]) for c in fixed["cells"]] == [
         "import torch",
         "## Eval",
-        "@torch.no_grad()\ndef evaluate(model, x):\n    return model(x.detach())",
+        "@torch.no_grad()\ndef evaluate(model, x):\n    return model(x.detach()).argmax(1)",
     ]
 
 
@@ -316,7 +316,7 @@ class _WrapInNoGrad(Rule):
         for stmt, nxt in zip(body, body[1:]):
             if "model(" in self.ctx.code_for(stmt):
                 edit = self.wrap(stmt, nxt, lambda stmts: codegen.wrap_in_with(stmts, "torch.no_grad()"))
-                self.report(stmt, fix=self.fix(edit, title="wrap"), receiver="model")
+                self.report(stmt, fix=self.fix(edit, title="wrap", applicability="safe"), receiver="model")
 
 
 @pytest.fixture

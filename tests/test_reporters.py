@@ -60,14 +60,14 @@ GL003 [*] {GL003_MESSAGE}
  --> legacy.py:11:11
    |
 10 | def log(loss):
-11 |     print(loss.data[0])
-   |           ^^^^^^^^^^^^
+11 |     print(loss.sum().data[0])
+   |           ^^^^^^^^^^^^^^^^^^
    |
-help: Replace with `loss.item()`
+help: Replace with `loss.sum().item()`
    |
 10 | def log(loss):
-   -     print(loss.data[0])
-11 +     print(loss.item())
+   -     print(loss.sum().data[0])
+11 +     print(loss.sum().item())
    |
 
 Found 2 problems (2 fixable with --fix).
@@ -205,8 +205,8 @@ def test_github_workflow_commands(project):
     assert result.stdout.splitlines() == [
         f"::error file=legacy.py,line=6,col=17,endLine=6,endColumn=43,title=GL001::{GL001_MESSAGE}"
         "%0Afix: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`",
-        f"::error file=legacy.py,line=11,col=11,endLine=11,endColumn=23,title=GL003::{GL003_MESSAGE}"
-        "%0Afix: Replace with `loss.item()`",
+        f"::error file=legacy.py,line=11,col=11,endLine=11,endColumn=29,title=GL003::{GL003_MESSAGE}"
+        "%0Afix: Replace with `loss.sum().item()`",
     ]
 
 
@@ -274,13 +274,13 @@ def test_sarif_is_schema_valid_and_carries_rule_metadata(project, sarif_validato
     }
     assert results[2]["fixes"] == [
         {
-            "description": {"text": "Replace with `loss.item()`"},
+            "description": {"text": "Replace with `loss.sum().item()`"},
             "artifactChanges": [
                 {
                     "artifactLocation": {"uri": "legacy.py", "uriBaseId": "%SRCROOT%"},
                     "replacements": [
                         {
-                            "deletedRegion": {"startLine": 11, "startColumn": 16, "endLine": 11, "endColumn": 23},
+                            "deletedRegion": {"startLine": 11, "startColumn": 22, "endLine": 11, "endColumn": 29},
                             "insertedContent": {"text": "item()"},
                         }
                     ],

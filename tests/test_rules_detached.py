@@ -196,7 +196,9 @@ def sgd(params, lr):
         # ...but with a tensor that may require grad it does
         ("p.grad.data.add_(wd, p.data)\n", "with torch.no_grad():\n    p.grad.add_(p, alpha=wd)\n"),
         ("p.grad.data *= scale\n", "with torch.no_grad():\n    p.grad *= scale\n"),
-        ("p.data[0] = 0\n", "with torch.no_grad():\n    p[0] = 0\n"),
+        # an index after `.data` of what may be no tensor (a PackedSequence's `packed.data[0]`
+        # is a row; `packed[0]` the whole data): no fix
+        ("p.data[0] = 0\n", "p.data[0] = 0\n"),
         # consecutive edits share one block
         (
             "p.data.add_(-lr, p.grad.data)\np.grad.data.zero_()\n",

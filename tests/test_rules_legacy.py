@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from harness import fix, lint, messages
@@ -59,8 +61,8 @@ def test_gl001_findings(src, expected):
         ),
         # existing decorators stay outermost
         (
-            "import torch\nfrom torch.autograd import Variable\nclass A:\n    @staticmethod\n    def f(m, x):\n        return m(Variable(torch.Tensor(x), volatile=True))\n",
-            "import torch\nclass A:\n    @staticmethod\n    @torch.no_grad()\n    def f(m, x):\n        return m(torch.Tensor(x))\n",
+            "import torch\nfrom torch.autograd import Variable\nclass A:\n    @staticmethod\n    def f(m, x):\n        print(m(Variable(torch.Tensor(x), volatile=True)))\n",
+            "import torch\nclass A:\n    @staticmethod\n    @torch.no_grad()\n    def f(m, x):\n        print(m(torch.Tensor(x)))\n",
         ),
         # a single self-assignment disappears
         (
@@ -145,7 +147,9 @@ def test_gl002_dataloader_batches_are_plain():
                 x = Variable(batch[0])
                 y = Variable(batch["label"].to("cuda"))
     """
-    assert fix(src, select=["GL002"]) == (
+    # A loader's batches are judged graph-free by their names only: the removal is unsafe.
+    assert fix(src, select=["GL002"]) == textwrap.dedent(src)
+    assert fix(src, select=["GL002"], unsafe=True) == (
         "import torch\n"
         "\n"
         "def train(model, train_loader, dataloaders, phase):\n"
@@ -247,7 +251,12 @@ def test_gl003_scalar_vs_row(line, flagged):
 
 def test_gl003_fix_and_position():
     assert lint("x = 1\nprint(loss.data[0])\n", select=["GL003"]) == [(2, 7, "GL003")]
-    assert fix("print(loss.data[0])\n", select=["GL003"]) == "print(loss.item())\n"
+    # nothing says `loss` is 0-dim: on a one-element tensor `.item()` changes what is printed
+    assert fix("print(loss.data[0])\n", select=["GL003"]) == "print(loss.data[0])\n"
+    assert fix("print(loss.data[0])\n", select=["GL003"], unsafe=True) == "print(loss.item())\n"
+    # a reduction called without arguments is 0-dim: the original raises, the fix runs
+    assert fix("loss = out.mean()\nprint(loss.data[0])\n", select=["GL003"]) == "loss = out.mean()\nprint(loss.item())\n"
+    assert fix("loss = out.mean(0)\nprint(loss.data[0])\n", select=["GL003"]) == "loss = out.mean(0)\nprint(loss.data[0])\n"
     assert fix("v = (a + b).sum().data[0] + 1\n", select=["GL003"]) == "v = (a + b).sum().item() + 1\n"
 
 
@@ -330,4 +339,6 @@ def test_gl001_no_grad_decorator_only_where_torch_is_the_module():
     assert lint(src, ["GL001"]) == [(7, 18, "GL001")]
     assert fix(src, ["GL001"]) == src  # `@torch.no_grad()` would be None's attribute
     param = src.replace("torch = None\n", "").replace("(model, x)", "(model, x, torch=torch)")
-    assert fix(param, ["GL001"]).startswith("import torch\n\n\n@torch.no_grad()\ndef evaluate(model, x, torch=torch):")
+    # the output is returned: a caller may backpropagate through it, so the fix is unsafe
+    assert fix(param, ["GL001"]) == param
+    assert fix(param, ["GL001"], unsafe=True).startswith("import torch\n\n\n@torch.no_grad()\ndef evaluate(model, x, torch=torch):")

@@ -6,6 +6,8 @@ import textwrap
 
 import pytest
 
+from gradlint.engine import LintSettings, lint_source
+
 from harness import fix, lint, messages
 
 LOOP = """\
@@ -86,19 +88,18 @@ def test_gl301_negatives(code):
 @pytest.mark.parametrize(
     "code,fixed",
     [
-        ("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\n", "    total += loss.item()\n"),
-        ("total = 0\nfor x, y in loader:\n" + STEP + "    total = total + loss\n", "    total = total + loss.item()\n"),
-        ("total = 0.\nfor x, y in loader:\n" + STEP + "    total += loss * x.size(0)\n", "    total += loss.item() * x.size(0)\n"),
+        # `.detach()`, never `.item()`: the total stays a tensor, printed and summed as before
+        ("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\n", "    total += loss.detach()\n"),
+        ("total = 0\nfor x, y in loader:\n" + STEP + "    total = total + loss\n", "    total = total + loss.detach()\n"),
+        ("total = 0.\nfor x, y in loader:\n" + STEP + "    total += loss * x.size(0)\n", "    total += loss.detach() * x.size(0)\n"),
         ("total = torch.zeros(())\nfor x, y in loader:\n" + STEP + "    total += loss\n", "    total += loss.detach()\n"),
-        # used as a tensor afterwards: a float would break `total.item()`
         (
             "total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\nprint(total.item())\n",
             "    total += loss.detach()\nprint(total.item())\n",
         ),
         ("losses = []\nfor x, y in loader:\n" + STEP + "    losses.append(loss)\n", "    losses.append(loss.detach())\n"),
-        ("for x, y in loader:\n" + STEP + "    self.total += loss\n", "    self.total += loss.detach()\n"),
-        ("total = 0.0\nfor x, y in loader:\n    total += -criterion(model(x), y)\n", "    total += -criterion(model(x), y).item()\n"),
-        ("total = 0.0\nfor x, y in loader:\n    total += (model(x) - y).abs().mean()\n", "    total += (model(x) - y).abs().mean().item()\n"),
+        ("total = 0.0\nfor x, y in loader:\n    total += -criterion(model(x), y)\n", "    total += -criterion(model(x), y).detach()\n"),
+        ("total = 0.0\nfor x, y in loader:\n    total += (model(x) - y).abs().mean()\n", "    total += (model(x) - y).abs().mean().detach()\n"),
     ],
 )
 def test_gl301_fix(code, fixed):
@@ -106,11 +107,29 @@ def test_gl301_fix(code, fixed):
     assert out.endswith(textwrap.indent(fixed, "    "))
 
 
+@pytest.mark.parametrize(
+    "code,fixed",
+    [
+        # kept on an object: another method may differentiate it
+        ("for x, y in loader:\n" + STEP + "    self.total += loss\n", "    self.total += loss.detach()\n"),
+        ("for x, y in loader:\n" + STEP + "    self.stats['loss'] += loss\n", "    self.stats['loss'] += loss.detach()\n"),
+        # returned: the caller may backpropagate the total
+        (
+            "total = 0\nfor x, y in loader:\n    total += criterion(model(x), y)\nreturn total\n",
+            "    total += criterion(model(x), y).detach()\nreturn total\n",
+        ),
+    ],
+)
+def test_gl301_fix_unsafe_where_the_total_leaves_the_function(code, fixed):
+    assert fix(train(code), ["GL301"]) == train(code)
+    assert fix(train(code), ["GL301"], unsafe=True).endswith(textwrap.indent(fixed, "    "))
+
+
 def test_gl301_message():
     assert messages(train("total = 0.0\nfor x, y in loader:\n" + STEP + "    total += loss\n"), ["GL301"]) == [
         "`total += loss` keeps the autograd graph of `loss` alive in `total` after the iteration ends "
         "(`backward()` frees its saved activations, but its graph nodes stay referenced): memory grows with "
-        "every iteration; keep `loss.item()`"
+        "every iteration; keep `loss.detach()`"
     ]
 
 
@@ -159,7 +178,9 @@ def test_gl302_modules(code):
     src = IMPORTS + code
     found = lint(src, ["GL302"])
     assert len(found) == 1, found
-    assert fix(src, ["GL302"]).count(".requires_grad_(False)") == 1
+    # freezing for real changes the gradients (the intended effect): unsafe
+    assert fix(src, ["GL302"]) == src
+    assert fix(src, ["GL302"], unsafe=True).count(".requires_grad_(False)") == 1
 
 
 @pytest.mark.parametrize(
@@ -187,11 +208,28 @@ def test_gl302_negatives(code):
 def test_gl302_fix_and_message():
     src = IMPORTS + "backbone = models.resnet50()\nbackbone.requires_grad = not finetune\n"
     assert lint(src, ["GL302"]) == [(11, 1, "GL302")]
-    assert fix(src, ["GL302"]).endswith("backbone.requires_grad_(not finetune)\n")
+    assert fix(src, ["GL302"]) == src  # `not finetune` may freeze: unsafe
+    assert fix(src, ["GL302"], unsafe=True).endswith("backbone.requires_grad_(not finetune)\n")
     assert messages(src, ["GL302"]) == [
         "`backbone.requires_grad = not finetune` only sets a plain Python attribute on the `nn.Module` `backbone`: "
         "none of its parameters changes and all still get gradients; call `backbone.requires_grad_(not finetune)`"
     ]
+
+
+@pytest.mark.parametrize(
+    "code,safety",
+    [
+        ("m = nn.Linear(4, 4)\nm.requires_grad = True\n", "safe"),
+        # read back: the call does not set the attribute, so the read would raise
+        ("m = nn.Linear(4, 4)\nm.requires_grad = True\nprint(m.requires_grad)\n", "unsafe"),
+        # not a bool: `requires_grad_(None)` raises TypeError
+        ("m = nn.Linear(4, 4)\nm.requires_grad = None\n", "unsafe"),
+        ("m = nn.Linear(4, 4)\nm.requires_grad = False\n", "unsafe"),
+    ],
+)
+def test_gl302_safe_only_for_true_never_read_back(code, safety):
+    findings = lint_source(IMPORTS + code, "x.py", LintSettings(frozenset({"GL302"}))).findings
+    assert [f.fix.applicability for f in findings] == [safety]
 
 
 def test_gl302_chained_assignment_has_no_fix():
@@ -221,13 +259,14 @@ def test_gl302_chained_assignment_has_no_fix():
 def test_gl303_fix(code, out):
     src = IMPORTS + code
     assert lint(src, ["GL303"])
-    assert fix(src, ["GL303"]) == IMPORTS + out
+    assert fix(src, ["GL303"]) == src  # the attribute may be read back by name: unsafe
+    assert fix(src, ["GL303"], unsafe=True) == IMPORTS + out
 
 
 def test_gl303_module_fix_is_not_what_torchfix_does():
     # TorchFix's TOR002 would write `model.requires_grad = False`, which GL302 reports again.
     src = IMPORTS + "model = models.resnet18()\nmodel.require_grad = False\n"
-    assert fix(src, ["GL302", "GL303"]) == IMPORTS + "model = models.resnet18()\nmodel.requires_grad_(False)\n"
+    assert fix(src, ["GL302", "GL303"], unsafe=True) == IMPORTS + "model = models.resnet18()\nmodel.requires_grad_(False)\n"
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ SOURCE = (
     "\n"
     "def evaluate(model, x):\n"
     "    # résumé: évaluation\n"
-    "    return model(Variable(x, volatile=True))\n"
+    "    return model(Variable(x, volatile=True)).argmax(1)\n"
 )
 FIXED = (
     "import torch\n"
@@ -39,7 +39,7 @@ FIXED = (
     "@torch.no_grad()\n"
     "def evaluate(model, x):\n"
     "    # résumé: évaluation\n"
-    "    return model(x.detach())\n"
+    "    return model(x.detach()).argmax(1)\n"
 )
 URL = "https://gradlint.readthedocs.io/en/latest/rules/GL001/"
 MESSAGE = (
@@ -190,7 +190,7 @@ def test_diagnostics_quick_fix_and_clean_text_over_stdio(tmp_path):
                 "contentChanges": [
                     {
                         "range": {"start": {"line": 6, "character": 4}, "end": {"line": 6, "character": 4}},
-                        "text": 's = "😋"; print(x.volatile, loss.data[0])\n    ',
+                        "text": 's = "😋"; print(x.volatile, loss.sum().data[0])\n    ',
                     }
                 ],
             },
@@ -264,7 +264,7 @@ def test_documents_are_checked_with_the_configuration_for_their_path(tmp_path):
     from gradlint.server import check_text
 
     (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nper-file-ignores = { 'legacy/*' = ['GL001'] }\n")
-    text = SOURCE + "\n\nprint(loss.data[0])\n"
+    text = SOURCE + "\n\nprint(loss.sum().data[0])\n"
     codes = lambda rel: [d.code for d in check_text(text, tmp_path / rel).diagnostics]  # noqa: E731
     assert codes("evaluate.py") == ["GL001", "GL003"]
     assert codes("legacy/evaluate.py") == ["GL003"]

@@ -333,12 +333,17 @@ def _judge(tmp_path, source, original, fixed, unsafe=False):
 FREEZE = "import torch.nn as nn\n\nmodel = nn.Linear(2, 2)\nmodel.requires_grad = False\nprint(model(x).sum())\n"
 
 
+def _judge_freeze(tmp_path, source, original, fixed):
+    # GL302's `= False` really freezes: an unsafe fix, verified with --unsafe-fixes
+    return _judge(tmp_path, source, original, fixed, unsafe=True)
+
+
 def _module(before, after):
     return {"entered": 1, "receiver": {"before": {"kind": "module", "trainable": before, "parameters": 2}, "after": {"kind": "module", "trainable": after, "parameters": 2}}}
 
 
 def test_a_fix_that_changes_results_on_purpose_is_an_intended_change(tmp_path):
-    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "tensor(0.5000)\n"), _run({4: _module(2, 0)}, "tensor(0.7000)\n"))
+    (finding,) = _judge_freeze(tmp_path, FREEZE, _run({4: _module(2, 2)}, "tensor(0.5000)\n"), _run({4: _module(2, 0)}, "tensor(0.7000)\n"))
     assert (finding.code, finding.verdict) == ("GL302", "CONFIRMED")
     assert finding.observed == ["`model`: 2 → 2 of 2 parameters require grad across line 4"]
     assert finding.fix.verdict == "INTENDED CHANGE" and finding.ok
@@ -347,20 +352,20 @@ def test_a_fix_that_changes_results_on_purpose_is_an_intended_change(tmp_path):
         "output line 1: 'tensor(0.5000)' as written, 'tensor(0.7000)' as fixed",
     ]
     # The same results: nothing to excuse.
-    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "1\n"))
+    (finding,) = _judge_freeze(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "1\n"))
     assert finding.fix.verdict == "SAME RESULT"
 
 
 def test_an_intended_change_never_excuses_a_failing_run_or_an_unconfirmed_finding(tmp_path):
     failed = {"kind": "exception", "types": ["RuntimeError", "Exception"], "message": "element 0 of tensors does not require grad", "line": 5}
-    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "", failed))
+    (finding,) = _judge_freeze(tmp_path, FREEZE, _run({4: _module(2, 2)}, "1\n"), _run({4: _module(2, 0)}, "", failed))
     assert finding.fix.verdict == "CHANGED" and not finding.ok
     assert finding.fix.details[0] == (
         "as written it completed; as fixed it raised RuntimeError: element 0 of tensors does not require grad at line 5"
     )
     # As written the statement froze the parameters after all: the rule was
     # wrong here, so the difference the fix makes is not the one it promised.
-    (finding,) = _judge(tmp_path, FREEZE, _run({4: _module(2, 0)}, "1\n"), _run({4: _module(2, 0)}, "2\n"))
+    (finding,) = _judge_freeze(tmp_path, FREEZE, _run({4: _module(2, 0)}, "1\n"), _run({4: _module(2, 0)}, "2\n"))
     assert (finding.verdict, finding.fix.verdict) == ("NOT REPRODUCED", "CHANGED")
 
 
@@ -518,3 +523,74 @@ def test_verify_files_prints_each_file_once_its_runs_are_done(monkeypatch, tmp_p
     assert runs == ["a.py", "a.py", "b.py", "b.py", "c.py", "c.py"]
     assert printed[:3] == [("a.py", 2), ("b.py", 4), ("c.py", 6)]
     assert printed[3][0] == "" and printed[3][1] == 6
+def test_a_difference_from_reading_back_the_rewritten_attribute_is_no_intended_change(tmp_path):
+    source = FREEZE + "print(getattr(model, 'requires_grad', 'unset'))\n"
+    (finding,) = _judge_freeze(tmp_path, source, _run({4: _module(2, 2)}, "1\nFalse\n"), _run({4: _module(2, 0)}, "1\nunset\n"))
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details[0] == "output line 2: 'False' as written, 'unset' as fixed"
+
+
+BARE = "import torch\n\n\nwith torch.no_grad:\n    y = torch.ones(2) * 2\nprint(y)\n"
+
+
+def test_a_new_exception_at_the_flagged_line_is_a_change_not_a_missing_fix(tmp_path):
+    raised = {"kind": "exception", "types": ["TypeError", "Exception"], "message": "'type' object does not support the context manager protocol", "line": 4}
+    other = {"kind": "exception", "types": ["TypeError", "Exception"], "message": "'NoneType' object does not support the context manager protocol", "line": 4}
+    entered = {4: {"entered": 1}}
+    (finding,) = _judge(tmp_path, BARE, _run(entered, "", raised), _run(entered, "", other))
+    assert (finding.code, finding.verdict) == ("GL102", "CONFIRMED")
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details == [
+        "as fixed, raises a new error: TypeError: 'NoneType' object does not support the context manager protocol (line 4)"
+    ]
+    # the very error the finding is about, still raised: the fix did not fix it
+    (finding,) = _judge(tmp_path, BARE, _run(entered, "", raised), _run(entered, "", raised))
+    assert finding.fix.verdict == "NOT FIXED"
+
+
+def test_a_fix_applied_whose_finding_comes_back_is_judged_on_its_runs(tmp_path):
+    from gradlint.config import Settings
+    from gradlint.verify.scripts import Options, prepare
+
+    # `torch` is a class attribute here: the rule offers no fix, so nothing is applied
+    source = (
+        "import torch\nfrom torch.autograd import Variable\n\n\nclass A:\n    torch = 'cpu'\n\n"
+        "    def f(self, m, x):\n        print(m(Variable(x, volatile=True)).sum().item())\n"
+    )
+    path = tmp_path / "f.py"
+    path.write_text(source)
+    item = prepare(path, Settings(cwd=tmp_path), Options(unsafe_fixes=True))
+    assert [f.code for f in item.findings] == ["GL001"] and item.findings[0].fix is None
+    assert item.fixed_source == source and item.reapplied == set()
+
+
+def test_a_kept_graph_is_confirmed_by_the_nodes_the_accumulator_references():
+    from gradlint.catalog import Claim
+    from gradlint.verify import claims
+    from gradlint.verify.plan import SitePlan
+    from gradlint.verify.runs import RunView
+    from gradlint.verify.sandbox import RunOutcome
+
+    def run(first, last, entered=6):
+        payload = {
+            "regions": {"r1": {"exits": 1, "kept_max": 0, "iterations": entered}},
+            "statements": {
+                "15": {
+                    "entered": entered,
+                    "receiver": {"before": None, "after": {"kind": "other", "graph_nodes": first}},
+                    "receiver_last": {"after": {"kind": "other", "graph_nodes": last}, "entered": entered},
+                }
+            },
+        }
+        return RunView(RunOutcome("finished", payload, 0, "", 0, "", 1.0))
+
+    plan = SitePlan(15, (15, 15), regions={"loop": "r1"}, receiver="running")
+    claim = Claim("retains-memory", region="loop")
+    # backward() in the loop freed the activations (0 B), but the total's graph grows
+    obs = claims.retains_memory(claim, run(7, 32), plan)
+    assert obs.shown and obs.text == (
+        "saved by earlier iterations and still alive after the loop: 0 B (6 iterations); "
+        "autograd nodes reachable from `running`: 7 after its first update, 32 after its last (+5.0 per iteration)"
+    )
+    # after `.detach()`: nothing referenced, nothing grows
+    assert not claims.retains_memory(claim, run(0, 0), plan).shown

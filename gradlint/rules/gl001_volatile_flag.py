@@ -10,6 +10,7 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
+from gradlint.rules._safety import function_values_escape, in_async_function, is_generator, torch_name_is_module
 from gradlint.semantic import VARIABLE, bool_value, call_arg
 
 
@@ -39,6 +40,7 @@ class VolatileFlag(Rule):
             return self.fix(
                 self.replace(node, codegen.without_arg(node, volatile)),
                 title="Remove `volatile=False`",
+                applicability="safe",
             )
         data = call_arg(node, 0, "data")
         if flag is not True or data is None or any(a.star for a in node.args):
@@ -56,11 +58,19 @@ class VolatileFlag(Rule):
                 value = codegen.method_call(value, "detach")
             edits = [self.replace(node, codegen.keep_parens(node, codegen.atomic(value)))]
         imports = ()
+        applicability = "safe"
         if sem.grad_disabled(node) is not True:
             ref = sem.torch_ref_at(func)
-            if ref is None:
-                return None
+            if ref is None or not torch_name_is_module(self.ctx, func, ref[0], bool(ref[1])):
+                return None  # `torch.no_grad()` would not name the module there
             torch_name, imports = ref
+            # The decorator puts the whole function under no_grad: safe only where nothing it
+            # computes can reach a backward elsewhere (callers, helpers, callbacks, the
+            # coroutine that calls a nested function). Who calls it is not known yet.
+            if in_async_function(self.ctx, func) or is_generator(func) or function_values_escape(
+                self.ctx, func, ignore=lambda call: sem.is_call_to(call, VARIABLE)
+            ):
+                applicability = "unsafe"
             guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
             edits.append(
                 self.transform(func, lambda f: codegen.add_decorator(f, guard), key=("grad-guard-decorator", id(func)))
@@ -71,6 +81,7 @@ class VolatileFlag(Rule):
         return self.fix(
             *edits,
             title=title,
+            applicability=applicability,
             add_imports=imports,
             remove_imports=sem.imports_of(VARIABLE),
         )

@@ -10,7 +10,7 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.semantic import REQUIRES_GRAD_FACTORIES, VARIABLE, bool_value, call_arg
+from gradlint.semantic import CONVERSIONS, REQUIRES_GRAD_FACTORIES, TENSOR_FACTORIES, VARIABLE, bool_value, call_arg
 
 _SHORT = 24
 
@@ -46,31 +46,63 @@ class VariableWrapper(Rule):
     def _fix(self, node: cst.Call, value: cst.BaseExpression, requires_grad: Optional[cst.Arg], flag: Optional[bool]) -> Fix:
         sem = self.ctx.semantic
         free = sem.carries_no_graph(value, sem.enclosing_scope(node))
+        # Dropping the wrapper keeps behaviour only for a tensor made right there (a factory
+        # call): a name judged graph-free by how it looks (a loader's batch) may hold a model
+        # output, a parameter seen through `as_tensor`, or a leaf that requires grad, and then
+        # gradients start flowing where `Variable` cut them. `.detach()` is what it does today.
+        fresh = self._is_fresh(value)
+        safety = "safe" if fresh else "unsafe"
         if flag is False:
             stmt = self_assignment(self.ctx, node, allow_volatile=False) if free else None
             if stmt is not None:
                 return self.fix(
                     self.replace(stmt, cst.RemovalSentinel.REMOVE, key=("self-assignment", id(stmt))),
                     title="Remove the assignment: without `Variable` it assigns the names to themselves",
+                    applicability="unsafe",
                     remove_imports=sem.imports_of(VARIABLE),
                 )
             new, title = (value, "Remove the `Variable` wrapper") if free else (
                 codegen.method_call(value, "detach"),
                 "Replace with the `.detach()` it performs",
             )
+            if not free:
+                safety = "safe"
         elif flag is True and free and self._is_factory(value):
             assert isinstance(value, cst.Call)
             new = codegen.add_keyword(value, "requires_grad", cst.Name("True"))
             title = "Pass `requires_grad=True` to the tensor factory"
+            safety = "safe"
         else:
+            # `base.requires_grad_()` would turn `base` itself into the leaf: two wrappers of
+            # one base would become one leaf whose gradients add up, and `base` would gain a
+            # `.grad`. Only a tensor made right there may become the leaf; anything else gets
+            # the new leaf `Variable` makes, `.detach().requires_grad_()`.
             args = [] if flag is True else [cst.Arg(requires_grad.value)]  # type: ignore[union-attr]
-            base = value if free else codegen.method_call(value, "detach")
+            base = value if fresh else codegen.method_call(value, "detach")
             new = codegen.method_call(base, "requires_grad_", args)
-            title = "Replace with `.requires_grad_()`" if free else "Replace with the `.detach().requires_grad_()` it performs"
+            title = "Replace with `.requires_grad_()`" if fresh else "Replace with the `.detach().requires_grad_()` it performs"
+            safety = "safe"
         return self.fix(
             self.replace(node, codegen.keep_parens(node, codegen.atomic(new))),
+            applicability=safety,
             title=title,
             remove_imports=sem.imports_of(VARIABLE),
+        )
+
+    def _is_fresh(self, value: cst.BaseExpression) -> bool:
+        """A tensor made right there by a factory (``torch.zeros(3)``, ``torch.from_numpy(a)``),
+        maybe converted (``.cuda()``): a new object with no history. ``torch.as_tensor(t)``
+        returns ``t`` itself, so it does not count."""
+        while (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in CONVERSIONS
+            and not self.ctx.refers_to(value.func, TENSOR_FACTORIES)
+        ):
+            value = value.func.value
+        return (
+            isinstance(value, cst.Call)
+            and self.ctx.refers_to(value.func, TENSOR_FACTORIES - {"torch.as_tensor"})
         )
 
     def _is_factory(self, value: cst.BaseExpression) -> bool:

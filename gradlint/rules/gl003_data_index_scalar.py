@@ -32,7 +32,13 @@ class DataIndexScalar(Rule):
         receiver = node.value.value  # type: ignore[attr-defined]
         text = shown(self.ctx, receiver)
         new = codegen.keep_parens(node, codegen.method_call(receiver, "item"))
-        self.report(node, fix=self.fix(self.replace(node, new), receiver=text), receiver=text)
+        # On a 0-dim tensor the original raises and `.item()` gives the number (the error
+        # goes away). Anywhere else `.item()` changes what runs: a one-element tensor's
+        # `data[0]` is a 0-dim tensor (printed `tensor(1.1007)`, summed in float32) where
+        # `.item()` is a Python float; a longer tensor, a numpy array, a list or an object
+        # whose attribute is named `data` make `.item()` raise or not exist.
+        safety = "safe" if _zero_dim(self.ctx, receiver) else "unsafe"
+        self.report(node, fix=self.fix(self.replace(node, new), applicability=safety, receiver=text), receiver=text)
 
 
 def shown(ctx, expr: cst.BaseExpression, limit: int = 30) -> str:
@@ -65,6 +71,40 @@ def is_scalar_data_read(ctx, node: cst.Subscript) -> bool:
     if isinstance(parent, cst.Call) and parent.func is node:
         return False
     return _scalar_receiver(data.value) or _scalar_context(ctx, node, parent)
+
+
+# Reductions that give a 0-dim tensor when called with no argument at all.
+_ZERO_DIM_REDUCTIONS = frozenset({"sum", "mean", "norm", "std", "var", "prod", "max", "min", "amax", "amin", "logsumexp"})
+
+
+# ``torch.nn.functional`` losses: 0-dim unless ``reduction``/``reduce`` says otherwise.
+_FUNCTIONAL_LOSSES = frozenset(
+    f"torch.nn.functional.{n}"
+    for n in (
+        "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+        "binary_cross_entropy_with_logits kl_div poisson_nll_loss gaussian_nll_loss hinge_embedding_loss "
+        "margin_ranking_loss multilabel_margin_loss multilabel_soft_margin_loss multi_margin_loss "
+        "soft_margin_loss cosine_embedding_loss triplet_margin_loss ctc_loss"
+    ).split()
+)
+
+
+def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
+    """Evidence that ``receiver`` is a 0-dim tensor: a reduction called with no argument
+    (``out.sum()``), a ``torch.nn.functional`` loss with its default reduction, or a
+    name bound once in its scope, to one of those."""
+    if isinstance(receiver, cst.Call):
+        func = receiver.func
+        if isinstance(func, (cst.Name, cst.Attribute)) and ctx.refers_to(func, _FUNCTIONAL_LOSSES):
+            return not any(a.keyword is not None and a.keyword.value in ("reduction", "reduce") for a in receiver.args) and not any(
+                a.star for a in receiver.args
+            )
+        return isinstance(func, cst.Attribute) and func.attr.value in _ZERO_DIM_REDUCTIONS and not receiver.args
+    if isinstance(receiver, cst.Name) and depth == 0:
+        sem = ctx.semantic
+        binds = sem.bindings(sem.enclosing_scope(receiver)).get(receiver.value, [])
+        return len(binds) == 1 and binds[0].kind == "assign" and binds[0].value is not None and _zero_dim(ctx, binds[0].value, 1)
+    return False
 
 
 def _scalar_receiver(receiver: cst.BaseExpression) -> bool:

@@ -21,6 +21,7 @@ import libcst as cst
 from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
+from gradlint.rules._safety import in_async_function, is_generator, torch_name_is_module
 from gradlint.semantic import (
     TENSOR_FACTORIES,
     Scope,
@@ -249,8 +250,8 @@ class EvalWithoutNoGrad(Rule):
         decorate = self._decorate(scope, region)
         wrapped = () if decorate else self._to_wrap(region)
         ref = sem.torch_ref_at(scope if decorate else wrapped[0])
-        if ref is None:
-            return None
+        if ref is None or not torch_name_is_module(self.ctx, scope if decorate else wrapped[0], ref[0], bool(ref[1])):
+            return None  # `torch.no_grad()` would not name the module there
         torch_name, imports = ref
         guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
         if decorate:
@@ -271,9 +272,16 @@ class EvalWithoutNoGrad(Rule):
             what = "the loop" if len(wrapped) == 1 and isinstance(first, (cst.For, cst.While)) else "the forward pass"
             title = f"Wrap {what} in `with {guard}:`"
         if isinstance(scope, cst.FunctionDef):
-            risky = sem.needs_gradients(scope.body) or flow.escapes
+            # What a generator yields, or a function nested in a coroutine returns, goes
+            # where grad mode and backward calls are not known yet.
+            risky = (
+                sem.needs_gradients(scope.body)
+                or flow.escapes
+                or in_async_function(self.ctx, scope)
+                or (decorate and is_generator(scope))
+            )
         else:
-            risky = sem.needs_gradients(scope)
+            risky = sem.needs_gradients(scope) or flow.escapes
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
     def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:
@@ -357,6 +365,9 @@ _PLAIN_METHODS = frozenset(
 )
 _PLAIN_FUNCS = frozenset("len str int float bool repr print isinstance range format round".split())
 _PLAIN_ATTRS = frozenset({"data", "shape", "dtype", "device", "requires_grad", "is_leaf", "ndim"})
+# Names under which code reaches torch's (or numpy's) functions, which keep nothing they are given.
+_TORCH_ROOTS = frozenset({"torch", "F", "nn", "functional", "np", "numpy", "math"})
+_SAFE_BUILTINS = frozenset({"sum", "min", "max", "abs", "sorted", "list", "tuple", "zip", "enumerate", "map", "any", "all"})
 # Methods that store their arguments in their receiver.
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "put", "put_nowait", "setdefault", "appendleft"})
 
@@ -420,14 +431,47 @@ class _Flow:
                 value = node.value.value if isinstance(node.value, cst.From) else node.value
                 if self._carries(value, inside):
                     self.escapes = self.returns_results = True
-            elif is_function and isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                if any(self._outside(t) for t in targets) and self._carries(node.value, inside):
-                    self.escapes = True
-            elif is_function and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-                if node.func.attr.value in _MUTATORS and self._outside(node.func.value):
-                    if any(self._carries(a.value, inside) for a in node.args):
+                # ``outs += [y]`` on a parameter extends the caller's list in place
+                outside = [t for t in targets if self._outside(t) or (isinstance(node, cst.AugAssign) and _root_in(t, self.params))]
+                if outside and (is_function or not isinstance(node, cst.Assign) or not all(isinstance(t, cst.Name) for t in outside)):
+                    if self._carries(node.value, inside):
                         self.escapes = True
+            elif isinstance(node, cst.Raise) and node.exc is not None and self._carries(node.exc, inside):
+                self.escapes = True  # raised to whoever catches it
+            elif isinstance(node, (cst.Lambda, cst.FunctionDef)) and any(
+                isinstance(n, cst.Name) and n.value in self.results for n in self.walk(node, into_functions=True)
+            ):
+                self.escapes = True  # captured by a closure that may outlive the region
+            elif isinstance(node, cst.Call) and self._hands_over(node, inside):
+                self.escapes = True
+
+    def _hands_over(self, call: cst.Call, inside: bool) -> bool:
+        """A call that may keep, or run backward on, a result it is given: a helper, a
+        callback, ``buf.copy_(y)``, ``outs.append(y)`` on a list the function does not own.
+        Torch's own functions and plain calls (``print``, ``float``) keep nothing; a
+        method of a local container (``kept.append(y)``) is followed as a flow."""
+        if not any(self._carries(a.value, inside) for a in call.args):
+            return False
+        func = call.func
+        name = last_name(func)
+        if isinstance(func, cst.Name):
+            return name not in _PLAIN_FUNCS and name not in _SAFE_BUILTINS and not self._makes_graph(call)
+        if not isinstance(func, cst.Attribute):
+            return True
+        if name in _PLAIN_METHODS or self._makes_graph(call):
+            return False
+        root = func.value
+        while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        if isinstance(root, cst.Name) and root.value in _TORCH_ROOTS:
+            return False
+        if isinstance(root, cst.Name) and root.value in self._local and root.value not in self.outer:
+            # a local container's ``append`` is followed as a flow; ``copy_`` into anything
+            # puts the graph in a tensor the analysis does not follow
+            return name in ("copy_", "set_")
+        return True
 
     def _outside(self, target: cst.BaseExpression) -> bool:
         """Whether assigning to ``target`` stores into something the function does not own."""
@@ -492,6 +536,10 @@ class _Flow:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return True
         return isinstance(func, cst.Name) and func.value in self.params
+
+
+def _root_in(target: cst.BaseExpression, names: Set[str]) -> bool:
+    return any(r in names for r in _roots(target))
 
 
 def _roots(target: cst.BaseExpression) -> Iterable[str]:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from gradlint.rule import Rule
 from gradlint.rules._gates import ALL_GUARDS
+from gradlint.rules._safety import in_try_that_catches
 
 _WITH_ERROR = (
     "is the class, not a context manager: entering it raises "
@@ -36,7 +37,10 @@ class GradModeNotCalled(Rule):
             self.report(node.item, expr=expr, problem=_WITH_ERROR, call=f"{expr}(False)")
             return
         new = cst.Call(func=node.item)
-        fix = self.fix(self.replace(node.item, new), title=f"Call it: `{expr}()`")
+        # The original raises at the `with`; the fixed one runs (the error goes). Inside a
+        # `try` whose handler catches that error, the code relied on the fallback instead.
+        safety = "unsafe" if in_try_that_catches(self.ctx, node) else "safe"
+        fix = self.fix(self.replace(node.item, new), title=f"Call it: `{expr}()`", applicability=safety)
         self.report(node.item, fix=fix, expr=expr, problem=_WITH_ERROR, call=f"{expr}()")
 
     def visit_Decorator(self, node: cst.Decorator) -> None:

@@ -4,14 +4,14 @@ that already disables gradients."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import libcst as cst
 
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
-from gradlint.semantic import Guard
+from gradlint.semantic import Guard, last_name
 
 
 class RedundantGradGuard(Rule):
@@ -34,21 +34,58 @@ class RedundantGradGuard(Rule):
             return
         self.report(
             item.item,
-            fix=self._fix(node, item),
+            fix=self._fix(node, item, self._outer_proven(node, outer.node)),
             inner=self.ctx.code_for(item.item),
             outer=self.ctx.code_for(outer.expr),
             line=self.ctx.position(outer.node).start.line,
         )
 
-    def _fix(self, node: cst.With, item: cst.WithItem) -> Optional[Fix]:
+    def _outer_proven(self, inner: cst.With, outer: cst.CSTNode) -> str:
+        """"safe" when the outer guard is surely in effect at the inner one. A decorator on an
+        ``async def`` or a generator does not cover what runs after a suspension (the
+        coroutine body runs when awaited, outside the decorator's call); anything that may
+        switch grad mode back on between the two (``set_grad_enabled(True)`` in an ``if``,
+        ``enable_grad``) leaves the inner guard as the only one in effect."""
+        sem = self.ctx.semantic
+        if isinstance(outer, cst.Decorator):
+            func = self.ctx.parent(outer)
+            if not isinstance(func, cst.FunctionDef) or func.asynchronous is not None:
+                return "unsafe"
+            if any(isinstance(n, (cst.Yield, cst.Await)) for n in sem.walk(func.body)):
+                return "unsafe"
+            between: Sequence[cst.CSTNode] = [func.body]
+        elif isinstance(outer, cst.With):
+            between = [outer.body]
+        else:
+            # a global switch (``torch.set_grad_enabled(False)`` as a statement): only the
+            # statements after it in the same block, up to the one holding the guard
+            block = self.ctx.parent(outer)
+            body = list(getattr(block, "body", ()))
+            holder = inner
+            while holder is not None and self.ctx.parent(holder) is not block:
+                holder = self.ctx.parent(holder)
+            if holder is None or outer not in body or holder not in body:
+                return "unsafe"
+            between = body[body.index(outer) + 1 : body.index(holder) + 1]
+        for stmt in between:
+            for n in sem.walk(stmt):
+                if n is inner:
+                    return "safe"
+                if isinstance(n, (cst.Name, cst.Attribute)) and last_name(n) in ("set_grad_enabled", "enable_grad", "_set_grad_enabled"):
+                    return "unsafe"
+                if isinstance(n, cst.Call) and not isinstance(n.func, (cst.Name, cst.Attribute)):
+                    return "unsafe"
+        return "safe"
+
+    def _fix(self, node: cst.With, item: cst.WithItem, safety: str) -> Optional[Fix]:
         if item.asname is not None:
             return None  # the name it binds may be used
         if len(node.items) > 1:
-            return self.fix(self.transform(node, lambda w: _without_item(w, node.items.index(item))))
+            return self.fix(self.transform(node, lambda w: _without_item(w, node.items.index(item))), applicability=safety)
         body = node.body
         if isinstance(body, cst.IndentedBlock) and any(line.comment for line in body.footer):
             return None  # comments after the last statement would have nowhere to go
-        return self.fix(self.transform(node, _unwrap))
+        return self.fix(self.transform(node, _unwrap), applicability=safety)
 
 
 def _covers(outer: Guard, inner: Guard) -> bool:

@@ -68,6 +68,17 @@ class InplaceThroughData(InplaceEditRule):
         block = self.ctx.parent(stmt)
         if not isinstance(block, (cst.IndentedBlock, cst.Module)):
             return None
+        if any(
+            isinstance(n, cst.Subscript)
+            and isinstance(n.value, cst.Attribute)
+            and n.value.attr.value == "data"
+            and not (isinstance(n.value.value, cst.Attribute) and n.value.value.attr.value == "grad")
+            for n in walk(stmt)
+        ):
+            # ``packed.data[0]`` of a PackedSequence (a namedtuple) is a row of its data, while
+            # ``packed[0]`` is the whole data tensor: dropping `.data` before an index is
+            # right only for tensors, which the name does not prove (a `.grad` is one).
+            return None
         modules = self._module_names()
         edits = [self.transform(stmt, lambda s: _modernize(s, modules), key=("data-edit", id(stmt)))]
         imports: Sequence = ()

@@ -83,8 +83,10 @@ class GraphKeptAlive(Rule):
         # its blocks' outputs to return them is settled above).
         if sem.graph_source(value) is None:
             return
-        python_number = self._python_number(target, loop)
-        method = "item" if python_number else "detach"
+        # `.detach()`, not `.item()`: the total stays a tensor, so it prints, sums (in float32)
+        # and compares as before; only the graph goes. `.item()` would make it a Python float
+        # (`tensor(1.1007)` printed as `1.1007099151611328`, accumulated in float64).
+        method = "detach"
         carriers = list(self._carriers(value))
         if not carriers:
             return
@@ -93,13 +95,28 @@ class GraphKeptAlive(Rule):
         remedy = f"{first}.{method}()"
         self.report(
             node,
-            fix=self.fix(*edits, title=f"Keep `{remedy}` instead"),
+            fix=self.fix(*edits, title=f"Keep `{remedy}` instead", applicability=self._safety(key, escaping, target, loop)),
             statement=short(self.ctx, node, 50) or edit_text(self.ctx, node),
             value=_text(self.ctx, value),
             target=_text(self.ctx, target),
             remedy=remedy,
             held=_HELD_AFTER_BACKWARD if self._trains(loop) else _HELD,
         )
+
+    def _safety(self, key: str, escaping: Set[str], target: cst.BaseExpression, loop: cst.CSTNode) -> str:
+        """Safe only when the total stays in this function: one that is returned or
+        yielded may be what a caller backpropagates; one kept on an object
+        (``self.stats[...]``) or in a global may be differentiated by other code."""
+        if key in escaping or "." in key:
+            return "unsafe"
+        base = target.value if isinstance(target, cst.Subscript) else target
+        if not isinstance(base, cst.Name):
+            return "unsafe"
+        sem = self.ctx.semantic
+        scope = sem.enclosing_scope(loop)
+        if scope is self.ctx.module or base.value not in sem.bindings(scope):
+            return "unsafe"  # a module-level total is visible to every function
+        return "safe"
 
     # -- what outlives the iteration ------------------------------------------------
 
@@ -116,29 +133,6 @@ class GraphKeptAlive(Rule):
         if not binds:
             return scope is not self.ctx.module and base.value in sem.bindings(self.ctx.module)
         return any(b.node is not None and not sem.is_inside(loop, b.node) for b in binds)
-
-    def _python_number(self, target: cst.BaseExpression, loop: cst.CSTNode) -> bool:
-        """``total = 0`` / ``0.0`` (and nothing but numbers and the accumulation itself),
-        and never used as a tensor (``total.item()`` would fail on the float ``.item()`` makes)."""
-        if not isinstance(target, cst.Name):
-            return False
-        sem = self.ctx.semantic
-        scope = sem.enclosing_scope(loop)
-        for node in walk(scope):
-            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == target.value:
-                return False
-        binds = sem.bindings(scope).get(target.value, [])
-        numbers = 0
-        for b in binds:
-            if isinstance(b.node, cst.AugAssign):
-                continue
-            if b.kind != "assign" or b.value is None:
-                return False
-            if _is_number(b.value):
-                numbers += 1
-            elif not (isinstance(b.value, cst.BinaryOperation) and _mentions(b.value, target.value)):
-                return False
-        return numbers > 0
 
     # -- deliberate accumulation ------------------------------------------------------
 
@@ -239,20 +233,3 @@ def _keys_in(node: cst.CSTNode) -> Set[str]:
             if k:
                 keys.add(k)
     return keys
-
-
-def _mentions(expr: cst.CSTNode, name: str) -> bool:
-    return any(isinstance(n, cst.Name) and n.value == name for n in walk(expr))
-
-
-def _is_number(expr: cst.BaseExpression) -> bool:
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
-        expr = expr.expression
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return True
-    return (
-        isinstance(expr, cst.Call)
-        and isinstance(expr.func, cst.Name)
-        and expr.func.value in ("float", "int")
-        and all(isinstance(a.value, (cst.Integer, cst.Float, cst.SimpleString)) for a in expr.args)
-    )

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
 from gradlint.rule import Rule
 from gradlint.rules._freezing import requires_grad_call, single_assignment
 from gradlint.rules._inplace import short
+from gradlint.semantic import walk
 
 
 class ModuleRequiresGradAttribute(Rule):
     code = "GL302"
     triggers = (".requires_grad",)
     gates = (re.compile(r"\.requires_grad[\s)\\]*=(?!=)"),)  # assigned
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._read_back: Optional[bool] = None
 
     def visit_Assign(self, node: cst.Assign) -> None:
         sem = self.ctx.semantic
@@ -28,5 +34,28 @@ class ModuleRequiresGradAttribute(Rule):
             value = short(self.ctx, node.value, 30) or "..."
             fix = None
             if single_assignment(node) is target:
-                fix = self.fix(self.replace(node, requires_grad_call(target, node.value)), module=module, value=value)
+                fix = self.fix(
+                    self.replace(node, requires_grad_call(target, node.value)),
+                    applicability=self._safety(node.value),
+                    module=module,
+                    value=value,
+                )
             self.report(target, fix=fix, module=module, value=value)
+
+    def _safety(self, value: cst.BaseExpression) -> str:
+        """Safe only for ``= True``, which changes nothing on parameters that already
+        require grad, and only where no code reads the attribute back (the call does
+        not set it, so a later ``model.requires_grad`` would raise AttributeError).
+        ``= False`` really freezes the parameters: the intended effect, but gradients
+        change, so it is unsafe; any other value may be no bool (``None`` raises)."""
+        if not (isinstance(value, cst.Name) and value.value == "True"):
+            return "unsafe"
+        if self._read_back is None:
+            self._read_back = any(
+                isinstance(n, cst.Attribute)
+                and n.attr.value == "requires_grad"
+                and not (isinstance(self.ctx.parent(n), cst.AssignTarget))
+                and self.ctx.semantic.is_module(n.value)
+                for n in walk(self.ctx.module, into_functions=True)
+            )
+        return "unsafe" if self._read_back else "safe"

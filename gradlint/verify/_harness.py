@@ -382,6 +382,35 @@ def _inplace_message(t, holder):
     return text + (_ANOMALY_HINT if _torch.is_anomaly_enabled() else _INPLACE["hint"])
 
 
+# Graph nodes counted from one accumulator at most (a walk per iteration must stay cheap).
+MAX_NODES = 100000
+
+
+def _graph_nodes(obj):
+    """How many autograd nodes are reachable from the tensors in ``obj`` (a tensor, or a
+    list, tuple or dict of them, one level deep): what an accumulator keeps referenced
+    even after ``backward()`` has freed the saved activations."""
+    torch = _torch
+    if isinstance(obj, dict):
+        items = list(obj.values())[:MAX_EVENTS]
+    elif isinstance(obj, (list, tuple)):
+        items = list(obj[:MAX_EVENTS])
+    else:
+        items = [obj]
+    stack = [t.grad_fn for t in items if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+    seen = set()
+    while stack and len(seen) < MAX_NODES:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        try:
+            stack.extend(nxt for nxt, _ in fn.next_functions)
+        except Exception:
+            pass
+    return len(seen)
+
+
 class _Statement:
     def __init__(self, spec):
         self.start = spec["start"]
@@ -401,6 +430,7 @@ class _Statement:
         self.graph = None
         self.graph_count = 0
         self.receiver_first = None
+        self.receiver_last = None
         self.bypass = None
         self.aliases = {}
 
@@ -415,6 +445,7 @@ class _Statement:
             "graph": self.graph,
             "graph_count": self.graph_count,
             "receiver": self.receiver_first,
+            "receiver_last": self.receiver_last,
             "bypass": self.bypass,
             "aliases": self.aliases,
         }
@@ -599,10 +630,11 @@ class _State:
                 self._aliases(st, frame, values)
             st.last = summary
             if st.receiver and st.bypass is None:
-                after = self._receiver_state(_resolve(frame, st.receiver))
+                after = self._receiver_state(_resolve(frame, st.receiver), nodes=True)
                 before, fstate.before = fstate.before, None
                 if st.receiver_first is None:
                     st.receiver_first = {"before": before, "after": after}
+                st.receiver_last = {"after": after, "entered": st.entered}
                 if before and after and before.get("kind") == "tensor" and after.get("kind") == "tensor":
                     changed = before.get("sum") != after.get("sum") or before.get("abs_sum") != after.get("abs_sum")
                     if changed and before["version"] == after["version"]:
@@ -652,23 +684,27 @@ class _State:
                 except Exception:
                     continue
 
-    def _receiver_state(self, obj):
+    def _receiver_state(self, obj, nodes=False):
         torch = _torch
         if torch is None or obj is _MISSING:
             return None
         if isinstance(obj, torch.Tensor):
             s = _tensor_summary(obj)
-            return {
+            out = {
                 "kind": "tensor",
                 "version": int(obj._version),
                 "requires_grad": bool(obj.requires_grad),
                 "sum": s.get("sum"),
                 "abs_sum": s.get("abs_sum"),
             }
-        if isinstance(obj, torch.nn.Module):
+        elif isinstance(obj, torch.nn.Module):
             flags = [bool(p.requires_grad) for p in obj.parameters()]
             return {"kind": "module", "class": type(obj).__name__, "trainable": sum(flags), "parameters": len(flags)}
-        return {"kind": "other", "class": type(obj).__name__}
+        else:
+            out = {"kind": "other", "class": type(obj).__name__}
+        if nodes:
+            out["graph_nodes"] = _graph_nodes(obj)
+        return out
 
     # -- regions and functions ---------------------------------------------
 

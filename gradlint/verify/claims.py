@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from gradlint.catalog import Claim
 from gradlint.verify.plan import SitePlan
@@ -86,7 +86,32 @@ def retains_memory(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
     text = f"saved by earlier iterations and still alive after the loop: {fmt_bytes(kept)}"
     if iterations:
         text += f" ({iterations} iterations)"
+    growth = _node_growth(run, plan)
+    if growth is not None:
+        first, last, per = growth
+        text += (
+            f"; autograd nodes reachable from `{plan.receiver}`: {first} after its first update, "
+            f"{last} after its last ({per:+.1f} per iteration)"
+        )
+        return Observation(kept > 0 or per > 0, text, kept)
     return Observation(kept > 0, text, kept)
+
+
+def _node_growth(run: RunView, plan: SitePlan) -> Optional[Tuple[int, int, float]]:
+    """(nodes after the first update, after the last, growth per update) of the
+    accumulator the finding adds to. A ``backward()`` in the loop frees the saved
+    activations, so bytes alone would say nothing is kept; the graph nodes the
+    accumulator still references grow with every iteration."""
+    if plan.receiver is None or plan.site is None:
+        return None
+    st = run.statement(plan.site)
+    first = ((st.get("receiver") or {}).get("after") or {}).get("graph_nodes")
+    last_entry = st.get("receiver_last") or {}
+    last = (last_entry.get("after") or {}).get("graph_nodes")
+    updates = last_entry.get("entered") or 0
+    if first is None or last is None or updates < 2:
+        return None
+    return int(first), int(last), (int(last) - int(first)) / (updates - 1)
 
 
 def _matches(claim: Claim, types: List[str], message: str) -> bool:
@@ -216,7 +241,7 @@ JUDGES: Dict[str, Callable[[Claim, RunView, SitePlan], Observation]] = {
 }
 
 # What the planner must set up for each kind.
-NEEDS_RECEIVER = frozenset({"bypasses-version-counter", "requires-grad-unchanged"})
+NEEDS_RECEIVER = frozenset({"bypasses-version-counter", "requires-grad-unchanged", "retains-memory"})
 NEEDS_FUNCTION = frozenset({"grad-mode-leaks"})
 REGION_KINDS = frozenset({"records-graph", "retains-memory"})
 

@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from gradlint import catalog
 from gradlint.config import Settings
@@ -116,6 +116,8 @@ class _Prepared:
     fixed_plans: List[Optional[SitePlan]]
     watches: Watches
     fixed_watches: Optional[Watches]
+    # Findings whose fix was applied yet that are reported again in the fixed source.
+    reapplied: Set[int] = field(default_factory=set)
 
 
 def _claims(code: str) -> Tuple[catalog.Claim, ...]:
@@ -161,6 +163,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
         receiver = receiver_of(index.node_at(f.start, f.end)) if wants_receiver else None
         plans.append(plan_site(index, watches, index.unit_at(f.start[0]), regions, receiver, wants_function))
     applied = [False] * len(findings)
+    reapplied: Set[int] = set()
     fixed_plans: List[Optional[SitePlan]] = [None] * len(findings)
     fixed_watches = None
     if fixed.source != source:
@@ -173,9 +176,18 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
             fixed_plans[i] = plan_site(findex, fixed_watches, unit, regions, plan.receiver, wants_function)
             moved = line_map.line(f.start[0])
             still_there = any(r.code == f.code and r.start[0] == moved for r in fixed.remaining)
-            applied[i] = fix_allowed(f.fix, options.unsafe_fixes) and not still_there
+            allowed = fix_allowed(f.fix, options.unsafe_fixes)
+            # Reported again where the engine applied this rule's fixes at least once per
+            # allowed finding: the fix was applied and did not settle the finding (a fix that
+            # never converges, or whose file no longer runs), which the runs must show.
+            rounds = fixed.fixed.get(f.code, 0)
+            wanted = sum(1 for g in findings if g.code == f.code and fix_allowed(g.fix, options.unsafe_fixes))
+            applied[i] = allowed and (not still_there or rounds >= wanted)
+            if allowed and still_there and applied[i]:
+                reapplied.add(i)
     return _Prepared(
-        shown, source, read.encoding, fixed.source, findings, diagnostics, applied, plans, fixed_plans, watches, fixed_watches
+        shown, source, read.encoding, fixed.source, findings, diagnostics, applied, plans, fixed_plans, watches, fixed_watches,
+        reapplied,
     )
 
 
@@ -334,6 +346,8 @@ def _judge_fix(
         )
         return fix
     assert fixed is not None
+    if i in item.reapplied:
+        fix.details.append("as fixed, the finding is still reported: the fix did not settle it")
     plan = item.fixed_plans[i]
     # Two complete runs are needed to compare anything.
     for label, view in (("as written", original), ("as fixed", fixed)):
@@ -359,6 +373,12 @@ def _judge_fix(
             continue
         if claim.kind == "raises":
             still = [e for e in fixed.exceptions if claims_mod._matches(claim, e.get("types", []), e.get("message", ""))]
+            before_raised = {(tuple(e.get("types", [])), e.get("message", "")) for e in original.exceptions}
+            if still and all((tuple(e.get("types", [])), e.get("message", "")) not in before_raised for e in still):
+                # not the error the finding is about: the fix brought a new one
+                fix.verdict = CHANGED
+                fix.details.append(f"as fixed, raises a new error: {exception_text(still[0])} (line {still[0].get('line')})")
+                return fix
             if still:
                 fix.verdict = NOT_FIXED
                 fix.details.append(f"still raises {exception_text(still[0])} (line {still[0].get('line')})")
@@ -390,7 +410,11 @@ def _judge_fix(
     # A difference the claims announce: the behaviour they say decides the
     # results showed as written and is gone as fixed (step 1), and both runs
     # ended the same way. A fix that makes the run fail is never intended.
-    intended = not ending and any(c.results == "may-change" and obs.shown for c, obs in observations)
+    intended = (
+        not ending
+        and any(c.results == "may-change" and obs.shown for c, obs in observations)
+        and not _reads_back_target(item, i)
+    )
     fix.verdict = INTENDED_CHANGE if intended else CHANGED
     if intended:  # after what the fix did (step 1), the difference it made
         fix.details.append(diff)
@@ -399,6 +423,25 @@ def _judge_fix(
     if not intended and options.seed is None and "seed" not in item.source:
         fix.details.append("the file sets no random seed: rerun with --seed N to compare like with like")
     return fix
+
+
+def _reads_back_target(item: _Prepared, i: int) -> bool:
+    """Whether the file reads back the attribute the finding's fix rewrites
+    (``model.requires_grad`` after GL302 turned the assignment into a call): then a
+    difference may come from that read, not from the rule's documented effect."""
+    f = item.findings[i]
+    if f.start[0] != f.end[0]:
+        return False
+    line = item.source.splitlines()[f.start[0] - 1]
+    target = line[f.start[1] : f.end[1]].strip()
+    if not re.fullmatch(r"[\w.]+\.\w+", target):
+        return False
+    receiver, _, attr = target.rpartition(".")
+    read = re.compile(
+        re.escape(target) + r"\b(?!\s*=(?!=))"
+        + r"|\b(?:getattr|hasattr)\(\s*" + re.escape(receiver) + r"\s*,\s*['\"]" + re.escape(attr) + r"['\"]"
+    )
+    return any(read.search(text) for n, text in enumerate(item.source.splitlines(), 1) if n != f.start[0])
 
 
 def _ending_difference(original: RunView, fixed: RunView, claimed_stop: bool) -> Optional[str]:

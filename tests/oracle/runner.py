@@ -1,0 +1,266 @@
+"""Fix, migrate and run oracle programs; compare what each version did.
+
+A program is run as written, after ``gradlint check --fix`` (safe fixes), after
+``--fix --unsafe-fixes`` and after ``gradlint migrate``; the versions are run in
+the verify sandbox, many programs per process (``driver.py``). Two runs behave
+the same when they print the same (a tensor's ``grad_fn=``/``requires_grad=``
+annotation aside: it describes the graph a fix may remove), return the same
+values, raise the same exception (type and message) and leave every
+parameter and leaf with the same gradient. When the original raised at a
+flagged line and the fixed version ran, the fix made the error go (ERROR GONE).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from gradlint import catalog
+from gradlint.engine import LintSettings, fix_source
+from gradlint.migrate import migrate_source, migrations
+from gradlint.verify import sandbox
+
+DRIVER = Path(__file__).with_name("driver.py")
+MARKER = "@@oracle@@ "
+_ANNOTATION = re.compile(r",\s*(?:grad_fn=<\w+>|requires_grad=True)")
+VERSIONS = ("fixed", "unsafe", "migrated")
+
+
+@dataclass
+class Program:
+    name: str
+    rule: str  # the rule whose finding the program was built for
+    family: str  # the defect class or axis it exercises
+    source: str
+
+
+@dataclass
+class Version:
+    source: str
+    fixed: Counter = field(default_factory=Counter)
+    # Codes of the findings left in the original source that had a fix of each applicability.
+    converged: bool = True
+
+
+@dataclass
+class Judged:
+    program: Program
+    version: str  # "fixed" | "unsafe" | "migrated"
+    fixed: Counter
+    verdict: str  # "same" | "error-gone" | "changed" | "no-fix"
+    difference: Optional[str] = None
+    cause: Optional[str] = None
+
+
+def all_codes() -> frozenset:
+    return frozenset(d.code for d in catalog.load().values() if d.code != "GL000")
+
+
+def make_versions(program: Program) -> Dict[str, Version]:
+    """The fixed, unsafe-fixed and migrated sources of ``program`` (no torch needed)."""
+    path = f"{program.name}.py"
+    settings = LintSettings(all_codes())
+    out: Dict[str, Version] = {}
+    for name, unsafe in (("fixed", False), ("unsafe", True)):
+        result = fix_source(program.source, path, settings, unsafe=unsafe)
+        converged = True
+        if result.source != program.source:  # a second --fix must change nothing
+            converged = fix_source(result.source, path, settings, unsafe=unsafe).source == result.source
+        out[name] = Version(result.source, Counter(result.fixed), converged=converged)
+    codes = frozenset(migrations())
+    migrated = migrate_source(program.source, path, LintSettings(codes))
+    out["migrated"] = Version(migrated.source, Counter(migrated.fixed))
+    return out
+
+
+def run_sources(sources: Sequence[Tuple[str, str]], batch: int = 60, workers: int = 2, timeout: float = 600.0) -> Dict[str, dict]:
+    """Run (name, source) pairs under torch in the sandbox, ``batch`` per process."""
+    driver = DRIVER.read_text(encoding="utf-8")
+    chunks = [list(sources[i : i + batch]) for i in range(0, len(sources), batch)]
+
+    def job(chunk):
+        def go():
+            return sandbox.run(
+                {"mode": "probe", "code": driver, "name": "<oracle driver>"},
+                {"programs.json": json.dumps(chunk)},
+                sandbox.Limits(timeout=timeout),
+            )
+
+        return go
+
+    results: Dict[str, dict] = {}
+    outcomes = sandbox.run_all([job(c) for c in chunks], workers)
+    for chunk, outcome in zip(chunks, outcomes):
+        for line in outcome.stdout.splitlines():
+            if line.startswith(MARKER):
+                record = json.loads(line[len(MARKER) :])
+                results[record["name"]] = record
+        error = (outcome.payload or {}).get("error")
+        for name, _ in chunk:
+            if name not in results:
+                reason = error or outcome.crash_reason()
+                results[name] = {"name": name, "driver-error": f"{outcome.status}: {reason}"}
+    return results
+
+
+def _strip(text: str) -> str:
+    return "\n".join(_ANNOTATION.sub("", line) for line in text.splitlines())
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-7)
+    return a == b
+
+
+def difference(before: dict, after: dict) -> Optional[Tuple[str, str]]:
+    """(cause, what differs) between two runs, or None when they behaved the same."""
+    if "driver-error" in before or "driver-error" in after:
+        return "driver", f"{before.get('driver-error')} / {after.get('driver-error')}"
+    ea, eb = before["exception"], after["exception"]
+    if (ea and (ea["type"], ea["message"])) != (eb and (eb["type"], eb["message"])):
+        show = lambda e: f"{e['type']}: {e['message'][:120]}" if e else "no exception"  # noqa: E731
+        return "exception", f"{show(ea)} as written, {show(eb)} as fixed"
+    sa, sb = _strip(before["stdout"]), _strip(after["stdout"])
+    if sa != sb:
+        la, lb = sa.splitlines(), sb.splitlines()
+        for i in range(max(len(la), len(lb))):
+            x = la[i] if i < len(la) else "<missing>"
+            y = lb[i] if i < len(lb) else "<missing>"
+            if x != y:
+                return "stdout", f"printed line {i + 1}: {x[:80]!r} as written, {y[:80]!r} as fixed"
+    if not _close(before["returned"], after["returned"]):
+        return "returned", f"returned {json.dumps(before['returned'])[:160]} as written, {json.dumps(after['returned'])[:160]} as fixed"
+    ga, gb = before["gradients"], after["gradients"]
+    for name in sorted(set(ga) | set(gb)):
+        a, b = ga.get(name), gb.get(name)
+        if a is None or b is None:
+            continue  # a leaf the fix stopped creating (a detached copy) has no gradient to compare
+        if not _close(a["grad"], b["grad"]):
+            show = lambda g: "None" if g is None else json.dumps(g["values"][:4] if "values" in g else g)[:80]  # noqa: E731
+            return "gradient", f"{name}.grad: {show(a['grad'])} as written, {show(b['grad'])} as fixed"
+        if not _close(a["value"], b["value"]):
+            return "parameter", f"{name} after the run: differs (an optimizer step saw other gradients)"
+    return None
+
+
+def judge(program: Program, versions: Dict[str, Version], runs: Dict[str, dict]) -> List[Judged]:
+    original = runs[f"{program.name}@original"]
+    out = []
+    for vname in VERSIONS:
+        version = versions[vname]
+        if version.source == program.source:
+            out.append(Judged(program, vname, version.fixed, "no-fix"))
+            continue
+        if not version.converged:
+            out.append(Judged(program, vname, version.fixed, "changed", "a second --fix changed the file again", "not-converged"))
+            continue
+        after = runs[f"{program.name}@{vname}"]
+        diff = difference(original, after)
+        if diff is None:
+            out.append(Judged(program, vname, version.fixed, "same"))
+        elif diff[0] == "exception" and original["exception"] and after["exception"] is None and _raised_at_fix(program, original):
+            out.append(Judged(program, vname, version.fixed, "error-gone"))
+        else:
+            out.append(Judged(program, vname, version.fixed, "changed", diff[1], diff[0]))
+    return out
+
+
+def _raised_at_fix(program: Program, original: dict) -> bool:
+    """The original raised at a line the rules flagged (a fix site)."""
+    line = original["exception"].get("line")
+    if line is None:
+        return False
+    from gradlint.engine import lint_source
+
+    findings = lint_source(program.source, f"{program.name}.py", LintSettings(all_codes())).findings
+    return any(f.start[0] <= line <= f.end[0] for f in findings if f.fix is not None)
+
+
+def _versions_of(programs: Sequence[Program]) -> List[Dict[str, Version]]:
+    return [make_versions(p) for p in programs]
+
+
+def oracle(programs: Iterable[Program], batch: int = 60, workers: int = 2) -> List[Judged]:
+    programs = list(programs)
+    if workers > 1 and len(programs) > 100:
+        # fixing is pure Python and CPU-bound: one process per core
+        import concurrent.futures
+        import multiprocessing
+
+        chunks = [programs[i::workers] for i in range(workers)]
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            done = list(pool.map(_versions_of, chunks))
+        versions = {p.name: v for chunk, vs in zip(chunks, done) for p, v in zip(chunk, vs)}
+    else:
+        versions = {p.name: make_versions(p) for p in programs}
+    sources: List[Tuple[str, str]] = []
+    for p in programs:
+        sources.append((f"{p.name}@original", p.source))
+        for vname in VERSIONS:
+            v = versions[p.name][vname]
+            if v.source != p.source and v.converged:
+                sources.append((f"{p.name}@{vname}", v.source))
+    runs = run_sources(sources, batch=batch, workers=workers)
+    judged: List[Judged] = []
+    for p in programs:
+        judged.extend(judge(p, versions[p.name], runs))
+    return judged
+
+
+def trusted_change(j: Judged) -> bool:
+    """A migrated program that changed where migrate applied a fix the catalog trusts
+    for legacy code (which restores PyTorch 0.3's behaviour, not today's)."""
+    from gradlint.migrate import trusted_codes
+
+    return j.version == "migrated" and bool(set(j.fixed) & trusted_codes())
+
+
+def unsafe_judgements(judged: Iterable[Judged]) -> List[Judged]:
+    """Behaviour changes after fixes the contract calls safe: ``check --fix``, and
+    ``migrate`` where it applied only safe fixes (and a second --fix must change nothing)."""
+    return [
+        j
+        for j in judged
+        if j.verdict == "changed" and (j.version == "fixed" or (j.version == "migrated" and not trusted_change(j)))
+    ]
+
+
+def describe(j: Judged) -> str:
+    codes = ", ".join(f"{c}×{n}" for c, n in sorted(j.fixed.items())) or "no fix"
+    return f"{j.program.name} [{j.program.rule} {j.program.family}] after {j.version} ({codes}): {j.cause}: {j.difference}"
+
+
+def figures(judged: Sequence[Judged]) -> str:
+    """The long mode's figures: programs, fixes applied, verdicts, and behaviour
+    changes by rule and cause, per version."""
+    programs = {j.program.name for j in judged}
+    lines = [f"{len(programs)} programs"]
+    for vname in VERSIONS:
+        of = [j for j in judged if j.version == vname]
+        fixes: Counter = Counter()
+        for j in of:
+            fixes.update(j.fixed)
+        verdicts = Counter(j.verdict for j in of)
+        lines.append(
+            f"{vname}: {sum(fixes.values())} fixes in {sum(1 for j in of if j.verdict != 'no-fix')} programs "
+            f"({', '.join(f'{c} {n}' for c, n in sorted(fixes.items()))}); "
+            + ", ".join(f"{k} {verdicts[k]}" for k in ("same", "error-gone", "changed", "no-fix"))
+        )
+        changed = Counter(
+            (j.program.rule, j.cause, "trusted" if trusted_change(j) else "")
+            for j in of
+            if j.verdict == "changed"
+        )
+        for (rule, cause, mark), n in sorted(changed.items()):
+            lines.append(f"  changed: {rule} {cause}{' (trusted migration)' if mark else ''}: {n}")
+    return "\n".join(lines)

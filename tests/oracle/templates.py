@@ -1,0 +1,578 @@
+"""Generated oracle programs: every fixable rule's finding, placed where its value
+flows, in every shape of function, with every binding of the name ``torch``, on
+every kind of value the rules meet.
+
+Convention: a program defines ``run()``; the driver calls it and records what it
+printed, returned and raised, and the gradient of every parameter and leaf
+tensor reachable from the module's globals. Setup code never binds ``torch``
+itself (it imports ``from torch import ...``), so that the ``torch`` axis alone
+decides what that name is where a fix inserts ``torch.no_grad()``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import textwrap
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from oracle.runner import Program
+
+# What every template program starts with (after its `torch` binding).
+SETUP = """\
+from torch import nn, optim, randn, zeros, tensor
+import asyncio, contextlib, functools
+
+
+class Escape(Exception):
+    pass
+
+
+def backprop(t):
+    t.sum().backward()
+
+
+def train_step(t):
+    opt.zero_grad()
+    t.sum().backward()
+    opt.step()
+
+
+model = nn.Linear(4, 2)
+opt = optim.SGD(model.parameters(), lr=0.1)
+x = randn(3, 4)
+sink = []
+buf = zeros(3, 2)
+holder = type("Holder", (), {})()
+"""
+
+# -- where the flagged value goes -------------------------------------------------
+# Each flow: (statement that ends the body, code the caller runs with the call
+# expression CALL, what the shape must allow: "return", "yield" or None).
+FLOWS: Dict[str, Tuple[str, str, Optional[str]]] = {
+    "printed": ('print(f"{float(out.sum()):.4f}")', "CALL", None),
+    "returned-backprop": ("return out", "backprop(CALL)", "return"),
+    "stored-on-self": ("HOLDER.cache = out", "CALL\n    backprop(HOLDER_OUT.cache)", None),
+    "appended": ("sink.append(out)", "CALL\n    backprop(sum(t.sum() for t in sink))", None),
+    "iadd-param": ("sink += [out]", "CALL\n    backprop(sum(t.sum() for t in sink))", None),
+    "copy-into-buffer": ("buf.copy_(out)", "CALL\n    backprop(buf)", None),
+    "helper-backward": ("backprop(out)", "CALL", None),
+    "helper-step": ("train_step(out)", "CALL", None),
+    "lambda": ("return lambda: out.sum()", "(CALL)().backward()", "return"),
+    "callback": ("sink.append(out); on_output(out)", "CALL", None),
+    "yielded": ("yield out", "for o in CALL:\n        backprop(o)", "yield"),
+    "raised": ("raise Escape(out)", "try:\n        CALL\n    except Escape as e:\n        backprop(e.args[0])", None),
+}
+
+CALLBACK = "def on_output(t):\n    backprop(t)\n"
+
+# -- the shape of the function that holds the finding -----------------------------
+# Each: (definition, with BODYn where the body goes indented by n, the call, the
+# flow kinds it allows).
+SHAPES = {
+    "def": ("def f(model, x, sink):\nBODY4", "f(model, x, sink)", {"return"}),
+    "generator": ("def f(model, x, sink):\nBODY4\n    yield None", "list(f(model, x, sink))", {"yield"}),
+    "async": ("async def f(model, x, sink):\nBODY4", "asyncio.run(f(model, x, sink))", {"return"}),
+    "sync-in-async": (
+        "async def g(model, x, sink):\n    def f(model, x, sink):\nBODY8\n    return f(model, x, sink)",
+        "asyncio.run(g(model, x, sink))",
+        {"return"},
+    ),
+    "closure": ("def make(model):\n    def f(x, sink):\nBODY8\n    return f", "make(model)(x, sink)", {"return"}),
+    "super-method": (
+        "class Base:\n    def f(self, model, x, sink):\n        return None\n\n\n"
+        "class Net(Base):\nCLASSATTR    def f(self, model, x, sink):\n        super().f(model, x, sink)\nBODY8",
+        "Net().f(model, x, sink)",
+        {"return"},
+    ),
+    "staticmethod": (
+        "class Net:\nCLASSATTR    @staticmethod\n    def f(model, x, sink):\nBODY8",
+        "Net.f(model, x, sink)",
+        {"return"},
+    ),
+    "classmethod": (
+        "class Net:\nCLASSATTR    @classmethod\n    def f(cls, model, x, sink):\nBODY8",
+        "Net.f(model, x, sink)",
+        {"return"},
+    ),
+    "property": ("class Net:\nCLASSATTR    @property\n    def f(self):\nBODY8", "Net().f", {"return"}),
+    "lru_cache": ("@functools.lru_cache(maxsize=None)\ndef f(model, x):\nBODY4", "f(model, x)", {"return"}),
+    "contextmanager": (
+        "@contextlib.contextmanager\ndef f(model, x, sink):\nBODY4\n    yield",
+        "with_cm(f(model, x, sink))",
+        set(),
+    ),
+    "module": ("BODY0", "None", set()),
+}
+CLASS_SHAPES = {"super-method", "staticmethod", "classmethod", "property"}
+
+# -- what ``torch`` names where the fix puts ``torch.no_grad()`` ------------------
+TORCH_NAMES = ("module", "class-attribute", "imported-later", "except-as", "parameter")
+
+
+def _indent(text: str, n: int) -> str:
+    return textwrap.indent(text, " " * n)
+
+
+def compose(site: str, flow: str, shape: str, torch_name: str, head: str = "") -> Optional[str]:
+    """A program with ``site`` (statements that leave the flagged value in ``out``)
+    followed by ``flow``, in a function of ``shape``; None when they do not combine."""
+    end, caller, needs = FLOWS[flow]
+    definition, call, supports = SHAPES[shape]
+    if needs is not None and needs not in supports:
+        return None
+    if shape == "module" and flow == "raised":
+        return None
+    if torch_name == "class-attribute" and shape not in CLASS_SHAPES:
+        return None
+    if torch_name == "parameter" and shape in ("module", "property", "lru_cache"):
+        return None
+    body = f"{site}\n{end}"
+    if shape == "generator" and flow == "yielded":
+        definition = definition.replace("\n    yield None", "")
+    if shape == "module":
+        body = body.replace("sink += [out]", "sink.extend([out])")
+    holder_in, holder_out = "holder", "holder"
+    if shape == "super-method":
+        holder_in = "self"
+        call = "net.f(model, x, sink)"
+        holder_out = "net"
+    if shape == "property" and flow == "stored-on-self":
+        holder_in, holder_out, call = "self", "net", "net.f"
+    body = body.replace("HOLDER", holder_in)
+    if torch_name == "parameter":
+        definition = definition.replace("x, sink):", "x, sink, torch=None):", 1)
+    for n in (0, 4, 8):
+        definition = definition.replace(f"BODY{n}", _indent(body, n))
+    definition = definition.replace("CLASSATTR", '    torch = "cpu"  # the device these run on\n' if torch_name == "class-attribute" else "")
+    caller = caller.replace("HOLDER_OUT", holder_out).replace("CALL", call)
+    parts = [head, SETUP]
+    if torch_name in ("module", "class-attribute", "parameter"):
+        parts.insert(0, "import torch\n")
+    if torch_name == "except-as":
+        parts.insert(0, "import torch\n")
+        parts.append("try:\n    import torch_backend_that_is_not_installed\nexcept ImportError as torch:\n    pass\n")
+    if flow == "callback":
+        parts.append(CALLBACK)
+    parts.append("\ndef with_cm(cm):\n    with cm:\n        pass\n")
+    if shape == "super-method" or (shape == "property" and flow == "stored-on-self"):
+        parts.append(definition + "\n\nnet = Net()\n")
+    else:
+        parts.append(definition + "\n")
+    if torch_name == "imported-later":
+        parts.append("import torch\n")
+    if shape == "module" and caller.startswith("None"):
+        caller = caller.replace("None", "pass", 1)  # the code ran when the module was executed
+    parts.append(f"\n\ndef run():\n    {caller}\n    return model.weight\n")
+    return "\n".join(p.strip("\n") + "\n" for p in parts if p)
+
+
+# -- per-rule sites ---------------------------------------------------------------
+
+GL001_HEAD = "from torch.autograd import Variable\n"
+GL001_SITE = "v = Variable(x, volatile=True)\nout = model(v)"
+GL101_SITE = "model.eval()\nout = model(x)"
+GL002_SITE = "v = Variable(x)\nout = model(v)"
+
+
+def flow_family(rule: str, site: str, head: str = "") -> Iterator[Program]:
+    for flow, shape, tname in itertools.product(FLOWS, SHAPES, TORCH_NAMES):
+        text = compose(site, flow, shape, tname, head)
+        if text is None:
+            continue
+        yield Program(f"{rule.lower()}-{flow}-{shape}-{tname}", rule, f"flow={flow} shape={shape} torch={tname}", text)
+
+
+def _prog(rule: str, family: str, name: str, body: str) -> Program:
+    return Program(f"{rule.lower()}-{family}-{name}", rule, family, textwrap.dedent(body).lstrip("\n"))
+
+
+# GL002: values that carry a graph, and leaves that share a base.
+GL002_VALUES = {
+    "plain-batch": "x = randn(3, 4)",
+    "leaf-requires-grad": "x = randn(3, 4, requires_grad=True)",
+    "as-tensor-of-param": "x = torch.as_tensor(model.weight[:, :2].repeat(3, 2)[:3])",
+    "model-output-list": "loader = [model(randn(3, 4)).repeat(1, 2) for _ in range(2)]\nx = loader[0]",
+    "from-loader-items": "loader = [model(randn(3, 4)).repeat(1, 2) for _ in range(2)]",
+}
+
+
+def gl002_family() -> Iterator[Program]:
+    head = "import torch\nfrom torch import nn, randn\nfrom torch.autograd import Variable\n\nmodel = nn.Linear(4, 2)\n"
+    for vname, value in GL002_VALUES.items():
+        if vname == "from-loader-items":
+            body = f"{head}{value}\n\n\ndef run():\n    outs = []\n    for batch in loader:\n        v = Variable(batch)\n        outs.append(v.sum())\n    sum(outs).backward()\n    return outs\n"
+        else:
+            body = f"{head}{value}\n\n\ndef run():\n    v = Variable(x)\n    out = (v * 2).sum()\n    print(f'{{float(out):.4f}}')\n    if out.requires_grad:\n        out.backward()\n    return out\n"
+        yield Program(f"gl002-value-{vname}", "GL002", f"value={vname}", body)
+    for rg in ("True", "False"):
+        yield _prog("GL002", "shared-base", f"requires-grad-{rg.lower()}", f"""
+            import torch
+            from torch import randn
+            from torch.autograd import Variable
+
+            base = randn(3)
+
+
+            def run():
+                a = Variable(base, requires_grad={rg})
+                b = Variable(base, requires_grad={rg})
+                total = (a * 2).sum() + (b * 3).sum()
+                if total.requires_grad:
+                    total.backward()
+                return [a.grad, b.grad]
+            """)
+    yield _prog("GL002", "shared-base", "factory", """
+        import torch
+        from torch.autograd import Variable
+
+
+        def run():
+            w = Variable(torch.ones(3), requires_grad=True)
+            (w * 2).sum().backward()
+            return w.grad
+        """)
+
+
+# GL003: the value read with ``.data[0]``.
+GL003_VALUES = {
+    "0-dim": "loss = (model(x) ** 2).mean()",
+    "one-element-1d": "loss = (model(x) ** 2).mean().reshape(1)",
+    "n-element": "loss = (model(x) ** 2).mean(0)",
+    "numpy": "loss = (model(x) ** 2).mean(0).detach().numpy()",
+    "list": "loss = [0.5, 0.25]\nloss = type('Box', (), {'data': loss})()",
+    "config-object": "loss = type('Config', (), {'data': [3, 4]})()",
+    "sum-reduction": "scores = model(x)",
+}
+GL003_USES = {
+    "accumulated": "total += {read}\nprint(total)",
+    "formatted": "print('loss %.4f' % {read})",
+    "compared": "print({read} > 0.1)",
+    "float": "print(float({read}))",
+    "appended": "history.append({read})\nprint(history)",
+}
+
+
+def gl003_family() -> Iterator[Program]:
+    head = "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\nx = randn(3, 4)\n"
+    for (vname, value), (uname, use) in itertools.product(GL003_VALUES.items(), GL003_USES.items()):
+        read = "scores.sum().data[0]" if vname == "sum-reduction" else "loss.data[0]"
+        stmts = _indent(value + "\n" + use.format(read=read), 4)
+        body = f"{head}\n\ndef run():\n    total = 0.0\n    history = []\n{stmts}\n    return total, history\n"
+        yield Program(f"gl003-{vname}-{uname}", "GL003", f"value={vname}", body)
+
+
+# GL101: escapes named in the issue beyond the generic flows.
+def gl101_extra() -> Iterator[Program]:
+    yield _prog("GL101", "lazy-generator-input", "graph-building-generator", """
+        import torch
+        from torch import nn, randn
+
+        model = nn.Linear(4, 4)
+        enc = nn.Linear(4, 4)
+
+
+        def batches():
+            for _ in range(2):
+                yield enc(randn(3, 4))
+
+
+        def run():
+            model.eval()
+            outs = []
+            for b in batches():
+                outs.append(model(b).sum().item())
+            total = sum(o for o in outs)
+            print(round(total, 4))
+            return outs
+        """)
+    yield _prog("GL101", "arithmetic-before-eval", "stored-into-list", """
+        import torch
+        from torch import nn, randn
+
+        model = nn.Linear(4, 2)
+        x = randn(3, 4)
+
+
+        def run():
+            kept = []
+            scale = model(x).sum() * 2
+            model.eval()
+            y = model(x)
+            kept.append(scale + y.sum())
+            kept[0].backward()
+            return model.weight.grad
+        """)
+    yield _prog("GL101", "batchnorm-freeze", "helper-step", """
+        import torch
+        from torch import nn, optim, randn
+
+        model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4), nn.Linear(4, 1))
+        opt = optim.SGD(model.parameters(), lr=0.1)
+
+
+        def step(loss):
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
+        def train(data):
+            model.eval()  # freeze batch-norm statistics while fine-tuning
+            for xb in data:
+                loss = model(xb).pow(2).mean()
+                step(loss)
+
+
+        def run():
+            train([randn(5, 4) for _ in range(2)])
+            return model[0].weight
+        """)
+
+
+# GL106: a guard that looked redundant but was the only one in effect.
+def gl106_family() -> Iterator[Program]:
+    yield _prog("GL106", "async-decorator", "inner-guard", """
+        import asyncio
+        import torch
+        from torch import nn, randn
+
+        model = nn.Linear(4, 2)
+        x = randn(3, 4)
+
+
+        @torch.no_grad()
+        async def predict(x):
+            with torch.no_grad():
+                out = model(x)
+            return out
+
+
+        def run():
+            out = asyncio.run(predict(x))
+            print(out.requires_grad)
+            return out
+        """)
+    yield _prog("GL106", "enabled-in-if", "inner-guard", """
+        import torch
+        from torch import nn, randn
+
+        model = nn.Linear(4, 2)
+        x = randn(3, 4)
+
+
+        def run(finetune=True):
+            with torch.no_grad():
+                if finetune:
+                    torch.set_grad_enabled(True)
+                with torch.no_grad():
+                    out = model(x)
+            torch.set_grad_enabled(True)
+            print(out.requires_grad)
+            return out
+        """)
+    yield _prog("GL106", "nested", "plain", """
+        import torch
+        from torch import nn, randn
+
+        model = nn.Linear(4, 2)
+        x = randn(3, 4)
+
+
+        def run():
+            with torch.no_grad():
+                with torch.no_grad():
+                    out = model(x)
+            print(out.requires_grad)
+            return out
+        """)
+
+
+# GL301: where the accumulated total goes.
+def gl301_family() -> Iterator[Program]:
+    head = "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 1)\nbatches = [randn(3, 4) for _ in range(3)]\n"
+    cases = {
+        "returned-backprop": ("def total_loss(batches):\n    total = 0\n    for xb in batches:\n        loss = model(xb).pow(2).mean()\n        total += loss\n    return total\n", "t = total_loss(batches)\n    t.backward()\n    print(f'{float(t):.4f}')"),
+        "self-stats": ("class Tracker:\n    def __init__(self):\n        self.stats = {'loss': 0}\n\n    def update(self, batches):\n        for xb in batches:\n            loss = model(xb).pow(2).mean()\n            self.stats['loss'] += loss\n\n    def backprop(self):\n        self.stats['loss'].backward()\n", "tr = Tracker()\n    tr.update(batches)\n    tr.backprop()"),
+        "float-total-printed": ("def evaluate(batches):\n    total = 0.0\n    for xb in batches:\n        loss = model(xb).pow(2).mean()\n        total += loss\n    print(total)\n    return total\n", "evaluate(batches)"),
+        "tensor-total-printed": ("def evaluate(batches):\n    total = torch.zeros(())\n    for xb in batches:\n        loss = model(xb).pow(2).mean()\n        total += loss\n    print(total)\n    return total\n", "evaluate(batches)"),
+        "list-of-losses": ("def evaluate(batches):\n    losses = []\n    for xb in batches:\n        loss = model(xb).pow(2).mean()\n        losses.append(loss)\n    print(losses)\n    return losses\n", "evaluate(batches)"),
+        "module-appended": ("def collect(batches):\n    mods = []\n    for xb in batches:\n        layer = nn.Linear(4, 1)\n        mods.append(layer)\n    return len(mods)\n", "collect(batches)"),
+        "dict-values": ("def evaluate(batches):\n    hist = {}\n    for i, xb in enumerate(batches):\n        loss = model(xb).pow(2).mean()\n        hist[i] = loss\n    print(hist)\n    return hist\n", "evaluate(batches)"),
+        "none-appended": ("def evaluate(batches):\n    seen = []\n    for xb in batches:\n        out = model(xb)\n        seen.append(out if xb.sum() > 100 else None)\n    return seen\n", "evaluate(batches)"),
+        "training-loop-logging": ("def train(batches):\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    running = 0.0\n    for xb in batches:\n        loss = model(xb).pow(2).mean()\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n        running += loss\n    print(f'{float(running):.4f}')\n    return running\n", "train(batches)"),
+    }
+    for name, (defs, call) in cases.items():
+        yield Program(f"gl301-{name}", "GL301", f"total={name}", f"{head}\n\n{defs}\n\ndef run():\n    {call}\n    return model.weight\n")
+
+
+# GL302/GL303: attribute writes.
+def gl30x_family() -> Iterator[Program]:
+    for rhs in ("False", "None", "0", "flag"):
+        for reads in (False, True):
+            back = "    print(model.requires_grad)\n" if reads else ""
+            yield Program(
+                f"gl302-rhs-{rhs.lower()}-{'read' if reads else 'noread'}",
+                "GL302",
+                f"rhs={rhs} readback={reads}",
+                "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\nflag = False\n\n\n"
+                f"def run():\n    model.requires_grad = {rhs}\n{back}    model(randn(3, 4)).sum().backward()\n    return model.weight.grad\n",
+            )
+    targets = {
+        "leaf": "t = torch.ones(3)",
+        "non-leaf": "w = torch.ones(3, requires_grad=True)\n    t = w * 2",
+        "integer": "t = torch.arange(3)",
+        "argparse": "import argparse\n    t = argparse.Namespace(lr=0.1)",
+        "dataclass": "import dataclasses\n    t = dataclasses.make_dataclass('Cfg', [('lr', float)])(0.1)",
+        "module": "t = nn.Linear(4, 2)",
+    }
+    for tname, setup in targets.items():
+        for value in ("True", "False"):
+            yield Program(
+                f"gl303-{tname}-{value.lower()}",
+                "GL303",
+                f"target={tname}",
+                "import torch\nfrom torch import nn\n\n\n"
+                f"def run():\n    {setup}\n    t.require_grad = {value}\n    print(getattr(t, 'require_grad', 'unset'), getattr(t, 'requires_grad', 'unset'))\n    return t if isinstance(t, torch.Tensor) else None\n",
+            )
+
+
+# GL102: a bare guard inside a try that relied on the TypeError.
+def gl102_family() -> Iterator[Program]:
+    for exc in ("TypeError", "AttributeError", "(TypeError, AttributeError)", "Exception"):
+        yield _prog("GL102", "try-fallback", exc.strip("()").replace(", ", "-").lower(), f"""
+            import torch
+            from torch import nn, randn
+
+            model = nn.Linear(4, 2)
+            x = randn(3, 4)
+
+
+            def run():
+                try:
+                    with torch.no_grad:
+                        out = model(x)
+                except {exc}:
+                    out = model(x)
+                out.sum().backward()
+                return model.weight.grad
+            """)
+    yield _prog("GL102", "plain", "no-try", """
+        import torch
+        from torch import nn, randn
+
+        model = nn.Linear(4, 2)
+
+
+        def run():
+            with torch.no_grad:
+                out = model(randn(3, 4))
+            return out
+        """)
+
+
+# migrate: GL202 on a PackedSequence's data.
+def migrate_family() -> Iterator[Program]:
+    yield _prog("GL202", "packed-sequence", "row-edit", """
+        import torch
+        from torch.nn.utils.rnn import pack_sequence
+
+
+        def run():
+            packed = pack_sequence([torch.ones(3, 2), torch.ones(2, 2)])
+            packed.data[0].mul_(2)
+            return packed.data
+        """)
+    yield _prog("GL202", "optimizer-update", "sgd", """
+        import torch
+        from torch import nn, randn
+
+        model = nn.Linear(4, 2)
+
+
+        def run():
+            model(randn(3, 4)).sum().backward()
+            for p in model.parameters():
+                p.data.add_(-0.1, p.grad.data)
+            return model.weight
+        """)
+
+
+def generate() -> List[Program]:
+    programs: List[Program] = []
+    programs += flow_family("GL001", GL001_SITE, GL001_HEAD)
+    programs += flow_family("GL101", GL101_SITE)
+    programs += flow_family("GL002", GL002_SITE, GL001_HEAD)
+    programs += gl002_family()
+    programs += gl003_family()
+    programs += gl101_extra()
+    programs += gl106_family()
+    programs += gl301_family()
+    programs += gl30x_family()
+    programs += gl102_family()
+    programs += migrate_family()
+    names = [p.name for p in programs]
+    assert len(names) == len(set(names)), "program names must be unique"
+    return programs
+
+
+# The defect classes the oracle was built to close, each with the generated family
+# that holds it (rule, family prefix): the CI sample always runs a few of each.
+DEFECT_CLASSES = {
+    "GL001 result reaches a backward elsewhere": ("GL001", "flow=returned-backprop"),
+    "GL001 sync def nested in an async def": ("GL001", "flow=printed shape=sync-in-async"),
+    "GL001 torch is a class attribute": ("GL001", "flow=printed shape=staticmethod torch=class-attribute"),
+    "GL001 torch imported after the def": ("GL001", "flow=printed shape=def torch=imported-later"),
+    "GL001/GL101 torch bound by except ... as": ("GL101", "flow=printed shape=def torch=except-as"),
+    "GL101 torch is a parameter": ("GL101", "flow=appended shape=def torch=parameter"),
+    "GL101 backward/step in a helper": ("GL101", "flow=helper-step"),
+    "GL101 outs += [...] on a parameter": ("GL101", "flow=iadd-param"),
+    "GL101 copy_ into a buffer": ("GL101", "flow=copy-into-buffer"),
+    "GL101 returned lambda": ("GL101", "flow=lambda"),
+    "GL101 passed to a callback": ("GL101", "flow=callback"),
+    "GL101 raised": ("GL101", "flow=raised"),
+    "GL101 batch norm frozen while training": ("GL101", "batchnorm-freeze"),
+    "GL101 lazy generator input": ("GL101", "lazy-generator-input"),
+    "GL101 arithmetic before eval() stored into a list": ("GL101", "arithmetic-before-eval"),
+    "GL002 values that carry a graph": ("GL002", "value="),
+    "GL002 two leaves sharing a base": ("GL002", "shared-base"),
+    "GL003 non-scalar receivers": ("GL003", "value="),
+    "GL106 the only guard in effect": ("GL106", "async-decorator"),
+    "GL106 grad enabled in an if": ("GL106", "enabled-in-if"),
+    "GL301 totals that leave the function": ("GL301", "total="),
+    "GL302 non-bool value, read back": ("GL302", "rhs="),
+    "GL303 non-leaf, integer, config objects": ("GL303", "target="),
+    "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
+    "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
+}
+
+
+def sample(programs: List[Program], per_family_rule: int = 40, seed: int = 14) -> List[Program]:
+    """CI's fixed sample: every hand-written family whole, and a seeded draw of the
+    generated flow × shape × torch combinations of each rule (every flow, shape and
+    torch binding at least once)."""
+    rng = random.Random(seed)
+    out: List[Program] = []
+    flows: Dict[str, List[Program]] = {}
+    for p in programs:
+        if p.family.startswith("flow="):
+            flows.setdefault(p.rule, []).append(p)
+        else:
+            out.append(p)
+    for rule, progs in flows.items():
+        chosen = {p.name: p for p in rng.sample(progs, min(per_family_rule, len(progs)))}
+        # the plain cases, where a safe fix is expected, in every binding of `torch`
+        chosen.update((p.name, p) for p in progs if p.family.startswith("flow=printed shape=def "))
+        for rule_, prefix in DEFECT_CLASSES.values():
+            if rule_ == rule:
+                members = sorted((p for p in progs if p.family.startswith(prefix)), key=lambda p: p.name)
+                step = max(1, len(members) // 3)
+                chosen.update((p.name, p) for p in members[::step][:3])
+        for axis in (0, 1, 2):
+            values = {p.family.split()[axis] for p in progs}
+            for v in sorted(values):
+                if not any(c.family.split()[axis] == v for c in chosen.values()):
+                    pick = rng.choice([p for p in progs if p.family.split()[axis] == v])
+                    chosen[pick.name] = pick
+        out.extend(sorted(chosen.values(), key=lambda p: p.name))
+    return out

@@ -1,0 +1,202 @@
+"""Fix applicability per defect class: safe only where the conditions are proven,
+unsafe where they are not, no fix where even an unsafe one would crash. The
+differential oracle (tests/test_oracle.py) checks the same classes under torch."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gradlint.engine import LintSettings, lint_source
+
+
+def fixes(src: str, code: str):
+    """(line, applicability or None) of every finding of ``code``."""
+    findings = lint_source(textwrap.dedent(src), "x.py", LintSettings(frozenset({code}))).findings
+    return [(f.start[0], f.fix.applicability if f.fix else None) for f in findings if f.code == code]
+
+
+GL001_HEAD = "import torch\nfrom torch.autograd import Variable\n"
+
+
+@pytest.mark.parametrize(
+    "body,safety",
+    [
+        ("def f(m, x):\n    print(m(Variable(x, volatile=True)).sum().item())\n", "safe"),
+        ("def f(m, x):\n    return m(Variable(x, volatile=True)).argmax(1)\n", "safe"),
+        # Python numbers added up from `.item()`s carry no graph
+        (
+            "def f(m, batches):\n    total, n = 0.0, 0\n    for x in batches:\n        total += m(Variable(x, volatile=True)).sum().item()\n"
+            "        n += 1\n    return total / n, n\n",
+            "safe",
+        ),
+        ("def f(m, batches):\n    total = 0.0\n    for x in batches:\n        total += m(Variable(x, volatile=True)).sum()\n    return total\n", "unsafe"),
+        # read through `.data`: no graph
+        ("def f(m, batches):\n    total = 0.0\n    for x in batches:\n        total += m(Variable(x, volatile=True)).sum().data[0]\n    return total\n", "safe"),
+        # the result reaches a caller, a helper, a list passed in, a buffer, a closure
+        ("def f(m, x):\n    return m(Variable(x, volatile=True))\n", "unsafe"),
+        ("def f(m, x):\n    backprop(m(Variable(x, volatile=True)))\n", "unsafe"),
+        ("def f(m, x, outs):\n    outs.append(m(Variable(x, volatile=True)))\n", "unsafe"),
+        ("def f(m, x, outs):\n    y = m(Variable(x, volatile=True))\n    outs += [y]\n", "unsafe"),
+        ("def f(m, x, buf):\n    buf.copy_(m(Variable(x, volatile=True)))\n", "unsafe"),
+        ("def f(m, x):\n    y = m(Variable(x, volatile=True))\n    return lambda: y.sum()\n", "unsafe"),
+        ("def f(m, x):\n    y = m(Variable(x, volatile=True))\n    raise Stop(y)\n", "unsafe"),
+        ("def f(self, m, x):\n    self.out = m(Variable(x, volatile=True))\n", "unsafe"),
+        # a generator, a sync def nested in an async def
+        ("def f(m, x):\n    yield m(Variable(x, volatile=True)).argmax(1)\n", "unsafe"),
+        ("async def g(m, x):\n    def f(m, x):\n        print(m(Variable(x, volatile=True)).sum().item())\n    f(m, x)\n", "unsafe"),
+    ],
+)
+def test_gl001_decorator_safe_only_when_nothing_escapes(body, safety):
+    assert [s for _, s in fixes(GL001_HEAD + body, "GL001")] == [safety]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        # a class attribute named torch is what the decorator would see
+        GL001_HEAD + "class A:\n    torch = 'cpu'\n\n    def f(self, m, x):\n        print(m(Variable(x, volatile=True)).sum().item())\n",
+        # imported after the def: the decorator runs first
+        "from torch.autograd import Variable\n\ndef f(m, x):\n    print(m(Variable(x, volatile=True)).sum().item())\n\nimport torch\n",
+        # `except ... as torch` unbinds the module
+        GL001_HEAD + "try:\n    import apex\nexcept ImportError as torch:\n    pass\n\ndef f(m, x):\n    print(m(Variable(x, volatile=True)).sum().item())\n",
+        # a parameter of an enclosing function
+        GL001_HEAD + "def outer(torch):\n    def f(m, x):\n        print(m(Variable(x, volatile=True)).sum().item())\n    return f\n",
+    ],
+)
+def test_gl001_no_fix_where_torch_is_not_the_module(src):
+    assert fixes(src, "GL001") == [(fixes(src, "GL001")[0][0], None)]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        # a parameter named torch: the `with torch.no_grad():` would be its attribute
+        "import torch\ndef f(model, x, torch=None):\n    h = prep(x)\n    model.eval()\n    print(model(h).sum().item())\n",
+        "import torch\ndef f(model, x):\n    model.eval()\n    print(model(x).sum().item())\n    return 1\ntry:\n    pass\nexcept Exception as torch:\n    pass\n",
+        "def f(model, x):\n    model.eval()\n    print(model(x).sum().item())\n    return 1\nimport torch\n",
+    ],
+)
+def test_gl101_no_fix_where_torch_is_not_the_module(src):
+    assert [s for _, s in fixes(src, "GL101")] == [None]
+
+
+GL101_LOOP = "import torch\n\ndef f(model, loader{params}):\n    model.eval()\n    for x in loader:\n        y = model(x)\n{use}"
+
+
+@pytest.mark.parametrize(
+    "params,use,safety",
+    [
+        ("", "        print(y.sum().item())\n", "safe"),
+        # backward/step in a helper (eval() used to freeze batch norm while training)
+        ("", "        step(y.sum())\n", "unsafe"),
+        (", outs", "        outs += [y]\n", "unsafe"),
+        (", buf", "        buf.copy_(y)\n", "unsafe"),
+        ("", "        on_output(y)\n", "unsafe"),
+        ("", "        raise Found(y)\n", "unsafe"),
+        ("", "        keep = lambda: y\n", "unsafe"),
+        # torch's own functions and a local list keep nothing outside
+        ("", "        kept = []\n        kept.append(torch.softmax(y, -1))\n        print(len(kept))\n", "safe"),
+    ],
+)
+def test_gl101_outputs_that_escape_make_the_fix_unsafe(params, use, safety):
+    assert [s for _, s in fixes(GL101_LOOP.format(params=params, use=use), "GL101")] == [safety]
+
+
+def test_gl101_unsafe_in_a_sync_def_nested_in_an_async_def():
+    src = "import torch\nasync def g(model, x):\n    def f():\n        model.eval()\n        print(model(x).sum().item())\n    f()\n"
+    assert [s for _, s in fixes(src, "GL101")] == ["unsafe"]
+
+
+@pytest.mark.parametrize(
+    "value,safety",
+    [
+        ("torch.randn(3)", "safe"),  # made right there
+        ("batch", "unsafe"),  # only looks graph-free
+        ("torch.as_tensor(p)", "unsafe"),  # returns `p` itself, which may carry a graph
+    ],
+)
+def test_gl002_removal_safe_only_around_a_fresh_tensor(value, safety):
+    src = f"import torch\nfrom torch.autograd import Variable\nfor batch in loader:\n    v = Variable({value})\n"
+    assert [s for _, s in fixes(src, "GL002")] == [safety]
+
+
+def test_gl002_requires_grad_on_a_shared_base_keeps_two_leaves():
+    src = "import torch\nfrom torch.autograd import Variable\nbase = load()\na = Variable(base, requires_grad=True)\nb = Variable(base, requires_grad=True)\n"
+    from harness import fix
+
+    out = fix(src, ["GL002"])
+    assert "a = base.detach().requires_grad_()\nb = base.detach().requires_grad_()\n" in out
+
+
+@pytest.mark.parametrize(
+    "src,safety",
+    [
+        ("loss = out.mean()\nprint(loss.data[0])\n", "safe"),
+        ("print(out.sum().data[0])\n", "safe"),
+        # a functional loss with its default reduction is 0-dim; with reduction="none" it is not
+        ("import torch.nn.functional as F\nloss = F.cross_entropy(out, y)\nprint(loss.data[0])\n", "safe"),
+        ("import torch.nn.functional as F\nloss = F.cross_entropy(out, y, reduction='none')\nprint(loss.data[0])\n", "unsafe"),
+        ("print(loss.data[0])\n", "unsafe"),  # maybe a one-element tensor: printed differently
+        ("loss = out.mean(0)\nprint(loss.data[0])\n", "unsafe"),  # n elements: .item() raises
+        ("loss = out.mean()\nloss = loss * 2\nprint(loss.data[0])\n", "unsafe"),  # bound twice
+    ],
+)
+def test_gl003_safe_only_on_zero_dim_evidence(src, safety):
+    assert [s for _, s in fixes(src, "GL003")] == [safety]
+
+
+@pytest.mark.parametrize(
+    "src,safety",
+    [
+        ("import torch\ndef f(m, x):\n    with torch.no_grad():\n        with torch.no_grad():\n            return m(x)\n", "safe"),
+        ("import torch\ndef f(m, x):\n    with torch.set_grad_enabled(False):\n        with torch.no_grad():\n            return m(x)\n", "safe"),
+        ("import torch\n@torch.no_grad()\ndef f(m, x):\n    with torch.no_grad():\n        return m(x)\n", "safe"),
+        # a decorator does not cover a coroutine's body
+        ("import torch\n@torch.no_grad()\nasync def f(m, x):\n    with torch.no_grad():\n        return m(x)\n", "unsafe"),
+        # gradients may be switched back on before the inner guard
+        (
+            "import torch\ndef f(m, x, ft):\n    with torch.no_grad():\n        if ft:\n            torch.set_grad_enabled(True)\n"
+            "        with torch.no_grad():\n            return m(x)\n",
+            "unsafe",
+        ),
+    ],
+)
+def test_gl106_safe_only_when_the_outer_guard_is_surely_in_effect(src, safety):
+    assert [s for _, s in fixes(src, "GL106")] == [safety]
+
+
+@pytest.mark.parametrize(
+    "handler,safety",
+    [
+        (None, "safe"),
+        ("except TypeError:", "unsafe"),
+        ("except (ValueError, AttributeError):", "unsafe"),
+        ("except Exception:", "unsafe"),
+        ("except:", "unsafe"),
+        ("except KeyError:", "safe"),
+    ],
+)
+def test_gl102_unsafe_inside_a_try_that_catches_the_error(handler, safety):
+    body = "with torch.no_grad:\n    y = m(x)\n"
+    if handler is None:
+        src = "import torch\n" + body
+    else:
+        src = "import torch\ntry:\n" + textwrap.indent(body, "    ") + f"{handler}\n    y = m(x)\n"
+    assert [s for _, s in fixes(src, "GL102")] == [safety]
+
+
+GL301_LOOP = "import torch\n\ndef run(model, loader):\n{body}"
+
+
+@pytest.mark.parametrize(
+    "body,safety",
+    [
+        ("    total = 0.0\n    for x in loader:\n        total += model(x).mean()\n    print(total)\n", "safe"),
+        ("    total = 0.0\n    for x in loader:\n        total += model(x).mean()\n    return total\n", "unsafe"),
+        ("    for x in loader:\n        self.stats['loss'] += model(x).mean()\n", "unsafe"),
+    ],
+)
+def test_gl301_unsafe_where_the_total_leaves_the_function(body, safety):
+    assert [s for _, s in fixes(GL301_LOOP.format(body=body), "GL301")] == [safety]
