@@ -284,7 +284,7 @@ def lint_source(
         return LintResult([])
     ctx = FileContext(path, source, module, settings.options)
     rules = [cls(ctx) for cls in rule_classes]
-    _Dispatcher(rules, ctx.parents, ctx.starts, ctx.ends).run(module)
+    _Dispatcher(rules, ctx.tree.parents, ctx.tree.starts, ctx.tree.ends).run(module)
     findings = [f for r in rules for f in r.findings]
     if findings and settings.line_noqa and "noqa" in source.lower():
         noqa = _noqa_lines(source)

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from gradlint.rule import FileContext
-from gradlint.semantic import walk
+from gradlint.semantic.tree import walk
 
 
 def context(code: str) -> FileContext:
@@ -31,7 +31,7 @@ def marked(ctx: FileContext, cls=cst.Name, text: Optional[str] = None) -> cst.CS
 
 def reaching_value(code: str) -> Optional[str]:
     ctx = context(code)
-    b = ctx.semantic.reaching_binding(marked(ctx, text="y"))
+    b = ctx.semantic.scopes.same_object(marked(ctx, text="y"))
     if b is None:
         return None
     return ctx.code_for(b.value) if b.value is not None else b.kind
@@ -73,7 +73,7 @@ def test_reaching_binding(code, value):
 def test_storage_alias(code, kind, source, through_name):
     ctx = context(code)
     edit = next(n for n in walk(ctx.module) if isinstance(n, cst.Call) and ctx.code_for(n.func).endswith(".add_"))
-    alias = ctx.semantic.storage_alias(edit.func.value)
+    alias = ctx.semantic.values.storage_alias(edit.func.value)
     if kind is None:
         assert alias is None
     else:
@@ -100,7 +100,7 @@ def test_storage_alias(code, kind, source, through_name):
 def test_graph_source(code, expected):
     ctx = context(code)
     call = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "f")
-    found = ctx.semantic.graph_source(call.args[0].value)
+    found = ctx.semantic.values.graph_source(call.args[0].value)
     assert (ctx.code_for(found) if found is not None else None) == expected
 
 
@@ -125,7 +125,7 @@ def test_graph_source(code, expected):
 )
 def test_is_module(code, expected):
     ctx = context(code)
-    assert ctx.semantic.is_module(marked(ctx, text="m")) is expected
+    assert ctx.semantic.modules.is_module(marked(ctx, text="m")) is expected
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.semantic import VARIABLE, bool_value, call_arg
+from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.torch_api import VARIABLE
 
 
 class VolatileFlag(Rule):
@@ -19,7 +20,7 @@ class VolatileFlag(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic
-        if not sem.is_call_to(node, VARIABLE):
+        if not sem.names.is_call_to(node, VARIABLE):
             return
         volatile = call_arg(node, 2, "volatile")
         if volatile is None:
@@ -43,8 +44,8 @@ class VolatileFlag(Rule):
         data = call_arg(node, 0, "data")
         if flag is not True or data is None or any(a.star for a in node.args):
             return None
-        func = sem.enclosing_function(node)
-        if func is None or func.asynchronous is not None or sem.needs_gradients(func):
+        func = sem.tree.enclosing_function(node)
+        if func is None or func.asynchronous is not None or sem.gradmode.needs_gradients(func):
             return None
         value = data.value
         stmt = self_assignment(self.ctx, node, allow_volatile=True)
@@ -52,12 +53,12 @@ class VolatileFlag(Rule):
             # Keyed like GL002's removal: several wrappers in one statement remove it once.
             edits = [self.replace(stmt, cst.RemovalSentinel.REMOVE, key=("self-assignment", id(stmt)))]
         else:
-            if not sem.carries_no_graph(value, sem.enclosing_scope(node)):
+            if not sem.values.carries_no_graph(value, sem.tree.function_scope(node)):
                 value = codegen.method_call(value, "detach")
             edits = [self.replace(node, codegen.keep_parens(node, codegen.atomic(value)))]
         imports = ()
-        if sem.grad_disabled(node) is not True:
-            ref = sem.torch_ref_at(func)
+        if sem.gradmode.grad_disabled(node) is not True:
+            ref = sem.names.torch_ref_at(func)
             if ref is None:
                 return None
             torch_name, imports = ref
@@ -72,5 +73,5 @@ class VolatileFlag(Rule):
             *edits,
             title=title,
             add_imports=imports,
-            remove_imports=sem.imports_of(VARIABLE),
+            remove_imports=sem.names.imports_of(VARIABLE),
         )

@@ -10,7 +10,8 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.semantic import REQUIRES_GRAD_FACTORIES, VARIABLE, bool_value, call_arg
+from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.torch_api import REQUIRES_GRAD_FACTORIES, VARIABLE
 
 _SHORT = 24
 
@@ -21,7 +22,7 @@ class VariableWrapper(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic
-        if not sem.is_call_to(node, VARIABLE):
+        if not sem.names.is_call_to(node, VARIABLE):
             return
         if call_arg(node, 2, "volatile") is not None:
             return  # GL001's finding
@@ -45,14 +46,14 @@ class VariableWrapper(Rule):
 
     def _fix(self, node: cst.Call, value: cst.BaseExpression, requires_grad: Optional[cst.Arg], flag: Optional[bool]) -> Fix:
         sem = self.ctx.semantic
-        free = sem.carries_no_graph(value, sem.enclosing_scope(node))
+        free = sem.values.carries_no_graph(value, sem.tree.function_scope(node))
         if flag is False:
             stmt = self_assignment(self.ctx, node, allow_volatile=False) if free else None
             if stmt is not None:
                 return self.fix(
                     self.replace(stmt, cst.RemovalSentinel.REMOVE, key=("self-assignment", id(stmt))),
                     title="Remove the assignment: without `Variable` it assigns the names to themselves",
-                    remove_imports=sem.imports_of(VARIABLE),
+                    remove_imports=sem.names.imports_of(VARIABLE),
                 )
             new, title = (value, "Remove the `Variable` wrapper") if free else (
                 codegen.method_call(value, "detach"),
@@ -70,13 +71,13 @@ class VariableWrapper(Rule):
         return self.fix(
             self.replace(node, codegen.keep_parens(node, codegen.atomic(new))),
             title=title,
-            remove_imports=sem.imports_of(VARIABLE),
+            remove_imports=sem.names.imports_of(VARIABLE),
         )
 
     def _is_factory(self, value: cst.BaseExpression) -> bool:
         return (
             isinstance(value, cst.Call)
-            and self.ctx.refers_to(value.func, REQUIRES_GRAD_FACTORIES)
+            and self.ctx.semantic.names.refers_to(value.func, REQUIRES_GRAD_FACTORIES)
             and call_arg(value, None, "requires_grad") is None
             and not any(a.star for a in value.args)
         )

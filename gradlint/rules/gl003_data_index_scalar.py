@@ -9,7 +9,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import Rule
-from gradlint.semantic import last_name
+from gradlint.semantic.syntax import last_name
 
 # Names under which scalars (losses, metrics) are usually kept.
 _SCALAR_NAME = re.compile(

@@ -11,7 +11,7 @@ import libcst as cst
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
-from gradlint.semantic import Guard
+from gradlint.semantic.gradmode import Guard
 
 
 class RedundantGradGuard(Rule):
@@ -22,14 +22,14 @@ class RedundantGradGuard(Rule):
 
     def visit_With(self, node: cst.With) -> None:
         sem = self.ctx.semantic
-        guards = [(item, sem.guard(item.item)) for item in node.items]
+        guards = [(item, sem.gradmode.guard(item.item)) for item in node.items]
         guards = [(item, g) for item, g in guards if g is not None and (g.called or g.kind == "set_grad_enabled")]
         if len(guards) != 1:
             return  # ``with torch.no_grad(), torch.enable_grad():`` says something else
         item, inner = guards[0]
         if inner.disables is not True:
             return
-        outer = sem.grad_guard_at(node)
+        outer = sem.gradmode.guard_at(node)
         if outer is None or not _covers(outer.guard, inner):
             return
         self.report(

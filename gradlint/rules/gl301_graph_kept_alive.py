@@ -11,7 +11,8 @@ from gradlint import codegen
 from gradlint.rule import Rule
 from gradlint.rules._gates import LOOP_STATEMENT
 from gradlint.rules._inplace import edit_text, short
-from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
+from gradlint.semantic.torch_api import AUTOGRAD_GRAD
+from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 
 class GraphKeptAlive(Rule):
@@ -68,20 +69,20 @@ class GraphKeptAlive(Rule):
 
     def _check(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         sem = self.ctx.semantic
-        loop = sem.enclosing_loop(node)
+        loop = sem.tree.enclosing_loop(node)
         if loop is None or not self._outlives(target, loop):
             return
         key = _key(target)
         if key is None:
             return
-        differentiated, escaping = self._flows_of(sem.enclosing_scope(node))
+        differentiated, escaping = self._flows_of(sem.tree.function_scope(node))
         if key in differentiated:
             return  # accumulated on purpose, to call backward() on the total
         if key in escaping and not self._trains(loop) and not self._over_batches(loop):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
         # Last: it resolves names, the costly part (a model's forward() collecting
         # its blocks' outputs to return them is settled above).
-        if sem.graph_source(value) is None:
+        if sem.values.graph_source(value) is None:
             return
         python_number = self._python_number(target, loop)
         method = "item" if python_number else "detach"
@@ -111,11 +112,11 @@ class GraphKeptAlive(Rule):
         if not isinstance(base, cst.Name):
             return False
         sem = self.ctx.semantic
-        scope = sem.enclosing_scope(loop)
-        binds = sem.bindings(scope).get(base.value)
+        scope = sem.tree.function_scope(loop)
+        binds = sem.scopes.bindings(scope).get(base.value)
         if not binds:
-            return scope is not self.ctx.module and base.value in sem.bindings(self.ctx.module)
-        return any(b.node is not None and not sem.is_inside(loop, b.node) for b in binds)
+            return scope is not self.ctx.module and base.value in sem.scopes.bindings(self.ctx.module)
+        return any(b.node is not None and not sem.tree.is_inside(loop, b.node) for b in binds)
 
     def _python_number(self, target: cst.BaseExpression, loop: cst.CSTNode) -> bool:
         """``total = 0`` / ``0.0`` (and nothing but numbers and the accumulation itself),
@@ -123,11 +124,11 @@ class GraphKeptAlive(Rule):
         if not isinstance(target, cst.Name):
             return False
         sem = self.ctx.semantic
-        scope = sem.enclosing_scope(loop)
+        scope = sem.tree.function_scope(loop)
         for node in walk(scope):
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == target.value:
                 return False
-        binds = sem.bindings(scope).get(target.value, [])
+        binds = sem.scopes.bindings(scope).get(target.value, [])
         numbers = 0
         for b in binds:
             if isinstance(b.node, cst.AugAssign):
@@ -155,7 +156,7 @@ class GraphKeptAlive(Rule):
                     func = node.func
                     if isinstance(func, cst.Attribute) and func.attr.value == "backward":
                         differentiated |= _keys_in(node)
-                    elif isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.refers_to(func, AUTOGRAD_GRAD):
+                    elif isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.semantic.names.refers_to(func, AUTOGRAD_GRAD):
                         differentiated |= _keys_in(node)
                 elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
                     escaping |= _keys_in(node.value)
@@ -187,7 +188,7 @@ class GraphKeptAlive(Rule):
 
     def _over_batches(self, loop: cst.CSTNode) -> bool:
         sem = self.ctx.semantic
-        return isinstance(loop, cst.For) and sem.is_loader(loop.iter, sem.enclosing_scope(loop))
+        return isinstance(loop, cst.For) and sem.values.is_loader(loop.iter, sem.tree.function_scope(loop))
 
     def _carriers(self, value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         """The operands of ``value`` that hold the history (``loss`` in ``loss * n``)."""
@@ -197,7 +198,7 @@ class GraphKeptAlive(Rule):
             yield from self._carriers(value.right)
         elif isinstance(value, cst.UnaryOperation) and not value.lpar:
             yield from self._carriers(value.expression)
-        elif sem.graph_source(value) is not None or sem.requires_grad_leaf(value) is not None:
+        elif sem.values.graph_source(value) is not None or sem.values.requires_grad_leaf(value) is not None:
             yield value
 
 

@@ -22,7 +22,7 @@ class ModuleRequiresGradAttribute(Rule):
             target = t.target
             if not (isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"):
                 continue
-            if not sem.is_module(target.value):
+            if not sem.modules.is_module(target.value):
                 continue
             module = short(self.ctx, target.value, 30) or "module"
             value = short(self.ctx, node.value, 30) or "..."
