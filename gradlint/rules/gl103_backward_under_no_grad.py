@@ -72,34 +72,32 @@ class BackwardUnderNoGrad(Rule):
             return self._computed_without_grad(target.value, use, depth + 1)
         if not isinstance(target, cst.Name):
             return None
-        scope = sem.tree.function_scope(use)
-        binds = sem.scopes.bindings(scope).get(target.value, [])
-        if not binds or any(b.kind != "assign" or b.value is None for b in binds):
+        # Every binding that may reach the use must have been computed without gradients.
+        reaching = sem.scopes.reaching(target)
+        if reaching.unbound or not reaching.bindings:
             return None
-        use_pos = self.ctx.position(use).start
         site = None
-        for b in binds:
-            assert b.node is not None and b.value is not None
-            if self.ctx.position(b.node).start.line > use_pos.line:
+        for b in reaching.bindings:
+            if b.kind != "assign" or b.value is None or b.node is None:
                 return None
             found = self._computed_without_grad(b.value, b.node, depth + 1) if depth < 3 else None
             if found is None:
                 return None
             site = site or found
-        if self._regains_grad(scope, target.value):
+        if self._regains_grad(sem.tree.function_scope(use), target.value):
             return None
         return site
 
     def _enables_grad(self, value: cst.BaseExpression) -> bool:
         """A call of a function of this module decorated ``@torch.enable_grad()``."""
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        if not isinstance(value, cst.Call):
             return False
-        for node in walk(self.ctx.module, into_functions=True):
-            if isinstance(node, cst.FunctionDef) and node.name.value == value.func.value:
-                site = self.ctx.semantic.gradmode.guard_at(node.body)
-                if site is not None and site.guard.disables is not True:
-                    return True
-        return False
+        sem = self.ctx.semantic
+        func = sem.calls.local_function(value)
+        if func is None:
+            return False
+        guard = sem.gradmode.decorator_guard(func)
+        return guard is not None and guard.disables is not True
 
     def _regains_grad(self, scope, name: str) -> bool:
         """``loss.requires_grad_()`` / ``loss.requires_grad = True`` somewhere in the scope."""

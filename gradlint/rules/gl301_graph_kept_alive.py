@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator
 
 import libcst as cst
 
@@ -11,8 +11,8 @@ from gradlint import codegen
 from gradlint.rule import Rule
 from gradlint.rules._gates import LOOP_STATEMENT
 from gradlint.rules._inplace import edit_text, short
-from gradlint.semantic.torch_api import AUTOGRAD_GRAD
-from gradlint.semantic.tree import FunctionScope as Scope, walk
+from gradlint.semantic.escape import key as escape_key
+from gradlint.semantic.tree import walk
 
 
 class GraphKeptAlive(Rule):
@@ -32,7 +32,6 @@ class GraphKeptAlive(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._flows: Dict[int, Tuple[Set[str], Set[str]]] = {}
         self._training_loops: Dict[int, bool] = {}
 
     # On leaving, not visiting: the operands have been walked by then, so their
@@ -72,13 +71,13 @@ class GraphKeptAlive(Rule):
         loop = sem.tree.enclosing_loop(node)
         if loop is None or not self._outlives(target, loop):
             return
-        key = _key(target)
+        key = escape_key(target)
         if key is None:
             return
-        differentiated, escaping = self._flows_of(sem.tree.function_scope(node))
-        if key in differentiated:
+        flows = sem.escape.flows(sem.tree.function_scope(node))
+        if flows.routes([key], _TO_BACKWARD):
             return  # accumulated on purpose, to call backward() on the total
-        if key in escaping and not self._trains(loop) and not self._over_batches(loop):
+        if flows.routes([key], _TO_CALLER) and not self._trains(loop) and not self._over_batches(loop):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
         # Last: it resolves names, the costly part (a model's forward() collecting
         # its blocks' outputs to return them is settled above).
@@ -143,39 +142,6 @@ class GraphKeptAlive(Rule):
 
     # -- deliberate accumulation ------------------------------------------------------
 
-    def _flows_of(self, scope: Scope) -> Tuple[Set[str], Set[str]]:
-        """Names (and ``self.x`` chains) whose value reaches a ``backward()`` /
-        ``autograd.grad`` call, and those that reach a ``return`` or ``yield``."""
-        found = self._flows.get(id(scope))
-        if found is None:
-            differentiated: Set[str] = set()
-            escaping: Set[str] = set()
-            assigns: List[Tuple[List[str], cst.BaseExpression]] = []
-            for node in walk(scope):
-                if isinstance(node, cst.Call):
-                    func = node.func
-                    if isinstance(func, cst.Attribute) and func.attr.value == "backward":
-                        differentiated |= _keys_in(node)
-                    elif isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.semantic.names.refers_to(func, AUTOGRAD_GRAD):
-                        differentiated |= _keys_in(node)
-                elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
-                    escaping |= _keys_in(node.value)
-                elif isinstance(node, cst.Assign):
-                    targets = [k for t in node.targets for k in [_key(t.target)] if k]
-                    assigns.append((targets, node.value))
-            for flows in (differentiated, escaping):
-                changed = True
-                while changed:
-                    changed = False
-                    for targets, value in assigns:
-                        if any(t in flows for t in targets):
-                            new = _keys_in(value) - flows
-                            if new:
-                                flows |= new
-                                changed = True
-            found = self._flows[id(scope)] = (differentiated, escaping)
-        return found
-
     def _trains(self, loop: cst.CSTNode) -> bool:
         """The loop body calls ``backward()``: the accumulated values are for logging."""
         found = self._training_loops.get(id(loop))
@@ -202,6 +168,10 @@ class GraphKeptAlive(Rule):
             yield value
 
 
+# Routes (``semantic.escape``) that make an accumulation deliberate.
+_TO_BACKWARD = frozenset({"backward", "helper"})
+_TO_CALLER = frozenset({"return", "yield"})
+
 # What the kept graph holds: a backward() in the loop frees the saved activations
 # (their storage), but not the graph's nodes, which stay referenced from the total.
 _HELD = ", with the activations it saved"
@@ -216,30 +186,6 @@ def _text(ctx, expr: cst.BaseExpression) -> str:
     if isinstance(expr, cst.Call):
         return f"{short(ctx, expr.func, 36) or '...'}(...)"
     return "..."
-
-
-def _key(expr: cst.BaseExpression) -> Optional[str]:
-    """``total`` -> "total"; ``self.stats`` -> "self.stats"; ``hist[i]`` -> "hist"."""
-    if isinstance(expr, cst.Subscript):
-        expr = expr.value
-    parts: List[str] = []
-    while isinstance(expr, cst.Attribute):
-        parts.append(expr.attr.value)
-        expr = expr.value
-    if not isinstance(expr, cst.Name):
-        return None
-    parts.append(expr.value)
-    return ".".join(reversed(parts))
-
-
-def _keys_in(node: cst.CSTNode) -> Set[str]:
-    keys: Set[str] = set()
-    for sub in walk(node):
-        if isinstance(sub, (cst.Name, cst.Attribute)):
-            k = _key(sub)
-            if k:
-                keys.add(k)
-    return keys
 
 
 def _mentions(expr: cst.CSTNode, name: str) -> bool:

@@ -116,6 +116,15 @@ class GradMode:
         g = self.guard(expr)
         if g is not None:
             return g if g.called or g.kind == "set_grad_enabled" else None
+        if isinstance(expr, cst.IfExp) and self._may_name_guards:
+            # ``torch.no_grad() if evaluating else nullcontext()``: decided at run time
+            branches = [self.entered_guard(expr.body), self.entered_guard(expr.orelse)]
+            found = [b for b in branches if b is not None]
+            if not found:
+                return None
+            if len(found) == 2 and found[0].disables == found[1].disables:
+                return found[0]
+            return Guard(found[0].kind, True, None)
         if not isinstance(expr, cst.Name) or not self._may_name_guards:
             return None
         reaching = self.model.scopes.reaching(expr)
@@ -123,10 +132,10 @@ class GradMode:
             return None
         found: List[Guard] = []
         for b in reaching.bindings:
-            if b.kind != "assign" or not isinstance(b.value, cst.Call):
+            if b.kind != "assign" or b.value is None:
                 return None
-            inner = self.guard(b.value)
-            if inner is None or not inner.called:
+            inner = self.entered_guard(b.value) if isinstance(b.value, (cst.Call, cst.IfExp)) else None
+            if inner is None:
                 return None
             found.append(inner)
         disables = {g.disables for g in found}

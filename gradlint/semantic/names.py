@@ -111,10 +111,11 @@ def build_import_index(module: cst.Module) -> ImportIndex:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             defined.append(node.name.value)
             inside = True
-        for attr in ("body", "orelse", "handlers", "finalbody", "cases"):
+        # Pushed in reverse, so that records come in source order.
+        for attr in ("cases", "finalbody", "handlers", "orelse", "body"):
             child = getattr(node, attr, None)
             if isinstance(child, (list, tuple)):
-                stack.extend((c, inside) for c in child)
+                stack.extend((c, inside) for c in reversed(child))
             elif isinstance(child, cst.CSTNode):
                 stack.append((child, inside))
     origins: Dict[str, set] = {}
@@ -301,9 +302,9 @@ class Names:
         ``import torch`` after the ``def`` has not run yet). A name qualifies when
         every binding that may reach that point at run time is an import of the
         torch module (``import torch``, ``import torch.nn``, ``import torch as
-        th``) and none is missing on any path. Without any such import, ``torch``
-        qualifies when nothing in the file binds that name: the fix then adds
-        ``import torch`` at the top of the module."""
+        th``) and none is missing on any path. Failing that, ``torch`` qualifies
+        when the module binds no such name and nothing binds it where the code
+        runs: the fix then adds ``import torch`` at the top of the module."""
         key = id(node)
         if key in self._torch_ref_cache:
             return self._torch_ref_cache[key]
@@ -315,7 +316,7 @@ class Names:
             if seen.bindings and not seen.unbound and all(self._imports_torch(b) for b in seen.bindings):
                 found = (name, ())
                 break
-        if found is None and "torch" not in candidates and "torch" not in scopes.root.bindings:
+        if found is None and "torch" not in scopes.root.bindings:
             # ``import torch`` added at the top binds it in the module, before anything runs.
             seen = scopes.visible("torch", node)
             if not seen.bindings:

@@ -120,7 +120,7 @@ class Scopes:
     # -- building ---------------------------------------------------------------
 
     def _build(self) -> Scope:
-        root = Scope(self.module, "module", None)
+        root = self.root = Scope(self.module, "module", None)
         self._by_node[id(self.module)] = root
         self._visit_block(self.module, root)
         return root
@@ -319,6 +319,10 @@ class Scopes:
         """The bindings of ``name``'s own scope that may reach this use of it."""
         scope = self.scope_of(name)
         return self._flow(scope).reaching(name)
+
+    def is_read(self, name: cst.Name) -> bool:
+        """Whether ``name`` is a read of a variable (not a target, attribute or keyword)."""
+        return id(name) in self._flow(self.scope_of(name)).uses
 
     def reaching_binding(self, name: cst.Name) -> Optional[Binding]:
         """The binding that certainly holds when ``name`` is read, else None."""
