@@ -52,6 +52,9 @@ _KEEPS_NOTHING = frozenset(
     "list tuple dict set iter next getattr hasattr type id hash".split()
 )
 
+# Exception classes, by the way their names end: a raise carries what they hold.
+_EXCEPTIONS = ("Error", "Exception", "Warning")
+
 
 @dataclass(frozen=True)
 class Route:
@@ -211,8 +214,9 @@ class Escape:
         names = self.model.names
         may_autograd = "autograd" in self.model.source
 
-        def outside(target: cst.BaseExpression) -> Optional[str]:
-            """The route kind of a store into ``target``, if it leaves the scope."""
+        def outside(target: cst.BaseExpression, mutate: bool = False) -> Optional[str]:
+            """The route kind of a store into ``target`` (``mutate``: into the object it
+            names, ``xs.append(v)``), if it leaves the scope."""
             if isinstance(target, (cst.Tuple, cst.List)):
                 for el in target.elements:
                     found = outside(el.value)
@@ -224,7 +228,7 @@ class Escape:
             if not is_function:
                 return None
             root = _root(target)
-            if isinstance(target, cst.Name):
+            if isinstance(target, cst.Name) and not mutate:
                 return "global" if target.value in outer else None
             if root in ("self", "cls"):
                 return "self"
@@ -291,7 +295,7 @@ class Escape:
                 args = [a for a in node.args if not self._plain(a.value)]
                 if args:
                     flows.edges.append((_target_keys(func.value), frozenset(k for a in args for k in keys_in(a.value)), node))
-                kind = outside(func.value)
+                kind = outside(func.value, mutate=True)
                 for a in args:
                     if kind:
                         add_sink(kind, node, a.value)
@@ -309,7 +313,7 @@ class Escape:
                 if a.keyword is None and not a.star and i in backprops:
                     add_sink("helper", node, a.value)
             return
-        if isinstance(func, cst.Name) and func.value in _KEEPS_NOTHING:
+        if isinstance(func, cst.Name) and (func.value in _KEEPS_NOTHING or func.value.endswith(_EXCEPTIONS)):
             return
         if isinstance(func, (cst.Name, cst.Attribute)) and names.is_imported(func):
             qualified = names.qualnames(func)

@@ -398,17 +398,17 @@ class Values:
                 return self._torch_function(call, qualified, depth, disabled)
         elif any(q.startswith("torch.") for q in qualified):
             return self._torch_function(call, qualified, depth, disabled)
+        callee = self._callee_value(func, depth)
+        if callee is not None:
+            return callee
         forward = self.model.modules.forward(call)
-        if forward is not None:
+        if forward is not None and forward.evidence != "helper":  # a helper: what it returns decides
             module = forward.module
             records = None
             if module is not None and isinstance(module, cst.Name):
                 cls = self.model.modules._instance_class(module, 0)
                 records = self.model.modules.records_graph(cls) if cls is not None else None
             return tensor(False if disabled or records is False else True, "batch")
-        callee = self._callee_value(func, depth)
-        if callee is not None:
-            return callee
         local = self.model.calls.local_function(call)
         if local is not None:
             return self.returns(local, depth)

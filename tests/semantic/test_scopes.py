@@ -311,3 +311,35 @@ def test_scope_of_decorators_defaults_and_comprehensions():
     assert kind("self") == "function"
     assert kind("it") == "function"  # the first iterable is evaluated outside the comprehension
     assert kind("v") == "comprehension"
+
+
+def test_same_object_follows_augmented_assignments():
+    ctx = context("y = a\ny += 1\ny -= 2\nprint(y)\n")
+    use = read_on(ctx, 4, "y")
+    assert ctx.semantic.scopes.reaching_binding(use).form == "aug"
+    b = ctx.semantic.scopes.same_object(use)
+    assert (b.form, ctx.code_for(b.value)) == ("assign", "a")
+
+
+def test_visible_follows_pythons_rules():
+    ctx = context(
+        """\
+        x = 1
+        class C:
+            x = 2
+            def m(self):
+                return x
+            y = x
+        def outer():
+            x = 3
+            def inner():
+                return x
+        """
+    )
+    scopes = ctx.semantic.scopes
+    lines = lambda node: sorted(ctx.tree.line(b.node) for b in scopes.visible("x", node).bindings)  # noqa: E731
+    ret_m, ret_inner = [n for n in walk(ctx.module, True) if isinstance(n, cst.Return)]
+    assign_y = next(n for n in walk(ctx.module, True) if isinstance(n, cst.Assign) and ctx.code_for(n.targets[0].target) == "y")
+    assert lines(ret_m) == [1]  # a method does not see the class body's names
+    assert lines(assign_y) == [3]
+    assert lines(ret_inner) == [8]
