@@ -45,7 +45,7 @@ class SemanticModel:
 
     @functools.cached_property
     def scopes(self) -> Scopes:
-        return Scopes(self.module, self.tree)
+        return Scopes(self.module, self.tree, self.source)
 
     @functools.cached_property
     def names(self) -> Names:
