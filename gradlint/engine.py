@@ -303,7 +303,7 @@ def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool) -> List[Type
 
 def _run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:
     rules = [cls(ctx) for cls in rule_classes]
-    _Dispatcher(rules, ctx.parents, ctx.starts, ctx.ends).run(ctx.module)
+    _Dispatcher(rules, ctx.tree.parents, ctx.tree.starts, ctx.tree.ends).run(ctx.module)
     return [f for r in rules for f in r.findings]
 
 

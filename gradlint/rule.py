@@ -1,46 +1,28 @@
 """What a rule sees: the :class:`Rule` base class and the per-file :class:`FileContext`.
 
 A rule is a class with LibCST-style ``visit_<Node>`` / ``leave_<Node>`` methods.
-All enabled rules run in one traversal of the tree (see ``engine``). Metadata
-(positions, parents, qualified names) is computed lazily, once per file, the
-first time any rule asks for it, so a file whose rules need no scope analysis
-never pays for it. Each LibCST metadata provider costs one or more extra full
-traversals (a parent map costs three times the traversal itself, scopes more
-than five), so the cheap answers come first:
-
-- parents of the nodes visited so far are recorded by the engine's traversal;
-  when a rule asks about a node not visited yet (a visitor looking at its
-  node's operands), one plain walk records every parent of the file (LibCST's
-  ``ParentNodeProvider`` would rebuild the tree three times);
-- ``refers_to`` rules out most nodes by their spelling before any scope
-  analysis; qualified names come from ``ScopeProvider`` directly, per node,
-  without ``QualifiedNameProvider``'s extra pass over every node.
+All enabled rules run in one traversal of the tree (see ``engine``). The
+context holds the parsed file and its tree facts (parents, order, spans: see
+``gradlint.semantic.tree``); everything else a rule asks goes to
+``ctx.semantic`` (``gradlint.semantic.SemanticModel``), whose concepts are
+each computed the first time a rule asks, so a file whose rules need no name
+resolution or flow analysis never pays for it.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
-from libcst.helpers import get_full_name_for_node
-from libcst.metadata import (
-    CodePosition,
-    CodeRange,
-    MetadataWrapper,
-    QualifiedName,
-    QualifiedNameSource,
-    ScopeProvider,
-)
+from libcst.metadata import CodePosition, CodeRange
 
 from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
-from gradlint.traversal import positions, record_parents, scope_metadata, target_names, walk
-
-_NOT_VISITED = object()
+from gradlint.semantic import SemanticModel
+from gradlint.semantic.tree import Tree
 
 
 @dataclass
@@ -54,219 +36,39 @@ class Finding:
 
 
 class FileContext:
-    """One parsed file and the lazily computed facts rules share about it."""
+    """One parsed file: its path, source, tree and options, and the lazily built
+    semantic model rules share."""
 
     def __init__(self, path: str, source: str, module: cst.Module, options: RuleOptions = RuleOptions()) -> None:
         self.path = path
         self.source = source
         self.module = module
         self.options = options
-        self.wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self._metadata: Dict[type, Mapping[cst.CSTNode, Any]] = {}
-        self._semantic: Any = None
-        # Filled by the engine's walk: id() of every node visited so far -> its
-        # parent (ids, since CSTNode.__hash__ is a Python call; the tree keeps
-        # the nodes, so their ids stay theirs).
-        self.parents: Dict[int, Optional[cst.CSTNode]] = {}
-        self._all_parents = False
-        self._qualnames: Dict[cst.CSTNode, FrozenSet[QualifiedName]] = {}
-        self._import_names: Optional[_Imports] = None
-        self._other_bindings: Optional[FrozenSet[str]] = None
-        self._rebound_names: Dict[str, bool] = {}
-        self._positions: Optional[Dict[int, Tuple[int, int, int, int]]] = None
-        # Filled by the engine's walk too: id() of each node visited -> its index in
-        # the walk; of each node left -> the last index under it (see ``order``).
-        self.starts: Dict[int, int] = {}
-        self.ends: Dict[int, int] = {}
-
-    def metadata(self, provider: type) -> Mapping[cst.CSTNode, Any]:
-        found = self._metadata.get(provider)
-        if found is None:
-            if provider is ScopeProvider:
-                try:
-                    found = scope_metadata(self.module)
-                except (AttributeError, TypeError, KeyError, ImportError):  # LibCST changed inside
-                    found = self.wrapper.resolve(provider)
-            else:
-                found = self.wrapper.resolve(provider)
-            self._metadata[provider] = found
-        return found
-
-    def position(self, node: cst.CSTNode) -> CodeRange:
-        line, column, end_line, end_column = self._span(node)
-        return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
-
-    def span(self, node: cst.CSTNode) -> Tuple[Tuple[int, int], Tuple[int, int]]:
-        line, column, end_line, end_column = self._span(node)
-        return (line, column), (end_line, end_column)
-
-    def _span(self, node: cst.CSTNode) -> Tuple[int, int, int, int]:
-        if self._positions is None:
-            self._positions = positions(self.module)
-        return self._positions[id(node)]
-
-    def order(self, node: cst.CSTNode) -> Tuple[int, int]:
-        """(``node``'s index, the largest index of a node under it) in visiting order:
-        ``order(a)[1] < order(b)[0]`` when ``a`` ends before ``b`` starts. Cheaper than
-        ``position`` for files that turn out to need no position at all."""
-        start = self.starts.get(id(node))
-        if start is None and not self._all_parents:
-            self._record_parents()
-            start = self.starts.get(id(node))
-        if start is None:
-            raise KeyError(f"{type(node).__name__} node is not in this file's tree")
-        # A node the walk is inside of has not ended yet: it ends after every node visited so far.
-        return start, self.ends.get(id(node), 1 << 62)
-
-    def ends_before(self, first: cst.CSTNode, second: cst.CSTNode) -> bool:
-        """Whether ``first`` ends before ``second`` starts, in the source."""
-        if not self._all_parents and id(second) in self.starts and id(first) not in self.ends:
-            # ``first`` is not walked yet (so it comes after every node walked so
-            # far, ``second`` too), or the walk is inside it: either way, no.
-            return False
-        return self.order(first)[1] < self.order(second)[0]
-
-    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        found = self.parents.get(id(node), _NOT_VISITED)
-        if found is _NOT_VISITED:
-            if self._all_parents:
-                return None  # not in this tree
-            self._record_parents()
-            found = self.parents.get(id(node))
-        return found  # type: ignore[return-value]
-
-    def _record_parents(self) -> None:
-        self._all_parents = True
-        self.parents[id(self.module)] = None
-        record_parents(self.module, self.parents, self.starts, self.ends)
-
-    def _qualified(self, node: cst.CSTNode) -> FrozenSet[QualifiedName]:
-        found = self._qualnames.get(node)
-        if found is None:
-            scope = self.metadata(ScopeProvider).get(node)
-            found = frozenset(scope.get_qualified_names_for(node)) if scope is not None else frozenset()
-            self._qualnames[node] = found
-        return found
-
-    def qualnames(self, node: cst.CSTNode) -> FrozenSet[str]:
-        """Fully qualified names ``node`` (a Name or Attribute) may refer to, through imports."""
-        imported = self._read_of_import(node)
-        if imported is not None:
-            return frozenset({imported})
-        return frozenset(q.name for q in self._qualified(node))
-
-    def _read_of_import(self, node: cst.CSTNode) -> Optional[str]:
-        """The qualified name of ``node`` when it reads a name that one module-level
-        import binds and nothing else binds anywhere (``F.relu`` after ``import
-        torch.nn.functional as F``): then every scope sees that import, and scope
-        analysis, which costs more than parsing the file, would say the same (a test
-        compares them)."""
-        full = get_full_name_for_node(node)
-        if full is None:
-            return None
-        root = full.partition(".")[0]
-        base = self._imports().sole.get(root)
-        if base is None or self._rebound(root) or not self._is_read(node):
-            return None
-        return base + full[len(root):]
-
-    def _rebound(self, name: str) -> bool:
-        """Whether something besides its import may bind ``name`` somewhere in the file.
-
-        Every binding spells the name without a ``.`` after it (``np =``, ``as np``,
-        ``def f(np)``, ``global np``), and so does the import itself. Mostly the name
-        is only read as ``np.zeros``: one such spelling, the import, settles it
-        without walking the tree."""
-        found = self._rebound_names.get(name)
-        if found is None:
-            bare = re.compile(rf"(?<![\w.]){re.escape(name)}\b(?!\s*\.)")
-            found = len(bare.findall(self.source)) > 1 and name in self._bound_otherwise()
-            self._rebound_names[name] = found
-        return found
-
-    def refers_to(self, node: cst.CSTNode, names: FrozenSet[str]) -> bool:
-        """Whether ``node`` may refer to one of the fully qualified ``names``.
-
-        The same answer as ``bool(qualnames(node) & names)``, but most nodes are
-        ruled out by their spelling alone: a qualified name always ends with the
-        last component of the node's dotted name (``x.y.Variable`` ->
-        ``...Variable``), unless the node is a bare name bound by ``import ...
-        as`` (``V`` in ``from torch.autograd import Variable as V``). So scope
-        analysis runs only for files that spell one of the names.
-        """
-        full = get_full_name_for_node(node)
-        if full is None:
-            return False
-        if full.rpartition(".")[2] not in _last_parts(names) and ("." in full or full not in self._imports().aliases):
-            return False
-        return not names.isdisjoint(self.qualnames(node))
-
-    def is_imported(self, node: cst.CSTNode) -> bool:
-        """Whether ``node`` (a Name or Attribute) refers to something bound by an import."""
-        full = get_full_name_for_node(node)
-        if full is None:
-            return False
-        root = full.partition(".")[0]
-        imports = self._imports()
-        if root not in imports.bound:
-            return False  # no import binds its first name anywhere in the file
-        if root in imports.sole and self._read_of_import(node) is not None:
-            return True
-        return any(q.source is QualifiedNameSource.IMPORT for q in self._qualified(node))
-
-    def _is_read(self, node: cst.CSTNode) -> bool:
-        """``node`` (a Name or Attribute) reads a variable: it is not an attribute's
-        name, a keyword, or part of an import statement."""
-        if not isinstance(node, (cst.Name, cst.Attribute)):
-            return False
-        parent = self.parent(node)
-        if isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node:
-            return False
-        while parent is not None and not isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-            if isinstance(parent, (cst.ImportAlias, cst.AsName)):
-                return False
-            parent = self.parent(parent)
-        return not isinstance(parent, (cst.Import, cst.ImportFrom))
-
-    def _bound_otherwise(self) -> FrozenSet[str]:
-        if self._other_bindings is None:
-            self._other_bindings = _non_import_bindings(self.module)
-        return self._other_bindings
-
-    def qualnames_in(self, node: cst.CSTNode, packages: FrozenSet[str]) -> FrozenSet[str]:
-        """``qualnames(node)``, without the scope analysis when none of them can lie in
-        one of the top-level ``packages`` (``torch``): then the names outside them
-        may be missing, so ask only about names in them (``names & TORCH_THINGS``).
-
-        Scope analysis costs more than parsing the file; most callees
-        (``model(x)``, ``self.fc(h)``, ``np.mean(v)``) are settled by the imports
-        alone. A qualified name starts with a package's name only through an
-        import of that package binding the node's first name, or a binding of
-        the package's name itself (``torch = None``; the locals of ``def
-        torch():`` are ``torch.<locals>.x``).
-        """
-        full = get_full_name_for_node(node)
-        if full is None:
-            return frozenset()
-        root = full.partition(".")[0]
-        imports = self._imports()
-        if root in packages or not packages.isdisjoint(imports.origins.get(root, ())) or not packages.isdisjoint(imports.defined):
-            return self.qualnames(node)
-        return frozenset()
-
-    def _imports(self) -> "_Imports":
-        if self._import_names is None:
-            self._import_names = _import_names(self.module)
-        return self._import_names
+        self.tree = Tree(module)
+        self._semantic: Optional[SemanticModel] = None
 
     @property
-    def semantic(self) -> Any:
-        """The torch-aware model shared by rules (see ``gradlint.semantic``)."""
+    def semantic(self) -> SemanticModel:
         if self._semantic is None:
-            from gradlint.semantic import Semantic
-
-            self._semantic = Semantic(self)
+            self._semantic = SemanticModel(self.module, self.source, self.tree)
         return self._semantic
+
+    @property
+    def parents(self) -> Dict[int, Optional[cst.CSTNode]]:
+        """``id(node) -> parent`` as far as the walk has gone (what ``apply_fixes`` reuses)."""
+        return self.tree.parents
+
+    # Tree facts every rule uses, kept at hand.
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.tree.parent(node)
+
+    def span(self, node: cst.CSTNode) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+        return self.tree.span(node)
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        (line, column), (end_line, end_column) = self.tree.span(node)
+        return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -359,123 +161,3 @@ class Rule:
     def wrap(self, first: cst.BaseStatement, last: cst.BaseStatement, fn: Any, key: Any = None) -> Edit:
         span = (self.ctx.span(first)[0], self.ctx.span(last)[1])
         return Edit("wrap", first, span, fn=fn, last=last, key=key)
-
-
-@functools.lru_cache(maxsize=None)
-def _last_parts(names: FrozenSet[str]) -> FrozenSet[str]:
-    return frozenset(n.rpartition(".")[2] for n in names)
-
-
-@dataclass(frozen=True)
-class _Imports:
-    """What the file's import statements (anywhere in it) bind, and the names it defines."""
-
-    aliases: FrozenSet[str]  # the ``as`` names
-    bound: FrozenSet[str]  # every name an import binds (``np``; ``os`` for ``import os.path``)
-    # bound name -> the top-level packages it is imported from (``F`` -> {"torch"}; "" for relative imports)
-    origins: Mapping[str, FrozenSet[str]]
-    defined: FrozenSet[str]  # names of the file's functions and classes, anywhere in it
-    # name -> what it is bound to, for names that one module-level import binds and no
-    # other import does (``F`` -> "torch.nn.functional"); none if there is an ``import *``
-    sole: Mapping[str, str]
-
-
-def _import_names(module: cst.Module) -> _Imports:
-    """Imports are statements, so only statements are walked."""
-    aliases: List[str] = []
-    origins: Dict[str, set] = {}
-    defined: List[str] = []
-    nested: List[str] = []  # bound by imports inside functions and classes, or anything if ``import *``
-    targets: Dict[str, List[Optional[str]]] = {}  # bound name -> what each import binds it to (None: unclear)
-    stack: List[Any] = [(module, False)]
-    while stack:
-        node, inside = stack.pop()
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for small in node.body:
-                if not isinstance(small, (cst.Import, cst.ImportFrom)):
-                    continue
-                if isinstance(small.names, cst.ImportStar):
-                    nested.append("*")
-                    continue
-                package = None
-                if isinstance(small, cst.ImportFrom):
-                    package = "" if small.relative else (get_full_name_for_node(small.module) or "").partition(".")[0]
-                for alias in small.names:
-                    full = get_full_name_for_node(alias.name) or ""
-                    if alias.asname is not None:
-                        if not isinstance(alias.asname.name, cst.Name):
-                            continue
-                        name = alias.asname.name.value
-                        aliases.append(name)
-                    else:
-                        name = full.partition(".")[0]
-                    origins.setdefault(name, set()).add(full.partition(".")[0] if package is None else package)
-                    if inside:
-                        nested.append(name)
-                    if isinstance(small, cst.ImportFrom):
-                        module_name = None if small.relative or small.module is None else get_full_name_for_node(small.module)
-                        target = f"{module_name}.{full}" if module_name else None
-                    else:  # ``import a.b`` binds ``a`` to ``a``, and makes ``a.b`` mean the submodule
-                        target = full if alias.asname is not None or "." not in full else None
-                    targets.setdefault(name, []).append(target)
-            continue
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            defined.append(node.name.value)
-            inside = True
-        for attr in ("body", "orelse", "handlers", "finalbody", "cases"):
-            child = getattr(node, attr, None)
-            if isinstance(child, (list, tuple)):
-                stack.extend((c, inside) for c in child)
-            elif isinstance(child, cst.CSTNode):
-                stack.append((child, inside))
-    return _Imports(
-        aliases=frozenset(aliases),
-        bound=frozenset(origins),
-        origins={name: frozenset(found) for name, found in origins.items()},
-        defined=frozenset(defined),
-        sole={}
-        if "*" in nested
-        else {
-            name: found[0]
-            for name, found in targets.items()
-            if len(found) == 1 and found[0] is not None and name not in nested
-        },
-    )
-
-
-def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
-    """Every name that something other than an import statement binds (or declares
-    ``global``/``nonlocal``, or deletes) anywhere in the file, in any scope."""
-    found: List[str] = []
-
-    def targets(expr: cst.CSTNode) -> None:
-        found.extend(name.value for name in target_names(expr))
-
-    def enter(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
-        kind = type(node)
-        if kind is cst.Assign:
-            for t in node.targets:  # type: ignore[attr-defined]
-                targets(t.target)
-        elif kind in (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del):
-            targets(node.target)  # type: ignore[attr-defined]
-        elif kind is cst.WithItem or kind is cst.ExceptHandler or kind is cst.ExceptStarHandler:
-            asname = node.asname if kind is cst.WithItem else node.name  # type: ignore[attr-defined]
-            if asname is not None:
-                targets(asname.name)
-        elif kind in (cst.Param, cst.FunctionDef, cst.ClassDef):
-            found.append(node.name.value)  # type: ignore[attr-defined]
-        elif kind is cst.Global or kind is cst.Nonlocal:
-            found.extend(n.name.value for n in node.names)  # type: ignore[attr-defined]
-        elif kind in _MATCH_BINDERS:
-            for attr in ("name", "rest"):
-                value = getattr(node, attr, None)
-                if isinstance(value, cst.Name):
-                    found.append(value.value)
-
-    walk(module, enter, lambda node: None)
-    return frozenset(found)
-
-
-_MATCH_BINDERS = tuple(
-    getattr(cst, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(cst, name)
-)

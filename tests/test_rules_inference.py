@@ -779,6 +779,16 @@ def test_gl102_messages():
             """,
             [(5, 5)],
         ),
+        (
+            """\
+            import torch
+            loss = None
+            with torch.no_grad():
+                loss = model(x).sum()
+            loss.backward()
+            """,
+            [(5, 1)],  # the earlier ``loss = None`` never reaches the backward
+        ),
         # fine
         (
             """\
@@ -814,16 +824,6 @@ def test_gl102_messages():
             with torch.no_grad():
                 with torch.enable_grad():
                     loss = model(x).sum()
-            loss.backward()
-            """,
-            [],
-        ),
-        (
-            """\
-            import torch
-            loss = None
-            with torch.no_grad():
-                loss = model(x).sum()
             loss.backward()
             """,
             [],

@@ -3,7 +3,7 @@
 The engine walks trees itself instead of through ``node.visit`` (which
 rebuilds every node), records parents on the way instead of running
 ``ParentNodeProvider``, and rules nodes out by spelling before scope analysis
-(``FileContext.refers_to``). Each is checked here against LibCST itself on
+(``Names.refers_to``). Each is checked here against LibCST itself on
 every fixture, every catalog example and a file using all of Python's syntax.
 """
 
@@ -17,7 +17,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, QualifiedNameProvider, QualifiedNameSource
 
 from harness import FIXTURES
-from gradlint import catalog, semantic
+from gradlint import catalog
+from gradlint.semantic import torch_api
 from gradlint.engine import _Dispatcher
 from gradlint.rule import FileContext
 from gradlint.traversal import children, positions, walk
@@ -142,7 +143,7 @@ def _prepared(source: str, provider: type):
 def test_children_and_parents_match_libcst():
     for source in SOURCES:
         parents, ctx, nodes = _prepared(source, ParentNodeProvider)
-        _Dispatcher([], ctx.parents).run(ctx.module)
+        _Dispatcher([], ctx.tree.parents).run(ctx.module)
         for node in nodes:
             assert children(node) == list(node.children)
             assert ctx.parent(node) is parents.get(node)
@@ -164,7 +165,7 @@ def test_parents_of_nodes_not_walked_yet_are_libcsts(monkeypatch):
 
 
 NAME_SETS = sorted(
-    (value for value in vars(semantic).values() if isinstance(value, frozenset) and all(isinstance(v, str) for v in value)),
+    (value for value in vars(torch_api).values() if isinstance(value, frozenset) and all(isinstance(v, str) for v in value)),
     key=sorted,
 )
 
@@ -205,10 +206,10 @@ def test_refers_to_and_is_imported_agree_with_qualified_name_provider():
     checked = 0
     for ctx, node, qnames in _provided(SOURCES + REBOUND_IMPORTS, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Decorator)):
         names = {q.name for q in qnames}
-        assert ctx.qualnames(node) == names
-        assert ctx.is_imported(node) == any(q.source is QualifiedNameSource.IMPORT for q in qnames)
+        assert ctx.semantic.names.qualnames(node) == names
+        assert ctx.semantic.names.is_imported(node) == any(q.source is QualifiedNameSource.IMPORT for q in qnames)
         for name_set in NAME_SETS:
-            assert ctx.refers_to(node, name_set) == bool(names & name_set), (ctx.code_for(node), sorted(name_set)[:2])
+            assert ctx.semantic.names.refers_to(node, name_set) == bool(names & name_set), (ctx.code_for(node), sorted(name_set)[:2])
         checked += 1
     assert checked > 1000
 
@@ -229,7 +230,7 @@ def test_qualnames_in_packages_are_qualified_name_providers():
         names = {q.name for q in qnames}
         for package in packages:
             inside = {n for n in names if n == package or n.startswith(package + ".")}
-            got = ctx.qualnames_in(node, frozenset({package}))
+            got = ctx.semantic.names.qualnames_in(node, frozenset({package}))
             assert {n for n in got if n == package or n.startswith(package + ".")} == inside, (ctx.code_for(node), package)
             checked += bool(inside)
     assert checked > 500
@@ -253,7 +254,7 @@ def test_refers_to_follows_aliases_and_scopes(code, found):
     ctx = FileContext("x.py", code, module)
     calls: List[cst.Call] = []
     walk(module, lambda n, p: calls.append(n) if isinstance(n, cst.Call) else None, lambda n: None)
-    assert ctx.refers_to(calls[-1].func, semantic.VARIABLE) is found
+    assert ctx.semantic.names.refers_to(calls[-1].func, torch_api.VARIABLE) is found
 
 
 def test_scope_analysis_only_for_files_that_spell_a_name():
@@ -262,8 +263,8 @@ def test_scope_analysis_only_for_files_that_spell_a_name():
     ctx = FileContext("x.py", code, module)
     calls: List[cst.Call] = []
     walk(module, lambda n, p: calls.append(n) if isinstance(n, cst.Call) else None, lambda n: None)
-    assert not any(ctx.refers_to(c.func, semantic.VARIABLE | semantic.NO_GRAD) for c in calls)
-    assert ctx._metadata == {}  # nothing was resolved
+    assert not any(ctx.semantic.names.refers_to(c.func, torch_api.VARIABLE | torch_api.NO_GRAD) for c in calls)
+    assert ctx.semantic.names._libcst_scopes is None  # nothing was resolved
 
 
 def test_a_field_first_seen_empty_is_learned_when_it_is_not(monkeypatch):
@@ -342,7 +343,7 @@ def _binders_and_names(module: cst.Module):
 
 @pytest.mark.parametrize("index", range(0, len(SOURCES), 3))
 def test_ends_before_is_the_order_of_source_positions(index):
-    """``FileContext.ends_before`` (what ``reaching_binding`` orders by) answers as
+    """``Tree.ends_before`` (the one ordering primitive) answers as
     the rendered positions would: from a walk of the whole file, and during the
     engine's walk from what it has seen so far, without walking the file again."""
     module = cst.parse_module(SOURCES[index])
@@ -355,7 +356,7 @@ def test_ends_before_is_the_order_of_source_positions(index):
     ctx = FileContext("x.py", SOURCES[index], module)
     for a in binders:
         for b in names:
-            assert ctx.ends_before(a, b) == expected(a, b), (ctx.code_for(a), ctx.code_for(b))
+            assert ctx.tree.ends_before(a, b) == expected(a, b), (ctx.code_for(a), ctx.code_for(b))
 
     during = FileContext("x.py", SOURCES[index], module)
     wanted = {id(n) for n in names}
@@ -365,9 +366,9 @@ def test_ends_before_is_the_order_of_source_positions(index):
         def visit_Name(self, node):
             if id(node) in wanted:
                 for a in binders:
-                    assert during.ends_before(a, node) == expected(a, node), (during.code_for(a), during.code_for(node))
+                    assert during.tree.ends_before(a, node) == expected(a, node), (during.code_for(a), during.code_for(node))
                 checked.append(node)
 
-    _Dispatcher([Probe()], during.parents, during.starts, during.ends).run(module)
+    _Dispatcher([Probe()], during.tree.parents, during.tree.starts, during.tree.ends).run(module)
     assert len(checked) == len(names)
-    assert not during._all_parents  # answered from the walk so far
+    assert not during.tree._all_parents  # answered from the walk so far

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from gradlint.semantic import NOT_TENSOR_DATA_NAMES, NOT_TENSOR_DATA_SUFFIXES, VIEW_ATTRIBUTES, VIEW_METHODS
+from gradlint.semantic.torch_api import NOT_TENSOR_DATA_NAMES, NOT_TENSOR_DATA_SUFFIXES, VIEW_ATTRIBUTES, VIEW_METHODS
 
 # Whitespace, newlines (inside brackets) and backslash continuations between tokens.
 _GAP = r"[\s\\]*"

@@ -7,7 +7,8 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.rule import Rule
-from gradlint.semantic import StorageAlias, inplace_edit, is_inplace_method
+from gradlint.semantic.syntax import inplace_edit, is_inplace_method
+from gradlint.semantic.values import StorageAlias
 
 SHORT = 40
 
@@ -50,7 +51,7 @@ def edited_alias(sem, node: cst.CSTNode, kind: str) -> Optional[StorageAlias]:
     receiver = inplace_edit(node)
     if receiver is None or chained_receiver(receiver):
         return None
-    alias = sem.storage_alias(receiver)
+    alias = sem.values.storage_alias(receiver)
     return alias if alias is not None and alias.kind == kind else None
 
 

@@ -6,7 +6,8 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from gradlint.semantic import VARIABLE, bool_value, call_arg
+from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.torch_api import VARIABLE
 
 
 def self_assignment(ctx, call: cst.Call, allow_volatile: bool) -> Optional[cst.SimpleStatementLine]:
@@ -41,7 +42,7 @@ def self_assignment(ctx, call: cst.Call, allow_volatile: bool) -> Optional[cst.S
             return None
         if isinstance(value, cst.Name) and value.value == target.value:
             continue
-        if not (isinstance(value, cst.Call) and ctx.refers_to(value.func, VARIABLE)):
+        if not (isinstance(value, cst.Call) and ctx.semantic.names.refers_to(value.func, VARIABLE)):
             return None
         data = call_arg(value, 0, "data")
         if data is None or not isinstance(data.value, cst.Name) or data.value.value != target.value:
@@ -55,7 +56,7 @@ def self_assignment(ctx, call: cst.Call, allow_volatile: bool) -> Optional[cst.S
             if name == "volatile" and allow_volatile:
                 continue
             return None
-        if not ctx.semantic.carries_no_graph(data.value, ctx.semantic.enclosing_scope(call)):
+        if not ctx.semantic.values.carries_no_graph(data.value, ctx.semantic.tree.function_scope(call)):
             return None
     return stmt
 

@@ -12,7 +12,7 @@ from typing import Iterator, Optional, Set
 
 import libcst as cst
 
-from gradlint.semantic import walk
+from gradlint.semantic.tree import walk
 
 # Calls that cannot keep a tensor they are given (they read it, or make a number
 # or a string from it): passing a value to them does not let it escape.

@@ -11,7 +11,8 @@ from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
 from gradlint.rules._safety import function_values_escape, in_async_function, is_generator, torch_name_is_module
-from gradlint.semantic import VARIABLE, bool_value, call_arg
+from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.torch_api import VARIABLE
 
 
 class VolatileFlag(Rule):
@@ -20,7 +21,7 @@ class VolatileFlag(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic
-        if not sem.is_call_to(node, VARIABLE):
+        if not sem.names.is_call_to(node, VARIABLE):
             return
         volatile = call_arg(node, 2, "volatile")
         if volatile is None:
@@ -45,8 +46,8 @@ class VolatileFlag(Rule):
         data = call_arg(node, 0, "data")
         if flag is not True or data is None or any(a.star for a in node.args):
             return None
-        func = sem.enclosing_function(node)
-        if func is None or func.asynchronous is not None or sem.needs_gradients(func):
+        func = sem.tree.enclosing_function(node)
+        if func is None or func.asynchronous is not None or sem.gradmode.needs_gradients(func):
             return None
         value = data.value
         stmt = self_assignment(self.ctx, node, allow_volatile=True)
@@ -54,13 +55,13 @@ class VolatileFlag(Rule):
             # Keyed like GL002's removal: several wrappers in one statement remove it once.
             edits = [self.replace(stmt, cst.RemovalSentinel.REMOVE, key=("self-assignment", id(stmt)))]
         else:
-            if not sem.carries_no_graph(value, sem.enclosing_scope(node)):
+            if not sem.values.carries_no_graph(value, sem.tree.function_scope(node)):
                 value = codegen.method_call(value, "detach")
             edits = [self.replace(node, codegen.keep_parens(node, codegen.atomic(value)))]
         imports = ()
         applicability = "safe"
-        if sem.grad_disabled(node) is not True:
-            ref = sem.torch_ref_at(func)
+        if sem.gradmode.grad_disabled(node) is not True:
+            ref = sem.names.torch_ref_at(func)
             if ref is None or not torch_name_is_module(self.ctx, func, ref[0], bool(ref[1])):
                 return None  # `torch.no_grad()` would not name the module there
             torch_name, imports = ref
@@ -68,7 +69,7 @@ class VolatileFlag(Rule):
             # computes can reach a backward elsewhere (callers, helpers, callbacks, the
             # coroutine that calls a nested function). Who calls it is not known yet.
             if in_async_function(self.ctx, func) or is_generator(func) or function_values_escape(
-                self.ctx, func, ignore=lambda call: sem.is_call_to(call, VARIABLE)
+                self.ctx, func, ignore=lambda call: sem.names.is_call_to(call, VARIABLE)
             ):
                 applicability = "unsafe"
             guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
@@ -83,5 +84,5 @@ class VolatileFlag(Rule):
             title=title,
             applicability=applicability,
             add_imports=imports,
-            remove_imports=sem.imports_of(VARIABLE),
+            remove_imports=sem.names.imports_of(VARIABLE),
         )

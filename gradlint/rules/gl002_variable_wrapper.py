@@ -10,7 +10,8 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.semantic import CONVERSIONS, REQUIRES_GRAD_FACTORIES, TENSOR_FACTORIES, VARIABLE, bool_value, call_arg
+from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.torch_api import CONVERSIONS, REQUIRES_GRAD_FACTORIES, TENSOR_FACTORIES, VARIABLE
 
 _SHORT = 24
 
@@ -21,7 +22,7 @@ class VariableWrapper(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic
-        if not sem.is_call_to(node, VARIABLE):
+        if not sem.names.is_call_to(node, VARIABLE):
             return
         if call_arg(node, 2, "volatile") is not None:
             return  # GL001's finding
@@ -45,7 +46,7 @@ class VariableWrapper(Rule):
 
     def _fix(self, node: cst.Call, value: cst.BaseExpression, requires_grad: Optional[cst.Arg], flag: Optional[bool]) -> Fix:
         sem = self.ctx.semantic
-        free = sem.carries_no_graph(value, sem.enclosing_scope(node))
+        free = sem.values.carries_no_graph(value, sem.tree.function_scope(node))
         # Dropping the wrapper keeps behaviour only for a tensor made right there (a factory
         # call): a name judged graph-free by how it looks (a loader's batch) may hold a model
         # output, a parameter seen through `as_tensor`, or a leaf that requires grad, and then
@@ -59,7 +60,7 @@ class VariableWrapper(Rule):
                     self.replace(stmt, cst.RemovalSentinel.REMOVE, key=("self-assignment", id(stmt))),
                     title="Remove the assignment: without `Variable` it assigns the names to themselves",
                     applicability="unsafe",
-                    remove_imports=sem.imports_of(VARIABLE),
+                    remove_imports=sem.names.imports_of(VARIABLE),
                 )
             new, title = (value, "Remove the `Variable` wrapper") if free else (
                 codegen.method_call(value, "detach"),
@@ -86,7 +87,7 @@ class VariableWrapper(Rule):
             self.replace(node, codegen.keep_parens(node, codegen.atomic(new))),
             applicability=safety,
             title=title,
-            remove_imports=sem.imports_of(VARIABLE),
+            remove_imports=sem.names.imports_of(VARIABLE),
         )
 
     def _is_fresh(self, value: cst.BaseExpression) -> bool:
@@ -97,18 +98,18 @@ class VariableWrapper(Rule):
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
             and value.func.attr.value in CONVERSIONS
-            and not self.ctx.refers_to(value.func, TENSOR_FACTORIES)
+            and not self.ctx.semantic.names.refers_to(value.func, TENSOR_FACTORIES)
         ):
             value = value.func.value
         return (
             isinstance(value, cst.Call)
-            and self.ctx.refers_to(value.func, TENSOR_FACTORIES - {"torch.as_tensor"})
+            and self.ctx.semantic.names.refers_to(value.func, TENSOR_FACTORIES - {"torch.as_tensor"})
         )
 
     def _is_factory(self, value: cst.BaseExpression) -> bool:
         return (
             isinstance(value, cst.Call)
-            and self.ctx.refers_to(value.func, REQUIRES_GRAD_FACTORIES)
+            and self.ctx.semantic.names.refers_to(value.func, REQUIRES_GRAD_FACTORIES)
             and call_arg(value, None, "requires_grad") is None
             and not any(a.star for a in value.args)
         )

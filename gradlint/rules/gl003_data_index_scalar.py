@@ -9,7 +9,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import Rule
-from gradlint.semantic import last_name
+from gradlint.semantic.syntax import last_name
 
 # Names under which scalars (losses, metrics) are usually kept.
 _SCALAR_NAME = re.compile(
@@ -95,14 +95,14 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
     name bound once in its scope, to one of those."""
     if isinstance(receiver, cst.Call):
         func = receiver.func
-        if isinstance(func, (cst.Name, cst.Attribute)) and ctx.refers_to(func, _FUNCTIONAL_LOSSES):
+        if isinstance(func, (cst.Name, cst.Attribute)) and ctx.semantic.names.refers_to(func, _FUNCTIONAL_LOSSES):
             return not any(a.keyword is not None and a.keyword.value in ("reduction", "reduce") for a in receiver.args) and not any(
                 a.star for a in receiver.args
             )
         return isinstance(func, cst.Attribute) and func.attr.value in _ZERO_DIM_REDUCTIONS and not receiver.args
     if isinstance(receiver, cst.Name) and depth == 0:
         sem = ctx.semantic
-        binds = sem.bindings(sem.enclosing_scope(receiver)).get(receiver.value, [])
+        binds = sem.scopes.bindings(sem.tree.function_scope(receiver)).get(receiver.value, [])
         return len(binds) == 1 and binds[0].kind == "assign" and binds[0].value is not None and _zero_dim(ctx, binds[0].value, 1)
     return False
 

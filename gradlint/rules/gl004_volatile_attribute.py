@@ -42,7 +42,7 @@ class VolatileAttribute(Rule):
             root = root.value if not isinstance(root, cst.Call) else root.func
         if isinstance(root, cst.Name) and root.value in _NOT_TENSORS:
             return
-        if self.ctx.is_imported(node.value):
+        if self.ctx.semantic.names.is_imported(node.value):
             return  # a module or class imported by name, not a tensor
         parent = self.ctx.parent(node)
         writes = (isinstance(parent, cst.AssignTarget) and parent.target is node) or (

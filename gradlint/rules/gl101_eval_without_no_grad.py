@@ -22,13 +22,8 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._safety import in_async_function, is_generator, torch_name_is_module
-from gradlint.semantic import (
-    TENSOR_FACTORIES,
-    Scope,
-    called_module,
-    is_inference_name,
-    last_name,
-)
+from gradlint.semantic.syntax import called_module, is_inference_name, last_name
+from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 Block = Union[cst.IndentedBlock, cst.Module]
 
@@ -73,19 +68,19 @@ class EvalWithoutNoGrad(Rule):
         self._may_name_func = "func" in ctx.source  # ``torch.func`` / ``from torch import func``
 
     def visit_Module(self, node: cst.Module) -> None:
-        if not self.ctx.semantic.module_grad_off():
+        if not self.ctx.semantic.gradmode.module_grad_off():
             self._check_scope(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if node.name.value not in _TRAINING_HOOKS and not self.ctx.semantic.module_grad_off():
+        if node.name.value not in _TRAINING_HOOKS and not self.ctx.semantic.gradmode.module_grad_off():
             self._check_scope(node)
 
     def _skip_function(self, func: cst.FunctionDef) -> bool:
         sem = self.ctx.semantic
-        site = sem.grad_guard_at(func.body)
+        site = sem.gradmode.guard_at(func.body)
         if site is not None:  # decorated: no_grad (nothing to do) or enable_grad (wanted)
             return True
-        return sem.always_called_without_grad(func)
+        return sem.gradmode.always_called_without_grad(func)
 
     # -- regions --------------------------------------------------------------
 
@@ -105,10 +100,10 @@ class EvalWithoutNoGrad(Rule):
         dedicated: List[Block] = []
         if isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
             dedicated.append(scope.body)  # type: ignore[arg-type]
-        for node in sem.walk(body):
+        for node in walk(body):
             if isinstance(node, (cst.IndentedBlock, cst.Module)):
                 for i, stmt in enumerate(node.body):
-                    switch = sem.eval_switch(stmt)
+                    switch = sem.modules.eval_switch(stmt)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
@@ -120,10 +115,10 @@ class EvalWithoutNoGrad(Rule):
             for i, stmt in enumerate(block.body):
                 if isinstance(stmt, cst.SimpleStatementLine):
                     continue
-                for sub in sem.walk(stmt):
-                    switch = sem.eval_switch(sub)
+                for sub in walk(stmt):
+                    switch = sem.modules.eval_switch(sub)
                     # ``if training: model.train() else: model.eval()`` leaves the mode open
-                    if switch is not None and not sem.ends_eval_mode(stmt, switch.model):
+                    if switch is not None and not sem.modules.ends_eval_mode(stmt, switch.model):
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(block, i + 1, switch.model, line))
         return [r for r in regions if r.start < r.end]
@@ -131,7 +126,7 @@ class EvalWithoutNoGrad(Rule):
     def _region(self, block: Block, start: int, model: str, line: int) -> _Region:
         sem = self.ctx.semantic
         end = start
-        while end < len(block.body) and not sem.ends_eval_mode(block.body[end], model):
+        while end < len(block.body) and not sem.modules.ends_eval_mode(block.body[end], model):
             end += 1
         return _Region(block, start, end, {model}, {model: line})
 
@@ -141,7 +136,7 @@ class EvalWithoutNoGrad(Rule):
         while isinstance(inner, cst.Call) and last_name(inner.func) in ("enumerate", "tqdm", "iter") and inner.args:
             inner = inner.args[0].value
         name = last_name(inner)
-        return bool(name) and is_inference_name(name) and sem.is_loader(expr, scope)  # type: ignore[arg-type]
+        return bool(name) and is_inference_name(name) and sem.values.is_loader(expr, scope)  # type: ignore[arg-type]
 
     def _merged(self, regions: List[_Region]) -> List[_Region]:
         """Overlapping regions of one block are one region (``enc.eval(); dec.eval()``).
@@ -166,12 +161,12 @@ class EvalWithoutNoGrad(Rule):
     def _unguarded_calls(self, scope: Scope, region: _Region) -> List[Tuple[cst.Call, str]]:
         """The forward calls of the region's (unfrozen) model that run with gradients on."""
         sem = self.ctx.semantic
-        models = frozenset(region.models) - sem.frozen_models()
+        models = frozenset(region.models) - sem.modules.frozen_models()
         return [
             (call, model)
             for stmt in region.block.body[region.start : region.end]
-            for call, model in sem.forward_calls(stmt, models)
-            if sem.grad_guard_at(call) is None and not self._under_other_guard(call, scope)
+            for call, model in sem.modules.forward_calls(stmt, models)
+            if sem.gradmode.guard_at(call) is None and not self._under_other_guard(call, scope)
         ]
 
     # -- one region -------------------------------------------------------------
@@ -201,11 +196,11 @@ class EvalWithoutNoGrad(Rule):
         sem = self.ctx.semantic
         values = [expr]
         if isinstance(expr, cst.Name):
-            values += [b.value for b in sem.bindings(scope).get(expr.value, []) if b.value is not None]
+            values += [b.value for b in sem.scopes.bindings(scope).get(expr.value, []) if b.value is not None]
         return any(
-            isinstance(n, (cst.Name, cst.Attribute)) and sem.guard(n) is not None
+            isinstance(n, (cst.Name, cst.Attribute)) and sem.gradmode.guard(n) is not None
             for value in values
-            for n in sem.walk(value)
+            for n in walk(value)
         )
 
     def _wants_gradients(self, stmt: cst.CSTNode) -> bool:
@@ -213,13 +208,13 @@ class EvalWithoutNoGrad(Rule):
         input, reading ``.grad``, ``torch.func`` transforms: the region computes or
         inspects gradients (attacks, saliency maps, MAML inner loops)."""
         sem = self.ctx.semantic
-        if sem.needs_gradients(stmt):
+        if sem.gradmode.needs_gradients(stmt):
             return True
-        for node in sem.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, cst.Attribute) and node.attr.value in _GRAD_ATTRS:
                 return True
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and self._may_name_func:
-                if sem.refers_to(node.func, _TORCH_FUNC_TRANSFORMS):
+                if sem.names.refers_to(node.func, _TORCH_FUNC_TRANSFORMS):
                     return True
         return False
 
@@ -232,9 +227,9 @@ class EvalWithoutNoGrad(Rule):
         if "loss" in func.name.value.lower():
             return True
         sem = self.ctx.semantic
-        sites = sem.call_sites(func) or []
+        sites = sem.calls.call_sites(func) or []
         for call in sites:
-            caller = sem.enclosing_function(call)
+            caller = sem.tree.enclosing_function(call)
             if caller is not None and self._wants_gradients(caller.body):
                 return True
             if caller is None and self._wants_gradients(self.ctx.module):
@@ -249,7 +244,7 @@ class EvalWithoutNoGrad(Rule):
             return None  # grad mode is thread-local: an await would leak it to other tasks
         decorate = self._decorate(scope, region)
         wrapped = () if decorate else self._to_wrap(region)
-        ref = sem.torch_ref_at(scope if decorate else wrapped[0])
+        ref = sem.names.torch_ref_at(scope if decorate else wrapped[0])
         if ref is None or not torch_name_is_module(self.ctx, scope if decorate else wrapped[0], ref[0], bool(ref[1])):
             return None  # `torch.no_grad()` would not name the module there
         torch_name, imports = ref
@@ -262,7 +257,7 @@ class EvalWithoutNoGrad(Rule):
             )
             title = f"Decorate `{scope.name.value}` with `@{guard}`"
         else:
-            if any(self._sets_grad_mode(s) or _suspends(s, sem.walk) for s in wrapped):
+            if any(self._sets_grad_mode(s) or _suspends(s, walk) for s in wrapped):
                 return None
             flow.analyse(wrapped)
             first, last = wrapped[0], wrapped[-1]
@@ -275,24 +270,23 @@ class EvalWithoutNoGrad(Rule):
             # What a generator yields, or a function nested in a coroutine returns, goes
             # where grad mode and backward calls are not known yet.
             risky = (
-                sem.needs_gradients(scope.body)
+                sem.gradmode.needs_gradients(scope.body)
                 or flow.escapes
                 or in_async_function(self.ctx, scope)
                 or (decorate and is_generator(scope))
             )
         else:
-            risky = sem.needs_gradients(scope) or flow.escapes
+            risky = sem.gradmode.needs_gradients(scope) or flow.escapes
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
     def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:
         """The run of statements of the region's block that holds its unguarded forward
         calls (a whole loop, usually), looking inside an ``if``/``with``/``try`` that
         holds them all in its body (``if __name__ == "__main__":``)."""
-        sem = self.ctx.semantic
         call_ids = {id(c) for c, _ in region.calls}
 
         def holds(stmt: cst.CSTNode) -> bool:
-            return any(id(n) in call_ids for n in sem.walk(stmt))
+            return any(id(n) in call_ids for n in walk(stmt))
 
         block, start, end = region.block, region.start, region.end
         while True:
@@ -302,7 +296,7 @@ class EvalWithoutNoGrad(Rule):
             inner = stmt.body if isinstance(stmt, (cst.If, cst.With, cst.Try)) else None
             if lo != hi or not isinstance(inner, cst.IndentedBlock):
                 return _without_definitions(block.body[lo : hi + 1], holds)
-            inside = {id(n) for s in inner.body for n in sem.walk(s)}
+            inside = {id(n) for s in inner.body for n in walk(s)}
             if not call_ids <= inside:  # some in an ``else``/``except``
                 return block.body[lo : hi + 1]
             block, start, end = inner, 0, len(inner.body)
@@ -312,17 +306,17 @@ class EvalWithoutNoGrad(Rule):
         that a decorator would put under no_grad can record a graph."""
         if not isinstance(scope, cst.FunctionDef) or region.block is not scope.body:
             return False
-        if self.ctx.semantic.needs_gradients(scope.body) or self._sets_grad_mode(scope.body):
+        if self.ctx.semantic.gradmode.needs_gradients(scope.body) or self._sets_grad_mode(scope.body):
             return False
         outside = [*region.block.body[: region.start], *region.block.body[region.end :]]
-        return all(_inert(s, self.ctx.semantic.walk) for s in outside)
+        return all(_inert(s, walk) for s in outside)
 
     def _sets_grad_mode(self, stmt: cst.CSTNode) -> bool:
         sem = self.ctx.semantic
-        for node in sem.walk(stmt):
-            if isinstance(node, cst.With) and sem.with_guard(node) is not None:
+        for node in walk(stmt):
+            if isinstance(node, cst.With) and sem.gradmode.with_guard(node) is not None:
                 return True
-            if isinstance(node, cst.SimpleStatementLine) and sem.global_switch(node) is not None:
+            if isinstance(node, cst.SimpleStatementLine) and sem.gradmode.global_switch(node) is not None:
                 return True
         return False
 
@@ -357,173 +351,41 @@ def _suspends(stmt: cst.CSTNode, walk) -> bool:
 
 # -- where the region's outputs go ----------------------------------------------
 
-# Calls whose result cannot carry an autograd graph (Python numbers, strings,
-# integer or boolean tensors, detached tensors).
-_PLAIN_METHODS = frozenset(
-    "item tolist numpy detach argmax argmin argsort size dim numel nelement eq ne lt le gt ge equal allclose "
-    "isnan isinf isfinite long int bool byte decode batch_decode multinomial".split()
-)
-_PLAIN_FUNCS = frozenset("len str int float bool repr print isinstance range format round".split())
-_PLAIN_ATTRS = frozenset({"data", "shape", "dtype", "device", "requires_grad", "is_leaf", "ndim"})
-# Names under which code reaches torch's (or numpy's) functions, which keep nothing they are given.
-_TORCH_ROOTS = frozenset({"torch", "F", "nn", "functional", "np", "numpy", "math"})
-_SAFE_BUILTINS = frozenset({"sum", "min", "max", "abs", "sorted", "list", "tuple", "zip", "enumerate", "map", "any", "all"})
-# Methods that store their arguments in their receiver.
-_MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "put", "put_nowait", "setdefault", "appendleft"})
+# Routes by which a value leaves the function for a caller that may run backward.
+_LEAVES = frozenset({"return", "yield", "self", "global", "outer"})
 
 
 class _Flow:
     """Where the outputs of code that a fix puts under no_grad can go.
 
-    Names assigned from calls made in the covered statements, or from values
-    derived from them, are *results*; a result that is returned, yielded, stored
-    on ``self``/a parameter/a global, or handed to such an object's ``append``/
-    ``update``/... leaves the function (``escapes``): a caller may run backward
-    through it, so the fix is unsafe.
+    The values of the forward calls made in the covered statements, and what is
+    computed from them, are *results* (``semantic.escape``); a result that is
+    returned, yielded, stored on ``self``/a parameter/a global, or handed to
+    such an object's ``append``/``update``/... leaves the function
+    (``escapes``): a caller may run backward through it, so the fix is unsafe.
     """
 
     def __init__(self, ctx, scope: Scope, models: FrozenSet[str]) -> None:
         self.ctx = ctx
         self.scope = scope
         self.models = models
-        self.walk = ctx.semantic.walk
         self.escapes = False
         self.returns_results = False
-        body = scope if isinstance(scope, cst.Module) else scope.body
-        self.body = body
-        self.params: Set[str] = set()
-        self.outer: Set[str] = set()  # global / nonlocal names
-        if isinstance(scope, cst.FunctionDef):
-            p = scope.params
-            for param in (*p.posonly_params, *p.params, *p.kwonly_params):
-                self.params.add(param.name.value)
-            for star in (p.star_arg, p.star_kwarg):
-                if isinstance(star, cst.Param):
-                    self.params.add(star.name.value)
-        for node in self.walk(body):
-            if isinstance(node, (cst.Global, cst.Nonlocal)):
-                self.outer |= {n.name.value for n in node.names}
-        self._local = self._local_names()
-
-    def _local_names(self) -> Set[str]:
-        names = set(self.ctx.semantic.bindings(self.scope)) - self.params - self.outer
-        return names
+        info = ctx.semantic.scopes.scope(scope)
+        self.params: Set[str] = {
+            n for n, binds in (info.bindings.items() if info is not None else ()) if any(b.form == "param" for b in binds)
+        }
 
     def analyse(self, covered: Iterable[cst.CSTNode]) -> None:
-        self._covered = {id(n) for stmt in covered for n in self.walk(stmt)}
-        self.results: Set[str] = set()
-        flows = list(self._flows())
-        changed = True
-        while changed:
-            changed = False
-            for targets, value, node in flows:
-                if self._carries(value, id(node) in self._covered):
-                    new = {t for t in targets if t in self._local} - self.results
-                    if new:
-                        self.results |= new
-                        changed = True
-        self.escapes = False
-        self.returns_results = False
-        is_function = isinstance(self.scope, cst.FunctionDef)
-        for node in self.walk(self.body):
-            inside = id(node) in self._covered
-            if isinstance(node, (cst.Return, cst.Yield)) and node.value is not None and is_function:
-                value = node.value.value if isinstance(node.value, cst.From) else node.value
-                if self._carries(value, inside):
-                    self.escapes = self.returns_results = True
-            elif isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                # ``outs += [y]`` on a parameter extends the caller's list in place
-                outside = [t for t in targets if self._outside(t) or (isinstance(node, cst.AugAssign) and _root_in(t, self.params))]
-                if outside and (is_function or not isinstance(node, cst.Assign) or not all(isinstance(t, cst.Name) for t in outside)):
-                    if self._carries(node.value, inside):
-                        self.escapes = True
-            elif isinstance(node, cst.Raise) and node.exc is not None and self._carries(node.exc, inside):
-                self.escapes = True  # raised to whoever catches it
-            elif isinstance(node, (cst.Lambda, cst.FunctionDef)) and any(
-                isinstance(n, cst.Name) and n.value in self.results for n in self.walk(node, into_functions=True)
-            ):
-                self.escapes = True  # captured by a closure that may outlive the region
-            elif isinstance(node, cst.Call) and self._hands_over(node, inside):
-                self.escapes = True
-
-    def _hands_over(self, call: cst.Call, inside: bool) -> bool:
-        """A call that may keep, or run backward on, a result it is given: a helper, a
-        callback, ``buf.copy_(y)``, ``outs.append(y)`` on a list the function does not own.
-        Torch's own functions and plain calls (``print``, ``float``) keep nothing; a
-        method of a local container (``kept.append(y)``) is followed as a flow."""
-        if not any(self._carries(a.value, inside) for a in call.args):
-            return False
-        func = call.func
-        name = last_name(func)
-        if isinstance(func, cst.Name):
-            return name not in _PLAIN_FUNCS and name not in _SAFE_BUILTINS and not self._makes_graph(call)
-        if not isinstance(func, cst.Attribute):
-            return True
-        if name in _PLAIN_METHODS or self._makes_graph(call):
-            return False
-        root = func.value
-        while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
-            root = root.func if isinstance(root, cst.Call) else root.value
-        if isinstance(root, cst.Name) and root.value in _TORCH_ROOTS:
-            return False
-        if isinstance(root, cst.Name) and root.value in self._local and root.value not in self.outer:
-            # a local container's ``append`` is followed as a flow; ``copy_`` into anything
-            # puts the graph in a tensor the analysis does not follow
-            return name in ("copy_", "set_")
-        return True
-
-    def _outside(self, target: cst.BaseExpression) -> bool:
-        """Whether assigning to ``target`` stores into something the function does not own."""
-        if isinstance(target, cst.Name):
-            return target.value in self.outer
-        if isinstance(target, (cst.Tuple, cst.List)):
-            return any(self._outside(e.value) for e in target.elements)
-        root = target
-        while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
-            root = root.func if isinstance(root, cst.Call) else root.value
-        return not (isinstance(root, cst.Name) and root.value in self._local)
-
-    def _flows(self):
-        """(target names, value, node) for every way a value reaches a local name."""
-        for node in self.walk(self.body):
-            if isinstance(node, cst.Assign):
-                yield {n for t in node.targets for n in _roots(t.target)}, node.value, node
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
-                yield set(_roots(node.target)), node.value, node
-            elif isinstance(node, (cst.For, cst.CompFor)):
-                yield set(_roots(node.target)), node.iter, node
-            elif isinstance(node, cst.NamedExpr):
-                yield set(_roots(node.target)), node.value, node
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATORS:
-                roots = set(_roots(node.func.value))
-                for arg in node.args:
-                    yield roots, arg.value, node
-
-    def _carries(self, expr: cst.CSTNode, covered: bool) -> bool:
-        """Whether ``expr`` may hold a result (a tensor computed in covered code)."""
-        if isinstance(expr, cst.Name):
-            return expr.value in self.results
-        if isinstance(expr, cst.Call):
-            func = expr.func
-            name = last_name(func)
-            if isinstance(func, cst.Attribute) and name in _PLAIN_METHODS:
-                return False
-            if isinstance(func, cst.Name) and name in _PLAIN_FUNCS:
-                return False
-            if isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.refers_to(func, TENSOR_FACTORIES):
-                return False
-            covered = covered or id(expr) in self._covered
-            if covered and self._makes_graph(expr):
-                return True
-            if isinstance(func, cst.Attribute) and self._carries(func.value, covered):
-                return True
-            return any(self._carries(a.value, covered) for a in expr.args)
-        if isinstance(expr, cst.Attribute):
-            return expr.attr.value not in _PLAIN_ATTRS and self._carries(expr.value, covered)
-        if isinstance(expr, (cst.Comparison, cst.Lambda, cst.BaseString, cst.Integer, cst.Float)):
-            return False
-        return any(self._carries(c, covered) for c in expr.children)
+        if not isinstance(self.scope, cst.FunctionDef):
+            self.escapes = self.returns_results = False
+            return
+        seeds = [n for stmt in covered for n in walk(stmt) if isinstance(n, cst.Call) and self._makes_graph(n)]
+        routes = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree, _LEAVES) if seeds else []
+        # Any route out counts against the fix's safety (a helper, a callback, a closure,
+        # a raise, an unknown callee may keep the graph); only returns decide the finding.
+        self.escapes = bool(self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree)) if seeds else False
+        self.returns_results = any(r.kind in ("return", "yield") for r in routes)
 
     def _makes_graph(self, call: cst.Call) -> bool:
         """A call of a model or submodule: ``model(x)``, ``self.head(h)``, ``encoder(x)``
@@ -536,22 +398,3 @@ class _Flow:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return True
         return isinstance(func, cst.Name) and func.value in self.params
-
-
-def _root_in(target: cst.BaseExpression, names: Set[str]) -> bool:
-    return any(r in names for r in _roots(target))
-
-
-def _roots(target: cst.BaseExpression) -> Iterable[str]:
-    """The local names an assignment to ``target`` changes (``x``, ``x[i]``, ``x.a``)."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for el in target.elements:
-            yield from _roots(el.value)
-        return
-    if isinstance(target, cst.StarredElement):
-        yield from _roots(target.value)
-        return
-    while isinstance(target, (cst.Attribute, cst.Subscript)):
-        target = target.value
-    if isinstance(target, cst.Name):
-        yield target.value

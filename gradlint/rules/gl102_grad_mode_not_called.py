@@ -28,7 +28,7 @@ class GradModeNotCalled(Rule):
     gates = (re.compile(ALL_GUARDS + r"(?![\s\\]*\()"),)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
-        guard = self.ctx.semantic.guard(node.item)
+        guard = self.ctx.semantic.gradmode.guard(node.item)
         if guard is None or guard.called:
             return
         expr = self.ctx.code_for(node.item)
@@ -46,7 +46,7 @@ class GradModeNotCalled(Rule):
     def visit_Decorator(self, node: cst.Decorator) -> None:
         # Bare @torch.no_grad, @torch.enable_grad and @torch.inference_mode work;
         # bare @torch.set_grad_enabled does not.
-        guard = self.ctx.semantic.guard(node.decorator)
+        guard = self.ctx.semantic.gradmode.guard(node.decorator)
         if guard is not None and not guard.called and guard.kind == "set_grad_enabled":
             expr = self.ctx.code_for(node.decorator)
             self.report(node.decorator, expr=expr, problem=_DECORATOR_ERROR, call=f"{expr}(False)")

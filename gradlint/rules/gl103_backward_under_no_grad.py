@@ -9,7 +9,9 @@ import libcst as cst
 
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
-from gradlint.semantic import GuardSite, bool_value, call_arg
+from gradlint.semantic.gradmode import GuardSite
+from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.tree import walk
 
 _BACKWARD = frozenset({"torch.autograd.backward"})
 _GRAD = frozenset({"torch.autograd.grad"})
@@ -35,14 +37,14 @@ class BackwardUnderNoGrad(Rule):
         func = node.func
         autograd = self._autograd
         if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not (
-            autograd and sem.refers_to(func, _BACKWARD)
+            autograd and sem.names.refers_to(func, _BACKWARD)
         ):
             target: Optional[cst.BaseExpression] = func.value
             action = "`.backward()`"
-        elif autograd and sem.is_call_to(node, _GRAD):
+        elif autograd and sem.names.is_call_to(node, _GRAD):
             arg = call_arg(node, 0, "outputs")
             target, action = (arg.value if arg is not None else None), "`torch.autograd.grad`"
-        elif autograd and sem.is_call_to(node, _BACKWARD):
+        elif autograd and sem.names.is_call_to(node, _BACKWARD):
             arg = call_arg(node, 0, "tensors")
             target, action = (arg.value if arg is not None else None), "`torch.autograd.backward`"
         else:
@@ -64,45 +66,43 @@ class BackwardUnderNoGrad(Rule):
         """Where gradients were switched off for the computation of ``target``, if they were."""
         sem = self.ctx.semantic
         if _computes(target):
-            return None if self._enables_grad(target) else _disabling(sem.grad_guard_at(use))
+            return None if self._enables_grad(target) else _disabling(sem.gradmode.guard_at(use))
         if depth < 3 and isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
             # ``loss = outputs.loss``: a part of something computed without gradients
             return self._computed_without_grad(target.value, use, depth + 1)
         if not isinstance(target, cst.Name):
             return None
-        scope = sem.enclosing_scope(use)
-        binds = sem.bindings(scope).get(target.value, [])
-        if not binds or any(b.kind != "assign" or b.value is None for b in binds):
+        # Every binding that may reach the use must have been computed without gradients.
+        reaching = sem.scopes.reaching(target)
+        if reaching.unbound or not reaching.bindings:
             return None
-        use_pos = self.ctx.position(use).start
         site = None
-        for b in binds:
-            assert b.node is not None and b.value is not None
-            if self.ctx.position(b.node).start.line > use_pos.line:
+        for b in reaching.bindings:
+            if b.kind != "assign" or b.value is None or b.node is None:
                 return None
             found = self._computed_without_grad(b.value, b.node, depth + 1) if depth < 3 else None
             if found is None:
                 return None
             site = site or found
-        if self._regains_grad(scope, target.value):
+        if self._regains_grad(sem.tree.function_scope(use), target.value):
             return None
         return site
 
     def _enables_grad(self, value: cst.BaseExpression) -> bool:
         """A call of a function of this module decorated ``@torch.enable_grad()``."""
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        if not isinstance(value, cst.Call):
             return False
-        for node in self.ctx.semantic.walk(self.ctx.module, into_functions=True):
-            if isinstance(node, cst.FunctionDef) and node.name.value == value.func.value:
-                site = self.ctx.semantic.grad_guard_at(node.body)
-                if site is not None and site.guard.disables is not True:
-                    return True
-        return False
+        sem = self.ctx.semantic
+        func = sem.calls.local_function(value)
+        if func is None:
+            return False
+        guard = sem.gradmode.decorator_guard(func)
+        return guard is not None and guard.disables is not True
 
     def _regains_grad(self, scope, name: str) -> bool:
         """``loss.requires_grad_()`` / ``loss.requires_grad = True`` somewhere in the scope."""
         body = scope if isinstance(scope, cst.Module) else scope.body
-        for node in self.ctx.semantic.walk(body):
+        for node in walk(body):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_":
                 if isinstance(node.func.value, cst.Name) and node.func.value.value == name:
                     return True

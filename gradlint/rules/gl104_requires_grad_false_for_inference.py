@@ -9,15 +9,9 @@ from typing import Iterator, Tuple
 import libcst as cst
 
 from gradlint.rule import Rule
-from gradlint.semantic import (
-    CONVERSIONS,
-    Scope,
-    bool_value,
-    call_arg,
-    called_module,
-    is_model_ref,
-    looks_like_model,
-)
+from gradlint.semantic.syntax import bool_value, call_arg, called_module, is_model_ref, looks_like_model
+from gradlint.semantic.torch_api import CONVERSIONS
+from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 
 class RequiresGradFalseForInference(Rule):
@@ -56,14 +50,14 @@ class RequiresGradFalseForInference(Rule):
             root = root.value
         if isinstance(root, cst.Name) and root.value in ("self", "cls"):
             return  # a buffer or parameter of a module
-        scope = sem.enclosing_scope(node)
+        scope = sem.tree.function_scope(node)
         body = scope if isinstance(scope, cst.Module) else scope.body
-        if sem.needs_gradients(body) or self._is_parameter(tensor, scope):
+        if sem.gradmode.needs_gradients(body) or self._is_parameter(tensor, scope):
             return
         text = self.ctx.code_for(tensor)
         line = self.ctx.position(node).start.line
         for call, model in self._model_calls(body, scope, text, line):
-            if sem.runs_without_grad(call) or model in sem.frozen_models():
+            if sem.gradmode.runs_without_grad(call) or model in sem.modules.frozen_models():
                 continue
             self.report(
                 node,
@@ -77,7 +71,7 @@ class RequiresGradFalseForInference(Rule):
         """A loop variable over ``model.parameters()``: setting its flag freezes the model."""
         if not isinstance(tensor, cst.Name):
             return False
-        for b in self.ctx.semantic.bindings(scope).get(tensor.value, []):
+        for b in self.ctx.semantic.scopes.bindings(scope).get(tensor.value, []):
             if b.kind in ("for", "unpack") and b.value is not None and "param" in self.ctx.code_for(b.value):
                 return True
         return False
@@ -85,8 +79,8 @@ class RequiresGradFalseForInference(Rule):
     def _model_calls(self, body: cst.CSTNode, scope: Scope, tensor: str, after: int) -> Iterator[Tuple[cst.Call, str]]:
         """Later calls of a model with ``tensor`` (or a conversion of it) as an argument."""
         sem = self.ctx.semantic
-        eval_models = {s.model for s in map(sem.eval_switch, sem.walk(body)) if s is not None}
-        for node in sem.walk(body):
+        eval_models = {s.model for s in map(sem.modules.eval_switch, walk(body)) if s is not None}
+        for node in walk(body):
             if not isinstance(node, cst.Call) or self.ctx.position(node).start.line <= after:
                 continue
             func = called_module(node)

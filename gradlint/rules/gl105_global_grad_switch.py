@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint.rule import Rule
+from gradlint.semantic.tree import walk
 
 # A program's entry point may switch gradients off for the whole run: that is
 # what the statement does, so it is not a leak there.
@@ -18,10 +19,10 @@ class GlobalGradSwitch(Rule):
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         sem = self.ctx.semantic
-        switch = sem.global_switch(node)
+        switch = sem.gradmode.global_switch(node)
         if switch is None or switch.disables is not True:
             return
-        func = sem.enclosing_function(node)
+        func = sem.tree.enclosing_function(node)
         if func is None or func.name.value in _ENTRY_POINTS:
             return
         if self._switched_back(func, node):
@@ -36,7 +37,7 @@ class GlobalGradSwitch(Rule):
         names = {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
         targets = {id(t.target) for t in assign.targets}
         return any(
-            isinstance(n, cst.Name) and n.value in names and id(n) not in targets for n in self.ctx.semantic.walk(func.body)
+            isinstance(n, cst.Name) and n.value in names and id(n) not in targets for n in walk(func.body)
         )
 
     def _switched_back(self, func: cst.FunctionDef, switch: cst.SimpleStatementLine) -> bool:
@@ -44,11 +45,11 @@ class GlobalGradSwitch(Rule):
         the author restores the mode (hopefully in a ``finally``)."""
         sem = self.ctx.semantic
         seen = False
-        for node in sem.walk(func.body):
+        for node in walk(func.body):
             if node is switch:
                 seen = True
             elif seen and isinstance(node, cst.SimpleStatementLine):
-                g = sem.global_switch(node)
+                g = sem.gradmode.global_switch(node)
                 if g is not None and g.disables is not True:
                     return True
         return False

@@ -11,7 +11,9 @@ import libcst as cst
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
-from gradlint.semantic import Guard, last_name
+from gradlint.semantic.gradmode import Guard
+from gradlint.semantic.syntax import last_name
+from gradlint.semantic.tree import walk
 
 
 class RedundantGradGuard(Rule):
@@ -22,14 +24,14 @@ class RedundantGradGuard(Rule):
 
     def visit_With(self, node: cst.With) -> None:
         sem = self.ctx.semantic
-        guards = [(item, sem.guard(item.item)) for item in node.items]
+        guards = [(item, sem.gradmode.guard(item.item)) for item in node.items]
         guards = [(item, g) for item, g in guards if g is not None and (g.called or g.kind == "set_grad_enabled")]
         if len(guards) != 1:
             return  # ``with torch.no_grad(), torch.enable_grad():`` says something else
         item, inner = guards[0]
         if inner.disables is not True:
             return
-        outer = sem.grad_guard_at(node)
+        outer = sem.gradmode.guard_at(node)
         if outer is None or not _covers(outer.guard, inner):
             return
         self.report(
@@ -51,7 +53,7 @@ class RedundantGradGuard(Rule):
             func = self.ctx.parent(outer)
             if not isinstance(func, cst.FunctionDef) or func.asynchronous is not None:
                 return "unsafe"
-            if any(isinstance(n, (cst.Yield, cst.Await)) for n in sem.walk(func.body)):
+            if any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(func.body)):
                 return "unsafe"
             between: Sequence[cst.CSTNode] = [func.body]
         elif isinstance(outer, cst.With):
@@ -68,7 +70,7 @@ class RedundantGradGuard(Rule):
                 return "unsafe"
             between = body[body.index(outer) + 1 : body.index(holder) + 1]
         for stmt in between:
-            for n in sem.walk(stmt):
+            for n in walk(stmt):
                 if n is inner:
                     return "safe"
                 if isinstance(n, (cst.Name, cst.Attribute)) and last_name(n) in ("set_grad_enabled", "enable_grad", "_set_grad_enabled"):

@@ -8,7 +8,8 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.rule import Rule
-from gradlint.semantic import Guard
+from gradlint.semantic.gradmode import Guard
+from gradlint.semantic.tree import walk
 
 _FORMS = {
     "no_grad": "gradients stay enabled",
@@ -41,10 +42,10 @@ class GradGuardNotEntered(Rule):
             return  # before the walk below: it is over the whole scope, for every assignment
         name = node.targets[0].target
         sem = self.ctx.semantic
-        scope = sem.enclosing_scope(node)
+        scope = sem.tree.function_scope(node)
         body = scope if isinstance(scope, cst.Module) else scope.body
         # Any other mention (``with ctx:``, ``@ctx``, ``ctx.__enter__()``, returned) may enter it.
-        if any(isinstance(n, cst.Name) and n.value == name.value and n is not name for n in sem.walk(body, into_functions=True)):
+        if any(isinstance(n, cst.Name) and n.value == name.value and n is not name for n in walk(body, into_functions=True)):
             return
         self._report(node.value, guard)
 
@@ -55,7 +56,7 @@ class GradGuardNotEntered(Rule):
 
     def _guard(self, value: cst.BaseExpression) -> Optional[Guard]:
         """The guard ``value`` calls, if it is one of those that only act when entered."""
-        guard = self.ctx.semantic.guard(value)
+        guard = self.ctx.semantic.gradmode.guard(value)
         return guard if guard is not None and guard.called and guard.kind in _FORMS else None
 
     def _report(self, value: cst.BaseExpression, guard: Guard) -> None:

@@ -9,7 +9,9 @@ import libcst as cst
 from gradlint import codegen
 from gradlint.rules._gates import edited_through
 from gradlint.rules._inplace import InplaceEditRule, edit_text, edited_alias, short
-from gradlint.semantic import StorageAlias, inplace_edit, root_name, walk
+from gradlint.semantic.syntax import inplace_edit, root_name
+from gradlint.semantic.tree import walk
+from gradlint.semantic.values import StorageAlias
 
 
 class InplaceOnDetached(InplaceEditRule):
@@ -43,11 +45,11 @@ class InplaceOnDetached(InplaceEditRule):
         a temporary (``model(x).detach()``) or of a plain parameter is left alone."""
         sem = self.ctx.semantic
         root = root_name(alias.source)
-        if root is None or sem.graph_source(alias.source) is None:
+        if root is None or sem.values.graph_source(alias.source) is None:
             return False
-        scope = sem.enclosing_scope(alias.origin)
+        scope = sem.tree.function_scope(alias.origin)
         for node in walk(scope):
-            if isinstance(node, cst.Name) and node.value == root.value and not sem.is_inside(alias.origin, node):
+            if isinstance(node, cst.Name) and node.value == root.value and not sem.tree.is_inside(alias.origin, node):
                 parent = self.ctx.parent(node)
                 if not (isinstance(parent, cst.AssignTarget) and parent.target is node):
                     return True

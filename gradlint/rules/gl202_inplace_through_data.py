@@ -11,7 +11,9 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rules._gates import edited_through, tensor_data
 from gradlint.rules._inplace import InplaceEditRule, chained_receiver, edit_text, edited_alias, short
-from gradlint.semantic import StorageAlias, inplace_edit, is_tensor_data_syntax, root_name, walk
+from gradlint.semantic.syntax import inplace_edit, is_tensor_data_syntax, root_name
+from gradlint.semantic.tree import walk
+from gradlint.semantic.values import StorageAlias
 
 # The deprecated ``add_(Number alpha, Tensor other)`` overloads and the keyword the
 # number moves to (the current signatures take one, resp. two, tensors positionally).
@@ -49,11 +51,11 @@ class InplaceThroughData(InplaceEditRule):
         ``_init_weights``, ``weights_init`` for ``model.apply``...): no forward has run
         yet, so no graph can have saved the tensor, and the edit cannot corrupt a
         gradient. (``nn.init`` is the modern spelling; GL203 still reports the read.)"""
-        func = self.ctx.semantic.enclosing_function(node)
+        func = self.ctx.semantic.tree.enclosing_function(node)
         while func is not None:
             if _INIT_NAME.search(func.name.value):
                 return True
-            func = self.ctx.semantic.enclosing_function(func)
+            func = self.ctx.semantic.tree.enclosing_function(func)
         return False
 
     # -- the fix ------------------------------------------------------------------
@@ -83,12 +85,12 @@ class InplaceThroughData(InplaceEditRule):
         edits = [self.transform(stmt, lambda s: _modernize(s, modules), key=("data-edit", id(stmt)))]
         imports: Sequence = ()
         first, last = self._run(block, stmt)
-        if sem.grad_disabled(stmt) is True:
+        if sem.gradmode.grad_disabled(stmt) is True:
             title = "Edit the tensor itself (gradients are already disabled here)"
         elif not any(self._needs_guard(s) for s in _between(block, first, last)):
             title = "Edit the gradient itself (it carries no graph, and nothing in the edit can add one)"
         else:
-            ref = sem.torch_ref_at(first)
+            ref = sem.names.torch_ref_at(first)
             if ref is None:
                 return None
             torch_name, imports = ref
@@ -160,7 +162,7 @@ class InplaceThroughData(InplaceEditRule):
             sem = self.ctx.semantic
             self._modules = frozenset(
                 name
-                for name, binds in sem.bindings(self.ctx.module).items()
+                for name, binds in sem.scopes.bindings(self.ctx.module).items()
                 if any(isinstance(b.node, (cst.Import, cst.ImportFrom)) for b in binds)
             )
         return self._modules

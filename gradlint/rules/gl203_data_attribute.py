@@ -11,7 +11,8 @@ from gradlint.rule import Rule
 from gradlint.rules._gates import tensor_data
 from gradlint.rules._inplace import short
 from gradlint.rules.gl003_data_index_scalar import is_scalar_data_read
-from gradlint.semantic import inplace_edit, walk
+from gradlint.semantic.syntax import inplace_edit
+from gradlint.semantic.tree import walk
 
 
 class DataAttribute(Rule):
@@ -35,7 +36,7 @@ class DataAttribute(Rule):
         parent = self.ctx.parent(node)
         if isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.Attribute)) and _in_import(self.ctx, node):
             return  # ``import torch.utils.data``, ``from torch.utils.data import ...``
-        if not sem.is_tensor_data(node):
+        if not sem.values.is_tensor_data(node):
             return
         if isinstance(parent, (cst.AssignTarget, cst.Del)) or (
             isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node
@@ -56,7 +57,7 @@ class DataAttribute(Rule):
         while cur is not None and not isinstance(cur, (cst.BaseStatement, cst.Lambda)):
             receiver = inplace_edit(cur)
             if receiver is not None:
-                alias = sem.storage_alias(receiver)
+                alias = sem.values.storage_alias(receiver)
                 if alias is not None and alias.kind == "data" and not alias.through_name:
                     return True
             cur = self.ctx.parent(cur)
@@ -68,10 +69,10 @@ class DataAttribute(Rule):
         assign = self.ctx.parent(node)
         if not (isinstance(assign, cst.Assign) and assign.value is node):
             return False
-        for sub in walk(sem.enclosing_scope(node)):
+        for sub in walk(sem.tree.function_scope(node)):
             receiver = inplace_edit(sub)
             if receiver is not None and not isinstance(receiver, cst.Call):
-                alias = sem.storage_alias(receiver)
+                alias = sem.values.storage_alias(receiver)
                 if alias is not None and alias.origin is node:
                     return True
         return False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator
 
 import libcst as cst
 
@@ -11,7 +11,8 @@ from gradlint import codegen
 from gradlint.rule import Rule
 from gradlint.rules._gates import LOOP_STATEMENT
 from gradlint.rules._inplace import edit_text, short
-from gradlint.semantic import AUTOGRAD_GRAD, Scope, walk
+from gradlint.semantic.escape import key as escape_key
+from gradlint.semantic.tree import walk
 
 
 class GraphKeptAlive(Rule):
@@ -31,7 +32,6 @@ class GraphKeptAlive(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._flows: Dict[int, Tuple[Set[str], Set[str]]] = {}
         self._training_loops: Dict[int, bool] = {}
 
     # On leaving, not visiting: the operands have been walked by then, so their
@@ -68,21 +68,22 @@ class GraphKeptAlive(Rule):
 
     def _check(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         sem = self.ctx.semantic
-        loop = sem.enclosing_loop(node)
+        loop = sem.tree.enclosing_loop(node)
         if loop is None or not self._outlives(target, loop):
             return
-        key = _key(target)
+        key = escape_key(target)
         if key is None:
             return
-        differentiated, escaping = self._flows_of(sem.enclosing_scope(node))
-        if key in differentiated:
-            return  # accumulated on purpose, to call backward() on the total
-        if key in escaping and not self._trains(loop) and not self._over_batches(loop):
-            return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
-        # Last: it resolves names, the costly part (a model's forward() collecting
-        # its blocks' outputs to return them is settled above).
-        if sem.graph_source(value) is None:
+        # The value's history first: it looks only at what was computed before this
+        # point; where the total goes looks at the whole function.
+        if sem.values.graph_source(value) is None:
             return
+        flows = sem.escape.flows(sem.tree.function_scope(node))
+        if flows.routes([key], _TO_BACKWARD):
+            return  # accumulated on purpose, to call backward() on the total
+        leaves = flows.routes([key], _TO_CALLER)
+        if leaves and not self._trains(loop) and not self._over_batches(loop):
+            return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
         # `.detach()`, not `.item()`: the total stays a tensor, so it prints, sums (in float32)
         # and compares as before; only the graph goes. `.item()` would make it a Python float
         # (`tensor(1.1007)` printed as `1.1007099151611328`, accumulated in float64).
@@ -95,7 +96,7 @@ class GraphKeptAlive(Rule):
         remedy = f"{first}.{method}()"
         self.report(
             node,
-            fix=self.fix(*edits, title=f"Keep `{remedy}` instead", applicability=self._safety(key, escaping, target, loop)),
+            fix=self.fix(*edits, title=f"Keep `{remedy}` instead", applicability=self._safety(key, bool(leaves), target, loop)),
             statement=short(self.ctx, node, 50) or edit_text(self.ctx, node),
             value=_text(self.ctx, value),
             target=_text(self.ctx, target),
@@ -103,18 +104,18 @@ class GraphKeptAlive(Rule):
             held=_HELD_AFTER_BACKWARD if self._trains(loop) else _HELD,
         )
 
-    def _safety(self, key: str, escaping: Set[str], target: cst.BaseExpression, loop: cst.CSTNode) -> str:
+    def _safety(self, key: str, leaves: bool, target: cst.BaseExpression, loop: cst.CSTNode) -> str:
         """Safe only when the total stays in this function: one that is returned or
         yielded may be what a caller backpropagates; one kept on an object
         (``self.stats[...]``) or in a global may be differentiated by other code."""
-        if key in escaping or "." in key:
+        if leaves or "." in key:
             return "unsafe"
         base = target.value if isinstance(target, cst.Subscript) else target
         if not isinstance(base, cst.Name):
             return "unsafe"
         sem = self.ctx.semantic
-        scope = sem.enclosing_scope(loop)
-        if scope is self.ctx.module or base.value not in sem.bindings(scope):
+        scope = sem.tree.function_scope(loop)
+        if scope is self.ctx.module or base.value not in sem.scopes.bindings(scope):
             return "unsafe"  # a module-level total is visible to every function
         return "safe"
 
@@ -128,46 +129,13 @@ class GraphKeptAlive(Rule):
         if not isinstance(base, cst.Name):
             return False
         sem = self.ctx.semantic
-        scope = sem.enclosing_scope(loop)
-        binds = sem.bindings(scope).get(base.value)
+        scope = sem.tree.function_scope(loop)
+        binds = sem.scopes.bindings(scope).get(base.value)
         if not binds:
-            return scope is not self.ctx.module and base.value in sem.bindings(self.ctx.module)
-        return any(b.node is not None and not sem.is_inside(loop, b.node) for b in binds)
+            return scope is not self.ctx.module and base.value in sem.scopes.bindings(self.ctx.module)
+        return any(b.node is not None and not sem.tree.is_inside(loop, b.node) for b in binds)
 
     # -- deliberate accumulation ------------------------------------------------------
-
-    def _flows_of(self, scope: Scope) -> Tuple[Set[str], Set[str]]:
-        """Names (and ``self.x`` chains) whose value reaches a ``backward()`` /
-        ``autograd.grad`` call, and those that reach a ``return`` or ``yield``."""
-        found = self._flows.get(id(scope))
-        if found is None:
-            differentiated: Set[str] = set()
-            escaping: Set[str] = set()
-            assigns: List[Tuple[List[str], cst.BaseExpression]] = []
-            for node in walk(scope):
-                if isinstance(node, cst.Call):
-                    func = node.func
-                    if isinstance(func, cst.Attribute) and func.attr.value == "backward":
-                        differentiated |= _keys_in(node)
-                    elif isinstance(func, (cst.Name, cst.Attribute)) and self.ctx.refers_to(func, AUTOGRAD_GRAD):
-                        differentiated |= _keys_in(node)
-                elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
-                    escaping |= _keys_in(node.value)
-                elif isinstance(node, cst.Assign):
-                    targets = [k for t in node.targets for k in [_key(t.target)] if k]
-                    assigns.append((targets, node.value))
-            for flows in (differentiated, escaping):
-                changed = True
-                while changed:
-                    changed = False
-                    for targets, value in assigns:
-                        if any(t in flows for t in targets):
-                            new = _keys_in(value) - flows
-                            if new:
-                                flows |= new
-                                changed = True
-            found = self._flows[id(scope)] = (differentiated, escaping)
-        return found
 
     def _trains(self, loop: cst.CSTNode) -> bool:
         """The loop body calls ``backward()``: the accumulated values are for logging."""
@@ -181,7 +149,7 @@ class GraphKeptAlive(Rule):
 
     def _over_batches(self, loop: cst.CSTNode) -> bool:
         sem = self.ctx.semantic
-        return isinstance(loop, cst.For) and sem.is_loader(loop.iter, sem.enclosing_scope(loop))
+        return isinstance(loop, cst.For) and sem.values.is_loader(loop.iter, sem.tree.function_scope(loop))
 
     def _carriers(self, value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         """The operands of ``value`` that hold the history (``loss`` in ``loss * n``)."""
@@ -191,9 +159,13 @@ class GraphKeptAlive(Rule):
             yield from self._carriers(value.right)
         elif isinstance(value, cst.UnaryOperation) and not value.lpar:
             yield from self._carriers(value.expression)
-        elif sem.graph_source(value) is not None or sem.requires_grad_leaf(value) is not None:
+        elif sem.values.graph_source(value) is not None or sem.values.requires_grad_leaf(value) is not None:
             yield value
 
+
+# Routes (``semantic.escape``) that make an accumulation deliberate.
+_TO_BACKWARD = frozenset({"backward", "helper"})
+_TO_CALLER = frozenset({"return", "yield"})
 
 # What the kept graph holds: a backward() in the loop frees the saved activations
 # (their storage), but not the graph's nodes, which stay referenced from the total.
@@ -211,25 +183,3 @@ def _text(ctx, expr: cst.BaseExpression) -> str:
     return "..."
 
 
-def _key(expr: cst.BaseExpression) -> Optional[str]:
-    """``total`` -> "total"; ``self.stats`` -> "self.stats"; ``hist[i]`` -> "hist"."""
-    if isinstance(expr, cst.Subscript):
-        expr = expr.value
-    parts: List[str] = []
-    while isinstance(expr, cst.Attribute):
-        parts.append(expr.attr.value)
-        expr = expr.value
-    if not isinstance(expr, cst.Name):
-        return None
-    parts.append(expr.value)
-    return ".".join(reversed(parts))
-
-
-def _keys_in(node: cst.CSTNode) -> Set[str]:
-    keys: Set[str] = set()
-    for sub in walk(node):
-        if isinstance(sub, (cst.Name, cst.Attribute)):
-            k = _key(sub)
-            if k:
-                keys.add(k)
-    return keys

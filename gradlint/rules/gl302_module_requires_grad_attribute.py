@@ -10,7 +10,7 @@ import libcst as cst
 from gradlint.rule import Rule
 from gradlint.rules._freezing import requires_grad_call, single_assignment
 from gradlint.rules._inplace import short
-from gradlint.semantic import walk
+from gradlint.semantic.tree import walk
 
 
 class ModuleRequiresGradAttribute(Rule):
@@ -28,7 +28,7 @@ class ModuleRequiresGradAttribute(Rule):
             target = t.target
             if not (isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"):
                 continue
-            if not sem.is_module(target.value):
+            if not sem.modules.is_module(target.value):
                 continue
             module = short(self.ctx, target.value, 30) or "module"
             value = short(self.ctx, node.value, 30) or "..."
@@ -55,7 +55,7 @@ class ModuleRequiresGradAttribute(Rule):
                 isinstance(n, cst.Attribute)
                 and n.attr.value == "requires_grad"
                 and not (isinstance(self.ctx.parent(n), cst.AssignTarget))
-                and self.ctx.semantic.is_module(n.value)
+                and self.ctx.semantic.modules.is_module(n.value)
                 for n in walk(self.ctx.module, into_functions=True)
             )
         return "unsafe" if self._read_back else "safe"

@@ -9,7 +9,7 @@ import libcst as cst
 from gradlint.rule import Rule
 from gradlint.rules._freezing import requires_grad_call, single_assignment
 from gradlint.rules._inplace import short
-from gradlint.semantic import walk
+from gradlint.semantic.tree import walk
 
 
 class RequiresGradTypo(Rule):
@@ -32,7 +32,7 @@ class RequiresGradTypo(Rule):
         receiver = short(self.ctx, target.value, 30) or "x"
         value = short(self.ctx, node.value, 30) or "..."
         single = single_assignment(node) is target
-        if self.ctx.semantic.is_module(target.value):
+        if self.ctx.semantic.modules.is_module(target.value):
             advice = (
                 f"; `{receiver}` is an `nn.Module`: call `{receiver}.requires_grad_({value})` "
                 "(`.requires_grad = ...` would not freeze its parameters either)"

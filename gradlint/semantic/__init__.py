@@ -1,0 +1,90 @@
+"""The semantic model of one file: what rules ask instead of reading names.
+
+``SemanticModel`` composes one object per concept, each built the first time a
+rule asks it something (most files never need most of them):
+
+- ``tree`` (``tree.Tree``): parents, walk order, spans, enclosing nodes;
+- ``scopes`` (``scopes.Scopes``): scopes, bindings, reaching definitions;
+- ``names`` (``names.Names``): the import index, qualified names, ``torch_ref_at``;
+- ``calls`` (``calls.Calls``): the file's own functions and their call sites;
+- ``gradmode`` (``gradmode.GradMode``): the grad mode at a node, and a function's entry mode;
+- ``modules`` (``modules.Modules``): ``nn.Module`` evidence, forwards, eval/train, freezing;
+- ``values`` (``values.Values``): abstract values, graph evidence, storage aliases;
+- ``escape`` (``escape.Escape``): where a value goes.
+
+Knowledge of torch and of frameworks is data (``torch_api``, ``frameworks``).
+Nothing here knows about rules: this package imports nothing of the rule
+layer, and a test holds it to that (``import-linter`` contracts).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from gradlint.semantic.tree import Tree
+
+if TYPE_CHECKING:
+    from gradlint.semantic.calls import Calls
+    from gradlint.semantic.escape import Escape
+    from gradlint.semantic.gradmode import GradMode
+    from gradlint.semantic.modules import Modules
+    from gradlint.semantic.names import Names
+    from gradlint.semantic.scopes import Scopes
+    from gradlint.semantic.values import Values
+
+__all__ = ["SemanticModel"]
+
+
+class SemanticModel:
+    """The facts of one file, each concept computed on first use (and its module
+    imported then: a file no rule asks about costs nothing here)."""
+
+    def __init__(self, module: cst.Module, source: str, tree: Tree) -> None:
+        self.module = module
+        self.source = source
+        self.tree = tree
+
+    @functools.cached_property
+    def scopes(self) -> "Scopes":
+        from gradlint.semantic.scopes import Scopes
+
+        return Scopes(self.module, self.tree, self.source)
+
+    @functools.cached_property
+    def names(self) -> "Names":
+        from gradlint.semantic.names import Names
+
+        return Names(self.module, self.source, self.tree, lambda: self.scopes)
+
+    @functools.cached_property
+    def calls(self) -> "Calls":
+        from gradlint.semantic.calls import Calls
+
+        return Calls(self)
+
+    @functools.cached_property
+    def gradmode(self) -> "GradMode":
+        from gradlint.semantic.gradmode import GradMode
+
+        return GradMode(self)
+
+    @functools.cached_property
+    def modules(self) -> "Modules":
+        from gradlint.semantic.modules import Modules
+
+        return Modules(self)
+
+    @functools.cached_property
+    def values(self) -> "Values":
+        from gradlint.semantic.values import Values
+
+        return Values(self)
+
+    @functools.cached_property
+    def escape(self) -> "Escape":
+        from gradlint.semantic.escape import Escape
+
+        return Escape(self)

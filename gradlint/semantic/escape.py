@@ -1,0 +1,386 @@
+"""Where a value goes: the routes by which what a name (or an expression) holds
+leaves the code that computed it.
+
+Per scope (a function, or the module), values flow between names through
+assignments, augmented assignments, loop and ``with`` targets, walruses and
+container mutators (``xs.append(v)`` makes ``xs`` hold ``v``); an edge is not
+followed through an expression whose abstract value carries no graph
+(``loss.item()``, ``out.argmax()``, ``float(x)``: see ``values``). Names are
+keyed by their dotted chain (``total``, ``self.stats``; ``hist[i]`` is
+``hist``).
+
+Routes (``Route.kind``):
+
+- "backward": the receiver of ``.backward()``, or the tensors given to
+  ``torch.autograd.grad``/``backward``;
+- "helper": an argument of a same-file function that runs backward on (or
+  returns into a backward of) the parameter it binds;
+- "return", "yield": out to the caller;
+- "self": stored on ``self``/``cls`` (an attribute, an item of one, a mutator
+  such as ``self.hist.append(v)``, ``self.buf.copy_(v)``);
+- "global": assigned to a ``global``/``nonlocal`` name or a module-level
+  container from a function;
+- "outer": stored into something the function does not own: a parameter's
+  attribute or item, ``xs += [v]`` or ``xs.append(v)`` on a list passed in,
+  ``buf.copy_(v)`` into a parameter;
+- "closure": captured by a lambda or a nested function (callbacks, hooks);
+- "raise": carried by a raised exception;
+- "call": handed to a callee this file does not define (``certain`` False:
+  it may keep it, or not).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from gradlint.semantic.torch_api import AUTOGRAD_GRAD, TORCH
+from gradlint.semantic.tree import walk
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+# Methods that store their arguments in their receiver.
+MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "put", "put_nowait", "setdefault", "appendleft", "__setitem__"})
+# Methods that copy their argument's values into their receiver's storage.
+COPIES_INTO = frozenset({"copy_", "set_"})
+# Builtins and methods that keep nothing of their arguments.
+_KEEPS_NOTHING = frozenset(
+    "len str int float bool repr print isinstance range format round min max sum abs any all sorted enumerate zip "
+    "list tuple dict set iter next getattr hasattr type id hash".split()
+)
+
+# Exception classes, by the way their names end: a raise carries what they hold.
+_EXCEPTIONS = ("Error", "Exception", "Warning")
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: str
+    node: cst.CSTNode  # the call, statement or function by which the value leaves
+    certain: bool = True
+
+
+@dataclass(eq=False)
+class _Sink:
+    route: Route
+    keys: FrozenSet[str]
+    expr: Optional[cst.CSTNode] = None  # the expression that leaves, where there is one
+    # For an argument of a call: what the callee does with it, found when first needed.
+    resolve: Optional[Callable[[], Optional[Route]]] = None
+    _resolved: bool = False
+
+    def final(self) -> Optional[Route]:
+        if self.resolve is not None and not self._resolved:
+            self.route = self.resolve()  # type: ignore[assignment]
+            self._resolved = True
+        return self.route
+
+
+@dataclass(eq=False)
+class _Edge:
+    targets: FrozenSet[str]
+    sources: FrozenSet[str]
+    node: cst.CSTNode
+    values: Tuple[cst.BaseExpression, ...] = ()  # what flows; none of it with history: no flow
+
+
+@dataclass(eq=False)
+class ScopeFlows:
+    """The flows and sinks of one scope. Whether an expression can carry history
+    (``values``) is asked only of the edges and sinks a question reaches."""
+
+    scope: cst.CSTNode
+    plain: Callable[[cst.BaseExpression], bool]
+    edges: List[_Edge] = field(default_factory=list)
+    sinks: List[_Sink] = field(default_factory=list)
+    _plain_cache: Dict[int, bool] = field(default_factory=dict)
+
+    def _is_plain(self, expr: cst.BaseExpression) -> bool:
+        found = self._plain_cache.get(id(expr))
+        if found is None:
+            found = self._plain_cache[id(expr)] = self.plain(expr)
+        return found
+
+    def _flows(self, edge: _Edge) -> bool:
+        return not edge.values or not all(self._is_plain(v) for v in edge.values)
+
+    def derived(self, keys: Iterable[str]) -> Set[str]:
+        """``keys`` and every key a value of theirs flows into."""
+        found = set(keys)
+        changed = True
+        while changed:
+            changed = False
+            for edge in self.edges:
+                if not edge.targets <= found and not edge.sources.isdisjoint(found) and self._flows(edge):
+                    found |= edge.targets
+                    changed = True
+        return found
+
+    def _leaves(self, sink: _Sink) -> bool:
+        return sink.expr is None or sink.route.kind == "backward" or not self._is_plain(sink.expr)  # type: ignore[arg-type]
+
+    def routes(self, keys: Iterable[str], kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
+        """The routes by which a value held by one of ``keys`` leaves the scope."""
+        reach = self.derived(keys)
+        out = []
+        for s in self.sinks:
+            if s.keys.isdisjoint(reach) or (s.resolve is None and kinds is not None and s.route.kind not in kinds):
+                continue
+            route = s.final()
+            if route is not None and (kinds is None or route.kind in kinds) and self._leaves(s):
+                out.append(route)
+        return out
+
+    def routes_of_nodes(self, seeds: Iterable[cst.CSTNode], tree: Any, kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
+        """The routes of the values the expressions ``seeds`` compute: directly (``return
+        model(x)``) or through the names they are assigned to."""
+        seed_ids = {id(s) for s in seeds}
+        keys: Set[str] = set()
+        for edge in self.edges:
+            if any(id(n) in seed_ids for n in walk(edge.node)) and self._flows(edge):
+                keys |= edge.targets
+        reach = self.derived(keys)
+        out = []
+        for s in self.sinks:
+            if s.resolve is None and kinds is not None and s.route.kind not in kinds:
+                continue
+            hit = not s.keys.isdisjoint(reach) or (s.expr is not None and any(id(n) in seed_ids for n in walk(s.expr)))
+            if not hit:
+                continue
+            route = s.final()
+            if route is not None and (kinds is None or route.kind in kinds) and self._leaves(s):
+                out.append(route)
+        return out
+
+
+def key(expr: cst.BaseExpression) -> Optional[str]:
+    """``total`` -> "total"; ``self.stats`` -> "self.stats"; ``hist[i]`` -> "hist"."""
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    parts: List[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def keys_in(node: cst.CSTNode) -> FrozenSet[str]:
+    found: Set[str] = set()
+    for sub in walk(node, into_functions=True):
+        if isinstance(sub, (cst.Name, cst.Attribute)):
+            k = key(sub)
+            if k:
+                found.add(k)
+    return frozenset(found)
+
+
+def _target_keys(target: cst.BaseExpression) -> FrozenSet[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return frozenset(k for el in target.elements for k in _target_keys(el.value))
+    if isinstance(target, cst.StarredElement):
+        return _target_keys(target.value)
+    k = key(target)
+    if k is None:
+        return frozenset()
+    # ``x.a = v`` / ``x[i] = v`` changes what ``x`` holds too
+    return frozenset({k, k.partition(".")[0]})
+
+
+def _literal(expr: cst.CSTNode) -> bool:
+    return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.Comparison))
+
+
+def _root(expr: cst.BaseExpression) -> Optional[str]:
+    k = key(expr)
+    return k.partition(".")[0] if k else None
+
+
+class Escape:
+    def __init__(self, model: "SemanticModel") -> None:
+        self.model = model
+        self.tree = model.tree
+        self._flows: Dict[int, ScopeFlows] = {}
+        self._helper_params: Dict[int, FrozenSet[int]] = {}
+
+    def flows(self, scope: cst.CSTNode) -> ScopeFlows:
+        """The flows of ``scope``: a module, function or lambda node."""
+        found = self._flows.get(id(scope))
+        if found is None:
+            found = self._flows[id(scope)] = self._build(scope)
+        return found
+
+    def routes(self, name: cst.Name, kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
+        """Where what ``name`` holds goes, in the scope it belongs to."""
+        scope = self.tree.function_scope(name)
+        return self.flows(scope).routes([name.value], kinds)
+
+    # -- building ---------------------------------------------------------------------
+
+    def _plain(self, expr: cst.BaseExpression) -> bool:
+        """Carries no graph, as far as values can tell: not worth following."""
+        if _literal(expr):
+            return True
+        v = self.model.values.value(expr)
+        if v.not_tensor:
+            return v.what != "container"
+        if v.is_tensor and v.graph is False and not v.leaf:
+            # Without history because of the grad mode it runs in? Then where it goes
+            # is still the question (the caller may run it with gradients on).
+            return self.model.gradmode.mode_at(expr).disabled is not True
+        return False
+
+    def _build(self, scope: cst.CSTNode) -> ScopeFlows:
+        flows = ScopeFlows(scope, self._plain)
+        body = scope if isinstance(scope, cst.Module) else scope.body  # type: ignore[attr-defined]
+        is_function = isinstance(scope, (cst.FunctionDef, cst.Lambda))
+        scopes = self.model.scopes
+        info = scopes.scope(scope)
+        params: Set[str] = set()
+        outer: Set[str] = set()
+        local: Set[str] = set()
+        if info is not None:
+            outer = set(info.globals) | set(info.nonlocals)
+            params = {n for n, bs in info.bindings.items() if any(b.form == "param" for b in bs)}
+            local = {n for n in info.bindings if n not in outer} - params
+        names = self.model.names
+        may_autograd = "autograd" in self.model.source
+
+        def outside(target: cst.BaseExpression, mutate: bool = False) -> Optional[str]:
+            """The route kind of a store into ``target`` (``mutate``: into the object it
+            names, ``xs.append(v)``), if it leaves the scope."""
+            if isinstance(target, (cst.Tuple, cst.List)):
+                for el in target.elements:
+                    found = outside(el.value)
+                    if found:
+                        return found
+                return None
+            if isinstance(target, cst.StarredElement):
+                return outside(target.value)
+            if not is_function:
+                return None
+            root = _root(target)
+            if isinstance(target, cst.Name) and not mutate:
+                return "global" if target.value in outer else None
+            if root in ("self", "cls"):
+                return "self"
+            if root in outer:
+                return "global"
+            if root in params:
+                return "outer"
+            if root is not None and root not in local:
+                return "global"
+            return None
+
+        def add_sink(kind: str, node: cst.CSTNode, expr: Optional[cst.CSTNode], certain: bool = True) -> None:
+            if expr is not None and kind != "backward" and _literal(expr):
+                return
+            flows.sinks.append(_Sink(Route(kind, node, certain), keys_in(expr) if expr is not None else frozenset(), expr))
+
+        for node in walk(body):
+            if node is not body and type(node) in (cst.FunctionDef, cst.Lambda):
+                captured = keys_in(node)
+                if captured:
+                    flows.sinks.append(_Sink(Route("closure", node), captured, None))
+                continue
+            if isinstance(node, cst.ClassDef) and node is not body:
+                continue
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    flows.edges.append(_Edge(_target_keys(t.target), keys_in(node.value), node, (node.value,)))
+                    kind = outside(t.target)
+                    if kind:
+                        add_sink(kind, node, node.value)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+                flows.edges.append(_Edge(_target_keys(node.target), keys_in(node.value), node, (node.value,)))
+                kind = outside(node.target)
+                if kind is None and isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value in params:
+                    kind = "outer"  # ``xs += [v]`` extends the list passed in
+                if kind:
+                    add_sink(kind, node, node.value)
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                flows.edges.append(_Edge(_target_keys(node.target), keys_in(node.iter), node))
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                flows.edges.append(_Edge(_target_keys(node.asname.name), keys_in(node.item), node))
+            elif isinstance(node, cst.NamedExpr):
+                flows.edges.append(_Edge(_target_keys(node.target), keys_in(node.value), node, (node.value,)))
+            elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None and is_function:
+                value = node.value.item if isinstance(node.value, cst.From) else node.value
+                add_sink("return" if isinstance(node, cst.Return) else "yield", node, value)
+            elif isinstance(node, cst.Raise) and node.exc is not None:
+                add_sink("raise", node, node.exc)
+            elif isinstance(node, cst.Call):
+                self._call(node, flows, outside, add_sink, names, may_autograd)
+        return flows
+
+    def _call(self, node: cst.Call, flows: ScopeFlows, outside, add_sink, names, may_autograd: bool) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            if attr == "backward":
+                add_sink("backward", node, func.value)
+                return
+            if attr in MUTATORS or attr in COPIES_INTO:
+                args = [a for a in node.args if not _literal(a.value)]
+                if args:
+                    flows.edges.append(
+                        _Edge(_target_keys(func.value), frozenset(k for a in args for k in keys_in(a.value)), node, tuple(a.value for a in args))
+                    )
+                kind = outside(func.value, mutate=True)
+                for a in args:
+                    if kind:
+                        add_sink(kind, node, a.value)
+                return
+        if may_autograd and isinstance(func, (cst.Name, cst.Attribute)) and names.refers_to(func, AUTOGRAD_GRAD):
+            for a in node.args:
+                if a.keyword is None or a.keyword.value in ("outputs", "tensors"):
+                    add_sink("backward", node, a.value)
+                    break
+            return
+        if isinstance(func, cst.Name) and (func.value in _KEEPS_NOTHING or func.value.endswith(_EXCEPTIONS)):
+            return
+        # What the callee does with its arguments is asked only of the calls a
+        # question reaches (``_Sink.resolve``): most calls never are.
+        for i, a in enumerate(node.args):
+            if _literal(a.value):
+                continue
+            position = i if a.keyword is None and not a.star and all(b.keyword is None and not b.star for b in node.args[:i]) else None
+            flows.sinks.append(
+                _Sink(Route("call", node, False), keys_in(a.value), a.value, resolve=functools.partial(self._callee_route, node, position))
+            )
+
+    def _callee_route(self, call: cst.Call, position: Optional[int]) -> Optional[Route]:
+        """The route of the argument at ``position`` of ``call``: "helper" when a function
+        of this file backpropagates the parameter it binds; none for torch functions,
+        which keep nothing; else a "call" that may keep it."""
+        func = call.func
+        local = self.model.calls.local_function(call)
+        if local is not None:
+            if position is not None and position in self._backprop_params(local):
+                return Route("helper", call)
+            return None
+        if isinstance(func, (cst.Name, cst.Attribute)) and self.model.names.qualnames_in(func, TORCH):
+            return None
+        return Route("call", call, False)
+
+    def _backprop_params(self, func: cst.FunctionDef) -> FrozenSet[int]:
+        """Positions of ``func``'s parameters whose value reaches a backward inside it."""
+        found = self._helper_params.get(id(func))
+        if found is None:
+            self._helper_params[id(func)] = frozenset()  # recursion
+            params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+            flows = self.flows(func)
+            offset = 1 if params and params[0] in ("self", "cls") and self.tree.method_class(func) is not None else 0
+            found = frozenset(
+                i - offset
+                for i, p in enumerate(params)
+                if i >= offset and flows.routes([p], frozenset({"backward", "helper"}))
+            )
+            self._helper_params[id(func)] = found
+        return found

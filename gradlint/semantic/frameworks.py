@@ -1,0 +1,75 @@
+"""What training frameworks do around user code, as data.
+
+Each entry names base classes (by qualified name, and by the class name as a
+fallback for star imports and re-exports) and the methods of their subclasses
+that the framework calls with gradients disabled. ``gradmode`` reads this
+table; adding a framework means adding a row, not a code path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import FrozenSet, Tuple
+
+
+def _qualified(*names: str) -> FrozenSet[str]:
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class NoGradHooks:
+    """Methods of subclasses of ``bases`` that ``framework`` runs under no_grad."""
+
+    framework: str
+    bases: FrozenSet[str]  # qualified names of the base classes
+    # Class names matched on the end of a base's source text, for bases the imports
+    # do not resolve (star imports, re-exports, project base classes such as
+    # ``BaseLightningModule``).
+    base_names: FrozenSet[str]
+    methods: FrozenSet[str]
+    prefixes: Tuple[str, ...] = ()
+
+    def runs(self, method: str) -> bool:
+        return method in self.methods or method.startswith(self.prefixes)
+
+
+LIGHTNING_MODULE = _qualified(
+    "pytorch_lightning.LightningModule",
+    "pytorch_lightning.core.LightningModule",
+    "pytorch_lightning.core.module.LightningModule",
+    "pytorch_lightning.core.lightning.LightningModule",
+    "lightning.LightningModule",
+    "lightning.pytorch.LightningModule",
+    "lightning.pytorch.core.LightningModule",
+    "lightning.pytorch.core.module.LightningModule",
+)
+LIGHTNING_CALLBACK = _qualified(
+    "pytorch_lightning.Callback",
+    "pytorch_lightning.callbacks.Callback",
+    "pytorch_lightning.callbacks.callback.Callback",
+    "lightning.Callback",
+    "lightning.pytorch.Callback",
+    "lightning.pytorch.callbacks.Callback",
+    "lightning.pytorch.callbacks.callback.Callback",
+)
+HF_PIPELINE = _qualified("transformers.Pipeline", "transformers.pipelines.Pipeline", "transformers.pipelines.base.Pipeline")
+HF_TRAINER = _qualified("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer")
+
+# The evaluation loops of Lightning (``Trainer.validate/test/predict`` and the
+# validation inside ``fit``) run these under ``torch.no_grad()`` or
+# ``torch.inference_mode()``.
+_LIGHTNING_EVAL_STEPS = frozenset(
+    {"validation_step", "test_step", "predict_step", "validation_epoch_end", "test_epoch_end", "predict_epoch_end"}
+)
+_EVAL_HOOK_PREFIXES = ("on_validation_", "on_test_", "on_predict_")
+
+NO_GRAD_HOOKS: Tuple[NoGradHooks, ...] = (
+    NoGradHooks("Lightning", LIGHTNING_MODULE, frozenset({"LightningModule"}), _LIGHTNING_EVAL_STEPS, _EVAL_HOOK_PREFIXES),
+    # Callbacks' evaluation hooks run inside the same loops.
+    NoGradHooks("Lightning", LIGHTNING_CALLBACK, frozenset(), frozenset(), _EVAL_HOOK_PREFIXES),
+    # ``Pipeline.forward`` calls ``_forward`` inside its inference context (no_grad).
+    NoGradHooks("Hugging Face", HF_PIPELINE, frozenset(), frozenset({"_forward"})),
+    # ``Trainer.evaluate``/``predict`` call ``prediction_step``, whose loss and
+    # logits are computed under ``torch.no_grad()``.
+    NoGradHooks("Hugging Face", HF_TRAINER, frozenset(), frozenset({"prediction_step"})),
+)

@@ -1,0 +1,373 @@
+"""The grad mode at any node, and the mode a function is entered with.
+
+Looking outward from a node: ``with`` guards (a name bound to a guard counts,
+through every binding that may reach the ``with``: ``ctx = inference_mode()``
+in a ``try`` and ``ctx = no_grad()`` in its ``except``), preceding
+``set_grad_enabled(flag)`` statements of the same block (one inside an ``if``
+or loop before the node makes the mode unknown), and the enclosing function's
+decorator. Past the function, the mode it is entered with decides: a
+framework hook that runs under no_grad (``frameworks``), a function wrapped
+after the fact (``f = torch.no_grad()(f)``), or a function every call site of
+which in the file runs under no_grad.
+
+Measured on torch 2.13: a grad-mode decorator on an ``async def`` covers none
+of its body. ``torch.no_grad()`` (like ``inference_mode()`` and the bare
+``@torch.no_grad``) wraps the function in a plain one that enters the guard,
+calls the coroutine function (which only creates the coroutine) and leaves the
+guard; the body runs later, when awaited, with the caller's mode
+(``torch.is_grad_enabled()`` is True before and after an ``await`` inside it,
+and so for an async generator). So a decorator on an ``async def`` sets no mode
+here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional
+
+import libcst as cst
+
+from gradlint.semantic.frameworks import NO_GRAD_HOOKS
+from gradlint.semantic.syntax import bool_value, call_arg, is_optimizer_name, switch_call
+from gradlint.semantic.torch_api import (
+    AUTOGRAD_GRAD,
+    ENABLE_GRAD,
+    GRAD_MODE_GUARDS,
+    INFERENCE_MODE,
+    NO_GRAD,
+    SET_GRAD_ENABLED,
+    TORCH,
+)
+from gradlint.semantic.tree import walk
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A grad-mode context manager or decorator expression."""
+
+    kind: str  # "no_grad" | "inference_mode" | "enable_grad" | "set_grad_enabled"
+    called: bool  # ``torch.no_grad()`` rather than ``torch.no_grad``
+    # True: gradients are off inside; False: on; None: decided at run time.
+    disables: Optional[bool]
+
+
+@dataclass(frozen=True, eq=False)
+class GuardSite:
+    """Where a grad mode is set: the guard, the statement, ``with`` or decorator
+    that applies it, and the guard expression itself (``torch.no_grad()``)."""
+
+    guard: Guard
+    node: cst.CSTNode
+    expr: cst.BaseExpression
+
+
+@dataclass(frozen=True)
+class Mode:
+    """The grad mode code runs in: ``disabled`` True (no_grad), False, or None
+    (unknown); ``site`` is what decides it where that is in this file's code."""
+
+    disabled: Optional[bool]
+    site: Optional[GuardSite] = None
+    reason: str = ""  # "guard", "module", "framework", "callers", "wrapped", "default"
+
+
+class GradMode:
+    def __init__(self, model: "SemanticModel") -> None:
+        self.model = model
+        self.tree = model.tree
+        source = model.source
+        # Qualified names cost a scope analysis of the whole file; a name can only
+        # resolve to torch's grad-mode guards or to torch.autograd if the source
+        # spells them somewhere (in an import at least).
+        self._may_name_guards = any(n in source for n in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"))
+        self._may_name_autograd = "autograd" in source
+        self._module_grad_off: Optional[bool] = None
+        self._entry_modes: Dict[int, Mode] = {}
+
+    # -- guards -------------------------------------------------------------------
+
+    def guard(self, expr: cst.BaseExpression) -> Optional[Guard]:
+        called = isinstance(expr, cst.Call)
+        func = expr.func if isinstance(expr, cst.Call) else expr
+        if not isinstance(func, (cst.Name, cst.Attribute)) or not self._may_name_guards:
+            return None
+        names_ = self.model.names
+        if not names_.refers_to(func, GRAD_MODE_GUARDS):
+            return None
+        names = names_.qualnames(func)
+        if names & NO_GRAD:
+            return Guard("no_grad", called, True)
+        if names & ENABLE_GRAD:
+            return Guard("enable_grad", called, False)
+        if names & INFERENCE_MODE:
+            mode = call_arg(expr, 0, "mode") if isinstance(expr, cst.Call) else None
+            return Guard("inference_mode", called, True if mode is None else bool_value(mode.value))
+        if names & SET_GRAD_ENABLED:
+            mode = call_arg(expr, 0, "mode") if isinstance(expr, cst.Call) else None
+            value = bool_value(mode.value) if mode is not None else None
+            return Guard("set_grad_enabled", called, None if value is None else not value)
+        return None
+
+    def entered_guard(self, expr: cst.BaseExpression) -> Optional[Guard]:
+        """The guard a ``with`` item enters: a guard call, or a name every binding of
+        which that may reach the ``with`` is one (a ``try``/``except`` fallback)."""
+        g = self.guard(expr)
+        if g is not None:
+            return g if g.called or g.kind == "set_grad_enabled" else None
+        if isinstance(expr, cst.IfExp) and self._may_name_guards:
+            # ``torch.no_grad() if evaluating else nullcontext()``: decided at run time
+            branches = [self.entered_guard(expr.body), self.entered_guard(expr.orelse)]
+            found = [b for b in branches if b is not None]
+            if not found:
+                return None
+            if len(found) == 2 and found[0].disables == found[1].disables:
+                return found[0]
+            return Guard(found[0].kind, True, None)
+        if not isinstance(expr, cst.Name) or not self._may_name_guards:
+            return None
+        reaching = self.model.scopes.reaching(expr)
+        if reaching.unbound or not reaching.bindings:
+            return None
+        found: List[Guard] = []
+        for b in reaching.bindings:
+            if b.kind != "assign" or b.value is None:
+                return None
+            inner = self.entered_guard(b.value) if isinstance(b.value, (cst.Call, cst.IfExp)) else None
+            if inner is None:
+                return None
+            found.append(inner)
+        disables = {g.disables for g in found}
+        first = found[0]
+        if len({g.kind for g in found}) == 1 and len(disables) == 1:
+            return first
+        return Guard(first.kind, True, disables.pop() if len(disables) == 1 else None)
+
+    def with_guard(self, node: cst.With) -> Optional[Guard]:
+        """The innermost grad-mode guard a ``with`` statement enters, if any."""
+        found = None
+        for item in node.items:
+            g = self.entered_guard(item.item)
+            if g is not None:
+                found = g
+        return found
+
+    def decorator_guard(self, func: cst.FunctionDef) -> Optional[Guard]:
+        """The grad-mode decorator that sets the mode of ``func``'s body (none for an
+        ``async def``: see the module's docstring)."""
+        site = self._decorator_site(func)
+        return site.guard if site is not None else None
+
+    def _decorator_site(self, func: cst.FunctionDef) -> Optional[GuardSite]:
+        if func.asynchronous is not None:
+            return None
+        for dec in reversed(func.decorators):
+            g = self.guard(dec.decorator)
+            # Bare @torch.no_grad / @torch.inference_mode / @torch.enable_grad work;
+            # bare @torch.set_grad_enabled fails at definition time.
+            if g is not None and (g.called or g.kind != "set_grad_enabled"):
+                return GuardSite(g, dec, dec.decorator)
+        return None
+
+    def global_switch(self, stmt: cst.CSTNode) -> Optional[Guard]:
+        """``torch.set_grad_enabled(x)`` called as a statement (or assigned): it acts at once."""
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return None
+        small = stmt.body[0]
+        value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+        if isinstance(value, cst.Call):
+            g = self.guard(value)
+            if g is not None and g.kind == "set_grad_enabled":
+                return g
+        return None
+
+    def _switch_inside(self, stmt: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+        """A ``set_grad_enabled`` statement nested in the compound statement ``stmt``
+        (not in a function defined there)."""
+        if not self._may_name_guards or isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
+            return None
+        for node in walk(stmt):
+            if isinstance(node, cst.SimpleStatementLine) and self.global_switch(node) is not None:
+                return node
+        return None
+
+    # -- the mode at a node ----------------------------------------------------------
+
+    def guard_at(self, node: cst.CSTNode) -> Optional[GuardSite]:
+        """The guard that decides the grad mode ``node`` runs in, and where it is;
+        None when nothing in the enclosing function (or module) sets the mode, so
+        that the mode the function is entered with applies. A switch inside an
+        ``if`` or loop before the node gives a guard whose ``disables`` is None."""
+        tree = self.tree
+        cur = node
+        parent = tree.parent(cur)
+        while parent is not None:
+            if isinstance(parent, cst.With) and cur is parent.body:
+                found = None
+                for item in parent.items:
+                    g = self.entered_guard(item.item)
+                    if g is not None:
+                        found = GuardSite(g, parent, item.item)
+                if found is not None:
+                    return found
+            elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                body = parent.body
+                for i in range(len(body) - 1, -1, -1):
+                    if body[i] is cur:
+                        for prev in reversed(body[:i]):
+                            g = self.global_switch(prev)
+                            if g is not None:
+                                return GuardSite(g, prev, switch_call(prev))
+                            nested = self._switch_inside(prev)
+                            if nested is not None:
+                                g = self.global_switch(nested)
+                                assert g is not None
+                                return GuardSite(Guard(g.kind, g.called, None), nested, switch_call(nested))
+                        break
+            elif isinstance(parent, cst.FunctionDef) and cur is parent.body:
+                return self._decorator_site(parent)
+            elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
+                return None
+            cur, parent = parent, tree.parent(parent)
+        return None
+
+    def grad_disabled(self, node: cst.CSTNode) -> Optional[bool]:
+        """Whether gradients are off when ``node`` runs, from the code around it in its
+        function only: True, False (nothing sets the mode: the caller's applies,
+        on by default), or None (unknown)."""
+        site = self.guard_at(node)
+        return site.guard.disables if site is not None else False
+
+    def mode_at(self, node: cst.CSTNode, _seen: FrozenSet[int] = frozenset()) -> Mode:
+        """The grad mode ``node`` runs in, callers and frameworks included."""
+        site = self.guard_at(node)
+        if site is not None:
+            return Mode(site.guard.disables, site, "guard")
+        if self.module_grad_off():
+            return Mode(True, None, "module")
+        func = self.tree.enclosing_function(node)
+        if func is None:
+            return Mode(False, None, "default")
+        return self.entry_mode(func, _seen)
+
+    def entry_mode(self, func: cst.FunctionDef, _seen: FrozenSet[int] = frozenset()) -> Mode:
+        """The mode ``func`` is entered with: no_grad when a framework calls it so, when
+        it is wrapped in a guard after the fact, or when every call site of it in
+        this file (at least one) runs under no_grad; else on (False)."""
+        if not _seen:
+            found = self._entry_modes.get(id(func))
+            if found is None:
+                found = self._entry_modes[id(func)] = self._entry_mode(func, _seen)
+            return found
+        return self._entry_mode(func, _seen)
+
+    def _entry_mode(self, func: cst.FunctionDef, _seen: FrozenSet[int]) -> Mode:
+        if self.framework_hook(func) is not None:
+            return Mode(True, None, "framework")
+        if self._wrapped_by_guard(func):
+            return Mode(True, None, "wrapped")
+        if id(func) in _seen or len(_seen) > 6:
+            return Mode(False, None, "default")
+        sites = self.model.calls.call_sites(func)
+        if not sites:
+            return Mode(False, None, "default")
+        seen = _seen | {id(func)}
+        if all(self.mode_at(call, seen).disabled is True for call in sites):
+            return Mode(True, None, "callers")
+        return Mode(False, None, "default")
+
+    def runs_without_grad(self, node: cst.CSTNode) -> bool:
+        """Whether gradients are certainly off when ``node`` runs."""
+        return self.mode_at(node).disabled is True
+
+    def always_called_without_grad(self, func: cst.FunctionDef) -> bool:
+        return self.entry_mode(func).disabled is True
+
+    def framework_hook(self, func: cst.FunctionDef) -> Optional[str]:
+        """The framework that calls the method ``func`` under no_grad, if one does."""
+        cls = self.tree.method_class(func)
+        if cls is None:
+            return None
+        name = func.name.value
+        for hooks in NO_GRAD_HOOKS:
+            if hooks.runs(name) and self.model.modules.derives_from(cls, hooks.bases, hooks.base_names):
+                return hooks.framework
+        return None
+
+    def is_lightning_eval_hook(self, func: cst.FunctionDef) -> bool:
+        return self.framework_hook(func) is not None
+
+    def _wrapped_by_guard(self, func: cst.FunctionDef) -> bool:
+        """``evaluate = torch.no_grad()(evaluate)``: decorated after the fact."""
+        names, _ = self.model.calls.references()
+        for ref in names.get(func.name.value, []):
+            arg = self.tree.parent(ref)
+            call = self.tree.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Call):
+                g = self.guard(call.func)
+                if g is not None and g.disables is True:
+                    return True
+        return False
+
+    def module_grad_off(self) -> bool:
+        """Whether the module switches gradients off for the whole program with a
+        top-level ``torch.set_grad_enabled(False)`` statement (and never back on)."""
+        if self._module_grad_off is None:
+            switches = [g for g in map(self.global_switch, self.model.module.body) if g is not None]
+            self._module_grad_off = bool(switches) and all(g.disables is True for g in switches)
+        return self._module_grad_off
+
+    def computed_under(self, value: cst.BaseExpression, use: cst.CSTNode) -> Mode:
+        """The mode ``value`` (an expression read at ``use``) was computed in: for a
+        name, the mode at every binding that may reach the use, when they agree;
+        for any other expression, the mode at ``use``."""
+        if not isinstance(value, cst.Name):
+            return self.mode_at(use)
+        reaching = self.model.scopes.reaching(value)
+        if reaching.unbound or not reaching.bindings:
+            return Mode(None)
+        modes = [self.mode_at(b.node) for b in reaching.bindings if b.node is not None]
+        disabled = {m.disabled for m in modes}
+        if len(disabled) != 1:
+            return Mode(None)
+        return Mode(disabled.pop(), next((m.site for m in modes if m.site is not None), None))
+
+    # -- what needs gradients --------------------------------------------------------------
+
+    def needs_gradients(self, node: cst.CSTNode) -> bool:
+        """Whether code under ``node`` (not nested functions) computes or requests gradients."""
+        names = self.model.names
+        for sub in walk(node):
+            if isinstance(sub, cst.Call):
+                func = sub.func
+                if isinstance(func, cst.Attribute):
+                    attr = func.attr.value
+                    if attr == "backward":
+                        return True
+                    if attr == "step" and (
+                        is_optimizer_name(func.value) or any(is_optimizer_name(a.value) for a in sub.args)
+                    ):
+                        return True
+                    if attr == "requires_grad_":
+                        flag = call_arg(sub, 0, "requires_grad")
+                        if flag is None or bool_value(flag.value) is not False:
+                            return True
+                qualified = (
+                    names.qualnames_in(func, TORCH)
+                    if self._may_name_autograd and isinstance(func, (cst.Name, cst.Attribute))
+                    else frozenset()
+                )
+                if qualified & AUTOGRAD_GRAD or any(n.startswith("torch.autograd.functional.") for n in qualified):
+                    return True
+                flag = call_arg(sub, None, "requires_grad")
+                if flag is not None and bool_value(flag.value) is not False:
+                    return True
+            elif isinstance(sub, (cst.Assign, cst.AnnAssign)) and sub.value is not None:
+                targets = [t.target for t in sub.targets] if isinstance(sub, cst.Assign) else [sub.target]
+                for t in targets:
+                    if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad":
+                        if bool_value(sub.value) is not False:
+                            return True
+        return False

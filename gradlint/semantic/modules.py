@@ -1,0 +1,459 @@
+"""Evidence about ``nn.Module``s: which expressions are modules, which calls are
+forwards, which modules record no graph, eval/train switches, freezing.
+
+Evidence, not names: a module is built by an ``nn.*`` constructor, a
+torchvision/timm/transformers/``torch.hub`` factory, or a class of this file
+derived from ``nn.Module`` (``LightningModule`` too); a forward is a call of
+such a module, ``self(...)`` or ``self.<submodule>(...)`` in one of its
+methods, or a same-file helper (``self.infer(...)``) that makes one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from gradlint.semantic.frameworks import LIGHTNING_MODULE
+from gradlint.semantic.scopes import Binding
+from gradlint.semantic.syntax import (
+    all_targets,
+    bool_value,
+    called_module,
+    chain_base,
+    eval_in_chain,
+    false_arg,
+    freezes,
+    is_eval_call,
+    is_model_ref,
+    parameter_target,
+    parameters_owner,
+)
+from gradlint.semantic.torch_api import (
+    MODEL_PACKAGES,
+    MODULE_COPIES,
+    MODULE_SELF_METHODS,
+    NN_MODULE,
+    NN_NOT_MODULES,
+    TORCHVISION_NOT_MODELS,
+    TRANSFORMERS_NOT_MODELS,
+)
+from gradlint.semantic.tree import walk
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+_PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+
+@dataclass(frozen=True, eq=False)
+class EvalSwitch:
+    """A statement that puts a model in eval mode (see ``Modules.eval_switch``)."""
+
+    model: str  # the model expression's source text: ``model``, ``self.net``
+    call: cst.Call  # the ``.eval()`` / ``.train(False)`` call
+    stmt: cst.SimpleStatementLine
+
+
+@dataclass(frozen=True)
+class Forward:
+    """Why a call is a module's forward: "instance" (a module built in this file),
+    "self" (``self(...)`` in a module's method), "submodule" (``self.<sub>(...)``
+    of a module), "container" (``models[k](...)``, ``state["model"](...)``), or
+    "helper" (a same-file method or function that makes a forward)."""
+
+    evidence: str
+    module: Optional[cst.BaseExpression] = None
+
+
+def is_module_factory(q: str) -> bool:
+    parts = q.split(".")
+    last = parts[-1]
+    if q.startswith("torch.nn.") and len(parts) >= 3:
+        inner = parts[2:-1]
+        return last[:1].isupper() and last not in NN_NOT_MODULES and not (
+            {"functional", "init", "utils", "parameter"} & set(inner)
+        )
+    if q.startswith("torchvision.models."):
+        return last not in TORCHVISION_NOT_MODELS and not any(p.endswith("Weights") for p in parts)
+    if q in ("timm.create_model", "timm.models.create_model", "torch.hub.load"):
+        return True
+    if q.startswith("transformers.") and len(parts) >= 2:
+        cls = parts[-2] if last in ("from_pretrained", "from_config") else last
+        return cls[:1].isupper() and ("Model" in cls or "For" in cls) and not TRANSFORMERS_NOT_MODELS.search(cls)
+    return False
+
+
+class Modules:
+    def __init__(self, model: "SemanticModel") -> None:
+        self.model = model
+        self.tree = model.tree
+        self._module_class_cache: Optional[Dict[str, cst.ClassDef]] = None
+        self._frozen: Optional[FrozenSet[str]] = None
+        self._forward_helpers: Dict[int, bool] = {}
+
+    # -- classes ----------------------------------------------------------------------
+
+    def derives_from(
+        self, cls: cst.ClassDef, bases: FrozenSet[str], base_names: FrozenSet[str] = frozenset(), _depth: int = 0
+    ) -> bool:
+        """Whether ``cls`` derives from one of ``bases`` (qualified names), directly or
+        through classes of this file; a base whose source text ends with one of
+        ``base_names`` counts too (star imports, re-exports)."""
+        if _depth > 5:
+            return False
+        names = self.model.names
+        for base in cls.bases:
+            expr = base.value
+            if base.keyword is not None or not isinstance(expr, (cst.Name, cst.Attribute)):
+                continue
+            if names.refers_to(expr, bases):
+                return True
+            text = self.tree.code_for(expr)
+            if any(text.endswith(n) for n in base_names):
+                return True
+            if isinstance(expr, cst.Name):
+                for stmt in self.model.module.body:
+                    if isinstance(stmt, cst.ClassDef) and stmt.name.value == expr.value and stmt is not cls:
+                        if self.derives_from(stmt, bases, base_names, _depth + 1):
+                            return True
+        return False
+
+    def is_lightning_module(self, cls: cst.ClassDef) -> bool:
+        return self.derives_from(cls, LIGHTNING_MODULE, frozenset({"LightningModule"}))
+
+    def module_class(self, ref: cst.BaseExpression) -> Optional[cst.ClassDef]:
+        """The class of this file, derived from ``nn.Module`` (directly or through other
+        classes of the file), that ``ref`` names."""
+        if not isinstance(ref, cst.Name):
+            return None
+        cls = self._module_classes().get(ref.value)
+        if cls is None:
+            return None
+        binds = self.model.scopes.bindings(self.model.module).get(ref.value, [])
+        return cls if all(b.node is cls for b in binds) else None
+
+    def module_classes(self) -> Sequence[cst.ClassDef]:
+        return list(self._module_classes().values())
+
+    def _module_classes(self) -> Dict[str, cst.ClassDef]:
+        if self._module_class_cache is None:
+            defs = {stmt.name.value: stmt for stmt in self.model.module.body if isinstance(stmt, cst.ClassDef)}
+            found: Dict[str, cst.ClassDef] = {}
+            names = self.model.names
+            changed = True
+            while changed:
+                changed = False
+                for name, cls in defs.items():
+                    if name in found:
+                        continue
+                    for base in cls.bases:
+                        value = base.value
+                        if not isinstance(value, (cst.Name, cst.Attribute)) or base.keyword is not None:
+                            continue
+                        if (
+                            names.refers_to(value, NN_MODULE)
+                            or names.refers_to(value, LIGHTNING_MODULE)
+                            or (isinstance(value, cst.Name) and value.value in found)
+                        ):
+                            found[name] = cls
+                            changed = True
+                            break
+            self._module_class_cache = found
+        return self._module_class_cache
+
+    def records_graph(self, cls: cst.ClassDef) -> Optional[bool]:
+        """Whether a forward of ``cls`` records an autograd graph through its own
+        parameters: False when its ``forward`` runs under no_grad, or when its
+        ``__init__`` registers only buffers and plain values (no parameter, no
+        submodule); True when it assigns a parameter or a module; None otherwise."""
+        methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+        forward = methods.get("forward")
+        if forward is not None:
+            guard = self.model.gradmode.decorator_guard(forward)
+            if guard is not None and guard.disables is True:
+                return False
+        init = methods.get("__init__")
+        if init is None:
+            return None
+        trainable = False
+        unknown = False
+        for node in walk(init):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                attr = node.func.attr.value
+                if attr in ("register_parameter", "register_module", "add_module"):
+                    trainable = True
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    tgt = t.target
+                    if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                        value = node.value
+                        if self.is_parameter(value) or self.is_module(value):
+                            trainable = True
+                        elif isinstance(value, cst.Call):
+                            unknown = True
+        if trainable:
+            return True
+        return None if unknown else False
+
+    def is_parameter(self, expr: cst.BaseExpression) -> bool:
+        """``nn.Parameter(...)`` (with ``requires_grad`` not False)."""
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+            return False
+        if not self.model.names.refers_to(expr.func, _PARAMETER):
+            return False
+        from gradlint.semantic.syntax import call_arg
+
+        flag = call_arg(expr, 1, "requires_grad")
+        return flag is None or bool_value(flag.value) is not False
+
+    # -- is this a module? ----------------------------------------------------------------
+
+    def is_module(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """Whether ``expr`` is evidently an ``nn.Module``: built by an ``nn.*`` constructor,
+        a torchvision/timm/transformers/``torch.hub`` model factory, a class of this file
+        derived from ``nn.Module``, ``copy.deepcopy``/``torch.compile`` of a module, ``.to()``/``.eval()``...
+        of one; a variable bound to one, a loop variable over ``.children()``/``.modules()``,
+        a parameter annotated ``nn.Module``; ``self.<attr>`` of an ``nn.Module`` subclass
+        (or ``model.<attr>`` of an instance of one) assigned a module."""
+        if _depth > 8:
+            return False
+        if isinstance(expr, cst.Call):
+            return self._module_call(expr, _depth)
+        if isinstance(expr, cst.Name):
+            return self._module_name(expr, _depth)
+        if isinstance(expr, cst.Attribute):
+            cls = self._instance_class(expr.value, _depth)
+            return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
+        return False
+
+    def _module_call(self, call: cst.Call, depth: int) -> bool:
+        func = call.func
+        names = self.model.names
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            for q in names.qualnames_in(func, MODEL_PACKAGES):
+                if is_module_factory(q):
+                    return True
+            if self.module_class(func) is not None:
+                return True
+            if names.refers_to(func, MODULE_COPIES) and call.args:
+                return self.is_module(call.args[0].value, depth + 1)
+        if isinstance(func, cst.Attribute) and func.attr.value in MODULE_SELF_METHODS:
+            return self.is_module(func.value, depth + 1)
+        return False
+
+    def _module_name(self, name: cst.Name, depth: int) -> bool:
+        scopes = self.model.scopes
+        b = scopes.reaching_binding(name)
+        if b is not None:
+            candidates: List[Binding] = [b]
+        else:
+            scope = self.tree.function_scope(name)
+            candidates = scopes.bindings(scope).get(name.value, [])
+            if not candidates and scope is not self.model.module:
+                candidates = scopes.bindings(self.model.module).get(name.value, [])  # a module-level global
+        if not candidates:
+            return False
+        return all(self._module_binding(c, name.value, depth) for c in candidates)
+
+    def _module_binding(self, b: Binding, name: str, depth: int) -> bool:
+        if b.form == "aug":
+            return False
+        if b.kind == "assign" and b.value is not None:
+            return self.is_module(b.value, depth + 1)
+        if b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None:
+            ann = b.node.annotation.annotation
+            if isinstance(ann, (cst.Name, cst.Attribute)):
+                return self.model.names.refers_to(ann, NN_MODULE) or self.module_class(ann) is not None
+            return False
+        if b.kind == "for" and isinstance(b.node, cst.For):
+            return _module_loop_variable(b.node, name)
+        return False
+
+    def _instance_class(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
+        """The module class of this file that ``expr`` (``self``, or a variable bound to
+        ``Net(...)``) is an instance of."""
+        if not isinstance(expr, cst.Name):
+            return None
+        if expr.value == "self":
+            func = self.tree.enclosing(expr, (cst.FunctionDef,))
+            if func is None:
+                return None
+            cls = self.tree.method_class(func)  # type: ignore[arg-type]
+            return cls if cls is not None and cls in self._module_classes().values() else None
+        value = self.model.values.value_of(expr)
+        if isinstance(value, cst.Call):
+            while isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SELF_METHODS:
+                inner = value.func.value
+                if not isinstance(inner, cst.Call):
+                    return None
+                value = inner
+            return self.module_class(value.func)
+        return None
+
+    def _class_attr_is_module(self, cls: cst.ClassDef, attr: str, depth: int) -> bool:
+        """Whether every ``self.<attr> = ...`` in ``cls``'s methods assigns a module."""
+        values = []
+        for node in walk(cls.body, into_functions=True):
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    tgt = t.target
+                    if (
+                        isinstance(tgt, cst.Attribute)
+                        and tgt.attr.value == attr
+                        and isinstance(tgt.value, cst.Name)
+                        and tgt.value.value == "self"
+                    ):
+                        values.append(node.value)
+        return bool(values) and all(self.is_module(v, depth + 1) for v in values)
+
+    # -- forwards ---------------------------------------------------------------------------
+
+    def forward(self, call: cst.Call, _depth: int = 0) -> Optional[Forward]:
+        """Evidence that ``call`` runs a module's forward, or None."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        if isinstance(func, cst.Name) and func.value == "self":
+            cls = self._instance_class(func, _depth)
+            return Forward("self", func) if cls is not None else None
+        if isinstance(func, (cst.Name, cst.Attribute)) and self.is_module(func):
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                return Forward("submodule", func)
+            return Forward("instance", func)
+        if isinstance(func, cst.Subscript):
+            base = func.value
+            key = func.slice[0].slice if len(func.slice) == 1 else None
+            key_text = key.value.value if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString) else ""
+            from gradlint.semantic.syntax import looks_like_model
+
+            if looks_like_model(base) or (key_text and looks_like_model(cst.Name(key_text.strip("'\"") or "x"))):
+                return Forward("container", func)
+        if _depth < 3:
+            helper = self.model.calls.local_function(call)
+            if helper is not None and self._makes_forward(helper, _depth + 1):
+                return Forward("helper", func)
+        return None
+
+    def _makes_forward(self, func: cst.FunctionDef, depth: int) -> bool:
+        key = id(func)
+        found = self._forward_helpers.get(key)
+        if found is None:
+            self._forward_helpers[key] = False  # recursion
+            found = any(isinstance(n, cst.Call) and self.forward(n, depth) is not None for n in walk(func.body))
+            self._forward_helpers[key] = found
+        return found
+
+    # -- eval / train -------------------------------------------------------------------------
+
+    def eval_switch(self, stmt: cst.CSTNode) -> Optional[EvalSwitch]:
+        """If the statement ``stmt`` puts a model in eval mode, which one and how:
+        ``model.eval()``, ``model.train(False)``, ``model.to(dev).eval()``,
+        ``self.net = Net().eval()``."""
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        for small in stmt.body:
+            if isinstance(small, cst.Expr):
+                call, base = eval_in_chain(small.value)
+                if call is not None and is_model_ref(base):
+                    return EvalSwitch(self.tree.code_for(base), call, stmt)
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+                call, _ = eval_in_chain(small.value)
+                target = small.targets[0].target
+                if call is not None and is_model_ref(target):
+                    return EvalSwitch(self.tree.code_for(target), call, stmt)
+        return None
+
+    def ends_eval_mode(self, stmt: cst.CSTNode, model: str) -> bool:
+        """Whether ``stmt`` may take ``model`` out of eval mode or rebind it:
+        ``model.train()``, ``model.train(flag)``, ``model = other``.
+        ``model = model.to(device)`` keeps it."""
+        code_for = self.tree.code_for
+        root = model.split(".")[0].split("[")[0]
+        for node in walk(stmt):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "train":
+                if not is_eval_call(node) and code_for(chain_base(node)) == model:
+                    return True
+            targets: Sequence[cst.BaseExpression] = ()
+            value: Optional[cst.BaseExpression] = None
+            if isinstance(node, cst.Assign):
+                targets, value = [t.target for t in node.targets], node.value
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+                targets, value = [node.target], node.value
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                targets = [node.target]
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                targets = [node.asname.name]
+            for target in targets:
+                for t in all_targets(target):
+                    text = code_for(t)
+                    if text != model and text != root:
+                        continue
+                    if value is not None and code_for(chain_base(value)) == model:
+                        continue  # model = model.to(device).eval()
+                    return True
+        return False
+
+    def forward_calls(self, node: cst.CSTNode, models: FrozenSet[str]) -> Iterator[Tuple[cst.Call, str]]:
+        """Calls ``m(...)`` and ``m.forward(...)`` under ``node`` (not in nested functions)
+        of a model whose source text is in ``models``."""
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return  # runs when called, not here
+        for sub in walk(node):
+            model = called_module(sub) if isinstance(sub, cst.Call) else None
+            if model is not None:
+                text = self.tree.code_for(model)
+                if text in models:
+                    yield sub, text  # type: ignore[misc]
+
+    def frozen_models(self) -> FrozenSet[str]:
+        """Source texts of models whose parameters are frozen somewhere in the module
+        (``m.requires_grad_(False)``, or ``p.requires_grad = False`` for every ``p`` in
+        ``m.parameters()``): a forward through them records no graph."""
+        if self._frozen is None:
+            found = set()
+            for node in walk(self.model.module, into_functions=True):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                    if node.func.attr.value == "requires_grad_" and false_arg(node, "requires_grad"):
+                        base = chain_base(node.func.value)
+                        if is_model_ref(base):
+                            found.add(self.tree.code_for(base))
+                elif isinstance(node, cst.For):
+                    model, param = parameters_owner(node.iter), parameter_target(node.target)
+                    if model is not None and param is not None and freezes(node.body, param):
+                        found.add(self.tree.code_for(model))
+            self._frozen = frozenset(found)
+        return self._frozen
+
+
+def _module_loop_variable(loop: cst.For, name: str) -> bool:
+    """``for m in model.children()``, ``for _, m in model.named_modules()``,
+    ``for i, m in enumerate(model.modules())``."""
+    it, target = loop.iter, loop.target
+    while True:  # list(model.children())[-2:], enumerate(...), reversed(...)
+        if isinstance(it, cst.Subscript):
+            it = it.value
+        elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.args and it.func.value in (
+            "enumerate", "list", "tuple", "reversed"
+        ):
+            if it.func.value == "enumerate":
+                if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+                    return False
+                target = target.elements[1].value
+            it = it.args[0].value
+        else:
+            break
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute)):
+        return False
+    method = it.func.attr.value
+    if method in ("children", "modules"):
+        return isinstance(target, cst.Name) and target.value == name
+    if method in ("named_children", "named_modules"):
+        return (
+            isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and isinstance(target.elements[1].value, cst.Name)
+            and target.elements[1].value.value == name
+        )
+    return False

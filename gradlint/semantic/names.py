@@ -1,0 +1,400 @@
+"""Names: the file's one import index, qualified names, and what spells ``torch``.
+
+``ImportIndex`` is built by one walk over the file's statements (imports are
+statements, so no expression is visited). It answers the cheap questions first:
+``refers_to`` rules out most nodes by their spelling before any scope analysis,
+and a name that one module-level import binds and nothing else binds anywhere
+resolves from the import alone. Otherwise qualified names come from LibCST's
+scope analysis (run once per file, only when asked).
+
+``torch_ref_at(node)`` says which expression names the torch module at run time
+where code is inserted at ``node``, following ``Scopes.visible``: it is the one
+question a fix asks before it writes ``torch.no_grad()``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from gradlint.fixes import ImportSpec
+from gradlint.semantic.tree import Tree
+from gradlint.traversal import scope_metadata, target_names, walk
+
+TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
+
+
+@dataclass(frozen=True)
+class ImportRecord:
+    """One name one import statement binds."""
+
+    name: str  # the name bound (``np``; ``os`` for ``import os.path``)
+    target: Optional[str]  # what it is bound to (``numpy``; None: unclear, e.g. relative)
+    package: str  # the top-level package it comes from ("" for relative imports)
+    statement: cst.CSTNode  # the Import / ImportFrom
+    alias: cst.ImportAlias
+    module_level: bool
+    aliased: bool  # bound by ``as``
+
+
+@dataclass(frozen=True)
+class ImportIndex:
+    """What the file's import statements (anywhere in it) bind, and the names it defines."""
+
+    records: Tuple[ImportRecord, ...]
+    aliases: FrozenSet[str]  # the ``as`` names
+    bound: FrozenSet[str]  # every name an import binds
+    # bound name -> the top-level packages it is imported from (``F`` -> {"torch"})
+    origins: Mapping[str, FrozenSet[str]]
+    defined: FrozenSet[str]  # names of the file's functions and classes, anywhere in it
+    # name -> what it is bound to, for names that one module-level import binds and no
+    # other import does (``F`` -> "torch.nn.functional"); none if there is an ``import *``
+    sole: Mapping[str, str]
+    star: bool  # some ``from x import *``
+
+    def torch_names(self) -> List[str]:
+        """Names some import binds to the torch module itself: ``torch`` first."""
+        found = {r.name for r in self.records if r.target == "torch" and r.package == "torch"}
+        return sorted(found, key=lambda n: (n != "torch", n))
+
+
+def build_import_index(module: cst.Module) -> ImportIndex:
+    records: List[ImportRecord] = []
+    defined: List[str] = []
+    star = False
+    stack: List[Any] = [(module, False)]
+    while stack:
+        node, inside = stack.pop()
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in node.body:
+                if not isinstance(small, (cst.Import, cst.ImportFrom)):
+                    continue
+                if isinstance(small.names, cst.ImportStar):
+                    star = True
+                    continue
+                package = None
+                module_name = None
+                if isinstance(small, cst.ImportFrom):
+                    package = "" if small.relative else (get_full_name_for_node(small.module) or "").partition(".")[0]
+                    module_name = None if small.relative or small.module is None else get_full_name_for_node(small.module)
+                for alias in small.names:
+                    full = get_full_name_for_node(alias.name) or ""
+                    if alias.asname is not None:
+                        if not isinstance(alias.asname.name, cst.Name):
+                            continue
+                        name = alias.asname.name.value
+                    else:
+                        name = full.partition(".")[0]
+                    if isinstance(small, cst.ImportFrom):
+                        target = f"{module_name}.{full}" if module_name else None
+                    elif alias.asname is not None:
+                        target = full
+                    else:  # ``import a.b`` binds ``a`` to ``a``
+                        target = full.partition(".")[0]
+                    records.append(
+                        ImportRecord(
+                            name=name,
+                            target=target,
+                            package=full.partition(".")[0] if package is None else package,
+                            statement=small,
+                            alias=alias,
+                            module_level=not inside,
+                            aliased=alias.asname is not None,
+                        )
+                    )
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            defined.append(node.name.value)
+            inside = True
+        # Pushed in reverse, so that records come in source order.
+        for attr in ("cases", "finalbody", "handlers", "orelse", "body"):
+            child = getattr(node, attr, None)
+            if isinstance(child, (list, tuple)):
+                stack.extend((c, inside) for c in reversed(child))
+            elif isinstance(child, cst.CSTNode):
+                stack.append((child, inside))
+    origins: Dict[str, set] = {}
+    targets: Dict[str, List[Optional[str]]] = {}
+    nested = set()
+    for r in records:
+        origins.setdefault(r.name, set()).add(r.package)
+        if not r.module_level:
+            nested.add(r.name)
+        # ``import a.b`` binds ``a`` but makes ``a.b`` mean the submodule: not a sole target
+        plain_dotted = isinstance(r.statement, cst.Import) and not r.aliased and "." in (get_full_name_for_node(r.alias.name) or "")
+        targets.setdefault(r.name, []).append(None if plain_dotted else r.target)
+    return ImportIndex(
+        records=tuple(records),
+        aliases=frozenset(r.name for r in records if r.aliased),
+        bound=frozenset(origins),
+        origins={name: frozenset(found) for name, found in origins.items()},
+        defined=frozenset(defined),
+        sole={}
+        if star
+        else {
+            name: found[0]
+            for name, found in targets.items()
+            if len(found) == 1 and found[0] is not None and name not in nested
+        },
+        star=star,
+    )
+
+
+class Names:
+    """Name resolution for one file."""
+
+    def __init__(self, module: cst.Module, source: str, tree: Tree, scopes: Callable[[], Any]) -> None:
+        self.module = module
+        self.source = source
+        self.tree = tree
+        self._scopes = scopes  # the file's ``Scopes``, built on first use
+        self._index: Optional[ImportIndex] = None
+        self._libcst_scopes: Optional[Mapping[cst.CSTNode, Any]] = None
+        self._qualnames: Dict[cst.CSTNode, FrozenSet[Any]] = {}
+        self._other_bindings: Optional[FrozenSet[str]] = None
+        self._rebound_names: Dict[str, bool] = {}
+        self._torch_ref_cache: Dict[int, Optional[TorchRef]] = {}
+
+    @property
+    def index(self) -> ImportIndex:
+        if self._index is None:
+            self._index = build_import_index(self.module)
+        return self._index
+
+    # -- qualified names -----------------------------------------------------------
+
+    def _libcst_scope_map(self) -> Mapping[cst.CSTNode, Any]:
+        if self._libcst_scopes is None:
+            try:
+                self._libcst_scopes = scope_metadata(self.module)
+            except (AttributeError, TypeError, KeyError, ImportError):  # LibCST changed inside
+                from libcst.metadata import MetadataWrapper, ScopeProvider
+
+                self._libcst_scopes = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(ScopeProvider)
+        return self._libcst_scopes
+
+    def _qualified(self, node: cst.CSTNode) -> FrozenSet[Any]:
+        found = self._qualnames.get(node)
+        if found is None:
+            scope = self._libcst_scope_map().get(node)
+            found = frozenset(scope.get_qualified_names_for(node)) if scope is not None else frozenset()
+            self._qualnames[node] = found
+        return found
+
+    def qualnames(self, node: cst.CSTNode) -> FrozenSet[str]:
+        """Fully qualified names ``node`` (a Name or Attribute) may refer to, through imports."""
+        imported = self._read_of_import(node)
+        if imported is not None:
+            return frozenset({imported})
+        return frozenset(q.name for q in self._qualified(node))
+
+    def _read_of_import(self, node: cst.CSTNode) -> Optional[str]:
+        """The qualified name of ``node`` when it reads a name that one module-level
+        import binds and nothing else binds anywhere (``F.relu`` after ``import
+        torch.nn.functional as F``): then every scope sees that import, and scope
+        analysis would say the same (a test compares them)."""
+        full = get_full_name_for_node(node)
+        if full is None:
+            return None
+        root = full.partition(".")[0]
+        base = self.index.sole.get(root)
+        if base is None or self._rebound(root) or not self.is_read(node):
+            return None
+        return base + full[len(root):]
+
+    def _rebound(self, name: str) -> bool:
+        """Whether something besides its import may bind ``name`` somewhere in the file.
+
+        Every binding spells the name without a ``.`` after it (``np =``, ``as np``,
+        ``def f(np)``, ``global np``), and so does the import itself. Mostly the name
+        is only read as ``np.zeros``: one such spelling, the import, settles it
+        without walking the tree."""
+        found = self._rebound_names.get(name)
+        if found is None:
+            bare = re.compile(rf"(?<![\w.]){re.escape(name)}\b(?!\s*\.)")
+            found = len(bare.findall(self.source)) > 1 and name in self._bound_otherwise()
+            self._rebound_names[name] = found
+        return found
+
+    def refers_to(self, node: cst.CSTNode, names: FrozenSet[str]) -> bool:
+        """Whether ``node`` may refer to one of the fully qualified ``names``.
+
+        The same answer as ``bool(qualnames(node) & names)``, but most nodes are
+        ruled out by their spelling alone: a qualified name always ends with the
+        last component of the node's dotted name, unless the node is a bare name
+        bound by ``import ... as``. So scope analysis runs only for files that
+        spell one of the names."""
+        full = get_full_name_for_node(node)
+        if full is None:
+            return False
+        if full.rpartition(".")[2] not in _last_parts(names) and ("." in full or full not in self.index.aliases):
+            return False
+        return not names.isdisjoint(self.qualnames(node))
+
+    def is_call_to(self, node: cst.CSTNode, names: FrozenSet[str]) -> bool:
+        return isinstance(node, cst.Call) and self.refers_to(node.func, names)
+
+    def is_imported(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` (a Name or Attribute) refers to something bound by an import."""
+        from libcst.metadata import QualifiedNameSource
+
+        full = get_full_name_for_node(node)
+        if full is None:
+            return False
+        root = full.partition(".")[0]
+        index = self.index
+        if root not in index.bound:
+            return False  # no import binds its first name anywhere in the file
+        if root in index.sole and self._read_of_import(node) is not None:
+            return True
+        return any(q.source is QualifiedNameSource.IMPORT for q in self._qualified(node))
+
+    def is_read(self, node: cst.CSTNode) -> bool:
+        """``node`` (a Name or Attribute) reads a variable: it is not an attribute's
+        name, a keyword, or part of an import statement."""
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return False
+        parent = self.tree.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node:
+            return False
+        while parent is not None and not isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            if isinstance(parent, (cst.ImportAlias, cst.AsName)):
+                return False
+            parent = self.tree.parent(parent)
+        return not isinstance(parent, (cst.Import, cst.ImportFrom))
+
+    def _bound_otherwise(self) -> FrozenSet[str]:
+        if self._other_bindings is None:
+            self._other_bindings = _non_import_bindings(self.module)
+        return self._other_bindings
+
+    def qualnames_in(self, node: cst.CSTNode, packages: FrozenSet[str]) -> FrozenSet[str]:
+        """``qualnames(node)``, without the scope analysis when none of them can lie in
+        one of the top-level ``packages`` (``torch``): then the names outside them
+        may be missing, so ask only about names in them (``names & TORCH_THINGS``).
+
+        A qualified name starts with a package's name only through an import of
+        that package binding the node's first name, or a binding of the package's
+        name itself (``torch = None``; the locals of ``def torch():``)."""
+        full = get_full_name_for_node(node)
+        if full is None:
+            return frozenset()
+        root = full.partition(".")[0]
+        index = self.index
+        if root in packages or not packages.isdisjoint(index.origins.get(root, ())) or not packages.isdisjoint(index.defined):
+            return self.qualnames(node)
+        return frozenset()
+
+    # -- torch at run time ---------------------------------------------------------------
+
+    def torch_ref_at(self, node: cst.CSTNode) -> Optional[TorchRef]:
+        """How code inserted at ``node`` can spell the torch module, and the import it
+        needs for that; None where no name can be vouched for.
+
+        ``node`` is a statement the code goes before or around, or a ``def`` whose
+        decorators it joins (decorators run where the ``def`` stands, when it runs:
+        a class attribute ``torch`` before a method shadows the module there, an
+        ``import torch`` after the ``def`` has not run yet). A name qualifies when
+        every binding that may reach that point at run time is an import of the
+        torch module (``import torch``, ``import torch.nn``, ``import torch as
+        th``) and none is missing on any path. Failing that, ``torch`` qualifies
+        when the module binds no such name and nothing binds it where the code
+        runs: the fix then adds ``import torch`` at the top of the module."""
+        key = id(node)
+        if key in self._torch_ref_cache:
+            return self._torch_ref_cache[key]
+        found: Optional[TorchRef] = None
+        scopes = self._scopes()
+        candidates = self.index.torch_names()
+        for name in candidates:
+            seen = scopes.visible(name, node)
+            if seen.bindings and not seen.unbound and all(self._imports_torch(b) for b in seen.bindings):
+                found = (name, ())
+                break
+        if found is None and "torch" not in scopes.root.bindings:
+            # ``import torch`` added at the top binds it in the module, before anything runs.
+            seen = scopes.visible("torch", node)
+            if not seen.bindings:
+                found = ("torch", (ImportSpec("torch"),))
+        self._torch_ref_cache[key] = found
+        return found
+
+    def _imports_torch(self, binding: Any) -> bool:
+        if binding.form != "import":
+            return False
+        for r in self.index.records:
+            if r.statement is binding.node and r.name == binding.name.value:
+                return r.target == "torch" and r.package == "torch"
+        return False
+
+    def imports_of(self, names: FrozenSet[str]) -> List[ImportSpec]:
+        """The module-level imports through which code can reach one of ``names``:
+        ``from X import Y [as Z]`` binding one of them or a module above one
+        (``from torch import autograd``), and ``import X.Y as Z`` of such a module.
+        Fixes list them for removal, which happens only where nothing uses them."""
+
+        def reaches(qualname: str) -> bool:
+            return qualname in names or any(n.startswith(qualname + ".") for n in names)
+
+        found: List[ImportSpec] = []
+        for r in self.index.records:
+            if not r.module_level or self.tree.parent(r.statement) is None:
+                continue
+            if not isinstance(self.tree.parent(self.tree.parent(r.statement)), cst.Module):
+                continue  # inside an ``if``/``try`` at module level: not a plain import
+            stmt = r.statement
+            if isinstance(stmt, cst.Import):
+                # ``import torch.autograd`` binds ``torch``: never a candidate.
+                if r.aliased and r.target is not None and reaches(r.target):
+                    found.append(ImportSpec(r.target, None, r.name))
+            elif isinstance(stmt, cst.ImportFrom) and r.target is not None and reaches(r.target):
+                module = r.target.rpartition(".")[0]
+                obj = r.target.rpartition(".")[2]
+                found.append(ImportSpec(module, obj, r.name if r.aliased else None))
+        return found
+
+
+@functools.lru_cache(maxsize=None)
+def _last_parts(names: FrozenSet[str]) -> FrozenSet[str]:
+    return frozenset(n.rpartition(".")[2] for n in names)
+
+
+def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
+    """Every name that something other than an import statement binds (or declares
+    ``global``/``nonlocal``, or deletes) anywhere in the file, in any scope."""
+    found: List[str] = []
+
+    def targets(expr: cst.CSTNode) -> None:
+        found.extend(name.value for name in target_names(expr))
+
+    def enter(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
+        kind = type(node)
+        if kind is cst.Assign:
+            for t in node.targets:  # type: ignore[attr-defined]
+                targets(t.target)
+        elif kind in (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del):
+            targets(node.target)  # type: ignore[attr-defined]
+        elif kind is cst.WithItem or kind is cst.ExceptHandler or kind is cst.ExceptStarHandler:
+            asname = node.asname if kind is cst.WithItem else node.name  # type: ignore[attr-defined]
+            if asname is not None:
+                targets(asname.name)
+        elif kind in (cst.Param, cst.FunctionDef, cst.ClassDef):
+            found.append(node.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.Global or kind is cst.Nonlocal:
+            found.extend(n.name.value for n in node.names)  # type: ignore[attr-defined]
+        elif kind in _MATCH_BINDERS:
+            for attr in ("name", "rest"):
+                value = getattr(node, attr, None)
+                if isinstance(value, cst.Name):
+                    found.append(value.value)
+
+    walk(module, enter, lambda node: None)
+    return frozenset(found)
+
+
+_MATCH_BINDERS = tuple(getattr(cst, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(cst, name))

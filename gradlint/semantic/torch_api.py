@@ -1,0 +1,179 @@
+"""What the semantic model knows about torch and its ecosystem, as data.
+
+Qualified names of grad-mode guards and autograd entry points, tensor
+factories, methods that make views, edit in place or return values without
+autograd history, losses, model factories of torch, torchvision, timm and
+Hugging Face. Nothing here runs code: the concept modules (``gradmode``,
+``values``, ``modules``) read these tables.
+"""
+
+from __future__ import annotations
+
+import re
+
+NO_GRAD = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
+INFERENCE_MODE = frozenset(
+    {"torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode"}
+)
+ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
+SET_GRAD_ENABLED = frozenset(
+    {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
+)
+VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+AUTOGRAD_GRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+GRAD_MODE_GUARDS = NO_GRAD | INFERENCE_MODE | ENABLE_GRAD | SET_GRAD_ENABLED
+TORCH = frozenset({"torch"})  # for ``Names.qualnames_in``
+
+TENSOR_FACTORY_NAMES = (
+    "tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm arange linspace "
+    "logspace eye zeros_like ones_like empty_like full_like rand_like randn_like randint_like "
+    "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor ShortTensor "
+    "ByteTensor CharTensor BoolTensor"
+).split()
+TENSOR_FACTORIES = frozenset(f"torch.{n}" for n in TENSOR_FACTORY_NAMES) | frozenset(
+    f"torch.cuda.{n}" for n in TENSOR_FACTORY_NAMES if n.endswith("Tensor") and n != "Tensor"
+)
+# Factories that accept ``requires_grad=`` (floating point results).
+REQUIRES_GRAD_FACTORIES = frozenset(
+    f"torch.{n}"
+    for n in "tensor zeros ones empty full rand randn arange linspace logspace eye zeros_like ones_like "
+    "empty_like full_like rand_like randn_like".split()
+)
+NO_GRAPH_CALLS = TENSOR_FACTORIES | VARIABLE
+# Methods that return a tensor with no more graph than their receiver has (their
+# arguments are devices, dtypes, shapes or numbers, never other tensors).
+CONVERSIONS = frozenset(
+    "cuda cpu to float double half bfloat16 long int short byte bool type contiguous pin_memory "
+    "view reshape unsqueeze squeeze permute transpose t expand flatten clone "
+    "fill_ zero_ normal_ uniform_ random_ bernoulli_ exponential_ resize_".split()
+)
+
+OPTIMIZER_NAME = re.compile(r"optim|(^|_)opt(_|$)|^opt[gd]$")
+LOADER_NAME = re.compile(r"loader", re.IGNORECASE)
+
+# -- constants of the storage-alias, graph and module facts (GL201-GL303) -------
+
+# Methods whose name ends in ``_`` but that change no element of the tensor.
+NOT_INPLACE = frozenset({"requires_grad_", "detach_", "share_memory_", "retain_grad_", "record_stream_"})
+# Methods and attributes that always return a view of their receiver's storage.
+VIEW_METHODS = frozenset(
+    "view view_as t transpose permute unsqueeze squeeze expand expand_as narrow select diagonal "
+    "unflatten movedim moveaxis swapaxes swapdims as_strided".split()
+)
+VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH"})
+# Receivers of ``.data`` that are datasets, requests, configs... far more often than
+# tensors: these names, and names ending in these suffixes (any case). The rules'
+# prefilter gates exclude the same receivers (``gradlint.rules._gates``).
+NOT_TENSOR_DATA_NAMES = tuple(
+    "self cls args opt opts options cfg config conf hparams hp settings flags ns namespace "
+    "req request resp response res result json payload event msg message item record row node tree "
+    "batch sample example data form graph g df frame table ds".split()
+)
+NOT_TENSOR_DATA_SUFFIXES = ("set", "_ds", "loader", "_df")  # ``dataset``, ``train_set``, ``val_loader``
+NOT_TENSOR_DATA = re.compile(
+    "^(%s)$|(%s)$" % ("|".join(NOT_TENSOR_DATA_NAMES), "|".join(NOT_TENSOR_DATA_SUFFIXES)),
+    re.IGNORECASE,
+)
+# Methods whose result holds no autograd history, whatever their receiver holds.
+NO_GRAPH_METHODS = frozenset(
+    "item tolist numpy detach argmax argmin argsort eq ne lt le gt ge equal isnan isinf isfinite "
+    "size dim numel nelement long int short bool byte char element_size data_ptr nonzero "
+    "count_nonzero all any sign_ stride is_contiguous allclose multinomial".split()
+)
+NO_GRAPH_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "is_leaf", "ndim"})
+# Calls of these names (builtins) return plain Python values.
+PYTHON_VALUE_FUNCS = frozenset({"float", "int", "len", "round", "bool", "str", "repr", "format", "isinstance"})
+# Callees that run a forward pass or compute a loss, judged by name (``model(x)``,
+# ``criterion(out, y)``, ``self.loss_fn(...)``, ``netD(fake)``).
+FORWARD_NAME = re.compile(
+    r"model|net|loss|criterion|crit$|^crit|forward|encoder|decoder|generator|discriminator|"
+    r"policy|critic|actor|classifier|backbone|head$|objective|^q_?net|^module$|^(ema|teacher|student)|"
+    r"rnn|lstm|gru|mlp|transformer|attention|attn$",
+    re.IGNORECASE,
+)
+FACTORY_NAME = re.compile(
+    r"(get|build|create|make|load|init|initiali[sz]e|setup|new|save|register|wrap|freeze|unfreeze|copy|"
+    r"convert|prepare|export|count|print|log|show|plot|summar(y|ize))(_|$)",
+    re.IGNORECASE,
+)
+LOSS_FUNCTIONS = frozenset(
+    f"torch.nn.functional.{n}"
+    for n in "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits kl_div cosine_embedding_loss margin_ranking_loss "
+    "triplet_margin_loss ctc_loss poisson_nll_loss gaussian_nll_loss hinge_embedding_loss "
+    "multilabel_margin_loss multilabel_soft_margin_loss multi_margin_loss soft_margin_loss".split()
+)
+NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# Where ``_is_module_factory`` finds modules, and what copies one.
+MODEL_PACKAGES = frozenset({"torch", "torchvision", "timm", "transformers"})
+MODULE_COPIES = frozenset({"copy.deepcopy", "copy.copy", "torch.compile"})
+# ``torch.nn`` names that are not modules although they are capitalised.
+NN_NOT_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"})
+TORCHVISION_NOT_MODELS = frozenset({"get_weight", "get_model_weights", "list_models", "get_model_builder"})
+TRANSFORMERS_NOT_MODELS = re.compile(r"Tokenizer|Config|Processor|FeatureExtractor|Pipeline|Trainer|Arguments")
+# ``nn.Module`` (and Hugging Face model) methods that do not run a forward pass with autograd.
+MODULE_API = frozenset(
+    "parameters named_parameters buffers named_buffers children named_children modules named_modules "
+    "state_dict load_state_dict eval train to cuda cpu half float double bfloat16 zero_grad apply "
+    "register_buffer register_parameter register_module add_module register_forward_hook "
+    "register_forward_pre_hook register_full_backward_hook register_backward_hook get_submodule "
+    "get_parameter get_buffer requires_grad_ extra_repr share_memory generate save_pretrained "
+    "num_parameters get_input_embeddings get_output_embeddings resize_token_embeddings "
+    # scikit-learn / Keras style model APIs return arrays, not tensors with history
+    "predict predict_proba score fit fit_transform transform evaluate summary save load compile".split()
+)
+# Methods of ``nn.Module`` that return the module itself.
+MODULE_SELF_METHODS = frozenset(
+    "to cuda cpu eval train half float double bfloat16 requires_grad_ apply to_empty share_memory".split()
+)
+
+# -- inference rules (GL1xx) --
+# Module methods that return the module itself, so ``model.to(dev).eval()`` is ``model``.
+MODULE_CHAIN = frozenset("to cuda cpu half float double bfloat16 type eval train requires_grad_ share_memory".split())
+LIGHTNING_MODULE = frozenset(
+    {
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule",
+    }
+)
+LIGHTNING_EVAL_HOOKS = frozenset(
+    {"validation_step", "test_step", "predict_step", "validation_epoch_end", "test_epoch_end", "predict_epoch_end"}
+)
+# Words that mark a function or a loader as dedicated to inference, as whole
+# ``_``-separated parts of the name (``evaluate``, ``run_inference``, ``val_loader``).
+INFERENCE_WORD = re.compile(
+    r"(^|_)(eval|evaluate|evaluation|validate|validation|val|valid|test|testing|predict|prediction|"
+    r"infer|inference|generate|generation|sample|sampling|decode|beam_search|greedy_search)(_|$|\d)"
+)
+# Names under which models are usually kept (``model``, ``self.net``, ``encoder``).
+MODEL_NAME = re.compile(
+    r"(^|_)(model|models|net|network|encoder|decoder|backbone|classifier|generator|discriminator|"
+    r"critic|actor|policy|teacher|student|resnet\d*|vgg\d*|bert|gpt\d*|transformer|unet|vae|cnn|rnn|lstm|mlp|"
+    r"detector|segmenter|predictor|regressor)s?(_|$|\d)|^(g|d|net[gd]|model\d*|net\d*)$",
+    re.IGNORECASE,
+)
+
+
+# -- abstract values (``values``) ------------------------------------------------
+# Reductions: a 0-dim result without ``dim``/``axis``, with the receiver's history.
+REDUCTIONS = frozenset("sum mean norm std var prod max min amax amin median logsumexp dist nansum nanmean all any".split())
+# Tensor methods that return a Python value or a NumPy array, never a tensor.
+PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous"})
+# Methods that return their receiver's data on another device/dtype, history kept.
+SAME_GRAPH_METHODS = frozenset("cuda cpu to float double half bfloat16 type contiguous pin_memory clone".split())
+# Not tensors: what these attributes of a tensor are.
+NOT_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "requires_grad", "is_leaf", "ndim", "is_cuda", "layout", "names"})
+OPTIMIZER_PREFIX = "torch.optim."
+SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
+ARGPARSE = frozenset({"argparse.ArgumentParser"})
+# Receivers that hold configuration, not tensors: their attributes and ``.get(...)`` are settings.
+CONFIG_NAME = re.compile(r"^(cfg|config|conf|configs|args|opt|opts|options|hparams|hp|params|settings|flags|FLAGS|ns|namespace|kwargs)$|_(cfg|config|args)$")
+AS_TENSOR = frozenset({"torch.as_tensor", "torch.asarray"})
+FROM_NUMPY = frozenset({"torch.from_numpy"})

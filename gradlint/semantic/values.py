@@ -1,0 +1,844 @@
+"""Abstract values: is an expression a tensor, does it carry an autograd graph,
+is it 0-dim; storage aliases (``.detach()``, ``.data``); graph evidence.
+
+``value(expr)`` gives a ``Value`` for any expression, computed on demand and
+memoised per node: not a tensor (numbers, strings, configs such as
+``cfg.get(...)`` and argparse namespaces, dataclass configs, modules,
+optimizers, schedulers, containers of those), a tensor (graph yes/no/maybe, a
+leaf requiring grad, shape 0-dim/batch/unknown), or unknown. Names are
+followed through the bindings that may reach them (``scopes``), calls of the
+same file's functions through what they return.
+
+``graph_source`` and ``storage_alias`` answer the narrower questions the
+retention and in-place rules ask: which node gives a value its history, and
+which tensor an in-place edit really overwrites.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Set
+
+import libcst as cst
+
+from gradlint.semantic.scopes import Binding
+from gradlint.semantic.syntax import (
+    bool_value,
+    call_arg,
+    is_basic_index,
+    is_inplace_method,
+    is_tensor_data_syntax,
+    last_name,
+    looks_forward,
+)
+from gradlint.semantic.torch_api import (
+    ARGPARSE,
+    AS_TENSOR,
+    CONFIG_NAME,
+    CONVERSIONS,
+    DATALOADER,
+    FROM_NUMPY,
+    LOADER_NAME,
+    LOSS_FUNCTIONS,
+    MODULE_API,
+    NO_GRAPH_ATTRIBUTES,
+    NO_GRAPH_CALLS,
+    NO_GRAPH_METHODS,
+    NOT_TENSOR_ATTRIBUTES,
+    OPTIMIZER_PREFIX,
+    PYTHON_VALUE_FUNCS,
+    PYTHON_VALUE_METHODS,
+    REDUCTIONS,
+    REQUIRES_GRAD_FACTORIES,
+    SAME_GRAPH_METHODS,
+    SCHEDULER_PREFIX,
+    TENSOR_FACTORIES,
+    TORCH,
+    VARIABLE,
+    VIEW_ATTRIBUTES,
+    VIEW_METHODS,
+)
+from gradlint.semantic.tree import walk
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+_PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+_NUMBER_FUNCS = frozenset({"float", "int", "len", "round", "bool", "abs", "sum", "max", "min"})
+_STRING_FUNCS = frozenset({"str", "repr", "format"})
+_NN_LOSS_SUFFIX = "Loss"
+
+
+@dataclass(frozen=True)
+class Value:
+    """What an expression evaluates to, as far as the file shows.
+
+    ``kind``: "tensor", "not_tensor" or "unknown". For tensors, ``graph`` is True
+    (carries autograd history), False (none) or None (maybe); ``leaf`` is a leaf
+    that requires grad (``nn.Parameter``, ``torch.zeros(..., requires_grad=True)``);
+    ``shape`` is "scalar" (0-dim), "batch" or "unknown". For the rest, ``what``
+    says what it is: "number", "numbers" (lists of them), "string", "bool",
+    "config", "namespace", "parser", "module", "optimizer", "scheduler",
+    "container" (may hold tensors), "array", "function", "class", "none".
+    """
+
+    kind: str
+    graph: Optional[bool] = None
+    leaf: bool = False
+    shape: str = "unknown"
+    what: str = ""
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind == "tensor"
+
+    @property
+    def not_tensor(self) -> bool:
+        return self.kind == "not_tensor"
+
+
+UNKNOWN = Value("unknown")
+
+
+def _not(what: str) -> Value:
+    return Value("not_tensor", what=what)
+
+
+def tensor(graph: Optional[bool], shape: str = "unknown", leaf: bool = False) -> Value:
+    return Value("tensor", graph=graph, leaf=leaf, shape=shape)
+
+
+def join(values: Iterable[Value]) -> Value:
+    """What a value is when it may be any of ``values``."""
+    found = list(values)
+    if not found:
+        return UNKNOWN
+    first = found[0]
+    if any(v.kind != first.kind for v in found) or first.kind == "unknown":
+        return UNKNOWN
+    if first.kind == "not_tensor":
+        whats = {v.what for v in found}
+        if len(whats) == 1:
+            return first
+        return _not("container" if "container" in whats else "mixed")  # a container may hold tensors
+    graphs = {v.graph for v in found}
+    shapes = {v.shape for v in found}
+    return tensor(
+        graphs.pop() if len(graphs) == 1 else None,
+        shapes.pop() if len(shapes) == 1 else "unknown",
+        all(v.leaf for v in found),
+    )
+
+
+@dataclass(frozen=True)
+class StorageAlias:
+    """A tensor that shares its storage with ``source`` through ``.detach()`` or ``.data``."""
+
+    kind: str  # "detach" | "data"
+    origin: cst.BaseExpression  # the ``x.detach()`` call or the ``x.data`` attribute
+    source: cst.BaseExpression  # ``x``
+    # Reached through a variable (``y = x.detach(); y.add_(1)``) rather than in one expression.
+    through_name: bool = False
+
+
+class _Lazy:
+    """A truth computed the first time it is tested (the grad mode at a call costs a
+    look at the callers; most calls are settled before it matters)."""
+
+    def __init__(self, compute) -> None:
+        self._compute = compute
+        self._value: Optional[bool] = None
+
+    def __bool__(self) -> bool:
+        if self._value is None:
+            self._value = bool(self._compute())
+        return self._value
+
+
+class Values:
+    def __init__(self, model: "SemanticModel") -> None:
+        self.model = model
+        self.tree = model.tree
+        self._values: Dict[int, Value] = {}
+        self._in_progress: Set[int] = set()
+        self._graph_by_name: Dict[int, Optional[cst.CSTNode]] = {}
+        self._returns_checked: Set[int] = set()
+        self._summaries: Dict[int, Value] = {}
+        self._dataclasses: Optional[FrozenSet[str]] = None
+        self._edited: Dict[int, FrozenSet[str]] = {}
+
+    # -- the abstract value ---------------------------------------------------------------
+
+    def value(self, expr: cst.BaseExpression, _depth: int = 0) -> Value:
+        key = id(expr)
+        found = self._values.get(key)
+        if found is not None:
+            return found
+        if key in self._in_progress or _depth > 12:
+            return UNKNOWN  # ``h = h + layer(h)`` in a loop: the other bindings decide
+        self._in_progress.add(key)
+        try:
+            found = self._compute(expr, _depth)
+        finally:
+            self._in_progress.discard(key)
+        self._values[key] = found
+        return found
+
+    def _compute(self, expr: cst.BaseExpression, depth: int) -> Value:
+        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary)):
+            return _not("number")
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return _not("string")
+        if isinstance(expr, (cst.Comparison,)) and not any(self.value(c.comparator, depth + 1).is_tensor for c in expr.comparisons):
+            return tensor(False) if self.value(expr.left, depth + 1).is_tensor else _not("bool")
+        if isinstance(expr, cst.Comparison):
+            return tensor(False)
+        if isinstance(expr, (cst.Dict, cst.DictComp)):
+            return _not("container")
+        if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return _not("container")
+        if isinstance(expr, cst.Lambda):
+            return _not("function")
+        if isinstance(expr, cst.Name):
+            return self._name(expr, depth)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, depth)
+        if isinstance(expr, cst.Subscript):
+            base = self.value(expr.value, depth + 1)
+            if base.is_tensor:
+                return tensor(base.graph, "unknown", False)
+            return UNKNOWN
+        if isinstance(expr, cst.BinaryOperation):
+            return self._arith([expr.left, expr.right], depth)
+        if isinstance(expr, cst.UnaryOperation):
+            if isinstance(expr.operator, cst.Not):
+                return _not("bool")
+            return self._arith([expr.expression], depth)
+        if isinstance(expr, cst.BooleanOperation):
+            return join([self.value(expr.left, depth + 1), self.value(expr.right, depth + 1)])
+        if isinstance(expr, cst.IfExp):
+            return join([self.value(expr.body, depth + 1), self.value(expr.orelse, depth + 1)])
+        if isinstance(expr, cst.Call):
+            return self._call(expr, depth)
+        if isinstance(expr, cst.Await):
+            return UNKNOWN
+        return UNKNOWN
+
+    def _arith(self, operands: Iterable[cst.BaseExpression], depth: int) -> Value:
+        values = [self.value(o, depth + 1) for o in operands]
+        tensors = [v for v in values if v.is_tensor]
+        if not tensors:
+            if all(v.not_tensor and v.what in ("number", "bool") for v in values):
+                return _not("number")
+            if all(v.not_tensor for v in values):
+                return _not(values[0].what)
+            return UNKNOWN
+        if any(v.kind == "unknown" for v in values):
+            graph: Optional[bool] = True if any(v.graph or v.leaf for v in tensors) else None
+            return tensor(graph)
+        graph = True if any(v.graph or v.leaf for v in tensors) else (False if all(v.graph is False for v in tensors) else None)
+        shape = "scalar" if all(v.shape == "scalar" or v.not_tensor for v in values) else "unknown"
+        return tensor(graph, shape)
+
+    def _name(self, name: cst.Name, depth: int) -> Value:
+        scopes = self.model.scopes
+        reaching = scopes.reaching(name)
+        if not reaching.bindings:
+            if name.value in ("True", "False"):
+                return _not("bool")
+            if name.value == "None":
+                return _not("none")
+            seen = scopes.visible(name.value, name)
+            if seen.bindings and not seen.unbound:
+                return join(self._binding(b, depth) for b in seen.bindings)
+            return UNKNOWN
+        values = [self._binding(b, depth) for b in reaching.bindings]
+        if reaching.unbound:
+            return UNKNOWN
+        found = join(values)
+        if found.is_tensor and found.graph is False and name.value in self._edited_in_place(name):
+            # ``out[:, i] = layer(h)``, ``buf.add_(x)``: an edit can give it history
+            return tensor(None, found.shape, found.leaf)
+        return found
+
+    def _edited_in_place(self, name: cst.Name) -> FrozenSet[str]:
+        """Names of the scope of ``name`` whose tensor is edited in place somewhere:
+        an item or slice assigned, an augmented assignment to one, an in-place method."""
+        scope = self.tree.function_scope(name)
+        found = self._edited.get(id(scope))
+        if found is None:
+            edited = set()
+            body = scope if isinstance(scope, cst.Module) else scope.body
+            for node in walk(body):
+                target = None
+                if isinstance(node, cst.Assign):
+                    for t in node.targets:
+                        if isinstance(t.target, cst.Subscript):
+                            target = t.target.value
+                elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+                    target = node.target.value
+                elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and is_inplace_method(node.func.attr.value):
+                    target = node.func.value
+                while isinstance(target, (cst.Subscript, cst.Attribute)) and not isinstance(target, cst.Name):
+                    target = target.value
+                if isinstance(target, cst.Name):
+                    edited.add(target.value)
+            found = self._edited[id(scope)] = frozenset(edited)
+        return found
+
+    def _binding(self, b: Binding, depth: int) -> Value:
+        form = b.form
+        if form in ("def",):
+            return _not("function")
+        if form == "class":
+            return _not("class")
+        if form == "import":
+            return _not("module")
+        if form == "aug":
+            target = b.node.target  # type: ignore[union-attr]
+            before = self.value(target, depth + 1) if isinstance(target, cst.Name) else UNKNOWN
+            return self._arith_values(before, self.value(b.value, depth + 1)) if b.value is not None else UNKNOWN
+        if b.kind == "assign" and b.value is not None:
+            return self.value(b.value, depth + 1)
+        if form == "param":
+            return self._param(b.node)  # type: ignore[arg-type]
+        if form == "for" and b.value is not None:
+            return self._item_of(b.value, depth)
+        if form == "unpack" and b.value is not None:
+            whole = self.value(b.value, depth + 1)
+            if whole.is_tensor:
+                return tensor(whole.graph)
+            if self.is_batch(b.value, self.tree.function_scope(b.value)):
+                return tensor(False)
+            return UNKNOWN
+        return UNKNOWN
+
+    def _arith_values(self, a: Value, b: Value) -> Value:
+        if a.not_tensor and b.not_tensor and {a.what, b.what} <= {"number", "bool"}:
+            return _not("number")
+        if a.is_tensor or b.is_tensor:
+            tensors = [v for v in (a, b) if v.is_tensor]
+            return tensor(True if any(v.graph or v.leaf for v in tensors) else None)
+        return UNKNOWN
+
+    def _param(self, param: cst.Param) -> Value:
+        ann = param.annotation.annotation if param.annotation is not None else None
+        if isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool", "complex"):
+            return _not("number")
+        if isinstance(ann, cst.Name) and ann.value == "str":
+            return _not("string")
+        if isinstance(ann, (cst.Name, cst.Attribute)):
+            names = self.model.names
+            if names.refers_to(ann, frozenset({"torch.Tensor"})):
+                return tensor(None)
+            if self.model.modules._module_binding(Binding("param", None, param, "param"), param.name.value, 0):
+                return _not("module")
+        return UNKNOWN
+
+    def _item_of(self, iterable: cst.BaseExpression, depth: int) -> Value:
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+            if iterable.func.value == "range":
+                return _not("number")
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute):
+            if iterable.func.attr.value in ("parameters",):
+                return tensor(False, leaf=True)
+        if self.is_loader(iterable, self.tree.function_scope(iterable)):
+            return UNKNOWN  # a batch: a tuple or dict of tensors, or a tensor
+        return UNKNOWN
+
+    def _attribute(self, expr: cst.Attribute, depth: int) -> Value:
+        attr = expr.attr.value
+        names = self.model.names
+        if names.is_imported(expr):
+            return UNKNOWN  # ``torch.float32``, ``np.pi``: a module's attribute
+        base = self.value(expr.value, depth + 1)
+        if base.is_tensor:
+            if attr in NOT_TENSOR_ATTRIBUTES:
+                return _not("bool" if attr in ("requires_grad", "is_leaf", "is_cuda") else "number" if attr == "ndim" else "config")
+            if attr in ("data", "grad"):
+                return tensor(False, base.shape if attr == "data" else "unknown")
+            if attr in VIEW_ATTRIBUTES:
+                return tensor(base.graph, base.shape)
+            return UNKNOWN
+        if base.kind == "unknown" and attr in NOT_TENSOR_ATTRIBUTES:
+            return _not("config")
+        if base.kind == "unknown" and attr in ("data", "grad"):
+            return tensor(False)  # a tensor's data or gradient: no history, whatever holds it
+        if base.not_tensor and base.what in ("config", "namespace"):
+            return _not("config")
+        root = expr.value
+        if isinstance(root, cst.Name) and CONFIG_NAME.search(root.value) and not base.is_tensor:
+            return _not("config")
+        return UNKNOWN
+
+    def _call(self, call: cst.Call, depth: int) -> Value:
+        func = call.func
+        names = self.model.names
+        if isinstance(func, cst.Name) and not names.is_imported(func):
+            if func.value in _NUMBER_FUNCS and func.value not in ("sum", "max", "min", "abs"):
+                return _not("bool" if func.value == "bool" else "number")
+            if func.value in _STRING_FUNCS:
+                return _not("string")
+            if func.value in ("list", "dict", "tuple", "set", "sorted", "zip", "enumerate", "range"):
+                return _not("container")
+            if func.value == "print":
+                return _not("none")
+            if func.value == "isinstance":
+                return _not("bool")
+            if func.value in self._dataclass_names():
+                return _not("config")
+        qualified = names.qualnames_in(func, TORCH) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+        qualified_all = qualified or (
+            names.qualnames(func) if isinstance(func, (cst.Name, cst.Attribute)) and names.is_imported(func) else frozenset()
+        )
+        if qualified_all & ARGPARSE:
+            return _not("parser")
+        disabled = _Lazy(lambda: self.model.gradmode.mode_at(call).disabled is True)
+        if qualified & AS_TENSOR and call.args:
+            inner = self.value(call.args[0].value, depth + 1)
+            # ``as_tensor`` returns a tensor argument itself (same dtype and device), history and all.
+            return inner if inner.is_tensor else tensor(False, self._literal_shape(call.args[0].value))
+        if qualified & FROM_NUMPY:
+            return tensor(False)
+        if qualified & REQUIRES_GRAD_FACTORIES or qualified & TENSOR_FACTORIES or qualified & VARIABLE:
+            flag = call_arg(call, None, "requires_grad")
+            leaf = flag is not None and bool_value(flag.value) is not False and not (qualified & VARIABLE)
+            shape = self._literal_shape(call.args[0].value) if qualified & {"torch.tensor"} and call.args else "unknown"
+            return tensor(False, shape, leaf)
+        if qualified & _PARAMETER:
+            flag = call_arg(call, 1, "requires_grad")
+            return tensor(False, leaf=flag is None or bool_value(flag.value) is not False)
+        if qualified & LOSS_FUNCTIONS:
+            reduction = call_arg(call, None, "reduction")
+            shape = "scalar" if reduction is None or (
+                isinstance(reduction.value, cst.SimpleString) and reduction.value.evaluated_value in ("mean", "sum")
+            ) else "unknown"
+            return tensor(False if disabled else True, shape)
+        if any(q.startswith(SCHEDULER_PREFIX) for q in qualified):
+            return _not("scheduler")
+        if any(q.startswith(OPTIMIZER_PREFIX) for q in qualified):
+            return _not("optimizer")
+        if isinstance(func, (cst.Name, cst.Attribute)) and self.model.modules._module_call(call, 0):
+            return _not("module")
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = func.value
+            if method == "parse_args" or method == "parse_known_args":
+                return _not("namespace")
+            if method in ("decode", "batch_decode") and "token" in (last_name(receiver) or "").lower():
+                return _not("string")  # a tokenizer's: token ids to text
+            base = self.value(receiver, depth + 1)
+            if base.not_tensor and base.what in ("config", "namespace", "container") and method in ("get", "pop", "setdefault"):
+                return _not("config") if base.what != "container" else UNKNOWN
+            if isinstance(receiver, cst.Name) and CONFIG_NAME.search(receiver.value) and method == "get" and not base.is_tensor:
+                return _not("config")
+            if base.is_tensor:
+                return self._tensor_method(call, method, base, disabled)
+            if base.kind == "unknown" and not names.is_imported(receiver) and (
+                method in NO_GRAPH_METHODS or method in PYTHON_VALUE_METHODS
+            ):
+                # Named like tensor methods that return no history: what they return is
+                # as plain whatever the receiver turns out to be.
+                return self._tensor_method(call, method, tensor(None), disabled)
+            if any(q.startswith("torch.") for q in qualified):
+                return self._torch_function(call, qualified, depth, disabled)
+        elif any(q.startswith("torch.") for q in qualified):
+            return self._torch_function(call, qualified, depth, disabled)
+        callee = self._callee_value(func, depth)
+        if callee is not None:
+            return callee
+        forward = self.model.modules.forward(call)
+        if forward is not None and forward.evidence != "helper":  # a helper: what it returns decides
+            module = forward.module
+            records = None
+            if module is not None and isinstance(module, cst.Name):
+                cls = self.model.modules._instance_class(module, 0)
+                records = self.model.modules.records_graph(cls) if cls is not None else None
+            return tensor(False if disabled or records is False else True, "batch")
+        local = self.model.calls.local_function(call)
+        if local is not None:
+            return self.returns(local, depth)
+        return UNKNOWN
+
+    def _callee_value(self, func: cst.BaseExpression, depth: int) -> Optional[Value]:
+        """A call of an ``nn.*Loss`` instance (``criterion = nn.CrossEntropyLoss()``)."""
+        if not isinstance(func, cst.Name):
+            return None
+        reaching = self.model.scopes.visible(func.value, func)
+        if len(reaching.bindings) != 1 or reaching.unbound:
+            return None
+        b = reaching.bindings[0]
+        if b.kind == "assign" and isinstance(b.value, cst.Call) and isinstance(b.value.func, (cst.Name, cst.Attribute)):
+            q = self.model.names.qualnames_in(b.value.func, TORCH)
+            if any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) for n in q):
+                reduction = call_arg(b.value, None, "reduction")
+                shape = "scalar" if reduction is None else "unknown"
+                return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
+        return None
+
+    def _tensor_method(self, call: cst.Call, method: str, base: Value, disabled: "_Lazy") -> Value:
+        if method == "item":
+            return _not("number")
+        if method == "tolist":
+            return _not("numbers")  # (nested) lists of Python numbers
+        if method == "numpy":
+            return _not("array")
+        if method in ("size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous"):
+            return _not("number")
+        if method == "detach":
+            return tensor(False, base.shape)
+        if method in SAME_GRAPH_METHODS or method in VIEW_METHODS:
+            if base.leaf:  # an op on a leaf that requires grad is recorded: the result has history
+                return tensor(False if disabled else True, base.shape)
+            return tensor(base.graph, base.shape)
+        if method in REDUCTIONS:
+            has_dim = call_arg(call, 0, "dim") is not None or call_arg(call, None, "axis") is not None
+            graph = False if disabled else (True if base.graph or base.leaf else base.graph)
+            return tensor(graph, "unknown" if has_dim else "scalar")
+        if method in NO_GRAPH_METHODS:
+            return tensor(False)
+        if is_inplace_method(method):
+            return base
+        graph = False if disabled else (True if base.graph or base.leaf else base.graph)
+        return tensor(graph)
+
+    def _torch_function(self, call: cst.Call, qualified: FrozenSet[str], depth: int, disabled: "_Lazy") -> Value:
+        args = [self.value(a.value, depth + 1) for a in call.args if a.keyword is None]
+        tensors = [v for v in args if v.is_tensor]
+        short = {q.rpartition(".")[2] for q in qualified}
+        has_dim = call_arg(call, 1, "dim") is not None
+        shape = "scalar" if short & REDUCTIONS and not has_dim else "unknown"
+        if disabled:
+            return tensor(False, shape)
+        if any(v.graph or v.leaf for v in tensors):
+            return tensor(True, shape)
+        if tensors and all(v.graph is False and not v.leaf for v in tensors) and len(tensors) == len(args):
+            return tensor(False, shape)
+        return tensor(None, shape)
+
+    def _literal_shape(self, expr: cst.BaseExpression) -> str:
+        if isinstance(expr, (cst.Integer, cst.Float)) or (
+            isinstance(expr, cst.UnaryOperation) and isinstance(expr.expression, (cst.Integer, cst.Float))
+        ):
+            return "scalar"
+        return "unknown"
+
+    def _dataclass_names(self) -> FrozenSet[str]:
+        if self._dataclasses is None:
+            found = set()
+            for stmt in self.model.module.body:
+                if isinstance(stmt, cst.ClassDef):
+                    for dec in stmt.decorators:
+                        d = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+                        if last_name(d) == "dataclass":
+                            found.add(stmt.name.value)
+            self._dataclasses = frozenset(found)
+        return self._dataclasses
+
+    def returns(self, func: cst.FunctionDef, depth: int = 0) -> Value:
+        """What ``func`` returns, joined over its ``return`` statements (a summary,
+        memoised; a recursive call's value is unknown)."""
+        key = id(func)
+        found = self._summaries.get(key)
+        if found is not None:
+            return found
+        self._summaries[key] = UNKNOWN  # recursion
+        values = [
+            self.value(node.value, depth + 1) if node.value is not None else _not("none")
+            for node in walk(func.body)
+            if isinstance(node, cst.Return)
+        ]
+        found = join(values) if values else _not("none")
+        self._summaries[key] = found
+        return found
+
+    # -- names ---------------------------------------------------------------------------
+
+    def value_of(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The expression ``name`` certainly holds, if a plain assignment gave it (an
+        augmented assignment in between edits the same object)."""
+        b = self.model.scopes.same_object(name)
+        return b.value if b is not None and b.kind == "assign" else None
+
+    # -- no graph: factories, batches, loaders ----------------------------------------------
+
+    def carries_no_graph(
+        self, expr: cst.BaseExpression, scope: cst.CSTNode, _depth: int = 0, _visiting: FrozenSet[str] = frozenset()
+    ) -> bool:
+        """Whether ``expr`` evidently holds no autograd history: a tensor factory call,
+        ``torch.from_numpy``, a DataLoader batch, ``.detach()``, a legacy ``Variable(...)``
+        (which detaches), or shape/dtype/device conversions of those, followed through
+        simple assignments (``x = x.cuda()`` included)."""
+        if _depth > 8:
+            return False
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, (cst.Name, cst.Attribute)) and self.model.names.refers_to(func, NO_GRAPH_CALLS):
+                return True
+            if isinstance(func, cst.Attribute):
+                if func.attr.value == "detach":
+                    return True
+                if func.attr.value in CONVERSIONS:
+                    return self.carries_no_graph(func.value, scope, _depth + 1, _visiting)
+            return False
+        if isinstance(expr, cst.Subscript):
+            return self.is_batch(expr.value, scope, _depth + 1, _visiting)
+        if isinstance(expr, cst.Name):
+            if expr.value in _visiting:
+                return True  # x = x.cuda(): the other bindings of x decide
+            binds = self.model.scopes.bindings(scope).get(expr.value)
+            if not binds:
+                return False
+            visiting = _visiting | {expr.value}
+            return all(self._binding_free(b, scope, _depth + 1, visiting) for b in binds)
+        return False
+
+    def is_batch(
+        self, expr: cst.BaseExpression, scope: cst.CSTNode, _depth: int = 0, _visiting: FrozenSet[str] = frozenset()
+    ) -> bool:
+        """Whether ``expr`` is (part of) a batch drawn from a DataLoader loop."""
+        if _depth > 8:
+            return False
+        if isinstance(expr, cst.Subscript):
+            return self.is_batch(expr.value, scope, _depth + 1, _visiting)
+        if isinstance(expr, cst.Name):
+            if expr.value in _visiting:
+                return True
+            binds = self.model.scopes.bindings(scope).get(expr.value)
+            visiting = _visiting | {expr.value}
+            return bool(binds) and all(self._binding_free(b, scope, _depth + 1, visiting) for b in binds)
+        return False
+
+    def _binding_free(self, b: Binding, scope: cst.CSTNode, depth: int, visiting: FrozenSet[str]) -> bool:
+        if b.value is None or b.form in ("aug", "with", "except", "annotation"):
+            return False
+        if b.kind == "for":
+            return self.is_loader(b.value, scope)
+        if b.kind == "unpack":
+            return self.is_batch(b.value, scope, depth, visiting) or self.carries_no_graph(b.value, scope, depth, visiting)
+        if b.kind == "assign":
+            return self.carries_no_graph(b.value, scope, depth, visiting)
+        return False
+
+    def is_loader(self, expr: cst.BaseExpression, scope: cst.CSTNode, _depth: int = 0) -> bool:
+        """A loop iterable that yields batches: ``loader``, ``enumerate(train_loader)``,
+        ``tqdm(dataloaders[phase])``, ``DataLoader(...)``, a name bound to ``DataLoader(...)``."""
+        if _depth > 4:
+            return False
+        if isinstance(expr, cst.Call):
+            if self.model.names.refers_to(expr.func, DATALOADER):
+                return True
+            fname = last_name(expr.func)
+            if fname in ("enumerate", "tqdm", "iter", "trange") and expr.args:
+                return self.is_loader(expr.args[0].value, scope, _depth + 1)
+            return False
+        if isinstance(expr, cst.Subscript):
+            return self.is_loader(expr.value, scope, _depth + 1)
+        name = last_name(expr)
+        if name and LOADER_NAME.search(name):
+            return True
+        if isinstance(expr, cst.Name):
+            binds = self.model.scopes.bindings(scope).get(expr.value, [])
+            return bool(binds) and all(
+                b.kind == "assign" and b.value is not None and self.is_loader(b.value, scope, _depth + 1) for b in binds
+            )
+        return False
+
+    # -- storage aliases -----------------------------------------------------------------------
+
+    def is_tensor_data(self, node: cst.CSTNode) -> bool:
+        """``x.data`` read from a tensor as far as the code shows (not ``torch.utils.data``,
+        not ``dataset.data`` or ``self.data``)."""
+        if not is_tensor_data_syntax(node):
+            return False
+        assert isinstance(node, cst.Attribute)
+        receiver = node.value
+        return not (isinstance(receiver, (cst.Name, cst.Attribute)) and self.model.names.is_imported(receiver))
+
+    def storage_alias(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[StorageAlias]:
+        """Whether ``expr`` is a ``.detach()`` or ``.data`` alias of another tensor: the
+        call/attribute itself, a view of one (``.view()``, ``[0]``, ``.t()``...), or a
+        variable certainly bound to one. Copies (``.clone()``) and conversions that may
+        or may not copy (``.cpu()``, ``.to()``, ``.float()``) are not aliases."""
+        if _depth > 8:
+            return None
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if not isinstance(func, cst.Attribute):
+                return None
+            attr = func.attr.value
+            if attr == "detach" and not expr.args:
+                return StorageAlias("detach", expr, func.value)
+            if attr in VIEW_METHODS or attr in ("requires_grad_", "detach_") or is_inplace_method(attr):
+                return self.storage_alias(func.value, _depth + 1)  # views, and in-place methods return self
+            return None
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value == "data" and self.is_tensor_data(expr):
+                return StorageAlias("data", expr, expr.value)
+            if expr.attr.value in VIEW_ATTRIBUTES:
+                return self.storage_alias(expr.value, _depth + 1)
+            return None
+        if isinstance(expr, cst.Subscript):
+            return self.storage_alias(expr.value, _depth + 1) if is_basic_index(expr) else None
+        if isinstance(expr, cst.Name):
+            value = self.value_of(expr)
+            if value is None:
+                return None
+            found = self.storage_alias(value, _depth + 1)
+            return replace(found, through_name=True) if found is not None else None
+        return None
+
+    # -- autograd history ----------------------------------------------------------------------
+
+    def graph_source(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The forward or loss call that evidently gives ``expr`` autograd history, or None.
+
+        Evidence: a call of a model or loss (``model(x)``, ``criterion(out, y)``,
+        ``F.cross_entropy(...)``, a name bound to an ``nn`` module), and arithmetic,
+        indexing, attributes (``outputs.loss``) and graph-keeping methods
+        (``.mean()``, ``.cpu()``) of such or of a leaf that requires grad, followed
+        through the bindings that may reach a name. Nothing computed under
+        no-grad counts, nor ``.item()``/``.detach()``/``.data``/``float()``,
+        comparisons, ``argmax`` and other results without history. A leaf itself
+        has no history."""
+        if _depth > 10:
+            return None
+        if isinstance(expr, cst.Call):
+            return self._call_graph_source(expr, _depth)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in NO_GRAPH_ATTRIBUTES:
+                return None
+            return self._operand_graph_source(expr.value, _depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self._operand_graph_source(expr.value, _depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._operand_graph_source(expr.left, _depth + 1) or self._operand_graph_source(expr.right, _depth + 1)
+        if isinstance(expr, cst.UnaryOperation):
+            if isinstance(expr.operator, cst.Not):
+                return None
+            return self._operand_graph_source(expr.expression, _depth + 1)
+        if isinstance(expr, cst.Name):
+            return self._name_graph_source(expr, _depth)
+        return None
+
+    def _operand_graph_source(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.CSTNode]:
+        return self.graph_source(expr, depth) or self.requires_grad_leaf(expr, depth)
+
+    def requires_grad_leaf(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The call that made ``expr`` a leaf requiring grad (``torch.zeros(3, requires_grad=True)``,
+        ``nn.Parameter(t)``, ``t.requires_grad_()``), directly or through a variable."""
+        if _depth > 10:
+            return None
+        if isinstance(expr, cst.Name):
+            value = self.value_of(expr)
+            return self.requires_grad_leaf(value, _depth + 1) if value is not None else None
+        if not isinstance(expr, cst.Call):
+            return None
+        func = expr.func
+        names = self.model.names.qualnames_in(func, TORCH) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+        if names & REQUIRES_GRAD_FACTORIES:
+            flag = call_arg(expr, None, "requires_grad")
+            return expr if flag is not None and bool_value(flag.value) is not False else None
+        if names & _PARAMETER:
+            flag = call_arg(expr, 1, "requires_grad")
+            return expr if flag is None or bool_value(flag.value) is not False else None
+        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+            flag = call_arg(expr, 0, "requires_grad")
+            return expr if flag is None or bool_value(flag.value) is not False else None
+        return None
+
+    def _call_graph_source(self, call: cst.Call, depth: int) -> Optional[cst.CSTNode]:
+        func = call.func
+        names_ = self.model.names
+        if isinstance(func, cst.Name) and func.value in PYTHON_VALUE_FUNCS and not names_.is_imported(func):
+            return None
+        # Every name asked about below is torch's.
+        names = names_.qualnames_in(func, TORCH) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+        if names & (TENSOR_FACTORIES | VARIABLE) or self.carries_no_graph(call, self.tree.function_scope(call)):
+            return None
+        if self.model.gradmode.grad_disabled(call) is True:
+            return None
+        if names & LOSS_FUNCTIONS:
+            return call
+        if any(n.startswith("torch.") for n in names):  # torch.mean(loss), torch.stack(outs), F.relu(h)
+            return self._args_graph_source(call, depth)
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in NO_GRAPH_METHODS or func.attr.value in PYTHON_VALUE_METHODS:
+                return None
+            if names_.is_imported(func.value):
+                return None  # a function of some other module: unknown
+            # A method keeps its receiver's history (loss.mean(), out.cpu(), w.pow(2));
+            # else the receiver may be a model (self.model(x) is an attribute call too).
+            found = self._operand_graph_source(func.value, depth + 1)
+            if found is not None:
+                return found
+        local = self.model.calls.local_function(call)
+        if local is not None:  # a function of this file: what it returns decides
+            return call if self._returns_history(local, depth) else None
+        if looks_forward(last_name(func)):
+            return call
+        if isinstance(func, (cst.Name, cst.Attribute)) and self.model.modules.is_module(func):
+            return call
+        if isinstance(func, cst.Attribute) and func.attr.value not in MODULE_API and looks_forward(last_name(func.value)):
+            return call  # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model
+        return None
+
+    def _returns_history(self, func: cst.FunctionDef, depth: int) -> bool:
+        if id(func) in self._returns_checked:
+            return False  # recursion
+        self._returns_checked.add(id(func))
+        try:
+            for node in walk(func):
+                if isinstance(node, cst.Return) and node.value is not None:
+                    value = node.value
+                    values = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+                    if any(self.graph_source(v, depth + 1) is not None for v in values):
+                        return True
+            return False
+        finally:
+            self._returns_checked.discard(id(func))
+
+    def _args_graph_source(self, call: cst.Call, depth: int) -> Optional[cst.CSTNode]:
+        for arg in call.args:
+            values = [el.value for el in arg.value.elements] if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
+            for value in values:
+                found = self._operand_graph_source(value, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _name_graph_source(self, name: cst.Name, depth: int) -> Optional[cst.CSTNode]:
+        # Memoised per use, with a cycle guard: ``h = h + layer(h)`` in a loop refers to itself.
+        key = id(name)
+        if key in self._graph_by_name:
+            return self._graph_by_name[key]
+        self._graph_by_name[key] = None
+        found = self._resolve_name_graph_source(name, depth)
+        if depth <= 2:
+            self._graph_by_name[key] = found
+        else:  # may have been cut short by the depth limit: do not remember it
+            del self._graph_by_name[key]
+        return found
+
+    def _resolve_name_graph_source(self, name: cst.Name, depth: int) -> Optional[cst.CSTNode]:
+        reaching = self.model.scopes.reaching(name)
+        if not reaching.bindings:
+            return None
+        found: Optional[cst.CSTNode] = None
+        for cand in reaching.bindings:
+            if cand.form == "aug":
+                target = cand.node.target  # type: ignore[union-attr]
+                src = self._name_graph_source(target, depth + 1) if isinstance(target, cst.Name) else None
+                if src is None:
+                    return None  # ``loss += reg``: the same tensor, with more history
+                found = found or src
+                continue
+            if cand.kind not in ("assign", "unpack") or cand.value is None:
+                return None
+            if cand.kind == "unpack" and not isinstance(cand.value, cst.Call):
+                return None
+            src = self.graph_source(cand.value, depth + 1)
+            if src is None:
+                return None
+            found = found or src
+        return found

@@ -1,0 +1,175 @@
+"""Where a value goes (``gradlint.semantic.escape``).
+
+``# routes y: return self`` marks the line where ``y`` is bound: the kinds of
+the routes by which what ``y`` holds leaves its function (sorted, each once),
+or ``none``. ``maybe:call`` is a route that may or may not keep the value.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from marks import context, each, facts, node_on
+
+from gradlint.semantic.tree import walk
+
+
+def _routes(ctx, fact):
+    name = node_on(ctx, fact.line, fact.subject, cst.Name)
+    routes = ctx.semantic.escape.routes(name)
+    kinds = sorted({r.kind if r.certain else f"maybe:{r.kind}" for r in routes})
+    return " ".join(kinds) or "none"
+
+
+ROUTES = {
+    "backward and autograd.grad": """\
+        import torch
+        def f(model, x):
+            loss = model(x).sum()  # routes loss: backward
+            loss.backward()
+            out = model(x)  # routes out: backward
+            torch.autograd.grad(out.sum(), [x])
+        """,
+    "a helper that backpropagates its argument": """\
+        def update(opt, loss):
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        def train(model, opt, x):
+            loss = model(x).sum()  # routes loss: helper
+            update(opt, loss)
+        class Trainer:
+            def step(self, loss):
+                scaled = loss * 2
+                scaled.backward()
+            def run(self, model, x):
+                out = model(x)  # routes out: helper
+                self.step(out.mean())
+        """,
+    "return and yield": """\
+        def f(model, x):
+            out = model(x)  # routes out: return
+            y = out * 2
+            return y
+        def g(model, xs):
+            for x in xs:
+                out = model(x)  # routes out: yield
+                yield out
+        """,
+    "stores on self": """\
+        class M:
+            def f(self, x):
+                out = self.net(x)  # routes out: self
+                self.last = out
+                h = self.net(x)  # routes h: self
+                self.history.append(h)
+                b = self.net(x)  # routes b: self
+                self.buf.copy_(b)
+        """,
+    "globals and outer containers": """\
+        cache = []
+        def f(model, x, outs, table, acc):
+            global last
+            a = model(x)  # routes a: global
+            last = a
+            b = model(x)  # routes b: global
+            cache.append(b)
+            c = model(x)  # routes c: outer
+            outs.append(c)
+            d = model(x)  # routes d: outer
+            table[0] = d
+            e = model(x)  # routes e: outer
+            acc += [e]
+        """,
+    "closures and callbacks": """\
+        def f(model, x, register):
+            out = model(x)  # routes out: closure
+            register(lambda: out.sum())
+            h = model(x)  # routes h: closure
+            def hook(grad):
+                return grad * h
+        """,
+    "raise": """\
+        def f(model, x):
+            out = model(x)  # routes out: raise
+            raise ValueError(out)
+        """,
+    "unknown callees may keep it": """\
+        import torch
+        def f(model, x, logger):
+            out = model(x)  # routes out: maybe:call
+            logger.log(out)
+            kept = model(x)  # routes kept: none
+            print(len(kept), torch.stack([kept]).shape)
+        """,
+    "values without a graph go nowhere that matters": """\
+        def f(model, x, outs):
+            out = model(x)  # routes out: none
+            acc = out.argmax(1).item()
+            outs.append(acc)
+            return float(out.sum())
+        """,
+    "locals stay": """\
+        def f(model, x):
+            out = model(x)  # routes out: none
+            total = out.sum()
+            local = []
+            local.append(total)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUTES))
+def test_routes(name):
+    for ctx, fact in each(ROUTES[name], "routes"):
+        assert _routes(ctx, fact) == fact.expected, (name, fact.line)
+
+
+def test_routes_of_the_values_of_expressions():
+    """What a fix that puts some statements under no_grad asks: where do the values
+    of the forward calls made there go?"""
+    ctx = context(
+        """\
+        def evaluate(model, x, y):
+            preds = model(x)
+            acc = (preds.argmax(1) == y).float().mean().item()
+            logits = model(y)
+            return acc, logits
+        """
+    )
+    func = ctx.module.body[0]
+    calls = [n for n in walk(func) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "model"]
+    flows = ctx.semantic.escape.flows(func)
+    assert [r.kind for r in flows.routes_of_nodes(calls[:1], ctx.tree)] == []
+    assert [r.kind for r in flows.routes_of_nodes(calls[1:], ctx.tree)] == ["return"]
+
+
+def test_yield_from():
+    ctx = context(
+        """\
+        def f(model, xs):
+            outs = [model(x) for x in xs]  # routes outs: yield
+            yield from outs
+        """
+    )
+    for fact in facts(ctx, "routes"):
+        assert _routes(ctx, fact) == fact.expected
+
+
+def test_routes_do_not_depend_on_the_grad_mode_callers_give():
+    """A helper called only under no_grad computes values without history there,
+    but where its values go is the same question."""
+    ctx = context(
+        """\
+        import torch
+        def helper(model, x):
+            outs = []  # routes outs: return
+            outs.append(model(x))
+            return torch.cat(outs)
+        @torch.no_grad()
+        def run(model, x):
+            return helper(model, x)
+        """
+    )
+    for fact in facts(ctx, "routes"):
+        assert _routes(ctx, fact) == fact.expected

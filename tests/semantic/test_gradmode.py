@@ -1,0 +1,194 @@
+"""The grad mode at a node (``gradlint.semantic.gradmode``).
+
+``# mode: off`` marks the statement on its line: gradients are off when it
+runs (``on``: on; ``unknown``: decided at run time). ``# computed y: off``
+marks a read of ``y``: the mode its value was computed in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from marks import each, read_on, statement_on
+
+_MODES = {True: "off", False: "on", None: "unknown"}
+
+MODES = {
+    "with guards": """\
+        import torch
+        x = 1  # mode: on
+        with torch.no_grad():
+            y = 2  # mode: off
+            with torch.enable_grad():
+                z = 3  # mode: on
+        with torch.inference_mode(False):
+            w = 4  # mode: on
+        with torch.set_grad_enabled(flag):
+            v = 5  # mode: unknown
+        """,
+    "decorators": """\
+        import torch
+        @torch.no_grad()
+        def f():
+            x = 1  # mode: off
+        @torch.inference_mode
+        def g():
+            x = 1  # mode: off
+        """,
+    "a decorator on an async def covers none of its body": """\
+        import torch
+        @torch.no_grad()
+        async def f():
+            x = 1  # mode: on
+            with torch.no_grad():
+                await g()  # mode: off
+        """,
+    "set_grad_enabled statements": """\
+        import torch
+        def f(flag):
+            a = 0  # mode: on
+            torch.set_grad_enabled(False)
+            b = 1  # mode: off
+            torch.set_grad_enabled(flag)
+            c = 2  # mode: unknown
+        """,
+    "a switch inside an if makes the mode unknown": """\
+        import torch
+        def f(c):
+            if c:
+                torch.set_grad_enabled(False)
+            x = 1  # mode: unknown
+        """,
+    "a try/except fallback": """\
+        import torch
+        try:
+            ctx = torch.inference_mode()
+        except AttributeError:
+            ctx = torch.no_grad()
+        with ctx:
+            x = 1  # mode: off
+        """,
+    "a guard chosen at run time": """\
+        import torch
+        ctx = torch.no_grad() if c else torch.enable_grad()
+        with ctx:
+            x = 1  # mode: unknown
+        with torch.no_grad() if evaluating else contextlib.nullcontext():
+            y = 2  # mode: unknown
+        with make_context():
+            z = 3  # mode: on
+        """,
+    "a module-wide switch": """\
+        import torch
+        torch.set_grad_enabled(False)
+        def f():
+            x = 1  # mode: off
+        """,
+    "every call site under no_grad": """\
+        import torch
+        class Pipe:
+            @torch.no_grad()
+            def __call__(self, x):
+                return self.helper(x)
+            def helper(self, x):
+                return x  # mode: off
+        def train(x):
+            return x  # mode: on
+        with torch.no_grad():
+            train(1)
+        train(2)
+        """,
+    "a function wrapped after the fact": """\
+        import torch
+        def evaluate(m):
+            x = m  # mode: off
+        evaluate = torch.no_grad()(evaluate)
+        """,
+    "Lightning hooks": """\
+        import pytorch_lightning as pl
+        class M(pl.LightningModule):
+            def training_step(self, batch, i):
+                x = 1  # mode: on
+            def validation_step(self, batch, i):
+                x = 1  # mode: off
+            def on_test_batch_end(self, *a):
+                x = 1  # mode: off
+        class CB(pl.Callback):
+            def on_validation_batch_end(self, *a):
+                x = 1  # mode: off
+            def on_train_batch_end(self, *a):
+                x = 1  # mode: on
+        """,
+    "Hugging Face pipelines and trainers": """\
+        from transformers import Pipeline, Trainer
+        class P(Pipeline):
+            def _forward(self, inputs):
+                x = 1  # mode: off
+            def preprocess(self, inputs):
+                x = 1  # mode: on
+        class T(Trainer):
+            def prediction_step(self, model, inputs, only):
+                x = 1  # mode: off
+            def compute_loss(self, model, inputs):
+                x = 1  # mode: on
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODES))
+def test_mode_at(name):
+    for ctx, fact in each(MODES[name], "mode"):
+        mode = ctx.semantic.gradmode.mode_at(statement_on(ctx, fact.line))
+        assert _MODES[mode.disabled] == fact.expected, (name, fact.line)
+
+
+COMPUTED = {
+    "computed under no_grad, used later": """\
+        import torch
+        with torch.no_grad():
+            y = model(x)
+        print(y)  # computed y: off
+        """,
+    "one path under no_grad, one not": """\
+        import torch
+        y = model(x)
+        if c:
+            with torch.no_grad():
+                y = model(x)
+        print(y)  # computed y: unknown
+        """,
+    "recomputed with gradients": """\
+        import torch
+        with torch.no_grad():
+            y = model(x)
+        y = model(x)
+        print(y)  # computed y: on
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPUTED))
+def test_computed_under(name):
+    for ctx, fact in each(COMPUTED[name], "computed"):
+        use = read_on(ctx, fact.line, fact.subject)
+        mode = ctx.semantic.gradmode.computed_under(use, use)
+        assert _MODES[mode.disabled] == fact.expected, (name, fact.line)
+
+
+def test_an_async_def_decorated_with_no_grad_runs_with_gradients():
+    """What ``gradmode`` encodes, measured on the installed torch."""
+    torch = pytest.importorskip("torch")
+
+    @torch.no_grad()
+    async def decorated():
+        before = torch.is_grad_enabled()
+        await asyncio.sleep(0)
+        return before, torch.is_grad_enabled()
+
+    @torch.inference_mode()
+    async def inference():
+        return torch.is_inference_mode_enabled(), torch.is_grad_enabled()
+
+    assert asyncio.run(decorated()) == (True, True)
+    assert asyncio.run(inference()) == (False, True)

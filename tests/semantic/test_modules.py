@@ -1,0 +1,153 @@
+"""``nn.Module`` evidence (``gradlint.semantic.modules``).
+
+``# module m: yes`` marks a read of ``m``: whether it is evidently a module.
+``# forward: self`` marks the call on its line whose source is the subject
+(``# forward self(x): self``): the evidence that it runs a forward, or ``none``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from marks import context, each, node_on, read_on
+
+from gradlint.semantic.tree import walk
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        ("import torch.nn as nn\nm = nn.Conv2d(3, 8, 3)\nm\n", True),
+        ("from torch import nn\nm = nn.ModuleList([])\nm\n", True),
+        ("import torch.nn as nn\nm = nn.Parameter(t)\nm\n", False),
+        ("import torch.nn as nn\nm = nn.functional.relu(t)\nm\n", False),
+        ("import torchvision.models as tvm\nm = tvm.vit_b_16()\nm\n", True),
+        ("from torchvision.models import get_weight\nm = get_weight('x')\nm\n", False),
+        ("from transformers import AutoConfig\nm = AutoConfig.from_pretrained('x')\nm\n", False),
+        ("from transformers import T5ForConditionalGeneration as T5\nm = T5.from_pretrained('t5')\nm\n", True),
+        ("import torch.nn as nn\nclass A(nn.Module):\n    pass\nm = A().cuda()\nm\n", True),
+        ("import lightning as L\nclass A(L.LightningModule):\n    pass\nm = A()\nm\n", True),
+        ("class A:\n    pass\nm = A()\nm\n", False),
+        ("import torch.nn as nn\nm = nn.Linear(2, 2)\ndef f():\n    m\n", True),  # a global
+        ("m = make_model()\nm\n", False),
+        ("import torch\nm = torch.compile(torch.nn.Linear(2, 2))\nm\n", True),
+        ("import torch\nm = torch.compile(fn)\nm\n", False),
+        ("import torch.nn as nn\nm = nn.Linear(2, 2)\nif c:\n    m = None\nm\n", False),  # not on every path
+        ("import torch.nn as nn\nm = None\nm = nn.Linear(2, 2)\nm\n", True),  # the None never reaches
+        ("import torch.nn as nn\ndef f(m: nn.Module):\n    m\n", True),
+        ("import torch.nn as nn\nnet = nn.Sequential()\nfor m in net.children():\n    m\n", True),
+    ],
+)
+def test_is_module(code, expected):
+    ctx = context(code)
+    last = max(ctx.tree.line(n) for n in walk(ctx.module, True) if isinstance(n, cst.Name) and n.value == "m")
+    assert ctx.semantic.modules.is_module(read_on(ctx, last, "m")) is expected
+
+
+FORWARDS = """\
+    import torch
+    from torch import nn
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+            self.scale = 2.0
+        def forward(self, x):
+            return self.fc(x)  # forward self.fc(x): submodule
+        def infer(self, x):
+            return self(x)  # forward self(x): self
+        def _forward(self, x):
+            return self.infer(x)  # forward self.infer(x): helper
+        def other(self, x):
+            return self.describe(x)  # forward self.describe(x): none
+        def describe(self, x):
+            return str(x)
+    net = Net()
+    y = net(x)  # forward net(x): instance
+    z = net.forward(x)  # forward net.forward(x): instance
+    models = {"g": Net()}
+    w = models["g"](x)  # forward models["g"](x): container
+    state = {}
+    v = state["model"](x)  # forward state["model"](x): container
+    u = helper(x)  # forward helper(x): none
+    """
+
+
+def test_forward_evidence():
+    for ctx, fact in each(FORWARDS, "forward"):
+        call = node_on(ctx, fact.line, fact.subject, cst.Call)
+        found = ctx.semantic.modules.forward(call)
+        assert (found.evidence if found is not None else "none") == fact.expected, fact
+
+
+def test_records_graph():
+    ctx = context(
+        """\
+        import torch
+        from torch import nn
+        class Trainable(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.zeros(3))
+        class Buffers(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("mean", torch.zeros(3))
+                self.eps = 1e-5
+        class NoGradForward(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            @torch.no_grad()
+            def forward(self, x):
+                return self.fc(x)
+        class Unknown(nn.Module):
+            def __init__(self, make):
+                super().__init__()
+                self.body = make()
+        """
+    )
+    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    records = {name: ctx.semantic.modules.records_graph(c) for name, c in classes.items()}
+    assert records == {"Trainable": True, "Buffers": False, "NoGradForward": False, "Unknown": None}
+
+
+def test_eval_switches_and_freezing():
+    ctx = context(
+        """\
+        model.eval()
+        self.net = Net().to(dev).eval()
+        model.train(False)
+        model.train()
+        model = model.to(dev)
+        enc.requires_grad_(False)
+        for p in dec.parameters():
+            p.requires_grad = False
+        """
+    )
+    mods = ctx.semantic.modules
+    stmts = ctx.module.body
+    assert [(s.model if s else None) for s in map(mods.eval_switch, stmts)] == [
+        "model", "self.net", "model", None, None, None, None
+    ]
+    assert [mods.ends_eval_mode(s, "model") for s in stmts[:5]] == [False, False, False, True, False]
+    assert mods.frozen_models() == {"enc", "dec"}
+
+
+def test_derives_from_through_the_files_classes():
+    ctx = context(
+        """\
+        import pytorch_lightning as pl
+        class Base(pl.LightningModule):
+            pass
+        class Model(Base):
+            pass
+        class Plain:
+            pass
+        """
+    )
+    base, model, plain = ctx.module.body[1:]
+    mods = ctx.semantic.modules
+    assert mods.is_lightning_module(model) and mods.is_lightning_module(base)
+    assert not mods.is_lightning_module(plain)
+    assert {c.name.value for c in mods.module_classes()} == {"Base", "Model"}

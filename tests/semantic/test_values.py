@@ -1,0 +1,326 @@
+"""Abstract values, graph evidence and storage aliases (``gradlint.semantic.values``).
+
+``# value <expr>: <facts>`` marks an expression on its line (a variable read,
+or any expression's source text) with what must hold of its value:
+``tensor``/``not_tensor``/``unknown``, and for tensors ``graph=yes|no|maybe``,
+``shape=scalar|batch|unknown``, ``leaf``; for the rest ``what=<kind>``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+import pytest
+from marks import context, each, node_on
+
+from gradlint.semantic.tree import walk
+
+_GRAPH = {True: "yes", False: "no", None: "maybe"}
+
+
+def _subject(ctx, fact):
+    scopes = ctx.semantic.scopes
+    names = [
+        n
+        for n in walk(ctx.module, into_functions=True)
+        if isinstance(n, cst.Name) and n.value == fact.subject and ctx.tree.line(n) == fact.line and scopes.is_read(n)
+    ]
+    return names[-1] if names else node_on(ctx, fact.line, fact.subject)
+
+
+def _check(ctx, fact):
+    v = ctx.semantic.values.value(_subject(ctx, fact))
+    for token in fact.expected.split():
+        if token in ("tensor", "not_tensor", "unknown"):
+            assert v.kind == token, (fact, v)
+        elif token == "leaf":
+            assert v.leaf, (fact, v)
+        elif token.startswith("graph="):
+            assert _GRAPH[v.graph] == token[6:], (fact, v)
+        elif token.startswith("shape="):
+            assert v.shape == token[6:], (fact, v)
+        elif token.startswith("what="):
+            assert v.what == token[5:], (fact, v)
+        else:
+            raise AssertionError(f"unknown fact {token!r}")
+
+
+VALUES = {
+    "plain Python values": """\
+        n = 3
+        s = f"{n}"
+        d = {"lr": 0.1}
+        print(n, s, d)  # value n: not_tensor what=number; value s: not_tensor what=string; value d: not_tensor what=container
+        k = len(d) + 1  # value len(d) + 1: not_tensor what=number
+        """,
+    "configs": """\
+        import argparse
+        from dataclasses import dataclass
+        @dataclass
+        class Config:
+            lr: float = 0.1
+        parser = argparse.ArgumentParser()
+        args = parser.parse_args()
+        cfg = Config()
+        def f(config, opt):
+            a = config.get("lr")  # value config.get("lr"): not_tensor what=config
+            b = opt.batch_size  # value opt.batch_size: not_tensor what=config
+        print(args, cfg, parser)  # value args: not_tensor what=namespace; value cfg: not_tensor what=config; value parser: not_tensor what=parser
+        lr = args.lr  # value args.lr: not_tensor what=config
+        """,
+    "modules, optimizers, schedulers": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+        print(model, opt, sched)  # value model: not_tensor what=module; value opt: not_tensor what=optimizer; value sched: not_tensor what=scheduler
+        """,
+    "factories": """\
+        import torch
+        a = torch.zeros(3)
+        w = torch.ones(3, requires_grad=True)
+        s = torch.tensor(2.0)
+        print(a, w, s)  # value a: tensor graph=no; value w: tensor graph=no leaf; value s: tensor graph=no shape=scalar
+        p = torch.nn.Parameter(a)  # value torch.nn.Parameter(a): tensor leaf
+        """,
+    "as_tensor can return its argument itself": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        out = model(x)
+        t = torch.as_tensor(out)
+        u = torch.as_tensor([1.0, 2.0])
+        v = torch.from_numpy(arr)
+        print(t, u, v)  # value t: tensor graph=yes; value u: tensor graph=no; value v: tensor graph=no
+        """,
+    "conversions": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        out = model(x)
+        print(out)  # value out: tensor graph=yes shape=batch
+        a = out.item()  # value out.item(): not_tensor what=number
+        b = out.detach()  # value out.detach(): tensor graph=no
+        c = out.data  # value out.data: tensor graph=no
+        d = out.clone()  # value out.clone(): tensor graph=yes
+        e = out.cpu().numpy()  # value out.cpu().numpy(): not_tensor what=array
+        f = out.tolist()  # value out.tolist(): not_tensor what=numbers
+        g = out.argmax(1)  # value out.argmax(1): tensor graph=no
+        h = out.shape  # value out.shape: not_tensor
+        """,
+    "reductions with and without dim": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        out = model(x)
+        a = out.sum()  # value out.sum(): tensor graph=yes shape=scalar
+        b = out.mean(dim=1)  # value out.mean(dim=1): tensor graph=yes shape=unknown
+        c = torch.sum(out)  # value torch.sum(out): tensor graph=yes shape=scalar
+        d = out.max(0)  # value out.max(0): tensor shape=unknown
+        """,
+    "losses": """\
+        import torch.nn.functional as F
+        from torch import nn
+        criterion = nn.CrossEntropyLoss()
+        per_item = nn.MSELoss(reduction="none")
+        a = F.cross_entropy(logits, y)  # value F.cross_entropy(logits, y): tensor graph=yes shape=scalar
+        b = F.mse_loss(p, q, reduction="none")  # value F.mse_loss(p, q, reduction="none"): tensor graph=yes shape=unknown
+        c = criterion(logits, y)  # value criterion(logits, y): tensor graph=yes shape=scalar
+        d = per_item(p, q)  # value per_item(p, q): tensor shape=unknown
+        """,
+    "forwards under no_grad record nothing": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        with torch.no_grad():
+            out = model(x)
+        print(out)  # value out: tensor graph=no
+        """,
+    "a module whose forward runs under no_grad": """\
+        import torch
+        from torch import nn
+        class Frozen(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("mean", torch.zeros(3))
+            @torch.no_grad()
+            def forward(self, x):
+                return x - self.mean
+        m = Frozen()
+        y = m(x)  # value m(x): tensor graph=no
+        """,
+    "arithmetic and indexing": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        out = model(x)
+        a = out * 2 + 1  # value out * 2 + 1: tensor graph=yes
+        b = out[0]  # value out[0]: tensor graph=yes
+        c = out.detach() * 2  # value out.detach() * 2: tensor graph=no
+        d = out > 0  # value out > 0: tensor graph=no
+        e = 2 * 3  # value 2 * 3: not_tensor what=number
+        """,
+    "comprehensions and containers": """\
+        xs = [x * 2 for x in range(3)]
+        print(xs)  # value xs: not_tensor what=container
+        """,
+    "functions of the file": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        def forward_loss(x):
+            return model(x).sum()
+        def count(x):
+            return len(x)
+        a = forward_loss(x)  # value forward_loss(x): tensor graph=yes shape=scalar
+        b = count(x)  # value count(x): not_tensor what=number
+        """,
+    "names joined over paths": """\
+        import torch
+        if c:
+            y = torch.zeros(1)
+        else:
+            y = 3
+        print(y)  # value y: unknown
+        """,
+    "an argument of unknown type": """\
+        def f(x, n: int):
+            print(x, n)  # value x: unknown; value n: not_tensor what=number
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_value(name):
+    for ctx, fact in each(VALUES[name], "value"):
+        _check(ctx, fact)
+
+
+# -- storage aliases and graph evidence (what GL201-GL301 ask) ---------------------
+
+
+@pytest.mark.parametrize(
+    "code,kind,source,through_name",
+    [
+        ("h.detach().add_(1)\n", "detach", "h", False),
+        ("y = h.detach()\ny.add_(1)\n", "detach", "h", True),
+        ("y = h.detach().view(-1)[0:2].t()\ny.add_(1)\n", "detach", "h", True),
+        ("y = p.grad.data\ny.add_(1)\n", "data", "p.grad", True),
+        ("p.data[0].add_(1)\n", "data", "p", False),
+        ("y = h.detach()\ny += 1\ny.add_(1)\n", "detach", "h", True),  # ``+=`` edits the same tensor
+        ("y = h.detach()\nwith m():\n    y.add_(1)\n", "detach", "h", True),
+        ("y = h.detach().clone()\ny.add_(1)\n", None, None, None),
+        ("y = h.detach()[idx]\ny.add_(1)\n", None, None, None),
+        ("y = self.data\ny.add_(1)\n", None, None, None),
+        ("y = h.detach()\nif c:\n    y = g\ny.add_(1)\n", None, None, None),
+    ],
+)
+def test_storage_alias(code, kind, source, through_name):
+    ctx = context(code)
+    edit = next(n for n in walk(ctx.module) if isinstance(n, cst.Call) and ctx.code_for(n.func).endswith(".add_"))
+    alias = ctx.semantic.values.storage_alias(edit.func.value)
+    if kind is None:
+        assert alias is None
+    else:
+        assert (alias.kind, ctx.code_for(alias.source), alias.through_name) == (kind, source, through_name)
+
+
+def _graph_source(code: str) -> Optional[str]:
+    ctx = context(code)
+    call = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "f")
+    found = ctx.semantic.values.graph_source(call.args[0].value)
+    return ctx.code_for(found) if found is not None else None
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        ("loss = criterion(model(x), y)\nf(loss)\n", "criterion(model(x), y)"),
+        ("out = self.net(x)\nf(out.mean() * 2)\n", "self.net(x)"),
+        ("import torch.nn.functional as F\nf(F.mse_loss(a, b))\n", "F.mse_loss(a, b)"),
+        ("import torch\nw = torch.ones(3, requires_grad=True)\nf(w * 2)\n", "torch.ones(3, requires_grad=True)"),
+        ("import torch\nw = torch.ones(3, requires_grad=True)\nf(w)\n", None),  # a leaf has no history
+        ("loss = criterion(model(x), y)\nf(loss.item())\n", None),
+        ("loss = criterion(model(x), y)\nf(loss.detach() + 1)\n", None),
+        ("out = model(x)\nf(out.argmax(1) == y)\n", None),
+        ("import torch\nwith torch.no_grad():\n    out = model(x)\nf(out)\n", None),
+        ("f(accuracy(x, y))\n", None),
+        ("import numpy as np\nf(np.mean(model(x)))\n", None),
+        ("f(model.state_dict())\n", None),
+        # a function of the file: what it returns decides, not its name
+        ("def memory_efficient_loss(o):\n    total = 0\n    total += o.sum().item()\n    return total, None\n"
+         "loss, _ = memory_efficient_loss(out)\nf(loss)\n", None),
+        ("def compute_loss(m, x):\n    return criterion(m(x), 0)\nf(compute_loss(m, x))\n", "compute_loss(m, x)"),
+        ("class T:\n    def step_loss(self, x):\n        return self.model(x).mean()\n    def run(self, x):\n"
+         "        f(self.step_loss(x))\n", "self.step_loss(x)"),
+        ("def loss_of(x):\n    return loss_of(x)\nf(loss_of(x))\n", None),  # recursion
+        # only the bindings that reach the read count
+        ("loss = 0\nloss = criterion(out, y)\nf(loss)\n", "criterion(out, y)"),
+        ("loss = criterion(out, y)\nif c:\n    loss = 0\nf(loss)\n", None),
+    ],
+)
+def test_graph_source(code, expected):
+    assert _graph_source(code) == expected
+
+
+@pytest.mark.parametrize(
+    "call,evidence",
+    [
+        ("model(x)", True),
+        ("netD(fake)", True),
+        ("self.criterion(out, y)", True),
+        ("model.fc(x)", True),
+        ("loss_fn(pred, y)", True),
+        ("get_model(cfg)", False),  # a factory
+        ("build_criterion()", False),
+        ("Net()", False),  # builds a module
+        ("LSTMLayer.from_float(m)", False),
+        ("model.predict(x)", False),  # scikit-learn style APIs
+        ("model.parameters()", False),
+        ("module.graph.placeholder('x')", False),
+    ],
+)
+def test_graph_source_callee_names(call, evidence):
+    assert _graph_source(f"f({call})\n") == (call if evidence else None)
+
+
+def test_values_are_lazy_and_memoised():
+    ctx = context("import torch\nx = torch.zeros(1)\ny = x + 1\n")
+    assert "values" not in vars(ctx.semantic)  # nothing built until asked
+    y = ctx.module.body[2].body[0].value
+    first = ctx.semantic.values.value(y)
+    assert ctx.semantic.values.value(y) is first
+
+
+def test_an_edit_in_place_can_give_a_factory_tensor_history():
+    for ctx, fact in each(
+        """\
+        import torch
+        def f(h, w, n):
+            out = torch.zeros(n)
+            out[0] = torch.matmul(h, w)
+            fresh = torch.zeros(n)
+            print(out, fresh)  # value out: tensor graph=maybe; value fresh: tensor graph=no
+        """,
+        "value",
+    ):
+        _check(ctx, fact)
+
+
+def test_what_may_hold_tensors_is_not_plain():
+    for ctx, fact in each(
+        """\
+        def f(trainer, tokenizer, ids, c):
+            out = {}
+            if c:
+                out = trainer.decode(ids)
+            text = tokenizer.decode(ids)
+            print(out, text)  # value out: unknown; value text: not_tensor what=string
+            both = [] if c else "none"
+            print(both)  # value both: not_tensor what=container
+        """,
+        "value",
+    ):
+        _check(ctx, fact)
