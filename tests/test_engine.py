@@ -230,8 +230,8 @@ def test_a_legacy_async_file_that_still_does_not_parse_is_gl000():
 
 
 def test_async_rename_is_a_safe_fix_applied_before_the_others():
-    src = "from torch.autograd import Variable\nx = Variable(y.cuda(async=True))\nz = loss.data[0]  # async=True\n"
-    assert fix(src) == "x = y.cuda(non_blocking=True).detach()\nz = loss.item()  # async=True\n"
+    src = "from torch.autograd import Variable\nx = Variable(y.cuda(async=True))\nz = loss.sum().data[0]  # async=True\n"
+    assert fix(src) == "x = y.cuda(non_blocking=True).detach()\nz = loss.sum().item()  # async=True\n"
     result = fix_source(src, "t.py", settings_for(["ALL"]))
     assert result.fixed == {"GL005": 1, "GL002": 1, "GL003": 1}
 

@@ -153,18 +153,20 @@ def test_gl003_safe_only_on_zero_dim_evidence(src, safety):
         ("import torch\ndef f(m, x):\n    with torch.no_grad():\n        with torch.no_grad():\n            return m(x)\n", "safe"),
         ("import torch\ndef f(m, x):\n    with torch.set_grad_enabled(False):\n        with torch.no_grad():\n            return m(x)\n", "safe"),
         ("import torch\n@torch.no_grad()\ndef f(m, x):\n    with torch.no_grad():\n        return m(x)\n", "safe"),
-        # a decorator does not cover a coroutine's body
-        ("import torch\n@torch.no_grad()\nasync def f(m, x):\n    with torch.no_grad():\n        return m(x)\n", "unsafe"),
-        # gradients may be switched back on before the inner guard
+        # a decorator does not cover a coroutine's body: the inner guard is the one in
+        # effect, so it is not reported at all
+        ("import torch\n@torch.no_grad()\nasync def f(m, x):\n    with torch.no_grad():\n        return m(x)\n", None),
+        # gradients may be switched back on before the inner guard: the mode there is not
+        # known, so the inner guard is not reported either
         (
             "import torch\ndef f(m, x, ft):\n    with torch.no_grad():\n        if ft:\n            torch.set_grad_enabled(True)\n"
             "        with torch.no_grad():\n            return m(x)\n",
-            "unsafe",
+            None,
         ),
     ],
 )
 def test_gl106_safe_only_when_the_outer_guard_is_surely_in_effect(src, safety):
-    assert [s for _, s in fixes(src, "GL106")] == [safety]
+    assert [s for _, s in fixes(src, "GL106")] == ([safety] if safety else [])
 
 
 @pytest.mark.parametrize(

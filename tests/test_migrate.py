@@ -445,7 +445,13 @@ def test_check_reports_async_and_every_other_finding_of_a_legacy_file(project):
         ],
     }
     result = CliRunner().invoke(main, ["check", "--fix", "--no-cache", "mnist_train.py"])
-    assert result.stdout == "Found 11 problems (11 fixed, 0 remaining).\n"
+    # `Variable(data)` around a loader's batch: dropping it is unsafe (the batch may carry
+    # a graph), so --fix leaves those two for --unsafe-fixes or migrate.
+    assert [line.split(": GL")[0] + ": GL" + line.split(": GL")[1][:3] for line in result.stdout.splitlines()[:-1]] == [
+        "mnist_train.py:32:24: GL002",
+        "mnist_train.py:32:40: GL002",
+    ]
+    assert result.stdout.splitlines()[-1] == "Found 11 problems (9 fixed, 2 remaining)."
     assert "async" not in (project / "mnist_train.py").read_text()
 
 

@@ -384,7 +384,11 @@ class _Flow:
         routes = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree, _LEAVES) if seeds else []
         # Any route out counts against the fix's safety (a helper, a callback, a closure,
         # a raise, an unknown callee may keep the graph); only returns decide the finding.
-        self.escapes = bool(self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree)) if seeds else False
+        # A forward of the region fed its own earlier outputs (``idx`` grown token by token)
+        # keeps them in the region, under the same guard.
+        seed_ids = {id(n) for n in seeds}
+        everywhere = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree) if seeds else []
+        self.escapes = any(id(r.node) not in seed_ids for r in everywhere)
         self.returns_results = any(r.kind in ("return", "yield") for r in routes)
 
     def _makes_graph(self, call: cst.Call) -> bool:

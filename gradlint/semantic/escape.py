@@ -141,7 +141,10 @@ class ScopeFlows:
         seed_ids = {id(s) for s in seeds}
         keys: Set[str] = set()
         for edge in self.edges:
-            if any(id(n) in seed_ids for n in walk(edge.node)) and self._flows(edge):
+            # A seed must be in what flows, not anywhere in the edge's statement: the body
+            # of ``for x in loader:`` holds ``model(x)``, yet ``x`` does not come from it.
+            exprs = edge.values or _edge_source(edge.node)
+            if any(id(n) in seed_ids for e in exprs for n in walk(e)) and self._flows(edge):
                 keys |= edge.targets
         reach = self.derived(keys)
         out = []
@@ -384,3 +387,12 @@ class Escape:
             )
             self._helper_params[id(func)] = found
         return found
+
+
+def _edge_source(node: cst.CSTNode) -> Tuple[cst.CSTNode, ...]:
+    """The expression whose value an edge without ``values`` carries to its targets."""
+    if isinstance(node, (cst.For, cst.CompFor)):
+        return (node.iter,)
+    if isinstance(node, cst.WithItem):
+        return (node.item,)
+    return (node,)
