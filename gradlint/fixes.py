@@ -18,6 +18,8 @@ from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optio
 
 import libcst as cst
 
+from gradlint.results import TextEdit  # re-exported: the type of text_edits' results
+
 # (line, column) pairs as LibCST reports them: 1-based lines, 0-based columns.
 Span = Tuple[Tuple[int, int], Tuple[int, int]]
 NewNode = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
@@ -60,19 +62,6 @@ class Fix:
     add_imports: Tuple[ImportSpec, ...] = ()
     # Removed only if nothing uses the name any more once the edits are applied.
     remove_imports: Tuple[ImportSpec, ...] = ()
-
-
-@dataclass(frozen=True)
-class TextEdit:
-    """A fix as text, for reporters: 1-based rows and columns, end exclusive."""
-
-    content: str
-    row: int
-    column: int
-    end_row: int
-    end_column: int
-    # The notebook cell (1-based) the rows and columns are relative to; None in a .py file.
-    cell: Optional[int] = None
 
 
 # Python source lines end with \r\n, \r or \n only; str.splitlines() would also

@@ -26,9 +26,9 @@ from gradlint import catalog, legacy_syntax, parsing
 from gradlint.config import ConfigError, Settings, expand_selector
 from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
 from gradlint.files import ReadError, WriteError, read_source, write_source
-from gradlint.rule import Finding
 from gradlint.fixes import unified_diff
-from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics
+from gradlint.results import Diagnostic, Finding
+from gradlint.runner import Mode, display_path, to_diagnostics
 
 
 @dataclass(frozen=True)

@@ -38,19 +38,10 @@ from libcst.metadata import (
 from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
+from gradlint.results import Finding  # re-exported: rules and tests import it from here
 from gradlint.traversal import positions, record_parents, scope_metadata, target_names, walk
 
 _NOT_VISITED = object()
-
-
-@dataclass
-class Finding:
-    code: str
-    message: str
-    # 1-based lines, 0-based columns, as LibCST reports them; reporters convert.
-    start: Tuple[int, int]
-    end: Tuple[int, int]
-    fix: Optional[Fix] = None
 
 
 class FileContext:
@@ -324,6 +315,7 @@ class Rule:
                 start=start,
                 end=end,
                 fix=fix,
+                node=node,
             )
         )
 

@@ -8,68 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
 from gradlint.files import Document, ReadError, SourceFile, WriteError, decode, read_document, write_source
 from gradlint.options import RuleOptions
+from gradlint.results import Diagnostic, FileReport, Finding, FixInfo, TextEdit
 
 if TYPE_CHECKING:
     from gradlint.engine import LintSettings
-    from gradlint.fixes import TextEdit
-    from gradlint.rule import Finding
 
 # The engine (and so LibCST, a fifth of a second to import) is imported only
 # by the functions that lint: a run answered from the cache never needs it.
-
-
-@dataclass(frozen=True)
-class FixInfo:
-    applicability: str
-    message: str
-    edits: Tuple[TextEdit, ...] = ()
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """A finding as reported: 1-based rows and columns."""
-
-    code: str
-    message: str
-    row: int
-    column: int
-    end_row: int
-    end_column: int
-    fix: Optional[FixInfo] = None
-    # The notebook cell (1-based) that the rows and columns are relative to; None in a .py file.
-    cell: Optional[int] = None
-
-    @property
-    def url(self) -> Optional[str]:
-        doc = catalog.load().get(self.code)
-        return doc.url if doc else None
-
-
-@dataclass
-class FileReport:
-    path: str
-    diagnostics: List[Diagnostic] = field(default_factory=list)
-    fixed: Counter = field(default_factory=Counter)
-    diff: Optional[str] = None
-    # One-line problems that are not findings (a fix not written, ...).
-    errors: List[str] = field(default_factory=list)
-    internal_error: bool = False
-    # The text the diagnostics' positions refer to (after --fix, the fixed
-    # text), kept only when Mode.source asks and there are diagnostics.
-    source: Optional[str] = None
-    # In a notebook, each code cell's text by cell number: diagnostics' rows are
-    # relative to their cell.
-    cells: Optional[Dict[int, str]] = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
-from gradlint.runner import FileReport, Mode, display_path, lint_file
+from gradlint.results import FileReport
+from gradlint.runner import Mode, display_path, lint_file
 
 # Below this many files to parse, starting workers (~10 ms each, forked)
 # costs about what they would save.

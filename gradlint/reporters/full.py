@@ -16,10 +16,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import click
 
-from gradlint.fixes import TextEdit
 from gradlint.reporters import RunInfo, fixable, location, sorted_diagnostics
 from gradlint.reporters.concise import summary_lines
-from gradlint.runner import Diagnostic, FileReport
+from gradlint.results import Diagnostic, FileReport, TextEdit
 
 # Source lines shown around a finding, and the most lines of one span shown in full.
 CONTEXT = 1

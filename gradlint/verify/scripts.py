@@ -18,8 +18,8 @@ from gradlint import catalog
 from gradlint.config import Settings
 from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
 from gradlint.files import ReadError, read_source
-from gradlint.rule import Finding
-from gradlint.runner import Diagnostic, Mode, to_diagnostics
+from gradlint.results import Diagnostic, Finding
+from gradlint.runner import Mode, to_diagnostics
 from gradlint.verify import claims as claims_mod
 from gradlint.verify import compare, sandbox
 from gradlint.verify.plan import LineMap, SitePlan, SourceIndex, Watches, plan_site, receiver_of
