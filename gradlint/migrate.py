@@ -24,7 +24,8 @@ from typing import Dict, List, Optional, Sequence
 
 from gradlint import catalog, legacy_syntax, parsing
 from gradlint.config import ConfigError, Settings, expand_selector
-from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
+from gradlint.checking import TOO_DEEP, fix_document, lint_settings
+from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, triggered_rules
 from gradlint.files import ReadError, WriteError, read_source, write_source
 from gradlint.fixes import unified_diff
 from gradlint.results import Diagnostic, Finding
@@ -126,10 +127,12 @@ def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool 
     trusted = frozenset(code for code in codes if available[code].trusted)
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
     lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
-    result = fix_source(text, path, lint_settings, unsafe=unsafe, trusted=trusted)
+    result = fix_document(path, text, lint_settings, unsafe=unsafe, trusted=trusted)
     for f in result.remaining:
         if f.code == PARSE_ERROR:
-            return MigratedSource(source, skipped=f"{f.message} (line {f.start[0]})", problems=result.problems)
+            # A file too deep to analyse has no line to point at.
+            where = "" if f.message == TOO_DEEP else f" (line {f.start[0]})"
+            return MigratedSource(source, skipped=f"{f.message}{where}", problems=result.problems)
     fixed = Counter(result.fixed)
     if renamed:
         fixed[PARSE_ERROR] += len(renamed)
@@ -178,14 +181,14 @@ class FileMigration:
 
 def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigration:
     report = FileMigration(display_path(path))
-    codes, options = settings.codes_for(path)
+    rules = lint_settings(path, settings)
     try:
         source = read_source(path)
     except ReadError as exc:
         report.skipped = str(exc)
         return report
     try:
-        result = migrate_source(source.text, report.path, LintSettings(codes, options), unsafe=mode.unsafe_fixes)
+        result = migrate_source(source.text, report.path, rules, unsafe=mode.unsafe_fixes)
     except RecursionError:
         report.skipped = "too deeply nested to analyse"
         return report

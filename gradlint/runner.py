@@ -166,18 +166,16 @@ Writer = Callable[[Document, str], None]
 
 def _check_source(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
     """Lint or fix ``doc`` into ``report``; the text its diagnostics refer to comes back."""
-    from gradlint.engine import lint_source
+    from gradlint.checking import check_document
 
     final = doc.text
     try:
         if mode.fix or mode.diff:
             final = _fix_file(report, doc, settings, mode, write)
         else:
-            result = lint_source(doc.text, report.path, settings)
-            report.diagnostics = to_diagnostics(result.findings, doc.text, result.context, mode, doc)
+            checked = check_document(report.path, doc.text, settings)
+            report.diagnostics = to_diagnostics(checked.findings, doc.text, checked.context, mode, doc)
         report.diagnostics[:0] = _problem_diagnostics(doc, settings.codes)
-    except RecursionError:
-        report.diagnostics = [_read_error_diagnostic("too deeply nested to analyse")]
     except Exception as exc:  # keep going with the other files; the run exits 2
         report.internal_error = True
         report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
@@ -189,9 +187,9 @@ def _check_source(report: FileReport, doc: Document, settings: LintSettings, mod
 
 def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
     """Fix ``doc``, writing it with ``write`` (None: the caller prints it); returns the resulting text."""
-    from gradlint.engine import fix_source
+    from gradlint.checking import fix_document
 
-    result = fix_source(doc.text, report.path, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)
+    result = fix_document(report.path, doc.text, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)
     report.errors.extend(result.problems)
     changed = result.source != doc.text
     original, final = result.original, result.final

@@ -26,10 +26,12 @@ from pygls.workspace.position_codec import PositionCodec
 
 from gradlint import __version__
 from gradlint.config import ConfigError, Settings, excludes, matches
-from gradlint.engine import LintSettings, fix_source, lint_source
+from gradlint.checking import check_document, fix_document
+from gradlint.engine import LintSettings
 from gradlint.files import is_notebook
 from gradlint.fixes import split_lines, text_edits
-from gradlint.runner import Diagnostic, Mode, _read_error_diagnostic, to_diagnostics
+from gradlint.results import Diagnostic
+from gradlint.runner import Mode, to_diagnostics
 
 SOURCE = "gradlint"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
@@ -51,15 +53,10 @@ def check_text(text: str, path: Path) -> Checked:
         cfg = settings.config_for(path)
         if matches(excludes(cfg), path, cfg.root, ancestors=True):
             return Checked([])
-        codes, options = settings.codes_for(path)
+        result = check_document(path, text, settings)
     except ConfigError as exc:
         return Checked([], error=str(exc))
-    lint_settings = LintSettings(codes, options)
-    try:
-        result = lint_source(text, str(path), lint_settings)
-    except RecursionError:  # as the runner reports it: the editor keeps a diagnostic, not a stale list
-        return Checked([_read_error_diagnostic("too deeply nested to analyse")], lint_settings)
-    return Checked(to_diagnostics(result.findings, text, result.context, Mode(edits=True)), lint_settings)
+    return Checked(to_diagnostics(result.findings, text, result.context, Mode(edits=True)), result.settings)
 
 
 def _range(lines: Sequence[str], codec: PositionCodec, row: int, column: int, end_row: int, end_column: int) -> types.Range:
@@ -108,7 +105,7 @@ def code_actions(
             )
         )
     if checked.settings is not None and (only is None or any(FIX_ALL.startswith(k) for k in only)):
-        fixed = fix_source(text, str(path), checked.settings).source
+        fixed = fix_document(path, text, checked.settings).source
         if fixed != text:
             edits = [
                 types.TextEdit(range=_range(lines, codec, e.row, e.column, e.end_row, e.end_column), new_text=e.content)
