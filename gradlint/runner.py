@@ -6,6 +6,7 @@ render it and it can cross process boundaries.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from dataclasses import dataclass
@@ -67,24 +68,26 @@ def to_diagnostics(
     is needed to compute fix edits for JSON output, and by documents that check
     each fix (``checks_fixes``: a notebook drops the fixes it could not write back).
     """
-    from gradlint.fixes import apply_fixes, text_edits
+    from gradlint.fixes import FixRenderer
 
     out = []
+    # One per file: it renders the file once, then each fix on its own statement.
+    renderer = FixRenderer(context.module, text, context.parents) if context is not None and text is not None else None
     for f in findings:
         info = None
         fix = f.fix
         if fix is not None:
             edits: Optional[Tuple[TextEdit, ...]] = ()
-            if mode.edits and context is not None and text is not None:
+            if mode.edits and renderer is not None:
                 try:
-                    new = apply_fixes(context.module, [fix], context.parents)
-                    edits = doc.fix_edits(text, new) if doc is not None else tuple(text_edits(text, new))
+                    if doc is None or isinstance(doc, SourceFile):
+                        edits = tuple(renderer.text_edits(fix))
+                    else:
+                        edits = doc.fix_edits(text, renderer.fixed_text(fix))
                 except Exception:  # an unrenderable fix is reported without edits
                     edits = ()
-            elif doc is not None and doc.checks_fixes and context is not None and text is not None:
-                module = context.module
-                parents = context.parents
-                edits = () if doc.fix_fits(text, fix, lambda: apply_fixes(module, [fix], parents)) else None
+            elif doc is not None and doc.checks_fixes and renderer is not None:
+                edits = () if doc.fix_fits(text, fix, functools.partial(renderer.fixed_text, fix)) else None
             if edits is not None:
                 info = FixInfo(fix.applicability, fix.title, edits)
         cell, row, column, end_row, end_column = None, f.start[0], f.start[1] + 1, f.end[0], f.end[1] + 1

@@ -166,11 +166,16 @@ def test_diagnostics_quick_fix_and_clean_text_over_stdio(tmp_path):
             {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
         )
         quick = [a for a in actions if a["kind"] == "quickfix"]
-        assert len(quick) == 1
-        assert quick[0]["title"] == "GL001: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`"
+        assert [a["title"] for a in quick] == [
+            "GL001: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`",
+            "Disable GL001 for this line",
+        ]
         assert quick[0]["isPreferred"] is True
         assert quick[0]["diagnostics"] == [diagnostic]
         assert apply(SOURCE, quick[0]["edit"]["changes"][uri]) == FIXED
+        assert "isPreferred" not in quick[1] and quick[1]["diagnostics"] == [diagnostic]
+        silenced = SOURCE.replace("volatile=True))\n", "volatile=True))  # noqa: GL001\n")
+        assert apply(SOURCE, quick[1]["edit"]["changes"][uri]) == silenced
         (fix_all,) = [a for a in actions if a["kind"] == FIX_ALL]
         assert apply(SOURCE, fix_all["edit"]["changes"][uri]) == FIXED
 
@@ -226,8 +231,9 @@ def test_unsafe_fixes_are_labelled_and_not_preferred(tmp_path, monkeypatch):
     text = "model.eval()\n"
     everything = types.Range(types.Position(0, 0), types.Position(1, 0))
     uri = (tmp_path / "m.py").as_uri()
-    # one action: the quick fix; unsafe fixes are not in "fix all", which is then empty
-    (action,) = code_actions(uri, text, tmp_path / "m.py", everything, PositionCodec())
+    # the quick fix and the noqa action; unsafe fixes are not in "fix all", which is then empty
+    action, noqa = code_actions(uri, text, tmp_path / "m.py", everything, PositionCodec())
+    assert noqa.title == "Disable GL003 for this line"
     assert action.title == "GL003: Use train(False) (unsafe: may change behaviour)"
     assert action.is_preferred is False
     assert action.edit.changes[uri] == [
