@@ -355,8 +355,17 @@ class FixRenderer:
     ``apply_fixes`` does: the result is the same text either way.
     """
 
-    def __init__(self, module: cst.Module, source: str, parents: Mapping[int, Optional[cst.CSTNode]]) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        source: str,
+        parents: Mapping[int, Optional[cst.CSTNode]],
+        scopes: Optional[Callable[[], Mapping[cst.CSTNode, Any]]] = None,
+    ) -> None:
+        """``scopes``: gives LibCST's scope metadata of ``module`` (the rules' own, when
+        they computed it: a second analysis of the file costs as much as a lint)."""
         self.module = module
+        self._scopes = scopes
         self.source = source
         self.parents = parents
         self._spans: Optional[Dict[int, Tuple[int, int, List[str]]]] = None
@@ -557,9 +566,12 @@ class FixRenderer:
             from libcst.metadata import ScopeProvider
 
             try:
-                from gradlint.traversal import scope_metadata
+                if self._scopes is not None:
+                    scopes = self._scopes()
+                else:
+                    from gradlint.traversal import scope_metadata
 
-                scopes = scope_metadata(self.module)
+                    scopes = scope_metadata(self.module)
             except Exception:  # LibCST changed inside: its own, slower way
                 from libcst.metadata import MetadataWrapper
 

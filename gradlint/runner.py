@@ -11,7 +11,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
@@ -58,6 +58,21 @@ def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnosti
     ]
 
 
+def scopes_of(context: Any) -> Optional[Callable[[], Any]]:
+    """The scope analysis the rules may already have made of ``context``'s tree (a
+    ``gradlint.rule.FileContext``), for fixes to reuse; None if it has no such cache."""
+    metadata = getattr(context, "metadata", None)
+    if metadata is None:
+        return None
+
+    def scopes() -> Any:
+        from libcst.metadata import ScopeProvider
+
+        return metadata(ScopeProvider)
+
+    return scopes
+
+
 def to_diagnostics(
     findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None
 ) -> List[Diagnostic]:
@@ -72,7 +87,7 @@ def to_diagnostics(
 
     out = []
     # One per file: it renders the file once, then each fix on its own statement.
-    renderer = FixRenderer(context.module, text, context.parents) if context is not None and text is not None else None
+    renderer = FixRenderer(context.module, text, context.parents, scopes_of(context)) if context is not None and text is not None else None
     for f in findings:
         info = None
         fix = f.fix

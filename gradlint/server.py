@@ -45,8 +45,9 @@ from gradlint.checking import check_document, fix_document
 from gradlint.config import ConfigError, Settings, excludes, matches
 from gradlint.engine import _CODE_SPLIT, _NOQA_RE, LintSettings
 from gradlint.files import is_notebook
-from gradlint.fixes import split_lines, text_edits
-from gradlint.results import Diagnostic
+from gradlint.fixes import FixRenderer, split_lines, text_edits
+from gradlint.results import Diagnostic, Finding, TextEdit
+from gradlint.runner import scopes_of
 from gradlint.runner import Mode, to_diagnostics
 
 SOURCE = "gradlint"
@@ -66,6 +67,23 @@ class Checked:
     error: Optional[str] = None
     # The text did not parse (its one diagnostic is GL000).
     broken: bool = False
+    # The findings behind ``diagnostics`` (one each, in order) and the parsed text:
+    # the text edits of their fixes are computed from them when an editor asks.
+    findings: List[Finding] = field(default_factory=list)
+    context: Optional[Any] = None
+    _renderer: Optional[FixRenderer] = None
+
+    def fix_edits(self, index: int, text: str) -> List[TextEdit]:
+        """The text edits of the fix of diagnostic ``index`` (a quick fix's edit)."""
+        finding = self.findings[index]
+        if finding.fix is None or self.context is None:
+            return []
+        if self._renderer is None:
+            self._renderer = FixRenderer(self.context.module, text, self.context.parents, scopes_of(self.context))
+        try:
+            return self._renderer.text_edits(finding.fix)
+        except Exception:  # an unrenderable fix is offered without edits, as `check` reports it
+            return []
 
 
 def check_text(text: str, path: Path) -> Checked:
@@ -79,7 +97,9 @@ def check_text(text: str, path: Path) -> Checked:
     except ConfigError as exc:
         return Checked([], error=str(exc))
     broken = result.context is None and any(f.code == PARSE_ERROR for f in result.findings)
-    return Checked(to_diagnostics(result.findings, text, result.context, Mode(edits=True)), result.settings, broken=broken)
+    # Diagnostics first: the fixes' text edits wait until a code action asks for them.
+    diagnostics = to_diagnostics(result.findings, text, result.context, Mode())
+    return Checked(diagnostics, result.settings, broken=broken, findings=list(result.findings), context=result.context)
 
 
 def _range(lines: Sequence[str], codec: PositionCodec, row: int, column: int, end_row: int, end_column: int) -> types.Range:
@@ -168,18 +188,22 @@ class Version:
             self._comments = (comments, in_string)
         return self._comments
 
-    def actions(self, uri: str, wanted: types.Range, only: Optional[Sequence[str]] = None) -> List[types.CodeAction]:
+    def actions(
+        self, uri: str, wanted: types.Range, only: Optional[Sequence[str]] = None, resolve: bool = False
+    ) -> List[types.CodeAction]:
         """A quick fix for each fixable finding whose range meets ``wanted``, a noqa action
-        for each finding there, and a fix-all action."""
+        for each finding there, and a fix-all action (``resolve``: without its edit, which
+        ``codeAction/resolve`` computes, so that a cursor move never waits for it)."""
         actions: List[types.CodeAction] = []
         quick = only is None or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only)
         noqa: List[types.CodeAction] = []
-        for d, diag in zip(self.checked.diagnostics, self.lsp):
+        for index, (d, diag) in enumerate(zip(self.checked.diagnostics, self.lsp)):
             if not quick or not _meets(diag.range, wanted):
                 continue
             if d.fix is not None:
                 unsafe = d.fix.applicability != "safe"
-                edits = [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in d.fix.edits]
+                fix_edits = self.checked.fix_edits(index, self.text) if self.checked.findings else d.fix.edits
+                edits = [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in fix_edits]
                 actions.append(
                     types.CodeAction(
                         title=f"{d.code}: {d.fix.message}" + (" (unsafe: may change behaviour)" if unsafe else ""),
@@ -201,6 +225,10 @@ class Version:
                 )
         actions += noqa  # after the fixes: a fix is what an editor should offer first
         if only is None or any(FIX_ALL.startswith(k) for k in only):
+            if resolve:
+                if self.checked.settings is not None and any(d.fix is not None for d in self.checked.diagnostics):
+                    actions.append(types.CodeAction(title="gradlint: fix all safe fixes", kind=FIX_ALL, data={"uri": uri}))
+                return actions
             edits = self.fix_all()
             if edits:
                 actions.append(
@@ -345,9 +373,17 @@ def create_server() -> LanguageServer:
         documents.close(params.text_document.uri)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
+    def resolves_edits() -> bool:
+        """Whether the client asks for a code action's edit when it is chosen."""
+        try:
+            support = server.client_capabilities.text_document.code_action.resolve_support  # type: ignore[union-attr]
+        except AttributeError:
+            return False
+        return support is not None and "edit" in support.properties
+
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True),
     )
     def code_action(params: types.CodeActionParams) -> List[types.CodeAction]:
         uri = params.text_document.uri
@@ -355,7 +391,16 @@ def create_server() -> LanguageServer:
         if version is None:
             return []
         only = [str(getattr(k, "value", k)) for k in params.context.only] if params.context.only else None
-        return version.actions(uri, params.range, only)
+        return version.actions(uri, params.range, only, resolve=resolves_edits())
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def code_action_resolve(action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        uri = data.get("uri")
+        version = documents.current(uri) if isinstance(uri, str) and uri in server.workspace.text_documents else None
+        if action.kind == FIX_ALL and version is not None:
+            action.edit = types.WorkspaceEdit(changes={uri: version.fix_all()})
+        return action
 
     return server
 

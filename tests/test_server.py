@@ -291,12 +291,14 @@ def _open(client: Client, tmp_path: Path, name: str, text: str) -> str:
     return uri
 
 
-def _insert(client: Client, uri: str, version: int, line: int, text: str, character: int = 0) -> None:
+def _change(uri: str, version: int, line: int, text: str, character: int = 0) -> Dict[str, Any]:
     position = {"line": line, "character": character}
-    client.notify(
-        "textDocument/didChange",
-        {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": position, "end": position}, "text": text}]},
-    )
+    params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": position, "end": position}, "text": text}]}
+    return {"method": "textDocument/didChange", "params": params}
+
+
+def _insert(client: Client, uri: str, version: int, line: int, text: str, character: int = 0) -> None:
+    client.send(_change(uri, version, line, text, character))
 
 
 def _no_more_diagnostics(client: Client, uri: str, seconds: float) -> None:
@@ -314,9 +316,14 @@ def test_keystrokes_are_checked_once_after_a_pause_and_a_half_typed_line_keeps_t
     try:
         uri = _open(client, tmp_path, "evaluate.py", SOURCE)
         assert [d["code"] for d in client.diagnostics(uri)["diagnostics"]] == ["GL001"]
-        # six keystrokes in a row: one check, of the last version
+        # six keystrokes in a row (one write: a loaded machine cannot space them out
+        # by more than the pause): one check, of the last version
+        burst = b""
         for column, ch in enumerate("x = 1\n"):
-            _insert(client, uri, column + 2, 2, ch, column)
+            body = json.dumps({"jsonrpc": "2.0", **_change(uri, column + 2, 2, ch, column)}).encode("utf-8")
+            burst += b"Content-Length: %d\r\n\r\n" % len(body) + body
+        client.proc.stdin.write(burst)
+        client.proc.stdin.flush()
         published = client.diagnostics(uri)
         assert published["version"] == 7
         assert [(d["code"], d["range"]["start"]["line"]) for d in published["diagnostics"]] == [("GL001", 7)]
@@ -434,3 +441,28 @@ def test_no_noqa_action_where_a_comment_cannot_go(tmp_path):
     # the finding's line ends inside a string: a comment there would be part of it
     text = 'import torch\n\n\ndef f(loss):\n    return loss.data[0], """\n    text\n    """\n'
     assert _noqa_actions(tmp_path, text, 4) == []
+
+
+@pytest.mark.slow
+def test_fix_all_is_computed_when_chosen_by_a_client_that_resolves_code_actions(tmp_path):
+    path = tmp_path / "evaluate.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    uri = path.as_uri()
+    client = Client(tmp_path)
+    try:
+        capabilities = {"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}}
+        init = client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities})
+        assert init["capabilities"]["codeActionProvider"]["resolveProvider"] is True
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        (diagnostic,) = client.diagnostics(uri)["diagnostics"]
+        actions = client.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
+        )
+        (fix_all,) = [a for a in actions if a["kind"] == FIX_ALL]
+        assert "edit" not in fix_all
+        resolved = client.request("codeAction/resolve", fix_all)
+        assert apply(SOURCE, resolved["edit"]["changes"][uri]) == FIXED
+    finally:
+        client.proc.kill()
