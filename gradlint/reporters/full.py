@@ -104,48 +104,50 @@ def _fix_preview(text: _Text, edits: Sequence[TextEdit]) -> List[Tuple[str, Opti
     """The fix as (mark, line number in the fixed text, line) rows: mark is ' ', '-', '+' or '...'.
 
     What a diff of the whole text before and after the fix shows, with CONTEXT
-    lines around each change; computed on windows of a few lines around the
-    edits, so that its cost does not grow with the size of the file."""
+    lines around each change. The edits are applied to the few lines they
+    touch, and the fixed text's lines are those of the text with these few
+    replaced: no copy of the whole text per finding."""
     edits = sorted(edits, key=lambda e: (e.row, e.column, e.end_row, e.end_column))
-    margin = CONTEXT + 1
-    # Clusters of edits close enough that their context could touch.
+    # Runs of edits on the same or adjacent lines, each applied to its lines.
     clusters: List[List[TextEdit]] = []
     for e in edits:
-        if clusters and e.row <= max(x.end_row for x in clusters[-1]) + 2 * margin:
+        if clusters and e.row <= max(x.end_row for x in clusters[-1]) + 1:
             clusters[-1].append(e)
         else:
             clusters.append([e])
-    total = len(text.lines)
-    rows: List[Tuple[str, Optional[int], str]] = []
-    shift = 0  # lines the fix added (or removed, negative) above the current window
+    old = text.lines
+    new: List[str] = []
+    done = 0  # lines of ``old`` already in ``new``
     for cluster in clusters:
-        lo = max(1, cluster[0].row - margin)
-        hi = min(total, max(e.end_row for e in cluster) + margin)
+        lo = cluster[0].row
+        hi = min(len(old), max(e.end_row for e in cluster))
         start = text.starts[lo - 1]
         end = text.starts[hi] if hi < len(text.starts) else len(text.source)
         window = text.source[start:end]
-        out = window
         for e in reversed(cluster):
-            a = text.offset(e.row, e.column) - start
-            b = text.offset(e.end_row, e.end_column) - start
-            out = out[:a] + e.content + out[b:]
-        old = split_lines(window)
-        new = split_lines(out)
-        if old[-1] == "" and new[-1] == "":
-            old.pop()  # the empty "line" after the window's last newline
-            new.pop()
-        matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-        first = lo + shift  # the window's first line, numbered in the fixed text
-        for group in matcher.get_grouped_opcodes(CONTEXT):
-            if rows:
-                rows.append(("...", None, ""))
-            for tag, i1, i2, j1, j2 in group:
-                if tag == "equal":
-                    rows += [(" ", first + j, new[j]) for j in range(j1, j2)]
-                    continue
-                rows += [("-", None, old[k]) for k in range(i1, i2)]
-                rows += [("+", first + j, new[j]) for j in range(j1, j2)]
-        shift += len(new) - len(old)
+            window = window[: text.offset(e.row, e.column) - start] + e.content + window[text.offset(e.end_row, e.end_column) - start :]
+        replaced = split_lines(window)
+        if hi < len(text.starts):
+            replaced.pop()  # the window ends with line ``hi``'s break: no line after it
+        new += old[done : lo - 1]
+        new += replaced
+        done = hi
+    new += old[done:]
+    old = list(old)
+    if old[-1] == "" and new[-1] == "":
+        old.pop()  # the empty "line" after a final newline
+        new.pop()
+    rows: List[Tuple[str, Optional[int], str]] = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for i, group in enumerate(matcher.get_grouped_opcodes(CONTEXT)):
+        if i:
+            rows.append(("...", None, ""))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                rows += [(" ", j + 1, new[j]) for j in range(j1, j2)]
+                continue
+            rows += [("-", None, old[k]) for k in range(i1, i2)]
+            rows += [("+", j + 1, new[j]) for j in range(j1, j2)]
     return rows
 
 
