@@ -455,8 +455,20 @@ class FixRenderer:
             outer = self.parents.get(id(outer))
         if outer is None:
             return None
-        inside = index[id(outer)] < k
-        head = self.module.with_changes(body=body[:k], footer=self.module.footer if k == len(body) else ())
+        head_body = body[:k]
+        # The last statement of the head matters to the codemods only as a statement
+        # that is not an import, and by the comment lines above it (which a removed
+        # import's comments join): a large class or function there is stood in for
+        # (and when the fix is inside it, its text is the one already rendered).
+        last = head_body[-1]
+        stand_in = isinstance(last, _LARGE_STATEMENTS)
+        inside = index[id(outer)] < k and not (stand_in and last is outer)
+        if stand_in:
+            head_body[-1] = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=last.leading_lines)
+        # The footer (comments after the last statement) stays out unless the head ends
+        # the module with a statement of its own (an import whose comments could move there).
+        with_footer = k == len(body) and not stand_in
+        head = self.module.with_changes(body=head_body, footer=self.module.footer if with_footer else ())
         if inside:
             applier = _Applier(fix.edits, self.parents)
             if applier._enter is not None:
@@ -466,7 +478,19 @@ class FixRenderer:
         assert spans is not None
         cut = len(self.source) if k == len(body) else spans[id(body[k - 1])][1]
         new_head = _update_imports(head, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key)).code
-        if inside:
+        if stand_in:
+            pass_line = "pass" + self.module.default_newline
+            last_start, last_end, _ = spans[id(last)]
+            leading = "".join(self.module.code_for_node(line) for line in last.leading_lines)
+            last_text = self.source[last_start:last_end]
+            if last is outer:
+                last_text = self.source[last_start:start] + text + self.source[end:last_end]
+            if not new_head.endswith(pass_line) or not last_text.startswith(leading):
+                return None
+            new_head = new_head[: -len(pass_line)] + last_text[len(leading) :]
+            if k == len(body):
+                new_head += self.source[last_end:]  # the footer
+        if inside or stand_in and last is outer:
             return 0, cut, new_head
         return 0, end, new_head + self.source[cut:start] + text
 
@@ -533,8 +557,12 @@ class FixRenderer:
             top = 0
             while top < len(body) and _is_top_import_or_docstring(body[top], top):
                 top += 1
-            # One statement more: the gatherer stops at the first that is not an import.
-            head = self.module.with_changes(body=body[: top + 1])
+            # One statement more: the gatherer stops at the first that is not an import
+            # (a stand-in for it will do, and is quicker to walk than a large class).
+            after = list(body[top : top + 1])
+            if after and isinstance(after[0], _LARGE_STATEMENTS):
+                after = [cst.SimpleStatementLine(body=[cst.Pass()])]
+            head = self.module.with_changes(body=[*body[:top], *after])
             visitor = AddImportsVisitor(CodemodContext(), [ImportItem(imp.module, imp.obj, imp.asname)])
             visitor.visit_Module(head)
             found = not (visitor.module_imports or visitor.module_mapping or visitor.module_aliases or visitor.alias_mapping)
@@ -593,6 +621,8 @@ class FixRenderer:
 
 
 _MISSING = object()
+# Statements that LibCST's import codemods treat as any other non-import statement.
+_LARGE_STATEMENTS = (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
