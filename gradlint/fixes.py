@@ -371,6 +371,7 @@ class FixRenderer:
         self._spans: Optional[Dict[int, Tuple[int, int, List[str]]]] = None
         self._line_starts: Optional[List[int]] = None
         self._present: Dict[ImportSpec, bool] = {}
+        self._heads: Dict[Any, str] = {}
         # A name bound by one import -> the top-level statement holding it (see _references).
         self._import_statements: Dict[str, cst.CSTNode] = {}
         self._import_refs: Optional[Dict[str, List[cst.CSTNode]]] = None
@@ -477,7 +478,14 @@ class FixRenderer:
         spans = self._statement_spans()
         assert spans is not None
         cut = len(self.source) if k == len(body) else spans[id(body[k - 1])][1]
-        new_head = _update_imports(head, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key)).code
+        # A head without the fix's edits comes out the same for every fix with these
+        # imports to change (many fixes of a file add the same `import torch`).
+        key = None if inside else (frozenset(adds), frozenset(removes), k)
+        new_head = self._heads.get(key) if key is not None else None
+        if new_head is None:
+            new_head = _update_imports(head, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key)).code
+            if key is not None:
+                self._heads[key] = new_head
         if stand_in:
             pass_line = "pass" + self.module.default_newline
             last_start, last_end, _ = spans[id(last)]
