@@ -243,6 +243,9 @@ class Run:
     tree_kb: int  # all processes of the run together (sampled every 20 ms)
     returncode: int
     stdout: bytes
+    # User + system CPU seconds of the run, its worker processes included: what the
+    # run costs, whatever else the machine is doing meanwhile.
+    cpu: float = 0.0
 
 
 def _tree_rss_kb(pid: int) -> int:
@@ -287,7 +290,7 @@ def measure(cmd: Sequence[str], cwd: Path) -> Run:
             sampler.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
-        return Run(wall, usage.ru_maxrss, max(peak[0], usage.ru_maxrss), proc.returncode, out.read())
+        return Run(wall, usage.ru_maxrss, max(peak[0], usage.ru_maxrss), proc.returncode, out.read(), usage.ru_utime + usage.ru_stime)
 
 
 @dataclass
@@ -536,13 +539,304 @@ def render(
     return "\n".join(out)
 
 
+# -- output formats and the language server --------------------------------------
+# Separate from the TorchFix comparison: `run.py --formats` and `run.py --lsp`
+# measure what a user of one format or of an editor waits for, and write their
+# own section of docs/benchmarks.md (kept when the main run rewrites the rest).
+
+# 2017-2018 releases written for PyTorch 0.3 (Variable, volatile, .data[0]):
+# many findings per file, most with fixes, which is what output formats cost on.
+LEGACY_CORPUS = [
+    ("fastai", "0.7.0", "98466faea074f5b0b5d90798f25f8c948ca832de0313a097c7bc9feb8b694d59"),
+    ("allennlp", "0.4.0", "f6d3e0e2877f6157966b2f081e45ab73f3b3b70b959d37aeb1d414171d4e6664"),
+    ("pyro-ppl", "0.1.2", "8fd95ccc49f45ed622dde4812e19e1a9e1fec6ccb4597342678157065daeedfb"),
+]
+OUTPUT_FORMATS = ("concise", "full", "json", "sarif", "github")
+FORMATS_TARGET = 1.2  # every format's time over concise's
+LSP_TARGET_S = 0.3  # last change -> diagnostics, 500-line file
+SECTION = "<!-- output formats and language server: benchmarks/run.py --formats --lsp -->"
+
+
+def build_legacy_corpus() -> Path:
+    downloads, corpus = WORK / "downloads-legacy", WORK / "legacy"
+    downloads.mkdir(parents=True, exist_ok=True)
+    if not all(_archive(downloads, name, version) for name, version, _ in LEGACY_CORPUS):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as req:
+            for name, version, digest in LEGACY_CORPUS:
+                req.write(f"{name}=={version} --hash=sha256:{digest}\n")
+        try:
+            pip([sys.executable], "download", "--no-deps", "--require-hashes", "--no-binary=:all:", "-d", str(downloads), "-r", req.name)
+        finally:
+            os.unlink(req.name)
+    for name, version, _ in LEGACY_CORPUS:
+        target = corpus / f"{name}-{version}"
+        if (target / ".complete").exists():
+            continue
+        shutil.rmtree(target, ignore_errors=True)
+        archive = _archive(downloads, name, version)
+        assert archive is not None, f"{name} {version} was not downloaded"
+        _unpack_py(archive, target)
+        (target / ".complete").write_text("")
+    return corpus
+
+
+def format_times(corpus: Path, repeat: int) -> List[Tuple[str, float, float, float, int]]:
+    """(format, cold CPU s, cold wall s, warm wall s, output bytes), medians, for each
+    output format, every rule selected, default jobs. Cold runs have no cache and
+    are interleaved (each repetition runs every format once), so that a change in
+    the machine's load does not fall on one format; warm runs read the cache that
+    format's first run filled. CPU time (the run's processes together) is what
+    the formats are compared on: on a shared machine wall time mostly measures
+    the others' load."""
+    g = gradlint_cmd()
+    base = {fmt: [*g, "check", "--select", "ALL", "--output-format", fmt, corpus.name] for fmt in OUTPUT_FORMATS}
+    cold: Dict[str, List[Run]] = {fmt: [] for fmt in OUTPUT_FORMATS}
+    for rep in range(repeat):
+        for fmt in OUTPUT_FORMATS:
+            run = measure([*base[fmt], "--no-cache"], corpus.parent)
+            cold[fmt].append(run)
+            print(f"  [{rep + 1}/{repeat}] {fmt}: cold {run.cpu:.2f} s CPU, {run.wall:.2f} s wall", flush=True)
+    results = []
+    for fmt in OUTPUT_FORMATS:
+        cache_dir = WORK / f"cache-{fmt}"
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        measure([*base[fmt], "--cache-dir", str(cache_dir)], corpus.parent)
+        warm = [measure([*base[fmt], "--cache-dir", str(cache_dir)], corpus.parent) for _ in range(repeat)]
+        runs = cold[fmt]
+        results.append(
+            (
+                fmt,
+                statistics.median(r.cpu for r in runs),
+                statistics.median(r.wall for r in runs),
+                statistics.median(r.wall for r in warm),
+                len(runs[0].stdout),
+            )
+        )
+        print(f"  {fmt}: warm {results[-1][3]:.2f} s", flush=True)
+    return results
+
+
+def legacy_document(lines: int) -> str:
+    """A PyTorch 0.3-era module of about ``lines`` lines: one legacy finding or more every few lines."""
+    out = ["import torch", "from torch.autograd import Variable", ""]
+    i = 0
+    while len(out) < lines - 8:
+        out += [
+            "",
+            f"def evaluate_{i}(model, loader):",
+            "    total = 0",
+            "    for x, y in loader:",
+            "        out = model(Variable(x, volatile=True))",
+            "        total += (out - Variable(y)).abs().sum().data[0]",
+            "    return total",
+        ]
+        i += 1
+    return "\n".join(out) + "\n"
+
+
+class _LspClient:
+    """Just enough of an LSP client (Content-Length framed JSON-RPC over stdio)."""
+
+    def __init__(self, cwd: Path) -> None:
+        import json
+        import queue
+
+        self.json, self.queue = json, queue.Queue()
+        self.proc = subprocess.Popen([*gradlint_cmd(), "server"], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            assert length is not None
+            self.queue.put((time.perf_counter(), self.json.loads(out.read(length))))
+
+    def send(self, message: Dict) -> None:
+        body = self.json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: object) -> Tuple[float, Dict]:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        return self.wait(lambda m: m.get("id") == self.next_id and "method" not in m)
+
+    def wait(self, match) -> Tuple[float, Dict]:
+        while True:
+            at, message = self.queue.get(timeout=120)
+            if match(message):
+                return at, message
+
+    def diagnostics(self, uri: str, version: int) -> Tuple[float, Dict]:
+        return self.wait(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics"
+            and m["params"]["uri"] == uri
+            and m["params"].get("version") == version
+        )
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None)
+            self.send({"method": "exit", "params": None})
+            self.proc.wait(timeout=10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+def lsp_latency(sizes: Sequence[int], repeat: int) -> List[Tuple[int, int, float, float, float]]:
+    """(lines, findings, didOpen -> diagnostics, last of six keystrokes -> diagnostics,
+    a code action) in seconds (medians) for legacy documents of ``sizes`` lines."""
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        client = _LspClient(root)
+        try:
+            resolve = {"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}}
+            client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": resolve})
+            client.send({"method": "initialized", "params": {}})
+            for n in sizes:
+                text = legacy_document(n)
+                opens, changes, actions, findings = [], [], [], 0
+                for rep in range(repeat):
+                    path = root / f"doc_{n}_{rep}.py"
+                    path.write_text(text)
+                    uri = path.as_uri()
+                    start = time.perf_counter()
+                    client.send({"method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}})
+                    at, published = client.diagnostics(uri, 1)
+                    opens.append(at - start)
+                    findings = len(published["params"]["diagnostics"])
+                    version = 1
+                    for ch in "# ok\n":  # typed at the top of the file, one change per keystroke
+                        version += 1
+                        pos = {"line": 3, "character": version - 2}
+                        last = time.perf_counter()
+                        client.send({"method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": pos, "end": pos}, "text": ch}]}})
+                    at, _ = client.diagnostics(uri, version)
+                    changes.append(at - last)
+                    first = published["params"]["diagnostics"][0]["range"]
+                    start = time.perf_counter()
+                    at, _ = client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": first, "context": {"diagnostics": []}})
+                    actions.append(at - start)
+                    client.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
+                results.append((n, findings, statistics.median(opens), statistics.median(changes), statistics.median(actions)))
+                print(f"  {n} lines: open {results[-1][2]:.3f} s, change {results[-1][3]:.3f} s, code action {results[-1][4]:.3f} s", flush=True)
+        finally:
+            client.close()
+    return results
+
+
+def render_formats_and_lsp(
+    formats: Optional[List[Tuple[str, float, float, float, int]]],
+    legacy: Optional[Tuple[int, int, int]],
+    lsp: Optional[List[Tuple[int, int, float, float, float]]],
+    repeat: int,
+) -> str:
+    out = [SECTION, "", "## Output formats and the language server", ""]
+    out.append(f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; gradlint {gradlint_version()}, revision {git_revision()}")
+    out.append(f"- Machine: {os.cpu_count()} logical CPUs; load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    out.append(f"- Medians of {repeat} runs.")
+    if formats is not None and legacy is not None:
+        names = ", ".join(f"{n} {v}" for n, v, _ in LEGACY_CORPUS)
+        out += [
+            "",
+            "### Output formats on a legacy corpus",
+            "",
+            f"`gradlint check --select ALL --output-format F` (default jobs) on the `.py` files of {names} "
+            f"(PyTorch 0.3-era code: {legacy[0]:,} files, {legacy[1]:,} lines; pinned, hash-checked PyPI sdists). "
+            "Cold: `--no-cache`; warm: a second run from the cache.",
+            "",
+            "| format | cold, CPU | CPU / concise | cold, wall | warm, wall | output |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        concise = next(c for f, c, _, _, _ in formats if f == "concise")
+        for fmt, cpu, wall, warm, size in formats:
+            ratio = cpu / concise
+            mark = "" if fmt == "concise" else (" (met)" if ratio <= FORMATS_TARGET else " (NOT met)")
+            out.append(f"| `{fmt}` | {cpu:.2f} s | {ratio:.2f}{mark} | {wall:.2f} s | {warm:.2f} s | {size / 1024:,.0f} KiB |")
+        out += [
+            "",
+            f"Target: every format within {FORMATS_TARGET}× of `concise`, in CPU time (user + system, worker processes "
+            "included; wall times on a shared machine mostly measure the others' load).",
+        ]
+    if lsp is not None:
+        out += [
+            "",
+            "### Language server latency",
+            "",
+            "`gradlint server` over stdio, driven by a JSON-RPC client in `benchmarks/run.py`, on generated PyTorch 0.3-era "
+            "modules (a legacy finding or more every few lines). *Open*: `didOpen` to the diagnostics; *typing*: six "
+            "keystrokes, one `didChange` each, from the last one to the diagnostics of that version (a check after a "
+            "50 ms pause, of the last version only); *code action*: a `codeAction` request on a finding, answered from "
+            "that version's check.",
+            "",
+            "| lines | findings | open | typing: last change → diagnostics | code action |",
+            "| ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for n, findings, opened, changed, action in lsp:
+            out.append(f"| {n} | {findings} | {opened:.3f} s | {changed:.3f} s | {action:.3f} s |")
+        out += ["", f"Target: diagnostics within {LSP_TARGET_S} s of the last change on a 500-line file."]
+    return "\n".join(out) + "\n"
+
+
+def _write_section(text: str) -> None:
+    current = DOCS.read_text(encoding="utf-8") if DOCS.exists() else ""
+    head = current.split(SECTION)[0].rstrip("\n")
+    DOCS.write_text((head + "\n\n" if head else "") + text, encoding="utf-8")
+
+
+def _kept_section() -> str:
+    """This file's formats and language-server section, which the main run leaves in place."""
+    if not DOCS.exists():
+        return ""
+    current = DOCS.read_text(encoding="utf-8")
+    return "\n" + SECTION + current.split(SECTION, 1)[1] if SECTION in current else ""
+
+
+def formats_and_lsp(args: argparse.Namespace) -> int:
+    formats = legacy = lsp = None
+    if args.formats:
+        print("building the legacy corpus ...", flush=True)
+        corpus = build_legacy_corpus()
+        legacy = corpus_stats(corpus)
+        print(f"legacy corpus: {legacy[0]:,} files, {legacy[1]:,} lines", flush=True)
+        formats = format_times(corpus, args.repeat)
+    if args.lsp:
+        print("language server ...", flush=True)
+        lsp = lsp_latency((45, 217, 427, 500), args.repeat)
+    text = render_formats_and_lsp(formats, legacy, lsp, args.repeat)
+    print()
+    print(text)
+    if not args.no_write:
+        _write_section(text)
+        print(f"written to {DOCS}")
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of each run (median reported; at least 3 for docs)")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave docs/benchmarks.md alone")
+    parser.add_argument("--formats", action="store_true", help="only time each output format on a legacy corpus")
+    parser.add_argument("--lsp", action="store_true", help="only time the language server's diagnostics and code actions")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.formats or args.lsp:
+        return formats_and_lsp(args)
 
     print("building the corpus and the peers' virtualenv ...", flush=True)
     corpus = build_corpus()
@@ -573,7 +867,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print()
     print(text)
     if not args.no_write:
-        DOCS.write_text(text, encoding="utf-8")
+        DOCS.write_text(text + _kept_section(), encoding="utf-8")
         print(f"written to {DOCS}")
     return 1 if problems else 0
 

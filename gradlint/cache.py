@@ -44,6 +44,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from gradlint import __version__
 from gradlint.options import RuleOptions
+from gradlint.results import Diagnostic, FixInfo, TextEdit
 
 CACHE_DIR_NAME = ".gradlint_cache"
 SCHEMA = 1
@@ -222,8 +223,6 @@ def encode_diagnostics(diagnostics: List[Any]) -> List[Dict[str, Any]]:
 
 def decode_diagnostics(raw: Any) -> Optional[List[Any]]:
     """The diagnostics in a cache entry; None if the entry is malformed."""
-    from gradlint.runner import Diagnostic, FixInfo
-
     try:
         out = []
         for item in raw:
@@ -231,8 +230,6 @@ def decode_diagnostics(raw: Any) -> Optional[List[Any]]:
             if fix is not None:
                 edits = fix["edits"]
                 if edits:
-                    from gradlint.fixes import TextEdit
-
                     edits = [_build(TextEdit, e) for e in edits]
                 fix = _build(FixInfo, dict(fix, edits=tuple(edits)), skip=("edits",))
             out.append(_build(Diagnostic, dict(item, fix=fix), skip=("fix",)))

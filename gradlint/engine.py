@@ -19,7 +19,8 @@ import libcst as cst
 
 from gradlint import catalog, legacy_syntax, parsing
 from gradlint.fixes import Fix, apply_fixes, select_compatible
-from gradlint.rule import FileContext, Finding, Rule, RuleOptions
+from gradlint.results import Finding
+from gradlint.rule import FileContext, Rule, RuleOptions
 from gradlint.rules import all_rules
 from gradlint.traversal import walk
 

@@ -27,21 +27,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from gradlint.config import Settings, excludes, matches
+from gradlint.errors import ReadError, WriteError  # re-exported: callers catch them from here
 
 if TYPE_CHECKING:  # notebooks are imported only when one is read; fixes (LibCST) only to fix
-    from gradlint.fixes import Fix, TextEdit
+    from gradlint.fixes import Fix
+    from gradlint.results import TextEdit
     from gradlint.notebook import Notebook
 
 SOURCE_SUFFIXES = (".py", ".ipynb")
 NOTEBOOK_SUFFIX = ".ipynb"
-
-
-class ReadError(Exception):
-    """A file that cannot be read or decoded; the message is one line."""
-
-
-class WriteError(Exception):
-    """A fix that was not written; the file is left as it was."""
 
 
 class MissingPathError(Exception):

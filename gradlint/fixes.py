@@ -10,6 +10,7 @@ compose with the fixes inside what they wrap.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import functools
 import re
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
+
+from gradlint.results import TextEdit  # re-exported: the type of text_edits' results
 
 # (line, column) pairs as LibCST reports them: 1-based lines, 0-based columns.
 Span = Tuple[Tuple[int, int], Tuple[int, int]]
@@ -60,19 +63,6 @@ class Fix:
     add_imports: Tuple[ImportSpec, ...] = ()
     # Removed only if nothing uses the name any more once the edits are applied.
     remove_imports: Tuple[ImportSpec, ...] = ()
-
-
-@dataclass(frozen=True)
-class TextEdit:
-    """A fix as text, for reporters: 1-based rows and columns, end exclusive."""
-
-    content: str
-    row: int
-    column: int
-    end_row: int
-    end_column: int
-    # The notebook cell (1-based) the rows and columns are relative to; None in a .py file.
-    cell: Optional[int] = None
 
 
 # Python source lines end with \r\n, \r or \n only; str.splitlines() would also
@@ -344,3 +334,338 @@ def text_edits(old: str, new: str) -> List[TextEdit]:
         end_row, end_col = position(base + end_a)
         edits.append(TextEdit(b[start:end_b], row, col, end_row, end_col))
     return edits
+
+
+class FixRenderer:
+    """The text of each fix of one parsed file, as if it alone were applied.
+
+    Reporters show every fix (JSON edits, ``full``'s previews, the language
+    server's quick fixes), so a file with a hundred findings needs a hundred
+    fixed versions of itself. Rendering the whole module and diffing it for
+    each (and running LibCST's import codemods over the whole module for each,
+    a scope analysis every time) made output cost grow with findings × file
+    size. Here the file is rendered once, recording where each statement's
+    text lies; a fix is then applied to the smallest statement that holds all
+    its edits and only that statement is rendered, with the indentation of its
+    block. Its import changes are skipped when they provably change nothing:
+    an import to add that the module already has at its top, an import to
+    remove whose name is still used outside the fix's edits. Any fix this
+    cannot handle (edits in several top-level statements, an import that
+    would change, a file without a final newline) is rendered in full, as
+    ``apply_fixes`` does: the result is the same text either way.
+    """
+
+    def __init__(
+        self,
+        module: cst.Module,
+        source: str,
+        parents: Mapping[int, Optional[cst.CSTNode]],
+        scopes: Optional[Callable[[], Mapping[cst.CSTNode, Any]]] = None,
+    ) -> None:
+        """``scopes``: gives LibCST's scope metadata of ``module`` (the rules' own, when
+        they computed it: a second analysis of the file costs as much as a lint)."""
+        self.module = module
+        self._scopes = scopes
+        self.source = source
+        self.parents = parents
+        self._spans: Optional[Dict[int, Tuple[int, int, List[str]]]] = None
+        self._line_starts: Optional[List[int]] = None
+        self._present: Dict[ImportSpec, bool] = {}
+        self._heads: Dict[Any, str] = {}
+        # A name bound by one import -> the top-level statement holding it (see _references).
+        self._import_statements: Dict[str, cst.CSTNode] = {}
+        self._import_refs: Optional[Dict[str, List[cst.CSTNode]]] = None
+
+    # -- the whole text, or edits ------------------------------------------
+
+    def fixed_text(self, fix: Fix) -> str:
+        """The source with ``fix`` applied (what ``apply_fixes`` returns)."""
+        local = self._local(fix)
+        if local is None:
+            return apply_fixes(self.module, [fix], self.parents)
+        start, end, text = local
+        return self.source[:start] + text + self.source[end:]
+
+    def text_edits(self, fix: Fix) -> List[TextEdit]:
+        """``text_edits(source, fixed_text(fix))``, computed on the changed statement only."""
+        local = self._local(fix)
+        if local is None:
+            return text_edits(self.source, apply_fixes(self.module, [fix], self.parents))
+        start, end, text = local
+        first_row = self._row_of(start)
+        return [
+            TextEdit(e.content, e.row + first_row - 1, e.column, e.end_row + first_row - 1, e.end_column)
+            for e in text_edits(self.source[start:end], text)
+        ]
+
+    # -- one statement -----------------------------------------------------
+
+    def _local(self, fix: Fix) -> Optional[Tuple[int, int, str]]:
+        """(start offset, end offset, new text) of the one region ``fix`` changes, or None."""
+        if not fix.edits or not self.module.has_trailing_newline:
+            return None
+        stmt = self._statement(fix.edits)
+        if stmt is None or isinstance(stmt, cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+        ):
+            return None
+        spans = self._statement_spans()
+        if spans is None or id(stmt) not in spans:
+            return None
+        start, end, indents = spans[id(stmt)]
+        new = stmt.visit(_Applier(fix.edits, self.parents))
+        if not isinstance(new, cst.CSTNode):
+            return None
+        recorder = _span_recorder()
+        assert recorder is not None  # the spans were recorded with it
+        state = recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+        state.indent_tokens = list(indents)
+        new._codegen(state)
+        text = "".join(state.tokens)
+        adds = [imp for imp in fix.add_imports if not self._import_present(imp)]
+        removes = [imp for imp in fix.remove_imports if not self._still_used(imp, fix.edits)]
+        if not adds and not removes:
+            return start, end, text
+        return self._with_imports(fix, stmt, start, end, text, adds, removes)
+
+    def _with_imports(
+        self, fix: Fix, stmt: cst.CSTNode, start: int, end: int, text: str, adds: List[ImportSpec], removes: List[ImportSpec]
+    ) -> Optional[Tuple[int, int, str]]:
+        """``_local`` for a fix whose imports change: LibCST's import codemods run on the
+        head of the module only (its top imports, each import to remove and the
+        statement after it, which inherits the comments above a removed import).
+        What they do there depends on nothing further down, once it is known that
+        nothing further down uses a removed name."""
+        if removes and "__all__" in self.source:
+            return None  # names listed in __all__ are kept: that list may be anywhere in the file
+        body = list(self.module.body)
+        index = {id(node): i for i, node in enumerate(body)}
+        top = 0
+        while top < len(body) and _is_top_import_or_docstring(body[top], top):
+            top += 1
+        k = top + 1
+        for imp in removes:
+            name = imp.asname or imp.obj or imp.module
+            holder = self._import_statements.get(name)
+            if holder is None or id(holder) not in index or re.search(rf"\b{re.escape(name)}\b", text):
+                return None
+            k = max(k, index[id(holder)] + 2)
+        k = min(k, len(body))
+        outer: Optional[cst.CSTNode] = stmt
+        while outer is not None and id(outer) not in index:
+            outer = self.parents.get(id(outer))
+        if outer is None:
+            return None
+        head_body = body[:k]
+        # The last statement of the head matters to the codemods only as a statement
+        # that is not an import, and by the comment lines above it (which a removed
+        # import's comments join): a large class or function there is stood in for
+        # (and when the fix is inside it, its text is the one already rendered).
+        last = head_body[-1]
+        stand_in = isinstance(last, _LARGE_STATEMENTS)
+        inside = index[id(outer)] < k and not (stand_in and last is outer)
+        if stand_in:
+            head_body[-1] = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=last.leading_lines)
+        # The footer (comments after the last statement) stays out unless the head ends
+        # the module with a statement of its own (an import whose comments could move there).
+        with_footer = k == len(body) and not stand_in
+        head = self.module.with_changes(body=head_body, footer=self.module.footer if with_footer else ())
+        if inside:
+            applier = _Applier(fix.edits, self.parents)
+            if applier._enter is not None:
+                applier._enter.add(id(head))
+            head = head.visit(applier)
+        spans = self._statement_spans()
+        assert spans is not None
+        cut = len(self.source) if k == len(body) else spans[id(body[k - 1])][1]
+        # A head without the fix's edits comes out the same for every fix with these
+        # imports to change (many fixes of a file add the same `import torch`).
+        key = None if inside else (frozenset(adds), frozenset(removes), k)
+        new_head = self._heads.get(key) if key is not None else None
+        if new_head is None:
+            new_head = _update_imports(head, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key)).code
+            if key is not None:
+                self._heads[key] = new_head
+        if stand_in:
+            pass_line = "pass" + self.module.default_newline
+            last_start, last_end, _ = spans[id(last)]
+            leading = "".join(self.module.code_for_node(line) for line in last.leading_lines)
+            last_text = self.source[last_start:last_end]
+            if last is outer:
+                last_text = self.source[last_start:start] + text + self.source[end:last_end]
+            if not new_head.endswith(pass_line) or not last_text.startswith(leading):
+                return None
+            new_head = new_head[: -len(pass_line)] + last_text[len(leading) :]
+            if k == len(body):
+                new_head += self.source[last_end:]  # the footer
+        if inside or stand_in and last is outer:
+            return 0, cut, new_head
+        return 0, end, new_head + self.source[cut:start] + text
+
+    def _statement(self, edits: Sequence[Edit]) -> Optional[cst.CSTNode]:
+        """The innermost statement of a block that contains every edit, without being
+        replaced itself (a statement replaced by several, or by none, is rendered as
+        part of the statement around it)."""
+        common: Optional[List[cst.CSTNode]] = None
+        for edit in edits:
+            node: Optional[cst.CSTNode] = edit.target
+            if edit.kind == "wrap" or edit.kind == "replace" and not isinstance(edit.new, cst.CSTNode):
+                node = self.parents.get(id(node))  # the block, then the statement holding it
+            chain: List[cst.CSTNode] = []
+            while node is not None:
+                parent = self.parents.get(id(node), _MISSING)
+                if parent is _MISSING:
+                    return None
+                if isinstance(node, cst.BaseStatement) and isinstance(parent, (cst.Module, cst.IndentedBlock)):
+                    chain.append(node)
+                node = parent  # type: ignore[assignment]
+            if common is None:
+                common = chain
+            else:
+                ids = {id(n) for n in chain}
+                common = [n for n in common if id(n) in ids]
+            if not common:
+                return None
+        return common[0] if common else None
+
+    def _statement_spans(self) -> Optional[Dict[int, Tuple[int, int, List[str]]]]:
+        """id() of each statement -> (start offset, end offset, indentation of its block)."""
+        if self._spans is None:
+            recorder = _span_recorder()
+            if recorder is None:
+                self._spans = {}
+                return None
+            state = recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+            self.module._codegen(state)
+            if "".join(state.tokens) != self.source:  # never expected: LibCST round-trips
+                self._spans = {}
+            else:
+                offsets = [0]
+                for tok in state.tokens:
+                    offsets.append(offsets[-1] + len(tok))
+                self._spans = {k: (offsets[a], offsets[b], ind) for k, (a, b, ind) in state.spans.items()}
+        return self._spans or None
+
+    def _row_of(self, offset: int) -> int:
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(self.source)]
+        return bisect.bisect_right(self._line_starts, offset)
+
+    # -- imports -----------------------------------------------------------
+
+    def _import_present(self, imp: ImportSpec) -> bool:
+        """Whether adding ``imp`` leaves the module as it is: LibCST's own check, on the
+        imports at the top of the module (the only ones it looks at)."""
+        found = self._present.get(imp)
+        if found is None:
+            from libcst.codemod import CodemodContext
+            from libcst.codemod.visitors import AddImportsVisitor, ImportItem
+
+            body = self.module.body
+            top = 0
+            while top < len(body) and _is_top_import_or_docstring(body[top], top):
+                top += 1
+            # One statement more: the gatherer stops at the first that is not an import
+            # (a stand-in for it will do, and is quicker to walk than a large class).
+            after = list(body[top : top + 1])
+            if after and isinstance(after[0], _LARGE_STATEMENTS):
+                after = [cst.SimpleStatementLine(body=[cst.Pass()])]
+            head = self.module.with_changes(body=[*body[:top], *after])
+            visitor = AddImportsVisitor(CodemodContext(), [ImportItem(imp.module, imp.obj, imp.asname)])
+            visitor.visit_Module(head)
+            found = not (visitor.module_imports or visitor.module_mapping or visitor.module_aliases or visitor.alias_mapping)
+            self._present[imp] = found
+        return found
+
+    def _still_used(self, imp: ImportSpec, edits: Sequence[Edit]) -> bool:
+        """Whether the name ``imp`` binds is used outside the nodes ``edits`` replace (so
+        that removing the import if unused leaves it); False when not sure."""
+        if imp.obj is None and imp.asname is None and "." in imp.module:
+            return False
+        name = imp.asname or imp.obj or imp.module
+        refs = self._references().get(name)
+        if not refs:
+            return False
+        replaced = {id(e.target) for e in edits if e.kind != "wrap"}
+        for ref in refs:
+            node: Optional[cst.CSTNode] = ref
+            while node is not None and id(node) not in replaced:
+                node = self.parents.get(id(node))
+            if node is None:
+                return True
+        return False
+
+    def _references(self) -> Dict[str, List[cst.CSTNode]]:
+        """For each name bound by exactly one import statement in the whole module,
+        the nodes that use it."""
+        if self._import_refs is None:
+            from libcst.metadata import ScopeProvider
+
+            try:
+                if self._scopes is not None:
+                    scopes = self._scopes()
+                else:
+                    from gradlint.traversal import scope_metadata
+
+                    scopes = scope_metadata(self.module)
+            except Exception:  # LibCST changed inside: its own, slower way
+                from libcst.metadata import MetadataWrapper
+
+                scopes = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(ScopeProvider)
+            bindings: Dict[str, List[Any]] = {}
+            for scope in {id(s): s for s in scopes.values() if s is not None}.values():
+                for assignment in scope.assignments:
+                    if isinstance(getattr(assignment, "node", None), (cst.Import, cst.ImportFrom)):
+                        bindings.setdefault(assignment.name, []).append(assignment)
+            self._import_refs = {}
+            for name, found in bindings.items():
+                if len(found) != 1:
+                    continue
+                self._import_refs[name] = [access.node for access in found[0].references]
+                holder = self.parents.get(id(found[0].node))
+                if isinstance(holder, cst.SimpleStatementLine) and isinstance(self.parents.get(id(holder)), cst.Module):
+                    self._import_statements[name] = holder
+        return self._import_refs
+
+
+_MISSING = object()
+# Statements that LibCST's import codemods treat as any other non-import statement.
+_LARGE_STATEMENTS = (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _is_top_import_or_docstring(stmt: cst.BaseStatement, index: int) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine) or not stmt.body:
+        return False
+    first = stmt.body[0]
+    if isinstance(first, (cst.Import, cst.ImportFrom)):
+        return True
+    return index == 0 and isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+@functools.lru_cache(maxsize=None)
+def _span_recorder() -> Optional[type]:
+    """A codegen state that records, for each statement, the tokens it produced and
+    the indentation it was produced with; None if LibCST's codegen is not as expected
+    (every fix is then rendered in full)."""
+    try:
+        from libcst._nodes.internal import CodegenState
+    except ImportError:
+        return None
+
+    class _SpanRecorder(CodegenState):  # type: ignore[misc, valid-type]
+        def __init__(self, default_indent: str, default_newline: str) -> None:
+            super().__init__(default_indent=default_indent, default_newline=default_newline)
+            self.spans: Dict[int, Tuple[int, int, List[str]]] = {}
+            self._open: Dict[int, Tuple[int, List[str]]] = {}
+
+        def before_codegen(self, node: cst.CSTNode) -> None:
+            if isinstance(node, cst.BaseStatement):
+                self._open[id(node)] = (len(self.tokens), list(self.indent_tokens))
+
+        def after_codegen(self, node: cst.CSTNode) -> None:
+            if isinstance(node, cst.BaseStatement):
+                start, indents = self._open.pop(id(node))
+                self.spans[id(node)] = (start, len(self.tokens), indents)
+
+    return _SpanRecorder

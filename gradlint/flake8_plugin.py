@@ -41,18 +41,16 @@ class Plugin:
         self.lines = lines
 
     def run(self) -> Iterator[Result]:
+        from gradlint.checking import check_document
         from gradlint.config import ConfigError
-        from gradlint.engine import LintSettings, lint_source
 
         try:
-            codes, options = _settings_for_cwd().codes_for(Path(self.filename))
+            # flake8 applies noqa comments itself; were gradlint to drop a silenced
+            # finding, flake8-noqa and yesqa would take the comment for unused.
+            result = check_document(self.filename, "".join(self.lines), _settings_for_cwd(), line_noqa=False)
         except ConfigError as exc:
             yield 1, 0, f"GL000 gradlint configuration error: {exc}", type(self)
             return
-        # flake8 applies noqa comments itself; were gradlint to drop a silenced
-        # finding, flake8-noqa and yesqa would take the comment for unused.
-        settings = LintSettings(codes, options, line_noqa=False)
-        result = lint_source("".join(self.lines), self.filename, settings)
         for finding in result.findings:
             # flake8 wants a 0-based column, as LibCST gives it, and adds 1 itself.
             yield finding.start[0], finding.start[1], f"{finding.code} {finding.message}", type(self)

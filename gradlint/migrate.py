@@ -24,10 +24,11 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from gradlint import catalog, legacy_syntax, parsing
 from gradlint.config import ConfigError, Settings, expand_selector
-from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, FixGate, LintSettings, file_noqa, fix_source, triggered_rules
+from gradlint.checking import TOO_DEEP, fix_document, lint_settings
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, FixGate, LintSettings, file_noqa, triggered_rules
 from gradlint.files import ReadError, WriteError, read_document, write_source
-from gradlint.rule import Finding
-from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics
+from gradlint.results import Diagnostic, Finding
+from gradlint.runner import Mode, display_path, to_diagnostics
 
 
 @dataclass(frozen=True)
@@ -132,10 +133,12 @@ def migrate_source(
     trusted = codes & trusted_codes()
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
     lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
-    result = fix_source(text, path, lint_settings, unsafe=unsafe, trusted=trusted, gate=gate)
+    result = fix_document(path, text, lint_settings, unsafe=unsafe, trusted=trusted, gate=gate)
     for f in result.remaining:
         if f.code == PARSE_ERROR:
-            return MigratedSource(source, skipped=f"{f.message} (line {f.start[0]})", problems=result.problems)
+            # A file too deep to analyse has no line to point at.
+            where = "" if f.message == TOO_DEEP else f" (line {f.start[0]})"
+            return MigratedSource(source, skipped=f"{f.message}{where}", problems=result.problems)
     fixed = Counter(result.fixed)
     if renamed:
         fixed[ASYNC_ARGUMENT] += len(renamed)
@@ -184,7 +187,7 @@ class FileMigration:
 
 def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigration:
     report = FileMigration(display_path(path))
-    codes, options = settings.codes_for(path)
+    rules = lint_settings(path, settings)
     try:
         # A notebook too: its code cells are migrated as one module, and only the
         # changed cells' source is written back (as `check --fix` does).
@@ -193,9 +196,7 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
         report.skipped = str(exc)
         return report
     try:
-        result = migrate_source(
-            source.text, report.path, LintSettings(codes, options), unsafe=mode.unsafe_fixes, gate=source.check_fix
-        )
+        result = migrate_source(source.text, report.path, rules, unsafe=mode.unsafe_fixes, gate=source.check_fix)
     except RecursionError:
         report.skipped = "too deeply nested to analyse"
         return report

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from gradlint.fixes import Fix, TextEdit, split_lines, text_edits
+from gradlint.errors import WriteError
+from gradlint.fixes import Fix, split_lines, text_edits
+from gradlint.results import TextEdit
 
 # Cell magics whose body is Python run in the kernel: the body is checked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "python", "python3"})
@@ -619,8 +621,6 @@ class Notebook:
     def changed_cells(self, new: str) -> List[Tuple[Segment, Segment]]:
         layout = self._layouts.get(new)
         if layout is None:
-            from gradlint.files import WriteError
-
             raise WriteError("the fixed code cannot be written back into the notebook's cells")
         return [(a, b) for a, b in zip(self.segments, layout) if a.source() != b.source()]
 

@@ -12,7 +12,6 @@ resolution or flow analysis never pays for it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
@@ -23,16 +22,7 @@ from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
 from gradlint.semantic import SemanticModel
 from gradlint.semantic.tree import Tree
-
-
-@dataclass
-class Finding:
-    code: str
-    message: str
-    # 1-based lines, 0-based columns, as LibCST reports them; reporters convert.
-    start: Tuple[int, int]
-    end: Tuple[int, int]
-    fix: Optional[Fix] = None
+from gradlint.results import Finding  # re-exported: rules and tests import it from here
 
 
 class FileContext:
@@ -126,6 +116,7 @@ class Rule:
                 start=start,
                 end=end,
                 fix=fix,
+                node=node,
             )
         )
 

@@ -6,76 +6,25 @@ render it and it can cross process boundaries.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
 from gradlint.files import Document, ReadError, SourceFile, WriteError, decode, read_document, write_source
 from gradlint.options import RuleOptions
+from gradlint.results import Diagnostic, FileReport, Finding, FixInfo, TextEdit
 
 if TYPE_CHECKING:
     from gradlint.engine import LintSettings
-    from gradlint.fixes import TextEdit
-    from gradlint.rule import Finding
 
 # The engine (and so LibCST, a fifth of a second to import) is imported only
 # by the functions that lint: a run answered from the cache never needs it.
-
-
-@dataclass(frozen=True)
-class FixInfo:
-    applicability: str
-    message: str
-    edits: Tuple[TextEdit, ...] = ()
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """A finding as reported: 1-based rows and columns."""
-
-    code: str
-    message: str
-    row: int
-    column: int
-    end_row: int
-    end_column: int
-    fix: Optional[FixInfo] = None
-    # The notebook cell (1-based) that the rows and columns are relative to; None in a .py file.
-    cell: Optional[int] = None
-    # In a notebook, the same range in the .ipynb file's own lines and columns (its
-    # JSON text), for viewers that show the file as it is (SARIF, GitHub annotations).
-    file_row: Optional[int] = None
-    file_column: Optional[int] = None
-    file_end_row: Optional[int] = None
-    file_end_column: Optional[int] = None
-
-    @property
-    def url(self) -> Optional[str]:
-        doc = catalog.load().get(self.code)
-        return doc.url if doc else None
-
-
-@dataclass
-class FileReport:
-    path: str
-    diagnostics: List[Diagnostic] = field(default_factory=list)
-    fixed: Counter = field(default_factory=Counter)
-    diff: Optional[str] = None
-    # One-line problems that are not findings (a fix not written, ...).
-    errors: List[str] = field(default_factory=list)
-    internal_error: bool = False
-    # The text the diagnostics' positions refer to (after --fix, the fixed
-    # text), kept only when Mode.source asks and there are diagnostics.
-    source: Optional[str] = None
-    # In a notebook, each code cell's text by cell number: diagnostics' rows are
-    # relative to their cell.
-    cells: Optional[Dict[int, str]] = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +64,21 @@ def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnosti
     return out
 
 
+def scopes_of(context: Any) -> Optional[Callable[[], Any]]:
+    """The scope analysis the rules may already have made of ``context``'s tree (a
+    ``gradlint.rule.FileContext``), for fixes to reuse; None if it has no such cache."""
+    metadata = getattr(context, "metadata", None)
+    if metadata is None:
+        return None
+
+    def scopes() -> Any:
+        from libcst.metadata import ScopeProvider
+
+        return metadata(ScopeProvider)
+
+    return scopes
+
+
 def to_diagnostics(
     findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None
 ) -> List[Diagnostic]:
@@ -125,24 +89,26 @@ def to_diagnostics(
     is needed to compute fix edits for JSON output, and by documents that check
     each fix (``checks_fixes``: a notebook drops the fixes it could not write back).
     """
-    from gradlint.fixes import apply_fixes, text_edits
+    from gradlint.fixes import FixRenderer
 
     out = []
+    # One per file: it renders the file once, then each fix on its own statement.
+    renderer = FixRenderer(context.module, text, context.parents, scopes_of(context)) if context is not None and text is not None else None
     for f in findings:
         info = None
         fix = f.fix
         if fix is not None:
             edits: Optional[Tuple[TextEdit, ...]] = ()
-            if mode.edits and context is not None and text is not None:
+            if mode.edits and renderer is not None:
                 try:
-                    new = apply_fixes(context.module, [fix], context.parents)
-                    edits = doc.fix_edits(text, new) if doc is not None else tuple(text_edits(text, new))
+                    if doc is None or isinstance(doc, SourceFile):
+                        edits = tuple(renderer.text_edits(fix))
+                    else:
+                        edits = doc.fix_edits(text, renderer.fixed_text(fix))
                 except Exception:  # an unrenderable fix is reported without edits
                     edits = ()
-            elif doc is not None and doc.checks_fixes and context is not None and text is not None:
-                module = context.module
-                parents = context.parents
-                edits = () if doc.fix_fits(text, fix, lambda: apply_fixes(module, [fix], parents)) else None
+            elif doc is not None and doc.checks_fixes and renderer is not None:
+                edits = () if doc.fix_fits(text, fix, functools.partial(renderer.fixed_text, fix)) else None
             if edits is not None:
                 info = FixInfo(fix.applicability, fix.title, edits)
         cell, row, column, end_row, end_column = None, f.start[0], f.start[1] + 1, f.end[0], f.end[1] + 1
@@ -235,18 +201,16 @@ Writer = Callable[[Document, str], None]
 
 def _check_source(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
     """Lint or fix ``doc`` into ``report``; the text its diagnostics refer to comes back."""
-    from gradlint.engine import lint_source
+    from gradlint.checking import check_document
 
     final = doc.text
     try:
         if mode.fix or mode.diff:
             final = _fix_file(report, doc, settings, mode, write)
         else:
-            result = lint_source(doc.text, report.path, settings)
-            report.diagnostics = to_diagnostics(result.findings, doc.text, result.context, mode, doc)
+            checked = check_document(report.path, doc.text, settings)
+            report.diagnostics = to_diagnostics(checked.findings, doc.text, checked.context, mode, doc)
         report.diagnostics[:0] = _problem_diagnostics(doc, settings.codes)
-    except RecursionError:
-        report.diagnostics = [_read_error_diagnostic("too deeply nested to analyse")]
     except Exception as exc:  # keep going with the other files; the run exits 2
         report.internal_error = True
         report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
@@ -258,9 +222,9 @@ def _check_source(report: FileReport, doc: Document, settings: LintSettings, mod
 
 def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
     """Fix ``doc``, writing it with ``write`` (None: the caller prints it); returns the resulting text."""
-    from gradlint.engine import fix_source
+    from gradlint.checking import fix_document
 
-    result = fix_source(doc.text, report.path, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)
+    result = fix_document(report.path, doc.text, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)
     report.errors.extend(result.problems)
     changed = result.source != doc.text
     original, final = result.original, result.final

@@ -21,7 +21,8 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
-from gradlint.runner import FileReport, Mode, display_path, lint_file
+from gradlint.results import FileReport
+from gradlint.runner import Mode, display_path, lint_file
 
 # Below this many files to parse, starting workers (~10 ms each, forked)
 # costs about what they would save.
@@ -68,10 +69,21 @@ def check_paths(
                     source = _read(path)
                     raw = cache.lookup_digest(key, source.digest, st) if source is not None else None
                 diagnostics = cache_mod.decode_diagnostics(raw) if raw is not None else None
-                # The `full` format quotes the checked text, which the cache does not keep.
-                if diagnostics is not None and not _fixes_something(diagnostics, mode) and not (mode.source and diagnostics):
-                    done(i, FileReport(display_path(path), diagnostics=diagnostics))
-                    continue
+                if diagnostics is not None and not _fixes_something(diagnostics, mode):
+                    report = FileReport(display_path(path), diagnostics=diagnostics)
+                    if mode.source and diagnostics:
+                        # The `full` format quotes the checked text: the file itself, whose
+                        # content the cache entry was just matched against (or its stat).
+                        if source is None:
+                            source = _read(path)
+                            if source is not None and cache.lookup_digest(key, source.digest, st) is None:
+                                source = None  # changed since its stat was taken: checked again below
+                        if source is not None:
+                            report.source = source.text
+                            report.cells = source.cell_texts(source.text)
+                    if not (mode.source and diagnostics and report.source is None):
+                        done(i, report)
+                        continue
         todo.append((i, path, codes, options, source, key, st))
 
     parse: List[Tuple[int, Path, Any, Any, Document]] = []

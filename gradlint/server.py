@@ -2,11 +2,23 @@
 
 It publishes gradlint's findings as diagnostics when a Python document is
 opened, changed or saved, and offers each finding's fix as a quick fix (unsafe
-fixes say so in their title and are never the preferred action), plus a
+fixes say so in their title and are never the preferred action), a "Disable
+GLxxx for this line" action that adds (or extends) a ``# noqa`` comment, and a
 ``source.fixAll.gradlint`` action that applies every safe fix, as Ruff's
 server does. Each document is checked with the configuration that governs its
 path (the nearest ``[tool.gradlint]``, per-file ignores, excludes), read
 afresh on every check so that edits to ``pyproject.toml`` take effect at once.
+
+Typing must stay responsive:
+
+- a change is checked after a short pause (``DEBOUNCE_S``) in which no other
+  change came: six keystrokes are one check, of the last version;
+- each version of a document is checked once; code actions (which editors
+  ask for on every cursor move) are answered from that check, and "fix all"
+  is computed at most once per version, when first asked for;
+- while the buffer does not parse (a line half typed), the last diagnostics
+  of a version that did parse stay; GL000 replaces them only if the buffer
+  still does not parse after ``SYNTAX_PAUSE_S``.
 
 pygls is imported here only: ``gradlint check`` never pays for it, and it is
 needed only with the ``lsp`` extra (``pip install 'torch-gradlint[lsp]'``).
@@ -14,25 +26,36 @@ needed only with the ``lsp`` extra (``pip install 'torch-gradlint[lsp]'``).
 
 from __future__ import annotations
 
+import asyncio
+import io
 import os
-from dataclasses import dataclass
+import tokenize
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
-from gradlint import __version__
+from gradlint import __version__, catalog
+from gradlint.catalog import PARSE_ERROR
+from gradlint.checking import check_document, fix_document
 from gradlint.config import ConfigError, Settings, excludes, matches
-from gradlint.engine import LintSettings, fix_source, lint_source
+from gradlint.engine import _CODE_SPLIT, _NOQA_RE, LintSettings
 from gradlint.files import is_notebook
-from gradlint.fixes import split_lines, text_edits
-from gradlint.runner import Diagnostic, Mode, _read_error_diagnostic, to_diagnostics
+from gradlint.fixes import FixRenderer, split_lines, text_edits
+from gradlint.results import Diagnostic, Finding, TextEdit
+from gradlint.runner import scopes_of
+from gradlint.runner import Mode, to_diagnostics
 
 SOURCE = "gradlint"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
+# A check starts this long after the last change of a document.
+DEBOUNCE_S = 0.05
+# A buffer that does not parse keeps its last good diagnostics this long.
+SYNTAX_PAUSE_S = 1.0
 
 
 @dataclass
@@ -42,6 +65,25 @@ class Checked:
     diagnostics: List[Diagnostic]
     settings: Optional[LintSettings] = None
     error: Optional[str] = None
+    # The text did not parse (its one diagnostic is GL000).
+    broken: bool = False
+    # The findings behind ``diagnostics`` (one each, in order) and the parsed text:
+    # the text edits of their fixes are computed from them when an editor asks.
+    findings: List[Finding] = field(default_factory=list)
+    context: Optional[Any] = None
+    _renderer: Optional[FixRenderer] = None
+
+    def fix_edits(self, index: int, text: str) -> List[TextEdit]:
+        """The text edits of the fix of diagnostic ``index`` (a quick fix's edit)."""
+        finding = self.findings[index]
+        if finding.fix is None or self.context is None:
+            return []
+        if self._renderer is None:
+            self._renderer = FixRenderer(self.context.module, text, self.context.parents, scopes_of(self.context))
+        try:
+            return self._renderer.text_edits(finding.fix)
+        except Exception:  # an unrenderable fix is offered without edits, as `check` reports it
+            return []
 
 
 def check_text(text: str, path: Path) -> Checked:
@@ -51,15 +93,13 @@ def check_text(text: str, path: Path) -> Checked:
         cfg = settings.config_for(path)
         if matches(excludes(cfg), path, cfg.root, ancestors=True):
             return Checked([])
-        codes, options = settings.codes_for(path)
+        result = check_document(path, text, settings)
     except ConfigError as exc:
         return Checked([], error=str(exc))
-    lint_settings = LintSettings(codes, options)
-    try:
-        result = lint_source(text, str(path), lint_settings)
-    except RecursionError:  # as the runner reports it: the editor keeps a diagnostic, not a stale list
-        return Checked([_read_error_diagnostic("too deeply nested to analyse")], lint_settings)
-    return Checked(to_diagnostics(result.findings, text, result.context, Mode(edits=True)), lint_settings)
+    broken = result.context is None and any(f.code == PARSE_ERROR for f in result.findings)
+    # Diagnostics first: the fixes' text edits wait until a code action asks for them.
+    diagnostics = to_diagnostics(result.findings, text, result.context, Mode())
+    return Checked(diagnostics, result.settings, broken=broken, findings=list(result.findings), context=result.context)
 
 
 def _range(lines: Sequence[str], codec: PositionCodec, row: int, column: int, end_row: int, end_column: int) -> types.Range:
@@ -79,49 +119,129 @@ def lsp_diagnostic(d: Diagnostic, lines: Sequence[str], codec: PositionCodec) ->
     )
 
 
+@dataclass
+class Version:
+    """One version of a document, checked once; what code actions are built from."""
+
+    text: str
+    path: Path
+    codec: PositionCodec
+    checked: Checked
+    lines: List[str] = field(default_factory=list)
+    lsp: List[types.Diagnostic] = field(default_factory=list)
+    _fix_all: Optional[List[types.TextEdit]] = None
+    _comments: Optional[Tuple[Dict[int, Tuple[int, str]], set]] = None
+
+    def __post_init__(self) -> None:
+        self.lines = split_lines(self.text)
+        self.lsp = [lsp_diagnostic(d, self.lines, self.codec) for d in self.checked.diagnostics]
+
+    def fix_all(self) -> List[types.TextEdit]:
+        """The edits of every safe fix, computed when first asked for."""
+        if self._fix_all is None:
+            self._fix_all = []
+            if self.checked.settings is not None and any(d.fix is not None for d in self.checked.diagnostics):
+                fixed = fix_document(self.path, self.text, self.checked.settings).source
+                if fixed != self.text:
+                    self._fix_all = [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in text_edits(self.text, fixed)]
+        return self._fix_all
+
+    def _edit(self, row: int, column: int, end_row: int, end_column: int, content: str) -> types.TextEdit:
+        return types.TextEdit(range=_range(self.lines, self.codec, row, column, end_row, end_column), new_text=content)
+
+    def noqa_edit(self, row: int, code: str) -> Optional[types.TextEdit]:
+        """The edit that silences ``code`` on ``row``: a new ``# noqa: CODE`` comment, or
+        ``CODE`` added to the line's noqa comment; None where no comment can go (the
+        line ends inside a string) or all codes are already silenced there."""
+        comments, in_string = self._tokens()
+        if row in in_string or row > len(self.lines):
+            return None
+        line = self.lines[row - 1].rstrip("\r\n")
+        found = comments.get(row)
+        if found is not None:
+            column, comment = found
+            m = _NOQA_RE.search(comment)
+            if m is not None:
+                if m.group("codes") is None:
+                    return None  # a bare `# noqa` silences every code already
+                codes = [c for c in _CODE_SPLIT.split(m.group("codes").strip()) if c]
+                if code in (c.upper() for c in codes):
+                    return None
+                start, end = column + m.start(), column + m.end()
+                return self._edit(row, start + 1, row, end + 1, f"# noqa: {', '.join([*codes, code])}")
+        end = len(line.rstrip())
+        return self._edit(row, end + 1, row, len(line) + 1, f"  # noqa: {code}")
+
+    def _tokens(self) -> Tuple[Dict[int, Tuple[int, str]], set]:
+        """(row -> (column, text) of its comment, rows that end inside a string)."""
+        if self._comments is None:
+            comments: Dict[int, Tuple[int, str]] = {}
+            in_string: set = set()
+            try:
+                for tok in tokenize.generate_tokens(io.StringIO(self.text, newline=None).readline):
+                    if tok.type == tokenize.COMMENT:
+                        comments[tok.start[0]] = (tok.start[1], tok.string)
+                    elif tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                        in_string.update(range(tok.start[0], tok.end[0]))
+            except (tokenize.TokenError, IndentationError, SyntaxError):
+                in_string = set(range(1, len(self.lines) + 1))  # not tokenizable: no safe place
+            self._comments = (comments, in_string)
+        return self._comments
+
+    def actions(
+        self, uri: str, wanted: types.Range, only: Optional[Sequence[str]] = None, resolve: bool = False
+    ) -> List[types.CodeAction]:
+        """A quick fix for each fixable finding whose range meets ``wanted``, a noqa action
+        for each finding there, and a fix-all action (``resolve``: without its edit, which
+        ``codeAction/resolve`` computes, so that a cursor move never waits for it)."""
+        actions: List[types.CodeAction] = []
+        quick = only is None or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only)
+        noqa: List[types.CodeAction] = []
+        for index, (d, diag) in enumerate(zip(self.checked.diagnostics, self.lsp)):
+            if not quick or not _meets(diag.range, wanted):
+                continue
+            if d.fix is not None:
+                unsafe = d.fix.applicability != "safe"
+                fix_edits = self.checked.fix_edits(index, self.text) if self.checked.findings else d.fix.edits
+                edits = [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in fix_edits]
+                actions.append(
+                    types.CodeAction(
+                        title=f"{d.code}: {d.fix.message}" + (" (unsafe: may change behaviour)" if unsafe else ""),
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[diag],
+                        edit=types.WorkspaceEdit(changes={uri: edits}),
+                        is_preferred=not unsafe,
+                    )
+                )
+            edit = None if d.code == PARSE_ERROR else self.noqa_edit(d.row, d.code)
+            if edit is not None:
+                noqa.append(
+                    types.CodeAction(
+                        title=f"Disable {d.code} for this line",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[diag],
+                        edit=types.WorkspaceEdit(changes={uri: [edit]}),
+                    )
+                )
+        actions += noqa  # after the fixes: a fix is what an editor should offer first
+        if only is None or any(FIX_ALL.startswith(k) for k in only):
+            if resolve:
+                if self.checked.settings is not None and any(d.fix is not None for d in self.checked.diagnostics):
+                    actions.append(types.CodeAction(title="gradlint: fix all safe fixes", kind=FIX_ALL, data={"uri": uri}))
+                return actions
+            edits = self.fix_all()
+            if edits:
+                actions.append(
+                    types.CodeAction(title="gradlint: fix all safe fixes", kind=FIX_ALL, edit=types.WorkspaceEdit(changes={uri: edits}))
+                )
+        return actions
+
+
 def code_actions(
     uri: str, text: str, path: Path, wanted: types.Range, codec: PositionCodec, only: Optional[Sequence[str]] = None
 ) -> List[types.CodeAction]:
-    """A quick fix for each fixable finding whose range meets ``wanted``, and a fix-all action."""
-    checked = check_text(text, path)
-    lines = split_lines(text)
-    actions: List[types.CodeAction] = []
-    quick = only is None or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only)
-    for d in checked.diagnostics:
-        if d.fix is None or not quick:
-            continue
-        diag = lsp_diagnostic(d, lines, codec)
-        if not _meets(diag.range, wanted):
-            continue
-        unsafe = d.fix.applicability != "safe"
-        edits = [
-            types.TextEdit(range=_range(lines, codec, e.row, e.column, e.end_row, e.end_column), new_text=e.content)
-            for e in d.fix.edits
-        ]
-        actions.append(
-            types.CodeAction(
-                title=f"{d.code}: {d.fix.message}" + (" (unsafe: may change behaviour)" if unsafe else ""),
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diag],
-                edit=types.WorkspaceEdit(changes={uri: edits}),
-                is_preferred=not unsafe,
-            )
-        )
-    if checked.settings is not None and (only is None or any(FIX_ALL.startswith(k) for k in only)):
-        fixed = fix_source(text, str(path), checked.settings).source
-        if fixed != text:
-            edits = [
-                types.TextEdit(range=_range(lines, codec, e.row, e.column, e.end_row, e.end_column), new_text=e.content)
-                for e in text_edits(text, fixed)
-            ]
-            actions.append(
-                types.CodeAction(
-                    title="gradlint: fix all safe fixes",
-                    kind=FIX_ALL,
-                    edit=types.WorkspaceEdit(changes={uri: edits}),
-                )
-            )
-    return actions
+    """The code actions for ``wanted`` in ``text`` (checked now: the server answers from its last check)."""
+    return Version(text, path, codec, check_text(text, path)).actions(uri, wanted, only)
 
 
 def _meets(a: types.Range, b: types.Range) -> bool:
@@ -140,53 +260,147 @@ def _path(server: LanguageServer, uri: str) -> Path:
     return Path(root, "untitled.py")
 
 
+class Documents:
+    """Each open document's last check, its pending check and what was published."""
+
+    def __init__(self, server: LanguageServer, check: Callable[[str, Path], Checked] = check_text) -> None:
+        self.server = server
+        self.check = check
+        self.versions: Dict[str, Tuple[Optional[int], Version]] = {}
+        # The last version that parsed, and what was published last (uri -> version number).
+        self.good: Dict[str, Version] = {}
+        self.published: Dict[str, Any] = {}
+        self.timers: Dict[str, asyncio.TimerHandle] = {}
+        self.reported_errors: set = set()
+
+    def current(self, uri: str) -> Optional[Version]:
+        """The check of the document's current version (done now if not done yet)."""
+        document = self.server.workspace.get_text_document(uri)
+        path = _path(self.server, uri)
+        if document.language_id not in (None, "", "python") or is_notebook(path):
+            return None  # a notebook's JSON, or another language: nothing gradlint can check here
+        found = self.versions.get(uri)
+        if found is not None and found[0] == document.version and found[1].text == document.source:
+            return found[1]
+        version = Version(document.source, path, document.position_codec, self.check(document.source, path))
+        self.versions[uri] = (document.version, version)
+        if version.checked.error and version.checked.error not in self.reported_errors:
+            self.reported_errors.add(version.checked.error)  # once, not on every keystroke
+            self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"gradlint: {version.checked.error}"))
+        return version
+
+    def schedule(self, uri: str, delay: float) -> None:
+        pending = self.timers.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not under the server's loop (a direct call): check now
+            self.publish(uri)
+            return
+        self.timers[uri] = loop.call_later(delay, self.publish, uri)
+
+    def publish(self, uri: str, *, settle: bool = False) -> None:
+        """Check the current version if not checked yet and publish its diagnostics;
+        for a buffer that does not parse, the last good ones until SYNTAX_PAUSE_S
+        (``settle``: that pause is over)."""
+        self.timers.pop(uri, None)
+        if uri not in self.server.workspace.text_documents:
+            return  # closed meanwhile
+        version = self.current(uri)
+        if version is None:
+            return
+        number = self.versions[uri][0]
+        shown = version
+        if version.checked.broken and not settle and uri in self.good:
+            shown = self.good[uri]
+            self.schedule_settle(uri, number)
+        elif not version.checked.broken:
+            self.good[uri] = version
+        if self.published.get(uri) == (number, id(shown)):
+            return
+        self.published[uri] = (number, id(shown))
+        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, version=number, diagnostics=shown.lsp))
+
+    def schedule_settle(self, uri: str, number: Optional[int]) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        def settle() -> None:
+            found = self.versions.get(uri)
+            if found is not None and found[0] == number and uri not in self.timers:
+                self.publish(uri, settle=True)
+
+        loop.call_later(SYNTAX_PAUSE_S, settle)
+
+    def close(self, uri: str) -> None:
+        pending = self.timers.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        for table in (self.versions, self.good, self.published):
+            table.pop(uri, None)
+
+
 def create_server() -> LanguageServer:
     server = LanguageServer("gradlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-    reported_errors: set = set()
+    documents = Documents(server)
+    server.gradlint_documents = documents  # type: ignore[attr-defined]
 
-    def publish(uri: str) -> None:
-        document = server.workspace.get_text_document(uri)
-        path = _path(server, uri)
-        if document.language_id not in (None, "", "python") or is_notebook(path):
-            return  # a notebook's JSON, or another language: nothing gradlint can check here
-        checked = check_text(document.source, path)
-        if checked.error and checked.error not in reported_errors:
-            reported_errors.add(checked.error)  # once, not on every keystroke
-            server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"gradlint: {checked.error}"))
-        lines = split_lines(document.source)
-        server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri,
-                version=document.version,
-                diagnostics=[lsp_diagnostic(d, lines, document.position_codec) for d in checked.diagnostics],
-            )
-        )
+    @server.feature(types.INITIALIZED)
+    def initialized(params: types.InitializedParams) -> None:
+        # The rules and the catalog, loaded now rather than on the first keystroke.
+        from gradlint.rules import all_rules
+
+        all_rules()
+        catalog.load()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        publish(params.text_document.uri)
+        documents.publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        publish(params.text_document.uri)
+        documents.schedule(params.text_document.uri, DEBOUNCE_S)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        publish(params.text_document.uri)
+        documents.publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        documents.close(params.text_document.uri)
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+    def resolves_edits() -> bool:
+        """Whether the client asks for a code action's edit when it is chosen."""
+        try:
+            support = server.client_capabilities.text_document.code_action.resolve_support  # type: ignore[union-attr]
+        except AttributeError:
+            return False
+        return support is not None and "edit" in support.properties
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True),
     )
     def code_action(params: types.CodeActionParams) -> List[types.CodeAction]:
         uri = params.text_document.uri
-        document = server.workspace.get_text_document(uri)
+        version = documents.current(uri)
+        if version is None:
+            return []
         only = [str(getattr(k, "value", k)) for k in params.context.only] if params.context.only else None
-        return code_actions(uri, document.source, _path(server, uri), params.range, document.position_codec, only)
+        return version.actions(uri, params.range, only, resolve=resolves_edits())
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def code_action_resolve(action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        uri = data.get("uri")
+        version = documents.current(uri) if isinstance(uri, str) and uri in server.workspace.text_documents else None
+        if action.kind == FIX_ALL and version is not None:
+            action.edit = types.WorkspaceEdit(changes={uri: version.fix_all()})
+        return action
 
     return server
 

@@ -166,6 +166,32 @@ def test_json_output_with_fix_edits_is_cached_apart(project, no_linting):
     assert run().stdout == text
 
 
+def test_full_output_is_served_from_the_cache_with_its_source_and_fix_previews(project, no_linting, later):
+    first = run("--output-format", "full")
+    assert "legacy.py:6:11" in first.stdout and "6 |     print(loss.data[0])" in first.stdout
+    assert "6 +     print(loss.item())" in first.stdout  # the preview of the GL003 fix
+    no_linting()
+    second = run("--output-format", "full")
+    assert (second.exit_code, second.stdout) == (first.exit_code, first.stdout)
+    # The entry is the one JSON output uses too (both need fix edits).
+    assert run("--output-format", "json").exit_code == 1
+
+
+def test_full_output_rechecks_a_file_changed_after_its_stat_was_cached(project, monkeypatch, later):
+    run("--output-format", "full")
+    import gradlint.scheduler
+
+    real = gradlint.scheduler._read
+
+    def edited_meanwhile(path):
+        (project / "legacy.py").write_text(LEGACY.replace("print(loss.data[0])", "print(loss)"))
+        return real(path)
+
+    monkeypatch.setattr(gradlint.scheduler, "_read", edited_meanwhile)
+    out = run("--output-format", "full").stdout
+    assert "GL003" not in out and "print(loss)" in out
+
+
 @pytest.mark.parametrize("garbage", [b"", b"\x00\xff not json", b"[1, 2]", b'{"schema": 1, "entries": []}'])
 def test_a_corrupt_cache_file_is_ignored_and_rewritten(project, garbage):
     first = run()

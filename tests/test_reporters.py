@@ -13,8 +13,7 @@ from harness import ROOT
 from gradlint import catalog, reporters
 from gradlint.cli import main
 from gradlint.reporters import RunInfo, full
-from gradlint.runner import Diagnostic, FileReport, FixInfo
-from gradlint.fixes import TextEdit
+from gradlint.results import Diagnostic, FileReport, FixInfo, TextEdit
 from samples import GL001_MESSAGE, GL003_MESSAGE, LEGACY
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -8,6 +8,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -166,11 +167,16 @@ def test_diagnostics_quick_fix_and_clean_text_over_stdio(tmp_path):
             {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
         )
         quick = [a for a in actions if a["kind"] == "quickfix"]
-        assert len(quick) == 1
-        assert quick[0]["title"] == "GL001: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`"
+        assert [a["title"] for a in quick] == [
+            "GL001: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`",
+            "Disable GL001 for this line",
+        ]
         assert quick[0]["isPreferred"] is True
         assert quick[0]["diagnostics"] == [diagnostic]
         assert apply(SOURCE, quick[0]["edit"]["changes"][uri]) == FIXED
+        assert "isPreferred" not in quick[1] and quick[1]["diagnostics"] == [diagnostic]
+        silenced = SOURCE.replace("volatile=True))\n", "volatile=True))  # noqa: GL001\n")
+        assert apply(SOURCE, quick[1]["edit"]["changes"][uri]) == silenced
         (fix_all,) = [a for a in actions if a["kind"] == FIX_ALL]
         assert apply(SOURCE, fix_all["edit"]["changes"][uri]) == FIXED
 
@@ -226,8 +232,9 @@ def test_unsafe_fixes_are_labelled_and_not_preferred(tmp_path, monkeypatch):
     text = "model.eval()\n"
     everything = types.Range(types.Position(0, 0), types.Position(1, 0))
     uri = (tmp_path / "m.py").as_uri()
-    # one action: the quick fix; unsafe fixes are not in "fix all", which is then empty
-    (action,) = code_actions(uri, text, tmp_path / "m.py", everything, PositionCodec())
+    # the quick fix and the noqa action; unsafe fixes are not in "fix all", which is then empty
+    action, noqa = code_actions(uri, text, tmp_path / "m.py", everything, PositionCodec())
+    assert noqa.title == "Disable GL003 for this line"
     assert action.title == "GL003: Use train(False) (unsafe: may change behaviour)"
     assert action.is_preferred is False
     assert action.edit.changes[uri] == [
@@ -272,3 +279,190 @@ def test_documents_are_checked_with_the_configuration_for_their_path(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nselect = ['GL9']\n")
     broken = check_text(text, tmp_path / "evaluate.py")
     assert broken.diagnostics == [] and broken.error == f"{tmp_path / 'pyproject.toml'}: unknown rule code or prefix 'GL9'"
+
+
+def _open(client: Client, tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+    client.notify("initialized", {})
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    return uri
+
+
+def _change(uri: str, version: int, line: int, text: str, character: int = 0) -> Dict[str, Any]:
+    position = {"line": line, "character": character}
+    params = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": position, "end": position}, "text": text}]}
+    return {"method": "textDocument/didChange", "params": params}
+
+
+def _insert(client: Client, uri: str, version: int, line: int, text: str, character: int = 0) -> None:
+    client.send(_change(uri, version, line, text, character))
+
+
+def _no_more_diagnostics(client: Client, uri: str, seconds: float) -> None:
+    try:
+        while True:
+            message = client.messages.get(timeout=seconds)
+            assert not (message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri), message
+    except queue.Empty:
+        pass
+
+
+@pytest.mark.slow
+def test_keystrokes_are_checked_once_after_a_pause_and_a_half_typed_line_keeps_the_diagnostics(tmp_path):
+    client = Client(tmp_path)
+    try:
+        uri = _open(client, tmp_path, "evaluate.py", SOURCE)
+        assert [d["code"] for d in client.diagnostics(uri)["diagnostics"]] == ["GL001"]
+        # six keystrokes in a row (one write: a loaded machine cannot space them out
+        # by more than the pause): one check, of the last version
+        burst = b""
+        for column, ch in enumerate("x = 1\n"):
+            body = json.dumps({"jsonrpc": "2.0", **_change(uri, column + 2, 2, ch, column)}).encode("utf-8")
+            burst += b"Content-Length: %d\r\n\r\n" % len(body) + body
+        client.proc.stdin.write(burst)
+        client.proc.stdin.flush()
+        published = client.diagnostics(uri)
+        assert published["version"] == 7
+        assert [(d["code"], d["range"]["start"]["line"]) for d in published["diagnostics"]] == [("GL001", 7)]
+        _no_more_diagnostics(client, uri, 0.5)
+
+        # a line half typed: the file does not parse; the diagnostics stay as they were ...
+        _insert(client, uri, 8, 3, "y = (\n")
+        started = time.monotonic()
+        kept = client.diagnostics(uri)
+        assert kept["version"] == 8
+        assert [(d["code"], d["range"]["start"]["line"]) for d in kept["diagnostics"]] == [("GL001", 7)]
+        # ... until it still does not parse a moment later: then GL000 says why
+        broken = client.diagnostics(uri)
+        assert time.monotonic() - started >= 0.9
+        assert broken["version"] == 8
+        assert [(d["code"], d["range"]["start"]["line"]) for d in broken["diagnostics"]] == [("GL000", 3)]
+
+        # finished typing before the pause is over: no GL000 in between
+        _insert(client, uri, 9, 4, "0)\n")
+        fixed = client.diagnostics(uri)
+        assert (fixed["version"], [d["code"] for d in fixed["diagnostics"]]) == (9, ["GL001"])
+        _insert(client, uri, 10, 3, "z = [\n")
+        assert [d["code"] for d in client.diagnostics(uri)["diagnostics"]] == ["GL001"]
+        _insert(client, uri, 11, 4, "]\n")
+        assert [d["code"] for d in client.diagnostics(uri)["diagnostics"]] == ["GL001"]
+        _no_more_diagnostics(client, uri, 1.5)
+    finally:
+        client.proc.kill()
+
+
+class _FakeDocument:
+    def __init__(self, uri: str, text: str, version: int) -> None:
+        self.uri, self.source, self.version = uri, text, version
+        self.language_id = "python"
+        self.position_codec = PositionCodec()
+
+
+class _FakeServer:
+    """What gradlint.server.Documents uses of pygls's LanguageServer."""
+
+    def __init__(self) -> None:
+        self.workspace = self
+        self.text_documents: Dict[str, _FakeDocument] = {}
+        self.root_path = None
+        self.published: List[Any] = []
+
+    def get_text_document(self, uri: str) -> _FakeDocument:
+        return self.text_documents[uri]
+
+    def text_document_publish_diagnostics(self, params: Any) -> None:
+        self.published.append(params)
+
+    def window_show_message(self, params: Any) -> None:
+        raise AssertionError(params)
+
+
+def test_code_actions_are_answered_from_the_check_of_the_version(tmp_path, monkeypatch):
+    from gradlint import server as server_mod
+
+    checks: List[str] = []
+    fixes: List[str] = []
+
+    def check(text: str, path: Path):
+        checks.append(text)
+        return server_mod.check_text(text, path)
+
+    real_fix = server_mod.fix_document
+    monkeypatch.setattr(server_mod, "fix_document", lambda *a, **k: fixes.append(a[1]) or real_fix(*a, **k))
+    fake = _FakeServer()
+    uri = (tmp_path / "evaluate.py").as_uri()
+    fake.text_documents[uri] = _FakeDocument(uri, SOURCE, 1)
+    documents = server_mod.Documents(fake, check)  # type: ignore[arg-type]
+    documents.publish(uri)
+    assert [d.code for d in fake.published[-1].diagnostics] == ["GL001"]
+    line = types.Range(types.Position(6, 0), types.Position(6, 0))
+    for _ in range(5):  # the cursor moves along the line
+        version = documents.current(uri)
+        assert version is not None
+        titles = [a.title for a in version.actions(uri, line)]
+    assert titles[-1] == "gradlint: fix all safe fixes"
+    assert (len(checks), len(fixes)) == (1, 1)
+    # a new version is checked again, once
+    fake.text_documents[uri] = _FakeDocument(uri, SOURCE + "\n", 2)
+    documents.current(uri)
+    documents.current(uri)
+    assert len(checks) == 2
+
+
+def _noqa_actions(tmp_path: Path, text: str, line: int) -> List[types.CodeAction]:
+    uri = (tmp_path / "m.py").as_uri()
+    wanted = types.Range(types.Position(line, 0), types.Position(line + 1, 0))
+    return [a for a in code_actions(uri, text, tmp_path / "m.py", wanted, PositionCodec()) if a.title.startswith("Disable")]
+
+
+def test_noqa_action_adds_a_comment_or_merges_with_the_one_there(tmp_path):
+    head = "import torch\n\n\ndef f(loss, x):\n"
+    # a line with a comment already: the noqa goes after it
+    text = head + "    print(loss.data[0], x.volatile)  # why\n"
+    first, second = _noqa_actions(tmp_path, text, 4)
+    assert (first.title, second.title) == ("Disable GL003 for this line", "Disable GL004 for this line")
+    uri = (tmp_path / "m.py").as_uri()
+    (edit,) = first.edit.changes[uri]
+    assert edit == types.TextEdit(range=types.Range(types.Position(4, 42), types.Position(4, 42)), new_text="  # noqa: GL003")
+    # a noqa comment for another code: the code is added to it
+    text = head + "    print(loss.data[0], x.volatile)  # noqa:GL004\n"
+    (action,) = _noqa_actions(tmp_path, text, 4)
+    (edit,) = action.edit.changes[uri]
+    assert edit == types.TextEdit(range=types.Range(types.Position(4, 37), types.Position(4, 49)), new_text="# noqa: GL004, GL003")
+    # the engine agrees: nothing left on that line
+    fixed = text.replace("# noqa:GL004", "# noqa: GL004, GL003")
+    assert _noqa_actions(tmp_path, fixed, 4) == []
+
+
+def test_no_noqa_action_where_a_comment_cannot_go(tmp_path):
+    # the finding's line ends inside a string: a comment there would be part of it
+    text = 'import torch\n\n\ndef f(loss):\n    return loss.data[0], """\n    text\n    """\n'
+    assert _noqa_actions(tmp_path, text, 4) == []
+
+
+@pytest.mark.slow
+def test_fix_all_is_computed_when_chosen_by_a_client_that_resolves_code_actions(tmp_path):
+    path = tmp_path / "evaluate.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    uri = path.as_uri()
+    client = Client(tmp_path)
+    try:
+        capabilities = {"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}}
+        init = client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities})
+        assert init["capabilities"]["codeActionProvider"]["resolveProvider"] is True
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        (diagnostic,) = client.diagnostics(uri)["diagnostics"]
+        actions = client.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
+        )
+        (fix_all,) = [a for a in actions if a["kind"] == FIX_ALL]
+        assert "edit" not in fix_all
+        resolved = client.request("codeAction/resolve", fix_all)
+        assert apply(SOURCE, resolved["edit"]["changes"][uri]) == FIXED
+    finally:
+        client.proc.kill()

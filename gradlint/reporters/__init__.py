@@ -9,7 +9,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
-from gradlint.runner import Diagnostic, FileReport
+from gradlint.results import Diagnostic, FileReport
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import List, Sequence
 
 from gradlint.reporters import RunInfo, fixable, location, sorted_diagnostics
-from gradlint.runner import FileReport
+from gradlint.results import FileReport
 
 
 def _problems(n: int) -> str:

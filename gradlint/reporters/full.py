@@ -12,19 +12,20 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import click
 
-from gradlint.fixes import TextEdit
 from gradlint.reporters import RunInfo, fixable, location, sorted_diagnostics
 from gradlint.reporters.concise import summary_lines
-from gradlint.runner import Diagnostic, FileReport
+from gradlint.results import Diagnostic, FileReport, TextEdit
 
 # Source lines shown around a finding, and the most lines of one span shown in full.
 CONTEXT = 1
 MAX_SPAN_LINES = 6
 TAB = "    "
+
+_UNSEEN: Any = object()
 
 # The line breaks Python's tokenizer (and so every row number) counts.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -87,24 +88,52 @@ def _span_rows(d: Diagnostic, lines: List[str]) -> List[Tuple[int, Optional[Tupl
     return before + rows + after
 
 
-def _apply(source: str, edits: Sequence[TextEdit]) -> str:
-    starts = [0]
-    for m in _LINE_BREAK.finditer(source):
-        starts.append(m.end())
+class _Text:
+    """One checked text, split once for every finding in it."""
 
-    def offset(row: int, column: int) -> int:
-        return starts[row - 1] + column - 1 if row <= len(starts) else len(source)
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.lines = split_lines(source)
+        self.starts = [0] + [m.end() for m in _LINE_BREAK.finditer(source)]
 
-    out = source
-    for e in sorted(edits, key=lambda e: (e.row, e.column), reverse=True):
-        out = out[: offset(e.row, e.column)] + e.content + out[offset(e.end_row, e.end_column) :]
-    return out
+    def offset(self, row: int, column: int) -> int:
+        return self.starts[row - 1] + column - 1 if row <= len(self.starts) else len(self.source)
 
 
-def _fix_preview(source: str, edits: Sequence[TextEdit]) -> List[Tuple[str, Optional[int], str]]:
-    """The fix as (mark, line number in the fixed text, line) rows: mark is ' ', '-', '+' or '...'."""
-    old = split_lines(source)
-    new = split_lines(_apply(source, edits))
+def _fix_preview(text: _Text, edits: Sequence[TextEdit]) -> List[Tuple[str, Optional[int], str]]:
+    """The fix as (mark, line number in the fixed text, line) rows: mark is ' ', '-', '+' or '...'.
+
+    What a diff of the whole text before and after the fix shows, with CONTEXT
+    lines around each change. The edits are applied to the few lines they
+    touch, and the fixed text's lines are those of the text with these few
+    replaced: no copy of the whole text per finding."""
+    edits = sorted(edits, key=lambda e: (e.row, e.column, e.end_row, e.end_column))
+    # Runs of edits on the same or adjacent lines, each applied to its lines.
+    clusters: List[List[TextEdit]] = []
+    for e in edits:
+        if clusters and e.row <= max(x.end_row for x in clusters[-1]) + 1:
+            clusters[-1].append(e)
+        else:
+            clusters.append([e])
+    old = text.lines
+    new: List[str] = []
+    done = 0  # lines of ``old`` already in ``new``
+    for cluster in clusters:
+        lo = cluster[0].row
+        hi = min(len(old), max(e.end_row for e in cluster))
+        start = text.starts[lo - 1]
+        end = text.starts[hi] if hi < len(text.starts) else len(text.source)
+        window = text.source[start:end]
+        for e in reversed(cluster):
+            window = window[: text.offset(e.row, e.column) - start] + e.content + window[text.offset(e.end_row, e.end_column) - start :]
+        replaced = split_lines(window)
+        if hi < len(text.starts):
+            replaced.pop()  # the window ends with line ``hi``'s break: no line after it
+        new += old[done : lo - 1]
+        new += replaced
+        done = hi
+    new += old[done:]
+    old = list(old)
     if old[-1] == "" and new[-1] == "":
         old.pop()  # the empty "line" after a final newline
         new.pop()
@@ -122,15 +151,15 @@ def _fix_preview(source: str, edits: Sequence[TextEdit]) -> List[Tuple[str, Opti
     return rows
 
 
-def _render_one(path: str, d: Diagnostic, source: Optional[str], info: RunInfo, paint: _Painter) -> List[str]:
+def _render_one(path: str, d: Diagnostic, text: Optional[_Text], info: RunInfo, paint: _Painter) -> List[str]:
     mark = " " + paint("[*]", fg="cyan") if fixable(d, info.unsafe_fixes) else ""
     out = [f"{paint(d.code, fg='red', bold=True)}{mark} {paint(d.message, bold=True)}"]
     out.append(f" {paint('-->', fg='blue', bold=True)} {location(path, d)}")
-    lines = split_lines(source) if source is not None else []
+    lines = text.lines if text is not None else []
     shown = _span_rows(d, lines) if 1 <= d.row <= len(lines) else []
     # In a notebook a fix may also edit another cell (an import): preview this cell's part.
     edits = [e for e in d.fix.edits if e.cell == d.cell] if d.fix is not None else []
-    preview = _fix_preview(source, edits) if source is not None and edits else []
+    preview = _fix_preview(text, edits) if text is not None and edits else []
     numbers = [r for r, _ in shown if r > 0] + [n for _, n, _ in preview if n is not None]
     w = len(str(max(numbers))) if numbers else 1
     bar = paint("|", fg="blue", bold=True)
@@ -172,10 +201,14 @@ def render(reports: Sequence[FileReport], info: RunInfo) -> str:
     paint = _Painter(info.color)
     by_path = {r.path: r for r in reports}
     lines: List[str] = []
+    texts: Dict[Tuple[str, Optional[int]], Optional[_Text]] = {}
     for path, d in sorted_diagnostics(reports):
-        report = by_path[path]
-        source = report.cells.get(d.cell) if d.cell is not None and report.cells else report.source
-        lines += _render_one(path, d, source, info, paint)
+        text = texts.get((path, d.cell), _UNSEEN)
+        if text is _UNSEEN:
+            report = by_path[path]
+            source = report.cells.get(d.cell) if d.cell is not None and report.cells else report.source
+            text = texts[(path, d.cell)] = _Text(source) if source is not None else None
+        lines += _render_one(path, d, text, info, paint)
         lines.append("")
     if not info.quiet:
         lines += summary_lines(reports, info)

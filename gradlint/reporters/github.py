@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from gradlint.reporters import RunInfo, fixable, sorted_diagnostics
-from gradlint.runner import FileReport
+from gradlint.results import FileReport
 
 
 def escape_data(text: str) -> str:

@@ -10,8 +10,7 @@ import json
 from typing import Any, Dict, List, Sequence
 
 from gradlint.reporters import RunInfo, sorted_diagnostics
-from gradlint.fixes import TextEdit
-from gradlint.runner import Diagnostic, FileReport
+from gradlint.results import Diagnostic, FileReport, TextEdit
 
 
 def _edit_dict(e: TextEdit) -> Dict[str, Any]:

@@ -19,7 +19,7 @@ from urllib.parse import quote
 from gradlint import __version__, catalog
 from gradlint.docs import rule_markdown
 from gradlint.reporters import RunInfo, sorted_diagnostics
-from gradlint.runner import Diagnostic, FileReport
+from gradlint.results import Diagnostic, FileReport
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = catalog.DOCS_URL.split("rules/")[0]

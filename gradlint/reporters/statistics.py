@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Sequence
 from gradlint import catalog
 from gradlint.reporters import RunInfo, fixable, sorted_diagnostics
 from gradlint.reporters.concise import summary_lines
-from gradlint.runner import FileReport
+from gradlint.results import FileReport
 
 
 def counts(reports: Sequence[FileReport], info: RunInfo) -> List[Dict[str, Any]]:

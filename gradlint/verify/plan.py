@@ -26,6 +26,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from gradlint import parsing
+
 # Read expressions collected per unit to look for storage aliases (``detaches``).
 MAX_READS = 24
 
@@ -219,8 +221,10 @@ class _Indexer(cst.CSTVisitor):
 class SourceIndex:
     """The units of one version of a file, by line."""
 
-    def __init__(self, source: str) -> None:
-        module = cst.parse_module(source)
+    def __init__(self, source: str, module: Optional[cst.Module] = None) -> None:
+        """``module``: ``source`` already parsed (by the check whose findings are planned)."""
+        if module is None:
+            module = parsing.parse_module(source)
         self.wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         indexer = _Indexer(self.wrapper)
         self.wrapper.visit(indexer)

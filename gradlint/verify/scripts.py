@@ -16,10 +16,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from gradlint import catalog
 from gradlint.config import Settings
-from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
+from gradlint.checking import check_document, fix_document
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, fix_allowed
 from gradlint.files import ReadError, read_source
-from gradlint.rule import Finding
-from gradlint.runner import Diagnostic, Mode, to_diagnostics
+from gradlint.results import Diagnostic, Finding
+from gradlint.runner import Mode, to_diagnostics
 from gradlint.verify import claims as claims_mod
 from gradlint.verify import compare, sandbox
 from gradlint.verify.plan import LineMap, SitePlan, SourceIndex, Watches, plan_site, receiver_of
@@ -142,8 +143,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
         return FileVerification(shown, error=str(exc))
     source = read.text
     codes, rule_options = settings.codes_for(path)
-    lint_settings = LintSettings(codes | {PARSE_ERROR}, rule_options)
-    lint = lint_source(source, shown, lint_settings)
+    lint = check_document(shown, source, LintSettings(codes | {PARSE_ERROR}, rule_options))
     findings = lint.findings
     # A file with `async=` arguments is analysed as renamed, but as written it does not compile.
     broken = [f for f in findings if f.code in (PARSE_ERROR, ASYNC_ARGUMENT)]
@@ -154,13 +154,14 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
         return FileVerification(shown)
     # As `gradlint check --output-format json` reports them, fix edits included.
     diagnostics = to_diagnostics(findings, source, lint.context, Mode(edits=True))
-    fixed = fix_source(source, shown, LintSettings(codes, rule_options), unsafe=options.unsafe_fixes)
-    index = SourceIndex(source)
+    fixed = fix_document(shown, source, LintSettings(codes, rule_options), unsafe=options.unsafe_fixes)
+    # The tree the findings were found in: their nodes are its nodes.
+    index = SourceIndex(source, lint.context.module)
     watches = Watches()
     plans = []
     for f in findings:
         regions, wants_receiver, wants_function = _needs(_claims(f.code))
-        receiver = receiver_of(index.node_at(f.start, f.end)) if wants_receiver else None
+        receiver = receiver_of(f.node if f.node is not None else index.node_at(f.start, f.end)) if wants_receiver else None
         plans.append(plan_site(index, watches, index.unit_at(f.start[0]), regions, receiver, wants_function))
     applied = [False] * len(findings)
     reapplied: Set[int] = set()
@@ -168,7 +169,8 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     fixed_watches = None
     if fixed.source != source:
         line_map = LineMap(source, fixed.source)
-        findex = SourceIndex(fixed.source)
+        final = fixed.final.context if fixed.final is not None else None
+        findex = SourceIndex(fixed.source, final.module if final is not None else None)
         fixed_watches = Watches()
         for i, (f, plan) in enumerate(zip(findings, plans)):
             regions, _, wants_function = _needs(_claims(f.code))

@@ -1,0 +1,102 @@
+"""One path from a document's text to its findings, shared by every entry point.
+
+``gradlint check`` (the runner), ``gradlint migrate``, ``gradlint verify``, the
+language server and the flake8 plugin all call :func:`check_document` (or
+:func:`fix_document` to fix), so that they resolve a path's rules the same way
+(``Settings.codes_for``: the nearest configuration, per-file ignores) and
+report a file too deeply nested to analyse the same way (GL000 at 1:1), and
+so that what they report for one document cannot drift apart.
+
+LibCST is imported by these functions, not by this module: a run answered
+from the cache never needs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, FrozenSet, List, Optional, Union
+
+from gradlint import catalog
+from gradlint.catalog import PARSE_ERROR
+from gradlint.config import Settings
+from gradlint.results import Finding
+
+if TYPE_CHECKING:
+    from gradlint.engine import FixGate, FixResult, LintSettings
+
+TOO_DEEP = "too deeply nested to analyse"
+
+
+@dataclass
+class DocumentCheck:
+    findings: List[Finding]
+    # The rules and options the document was checked with (to fix it the same way).
+    settings: "LintSettings"
+    # The parsed document (a ``gradlint.rule.FileContext``), when it was parsed:
+    # findings' nodes are nodes of its tree.
+    context: Optional[Any] = None
+
+
+def lint_settings(
+    path: Union[str, Path], settings: Settings, *, extra_codes: FrozenSet[str] = frozenset(), line_noqa: bool = True
+) -> "LintSettings":
+    """The rules and options that govern ``path`` (ConfigError when its configuration is broken)."""
+    from gradlint.engine import LintSettings
+
+    codes, options = settings.codes_for(Path(path))
+    return LintSettings(codes | extra_codes, options, line_noqa=line_noqa)
+
+
+def too_deep_finding() -> Finding:
+    """GL000 for a document that parsed but is deeper than the analysis can follow."""
+    doc = catalog.load()[PARSE_ERROR]
+    return Finding(PARSE_ERROR, doc.format_message(detail=TOO_DEEP), (1, 0), (1, 0))
+
+
+def check_document(
+    path: Union[str, Path],
+    source: str,
+    settings: Union[Settings, "LintSettings"],
+    *,
+    extra_codes: FrozenSet[str] = frozenset(),
+    line_noqa: bool = True,
+) -> DocumentCheck:
+    """The findings on ``source``, the text of the document at ``path``.
+
+    ``settings``: the run's configuration (the rules for ``path`` are resolved
+    from it, plus ``extra_codes``), or rules already resolved. ``line_noqa=False``
+    leaves ``# noqa`` comments to the caller (flake8 applies its own).
+    """
+    from gradlint.engine import LintSettings, lint_source
+
+    if not isinstance(settings, LintSettings):
+        settings = lint_settings(path, settings, extra_codes=extra_codes, line_noqa=line_noqa)
+    try:
+        result = lint_source(source, str(path), settings)
+    except RecursionError:
+        return DocumentCheck([too_deep_finding()], settings)
+    return DocumentCheck(result.findings, settings, result.context)
+
+
+def fix_document(
+    path: Union[str, Path],
+    source: str,
+    settings: Union[Settings, "LintSettings"],
+    *,
+    unsafe: bool = False,
+    trusted: FrozenSet[str] = frozenset(),
+    gate: Optional["FixGate"] = None,
+    extra_codes: FrozenSet[str] = frozenset(),
+) -> "FixResult":
+    """``source`` with every allowed fix applied (see ``engine.fix_source``); a document
+    too deeply nested to analyse comes back unchanged, with GL000 as its finding."""
+    from gradlint.engine import FixResult, LintResult, LintSettings, fix_source
+
+    if not isinstance(settings, LintSettings):
+        settings = lint_settings(path, settings, extra_codes=extra_codes)
+    try:
+        return fix_source(source, str(path), settings, unsafe=unsafe, trusted=trusted, gate=gate)
+    except RecursionError:
+        lint = LintResult([too_deep_finding()])
+        return FixResult(source, remaining=lint.findings, original=lint, final=lint)
