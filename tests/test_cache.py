@@ -168,8 +168,8 @@ def test_json_output_with_fix_edits_is_cached_apart(project, no_linting):
 
 def test_full_output_is_served_from_the_cache_with_its_source_and_fix_previews(project, no_linting, later):
     first = run("--output-format", "full")
-    assert "legacy.py:6:11" in first.stdout and "6 |     print(loss.data[0])" in first.stdout
-    assert "6 +     print(loss.item())" in first.stdout  # the preview of the GL003 fix
+    assert "legacy.py:6:11" in first.stdout and "6 |     print(loss.sum().data[0])" in first.stdout
+    assert "6 +     print(loss.sum().item())" in first.stdout  # the preview of the GL003 fix
     no_linting()
     second = run("--output-format", "full")
     assert (second.exit_code, second.stdout) == (first.exit_code, first.stdout)
@@ -184,7 +184,7 @@ def test_full_output_rechecks_a_file_changed_after_its_stat_was_cached(project, 
     real = gradlint.scheduler._read
 
     def edited_meanwhile(path):
-        (project / "legacy.py").write_text(LEGACY.replace("print(loss.data[0])", "print(loss)"))
+        (project / "legacy.py").write_text(LEGACY.replace("print(loss.sum().data[0])", "print(loss)"))
         return real(path)
 
     monkeypatch.setattr(gradlint.scheduler, "_read", edited_meanwhile)

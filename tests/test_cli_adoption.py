@@ -17,7 +17,7 @@ import pytest
 from samples import GL001_MESSAGE, LEGACY, LEGACY_FIXED
 
 GL003_MESSAGE = (
-    "`loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.item()`"
+    "`loss.sum().data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.sum().item()`"
 )
 
 
@@ -93,7 +93,7 @@ def test_exit_zero_keeps_the_report_and_error_exits(project):
 
 
 def test_show_fixes_lists_fixed_rules_per_file_like_ruff(project):
-    (project / "other.py").write_text("loss = f(x)\nx = loss.data[0]\nz = loss.data[0]\n")
+    (project / "other.py").write_text("loss = f(x).mean()\nx = loss.data[0]\nz = loss.data[0]\n")
     proc = gradlint("--fix", "--show-fixes", "legacy.py", "other.py", cwd=project)
     assert proc.returncode == 0
     assert proc.stdout == (
@@ -250,9 +250,9 @@ def test_inline_config_works_for_migrate_and_verify_too(project):
             [sys.executable, "-m", "gradlint", "migrate", "--diff", *args, "legacy.py"], cwd=project, capture_output=True, text=True
         )
 
-    assert "+    print(loss.item())" in migrate().stdout
+    assert "+    print(loss.sum().item())" in migrate().stdout
     proc = migrate("--config", 'ignore = ["GL003"]')
-    assert proc.returncode == 1 and "print(loss.item())" not in proc.stdout and "@torch.no_grad()" in proc.stdout
+    assert proc.returncode == 1 and "print(loss.sum().item())" not in proc.stdout and "@torch.no_grad()" in proc.stdout
     proc = migrate("--config", "ignore = 3")
     assert (proc.returncode, proc.stderr) == (2, "error: --config 'ignore = 3': 'ignore' must be a list of strings\n")
     proc = subprocess.run(

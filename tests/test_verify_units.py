@@ -511,7 +511,7 @@ def test_verify_files_prints_each_file_once_its_runs_are_done(monkeypatch, tmp_p
 
     monkeypatch.setattr(sandbox, "run", fake_run)
     for name in ("a.py", "b.py", "c.py"):
-        (tmp_path / name).write_text("import torch\n\n\ndef f(loss):\n    return loss.data[0]\n")
+        (tmp_path / name).write_text("import torch\n\n\ndef f(loss):\n    return loss.sum().data[0]\n")
     monkeypatch.chdir(tmp_path)
     printed = []
     command.run(
@@ -523,6 +523,8 @@ def test_verify_files_prints_each_file_once_its_runs_are_done(monkeypatch, tmp_p
     assert runs == ["a.py", "a.py", "b.py", "b.py", "c.py", "c.py"]
     assert printed[:3] == [("a.py", 2), ("b.py", 4), ("c.py", 6)]
     assert printed[3][0] == "" and printed[3][1] == 6
+
+
 def test_a_difference_from_reading_back_the_rewritten_attribute_is_no_intended_change(tmp_path):
     source = FREEZE + "print(getattr(model, 'requires_grad', 'unset'))\n"
     (finding,) = _judge_freeze(tmp_path, source, _run({4: _module(2, 2)}, "1\nFalse\n"), _run({4: _module(2, 0)}, "1\nunset\n"))

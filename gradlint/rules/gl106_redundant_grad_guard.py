@@ -48,7 +48,6 @@ class RedundantGradGuard(Rule):
         coroutine body runs when awaited, outside the decorator's call); anything that may
         switch grad mode back on between the two (``set_grad_enabled(True)`` in an ``if``,
         ``enable_grad``) leaves the inner guard as the only one in effect."""
-        sem = self.ctx.semantic
         if isinstance(outer, cst.Decorator):
             func = self.ctx.parent(outer)
             if not isinstance(func, cst.FunctionDef) or func.asynchronous is not None:
