@@ -7,11 +7,11 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.semantic.tree import walk
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
 from gradlint.semantic.gradmode import GuardSite
 from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.tree import walk
 
 _BACKWARD = frozenset({"torch.autograd.backward"})
 _GRAD = frozenset({"torch.autograd.grad"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.semantic.tree import walk
 from gradlint.rule import Rule
+from gradlint.semantic.tree import walk
 
 # A program's entry point may switch gradients off for the whole run: that is
 # what the statement does, so it is not a leak there.

@@ -7,9 +7,9 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.semantic.tree import walk
 from gradlint.rule import Rule
 from gradlint.semantic.gradmode import Guard
+from gradlint.semantic.tree import walk
 
 _FORMS = {
     "no_grad": "gradients stay enabled",
