@@ -276,7 +276,7 @@ class Escape:
                 if not self._plain(node.value):
                     flows.edges.append((_target_keys(node.target), keys_in(node.value), node))
             elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None and is_function:
-                value = node.value.value if isinstance(node.value, cst.From) else node.value
+                value = node.value.item if isinstance(node.value, cst.From) else node.value
                 add_sink("return" if isinstance(node, cst.Return) else "yield", node, value)
             elif isinstance(node, cst.Raise) and node.exc is not None:
                 add_sink("raise", node, node.exc)

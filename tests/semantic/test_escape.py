@@ -56,6 +56,11 @@ ROUTES = {
                 out = model(x)  # routes out: yield
                 yield out
         """,
+    "yield from": """\
+        def g(model, xs):
+            outs = [model(x) for x in xs]  # routes outs: yield
+            yield from outs
+        """,
     "stores on self": """\
         class M:
             def f(self, x):
