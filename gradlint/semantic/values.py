@@ -79,7 +79,8 @@ class Value:
     ``shape`` is "scalar" (0-dim), "batch" or "unknown". For the rest, ``what``
     says what it is: "number", "numbers" (lists of them), "string", "bool",
     "config", "namespace", "parser", "module", "optimizer", "scheduler",
-    "container" (may hold tensors), "array", "function", "class", "none".
+    "container" (may hold tensors), "array", "function", "class", "none",
+    "handle" (a hook handle).
     """
 
     kind: str
@@ -190,7 +191,13 @@ class Values:
             base = self.value(expr.value, depth + 1)
             if base.is_tensor:
                 return tensor(base.graph, "unknown", False)
+            if base.not_tensor and base.what in ("numbers", "string"):
+                return _not("number" if base.what == "numbers" else "string")
             return UNKNOWN
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
+            expr.left, (cst.SimpleString, cst.ConcatenatedString)
+        ):
+            return _not("string")  # ``"%s\n" % x``: printf-style formatting makes a str
         if isinstance(expr, cst.BinaryOperation):
             return self._arith([expr.left, expr.right], depth)
         if isinstance(expr, cst.UnaryOperation):
@@ -379,12 +386,17 @@ class Values:
             receiver = func.value
             if method == "parse_args" or method == "parse_known_args":
                 return _not("namespace")
-            if method in ("decode", "batch_decode"):  # tokenizers: token ids to text
+            if method in ("decode", "batch_decode", "transcribe"):  # tokenizers, speech recognisers: text
                 return _not("string")
+            if method in ("get_last_lr", "get_lr"):  # an LR scheduler's current rates: Python floats
+                return _not("numbers")
+            if method.startswith("register_") and method.endswith("hook"):
+                return _not("handle")  # ``register_forward_hook(...)`` returns a RemovableHandle
             base = self.value(receiver, depth + 1)
             if base.not_tensor and base.what in ("config", "namespace", "container") and method in ("get", "pop", "setdefault"):
                 return _not("config") if base.what != "container" else UNKNOWN
-            if isinstance(receiver, cst.Name) and CONFIG_NAME.search(receiver.value) and method == "get" and not base.is_tensor:
+            receiver_name = last_name(receiver)
+            if receiver_name and CONFIG_NAME.search(receiver_name) and method == "get" and not base.is_tensor:
                 return _not("config")
             if base.is_tensor:
                 return self._tensor_method(call, method, base, disabled)

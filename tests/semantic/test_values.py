@@ -69,6 +69,15 @@ VALUES = {
         print(args, cfg, parser)  # value args: not_tensor what=namespace; value cfg: not_tensor what=config; value parser: not_tensor what=parser
         lr = args.lr  # value args.lr: not_tensor what=config
         """,
+    "configs held in attributes, rates, text, hook handles": """\
+        class Trainer:
+            def f(self, sched, asr, layer, hook):
+                w = self.loss_cfg.get("weight", 1.0)  # value self.loss_cfg.get("weight", 1.0): not_tensor what=config
+                lr = sched.get_last_lr()[0]  # value sched.get_last_lr(): not_tensor what=numbers; value sched.get_last_lr()[0]: not_tensor what=number
+                texts = asr.transcribe(self.paths)  # value asr.transcribe(self.paths): not_tensor what=string
+                line = "%s\\n" % texts[0]  # value "%s\\n" % texts[0]: not_tensor what=string
+                handle = layer.register_forward_hook(hook)  # value layer.register_forward_hook(hook): not_tensor what=handle
+        """,
     "modules, optimizers, schedulers": """\
         import torch
         from torch import nn
