@@ -37,6 +37,7 @@ from gradlint.semantic.torch_api import (
     CONFIG_NAME,
     CONVERSIONS,
     DATALOADER,
+    FACTORY_NAME,
     FROM_NUMPY,
     LOADER_NAME,
     LOSS_FUNCTIONS,
@@ -745,8 +746,15 @@ class Values:
             return call
         if isinstance(func, (cst.Name, cst.Attribute)) and self.model.modules.is_module(func):
             return call
-        if isinstance(func, cst.Attribute) and func.attr.value not in MODULE_API and looks_forward(last_name(func.value)):
-            return call  # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value not in MODULE_API
+            and not FACTORY_NAME.match(func.attr.value.lstrip("_"))
+            and looks_forward(last_name(func.value))
+        ):
+            # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model;
+            # not ``model.load_pretrained(path)``, ``model.init_weights()``: set-up, no forward
+            return call
         return None
 
     def _returns_history(self, func: cst.FunctionDef, depth: int) -> bool:

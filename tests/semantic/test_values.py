@@ -265,6 +265,9 @@ def _graph_source(code: str) -> Optional[str]:
         ("class T:\n    def step_loss(self, x):\n        return self.model(x).mean()\n    def run(self, x):\n"
          "        f(self.step_loss(x))\n", "self.step_loss(x)"),
         ("def loss_of(x):\n    return loss_of(x)\nf(loss_of(x))\n", None),  # recursion
+        # building a module of the file (named like a model) runs no forward
+        ("import torch.nn as nn\nclass TextClassifier(nn.Module):\n    pass\nmodel = TextClassifier()\nf(model.head.bias)\n", None),
+        ("import torch.nn as nn\nclass TextClassifier(nn.Module):\n    pass\nmodel = TextClassifier()\nf(model(x))\n", "model(x)"),
         # only the bindings that reach the read count
         ("loss = 0\nloss = criterion(out, y)\nf(loss)\n", "criterion(out, y)"),
         ("loss = criterion(out, y)\nif c:\n    loss = 0\nf(loss)\n", None),
@@ -287,6 +290,9 @@ def test_graph_source(code, expected):
         ("Net()", False),  # builds a module
         ("LSTMLayer.from_float(m)", False),
         ("model.predict(x)", False),  # scikit-learn style APIs
+        ("model.load_pretrained_embeddings(vectors)", False),  # set-up methods of a model
+        ("self.model._init_weights(m)", False),
+        ("model.encode(x)", True),
         ("model.parameters()", False),
         ("module.graph.placeholder('x')", False),
     ],
