@@ -57,6 +57,14 @@ MIGRATIONS = (
             "optimizer-style updates that error can surface."
         ),
     ),
+    # GL202's rewrite, where no graph can see the edit: the optimizer-style updates themselves.
+    Migration(
+        "GL204",
+        trusted=(
+            "the same rewrite as GL202's (torch-grad-facts 11), at edits no pending backward can see: "
+            "the update is bitwise equal and no saved tensor is involved."
+        ),
+    ),
 )
 
 
