@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from marks import context, each, node_on
+from marks import context, each, facts, node_on
 
 from gradlint.semantic.tree import walk
 
@@ -147,3 +147,34 @@ def test_routes_of_the_values_of_expressions():
     flows = ctx.semantic.escape.flows(func)
     assert [r.kind for r in flows.routes_of_nodes(calls[:1], ctx.tree)] == []
     assert [r.kind for r in flows.routes_of_nodes(calls[1:], ctx.tree)] == ["return"]
+
+
+def test_yield_from():
+    ctx = context(
+        """\
+        def f(model, xs):
+            outs = [model(x) for x in xs]  # routes outs: yield
+            yield from outs
+        """
+    )
+    for fact in facts(ctx, "routes"):
+        assert _routes(ctx, fact) == fact.expected
+
+
+def test_routes_do_not_depend_on_the_grad_mode_callers_give():
+    """A helper called only under no_grad computes values without history there,
+    but where its values go is the same question."""
+    ctx = context(
+        """\
+        import torch
+        def helper(model, x):
+            outs = []  # routes outs: return
+            outs.append(model(x))
+            return torch.cat(outs)
+        @torch.no_grad()
+        def run(model, x):
+            return helper(model, x)
+        """
+    )
+    for fact in facts(ctx, "routes"):
+        assert _routes(ctx, fact) == fact.expected
