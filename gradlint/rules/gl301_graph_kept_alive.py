@@ -75,6 +75,10 @@ class GraphKeptAlive(Rule):
         key = escape_key(target)
         if key is None:
             return
+        # The value's history first: it looks only at what was computed before this
+        # point; where the total goes looks at the whole function.
+        if sem.values.graph_source(value) is None:
+            return
         flows = sem.escape.flows(sem.tree.function_scope(node))
         if flows.routes([key], _TO_BACKWARD):
             return  # accumulated on purpose, to call backward() on the total
@@ -84,11 +88,7 @@ class GraphKeptAlive(Rule):
             return  # ``cache[i] = kv``: a slot replaced, not a collection growing
         if self._stores_modules(target):
             return  # ``self.layers.append(block(dim))`` into a ModuleList: modules, built once
-        # Last: it resolves names, the costly part (a model's forward() collecting
-        # its blocks' outputs to return them is settled above).
-        if sem.values.graph_source(value) is None or sem.values.value(value).not_tensor:
-            return
-        if self._no_graph_recorded(node, value):
+        if sem.values.value(value).not_tensor or self._no_graph_recorded(node, value):
             return
         python_number = self._python_number(target, loop)
         method = "item" if python_number else "detach"
