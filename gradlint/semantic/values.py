@@ -67,6 +67,8 @@ if TYPE_CHECKING:
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 _NUMBER_FUNCS = frozenset({"float", "int", "len", "round", "bool", "abs", "sum", "max", "min"})
 _STRING_FUNCS = frozenset({"str", "repr", "format"})
+# Methods of ``str`` that tensors do not have.
+_STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "title", "startswith", "endswith", "join", "format"})
 _NN_LOSS_SUFFIX = "Loss"
 
 
@@ -431,8 +433,10 @@ class Values:
             receiver = func.value
             if method == "parse_args" or method == "parse_known_args":
                 return _not("namespace")
-            if method in ("decode", "batch_decode", "transcribe"):  # tokenizers, speech recognisers: text
-                return _not("string")
+            if method in ("decode", "batch_decode", "transcribe") and not looks_forward(last_name(receiver)):
+                return _not("string")  # tokenizers, speech recognisers: text (a model's or decoder's decode is a forward)
+            if method in _STR_METHODS:
+                return _not("bool" if method in ("startswith", "endswith") else "string")
             if method in ("get_last_lr", "get_lr"):  # an LR scheduler's current rates: Python floats
                 return _not("numbers")
             if method.startswith("register_") and method.endswith("hook"):
@@ -794,10 +798,12 @@ class Values:
             isinstance(func, cst.Attribute)
             and func.attr.value not in MODULE_API
             and not FACTORY_NAME.match(func.attr.value.lstrip("_"))
+            and call.args
             and looks_forward(last_name(func.value))
         ):
             # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model;
-            # not ``model.load_pretrained(path)``, ``model.init_weights()``: set-up, no forward
+            # not ``model.load_pretrained(path)``, ``model.init_weights()``: set-up, no forward;
+            # not ``demo_model.predictor()``: a forward takes inputs
             return call
         return None
 

@@ -77,6 +77,8 @@ VALUES = {
                 texts = asr.transcribe(self.paths)  # value asr.transcribe(self.paths): not_tensor what=string
                 line = "%s\\n" % texts[0]  # value "%s\\n" % texts[0]: not_tensor what=string
                 handle = layer.register_forward_hook(hook)  # value layer.register_forward_hook(hook): not_tensor what=handle
+                tag = self.model_tag.strip("*")  # value self.model_tag.strip("*"): not_tensor what=string
+                state = self.decoder.decode(h)  # value self.decoder.decode(h): unknown
         """,
     "modules, optimizers, schedulers": """\
         import torch
@@ -293,6 +295,8 @@ def test_graph_source(code, expected):
         ("model.load_pretrained_embeddings(vectors)", False),  # set-up methods of a model
         ("self.model._init_weights(m)", False),
         ("model.encode(x)", True),
+        ("demo_model.predictor()", False),  # a forward takes inputs
+        ("self.decoder.decode(state, step)", True),  # a decoder's decode is not a tokenizer's
         ("model.parameters()", False),
         ("module.graph.placeholder('x')", False),
     ],
