@@ -122,7 +122,9 @@ def join(values: Iterable[Value]) -> Value:
         return UNKNOWN
     if first.kind == "not_tensor":
         whats = {v.what for v in found}
-        return first if len(whats) == 1 else _not("mixed")
+        if len(whats) == 1:
+            return first
+        return _not("container" if "container" in whats else "mixed")  # a container may hold tensors
     graphs = {v.graph for v in found}
     shapes = {v.shape for v in found}
     return tensor(
@@ -433,8 +435,10 @@ class Values:
             receiver = func.value
             if method == "parse_args" or method == "parse_known_args":
                 return _not("namespace")
-            if method in ("decode", "batch_decode", "transcribe") and not looks_forward(last_name(receiver)):
-                return _not("string")  # tokenizers, speech recognisers: text (a model's or decoder's decode is a forward)
+            if method in ("decode", "batch_decode") and "token" in (last_name(receiver) or "").lower():
+                return _not("string")  # a tokenizer's: token ids to text
+            if method == "transcribe":  # a speech recogniser's: audio to text
+                return _not("string")
             if method in _STR_METHODS:
                 return _not("bool" if method in ("startswith", "endswith") else "string")
             if method in ("get_last_lr", "get_lr"):  # an LR scheduler's current rates: Python floats
