@@ -48,6 +48,7 @@ MIGRATIONS = (
     # No rewrite: ``x.volatile`` reads are listed for a human.
     Migration("GL004"),
     Migration("GL202"),
+    Migration("GL204"),
 )
 
 

@@ -337,7 +337,7 @@ def test_unknown_code_and_non_migration_selection_are_usage_errors(project, monk
     monkeypatch.setattr(migrate, "MIGRATIONS", tuple(m for m in migrate.MIGRATIONS if m.code != "GL004"))
     result = run("--select", "GL004")
     assert result.exit_code == 2
-    assert result.stderr == ("error: 'GL004' selects no migration (`gradlint migrate` applies GL001, GL002, GL003, GL005, GL202)\n")
+    assert result.stderr == ("error: 'GL004' selects no migration (`gradlint migrate` applies GL001, GL002, GL003, GL005, GL202, GL204)\n")
 
 
 def test_listed_migration_without_a_rule_is_left_out(project, monkeypatch):

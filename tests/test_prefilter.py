@@ -127,12 +127,13 @@ def test_every_gate_keeps_out_a_triggered_case(code):
 
 
 def test_a_rule_with_a_too_strict_gate_is_caught(monkeypatch, unfiltered):
-    # What the tests above would say about GL202 gating on ``.data.<method>_(`` alone,
-    # forgetting augmented assignments and aliases (``d_p = p.grad.data``).
-    rule = all_rules()["GL202"]
+    # What the tests above would say about GL204 (GL202's edits where no graph sees
+    # them) gating on ``.data.<method>_(`` alone, forgetting augmented assignments and
+    # aliases (``d_p = p.grad.data``).
+    rule = all_rules()["GL204"]
     monkeypatch.setattr(rule, "gates", (re.compile(r"\.data\.\w+_\("),))
-    skipped = [name for name, src in CORPUS if unfiltered[("GL202", name)] and not _findings(src, ["GL202"], True)]
-    assert "GL202/manual_sgd.unsafe.py" in skipped  
+    skipped = [name for name, src in CORPUS if unfiltered[("GL204", name)] and not _findings(src, ["GL204"], True)]
+    assert "GL204/manual_sgd.unsafe.py" in skipped  
 
 
 def test_gates_must_be_compiled_patterns():
@@ -149,20 +150,20 @@ def test_gates_must_be_compiled_patterns():
 # Spellings a rule accepts that the fixtures may not show: each is a finding
 # with the prefilter off, and the gates must let it through.
 GATE_CASES = [
-    ("GL202", "def step(p, lr):\n    p.data.add_(p.grad, alpha=-lr)\n"),
-    ("GL202", "def step(p, lr):\n    (p.data\n     .add_(p.grad, alpha=-lr))\n"),
-    ("GL202", "def step(p, lr):\n    p.data \\\n        .add_(p.grad, alpha=-lr)\n"),
-    ("GL202", "def step(p, lr):\n    p.data.view(-1)[0] = 1\n"),
-    ("GL202", "def step(p, lr):\n    p.data.T.zero_()\n"),
-    ("GL202", "def step(p, lr):\n    p.data -= lr * p.grad\n"),
-    ("GL202", "def step(p, lr):\n    p.data[0] = 1\n"),
-    ("GL202", "def step(p, lr):\n    d_p = p.grad.data\n    d_p.mul_(lr)\n"),
-    ("GL202", "def step(p, lr):\n    d_p = (p.grad.data)\n    d_p.mul_(lr)\n"),
-    ("GL202", "def step(p, lr):\n    d_p = p.grad.data  # alias\n    d_p.mul_(lr)\n"),
-    ("GL202", "def step(p, q, lr):\n    a, b = p.data, q.data.clone()\n    a.mul_(lr)\n"),
-    ("GL202", "def step(p, lr):\n    d_p = p.grad.data; d_p.mul_(lr)\n"),
-    ("GL202", "def step(p, lr):\n    d_p: torch.Tensor = p.grad.data\n    d_p.mul_(lr)\n"),
-    ("GL202", "def step(myself, lr):\n    myself.data.zero_()\n"),  # not ``self``
+    ("GL204", "def step(p, lr):\n    p.data.add_(p.grad, alpha=-lr)\n"),
+    ("GL204", "def step(p, lr):\n    (p.data\n     .add_(p.grad, alpha=-lr))\n"),
+    ("GL204", "def step(p, lr):\n    p.data \\\n        .add_(p.grad, alpha=-lr)\n"),
+    ("GL204", "def step(p, lr):\n    p.data.view(-1)[0] = 1\n"),
+    ("GL204", "def step(p, lr):\n    p.data.T.zero_()\n"),
+    ("GL204", "def step(p, lr):\n    p.data -= lr * p.grad\n"),
+    ("GL204", "def step(p, lr):\n    p.data[0] = 1\n"),
+    ("GL204", "def step(p, lr):\n    d_p = p.grad.data\n    d_p.mul_(lr)\n"),
+    ("GL204", "def step(p, lr):\n    d_p = (p.grad.data)\n    d_p.mul_(lr)\n"),
+    ("GL204", "def step(p, lr):\n    d_p = p.grad.data  # alias\n    d_p.mul_(lr)\n"),
+    ("GL204", "def step(p, q, lr):\n    a, b = p.data, q.data.clone()\n    a.mul_(lr)\n"),
+    ("GL204", "def step(p, lr):\n    d_p = p.grad.data; d_p.mul_(lr)\n"),
+    ("GL204", "def step(p, lr):\n    d_p: torch.Tensor = p.grad.data\n    d_p.mul_(lr)\n"),
+    ("GL204", "def step(myself, lr):\n    myself.data.zero_()\n"),  # not ``self``
     ("GL201", "def f(model, x):\n    y = model(x)\n    z = y.detach()\n    z.add_(1)\n    return y\n"),
     ("GL201", "def f(model, x):\n    y = model(x)\n    y.detach().zero_()\n    return y\n"),
     ("GL201", "def f(model, x):\n    y = model(x)\n    y.detach()[0] = 1\n    return y\n"),
@@ -173,7 +174,7 @@ GATE_CASES = [
     ("GL301", "def f(model, loader):\n    t = 0\n    for x in loader:\n        t = (t\n             + model(x))\n    print(t)\n"),
     ("GL301", "def f(model, loader):\n    t = 0\n    for x in loader:\n        out = model(x)\n        t = out + t\n    print(t)\n"),
     ("GL301", "def f(model, loader):\n    outs = []\n    for x in loader:\n        outs.append(model(x))\n    print(outs)\n"),
-    ("GL301", "def f(model, xs, n):\n    outs = [None] * n\n    i = 0\n    while i < n:\n        outs[i] = model(xs[i])\n        i += 1\n    print(outs)\n"),
+    ("GL301", "def f(model, xs, n):\n    outs = {}\n    i = 0\n    while i < n:\n        outs[i] = model(xs[i])\n        i += 1\n    print(outs)\n"),
     ("GL301", "async def f(model, loader):\n    outs = []\n    async for x in loader:\n        outs.append(model(x))\n    print(outs)\n"),
     ("GL103", "def f(model, x):\n    with torch.no_grad():\n        loss = model(x).sum()\n    loss.backward()\n"),
     ("GL103", "from torch import no_grad as ng\ndef f(model, x):\n    with ng():\n        loss = model(x).sum()\n    loss.backward()\n"),

@@ -104,7 +104,10 @@ def test_gl201_message_names_the_variables():
     ]
 
 
-# -- GL202 ------------------------------------------------------------------------
+# -- GL202 and GL204 ---------------------------------------------------------------
+# The edit shapes, the aliases and the fix are the same for both codes: GL202 takes
+# the edits a pending backward can see, GL204 the rest. The sources below have no
+# forward before the edit, so GL204 reports them.
 
 
 @pytest.mark.parametrize(
@@ -123,8 +126,8 @@ def test_gl201_message_names_the_variables():
         ("f(p.data.clamp_(-1, 1))", 3),
     ],
 )
-def test_gl202_direct_edits(line, col):
-    assert lint(f"import torch\n{line}\n", ["GL202"]) == [(2, col, "GL202")]
+def test_gl204_direct_edits(line, col):
+    assert lint(f"import torch\n{line}\n", ["GL204"]) == [(2, col, "GL204")]
 
 
 @pytest.mark.parametrize(
@@ -137,8 +140,8 @@ def test_gl202_direct_edits(line, col):
         ("y = x.data[0]\ny.zero_()\n", 3),
     ],
 )
-def test_gl202_edits_through_an_alias(code, row):
-    assert lint("import torch\n" + code, ["GL202"]) == [(row, 1, "GL202")]
+def test_gl204_edits_through_an_alias(code, row):
+    assert lint("import torch\n" + code, ["GL204"]) == [(row, 1, "GL204")]
 
 
 @pytest.mark.parametrize(
@@ -160,13 +163,13 @@ def test_gl202_edits_through_an_alias(code, row):
         "buf.mul_(0.9).add_(p.grad)",
     ],
 )
-def test_gl202_negatives(code):
-    assert lint("import torch\n" + code + "\n", ["GL202"]) == []
+def test_gl204_negatives(code):
+    assert lint("import torch\n" + code + "\n", ["GL204"]) == []
 
 
-def test_gl202_needs_no_torch_import():
+def test_gl204_needs_no_torch_import():
     # `*_()` edit methods are torch's own: no import is needed as evidence
-    assert lint("p.data.add_(1)\n", ["GL202"]) == [(1, 1, "GL202")]
+    assert lint("p.data.add_(1)\n", ["GL204"]) == [(1, 1, "GL204")]
 
 
 SGD = """\
@@ -225,28 +228,28 @@ def sgd(params, lr):
         ),
     ],
 )
-def test_gl202_fix(before, after):
+def test_gl204_fix(before, after):
     src = SGD.format(body=textwrap.indent(before, " " * 8))
-    assert fix(src, ["GL202"]) == src  # unsafe only
-    assert fix(src, ["GL202"], unsafe=True) == SGD.format(body=textwrap.indent(after, " " * 8))
+    assert fix(src, ["GL204"]) == src  # unsafe only
+    assert fix(src, ["GL204"], unsafe=True) == SGD.format(body=textwrap.indent(after, " " * 8))
 
 
-def test_gl202_fix_under_no_grad_adds_no_block():
+def test_gl204_fix_under_no_grad_adds_no_block():
     src = (
         "import torch\n\n\n@torch.no_grad()\ndef ema(t, s, d):\n    t.data.mul_(d).add_(1 - d, s.data)\n"
         "    with torch.no_grad():\n        t.data.zero_()\n"
     )
-    assert fix(src, ["GL202"], unsafe=True) == (
+    assert fix(src, ["GL204"], unsafe=True) == (
         "import torch\n\n\n@torch.no_grad()\ndef ema(t, s, d):\n    t.mul_(d).add_(s, alpha=1 - d)\n"
         "    with torch.no_grad():\n        t.zero_()\n"
     )
 
 
-def test_gl202_fix_adds_the_import_or_uses_the_alias():
-    assert fix("def shrink(m):\n    m.weight.data.mul_(0.5)\n", ["GL202"], unsafe=True) == (
+def test_gl204_fix_adds_the_import_or_uses_the_alias():
+    assert fix("def shrink(m):\n    m.weight.data.mul_(0.5)\n", ["GL204"], unsafe=True) == (
         "import torch\n\ndef shrink(m):\n    with torch.no_grad():\n        m.weight.mul_(0.5)\n"
     )
-    assert fix("import torch as th\nw.data.fill_(0)\n", ["GL202"], unsafe=True) == (
+    assert fix("import torch as th\nw.data.fill_(0)\n", ["GL204"], unsafe=True) == (
         "import torch as th\nwith th.no_grad():\n    w.fill_(0)\n"
     )
 
@@ -260,26 +263,248 @@ def test_gl202_fix_adds_the_import_or_uses_the_alias():
         "x = [p.data.zero_() for p in ps]\n",
     ],
 )
-def test_gl202_reported_without_fix(code):
+def test_gl204_reported_without_fix(code):
     src = "import torch\n" + code
-    assert lint(src, ["GL202"])
-    assert fix(src, ["GL202"], unsafe=True) == src
+    assert lint(src, ["GL204"])
+    assert fix(src, ["GL204"], unsafe=True) == src
 
 
-def test_gl202_keeps_torch_utils_data():
+def test_gl204_keeps_torch_utils_data():
     src = "import torch\nimport torch.utils.data\np.data.copy_(torch.utils.data.default_collate(b).data)\n"
-    assert fix(src, ["GL202"], unsafe=True) == (
+    assert fix(src, ["GL204"], unsafe=True) == (
         "import torch\nimport torch.utils.data\nwith torch.no_grad():\n    p.copy_(torch.utils.data.default_collate(b))\n"
     )
 
 
-def test_gl202_messages():
-    assert messages("import torch\np.data.add_(1)\ny = x.data\ny.add_(1)\n", ["GL202"]) == [
-        "`p.data.add_(1)` edits `p` in place through `.data`, which autograd does not track: if `p` was saved "
-        "for `backward()`, its gradients come out silently wrong; edit `p` itself under `torch.no_grad()`",
-        "`y.add_(1)` edits `x` in place through `y`, an alias of `x.data`, which autograd does not track: if `x` "
-        "was saved for `backward()`, its gradients come out silently wrong; edit `x` itself under `torch.no_grad()`",
+def test_gl204_messages():
+    assert messages("import torch\np.data.add_(1)\ny = x.data\ny.add_(1)\n", ["GL204"]) == [
+        "`p.data.add_(1)` updates `p` in place through `.data`, the pre-0.4 idiom: no graph holds `p` here, but "
+        "autograd cannot check the edit if that changes; edit `p` itself under `torch.no_grad()`",
+        "`y.add_(1)` updates `x` in place through `y`, an alias of `x.data`, the pre-0.4 idiom: no graph holds `x` "
+        "here, but autograd cannot check the edit if that changes; edit `x` itself under `torch.no_grad()`",
     ]
+
+
+# GL202 on real code: edits no pending backward can see go to GL204. Each source has
+# the shape of code that was reported in released libraries.
+
+GL202_NO_PENDING_GRAPH = {
+    "gradient post-processing after backward": """\
+import torch.distributed as dist
+import torch.nn.functional as F
+
+
+def td_update(q_net, target_net, optimizer, batch, gamma=0.9):
+    q = q_net(batch.obs).gather(1, batch.act)
+    target = batch.rew + gamma * target_net(batch.next_obs).max(1)[0].detach()
+    loss = F.smooth_l1_loss(q, target.unsqueeze(1))
+    optimizer.zero_grad()
+    loss.backward()
+    for p in q_net.parameters():
+        p.grad.data.clamp_(-1, 1)
+        dist.all_reduce(p.grad.data)
+        p.grad.data.div_(dist.get_world_size())
+    optimizer.step()
+""",
+    "an optimizer's step": """\
+import torch
+from torch.optim import Optimizer
+
+
+class Lamb(Optimizer):
+    def step(self, closure=None):
+        loss = closure() if closure is not None else None
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                if not state:
+                    state["avg"] = torch.zeros_like(p.data)
+                state["avg"].data.mul_(0.9).add_(p.grad.data, alpha=0.1)
+                p.data.add_(state["avg"], alpha=-group["lr"])
+        return loss
+""",
+    "weights loaded at set-up, outside functions named *init*": """\
+import torch
+import torch.nn as nn
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab, dim, tags):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.out = nn.Linear(dim, tags)
+
+    def load_vectors(self, vectors):
+        self.embed.weight.data.copy_(vectors)
+
+    def grow_vocab(self, size):
+        old = self.embed
+        self.embed = nn.Embedding(size, old.embedding_dim)
+        self.embed.weight.data[: old.num_embeddings] = old.weight.data
+
+    def forward(self, tokens):
+        return self.out(self.embed(tokens))
+
+
+def build_tagger(vocab, path, tags=9):
+    tagger = Tagger(len(vocab), 100, tags)
+    tagger.load_vectors(torch.load(path))
+    tagger.out.bias.data.zero_()
+    return tagger
+""",
+    "a unit test setting weights before the first forward": """\
+import torch
+
+
+def test_gate_output(make_gate):
+    gate = make_gate(2, 2)
+    gate.linear.weight.data.fill_(1)
+    gate.linear.bias.data.zero_()
+    out = gate(torch.ones(1, 2))
+    assert out.sum().item() == 4
+""",
+    "fresh fused layers filled under no_grad": """\
+import torch
+import torch.nn as nn
+
+
+class ConvBn(nn.Sequential):
+    @torch.no_grad()
+    def fuse(self):
+        conv, bn = self[0], self[1]
+        scale = bn.weight / (bn.running_var + bn.eps) ** 0.5
+        fused = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, bias=True)
+        fused.weight.data.copy_(conv.weight * scale[:, None, None, None])
+        fused.bias.data.copy_(bn.bias - bn.running_mean * scale)
+        return fused
+""",
+    "an input buffer refilled before the forward that reads it": """\
+import torch
+
+
+def train_d(netD, loader, optimizerD, criterion, batch_size):
+    inputs = torch.empty(batch_size, 3, 64, 64)
+    labels = torch.empty(batch_size)
+    for real, _ in loader:
+        netD.zero_grad()
+        inputs.data.resize_(real.size()).copy_(real)
+        labels.data.resize_(real.size(0)).fill_(1)
+        loss = criterion(netD(inputs), labels)
+        loss.backward()
+        optimizerD.step()
+""",
+    "fresh tensors and scalar counters": """\
+import torch
+
+
+class Explorer:
+    def __init__(self, policy):
+        self.policy = policy
+        self.temperature = torch.tensor(1.0)
+
+    def act(self, obs):
+        logits = self.policy(obs)
+        noise = torch.randn_like(logits)
+        noise.data.mul_(0.1)
+        self.temperature.data.mul_(0.99)
+        step = self.temperature.data
+        step.clamp_(min=0.05)
+        return (logits + noise).argmax(-1)
+""",
+}
+
+
+@pytest.mark.parametrize("source", GL202_NO_PENDING_GRAPH.values(), ids=list(GL202_NO_PENDING_GRAPH))
+def test_gl202_not_where_no_pending_graph_can_see_it(source):
+    assert lint(source, ["GL202"]) == []
+    assert lint(source, ["GL204"])  # the idiom is still there for who asks
+
+
+GL202_PENDING = {
+    "masking an op's saved output in forward": (
+        """\
+import torch
+import torch.nn as nn
+
+
+class Gate(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.lin = nn.Linear(dim, dim)
+
+    def forward(self, x, keep):
+        h = torch.relu(self.lin(x))
+        h.data.mul_(keep)
+        return h * x
+""",
+        [(12, 9, "GL202")],
+    ),
+    "clamping a layer's weight after it ran, in forward": (
+        """\
+import torch.nn as nn
+
+
+class Head(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        y = self.proj(x)
+        self.proj.weight.data.clamp_(-1, 1)
+        return y
+""",
+        [(11, 9, "GL202")],
+    ),
+    "a critic's weights clamped between its forward and its backward": (
+        """\
+def critic_step(netD, real, fake, opt, clip=0.01):
+    opt.zero_grad()
+    gap = netD(fake).mean() - netD(real).mean()
+    for p in netD.parameters():
+        p.data.clamp_(-clip, clip)
+    gap.backward()
+    opt.step()
+""",
+        [(5, 9, "GL202")],
+    ),
+    "logits rescaled through a .data alias before the loss's backward": (
+        """\
+import torch.nn.functional as F
+
+
+def step(model, x, y, opt, t):
+    logits = model(x)
+    view = logits.data
+    view.div_(t)
+    loss = F.cross_entropy(logits, y)
+    loss.backward()
+    opt.step()
+""",
+        [(7, 5, "GL202")],
+    ),
+}
+
+
+@pytest.mark.parametrize("source,expected", GL202_PENDING.values(), ids=list(GL202_PENDING))
+def test_gl202_kept_where_a_pending_graph_sees_it(source, expected):
+    assert lint(source, ["GL202"]) == expected
+    assert lint(source, ["GL204"]) == []
+
+
+def test_gl202_and_gl204_split_the_edits_at_the_backward():
+    src = (
+        "def critic_step(netD, x, opt):\n"
+        "    loss = netD(x).mean()\n"
+        "    for p in netD.parameters():\n"
+        "        p.data.clamp_(-0.01, 0.01)\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    for p in netD.parameters():\n"
+        "        p.data.clamp_(-0.01, 0.01)\n"
+    )
+    assert lint(src, ["GL202", "GL204"]) == [(4, 9, "GL202"), (8, 9, "GL204")]
+    assert "GL204" not in default_codes() and "GL202" in default_codes()
 
 
 # -- GL203 ------------------------------------------------------------------------
@@ -335,14 +560,14 @@ def test_gl203_message():
     "func",
     ["__init__(self)", "reset_parameters(self)", "_init_weights(self, m)", "weights_init(m)", "initialize(net)"],
 )
-def test_gl202_not_in_parameter_initialisation(func):
+def test_gl204_not_in_parameter_initialisation(func):
     # No forward has run: no graph can hold the tensor, the edit cannot corrupt a gradient.
     src = f"import torch\n\ndef {func}:\n    m.weight.data.normal_(0.0, 0.02)\n    m.bias.data.zero_()\n"
-    assert lint(src, select=["GL202"]) == []
-    assert lint(src.replace(func.split("(")[0], "update"), select=["GL202"]) == [(4, 5, "GL202"), (5, 5, "GL202")]
+    assert lint(src, select=["GL204"]) == []
+    assert lint(src.replace(func.split("(")[0], "update"), select=["GL204"]) == [(4, 5, "GL204"), (5, 5, "GL204")]
 
 
-def test_gl202_no_guard_where_torch_is_a_local_variable():
+def test_gl204_no_guard_where_torch_is_a_local_variable():
     src = "import torch\n\n\ndef sgd(params, lr):\n    torch = 1\n    for p in params:\n        p.data.add_(-lr, p.grad.data)\n"
-    assert lint(src, ["GL202"]) == [(7, 9, "GL202")]
-    assert fix(src, ["GL202"], unsafe=True) == src
+    assert lint(src, ["GL204"]) == [(7, 9, "GL204")]
+    assert fix(src, ["GL204"], unsafe=True) == src

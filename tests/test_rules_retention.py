@@ -133,6 +133,251 @@ def test_gl301_message():
     ]
 
 
+# GL301 on real code: what is not loop-carried growth of a graph nobody uses. Each
+# source has the shape of code that was reported in released libraries.
+
+GL301_NOT_GROWTH = {
+    "modules appended to a ModuleList in __init__": """\
+import torch.nn as nn
+
+
+class Stack(nn.Module):
+    def __init__(self, width, depth, attention_cls, norm_layer=nn.LayerNorm):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        self.norms = nn.ModuleList()
+        for _ in range(depth):
+            self.blocks.append(attention_cls(width, heads=4))
+            self.norms.append(norm_layer(width))
+""",
+    "weights read from a config held in an attribute": """\
+class MixedLoss:
+    def __init__(self, loss_cfg, parts=("ce", "dice")):
+        self.loss_cfg = loss_cfg
+        self.weights = []
+        self.weight_sum = 0.0
+        for part in parts:
+            self.weights.append(self.loss_cfg.get(part + "_weight", 1.0))
+            self.weight_sum += self.loss_cfg.get(part + "_weight", 1.0)
+""",
+    "learning rates logged from a scheduler": """\
+def fit(generator, loader, opt, generator_scheduler, criterion):
+    rates = []
+    for x, y in loader:
+        loss = criterion(generator(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        generator_scheduler.step()
+        rates.append(generator_scheduler.get_last_lr()[0])
+    return rates
+""",
+    "text from a speech model": """\
+class Evaluator:
+    def __init__(self, speech_model, files):
+        self.speech_model = speech_model
+        self.files = files
+        self.lines = []
+        self.log = ""
+
+    def run(self):
+        for chunk in range(0, len(self.files), 8):
+            texts = self.speech_model.transcribe(self.files[chunk : chunk + 8])
+            self.lines.append(texts[0])
+            self.log += "%s\\n" % texts[0]
+""",
+    "hook handles": """\
+def attention_maps(model, x):
+    maps = []
+
+    def keep(module, inputs, output):
+        maps.append(output.detach())
+
+    handles = []
+    for module in model.modules():
+        handles.append(module.register_forward_hook(keep))
+    model(x)
+    for h in handles:
+        h.remove()
+    return maps
+""",
+    "a helper whose only caller runs under no_grad": """\
+import torch
+
+
+class Pipeline:
+    def __init__(self, image_encoder, decoder):
+        self.image_encoder = image_encoder
+        self.decoder = decoder
+
+    def _embed_images(self, images, copies):
+        embeds = []
+        for image in images:
+            embeds.append(self.image_encoder(image)[None, :])
+        repeated = []
+        for e in embeds:
+            repeated.append(torch.cat([e] * copies))
+        return repeated
+
+    @torch.no_grad()
+    def __call__(self, images, latents):
+        embeds = self._embed_images(images, 2)
+        return self.decoder(latents, torch.cat(embeds))
+""",
+    "Lightning validation_step": """\
+import pytorch_lightning as pl
+import torch.nn.functional as F
+
+
+class Segmenter(pl.LightningModule):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.crop_losses = []
+
+    def validation_step(self, batch, batch_idx):
+        images, masks = batch
+        total = 0.0
+        for crop, mask in zip(images.split(128, -1), masks.split(128, -1)):
+            loss = F.cross_entropy(self.net(crop), mask)
+            total += loss
+            self.crop_losses.append(loss)
+        self.log("val_loss", total)
+""",
+    "a Lightning callback's validation hook": """\
+import lightning.pytorch as pl
+import torch
+
+
+class SampleGrid(pl.Callback):
+    def __init__(self, noise):
+        self.noise = noise
+
+    def on_validation_epoch_end(self, trainer, pl_module):
+        samples = []
+        for z in self.noise.split(8):
+            samples.append(pl_module.generator(z))
+        trainer.logger.log_image("samples", torch.cat(samples))
+""",
+    "tiles concatenated into the returned image": """\
+import torch
+
+
+def decode_in_tiles(decoder, latents, tile=32):
+    rows = []
+    for top in range(0, latents.shape[-2], tile):
+        row = []
+        for left in range(0, latents.shape[-1], tile):
+            row.append(decoder(latents[..., top : top + tile, left : left + tile]))
+        rows.append(torch.cat(row, dim=-1))
+    return torch.cat(rows, dim=-2).clamp(-1, 1)
+""",
+    "per-layer outputs stacked into a forward's result": """\
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+
+    def forward(self, x, states):
+        outputs, finals = [], []
+        for layer, state in zip(self.layers, states):
+            x, state = layer(x, state)
+            outputs.append(torch.cat([x, x], -1))
+            finals.append(state)
+        self.last_states = [s.detach() for s in finals]
+        return torch.stack(outputs)
+""",
+    "a slot replaced in a cache passed in": """\
+class Decoder:
+    def prefill(self, tokens, cache):
+        h = self.embed(tokens)
+        for i, decoder in enumerate(self.decoders):
+            h, kv = decoder(h, cache[i])
+            cache[i] = kv
+""",
+    "a ring of the last few losses": """\
+def train(model, loader, opt, criterion):
+    recent = [None] * 4
+    for step, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y)
+        loss.backward()
+        opt.step()
+        recent[step % 4] = loss
+    return recent
+""",
+}
+
+
+@pytest.mark.parametrize("source", GL301_NOT_GROWTH.values(), ids=list(GL301_NOT_GROWTH))
+def test_gl301_not_growth(source):
+    assert lint(source, ["GL301"]) == []
+
+
+GL301_KEPT = {
+    # the helper has a caller with gradients on: its graph is kept there
+    "a helper called with and without no_grad": (
+        """\
+import torch
+
+
+def collect(model, batches):
+    outs = []
+    for b in batches:
+        outs.append(model(b))
+    return torch.cat(outs).argmax(-1)
+
+
+def evaluate(model, batches):
+    with torch.no_grad():
+        return collect(model, batches)
+
+
+def report(model, batches):
+    return collect(model, batches)
+""",
+        [(7, 9, "GL301")],
+    ),
+    # a dict of its own, keyed by the step: it grows every iteration
+    "a dict keyed by the step": (
+        """\
+def train(model, loader, optimizer, criterion):
+    history = {}
+    for step, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        history[step] = loss
+    return history
+""",
+        [(7, 9, "GL301")],
+    ),
+    # validation_step of a class that is not a LightningModule runs as its caller says
+    "validation_step outside Lightning": (
+        """\
+import torch.nn.functional as F
+
+
+class Runner:
+    def validation_step(self, net, loader):
+        total = 0.0
+        for x, y in loader:
+            total += F.cross_entropy(net(x), y)
+        return total.item()
+""",
+        [(8, 13, "GL301")],
+    ),
+}
+
+
+@pytest.mark.parametrize("source,expected", GL301_KEPT.values(), ids=list(GL301_KEPT))
+def test_gl301_kept_on_real_shapes(source, expected):
+    assert lint(source, ["GL301"]) == expected
+
+
 # -- GL302 ------------------------------------------------------------------------
 
 IMPORTS = """\

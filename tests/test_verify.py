@@ -208,8 +208,9 @@ def test_fixtures_confirmed_and_fixes_keep_results(fixture_json):
         "gl102_predict.py": [("GL102", 17, "CONFIRMED", "ERROR GONE")],
         "gl106_nested_guards.py": [("GL106", 19, "CONFIRMED", "SAME RESULT")],
         "gl201_stop_gradient.py": [("GL201", 20, "CONFIRMED", "ERROR GONE")],
-        "gl202_manual_sgd.py": [("GL202", 19, "CONFIRMED", "SAME RESULT"), ("GL202", 20, "CONFIRMED", "SAME RESULT")],
+        "gl202_forward_clamp.py": [("GL202", 21, "CONFIRMED", "SAME RESULT")],
         "gl203_data_reads.py": [("GL203", 18, "CONFIRMED", "SAME RESULT")],
+        "gl204_manual_sgd.py": [("GL204", 19, "CONFIRMED", "SAME RESULT"), ("GL204", 20, "CONFIRMED", "SAME RESULT")],
         "gl301_val_loss.py": [("GL301", 19, "CONFIRMED", "SAME RESULT")],
         "gl302_freeze_backbone.py": [("GL302", 14, "CONFIRMED", "INTENDED CHANGE")],
         "gl303_freeze_typo.py": [("GL303", 14, "CONFIRMED", "INTENDED CHANGE")],
@@ -228,8 +229,8 @@ def test_fixtures_confirmed_and_fixes_keep_results(fixture_json):
     fixed = {f["code"] for item in by_file.values() for f in item["findings"] if f["fix"] and f["fix"]["applied"]}
     assert fixed == {code for code, doc in rules.items() if doc.fix != "none" and doc.verify}
     assert fixture_json["summary"] == {
-        "CONFIRMED": 21,
-        "fix SAME RESULT": 11,
+        "CONFIRMED": 22,
+        "fix SAME RESULT": 12,
         "fix ERROR GONE": 3,
         "fix INTENDED CHANGE": 2,
     }
@@ -307,8 +308,11 @@ def test_errors_claimed_and_gone_after_the_fix(fixture_json):
 
 def test_state_claims_before_and_after_the_fix(fixture_json):
     by_file = fixture_json["by_file"]
-    # GL202: the .data edit changes the parameter without moving its version; the fix moves it.
-    update, zero = by_file["gl202_manual_sgd.py"]["findings"]
+    # GL202 and GL204: the .data edit changes the parameter without moving its version; the fix moves it.
+    (clamp,) = by_file["gl202_forward_clamp.py"]["findings"]
+    assert re.fullmatch(r"`self.head.bias` changed \(sum \S+ → \S+\) but its version stayed \d+", clamp["observed"][0])
+    assert re.fullmatch(r"as fixed: `self.head.bias`: sum \S+ → \S+, version (\d+) → \d+", clamp["fix"]["details"][0])
+    update, zero = by_file["gl204_manual_sgd.py"]["findings"]
     assert re.fullmatch(r"`p` changed \(sum \S+ → \S+\) but its version stayed 1", update["observed"][0])
     assert re.fullmatch(r"as fixed: `p`: sum \S+ → \S+, version 1 → 2", update["fix"]["details"][0])
     assert re.fullmatch(r"`p.grad` changed \(sum \S+ → 0\) but its version stayed 0", zero["observed"][0])

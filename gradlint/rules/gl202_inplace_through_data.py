@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -11,6 +11,8 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rules._gates import edited_through, tensor_data
 from gradlint.rules._inplace import InplaceEditRule, chained_receiver, edit_text, edited_alias, short
+from gradlint.semantic.escape import key as escape_key
+from gradlint.semantic.escape import keys_in
 from gradlint.semantic.syntax import inplace_edit, is_tensor_data_syntax, root_name
 from gradlint.semantic.tree import walk
 from gradlint.semantic.values import StorageAlias
@@ -21,12 +23,17 @@ _LEGACY_OVERLOADS = {"add_": (2, "alpha"), "sub_": (2, "alpha"), "addcmul_": (3,
 
 Block = Union[cst.IndentedBlock, cst.Module]
 
+# Statements whose value may be a step of a forward: ``out = model(x)``, ``loss += ...``, ``return net(x)``.
+_STEPS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)
+
 # Functions that initialise parameters, by name.
 _INIT_NAME = re.compile(r"init|reset_param|initiali[sz]e", re.IGNORECASE)
 
 
 class InplaceThroughData(InplaceEditRule):
     code = "GL202"
+    # GL202 reports the edits a pending backward can see; GL204 (off by default) the rest.
+    reports_pending = True
     triggers = (".data",)
     # ``.data`` of a possible tensor, edited in place or bound to a name: not
     # ``torch.utils.data``, ``self.data``, ``p.data.cpu()``.
@@ -35,10 +42,13 @@ class InplaceThroughData(InplaceEditRule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._modules: Optional[FrozenSet[str]] = None
+        self._steps: Dict[int, Tuple[List[Tuple[cst.CSTNode, FrozenSet[str]]], List[cst.CSTNode]]] = {}
 
     def check_edit(self, node: cst.CSTNode) -> None:
         alias = edited_alias(self.ctx.semantic, node, "data")
         if alias is None or self._initialising(node):
+            return
+        if self._graph_may_hold(node, alias) is not self.reports_pending:
             return
         source = short(self.ctx, alias.source) or "the tensor"
         data = short(self.ctx, alias.origin) or f"{source}.data"
@@ -57,6 +67,69 @@ class InplaceThroughData(InplaceEditRule):
                 return True
             func = self.ctx.semantic.tree.enclosing_function(func)
         return False
+
+    # -- can a graph see the edit? -------------------------------------------------
+
+    def _graph_may_hold(self, node: cst.CSTNode, alias: StorageAlias) -> bool:
+        """Whether a graph that saved the edited tensor can still be alive when the edit
+        runs: earlier in the same function (or module), with no ``backward()`` since,
+        a step that records history either produced the tensor (``h = relu(...)``;
+        ``h.data.mul_(m)``) or took it, or the module or parameters it comes from, as an
+        input (``out = netD(x)``; ``for p in netD.parameters(): p.data.clamp_(...)``).
+        Not a ``.grad`` (gradients are what a backward produced, not what a graph saved),
+        nor a tensor no recorded step has touched yet (weights loaded at set-up, an input
+        buffer refilled before the forward that reads it, a fresh ``torch.ones``)."""
+        sem = self.ctx.semantic
+        source = alias.source
+        if isinstance(source, cst.Attribute) and source.attr.value == "grad":
+            return False
+        scope = sem.tree.function_scope(node)
+        owners = self._owners(source, scope)
+        produced = isinstance(source, cst.Name) and sem.values.graph_source(source) is not None
+        tree = sem.tree
+        steps, backwards = self._graph_steps(scope)
+        for step, inputs in steps:
+            if not tree.ends_before(step, node):
+                break
+            if not (produced or inputs & owners):
+                continue
+            if any(tree.ends_before(step, b) and tree.ends_before(b, node) for b in backwards):
+                continue  # its backward has run: the saved tensors are freed
+            return True
+        return False
+
+    def _owners(self, source: cst.BaseExpression, scope: cst.CSTNode) -> FrozenSet[str]:
+        """``self.proj.weight`` -> {self.proj.weight, self.proj}; ``p`` of ``for p in
+        netD.parameters()`` -> {p, netD.parameters, netD}: what a step must take for the
+        tensor to be among its inputs (``self``/``cls`` alone say nothing)."""
+        k = escape_key(source)
+        if k is None:
+            return frozenset()
+        parts = k.split(".")
+        found = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+        found |= self.ctx.semantic.escape.flows(scope).sources_of([k])
+        return frozenset(found - {"self", "cls"})
+
+    def _graph_steps(self, scope: cst.CSTNode) -> Tuple[List[Tuple[cst.CSTNode, FrozenSet[str]]], List[cst.CSTNode]]:
+        """The statements of ``scope`` that compute a value with history (with the keys they
+        read), and its ``backward()`` calls, in source order."""
+        found = self._steps.get(id(scope))
+        if found is None:
+            sem = self.ctx.semantic
+            body = scope if isinstance(scope, cst.Module) else scope.body  # type: ignore[attr-defined]
+            steps: List[Tuple[cst.CSTNode, FrozenSet[str]]] = []
+            backwards: List[cst.CSTNode] = []
+            for sub in walk(body):
+                if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Attribute) and sub.func.attr.value == "backward":
+                    backwards.append(sub)
+                value = getattr(sub, "value", None) if isinstance(sub, _STEPS) else None
+                if value is None or sem.values.graph_source(value) is None:
+                    continue
+                if sem.gradmode.mode_at(sub).disabled is True:
+                    continue  # computed under no_grad: nothing recorded
+                steps.append((sub, keys_in(value)))
+            found = self._steps[id(scope)] = (steps, backwards)
+        return found
 
     # -- the fix ------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from gradlint.rule import Rule
 from gradlint.rules._gates import LOOP_STATEMENT
 from gradlint.rules._inplace import edit_text, short
 from gradlint.semantic.escape import key as escape_key
+from gradlint.semantic.syntax import last_name
 from gradlint.semantic.tree import walk
 
 
@@ -84,6 +85,12 @@ class GraphKeptAlive(Rule):
         leaves = flows.routes([key], _TO_CALLER)
         if leaves and not self._trains(loop) and not self._over_batches(loop):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
+        if isinstance(node, cst.Assign) and isinstance(target, cst.Subscript) and not self._grows(target, loop):
+            return  # ``cache[i] = kv``: a slot replaced, not a collection growing
+        if self._stores_modules(target):
+            return  # ``self.layers.append(block(dim))`` into a ModuleList: modules, built once
+        if sem.values.value(value).not_tensor or self._no_graph_recorded(node, value):
+            return
         # `.detach()`, not `.item()`: the total stays a tensor, so it prints, sums (in float32)
         # and compares as before; only the graph goes. `.item()` would make it a Python float
         # (`tensor(1.1007)` printed as `1.1007099151611328`, accumulated in float64).
@@ -135,6 +142,38 @@ class GraphKeptAlive(Rule):
             return scope is not self.ctx.module and base.value in sem.scopes.bindings(self.ctx.module)
         return any(b.node is not None and not sem.tree.is_inside(loop, b.node) for b in binds)
 
+    def _grows(self, target: cst.Subscript, loop: cst.CSTNode) -> bool:
+        """``history[step] = out`` adds an entry per iteration only to a mapping this function
+        made (``{}``, ``dict()``, ``defaultdict(list)``...), under a key the loop changes;
+        an item assignment into a list or a container passed in replaces a slot."""
+        base = target.value
+        if not isinstance(base, cst.Name):
+            return isinstance(base, cst.Attribute)  # ``self.history[k] = v``: an attribute, kept as before
+        sem = self.ctx.semantic
+        binds = sem.scopes.bindings(sem.tree.function_scope(loop)).get(base.value, [])
+        made = [b for b in binds if b.kind == "assign" and b.value is not None and not sem.tree.is_inside(loop, b.node)]
+        if not made or not all(_makes_mapping(b.value) for b in made):
+            return False
+        loop_names = {n.value for n in walk(loop.target) if isinstance(n, cst.Name)} if isinstance(loop, cst.For) else set()
+        keys = [n.value for el in target.slice for n in walk(el.slice) if isinstance(n, cst.Name)]
+        return not loop_names or any(k in loop_names for k in keys) or isinstance(loop, cst.While)
+
+    def _stores_modules(self, target: cst.BaseExpression) -> bool:
+        """The accumulator is a module container (``nn.ModuleList``, ``nn.Sequential``):
+        what goes into it is a module, not a tensor with history."""
+        base = target.value if isinstance(target, cst.Subscript) else target
+        return self.ctx.semantic.modules.is_module(base)
+
+    def _no_graph_recorded(self, node: cst.CSTNode, value: cst.BaseExpression) -> bool:
+        """Gradients are off where ``value`` is computed, as callers or the framework run
+        this code (a helper whose every caller is under ``no_grad``, Lightning's
+        ``validation_step``); for ``total += loss`` it is enough that the sum is taken
+        under no-grad: the new total records no history."""
+        modes = self.ctx.semantic.gradmode
+        if modes.computed_under(value, node).disabled is True:
+            return True
+        return not _stores_value(node) and modes.mode_at(node).disabled is True
+
     # -- deliberate accumulation ------------------------------------------------------
 
     def _trains(self, loop: cst.CSTNode) -> bool:
@@ -181,5 +220,19 @@ def _text(ctx, expr: cst.BaseExpression) -> str:
     if isinstance(expr, cst.Call):
         return f"{short(ctx, expr.func, 36) or '...'}(...)"
     return "..."
+
+
+def _stores_value(node: cst.CSTNode) -> bool:
+    """``xs.append(v)`` and ``xs[k] = v`` keep ``v`` itself; ``+=`` keeps a new sum."""
+    return isinstance(node, cst.Call) or (isinstance(node, cst.Assign) and isinstance(node.targets[0].target, cst.Subscript))
+
+
+_MAPPING_FACTORIES = frozenset({"dict", "defaultdict", "OrderedDict"})
+
+
+def _makes_mapping(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.Dict, cst.DictComp)):
+        return True
+    return isinstance(expr, cst.Call) and last_name(expr.func) in _MAPPING_FACTORIES
 
 

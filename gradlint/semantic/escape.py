@@ -120,6 +120,20 @@ class ScopeFlows:
                     changed = True
         return found
 
+    def sources_of(self, keys: Iterable[str]) -> Set[str]:
+        """``keys`` and every key whose value flows into one of them (``p`` of ``for p in
+        netD.parameters()`` comes from ``netD``). Not through a value that carries no
+        history (``noise = torch.randn_like(logits)`` is new, not part of ``logits``)."""
+        found = set(keys)
+        changed = True
+        while changed:
+            changed = False
+            for edge in self.edges:
+                if not edge.targets.isdisjoint(found) and not edge.sources <= found and self._flows(edge):
+                    found |= edge.sources
+                    changed = True
+        return found
+
     def _leaves(self, sink: _Sink) -> bool:
         return sink.expr is None or sink.route.kind == "backward" or not self._is_plain(sink.expr)  # type: ignore[arg-type]
 

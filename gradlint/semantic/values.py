@@ -37,6 +37,7 @@ from gradlint.semantic.torch_api import (
     CONFIG_NAME,
     CONVERSIONS,
     DATALOADER,
+    FACTORY_NAME,
     FROM_NUMPY,
     LOADER_NAME,
     LOSS_FUNCTIONS,
@@ -66,6 +67,8 @@ if TYPE_CHECKING:
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 _NUMBER_FUNCS = frozenset({"float", "int", "len", "round", "bool", "abs", "sum", "max", "min"})
 _STRING_FUNCS = frozenset({"str", "repr", "format"})
+# Methods of ``str`` that tensors do not have.
+_STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "title", "startswith", "endswith", "join", "format"})
 _NN_LOSS_SUFFIX = "Loss"
 
 
@@ -79,7 +82,8 @@ class Value:
     ``shape`` is "scalar" (0-dim), "batch" or "unknown". For the rest, ``what``
     says what it is: "number", "numbers" (lists of them), "string", "bool",
     "config", "namespace", "parser", "module", "optimizer", "scheduler",
-    "container" (may hold tensors), "array", "function", "class", "none".
+    "container" (may hold tensors), "array", "function", "class", "none",
+    "handle" (a hook handle).
     """
 
     kind: str
@@ -207,7 +211,13 @@ class Values:
             base = self.value(expr.value, depth + 1)
             if base.is_tensor:
                 return tensor(base.graph, "unknown", False)
+            if base.not_tensor and base.what in ("numbers", "string"):
+                return _not("number" if base.what == "numbers" else "string")
             return UNKNOWN
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
+            expr.left, (cst.SimpleString, cst.ConcatenatedString)
+        ):
+            return _not("string")  # ``"%s\n" % x``: printf-style formatting makes a str
         if isinstance(expr, cst.BinaryOperation):
             return self._arith([expr.left, expr.right], depth)
         if isinstance(expr, cst.UnaryOperation):
@@ -427,10 +437,19 @@ class Values:
                 return _not("namespace")
             if method in ("decode", "batch_decode") and "token" in (last_name(receiver) or "").lower():
                 return _not("string")  # a tokenizer's: token ids to text
+            if method == "transcribe":  # a speech recogniser's: audio to text
+                return _not("string")
+            if method in _STR_METHODS:
+                return _not("bool" if method in ("startswith", "endswith") else "string")
+            if method in ("get_last_lr", "get_lr"):  # an LR scheduler's current rates: Python floats
+                return _not("numbers")
+            if method.startswith("register_") and method.endswith("hook"):
+                return _not("handle")  # ``register_forward_hook(...)`` returns a RemovableHandle
             base = self.value(receiver, depth + 1)
             if base.not_tensor and base.what in ("config", "namespace", "container") and method in ("get", "pop", "setdefault"):
                 return _not("config") if base.what != "container" else UNKNOWN
-            if isinstance(receiver, cst.Name) and CONFIG_NAME.search(receiver.value) and method == "get" and not base.is_tensor:
+            receiver_name = last_name(receiver)
+            if receiver_name and CONFIG_NAME.search(receiver_name) and method == "get" and not base.is_tensor:
                 return _not("config")
             if base.is_tensor:
                 return self._tensor_method(call, method, base, disabled)
@@ -779,8 +798,17 @@ class Values:
             return call
         if isinstance(func, (cst.Name, cst.Attribute)) and self.model.modules.is_module(func):
             return call
-        if isinstance(func, cst.Attribute) and func.attr.value not in MODULE_API and looks_forward(last_name(func.value)):
-            return call  # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value not in MODULE_API
+            and not FACTORY_NAME.match(func.attr.value.lstrip("_"))
+            and call.args
+            and looks_forward(last_name(func.value))
+        ):
+            # ``model.fc(x)``, ``self.model.encode(x)``: a submodule or method of a model;
+            # not ``model.load_pretrained(path)``, ``model.init_weights()``: set-up, no forward;
+            # not ``demo_model.predictor()``: a forward takes inputs
+            return call
         return None
 
     def _returns_history(self, func: cst.FunctionDef, depth: int) -> bool:

@@ -144,6 +144,23 @@ def test_routes_of_the_values_of_expressions():
     assert [r.kind for r in flows.routes_of_nodes(calls[1:], ctx.tree)] == ["return"]
 
 
+def test_sources_of_what_a_name_holds():
+    ctx = context(
+        """\
+        def clip(netD, real, fake):
+            gap = netD(fake).mean() - netD(real).mean()
+            for p in netD.parameters():
+                w = p
+                w.data.clamp_(-0.01, 0.01)
+            n = len(real)
+        """
+    )
+    flows = ctx.semantic.escape.flows(ctx.module.body[0])
+    assert {"w", "p", "netD"} <= flows.sources_of(["w"])
+    assert "gap" not in flows.sources_of(["w"])
+    assert flows.sources_of(["n"]) == {"n"}  # a number: no edge, whatever it was computed from
+
+
 def test_yield_from():
     ctx = context(
         """\

@@ -69,6 +69,17 @@ VALUES = {
         print(args, cfg, parser)  # value args: not_tensor what=namespace; value cfg: not_tensor what=config; value parser: not_tensor what=parser
         lr = args.lr  # value args.lr: not_tensor what=config
         """,
+    "configs held in attributes, rates, text, hook handles": """\
+        class Trainer:
+            def f(self, sched, asr, layer, hook):
+                w = self.loss_cfg.get("weight", 1.0)  # value self.loss_cfg.get("weight", 1.0): not_tensor what=config
+                lr = sched.get_last_lr()[0]  # value sched.get_last_lr(): not_tensor what=numbers; value sched.get_last_lr()[0]: not_tensor what=number
+                texts = asr.transcribe(self.paths)  # value asr.transcribe(self.paths): not_tensor what=string
+                line = "%s\\n" % texts[0]  # value "%s\\n" % texts[0]: not_tensor what=string
+                handle = layer.register_forward_hook(hook)  # value layer.register_forward_hook(hook): not_tensor what=handle
+                tag = self.model_tag.strip("*")  # value self.model_tag.strip("*"): not_tensor what=string
+                state = self.decoder.decode(h)  # value self.decoder.decode(h): unknown
+        """,
     "modules, optimizers, schedulers": """\
         import torch
         from torch import nn
@@ -256,6 +267,9 @@ def _graph_source(code: str) -> Optional[str]:
         ("class T:\n    def step_loss(self, x):\n        return self.model(x).mean()\n    def run(self, x):\n"
          "        f(self.step_loss(x))\n", "self.step_loss(x)"),
         ("def loss_of(x):\n    return loss_of(x)\nf(loss_of(x))\n", None),  # recursion
+        # building a module of the file (named like a model) runs no forward
+        ("import torch.nn as nn\nclass TextClassifier(nn.Module):\n    pass\nmodel = TextClassifier()\nf(model.head.bias)\n", None),
+        ("import torch.nn as nn\nclass TextClassifier(nn.Module):\n    pass\nmodel = TextClassifier()\nf(model(x))\n", "model(x)"),
         # only the bindings that reach the read count
         ("loss = 0\nloss = criterion(out, y)\nf(loss)\n", "criterion(out, y)"),
         ("loss = criterion(out, y)\nif c:\n    loss = 0\nf(loss)\n", None),
@@ -278,6 +292,11 @@ def test_graph_source(code, expected):
         ("Net()", False),  # builds a module
         ("LSTMLayer.from_float(m)", False),
         ("model.predict(x)", False),  # scikit-learn style APIs
+        ("model.load_pretrained_embeddings(vectors)", False),  # set-up methods of a model
+        ("self.model._init_weights(m)", False),
+        ("model.encode(x)", True),
+        ("demo_model.predictor()", False),  # a forward takes inputs
+        ("self.decoder.decode(state, step)", True),  # a decoder's decode is not a tokenizer's
         ("model.parameters()", False),
         ("module.graph.placeholder('x')", False),
     ],

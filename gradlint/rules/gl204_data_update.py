@@ -1,0 +1,16 @@
+"""GL204 data-update: an in-place update through ``.data`` where no graph can see it (off by default)."""
+
+from __future__ import annotations
+
+from gradlint.rules.gl202_inplace_through_data import InplaceThroughData
+
+
+class DataUpdate(InplaceThroughData):
+    """The pre-0.4 idiom GL202 leaves alone: optimizer-style and EMA updates, gradient
+    post-processing, weight copies. Nothing is wrong yet, but the edit bypasses the
+    version counter; the fix (GL202's) makes the same update visible to autograd."""
+
+    code = "GL204"
+    triggers = InplaceThroughData.triggers
+    gates = InplaceThroughData.gates
+    reports_pending = False
