@@ -417,7 +417,7 @@ def test_trusted_migrations_apply_unsafe_fixes(project):
 
 
 def test_the_catalog_marks_the_trusted_migrations():
-    assert migrate.trusted_codes() == {"GL001", "GL002", "GL003", "GL202"}
+    assert migrate.trusted_codes() == {"GL001", "GL002", "GL003", "GL202", "GL204"}
     assert "bitwise" in catalog.get("GL202").migrate_trust
     assert all(catalog.get(code).fix != "safe" for code in migrate.trusted_codes())
 
