@@ -196,7 +196,13 @@ class Escape:
         if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.Comparison)):
             return True
         v = self.model.values.value(expr)
-        return v.not_tensor and v.what != "container" or (v.is_tensor and v.graph is False and not v.leaf)
+        if v.not_tensor:
+            return v.what != "container"
+        if v.is_tensor and v.graph is False and not v.leaf:
+            # Without history because of the grad mode it runs in? Then where it goes
+            # is still the question (the caller may run it with gradients on).
+            return self.model.gradmode.mode_at(expr).disabled is not True
+        return False
 
     def _build(self, scope: cst.CSTNode) -> ScopeFlows:
         flows = ScopeFlows(scope)

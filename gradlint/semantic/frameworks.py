@@ -22,7 +22,10 @@ class NoGradHooks:
 
     framework: str
     bases: FrozenSet[str]  # qualified names of the base classes
-    base_names: FrozenSet[str]  # their class names, matched on the source text's last part
+    # Class names matched on the end of a base's source text, for bases the imports
+    # do not resolve (star imports, re-exports, project base classes such as
+    # ``BaseLightningModule``).
+    base_names: FrozenSet[str]
     methods: FrozenSet[str]
     prefixes: Tuple[str, ...] = ()
 
@@ -63,18 +66,10 @@ _EVAL_HOOK_PREFIXES = ("on_validation_", "on_test_", "on_predict_")
 NO_GRAD_HOOKS: Tuple[NoGradHooks, ...] = (
     NoGradHooks("Lightning", LIGHTNING_MODULE, frozenset({"LightningModule"}), _LIGHTNING_EVAL_STEPS, _EVAL_HOOK_PREFIXES),
     # Callbacks' evaluation hooks run inside the same loops.
-    NoGradHooks("Lightning", LIGHTNING_CALLBACK, frozenset({"Callback"}), frozenset(), _EVAL_HOOK_PREFIXES),
+    NoGradHooks("Lightning", LIGHTNING_CALLBACK, frozenset(), frozenset(), _EVAL_HOOK_PREFIXES),
     # ``Pipeline.forward`` calls ``_forward`` inside its inference context (no_grad).
-    NoGradHooks("Hugging Face", HF_PIPELINE, frozenset({"Pipeline"}), frozenset({"_forward"})),
+    NoGradHooks("Hugging Face", HF_PIPELINE, frozenset(), frozenset({"_forward"})),
     # ``Trainer.evaluate``/``predict`` call ``prediction_step``, whose loss and
     # logits are computed under ``torch.no_grad()``.
-    NoGradHooks("Hugging Face", HF_TRAINER, frozenset({"Trainer", "Seq2SeqTrainer"}), frozenset({"prediction_step"})),
-)
-
-# Calls that run a model's forward under no_grad themselves.
-NO_GRAD_RUNNERS = frozenset(
-    {
-        "transformers.Trainer.evaluate",
-        "transformers.Trainer.predict",
-    }
+    NoGradHooks("Hugging Face", HF_TRAINER, frozenset(), frozenset({"prediction_step"})),
 )

@@ -99,8 +99,8 @@ class Modules:
         self, cls: cst.ClassDef, bases: FrozenSet[str], base_names: FrozenSet[str] = frozenset(), _depth: int = 0
     ) -> bool:
         """Whether ``cls`` derives from one of ``bases`` (qualified names), directly or
-        through classes of this file; a base spelled ``X.Name`` or ``Name`` with a
-        name in ``base_names`` counts too (star imports, re-exports)."""
+        through classes of this file; a base whose source text ends with one of
+        ``base_names`` counts too (star imports, re-exports)."""
         if _depth > 5:
             return False
         names = self.model.names
@@ -108,7 +108,10 @@ class Modules:
             expr = base.value
             if base.keyword is not None or not isinstance(expr, (cst.Name, cst.Attribute)):
                 continue
-            if names.refers_to(expr, bases) or self.tree.code_for(expr).rpartition(".")[2] in base_names:
+            if names.refers_to(expr, bases):
+                return True
+            text = self.tree.code_for(expr)
+            if any(text.endswith(n) for n in base_names):
                 return True
             if isinstance(expr, cst.Name):
                 for stmt in self.model.module.body:

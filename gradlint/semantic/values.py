@@ -149,6 +149,7 @@ class Values:
         self._returns_checked: Set[int] = set()
         self._summaries: Dict[int, Value] = {}
         self._dataclasses: Optional[FrozenSet[str]] = None
+        self._edited: Dict[int, FrozenSet[str]] = {}
 
     # -- the abstract value ---------------------------------------------------------------
 
@@ -238,7 +239,36 @@ class Values:
         values = [self._binding(b, depth) for b in reaching.bindings]
         if reaching.unbound:
             return UNKNOWN
-        return join(values)
+        found = join(values)
+        if found.is_tensor and found.graph is False and name.value in self._edited_in_place(name):
+            # ``out[:, i] = layer(h)``, ``buf.add_(x)``: an edit can give it history
+            return tensor(None, found.shape, found.leaf)
+        return found
+
+    def _edited_in_place(self, name: cst.Name) -> FrozenSet[str]:
+        """Names of the scope of ``name`` whose tensor is edited in place somewhere:
+        an item or slice assigned, an augmented assignment to one, an in-place method."""
+        scope = self.tree.function_scope(name)
+        found = self._edited.get(id(scope))
+        if found is None:
+            edited = set()
+            body = scope if isinstance(scope, cst.Module) else scope.body
+            for node in walk(body):
+                target = None
+                if isinstance(node, cst.Assign):
+                    for t in node.targets:
+                        if isinstance(t.target, cst.Subscript):
+                            target = t.target.value
+                elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+                    target = node.target.value
+                elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and is_inplace_method(node.func.attr.value):
+                    target = node.func.value
+                while isinstance(target, (cst.Subscript, cst.Attribute)) and not isinstance(target, cst.Name):
+                    target = target.value
+                if isinstance(target, cst.Name):
+                    edited.add(target.value)
+            found = self._edited[id(scope)] = frozenset(edited)
+        return found
 
     def _binding(self, b: Binding, depth: int) -> Value:
         form = b.form

@@ -154,3 +154,22 @@ def test_yield_from():
     )
     for fact in facts(ctx, "routes"):
         assert _routes(ctx, fact) == fact.expected
+
+
+def test_routes_do_not_depend_on_the_grad_mode_callers_give():
+    """A helper called only under no_grad computes values without history there,
+    but where its values go is the same question."""
+    ctx = context(
+        """\
+        import torch
+        def helper(model, x):
+            outs = []  # routes outs: return
+            outs.append(model(x))
+            return torch.cat(outs)
+        @torch.no_grad()
+        def run(model, x):
+            return helper(model, x)
+        """
+    )
+    for fact in facts(ctx, "routes"):
+        assert _routes(ctx, fact) == fact.expected

@@ -292,3 +292,18 @@ def test_values_are_lazy_and_memoised():
     y = ctx.module.body[2].body[0].value
     first = ctx.semantic.values.value(y)
     assert ctx.semantic.values.value(y) is first
+
+
+def test_an_edit_in_place_can_give_a_factory_tensor_history():
+    for ctx, fact in each(
+        """\
+        import torch
+        def f(h, w, n):
+            out = torch.zeros(n)
+            out[0] = torch.matmul(h, w)
+            fresh = torch.zeros(n)
+            print(out, fresh)  # value out: tensor graph=maybe; value fresh: tensor graph=no
+        """,
+        "value",
+    ):
+        _check(ctx, fact)
