@@ -204,6 +204,44 @@ class Escape:
             return self.model.gradmode.mode_at(expr).disabled is not True
         return False
 
+    def drops_graph(self, expr: cst.CSTNode) -> bool:
+        """Whether the value of ``expr`` is used only through something that carries no
+        graph: ``model(x).argmax(1).tolist()``, ``float(model(x))``, ``model(x).data``."""
+        cur = expr
+        while True:
+            parent = self.tree.parent(cur)
+            if isinstance(parent, cst.Attribute) and parent.value is cur:
+                if parent.attr.value == "data":
+                    return True
+                cur = parent
+            elif isinstance(parent, (cst.Call, cst.Subscript)) and getattr(parent, "func", getattr(parent, "value", None)) is cur:
+                if isinstance(parent, cst.Call) and self._plain(parent):
+                    return True
+                cur = parent
+            elif isinstance(parent, cst.Arg):
+                call = self.tree.parent(parent)
+                return isinstance(call, cst.Call) and self._plain(call)
+            else:
+                return False
+
+    def _live_keys(self, expr: cst.CSTNode) -> FrozenSet[str]:
+        """``keys_in(expr)`` less the keys read only inside calls whose result carries no
+        graph: ``torch.cat([ids, logits[:, -1].argmax(-1)])`` holds ``ids``, not ``logits``."""
+        found: Set[str] = set()
+
+        def visit(node: cst.CSTNode) -> None:
+            if node is not expr and isinstance(node, cst.Call) and self._plain(node):
+                return
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                k = key(node)
+                if k:
+                    found.add(k)
+            for child in node.children:
+                visit(child)
+
+        visit(expr)
+        return frozenset(found)
+
     def _build(self, scope: cst.CSTNode) -> ScopeFlows:
         flows = ScopeFlows(scope)
         body = scope if isinstance(scope, cst.Module) else scope.body  # type: ignore[attr-defined]
@@ -262,13 +300,13 @@ class Escape:
             if isinstance(node, cst.Assign):
                 for t in node.targets:
                     if not self._plain(node.value):
-                        flows.edges.append((_target_keys(t.target), keys_in(node.value), node))
+                        flows.edges.append((_target_keys(t.target), self._live_keys(node.value), node))
                     kind = outside(t.target)
                     if kind:
                         add_sink(kind, node, node.value)
             elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
                 if not self._plain(node.value):
-                    flows.edges.append((_target_keys(node.target), keys_in(node.value), node))
+                    flows.edges.append((_target_keys(node.target), self._live_keys(node.value), node))
                 kind = outside(node.target)
                 if kind is None and isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value in params:
                     kind = "outer"  # ``xs += [v]`` extends the list passed in
