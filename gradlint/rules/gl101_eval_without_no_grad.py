@@ -93,6 +93,7 @@ class EvalWithoutNoGrad(Rule):
         self._has_eval = _EVAL_GATE.search(ctx.source) is not None
         self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
         self._reported: Set[int] = set()
+        self._inference_regions: Dict[int, Optional[_Region]] = {}
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.ctx.semantic.gradmode.module_grad_off():
@@ -265,11 +266,16 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if receiver == "self" and _depth < 2:
                 helper = sem.calls.local_function(sub)
-                if helper is not None and helper.name.value not in _TRAINING_HOOKS:
+                if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):
                     model = self._helper_forward(helper, models, _depth + 1)
                     if model is not None:
                         found.append((sub, model))
         return found
+
+    def _checked_alone(self, helper: cst.FunctionDef) -> bool:
+        """Whether ``helper``'s forwards are reported in ``helper`` itself: it has an
+        evaluation region of its own, or it is inference code reported as such."""
+        return bool(self._has_eval and self._regions(helper)) or self._inference_function(helper) is not None
 
     def _helper_forward(self, helper: cst.FunctionDef, models: FrozenSet[str], depth: int) -> Optional[str]:
         """The model of ``models`` that the method ``helper`` runs, if it runs one without
@@ -368,29 +374,42 @@ class EvalWithoutNoGrad(Rule):
         a module-level loop over an inference loader (``for x, y in test_loader:``) runs
         forwards whose outputs never leave with a graph: whoever put the model in eval
         mode, the graphs are recorded for nothing."""
-        sem = self.ctx.semantic
         if isinstance(scope, cst.Module):
             for i, stmt in enumerate(scope.body):
                 if isinstance(stmt, cst.For) and self._inference_loader(stmt.iter, scope):
-                    where = f"a loop over `{self.ctx.code_for(stmt.iter)}`"
-                    self._check_inference_block(scope, _Region(scope, i, i + 1, set(), {}), where)
-            return
-        if not isinstance(scope, cst.FunctionDef) or not is_inference_name(scope.name.value):
-            return
-        if self._is_unit_test(scope) or scope.asynchronous is not None or self._skip_function(scope):
-            return
-        if any(isinstance(n, cst.Call) and last_name(n.func) == "train" for n in walk(scope.body)):
-            return  # it sets the mode itself (``model.train() if training else model.eval()``)
-        if sem.gradmode.framework_hook(scope) is not None:
-            return
-        region = _Region(scope.body, 0, len(scope.body.body), set(), {})  # type: ignore[arg-type]
-        self._check_inference_block(scope, region, f"`{scope.name.value}()`")
+                    region = self._inference_block(scope, _Region(scope, i, i + 1, set(), {}))
+                    if region is not None:
+                        self._report_inference(scope, region, f"a loop over `{self.ctx.code_for(stmt.iter)}`")
+        elif isinstance(scope, cst.FunctionDef):
+            region = self._inference_function(scope)
+            if region is not None:
+                self._report_inference(scope, region, f"`{scope.name.value}()`")
 
-    def _check_inference_block(self, scope: Scope, region: _Region, where: str) -> None:
+    def _inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
+        """The region to report in ``func`` when it is inference code without ``eval()``."""
+        key = id(func)
+        if key not in self._inference_regions:
+            self._inference_regions[key] = None  # recursion through helpers
+            self._inference_regions[key] = self._find_inference_function(func)
+        return self._inference_regions[key]
+
+    def _find_inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
+        sem = self.ctx.semantic
+        if not is_inference_name(func.name.value) or func.name.value in _TRAINING_HOOKS:
+            return None
+        if self._is_unit_test(func) or func.asynchronous is not None or self._skip_function(func):
+            return None
+        if any(isinstance(n, cst.Call) and last_name(n.func) == "train" for n in walk(func.body)):
+            return None  # it sets the mode itself (``model.train() if training else model.eval()``)
+        if sem.gradmode.framework_hook(func) is not None or (self._has_eval and self._regions(func)):
+            return None
+        return self._inference_block(func, _Region(func.body, 0, len(func.body.body), set(), {}))  # type: ignore[arg-type]
+
+    def _inference_block(self, scope: Scope, region: _Region) -> Optional[_Region]:
         sem = self.ctx.semantic
         stmts = region.block.body[region.start : region.end]
         if any(self._wants_gradients(s) or _keeps_log_probs(s) for s in stmts):
-            return
+            return None
         frozen = sem.modules.frozen_models_in(scope)
         calls: List[Tuple[cst.Call, str]] = []
         for stmt in stmts:
@@ -402,14 +421,17 @@ class EvalWithoutNoGrad(Rule):
                     if model is not None and model not in frozen and self._records(call, scope):
                         calls.append((call, model))
         if not calls:
-            return
+            return None
         region.models = {m for _, m in calls}
         region.calls = calls
         live = [c for c, _ in calls if not sem.escape.drops_graph(c)]
         if live and isinstance(scope, cst.FunctionDef) and sem.escape.flows(scope).routes_of_nodes(live, sem.tree, _LEAVES):
-            return  # a graph leaves: the caller may need it
+            return None  # a graph leaves: the caller may need it
+        return region
+
+    def _report_inference(self, scope: Scope, region: _Region, where: str) -> None:
         flow = _Flow(self.ctx, scope, frozenset(region.models))
-        call, model = calls[0]
+        call, model = region.calls[0]
         self._report(call, self._fix(scope, region, flow), f"`{model}` runs for inference in {where}", "")
 
     def _inference_forward(self, call: cst.Call) -> Optional[str]:
