@@ -66,6 +66,15 @@ _INFERENCE_GATE = re.compile(
     re.IGNORECASE,
 )
 _PYTEST_RAISES = frozenset({"pytest.raises"})
+# The names of functions that are entry points of inference (``evaluate``,
+# ``_validate``, ``predict``, ``generate_text``, ``sample_image``). Unlike
+# ``INFERENCE_WORD`` it leaves out ``decode``/``beam_search``: stages that models
+# also run inside their own training forward (a VAE's ``decode``).
+_ENTRY_WORD = re.compile(
+    r"(^|_)(eval|evaluate|evaluation|validate|validation|val|valid|test|testing|predict|prediction|"
+    r"infer|inference|generate|generation|sample|sampling)(_|$|\d)"
+)
+_OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|keras|paddle|mxnet)\b", re.MULTILINE)
 # Unit-test files, by the names pytest collects.
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
@@ -226,10 +235,14 @@ class EvalWithoutNoGrad(Rule):
                 for i in parent.items
             ):
                 return False  # expected to raise before it computes anything
+        loop = sem.tree.enclosing_loop(call)
+        in_loop = loop is not None and sem.tree.is_inside(scope, loop)
         if self._is_unit_test(scope):
             # One forward in a test is freed when the test returns; a loop of them is not.
-            loop = sem.tree.enclosing_loop(call)
-            return loop is not None and sem.tree.is_inside(scope, loop)
+            return in_loop
+        parent = sem.tree.parent(call)
+        if isinstance(parent, cst.Expr) and not in_loop:
+            return False  # ``model(dummy)`` once, output dropped (calibration, warm-up): freed at once
         return True
 
     def _is_unit_test(self, scope: Scope) -> bool:
@@ -282,8 +295,8 @@ class EvalWithoutNoGrad(Rule):
         a guard of its own: ``self.model(x)`` for ``self.model``, and for ``self`` (a
         module running itself) a call of one of its callable attributes (``self.head(h)``)."""
         sem = self.ctx.semantic
-        if sem.gradmode.guard_at(helper.body) is not None:
-            return None
+        if sem.gradmode.guard_at(helper.body) is not None or self._wants_gradients(helper.body):
+            return None  # no_grad already, or it computes gradients (an attack's forward-and-gradient step)
         for stmt in helper.body.body:
             for call, model in self._forwards(stmt, models, depth):
                 if sem.gradmode.guard_at(call) is None:
@@ -374,6 +387,8 @@ class EvalWithoutNoGrad(Rule):
         a module-level loop over an inference loader (``for x, y in test_loader:``) runs
         forwards whose outputs never leave with a graph: whoever put the model in eval
         mode, the graphs are recorded for nothing."""
+        if _OTHER_FRAMEWORK.search(self.ctx.source):
+            return  # JAX/Flax or TensorFlow code: no autograd graph to speak of
         if isinstance(scope, cst.Module):
             for i, stmt in enumerate(scope.body):
                 if isinstance(stmt, cst.For) and self._inference_loader(stmt.iter, scope):
@@ -395,7 +410,7 @@ class EvalWithoutNoGrad(Rule):
 
     def _find_inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
         sem = self.ctx.semantic
-        if not is_inference_name(func.name.value) or func.name.value in _TRAINING_HOOKS:
+        if not _ENTRY_WORD.search(func.name.value.lower()) or func.name.value in _TRAINING_HOOKS:
             return None
         if self._is_unit_test(func) or func.asynchronous is not None or self._skip_function(func):
             return None
@@ -444,11 +459,26 @@ class EvalWithoutNoGrad(Rule):
         if module is None:
             return None
         forward = sem.modules.forward(call)
-        if forward is not None and forward.evidence in ("self", "helper"):
+        if forward is not None and forward.evidence == "self":
             return self.ctx.code_for(module)
-        if looks_like_model(module) and not sem.modules.records_no_graph(module):
+        if looks_like_model(module) and self._holds_instance(module, call) and not sem.modules.records_no_graph(module):
             return self.ctx.code_for(module)
         return None
+
+    def _holds_instance(self, expr: cst.BaseExpression, call: cst.Call) -> bool:
+        """Whether ``expr`` can hold an object built at run time (a model): not a
+        function or class of this file (``split_model_name_tag``) nor something
+        imported (``torch.Generator``)."""
+        sem = self.ctx.semantic
+        root = expr
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if not isinstance(root, cst.Name) or sem.names.is_imported(root) or sem.calls.local_function(call) is not None:
+            return False
+        if root is expr:
+            seen = sem.scopes.visible(root.value, call)
+            return not any(b.form in ("def", "class", "import") for b in seen.bindings)
+        return True
 
     def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool:
         """Inside a ``with`` whose grad mode is chosen some other way: ``with torch.no_grad:``
