@@ -118,7 +118,9 @@ def join(values: Iterable[Value]) -> Value:
         return UNKNOWN
     if first.kind == "not_tensor":
         whats = {v.what for v in found}
-        return first if len(whats) == 1 else _not("mixed")
+        if len(whats) == 1:
+            return first
+        return _not("container" if "container" in whats else "mixed")  # a container may hold tensors
     graphs = {v.graph for v in found}
     shapes = {v.shape for v in found}
     return tensor(
@@ -137,6 +139,20 @@ class StorageAlias:
     source: cst.BaseExpression  # ``x``
     # Reached through a variable (``y = x.detach(); y.add_(1)``) rather than in one expression.
     through_name: bool = False
+
+
+class _Lazy:
+    """A truth computed the first time it is tested (the grad mode at a call costs a
+    look at the callers; most calls are settled before it matters)."""
+
+    def __init__(self, compute) -> None:
+        self._compute = compute
+        self._value: Optional[bool] = None
+
+    def __bool__(self) -> bool:
+        if self._value is None:
+            self._value = bool(self._compute())
+        return self._value
 
 
 class Values:
@@ -377,7 +393,7 @@ class Values:
         )
         if qualified_all & ARGPARSE:
             return _not("parser")
-        disabled = self.model.gradmode.mode_at(call).disabled is True
+        disabled = _Lazy(lambda: self.model.gradmode.mode_at(call).disabled is True)
         if qualified & AS_TENSOR and call.args:
             inner = self.value(call.args[0].value, depth + 1)
             # ``as_tensor`` returns a tensor argument itself (same dtype and device), history and all.
@@ -409,8 +425,8 @@ class Values:
             receiver = func.value
             if method == "parse_args" or method == "parse_known_args":
                 return _not("namespace")
-            if method in ("decode", "batch_decode"):  # tokenizers: token ids to text
-                return _not("string")
+            if method in ("decode", "batch_decode") and "token" in (last_name(receiver) or "").lower():
+                return _not("string")  # a tokenizer's: token ids to text
             base = self.value(receiver, depth + 1)
             if base.not_tensor and base.what in ("config", "namespace", "container") and method in ("get", "pop", "setdefault"):
                 return _not("config") if base.what != "container" else UNKNOWN
@@ -460,7 +476,7 @@ class Values:
                 return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
         return None
 
-    def _tensor_method(self, call: cst.Call, method: str, base: Value, disabled: bool) -> Value:
+    def _tensor_method(self, call: cst.Call, method: str, base: Value, disabled: "_Lazy") -> Value:
         if method == "item":
             return _not("number")
         if method == "tolist":
@@ -486,7 +502,7 @@ class Values:
         graph = False if disabled else (True if base.graph or base.leaf else base.graph)
         return tensor(graph)
 
-    def _torch_function(self, call: cst.Call, qualified: FrozenSet[str], depth: int, disabled: bool) -> Value:
+    def _torch_function(self, call: cst.Call, qualified: FrozenSet[str], depth: int, disabled: "_Lazy") -> Value:
         args = [self.value(a.value, depth + 1) for a in call.args if a.keyword is None]
         tensors = [v for v in args if v.is_tensor]
         short = {q.rpartition(".")[2] for q in qualified}
