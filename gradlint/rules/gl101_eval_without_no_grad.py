@@ -29,7 +29,7 @@ from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
-from gradlint.semantic.torch_api import INFERENCE_WORD
+from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 Block = Union[cst.IndentedBlock, cst.Module]
@@ -65,6 +65,15 @@ _INFERENCE_GATE = re.compile(
     + r")(?![a-z])",
     re.IGNORECASE,
 )
+# A call of something named like a model (``model(x)``, ``self.net_g(z)``,
+# ``models["g"](x)``), ``self(x)`` or ``m.forward(x)``: a superset of the calls
+# ``looks_like_model`` accepts, for code without an ``eval()``.
+_MODEL_CALL_GATE = re.compile(
+    r"self\s*\(|\.forward\s*\(|(?<!\w)(?:[gd]|net[gd])\s*\(|(?<![a-z])(?:"
+    + MODEL_NAME.pattern.split("(", 2)[2].split(")s?", 1)[0]
+    + r")s?(?:[_\d]\w*)?(?:\[[^\]\n]*\])*\s*\(",
+    re.IGNORECASE,
+)
 _PYTEST_RAISES = frozenset({"pytest.raises"})
 # The names of functions that are entry points of inference (``evaluate``,
 # ``_validate``, ``predict``, ``generate_text``, ``sample_image``). Unlike
@@ -94,7 +103,10 @@ class EvalWithoutNoGrad(Rule):
     triggers = (".eval(", ".train(", "def", "for")
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
     # or code named for inference (a function, a loader)
-    gates = (re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}", re.IGNORECASE),)
+    gates = (
+        re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}", re.IGNORECASE),
+        re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}", re.IGNORECASE),
+    )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -103,6 +115,7 @@ class EvalWithoutNoGrad(Rule):
         self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
         self._reported: Set[int] = set()
         self._inference_regions: Dict[int, Optional[_Region]] = {}
+        self._other_framework = _OTHER_FRAMEWORK.search(ctx.source) is not None
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.ctx.semantic.gradmode.module_grad_off():
@@ -387,7 +400,7 @@ class EvalWithoutNoGrad(Rule):
         a module-level loop over an inference loader (``for x, y in test_loader:``) runs
         forwards whose outputs never leave with a graph: whoever put the model in eval
         mode, the graphs are recorded for nothing."""
-        if _OTHER_FRAMEWORK.search(self.ctx.source):
+        if self._other_framework:
             return  # JAX/Flax or TensorFlow code: no autograd graph to speak of
         if isinstance(scope, cst.Module):
             for i, stmt in enumerate(scope.body):
@@ -412,13 +425,16 @@ class EvalWithoutNoGrad(Rule):
         sem = self.ctx.semantic
         if not _ENTRY_WORD.search(func.name.value.lower()) or func.name.value in _TRAINING_HOOKS:
             return None
-        if self._is_unit_test(func) or func.asynchronous is not None or self._skip_function(func):
+        if self._is_unit_test(func) or func.asynchronous is not None:
             return None
         if any(isinstance(n, cst.Call) and last_name(n.func) == "train" for n in walk(func.body)):
             return None  # it sets the mode itself (``model.train() if training else model.eval()``)
         if sem.gradmode.framework_hook(func) is not None or (self._has_eval and self._regions(func)):
             return None
-        return self._inference_block(func, _Region(func.body, 0, len(func.body.body), set(), {}))  # type: ignore[arg-type]
+        region = self._inference_block(func, _Region(func.body, 0, len(func.body.body), set(), {}))  # type: ignore[arg-type]
+        if region is None or self._skip_function(func):  # the costly question last
+            return None
+        return region
 
     def _inference_block(self, scope: Scope, region: _Region) -> Optional[_Region]:
         sem = self.ctx.semantic
@@ -458,9 +474,9 @@ class EvalWithoutNoGrad(Rule):
         module = called_module(call)
         if module is None:
             return None
-        forward = sem.modules.forward(call)
-        if forward is not None and forward.evidence == "self":
-            return self.ctx.code_for(module)
+        if isinstance(module, cst.Name) and module.value == "self":
+            forward = sem.modules.forward(call)
+            return "self" if forward is not None and forward.evidence == "self" else None
         if looks_like_model(module) and self._holds_instance(module, call) and not sem.modules.records_no_graph(module):
             return self.ctx.code_for(module)
         return None
