@@ -397,6 +397,32 @@ def test_gl101_message_names_model_and_eval_line():
     ]
 
 
+
+def test_gl101_messages_for_inference_code_and_containers():
+    src = """\
+        def sample_image(generator, z):
+            save_image(generator(z).data, "out.png")
+
+
+        def validate(models, x):
+            for k in models:
+                models[k].eval()
+            return models["encoder"](x).mean().item()
+
+
+        for images, labels in test_loader:
+            print(net(images).argmax(1))
+    """
+    assert messages(src, ["GL101"]) == [
+        "`generator` runs for inference in `sample_image()` but gradients are still enabled here: this forward "
+        "records a graph and keeps its activations alive; run it under `torch.no_grad()`",
+        "`models[\"encoder\"]` is in eval mode (line 7) but gradients are still enabled here: `.eval()` does not stop "
+        "autograd, so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`",
+        "`net` runs for inference in a loop over `test_loader` but gradients are still enabled here: this forward "
+        "records a graph and keeps its activations alive; run it under `torch.no_grad()`",
+    ]
+
+
 GL101_FIXES = [
     # the whole body: a decorator, and `import torch` added
     (

@@ -1,13 +1,19 @@
 """GL101 eval-without-no-grad: ``model.eval()`` does not stop autograd.
 
 An *evaluation region* is, within one function body (or the module body), the
-statements after ``m.eval()`` / ``m.train(False)`` up to whatever may take ``m``
-out of eval mode (``m.train()``) or rebind it. In a function or loop whose name
-says it is for inference (``evaluate``, ``for x in val_loader``), an ``eval()``
-nested in an ``if`` also opens a region after the statement holding it. A
-region is reported once, at its first forward call of ``m`` that runs with
-gradients on, unless something says the gradients are wanted or already off:
-see ``_skip_function`` and ``_wants_gradients``.
+statements after ``m.eval()`` / ``m.train(False)`` (or ``m[k].eval()`` for every
+key of a container) up to whatever may take ``m`` out of eval mode
+(``m.train()``) or rebind it. In a function or loop whose name says it is for
+inference (``evaluate``, ``for x in val_loader``), an ``eval()`` nested in an
+``if`` also opens a region after the statement holding it. A region is reported
+once, at its first forward call of ``m`` that runs with gradients on, unless
+something says the gradients are wanted or already off: see ``_skip_function``,
+``_records`` and ``_wants_gradients``. Helpers of the file that a region hands
+``m`` to are followed (``_check_helpers``).
+
+Code written for inference with no ``eval()`` of its own (a function named for
+it, a module-level loop over a test loader) is reported when the outputs of its
+forwards never leave with a graph (``_check_inference_code``).
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._safety import in_async_function, is_generator, torch_name_is_module
-from gradlint.semantic.syntax import called_module, is_inference_name, last_name
+from gradlint.semantic.frameworks import FORWARD_STEPS
+from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
+from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 Block = Union[cst.IndentedBlock, cst.Module]
@@ -47,6 +55,40 @@ _INERT_CALLS = frozenset(
 )
 
 
+_EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b")
+# A word of ``INFERENCE_WORD`` anywhere (a superset of what ``is_inference_name``
+# accepts in a function or loader name): code written for inference.
+# A function or a loop's iterable named with a word of ``INFERENCE_WORD`` (a superset
+# of what ``is_inference_name`` accepts): ``def _validate(``, ``in enumerate(test_loader)``.
+_INFERENCE_GATE = re.compile(
+    r"(?:def\s+\w*?|\bin\s+[^\n:]*?)(?<![a-z])(?:"
+    + INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
+    + r")(?![a-z])",
+    re.IGNORECASE,
+)
+# A call of something named like a model (``model(x)``, ``self.net_g(z)``,
+# ``models["g"](x)``), ``self(x)`` or ``m.forward(x)``: a superset of the calls
+# ``looks_like_model`` accepts, for code without an ``eval()``.
+_MODEL_CALL_GATE = re.compile(
+    r"self\s*\(|\.forward\s*\(|(?<!\w)(?:[gd]|net[gd])\s*\(|(?<![a-z])(?:"
+    + MODEL_NAME.pattern.split("(", 2)[2].split(")s?", 1)[0]
+    + r")s?(?:[_\d]\w*)?(?:\[[^\]\n]*\])*\s*\(",
+    re.IGNORECASE,
+)
+_PYTEST_RAISES = frozenset({"pytest.raises"})
+# The names of functions that are entry points of inference (``evaluate``,
+# ``_validate``, ``predict``, ``generate_text``, ``sample_image``). Unlike
+# ``INFERENCE_WORD`` it leaves out ``decode``/``beam_search``: stages that models
+# also run inside their own training forward (a VAE's ``decode``).
+_ENTRY_WORD = re.compile(
+    r"(^|_)(eval|evaluate|evaluation|validate|validation|val|valid|test|testing|predict|prediction|"
+    r"infer|inference|generate|generation|sample|sampling)(_|$|\d)"
+)
+_OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|keras|paddle|mxnet)\b", re.MULTILINE)
+# Unit-test files, by the names pytest collects.
+_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+
+
 @dataclass
 class _Region:
     block: Block
@@ -59,21 +101,32 @@ class _Region:
 
 class EvalWithoutNoGrad(Rule):
     code = "GL101"
-    triggers = (".eval(", ".train(")
-    # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``)
-    gates = (re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b"),)
+    triggers = (".eval(", ".train(", "def", "for")
+    # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
+    # or code named for inference (a function, a loader)
+    gates = (
+        re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}", re.IGNORECASE),
+        re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}", re.IGNORECASE),
+    )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._may_name_func = "func" in ctx.source  # ``torch.func`` / ``from torch import func``
+        self._has_eval = _EVAL_GATE.search(ctx.source) is not None
+        self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
+        self._reported: Set[int] = set()
+        self._inference_regions: Dict[int, Optional[_Region]] = {}
+        self._other_framework = _OTHER_FRAMEWORK.search(ctx.source) is not None
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.ctx.semantic.gradmode.module_grad_off():
-            self._check_scope(node)
+            if not self._check_scope(node):
+                self._check_inference_code(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value not in _TRAINING_HOOKS and not self.ctx.semantic.gradmode.module_grad_off():
-            self._check_scope(node)
+            if not self._check_scope(node):
+                self._check_inference_code(node)
 
     def _skip_function(self, func: cst.FunctionDef) -> bool:
         sem = self.ctx.semantic
@@ -84,14 +137,20 @@ class EvalWithoutNoGrad(Rule):
 
     # -- regions --------------------------------------------------------------
 
-    def _check_scope(self, scope: Scope) -> None:
-        regions = self._regions(scope)
-        if not regions or isinstance(scope, cst.FunctionDef) and self._skip_function(scope):
-            return
+    def _check_scope(self, scope: Scope) -> bool:
+        """Checks the evaluation regions of ``scope``; whether it has any."""
+        regions = self._regions(scope) if self._has_eval else []
+        if not regions:
+            return False
+        if isinstance(scope, cst.FunctionDef) and self._skip_function(scope):
+            return True
         for region in regions:
             region.calls = self._unguarded_calls(scope, region)
         for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)
+        for region in regions:
+            self._check_helpers(scope, region)
+        return True
 
     def _regions(self, scope: Scope) -> List[_Region]:
         sem = self.ctx.semantic
@@ -103,7 +162,7 @@ class EvalWithoutNoGrad(Rule):
         for node in walk(body):
             if isinstance(node, (cst.IndentedBlock, cst.Module)):
                 for i, stmt in enumerate(node.body):
-                    switch = sem.modules.eval_switch(stmt)
+                    switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
@@ -159,15 +218,116 @@ class EvalWithoutNoGrad(Rule):
         return out
 
     def _unguarded_calls(self, scope: Scope, region: _Region) -> List[Tuple[cst.Call, str]]:
-        """The forward calls of the region's (unfrozen) model that run with gradients on."""
+        """The forward calls of the region's (unfrozen) model that run with gradients on
+        and record a graph."""
         sem = self.ctx.semantic
-        models = frozenset(region.models) - sem.modules.frozen_models()
+        models = frozenset(region.models) - sem.modules.frozen_models_in(scope)
         return [
             (call, model)
             for stmt in region.block.body[region.start : region.end]
-            for call, model in sem.modules.forward_calls(stmt, models)
-            if sem.gradmode.guard_at(call) is None and not self._under_other_guard(call, scope)
+            for call, model in self._forwards(stmt, models)
+            if self._records(call, scope)
         ]
+
+    def _records(self, call: cst.Call, scope: Scope) -> bool:
+        """Whether the forward ``call`` runs with gradients on and records a graph
+        worth reporting: not under a guard, not expected to raise, not of a module
+        without trainable parameters, not a unit test's one-off forward."""
+        sem = self.ctx.semantic
+        if sem.gradmode.guard_at(call) is not None or self._under_other_guard(call, scope):
+            return False
+        module = called_module(call)
+        if module is not None and sem.modules.records_no_graph(module):
+            return False
+        for parent in sem.tree.ancestors(call):
+            if parent is scope:
+                break
+            if isinstance(parent, cst.With) and any(
+                isinstance(i.item, cst.Call)
+                and isinstance(i.item.func, (cst.Name, cst.Attribute))
+                and sem.names.refers_to(i.item.func, _PYTEST_RAISES)
+                for i in parent.items
+            ):
+                return False  # expected to raise before it computes anything
+        loop = sem.tree.enclosing_loop(call)
+        in_loop = loop is not None and sem.tree.is_inside(scope, loop)
+        if self._is_unit_test(scope):
+            # One forward in a test is freed when the test returns; a loop of them is not.
+            return in_loop
+        parent = sem.tree.parent(call)
+        if isinstance(parent, cst.Expr) and not in_loop:
+            return False  # ``model(dummy)`` once, output dropped (calibration, warm-up): freed at once
+        return True
+
+    def _is_unit_test(self, scope: Scope) -> bool:
+        return self._test_file and isinstance(scope, cst.FunctionDef) and scope.name.value.startswith("test")
+
+    def _forwards(self, stmt: cst.CSTNode, models: FrozenSet[str], _depth: int = 0) -> List[Tuple[cst.Call, str]]:
+        """Forward calls of a model in ``models`` under ``stmt`` (not in nested functions):
+        ``m(...)``, ``m.forward(...)``, ``m[k](...)`` for a container ``m[]`` put in
+        eval mode item by item, ``m.test_step(...)``, and ``self.helper(...)`` for a
+        method of the class that runs one (``self.infer(x)``, ``self._forward(x)``)."""
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return []  # runs when called, not here
+        sem = self.ctx.semantic
+        code_for = self.ctx.code_for
+        found: List[Tuple[cst.Call, str]] = []
+        for sub in walk(stmt):
+            if not isinstance(sub, cst.Call):
+                continue
+            module = called_module(sub)
+            if module is not None:
+                text = code_for(module)
+                if text in models:
+                    found.append((sub, text))
+                    continue
+                if isinstance(module, cst.Subscript) and code_for(module.value) + "[]" in models:
+                    found.append((sub, code_for(module.value) + "[]"))
+                    continue
+            func = sub.func
+            if not isinstance(func, cst.Attribute):
+                continue
+            receiver = code_for(func.value)
+            if func.attr.value in FORWARD_STEPS and receiver in models:
+                found.append((sub, receiver))
+                continue
+            if receiver == "self" and _depth < 2:
+                helper = sem.calls.local_function(sub)
+                if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):
+                    model = self._helper_forward(helper, models, _depth + 1)
+                    if model is not None:
+                        found.append((sub, model))
+        return found
+
+    def _checked_alone(self, helper: cst.FunctionDef) -> bool:
+        """Whether ``helper``'s forwards are reported in ``helper`` itself: it has an
+        evaluation region of its own, or it is inference code reported as such."""
+        return bool(self._has_eval and self._regions(helper)) or self._inference_function(helper) is not None
+
+    def _helper_forward(self, helper: cst.FunctionDef, models: FrozenSet[str], depth: int) -> Optional[str]:
+        """The model of ``models`` that the method ``helper`` runs, if it runs one without
+        a guard of its own: ``self.model(x)`` for ``self.model``, and for ``self`` (a
+        module running itself) a call of one of its callable attributes (``self.head(h)``)."""
+        sem = self.ctx.semantic
+        if sem.gradmode.guard_at(helper.body) is not None or self._wants_gradients(helper.body):
+            return None  # no_grad already, or it computes gradients (an attack's forward-and-gradient step)
+        for stmt in helper.body.body:
+            for call, model in self._forwards(stmt, models, depth):
+                if sem.gradmode.guard_at(call) is None:
+                    return model
+            if "self" in models:
+                for sub in walk(stmt):
+                    if not isinstance(sub, cst.Call) or sem.gradmode.guard_at(sub) is not None:
+                        continue
+                    module = called_module(sub)
+                    if (
+                        isinstance(module, cst.Attribute)
+                        and isinstance(module.value, cst.Name)
+                        and module.value.value == "self"
+                        and sem.calls.local_function(sub) is None
+                    ):
+                        return "self"
+        return None
 
     # -- one region -------------------------------------------------------------
 
@@ -179,7 +339,163 @@ class EvalWithoutNoGrad(Rule):
         if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts):
             return
         call, model = region.calls[0]
-        self.report(call, fix=self._fix(scope, region, flow), model=model, line=region.eval_line[model])
+        self._report(call, self._fix(scope, region, flow), self._in_eval_mode(call, model, region.eval_line[model]))
+
+    def _in_eval_mode(self, call: cst.Call, model: str, line: int) -> str:
+        if model.endswith("[]"):  # an item of a container: name the one called
+            module = called_module(call)
+            model = self.ctx.code_for(module) if isinstance(module, cst.Subscript) else model[:-2] + "[...]"
+        return f"`{model}` is in eval mode (line {line})"
+
+    def _report(self, call: cst.Call, fix: Optional[Fix], state: str, cause: str = "`.eval()` does not stop autograd, so ") -> None:
+        if id(call) not in self._reported:
+            self._reported.add(id(call))
+            self.report(call, fix=fix, state=state, cause=cause)
+
+    # -- eval() in the caller, forwards in a helper ------------------------------------
+
+    def _check_helpers(self, scope: Scope, region: _Region) -> None:
+        """Functions of this file that the region hands its model to (``_run_batches(model,
+        loader)`` after ``model.eval()``): their forwards of that parameter run in eval
+        mode too, with the helper's grad mode."""
+        sem = self.ctx.semantic
+        code_for = self.ctx.code_for
+        for stmt in region.block.body[region.start : region.end]:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            for call in walk(stmt):
+                if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+                    continue
+                if sem.gradmode.guard_at(call) is not None or self._under_other_guard(call, scope):
+                    continue
+                helper = sem.calls.local_function(call)
+                if helper is None or helper is scope or helper.name.value in _TRAINING_HOOKS or helper.asynchronous:
+                    continue
+                for param, arg in _bound_params(helper, call):
+                    model = code_for(arg)
+                    if model in region.models:
+                        self._check_helper(helper, param, region.eval_line[model])
+
+    def _check_helper(self, helper: cst.FunctionDef, param: str, line: int) -> None:
+        sem = self.ctx.semantic
+        if self._skip_function(helper) or any(sem.modules.eval_switch(s) for s in walk(helper.body)):
+            return  # a helper with an eval() of its own is checked on its own
+        if self._wants_gradients(helper.body):
+            return
+        models = frozenset({param}) - sem.modules.frozen_models_in(helper)
+        region = _Region(helper.body, 0, len(helper.body.body), set(models), {param: line})
+        region.calls = [(c, m) for s in helper.body.body for c, m in self._forwards(s, models) if self._records(c, helper)]
+        if not region.calls:
+            return
+        live = [c for c, _ in region.calls if not sem.escape.drops_graph(c)]
+        if live and sem.escape.flows(helper).routes_of_nodes(live, sem.tree, _LEAVES):
+            return  # the caller gets the graph: whether it is wanted is decided there
+        flow = _Flow(self.ctx, helper, frozenset(models))
+        call, model = region.calls[0]
+        self._report(call, self._fix(helper, region, flow), self._in_eval_mode(call, model, line))
+
+    # -- code written for inference, with no eval() of its own ------------------------
+
+    def _check_inference_code(self, scope: Scope) -> None:
+        """A function named for inference (``evaluate``, ``predict``, ``generate_text``) or
+        a module-level loop over an inference loader (``for x, y in test_loader:``) runs
+        forwards whose outputs never leave with a graph: whoever put the model in eval
+        mode, the graphs are recorded for nothing."""
+        if self._other_framework:
+            return  # JAX/Flax or TensorFlow code: no autograd graph to speak of
+        if isinstance(scope, cst.Module):
+            for i, stmt in enumerate(scope.body):
+                if isinstance(stmt, cst.For) and self._inference_loader(stmt.iter, scope):
+                    region = self._inference_block(scope, _Region(scope, i, i + 1, set(), {}))
+                    if region is not None:
+                        self._report_inference(scope, region, f"a loop over `{self.ctx.code_for(stmt.iter)}`")
+        elif isinstance(scope, cst.FunctionDef):
+            region = self._inference_function(scope)
+            if region is not None:
+                self._report_inference(scope, region, f"`{scope.name.value}()`")
+
+    def _inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
+        """The region to report in ``func`` when it is inference code without ``eval()``."""
+        key = id(func)
+        if key not in self._inference_regions:
+            self._inference_regions[key] = None  # recursion through helpers
+            self._inference_regions[key] = self._find_inference_function(func)
+        return self._inference_regions[key]
+
+    def _find_inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
+        sem = self.ctx.semantic
+        if not _ENTRY_WORD.search(func.name.value.lower()) or func.name.value in _TRAINING_HOOKS:
+            return None
+        if self._is_unit_test(func) or func.asynchronous is not None:
+            return None
+        if any(isinstance(n, cst.Call) and last_name(n.func) == "train" for n in walk(func.body)):
+            return None  # it sets the mode itself (``model.train() if training else model.eval()``)
+        if sem.gradmode.framework_hook(func) is not None or (self._has_eval and self._regions(func)):
+            return None
+        region = self._inference_block(func, _Region(func.body, 0, len(func.body.body), set(), {}))  # type: ignore[arg-type]
+        if region is None or self._skip_function(func):  # the costly question last
+            return None
+        return region
+
+    def _inference_block(self, scope: Scope, region: _Region) -> Optional[_Region]:
+        sem = self.ctx.semantic
+        stmts = region.block.body[region.start : region.end]
+        if any(self._wants_gradients(s) or _keeps_log_probs(s) for s in stmts):
+            return None
+        frozen = sem.modules.frozen_models_in(scope)
+        calls: List[Tuple[cst.Call, str]] = []
+        for stmt in stmts:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            for call in walk(stmt):
+                if isinstance(call, cst.Call):
+                    model = self._inference_forward(call)
+                    if model is not None and model not in frozen and self._records(call, scope):
+                        calls.append((call, model))
+        if not calls:
+            return None
+        region.models = {m for _, m in calls}
+        region.calls = calls
+        live = [c for c, _ in calls if not sem.escape.drops_graph(c)]
+        if live and isinstance(scope, cst.FunctionDef) and sem.escape.flows(scope).routes_of_nodes(live, sem.tree, _LEAVES):
+            return None  # a graph leaves: the caller may need it
+        return region
+
+    def _report_inference(self, scope: Scope, region: _Region, where: str) -> None:
+        flow = _Flow(self.ctx, scope, frozenset(region.models))
+        call, model = region.calls[0]
+        self._report(call, self._fix(scope, region, flow), f"`{model}` runs for inference in {where}", "")
+
+    def _inference_forward(self, call: cst.Call) -> Optional[str]:
+        """The model that ``call`` runs, with evidence: a module running itself
+        (``self(x)``), a method of its class that runs it (``self.infer(x)``), or a
+        model-like name or attribute (``model``, ``self.net``, ``generator``) whose
+        class, when known, records a graph."""
+        sem = self.ctx.semantic
+        module = called_module(call)
+        if module is None:
+            return None
+        if isinstance(module, cst.Name) and module.value == "self":
+            forward = sem.modules.forward(call)
+            return "self" if forward is not None and forward.evidence == "self" else None
+        if looks_like_model(module) and self._holds_instance(module, call) and not sem.modules.records_no_graph(module):
+            return self.ctx.code_for(module)
+        return None
+
+    def _holds_instance(self, expr: cst.BaseExpression, call: cst.Call) -> bool:
+        """Whether ``expr`` can hold an object built at run time (a model): not a
+        function or class of this file (``split_model_name_tag``) nor something
+        imported (``torch.Generator``)."""
+        sem = self.ctx.semantic
+        root = expr
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if not isinstance(root, cst.Name) or sem.names.is_imported(root) or sem.calls.local_function(call) is not None:
+            return False
+        if root is expr:
+            seen = sem.scopes.visible(root.value, call)
+            return not any(b.form in ("def", "class", "import") for b in seen.bindings)
+        return True
 
     def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool:
         """Inside a ``with`` whose grad mode is chosen some other way: ``with torch.no_grad:``
@@ -319,6 +635,26 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(node, cst.SimpleStatementLine) and sem.gradmode.global_switch(node) is not None:
                 return True
         return False
+
+
+def _keeps_log_probs(stmt: cst.CSTNode) -> bool:
+    """A policy rollout (``dist.log_prob(action)``) samples to collect log-probabilities
+    for a policy-gradient backward, even when this code does not run it."""
+    return any(isinstance(n, cst.Call) and last_name(n.func) == "log_prob" for n in walk(stmt))
+
+
+def _bound_params(func: cst.FunctionDef, call: cst.Call) -> Iterable[Tuple[str, cst.BaseExpression]]:
+    """(parameter name, argument) for the plain positional and keyword arguments of ``call``."""
+    params = [*func.params.posonly_params, *func.params.params]
+    by_name = {p.name.value for p in [*params, *func.params.kwonly_params]}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return
+        if arg.keyword is None:
+            if i < len(params):
+                yield params[i].name.value, arg.value
+        elif arg.keyword.value in by_name:
+            yield arg.keyword.value, arg.value
 
 
 def _without_definitions(run: Sequence[cst.BaseStatement], holds) -> Sequence[cst.BaseStatement]:

@@ -9,7 +9,8 @@ from gradlint.rule import Rule
 from gradlint.semantic.tree import walk
 
 # A program's entry point may switch gradients off for the whole run: that is
-# what the statement does, so it is not a leak there.
+# what the statement does, so it is not a leak there. A script's function that
+# its ``__main__`` block calls last is an entry point too (``semantic.calls``).
 _ENTRY_POINTS = frozenset({"main", "__main__"})
 
 
@@ -23,7 +24,7 @@ class GlobalGradSwitch(Rule):
         if switch is None or switch.disables is not True:
             return
         func = sem.tree.enclosing_function(node)
-        if func is None or func.name.value in _ENTRY_POINTS:
+        if func is None or func.name.value in _ENTRY_POINTS or sem.calls.is_script_entry(func):
             return
         if self._switched_back(func, node):
             return

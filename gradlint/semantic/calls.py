@@ -55,6 +55,27 @@ class Calls:
             sites.append(parent)
         return sites
 
+    def main_block(self) -> Optional[cst.If]:
+        """The module's ``if __name__ == "__main__":`` block, when the file is a script."""
+        for stmt in self.model.module.body:
+            if isinstance(stmt, cst.If) and _is_main_test(stmt.test):
+                return stmt
+        return None
+
+    def is_script_entry(self, func: cst.FunctionDef) -> bool:
+        """Whether ``func`` is a module-level function called only from the script's
+        ``__main__`` block, by that block's last statement: what runs after it
+        returns is the end of the program."""
+        block = self.main_block()
+        if block is None or self.tree.enclosing_function(func) is not None or self.tree.method_class(func) is not None:
+            return False
+        body = block.body.body if isinstance(block.body, cst.IndentedBlock) else ()
+        sites = self.call_sites(func)
+        if not body or not sites:
+            return False
+        last = body[-1]
+        return all(self.tree.is_inside(last, site) for site in sites)
+
     def local_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         """The function of this file that ``call`` calls: ``f(...)`` for a ``def f``
         that every binding reaching the call (or, from a nested function, every
@@ -77,3 +98,16 @@ class Calls:
                     if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value:
                         return stmt
         return None
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` (either way round, either quotes)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    if not isinstance(target.operator, cst.Equal):
+        return False
+    sides = (test.left, target.comparator)
+    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+    strings = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
+    return len(names) == 1 and len(strings) == 1

@@ -86,6 +86,7 @@ class _Edge:
     sources: FrozenSet[str]
     node: cst.CSTNode
     values: Tuple[cst.BaseExpression, ...] = ()  # what flows; none of it with history: no flow
+    live: Optional[FrozenSet[str]] = None  # ``sources`` less those read only inside plain calls
 
 
 @dataclass(eq=False)
@@ -108,6 +109,31 @@ class ScopeFlows:
     def _flows(self, edge: _Edge) -> bool:
         return not edge.values or not all(self._is_plain(v) for v in edge.values)
 
+    def _live_sources(self, edge: _Edge) -> FrozenSet[str]:
+        """The keys whose values the edge carries: not those read only inside a call whose
+        result carries no graph (``torch.cat([ids, logits[:, -1].argmax(-1)])`` carries
+        ``ids``, not ``logits``)."""
+        if edge.live is None:
+            if not edge.values:
+                edge.live = edge.sources
+            else:
+                found: Set[str] = set()
+
+                def visit(node: cst.CSTNode, top: bool) -> None:
+                    if not top and isinstance(node, cst.Call) and self._is_plain(node):
+                        return
+                    if isinstance(node, (cst.Name, cst.Attribute)):
+                        k = key(node)
+                        if k:
+                            found.add(k)
+                    for child in node.children:
+                        visit(child, False)
+
+                for value in edge.values:
+                    visit(value, True)
+                edge.live = frozenset(found) & edge.sources
+        return edge.live
+
     def derived(self, keys: Iterable[str]) -> Set[str]:
         """``keys`` and every key a value of theirs flows into."""
         found = set(keys)
@@ -115,7 +141,12 @@ class ScopeFlows:
         while changed:
             changed = False
             for edge in self.edges:
-                if not edge.targets <= found and not edge.sources.isdisjoint(found) and self._flows(edge):
+                if (
+                    not edge.targets <= found
+                    and not edge.sources.isdisjoint(found)
+                    and self._flows(edge)
+                    and not self._live_sources(edge).isdisjoint(found)
+                ):
                     found |= edge.targets
                     changed = True
         return found
@@ -252,6 +283,26 @@ class Escape:
             # is still the question (the caller may run it with gradients on).
             return self.model.gradmode.mode_at(expr).disabled is not True
         return False
+
+    def drops_graph(self, expr: cst.CSTNode) -> bool:
+        """Whether the value of ``expr`` is used only through something that carries no
+        graph: ``model(x).argmax(1).tolist()``, ``float(model(x))``, ``model(x).data``."""
+        cur = expr
+        while True:
+            parent = self.tree.parent(cur)
+            if isinstance(parent, cst.Attribute) and parent.value is cur:
+                if parent.attr.value == "data":
+                    return True
+                cur = parent
+            elif isinstance(parent, (cst.Call, cst.Subscript)) and getattr(parent, "func", getattr(parent, "value", None)) is cur:
+                if isinstance(parent, cst.Call) and self._plain(parent):
+                    return True
+                cur = parent
+            elif isinstance(parent, cst.Arg):
+                call = self.tree.parent(parent)
+                return isinstance(call, cst.Call) and self._plain(call)
+            else:
+                return False
 
     def _build(self, scope: cst.CSTNode) -> ScopeFlows:
         flows = ScopeFlows(scope, self._plain)

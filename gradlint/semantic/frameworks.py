@@ -73,3 +73,7 @@ NO_GRAD_HOOKS: Tuple[NoGradHooks, ...] = (
     # logits are computed under ``torch.no_grad()``.
     NoGradHooks("Hugging Face", HF_TRAINER, frozenset(), frozenset({"prediction_step"})),
 )
+
+# Methods of a Lightning module that run its forward (``module.test_step(batch, i)``):
+# called by hand, outside the trainer's loops, they run with the caller's grad mode.
+FORWARD_STEPS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})

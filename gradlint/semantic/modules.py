@@ -91,6 +91,7 @@ class Modules:
         self.tree = model.tree
         self._module_class_cache: Optional[Dict[str, cst.ClassDef]] = None
         self._frozen: Optional[FrozenSet[str]] = None
+        self._freezes: List[Tuple[str, Optional[cst.FunctionDef]]] = []
         self._forward_helpers: Dict[int, bool] = {}
 
     # -- classes ----------------------------------------------------------------------
@@ -191,7 +192,7 @@ class Modules:
                         value = node.value
                         if self.is_parameter(value) or self.is_module(value):
                             trainable = True
-                        elif isinstance(value, cst.Call):
+                        elif isinstance(value, cst.Call) or not _plain_init_value(init, value):
                             unknown = True
         if trainable:
             return True
@@ -292,6 +293,33 @@ class Modules:
             return self.module_class(value.func)
         return None
 
+    def instance_class(self, expr: cst.BaseExpression) -> Optional[cst.ClassDef]:
+        """The module class of this file that ``expr`` is an instance of: ``self`` in its
+        methods, a variable bound to ``Net(...)``, or ``self.<attr>`` (in any class)
+        when every ``self.<attr> = ...`` of that class builds the same module class."""
+        if isinstance(expr, cst.Name):
+            return self._instance_class(expr, 0)
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+            return None
+        owner = self.tree.enclosing_class(expr)
+        if owner is None:
+            return None
+        found: Optional[cst.ClassDef] = None
+        for value in _attr_values(owner, expr.attr.value):
+            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SELF_METHODS:
+                value = value.func.value  # Net(...).to(device).eval()
+            cls = self.module_class(value.func) if isinstance(value, cst.Call) else None
+            if cls is None or found is not None and cls is not found:
+                return None
+            found = cls
+        return found
+
+    def records_no_graph(self, expr: cst.BaseExpression) -> bool:
+        """Whether a forward of the module ``expr`` evidently records no graph: its class
+        (of this file) has no trainable parameter or runs its ``forward`` under no_grad."""
+        cls = self.instance_class(expr)
+        return cls is not None and self.records_graph(cls) is False
+
     def _class_attr_is_module(self, cls: cst.ClassDef, attr: str, depth: int) -> bool:
         """Whether every ``self.<attr> = ...`` in ``cls``'s methods assigns a module."""
         values = []
@@ -365,6 +393,22 @@ class Modules:
                     return EvalSwitch(self.tree.code_for(target), call, stmt)
         return None
 
+    def container_eval_switch(self, loop: cst.CSTNode) -> Optional[EvalSwitch]:
+        """If the loop ``for k in ...: models[k].eval()`` puts items of the container
+        ``models`` in eval mode, that switch; its ``model`` is ``models[]`` (any item)."""
+        if not (isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and isinstance(loop.body, cst.IndentedBlock)):
+            return None
+        for stmt in loop.body.body:
+            switch = self.eval_switch(stmt)
+            if switch is None:
+                continue
+            base = chain_base(switch.call)
+            if isinstance(base, cst.Subscript) and len(base.slice) == 1:
+                key = base.slice[0].slice
+                if isinstance(key, cst.Index) and isinstance(key.value, cst.Name) and key.value.value == loop.target.value:
+                    return EvalSwitch(self.tree.code_for(base.value) + "[]", switch.call, switch.stmt)
+        return None
+
     def ends_eval_mode(self, stmt: cst.CSTNode, model: str) -> bool:
         """Whether ``stmt`` may take ``model`` out of eval mode or rebind it:
         ``model.train()``, ``model.train(flag)``, ``model = other``.
@@ -373,7 +417,11 @@ class Modules:
         root = model.split(".")[0].split("[")[0]
         for node in walk(stmt):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "train":
-                if not is_eval_call(node) and code_for(chain_base(node)) == model:
+                base = chain_base(node)
+                if not is_eval_call(node) and (
+                    code_for(base) == model
+                    or model.endswith("[]") and isinstance(base, cst.Subscript) and code_for(base.value) == model[:-2]
+                ):
                     return True
             targets: Sequence[cst.BaseExpression] = ()
             value: Optional[cst.BaseExpression] = None
@@ -407,23 +455,37 @@ class Modules:
                 if text in models:
                     yield sub, text  # type: ignore[misc]
 
+    def frozen_models_in(self, scope: cst.CSTNode) -> FrozenSet[str]:
+        """``frozen_models`` as seen from ``scope``: a freeze of ``self`` or ``self.<attr>``
+        counts only where it surely ran first, in ``scope`` itself or in ``__init__``
+        (a ``freeze()`` method elsewhere in the class runs only if someone calls it)."""
+        self.frozen_models()
+        found = set()
+        for text, func in self._freezes:
+            if text == "self" or text.startswith(("self.", "self[")):
+                if func is not None and func is not scope and func.name.value != "__init__":
+                    continue
+            found.add(text)
+        return frozenset(found)
+
     def frozen_models(self) -> FrozenSet[str]:
         """Source texts of models whose parameters are frozen somewhere in the module
         (``m.requires_grad_(False)``, or ``p.requires_grad = False`` for every ``p`` in
         ``m.parameters()``): a forward through them records no graph."""
         if self._frozen is None:
-            found = set()
+            freezes_: List[Tuple[str, Optional[cst.FunctionDef]]] = []
             for node in walk(self.model.module, into_functions=True):
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                     if node.func.attr.value == "requires_grad_" and false_arg(node, "requires_grad"):
                         base = chain_base(node.func.value)
                         if is_model_ref(base):
-                            found.add(self.tree.code_for(base))
+                            freezes_.append((self.tree.code_for(base), self.tree.enclosing_function(node)))
                 elif isinstance(node, cst.For):
                     model, param = parameters_owner(node.iter), parameter_target(node.target)
                     if model is not None and param is not None and freezes(node.body, param):
-                        found.add(self.tree.code_for(model))
-            self._frozen = frozenset(found)
+                        freezes_.append((self.tree.code_for(model), self.tree.enclosing_function(node)))
+            self._freezes = freezes_
+            self._frozen = frozenset(text for text, _ in freezes_)
         return self._frozen
 
 
@@ -455,5 +517,41 @@ def _module_loop_variable(loop: cst.For, name: str) -> bool:
             and len(target.elements) == 2
             and isinstance(target.elements[1].value, cst.Name)
             and target.elements[1].value.value == name
+        )
+    return False
+
+
+def _attr_values(cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+    """The values assigned to ``self.<attr>`` in ``cls``'s methods."""
+    values = []
+    for node in walk(cls.body, into_functions=True):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                tgt = t.target
+                if isinstance(tgt, cst.Attribute) and tgt.attr.value == attr and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                    values.append(node.value)
+    return values
+
+
+_SCALAR_TYPES = frozenset({"int", "float", "str", "bool", "complex", "bytes"})
+
+
+def _plain_init_value(init: cst.FunctionDef, value: cst.BaseExpression) -> bool:
+    """Whether a value that ``__init__`` stores on ``self`` is evidently no module: a
+    literal, or a parameter with a literal default or a scalar annotation
+    (``self.eps = eps`` for ``eps=1e-5``); ``self.backbone = backbone`` may be one."""
+    if isinstance(value, (cst.Attribute, cst.Subscript)):
+        return False
+    if not isinstance(value, cst.Name):
+        return True
+    for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params):
+        if param.name.value != value.value:
+            continue
+        ann = param.annotation.annotation if param.annotation is not None else None
+        if isinstance(ann, cst.Name) and ann.value in _SCALAR_TYPES:
+            return True
+        default = param.default
+        return isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)) or (
+            isinstance(default, cst.Name) and default.value in ("True", "False", "None")
         )
     return False
