@@ -61,7 +61,39 @@ CORPUS = [
     ("torchvision", "0.20.1", "86f6523dee420000fe14c3527f6c8e0175139fda7d995b187f54a0b0ebec7eb6", "wheel"),
     ("pytorch-pretrained-bert", "0.6.2", "ddd86f2f4ca595a2ad05d48c35d4f5c1c5f150bef79d56e3159701840a574d06", "wheel"),
     ("pretrainedmodels", "0.7.4", "7e77ead4619a3e11ab3c41982c8ad5b86edffe37c87fd2a37ec3c2cc6470b98a", "sdist"),
+    ("diffusers", "0.31.0", "cbc498ae63f4abfc7c3a07649cdcbee229ef2f9a9a1f0d19c9bbaf22f8d30c1f", "wheel"),
+    ("speechbrain", "1.0.2", "fe5328554c28bc8fe8bfef355144ee9de5cf569b9706cee2267e19c99b092578", "wheel"),
+    ("stable-baselines3", "2.4.0", "c37c6986d8b3b253e4e52620dc1e4eaeb28b896ee411de289782deab8f83721f", "wheel"),
+    ("allennlp", "0.5.0", "5dec408b9675f32efe47e72031aedea655546c06c64c23abd4495152120ae8a7", "wheel"),
+    ("fastai", "0.7.0", "a7a511da6d5406de23932e9a73d62c1075ca70fe06fb604389db1e6b07112a18", "wheel"),
+    ("pyro-ppl", "0.1.2", "8fd95ccc49f45ed622dde4812e19e1a9e1fec6ccb4597342678157065daeedfb", "sdist"),
+    ("pytorch-ignite", "0.1.0", "b54a6d731b9b3d7b5012d97c8aaec92ebd90c342d1be5d70d2637c85d1dcdffe", "wheel"),
+    ("skorch", "0.2.0", "16ab46e23a1c1aa2bf026b1696239ad373a0ff9476dabb3bd6452abfc560d955", "wheel"),
+    ("torchtext", "0.2.3", "268157efa287daa7fa78cc94e41d6e624dc1362dd85791df49ab86b888836de6", "sdist"),
 ]
+# Which torch each code base was written for: "legacy" for the 0.3/0.4 era
+# (2017-2018: Variable, volatile, .data[0]), "modern" for torch 1.x and later.
+# Precision is judged apart for the two, since the legacy rules only fire on
+# the former.
+ERA = {
+    "allennlp-0.9.0": "modern",
+    "torch_geometric-2.6.1": "modern",
+    "torchmetrics-1.6.0": "modern",
+    "pytorch-lightning-2.4.0": "modern",
+    "timm-1.0.11": "modern",
+    "torchvision-0.20.1": "modern",
+    "pytorch-pretrained-bert-0.6.2": "modern",
+    "pretrainedmodels-0.7.4": "legacy",
+    "diffusers-0.31.0": "modern",
+    "speechbrain-1.0.2": "modern",
+    "stable-baselines3-2.4.0": "modern",
+    "allennlp-0.5.0": "legacy",
+    "fastai-0.7.0": "legacy",
+    "pyro-ppl-0.1.2": "legacy",
+    "pytorch-ignite-0.1.0": "legacy",
+    "skorch-0.2.0": "legacy",
+    "torchtext-0.2.3": "legacy",
+}
 WHEEL_PLATFORM = ["--platform", "manylinux1_x86_64", "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
 
 # The peers and every package they need, pinned, installed with --no-deps.
@@ -107,21 +139,30 @@ def pip(python: Sequence[str], *args: str) -> None:
     subprocess.run([*python, "-m", "pip", "--disable-pip-version-check", *args], check=True)
 
 
-def build_corpus() -> Path:
+def build_corpus(only: Optional[Sequence[str]] = None) -> Path:
+    """Downloads and unpacks the corpus; ``only``: the code bases ("name-version") to build, all if None."""
     downloads, corpus = WORK / "downloads", WORK / "corpus"
     downloads.mkdir(parents=True, exist_ok=True)
+    selected = [c for c in CORPUS if only is None or f"{c[0]}-{c[1]}" in only]
     for kind, extra in (("wheel", ["--only-binary=:all:", *WHEEL_PLATFORM]), ("sdist", ["--no-binary=:all:"])):
-        wanted = [c for c in CORPUS if c[3] == kind]
-        if all(_archive(downloads, name, version) for name, version, _, _ in wanted):
-            continue
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as req:
-            for name, version, digest, _ in wanted:
-                req.write(f"{name}=={version} --hash=sha256:{digest}\n")
-        try:
-            pip([sys.executable], "download", "--no-deps", "--require-hashes", *extra, "-d", str(downloads), "-r", req.name)
-        finally:
-            os.unlink(req.name)
-    for name, version, _, _ in CORPUS:
+        missing = [c for c in selected if c[3] == kind and not _archive(downloads, c[0], c[1])]
+        # One requirements file may name a package once: two releases of the
+        # same package (allennlp 0.5.0 and 0.9.0) need separate downloads.
+        while missing:
+            batch, names = [], set()
+            for c in missing:
+                if c[0] not in names:
+                    batch.append(c)
+                    names.add(c[0])
+            missing = [c for c in missing if c not in batch]
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as req:
+                for name, version, digest, _ in batch:
+                    req.write(f"{name}=={version} --hash=sha256:{digest}\n")
+            try:
+                pip([sys.executable], "download", "--no-deps", "--require-hashes", *extra, "-d", str(downloads), "-r", req.name)
+            finally:
+                os.unlink(req.name)
+    for name, version, _, _ in selected:
         target = corpus / f"{name}-{version}"
         if (target / ".complete").exists():
             continue
@@ -136,7 +177,9 @@ def build_corpus() -> Path:
 def _archive(downloads: Path, name: str, version: str) -> Optional[Path]:
     stem = name.replace("-", "_").lower()
     for p in downloads.iterdir():
-        if p.name.replace("-", "_").lower().startswith(f"{stem}_{version}") and p.suffix in (".whl", ".gz"):
+        rest = p.name.replace("-", "_").lower()[len(stem) + 1 :]
+        # The version must end where the name's version part ends: 0.2.0 is not 0.20.1.
+        if p.name.replace("-", "_").lower().startswith(f"{stem}_{version}") and rest[len(version) : len(version) + 1] in ("_", ".") and p.suffix in (".whl", ".gz"):
             return p
     return None
 

@@ -26,6 +26,8 @@ DOCS_URL = "https://gradlint.readthedocs.io/en/latest/rules/{code}/"
 FIX_SAFETIES = ("safe", "unsafe", "varies", "none")
 # The reserved code of files that cannot be read, decoded or parsed.
 PARSE_ERROR = "GL000"
+# PyTorch 0.3's `async=` keyword argument: found on the token stream, as the file does not parse.
+ASYNC_ARGUMENT = "GL005"
 _CODE_RE = re.compile(r"^GL\d{3}$")
 _NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _POS_RE = re.compile(r"^(\d+):(\d+)$")

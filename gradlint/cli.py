@@ -57,6 +57,16 @@ def _isatty(stream) -> bool:
         return False
 
 
+# Ruff's --config: a file, or `key = value` TOML fragments over [tool.gradlint].
+_config_option = click.option(
+    "--config",
+    "config_options",
+    multiple=True,
+    metavar="PATH | KEY=VALUE",
+    help="A file to read [tool.gradlint] from instead of the nearest pyproject.toml, or a TOML `key = value` overriding that key of [tool.gradlint] (repeatable).",
+)
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--select", multiple=True, metavar="CODES", help="Rules to check (codes or prefixes, comma-separated, or ALL); replaces the configured selection.")
@@ -74,7 +84,12 @@ def _isatty(stream) -> bool:
 )
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--stdin-filename", metavar="PATH", help="With `-` (read source from stdin): the path to report and to match configuration against.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file instead of the nearest pyproject.toml.")
+@_config_option
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (2 still means an error).")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix fixed anything, even if nothing remains.")
+@click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and rule, before the summary.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` comments to silence every finding (merging with those on the line); write nothing else.")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), envvar="GRADLINT_OUTPUT_FILE", show_envvar=True, help="Write the report to this file instead of stdout.")
 @click.option("--force-exclude", is_flag=True, help="Apply exclude patterns to files named on the command line too (for pre-commit).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N", help="Worker processes  [default: one per CPU]")
@@ -92,7 +107,12 @@ def check(
     output_format: Optional[str],
     statistics: bool,
     stdin_filename: Optional[str],
-    config_path: Optional[str],
+    config_options: Tuple[str, ...],
+    exit_zero: bool,
+    exit_non_zero_on_fix: bool,
+    show_fixes: bool,
+    add_noqa: bool,
+    output_file: Optional[str],
     force_exclude: bool,
     quiet: bool,
     jobs: Optional[int],
@@ -116,17 +136,31 @@ def check(
         raise _fail("`-` (read from stdin) cannot be combined with other paths")
     if stdin_filename is not None and not use_stdin:
         raise _fail("--stdin-filename is only used with `-` (reading from stdin)")
+    if exit_zero and exit_non_zero_on_fix:
+        raise _fail("--exit-zero cannot be used with --exit-non-zero-on-fix")
+    if add_noqa and (fix or diff or use_stdin):
+        raise _fail("--add-noqa cannot be used with " + ("--fix" if fix else "--diff" if diff else "`-` (stdin)"))
+    if statistics and output_format not in ("full", "concise", "json"):
+        # As Ruff: the counts have no SARIF or annotation form, and printing text instead would break the reader.
+        raise _fail(f"--statistics cannot be printed as {output_format}: use --output-format concise, full or json")
 
     try:
+        config_path, overrides = config_mod.split_config_options(config_options)
         settings = config_mod.Settings(
             config_path,
             select=_selectors(select),
             extend_select=_selectors(extend_select) or [],
             ignore=_selectors(ignore) or [],
+            overrides=overrides,
         )
         files = [] if use_stdin else discover(list(paths) or ["."], settings, force_exclude=force_exclude)
     except (config_mod.ConfigError, MissingPathError) as exc:
         raise _fail(str(exc))
+    if not use_stdin and not files:
+        # Ruff's warning; "All checks passed!" would claim a check that never happened.
+        click.echo("warning: No Python files found under the given path(s)", err=True)
+    if add_noqa:
+        _add_noqa(files, settings, quiet)
 
     # Reporters that show a fix need its text edits; `full` also quotes the source.
     mode = Mode(
@@ -137,13 +171,16 @@ def check(
         source=output_format == "full" and not statistics,
     )
     # With `--fix -` stdout carries the fixed source, so the findings go to stderr.
-    to_stderr = use_stdin and fix and not diff
+    to_stderr = use_stdin and fix and not diff and output_file is None
     info = reporters.RunInfo(
         fix=fix,
         unsafe_fixes=unsafe_fixes,
         quiet=quiet,
-        color=_use_color(sys.stderr if to_stderr else sys.stdout),
+        color=output_file is None and _use_color(sys.stderr if to_stderr else sys.stdout),
         cwd=os.getcwd(),
+        show_fixes=show_fixes,
+        # No file to check: the report says nothing rather than "All checks passed!".
+        no_files=not use_stdin and not files,
     )
     try:
         if use_stdin:
@@ -157,7 +194,46 @@ def check(
         # all); nothing is printed but this line.
         click.echo("error: interrupted", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
-    _finish(reports, mode, info, output_format, statistics, to_stderr)
+    exits = _Exits(exit_zero, exit_non_zero_on_fix)
+    _finish(reports, mode, info, output_format, statistics, to_stderr, output_file, exits)
+
+
+def _add_noqa(files, settings, quiet: bool) -> None:
+    from gradlint.add_noqa import add_noqa_paths
+
+    run = add_noqa_paths(files, settings)
+    for message in run.errors:
+        click.echo(f"error: {message}", err=True)
+    if run.added and not quiet:
+        click.echo(f"Added {run.added} noqa directive{'s' if run.added != 1 else ''}.", err=True)
+    raise click.exceptions.Exit(EXIT_ERROR if run.errors else EXIT_CLEAN)
+
+
+class _Exits:
+    """--exit-zero and --exit-non-zero-on-fix, as Ruff reads them."""
+
+    def __init__(self, exit_zero: bool = False, non_zero_on_fix: bool = False) -> None:
+        self.exit_zero = exit_zero
+        self.non_zero_on_fix = non_zero_on_fix
+
+    def code(self, remaining: bool, fixed: bool) -> int:
+        if self.exit_zero:
+            return EXIT_CLEAN
+        if remaining or (self.non_zero_on_fix and fixed):
+            return EXIT_FINDINGS
+        return EXIT_CLEAN
+
+
+def _emit(text: str, output_file: Optional[str], err: bool, color: bool) -> None:
+    if output_file is None:
+        click.echo(text, nl=False, err=err, color=color)
+        return
+    try:
+        target = Path(output_file)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"{output_file}: cannot write: {exc.strerror or exc}")
 
 
 def _check_files(files, settings, mode, quiet: bool, jobs: Optional[int], cache):
@@ -204,7 +280,10 @@ def _check_stdin(stdin_filename, settings, mode, force_exclude: bool):
     return [report]
 
 
-def _finish(reports, mode, info, output_format: str, statistics: bool, to_stderr: bool = False) -> None:
+def _finish(
+    reports, mode, info, output_format: str, statistics: bool, to_stderr: bool = False,
+    output_file: Optional[str] = None, exits: Optional[_Exits] = None,
+) -> None:
     """Print errors, then the report (or the diff); exit with the run's status."""
     from gradlint import reporters
 
@@ -212,16 +291,16 @@ def _finish(reports, mode, info, output_format: str, statistics: bool, to_stderr
         for message in report.errors:
             click.echo(f"error: {report.path}: {message}", err=True)
     internal = any(r.internal_error for r in reports)
+    exits = exits or _Exits()
 
     if mode.diff:
         diffs = [r.diff for r in reports if r.diff]
-        for text in diffs:
-            click.echo(text, nl=False)
+        _emit("".join(diffs), output_file, False, False)
         if not info.quiet:
             n = sum(sum(r.fixed.values()) for r in reports)
             # stderr, so that stdout is a patch that ``git apply`` takes as it is
             click.echo(f"Would fix {n} problem{'s' if n != 1 else ''}." if n else "No fixes to apply.", err=True)
-        code = EXIT_ERROR if internal else (EXIT_FINDINGS if diffs else EXIT_CLEAN)
+        code = EXIT_ERROR if internal else exits.code(bool(diffs), False)
         raise click.exceptions.Exit(code)
 
     if statistics:
@@ -230,11 +309,11 @@ def _finish(reports, mode, info, output_format: str, statistics: bool, to_stderr
         text = stats.render_json(reports, info) if output_format == "json" else stats.render(reports, info)
     else:
         text = reporters.get(output_format)(reports, info)
-    click.echo(text, nl=False, err=to_stderr, color=info.color)
+    _emit(text, output_file, to_stderr, info.color)
     if internal:
         raise click.exceptions.Exit(EXIT_ERROR)
     remaining = any(r.diagnostics for r in reports)
-    raise click.exceptions.Exit(EXIT_FINDINGS if remaining else EXIT_CLEAN)
+    raise click.exceptions.Exit(exits.code(remaining, any(r.fixed for r in reports)))
 
 
 @main.command("migrate")
@@ -245,7 +324,7 @@ def _finish(reports, mode, info, output_format: str, statistics: bool, to_stderr
 @click.option("--ignore", multiple=True, metavar="CODES", help="Migrations not to apply.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply the migrations whose fixes may change behaviour.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file instead of the nearest pyproject.toml.")
+@_config_option
 def migrate_command(
     paths: Tuple[str, ...],
     diff: bool,
@@ -254,7 +333,7 @@ def migrate_command(
     ignore: Tuple[str, ...],
     unsafe_fixes: bool,
     output_format: str,
-    config_path: Optional[str],
+    config_options: Tuple[str, ...],
 ) -> None:
     """Move legacy (PyTorch <= 0.3) autograd code in PATHS (default: .) to today's PyTorch."""
     from gradlint import config as config_mod
@@ -263,7 +342,8 @@ def migrate_command(
     from gradlint.reporters import migration as report
 
     try:
-        settings = migrate.migration_settings(config_path, _selectors(select) or [], _selectors(ignore) or [])
+        config_path, overrides = config_mod.split_config_options(config_options)
+        settings = migrate.migration_settings(config_path, _selectors(select) or [], _selectors(ignore) or [], overrides)
         files = discover(list(paths) or ["."], settings)
         mode = migrate.MigrateMode(write=not (diff or check_only), diff=diff, unsafe_fixes=unsafe_fixes)
         run = migrate.migrate_paths(files, settings, mode)
@@ -344,7 +424,7 @@ def server() -> None:
     try:
         from gradlint.server import serve
     except ImportError as exc:
-        raise _fail(f"`gradlint server` needs pygls ({exc}); install it with: pip install 'gradlint[lsp]'")
+        raise _fail(f"`gradlint server` needs pygls ({exc}); install it with: pip install 'torch-gradlint[lsp]'")
     serve()
 
 
@@ -356,15 +436,20 @@ def server() -> None:
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Wall-clock seconds per run.")
 @click.option("--memory-limit", default="4GiB", show_default=True, help="Memory per run (e.g. 512MiB; 0 for none).")
 @click.option("--seed", type=int, help="Seed random, torch and numpy with N in both runs.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read [tool.gradlint] from this file.")
+@_config_option
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("-j", "--jobs", type=int, help="Runs at a time (default: CPUs, at most 4).")
 def verify(**options: object) -> None:
     """Run FILES as written and as fixed under torch (each in a sandboxed
     subprocess) and show whether each finding and fix behaves as claimed."""
+    from gradlint.config import ConfigError, split_config_options
     from gradlint.verify import command
 
     options["select"] = _selectors(options["select"])  # type: ignore[arg-type]
+    try:
+        options["config_path"], options["config_overrides"] = split_config_options(options.pop("config_options"))  # type: ignore[arg-type]
+    except ConfigError as exc:
+        raise _fail(str(exc))
     try:
         code = command.run(echo=lambda text: click.echo(text, nl=False), **options)  # type: ignore[arg-type]
     except command.UsageError as exc:

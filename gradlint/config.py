@@ -6,6 +6,7 @@ typo in ``ignore`` would otherwise switch nothing off and nobody would notice.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import os
@@ -166,6 +167,41 @@ def load_config(explicit: str) -> Config:
     return cfg
 
 
+def split_config_options(values: Sequence[str]) -> Tuple[Optional[str], Dict[str, Any]]:
+    """``--config`` values, read as Ruff reads them: each names a file to read (at
+    most one), or is a TOML fragment such as ``select = ["GL1"]`` that overrides
+    that key of ``[tool.gradlint]`` in every configuration of the run. Returns the
+    file and the fragments merged."""
+    path: Optional[str] = None
+    overrides: Dict[str, Any] = {}
+    for value in values:
+        if os.path.isfile(value):
+            if path is not None:
+                raise ConfigError(f"--config names two files ({path}, {value}): give at most one")
+            path = value
+            continue
+        try:
+            fragment = tomllib.loads(value)
+        except tomllib.TOMLDecodeError as exc:
+            if "=" not in value:
+                raise ConfigError(f"--config {value}: config file not found") from None
+            raise ConfigError(f"--config {value!r}: not a valid `key = value` TOML fragment: {exc}") from None
+        if not fragment:
+            raise ConfigError(f"--config {value!r}: no `key = value` in it")
+        # Validated now with the table's own rules, so a typo fails before any file is read.
+        parse_table(fragment, Path.cwd(), f"--config {value!r}")
+        overrides.update(fragment)
+    return path, overrides
+
+
+def apply_overrides(cfg: Config, overrides: Mapping[str, Any]) -> Config:
+    """``cfg`` with the keys of ``--config "key = value"`` replaced."""
+    if not overrides:
+        return cfg
+    parsed = parse_table(overrides, cfg.root, "--config")
+    return dataclasses.replace(cfg, **{key.replace("-", "_"): getattr(parsed, key.replace("-", "_")) for key in overrides})
+
+
 class Settings:
     """Answers "which config and rules apply to this path?" for one run.
 
@@ -181,13 +217,15 @@ class Settings:
         extend_select: Sequence[str] = (),
         ignore: Sequence[str] = (),
         cwd: Optional[Path] = None,
+        overrides: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.select = list(select) if select is not None else None
         self.extend_select = list(extend_select)
         self.ignore = list(ignore)
         for sel in (*(self.select or ()), *self.extend_select, *self.ignore):
             expand_selector(sel)
-        self._explicit = load_config(config_path) if config_path else None
+        self._overrides = dict(overrides or {})
+        self._explicit = apply_overrides(load_config(config_path), self._overrides) if config_path else None
         self._by_dir: Dict[Path, Config] = {}
         self._by_dir_name: Dict[str, Config] = {}
         self._selections: Dict[int, Selection] = {}
@@ -212,10 +250,10 @@ class Settings:
             if candidate.is_file():
                 cfg = load_pyproject(candidate)
                 if cfg is not None:
-                    found = cfg
+                    found = apply_overrides(cfg, self._overrides)
                     break
             if cur.parent == cur:
-                found = Config(root=directory)
+                found = apply_overrides(Config(root=directory), self._overrides)
                 break
             cur = cur.parent
         for d in chain:

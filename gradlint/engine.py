@@ -24,6 +24,7 @@ from gradlint.rules import all_rules
 from gradlint.traversal import walk
 
 PARSE_ERROR = catalog.PARSE_ERROR
+ASYNC_ARGUMENT = catalog.ASYNC_ARGUMENT
 MAX_FIX_ROUNDS = 10
 
 _NOQA_RE = re.compile(
@@ -48,6 +49,9 @@ class LintSettings:
 class LintResult:
     findings: List[Finding]
     # The parsed file, when it was parsed (files no enabled rule could match are not).
+    # For a file that parses only once its `async=` arguments are renamed, the
+    # renamed text: ``context.source`` differs from the source linted, and the
+    # findings' positions are those of the source as written.
     context: Optional[FileContext] = None
 
 
@@ -170,10 +174,14 @@ def _unsuppressed(source: str, codes: FrozenSet[str]) -> FrozenSet[str]:
 
 
 def _legacy_async(source: str, codes: FrozenSet[str]) -> bool:
-    """A 0.3-era ``x.cuda(async=True)`` is a syntax error that ``gradlint migrate``
-    repairs: worth parsing for (to report GL000 with that hint), even where no
-    rule's trigger word appears."""
-    return PARSE_ERROR in codes and "async" in source and bool(legacy_syntax.async_arguments(source))
+    """A 0.3-era ``x.cuda(async=True)`` is a syntax error that the GL005 fix
+    repairs: worth parsing for (to report it, or GL000 with that hint), even
+    where no rule's trigger word appears."""
+    return (
+        (PARSE_ERROR in codes or ASYNC_ARGUMENT in codes)
+        and "async" in source
+        and bool(legacy_syntax.async_arguments(source))
+    )
 
 
 def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
@@ -268,29 +276,101 @@ def lint_source(
     (tests use it to prove the triggers are adequate).
     """
     codes = _unsuppressed(source, settings.codes)
-    if prefilter:
-        rule_classes = triggered_rules(source, codes)
-    else:
-        rules_by_code = all_rules()
-        rule_classes = [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
+    rule_classes = _rules_for(source, codes, prefilter)
     if not rule_classes and not _legacy_async(source, codes):
         return LintResult([])
     if module is None:
         try:
             module = parse(source)
         except SourceSyntaxError as err:
+            repaired = _lint_renamed(source, path, settings, codes, prefilter) if ASYNC_ARGUMENT in codes else None
+            if repaired is not None:
+                return repaired
             return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
     if not rule_classes:
         return LintResult([])
     ctx = FileContext(path, source, module, settings.options)
+    findings = _run_rules(ctx, rule_classes)
+    return LintResult(_without_noqa(findings, source, settings), ctx)
+
+
+def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool) -> List[Type[Rule]]:
+    if prefilter:
+        return triggered_rules(source, codes)
+    rules_by_code = all_rules()
+    return [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
+
+
+def _run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:
     rules = [cls(ctx) for cls in rule_classes]
-    _Dispatcher(rules, ctx.tree.parents, ctx.tree.starts, ctx.tree.ends).run(module)
-    findings = [f for r in rules for f in r.findings]
+    _Dispatcher(rules, ctx.tree.parents, ctx.tree.starts, ctx.tree.ends).run(ctx.module)
+    return [f for r in rules for f in r.findings]
+
+
+def _lint_renamed(
+    source: str, path: str, settings: LintSettings, codes: FrozenSet[str], prefilter: bool
+) -> Optional[LintResult]:
+    """A 0.3-era file that parses once its ``async=`` arguments are renamed
+    ``non_blocking=``: GL005 for each, and every other rule's findings on the
+    renamed text, moved back to their places in ``source``. None when the file
+    has no such argument or still does not parse."""
+    text, renamed = legacy_syntax.rename_async_arguments(source)
+    if not renamed:
+        return None
+    try:
+        module = parse(text)
+    except SourceSyntaxError:
+        return None
+    ctx = FileContext(path, text, module, settings.options)
+    shift = _Unrename(renamed)
+    findings = [
+        Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix)
+        for f in _run_rules(ctx, _rules_for(text, codes, prefilter))
+    ]
+    doc = catalog.load()[ASYNC_ARGUMENT]
+    # The renamed module already holds the new name: the fix has no edit of its
+    # own, and what it changes shows as the difference from the source as written.
+    rename = Fix("safe", doc.fix_title, ())
+    width = len("async")
+    findings += [
+        Finding(ASYNC_ARGUMENT, doc.format_message(), (a.line, a.column), (a.line, a.column + width), rename)
+        for a in renamed
+    ]
+    return LintResult(_without_noqa(findings, source, settings), ctx)
+
+
+class _Unrename:
+    """Positions in the renamed text -> positions in the text as written (only
+    the lines with a renamed argument differ, by the length of the new name)."""
+
+    def __init__(self, renamed: Sequence[legacy_syntax.AsyncArgument]) -> None:
+        self._by_line: Dict[int, List[int]] = {}
+        for a in sorted(renamed, key=lambda a: (a.line, a.column)):
+            self._by_line.setdefault(a.line, []).append(a.column)
+        self._grow = len(legacy_syntax.NEW_NAME) - len("async")
+
+    def __call__(self, pos: Tuple[int, int]) -> Tuple[int, int]:
+        line, column = pos
+        columns = self._by_line.get(line)
+        if not columns:
+            return pos
+        out = column
+        for i, original in enumerate(columns):
+            start = original + i * self._grow  # where the new name starts in the renamed line
+            if column >= start + len(legacy_syntax.NEW_NAME):
+                out -= self._grow
+            elif column > start:
+                out = original + min(column - start, len("async"))
+                break
+        return line, out
+
+
+def _without_noqa(findings: List[Finding], source: str, settings: LintSettings) -> List[Finding]:
     if findings and settings.line_noqa and "noqa" in source.lower():
         noqa = _noqa_lines(source)
         findings = [f for f in findings if not _suppressed(f, noqa)]
     findings.sort(key=lambda f: (f.start, f.code, f.end))
-    return LintResult(findings, ctx)
+    return findings
 
 
 def fix_allowed(fix: Optional[Fix], unsafe: bool) -> bool:
@@ -321,6 +401,20 @@ def fix_source(
     broken: set = set()
     parsed: Optional[cst.Module] = None
     lint: Optional[LintResult] = None
+    if "async" in source:
+        lint = lint_source(source, path, settings)
+        if lint.context is not None and lint.context.source != source:
+            # Analysed with its `async=` arguments renamed: the rename (GL005,
+            # safe) comes first, for all of them at once, or no fix can apply.
+            renamed = lint.context.source
+            n = sum(f.code == ASYNC_ARGUMENT for f in lint.findings)
+            if n != len(legacy_syntax.async_arguments(source)) or (gate is not None and gate(source, renamed) is not None):
+                result.original = result.final = lint  # some are silenced with `# noqa`, or refused
+                result.remaining = lint.findings
+                return result
+            result.original = lint
+            result.source, parsed, lint = renamed, lint.context.module, None
+            result.fixed[ASYNC_ARGUMENT] += n
     for _ in range(MAX_FIX_ROUNDS):
         if lint is None:
             lint = lint_source(result.source, path, settings, module=parsed)

@@ -20,21 +20,20 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from gradlint import catalog, legacy_syntax, parsing
 from gradlint.config import ConfigError, Settings, expand_selector
-from gradlint.engine import PARSE_ERROR, LintSettings, file_noqa, fix_source, triggered_rules
-from gradlint.files import ReadError, WriteError, read_source, write_source
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, FixGate, LintSettings, file_noqa, fix_source, triggered_rules
+from gradlint.files import ReadError, WriteError, read_document, write_source
 from gradlint.rule import Finding
-from gradlint.fixes import unified_diff
 from gradlint.runner import Diagnostic, Mode, display_path, to_diagnostics
 
 
 @dataclass(frozen=True)
 class Migration:
     code: str
-    # What the summary calls it when the catalog name does not say (GL000's repair).
+    # What the summary calls it when the catalog name does not say.
     label: Optional[str] = None
     # Why migrate applies this rule's fix although ``check --fix`` calls it unsafe;
     # None: the catalog's fix safety holds here too.
@@ -42,7 +41,7 @@ class Migration:
 
 
 MIGRATIONS = (
-    Migration(PARSE_ERROR, label="async-argument"),
+    Migration(ASYNC_ARGUMENT),
     Migration("GL001"),
     Migration("GL002"),
     Migration("GL003"),
@@ -75,7 +74,10 @@ def label(code: str) -> str:
 
 
 def migration_settings(
-    config_path: Optional[str] = None, select: Sequence[str] = (), ignore: Sequence[str] = ()
+    config_path: Optional[str] = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    overrides: Optional[Dict[str, Any]] = None,
 ) -> Settings:
     """Settings whose selection is the migrations (``--select`` narrows them).
 
@@ -88,7 +90,7 @@ def migration_settings(
             raise ConfigError(
                 f"{sel!r} selects no migration (`gradlint migrate` applies {', '.join(sorted(codes))})"
             )
-    return Settings(config_path, select=list(select) or sorted(codes), ignore=list(ignore))
+    return Settings(config_path, select=list(select) or sorted(codes), ignore=list(ignore), overrides=overrides)
 
 
 @dataclass
@@ -102,16 +104,23 @@ class MigratedSource:
     problems: List[str] = field(default_factory=list)
 
 
-def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool = False) -> MigratedSource:
-    """``source`` migrated with the migrations in ``settings.codes``. No I/O."""
+def migrate_source(
+    source: str, path: str, settings: LintSettings, unsafe: bool = False, gate: Optional[FixGate] = None
+) -> MigratedSource:
+    """``source`` migrated with the migrations in ``settings.codes``. No I/O.
+
+    ``gate`` refuses fixes whose result cannot be written (a notebook's, see ``fix_source``)."""
     available = migrations()
     codes = settings.codes & frozenset(available)
     suppressed = file_noqa(source)  # the rules honour it; the token-level rename must too
     if suppressed is not None:
         codes = codes - suppressed if suppressed else frozenset()
     text, renamed = source, []
-    if PARSE_ERROR in codes:
+    if ASYNC_ARGUMENT in codes:
         text, renamed = legacy_syntax.rename_async_arguments(source)
+        refused = gate(source, text) if renamed and gate is not None else None
+        if refused is not None:
+            return MigratedSource(source, skipped=f"the renamed `async=` arguments cannot be written back: {refused}")
     if not renamed and not triggered_rules(text, codes):
         return MigratedSource(source)  # nothing any migration could change; not even parsed
     try:
@@ -126,13 +135,13 @@ def migrate_source(source: str, path: str, settings: LintSettings, unsafe: bool 
     trusted = frozenset(code for code in codes if available[code].trusted)
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
     lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
-    result = fix_source(text, path, lint_settings, unsafe=unsafe, trusted=trusted)
+    result = fix_source(text, path, lint_settings, unsafe=unsafe, trusted=trusted, gate=gate)
     for f in result.remaining:
         if f.code == PARSE_ERROR:
             return MigratedSource(source, skipped=f"{f.message} (line {f.start[0]})", problems=result.problems)
     fixed = Counter(result.fixed)
     if renamed:
-        fixed[PARSE_ERROR] += len(renamed)
+        fixed[ASYNC_ARGUMENT] += len(renamed)
     return MigratedSource(result.source, fixed, list(result.remaining), problems=result.problems)
 
 
@@ -180,12 +189,16 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
     report = FileMigration(display_path(path))
     codes, options = settings.codes_for(path)
     try:
-        source = read_source(path)
+        # A notebook too: its code cells are migrated as one module, and only the
+        # changed cells' source is written back (as `check --fix` does).
+        source = read_document(path)
     except ReadError as exc:
         report.skipped = str(exc)
         return report
     try:
-        result = migrate_source(source.text, report.path, LintSettings(codes, options), unsafe=mode.unsafe_fixes)
+        result = migrate_source(
+            source.text, report.path, LintSettings(codes, options), unsafe=mode.unsafe_fixes, gate=source.check_fix
+        )
     except RecursionError:
         report.skipped = "too deeply nested to analyse"
         return report
@@ -199,7 +212,7 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
         return report
     if result.source != source.text:
         if mode.diff:
-            report.diff = unified_diff(report.path, source.text, result.source)
+            report.diff = source.diff(result.source, report.path)
         if mode.write:
             try:
                 write_source(source, result.source)
@@ -208,7 +221,7 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
                 return report
         report.changed = True
         report.fixed = result.fixed
-    report.left = to_diagnostics(result.remaining, None, None, Mode())
+    report.left = to_diagnostics(result.remaining, result.source, None, Mode(), source)
     return report
 
 
@@ -236,7 +249,7 @@ class MigrationRun:
     def left(self) -> List[tuple]:
         """(path, diagnostic) pairs left for a human, by file and position."""
         pairs = [(f.path, d) for f in self.files for d in f.left]
-        pairs.sort(key=lambda p: (p[0], p[1].row, p[1].column, p[1].code))
+        pairs.sort(key=lambda p: (p[0], p[1].cell or 0, p[1].row, p[1].column, p[1].code))
         return pairs
 
     @property

@@ -46,6 +46,8 @@ _ASSIGN_ESCAPE = re.compile(r"[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[
 _CELL_MAGIC = re.compile(r"\s*%%(\w*)")
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+# How rule messages refer to another line of the module ("in eval mode (line 8)").
+_LINE_REF = re.compile(r"\(line (\d+)\)")
 
 
 class NotebookError(Exception):
@@ -317,6 +319,24 @@ def _source_spans(s: str) -> Tuple[List[Optional[_SourceSpan]], str]:
     return spans, separator
 
 
+def _raw_offset(s: str, start: int, decoded: int) -> int:
+    """The offset, from the opening quote at ``s[start]``, of the JSON string's
+    ``decoded``-th character (escapes such as ``\\n`` or ``\\u00e9`` count as one;
+    a surrogate pair of escapes as one code point)."""
+    i, n = start + 1, 0
+    while n < decoded:
+        if s[i] == "\\":
+            if s[i + 1] == "u":
+                high = 0xD800 <= int(s[i + 2 : i + 6], 16) < 0xDC00
+                i += 12 if high and s.startswith("\\u", i + 6) else 6
+            else:
+                i += 2
+        else:
+            i += 1
+        n += 1
+    return i - start
+
+
 def _cell_text(source: Any) -> Optional[str]:
     if isinstance(source, str):
         return source
@@ -341,6 +361,18 @@ def _syntax_error(text: str) -> Optional[Any]:
     try:
         parse(text)
     except SourceSyntaxError as err:
+        if "async" in text:
+            # PyTorch 0.3's `x.cuda(async=True)`: the engine checks the cell with the
+            # argument renamed (GL005), so the cell belongs to the module.
+            from gradlint.legacy_syntax import rename_async_arguments
+
+            renamed, found = rename_async_arguments(text)
+            if found:
+                try:
+                    parse(renamed)
+                    return None
+                except SourceSyntaxError:
+                    pass
         return err
     return None
 
@@ -407,6 +439,8 @@ class Notebook:
         self.problems: Tuple[Problem, ...] = tuple(problems)
         self.text = "".join(seg.text for seg in segments)
         self._layouts: Dict[str, Tuple[Segment, ...]] = {self.text: self.segments}
+        # The file's JSON text and cell spans for a fixed module text (see json_position).
+        self._json_layouts: Dict[str, Tuple[str, List[Optional[_SourceSpan]]]] = {}
 
     # -- positions ------------------------------------------------------------
 
@@ -422,6 +456,52 @@ class Notebook:
             return None, row, column
         last = segments[-1]
         return last.cell, max(1, min(row - (start - len(last.lines)) + 1, len(last.lines))), column
+
+    def json_position(self, text: str, cell: int, row: int, column: int) -> Tuple[int, int]:
+        """The 1-based line and column (code points) in the notebook file itself of a
+        1-based ``row`` and ``column`` of ``cell``, once the module ``text`` is written
+        into it: where a viewer of the file (a code-scanning alert, a pull-request
+        annotation) shows that code."""
+        s, spans = self._json_layout(text)
+        span = spans[cell - 1] if 0 < cell <= len(spans) else None
+        if span is None:
+            return 1, 1
+        pieces = span.items if span.items is not None else ((span.start, span.end),)
+        values = [json.loads(s[a:b]) for a, b in pieces]
+        lines = split_lines("".join(values))
+        offset = sum(len(line) for line in lines[: row - 1]) + column - 1
+        pos = span.start
+        for (a, b), value in zip(pieces, values):
+            if offset < len(value):
+                pos = a + _raw_offset(s, a, offset)
+                break
+            offset -= len(value)
+        else:
+            if pieces:
+                pos = pieces[-1][1] - 1
+        line_start = s.rfind("\n", 0, pos) + 1
+        return s.count("\n", 0, pos) + 1, pos - line_start + 1
+
+    def _json_layout(self, text: str) -> Tuple[str, List[Optional[_SourceSpan]]]:
+        if text == self.text:
+            return self.json, self._spans
+        found = self._json_layouts.get(text)
+        if found is None:
+            s = self.render(text).decode(self.encoding)
+            found = self._json_layouts[text] = (s, _source_spans(s)[0])
+        return found
+
+    def cell_message(self, text: str, message: str) -> str:
+        """``message`` with each "(line N)" of the module ``text`` named by its cell:
+        "(cell 3, line 1)", as the user sees the notebook."""
+        if "(line " not in message:
+            return message
+
+        def name(m: "re.Match[str]") -> str:
+            cell, row, _ = self.locate(text, int(m.group(1)), 1)
+            return f"(cell {cell}, line {row})" if cell is not None else m.group(0)
+
+        return _LINE_REF.sub(name, message)
 
     def cell_texts(self, text: str) -> Dict[int, str]:
         """Each code cell's text in the module ``text`` (IPython lines as written), by

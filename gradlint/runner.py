@@ -48,6 +48,12 @@ class Diagnostic:
     fix: Optional[FixInfo] = None
     # The notebook cell (1-based) that the rows and columns are relative to; None in a .py file.
     cell: Optional[int] = None
+    # In a notebook, the same range in the .ipynb file's own lines and columns (its
+    # JSON text), for viewers that show the file as it is (SARIF, GitHub annotations).
+    file_row: Optional[int] = None
+    file_column: Optional[int] = None
+    file_end_row: Optional[int] = None
+    file_end_column: Optional[int] = None
 
     @property
     def url(self) -> Optional[str]:
@@ -97,10 +103,16 @@ def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnosti
     if PARSE_ERROR not in codes:
         return []
     doc_ = catalog.load()[PARSE_ERROR]
-    return [
-        Diagnostic(PARSE_ERROR, doc_.format_message(detail=p.message), p.row, p.column + 1, p.row, p.column + 1, cell=p.cell)
-        for p in doc.problems
-    ]
+    out = []
+    for p in doc.problems:
+        file_row, file_column = doc.json_position(doc.text, p.cell, p.row, p.column + 1)  # type: ignore[union-attr]
+        out.append(
+            Diagnostic(
+                PARSE_ERROR, doc_.format_message(detail=p.message), p.row, p.column + 1, p.row, p.column + 1,
+                cell=p.cell, file_row=file_row, file_column=file_column, file_end_row=file_row, file_end_column=file_column,
+            )
+        )
+    return out
 
 
 def to_diagnostics(
@@ -134,19 +146,30 @@ def to_diagnostics(
             if edits is not None:
                 info = FixInfo(fix.applicability, fix.title, edits)
         cell, row, column, end_row, end_column = None, f.start[0], f.start[1] + 1, f.end[0], f.end[1] + 1
+        message, in_file = f.message, (None, None, None, None)
         if doc is not None and text is not None:
             cell, row, column = doc.locate(text, row, column)
-            _, end_row, end_column = doc.locate(text, end_row, end_column)
+            end_cell, end_row, end_column = doc.locate(text, end_row, end_column)
+            if cell is not None:  # a notebook
+                message = doc.cell_message(text, message)  # type: ignore[union-attr]
+                in_file = (
+                    *doc.json_position(text, cell, row, column),  # type: ignore[union-attr]
+                    *doc.json_position(text, end_cell or cell, end_row, end_column),  # type: ignore[union-attr]
+                )
         out.append(
             Diagnostic(
                 code=f.code,
-                message=f.message,
+                message=message,
                 row=row,
                 column=column,
                 end_row=end_row,
                 end_column=end_column,
                 fix=info,
                 cell=cell,
+                file_row=in_file[0],
+                file_column=in_file[1],
+                file_end_row=in_file[2],
+                file_end_column=in_file[3],
             )
         )
     return out

@@ -9,7 +9,7 @@ path (the nearest ``[tool.gradlint]``, per-file ignores, excludes), read
 afresh on every check so that edits to ``pyproject.toml`` take effect at once.
 
 pygls is imported here only: ``gradlint check`` never pays for it, and it is
-needed only with the ``lsp`` extra (``pip install 'gradlint[lsp]'``).
+needed only with the ``lsp`` extra (``pip install 'torch-gradlint[lsp]'``).
 """
 
 from __future__ import annotations

@@ -8,15 +8,16 @@ import pytest
 
 from gradlint import catalog
 from gradlint.catalog import CatalogError, parse_entry
-from gradlint.engine import PARSE_ERROR, LintSettings, fix_source, lint_source, parse
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, fix_source, lint_source, parse
 from gradlint.rules import all_rules
 
 DOCS = list(catalog.load().values())
 
 
 def test_catalog_and_rule_modules_match_one_to_one():
+    # GL000 and GL005 are found by the engine on the token stream, not by a rule module.
     codes_with_code = set(all_rules())
-    assert codes_with_code == set(catalog.load()) - {PARSE_ERROR}
+    assert codes_with_code == set(catalog.load()) - {PARSE_ERROR, ASYNC_ARGUMENT}
 
 
 def test_every_rule_module_declares_triggers():

@@ -34,10 +34,10 @@ def test_text_output_exit_1_and_summary(project):
     result = run("check")
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        "legacy.py:6:17: GL001 `volatile=True` has been ignored since PyTorch 0.4: this call still records an "
-        "autograd graph; use `torch.no_grad()` [*]",
-        "legacy.py:11:11: GL003 `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises "
-        "IndexError; use `loss.item()` [*]",
+        "legacy.py:6:17: GL001 [*] `volatile=True` has been ignored since PyTorch 0.4: this call still records an "
+        "autograd graph; use `torch.no_grad()`",
+        "legacy.py:11:11: GL003 [*] `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises "
+        "IndexError; use `loss.item()`",
         "Found 2 problems (2 fixable with --fix).",
     ]
 
@@ -201,8 +201,8 @@ def test_config_select_and_per_file_ignores(project):
     (project / "scripts" / "run.py").write_text(LEGACY)
     result = run("check", "-q")
     assert result.stdout.splitlines() == [
-        "legacy.py:11:11: GL003 `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises "
-        "IndexError; use `loss.item()` [*]"
+        "legacy.py:11:11: GL003 [*] `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises "
+        "IndexError; use `loss.item()`"
     ]
     # CLI --select replaces the configured selection
     assert "GL001" in run("check", "-q", "--select", "GL001", "legacy.py").stdout

@@ -17,8 +17,8 @@ from gradlint.cli import main
 from samples import LEGACY, LEGACY_FIXED
 
 GL001_LINE = (
-    ":6:17: GL001 `volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; "
-    "use `torch.no_grad()` [*]"
+    ":6:17: GL001 [*] `volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; "
+    "use `torch.no_grad()`"
 )
 
 

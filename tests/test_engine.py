@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from harness import fix, lint, messages, settings_for
+from gradlint.engine import fix_source
 from gradlint.fixes import Edit, Fix, apply_fixes, select_compatible, text_edits
 
 
@@ -182,17 +183,66 @@ def test_trusted_codes_get_their_unsafe_fixes_applied(monkeypatch):
     assert trusted.fixed == {"GL003": 1}
 
 
-def test_async_syntax_error_hints_at_migrate():
+ASYNC_MESSAGE = (
+    "`async=` was renamed `non_blocking=` in PyTorch 0.4, and `async` has been a keyword since Python 3.7: "
+    "this call is a syntax error; use `non_blocking=`"
+)
+
+
+def test_async_syntax_error_hints_at_the_rename_when_gl005_is_off():
     src = "from torch.autograd import Variable\nx = Variable(y.cuda(async=True))\n"
-    assert messages(src) == [
+    assert messages(src, select=["GL000", "GL002"]) == [
         "syntax error: invalid syntax (`async=` is PyTorch 0.3's name for `non_blocking=`, and a keyword since "
         "Python 3.7: `gradlint migrate` renames it)"
     ]
-    assert lint(src) == [(2, 21, "GL000")]
+    assert lint(src, select=["GL000", "GL002"]) == [(2, 21, "GL000")]
     assert messages("from torch.autograd import Variable\nasync = Variable(y)\n") == ["syntax error: invalid syntax"]
 
 
 def test_async_argument_is_reported_without_any_trigger_word():
-    assert lint("x = batch.cuda(async=True)\n") == [(1, 16, "GL000")]
+    assert lint("x = batch.cuda(async=True)\n") == [(1, 16, "GL005")]
+    assert messages("x = batch.cuda(async=True)\n") == [ASYNC_MESSAGE]
     assert lint("x = batch.cuda(async=True)\n", select=["GL003"]) == []
     assert lint("async def f():\n    await g(async_=True)\n") == []
+
+
+def test_a_legacy_async_file_reports_every_finding_where_it_is_written():
+    src = (
+        "from torch.autograd import Variable\n"
+        "def evaluate(model, x, loss):\n"
+        "    v = Variable(x.cuda(async=True), volatile=True); w = x.to(0, async=True).data[0]; s = loss.data[0]\n"
+        "    return loss.data[0]\n"
+    )
+    found = lint(src)
+    assert found == [
+        (3, 9, "GL001"),
+        (3, 25, "GL005"),
+        (3, 58, "GL203"),
+        (3, 66, "GL005"),
+        (3, 91, "GL003"),
+        (4, 12, "GL003"),
+    ]
+    # The positions are those of the file as written, before, between and after the renamed arguments.
+    line = src.splitlines()[2]
+    assert [line[col - 1 : col + 4] for _, col, _ in found[:5]] == ["Varia", "async", "x.to(", "async", "loss."]
+    assert messages(src)[1] == ASYNC_MESSAGE
+
+
+def test_a_legacy_async_file_that_still_does_not_parse_is_gl000():
+    src = "from torch.autograd import Variable\nx = y.cuda(async=True)\nprint Variable\n"
+    assert lint(src) == [(2, 12, "GL000")]
+
+
+def test_async_rename_is_a_safe_fix_applied_before_the_others():
+    src = "from torch.autograd import Variable\nx = Variable(y.cuda(async=True))\nz = loss.data[0]  # async=True\n"
+    assert fix(src) == "x = y.cuda(non_blocking=True).detach()\nz = loss.item()  # async=True\n"
+    result = fix_source(src, "t.py", settings_for(["ALL"]))
+    assert result.fixed == {"GL005": 1, "GL002": 1, "GL003": 1}
+
+
+def test_noqa_on_an_async_argument_keeps_the_file_as_it_is():
+    src = "x = y.cuda(async=True)  # noqa: GL005\nz = loss.data[0]\n"
+    assert lint(src) == [(2, 5, "GL003")]
+    result = fix_source(src, "t.py", settings_for(["ALL"]))
+    # One rename silenced: the file cannot parse, so no other fix can be applied either.
+    assert result.source == src and [f.code for f in result.remaining] == ["GL003"]

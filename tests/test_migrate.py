@@ -209,10 +209,10 @@ def test_diff_on_the_fixtures_shows_the_expected_diff_and_summary(monkeypatch):
     assert lines[:-1] == [
         "Scanned 4 files; would change 3.",
         "Would apply 19 fixes:",
-        "  GL000  async-argument     7",
-        "  GL001  volatile-flag      4",
-        "  GL002  variable-wrapper   3",
-        "  GL003  data-index-scalar  5",
+        "  GL001  volatile-flag           4",
+        "  GL002  variable-wrapper        3",
+        "  GL003  data-index-scalar       5",
+        "  GL005  async-keyword-argument  7",
         "Left for a human (3, positions after migration):",
         "  fixtures/migrate/needs_review.py:7:9: GL001 `volatile=True` has been ignored since PyTorch 0.4: "
         "this call still records an autograd graph; use `torch.no_grad()`",
@@ -280,7 +280,7 @@ def test_json_output(project):
     data = json.loads(result.stdout)
     assert set(data) == {"files_scanned", "files_changed", "written", "fixes", "changed", "left_for_human", "skipped", "errors"}
     assert (data["files_scanned"], data["files_changed"], data["written"]) == (3, 2, False)
-    assert data["fixes"] == {"GL000": 4, "GL001": 1, "GL002": 3, "GL003": 4}
+    assert data["fixes"] == {"GL001": 1, "GL002": 3, "GL003": 4, "GL005": 4}
     assert [c["filename"] for c in data["changed"]] == ["mnist_train.py", "needs_review.py"]
     assert data["changed"][0]["diff"].startswith("--- mnist_train.py\n+++ mnist_train.py\n")
     first = data["left_for_human"][0]
@@ -299,7 +299,7 @@ def test_select_and_ignore(project):
         "+    return loss.item()",
     ]
     # Without the async rename, the files that use `async=` cannot be parsed: skipped, with the reason.
-    result = run("--check", "--ignore", "GL000", "validate.py")
+    result = run("--check", "--ignore", "GL005", "validate.py")
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr == (
         "skipped: validate.py: `async` is a keyword since Python 3.7 and cannot be a name or argument here "
@@ -337,7 +337,7 @@ def test_unknown_code_and_non_migration_selection_are_usage_errors(project, monk
     monkeypatch.setattr(migrate, "MIGRATIONS", tuple(m for m in migrate.MIGRATIONS if m.code != "GL004"))
     result = run("--select", "GL004")
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: 'GL004' selects no migration (`gradlint migrate` applies GL000, GL001, ")
+    assert result.stderr == ("error: 'GL004' selects no migration (`gradlint migrate` applies GL001, GL002, GL003, GL005, GL202)\n")
 
 
 def test_listed_migration_without_a_rule_is_left_out(project, monkeypatch):
@@ -426,12 +426,31 @@ def test_gl202_is_a_trusted_migration():
     assert gl202.trusted and "bitwise" in gl202.trusted
 
 
-def test_check_hints_that_migrate_repairs_async(project):
-    result = CliRunner().invoke(main, ["check", "-q", "mnist_train.py"])
-    assert result.stdout.splitlines() == [
-        "mnist_train.py:31:38: GL000 syntax error: invalid syntax (`async=` is PyTorch 0.3's name for "
-        "`non_blocking=`, and a keyword since Python 3.7: `gradlint migrate` renames it)"
+def test_check_reports_async_and_every_other_finding_of_a_legacy_file(project):
+    result = CliRunner().invoke(main, ["check", "-q", "--output-format", "json", "mnist_train.py"])
+    found = [(d["location"]["row"], d["location"]["column"], d["code"]) for d in json.loads(result.stdout)]
+    assert found == [
+        (31, 38, "GL005"), (31, 63, "GL005"), (32, 24, "GL002"), (32, 40, "GL002"), (38, 23, "GL003"),
+        (42, 55, "GL003"), (52, 38, "GL005"), (52, 63, "GL005"), (53, 24, "GL001"), (53, 55, "GL002"),
+        (54, 18, "GL101"), (55, 22, "GL003"),
     ]
+    assert json.loads(result.stdout)[0]["fix"] == {
+        "applicability": "safe",
+        "message": "Rename `async=` to `non_blocking=`",
+        # The rename is one fix for every `async=` of the file (as --fix applies it),
+        # in positions of the file as written.
+        "edits": [
+            {
+                "content": "non_blocking=True), target.cuda(non_blocking",
+                "location": {"row": row, "column": 38},
+                "end_location": {"row": row, "column": 68},
+            }
+            for row in (31, 52)
+        ],
+    }
+    result = CliRunner().invoke(main, ["check", "--fix", "--no-cache", "mnist_train.py"])
+    assert result.stdout == "Found 11 problems (11 fixed, 0 remaining).\n"
+    assert "async" not in (project / "mnist_train.py").read_text()
 
 
 def test_check_gives_no_async_hint_for_other_syntax_errors(project):

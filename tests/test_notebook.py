@@ -121,11 +121,11 @@ def test_findings_are_reported_per_cell_with_cell_relative_positions(here):
     result = run("check", "eval.ipynb")
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        f"eval.ipynb:cell 3:3:17: {GL001} [*]",
-        "eval.ipynb:cell 4:3:7: GL003 `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it "
-        "raises IndexError; use `loss.item()` [*]",
-        "eval.ipynb:cell 6:2:5: GL002 `Variable(...)` has been deprecated since PyTorch 0.4 and now returns "
-        "`x2.detach()` [*]",
+        f"eval.ipynb:cell 3:3:17: GL001 [*] {GL001[len('GL001 '):]}",
+        "eval.ipynb:cell 4:3:7: GL003 [*] `loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it "
+        "raises IndexError; use `loss.item()`",
+        "eval.ipynb:cell 6:2:5: GL002 [*] `Variable(...)` has been deprecated since PyTorch 0.4 and now returns "
+        "`x2.detach()`",
         "Found 3 problems (3 fixable with --fix).",
     ]
 
@@ -346,7 +346,7 @@ def test_fixes_that_span_cells_or_change_ipython_lines_are_not_applied(here, wra
         assert result.exit_code == 1
         # the finding remains, not marked fixable
         assert result.stdout.splitlines()[0].startswith("nb.ipynb:cell 1:1:1: GL003")
-        assert not result.stdout.splitlines()[0].endswith("[*]")
+        assert not result.stdout.splitlines()[0].startswith("nb.ipynb:cell 1:1:1: GL003 [*]")
     else:
         assert result.exit_code == 0, result.output
         assert ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]] == fixed
@@ -392,9 +392,168 @@ def test_full_github_and_sarif_formats_name_the_cell_and_quote_its_lines(here):
     # the preview of cell 3's fix shows cell 3 only (the import removal is in cell 1)
     assert "1 + @torch.no_grad()\n" in full and "4 +     out = model(x.detach())\n" in full
     assert "import torch" not in full.split("GL003")[0]
+    # GitHub and SARIF show the .ipynb file as it is: the finding goes on the line of
+    # its JSON that holds the code, at the code's column there.
+    raw = (here / "eval.ipynb").read_text(encoding="utf-8").splitlines()
+    json_row = next(i for i, line in enumerate(raw, 1) if "out = model(Variable(x, volatile=True))" in line)
+    json_col = raw[json_row - 1].index("Variable(") + 1
     github = run("check", "--output-format", "github", "eval.ipynb").stdout.splitlines()
-    assert github[0].startswith("::error file=eval.ipynb,line=3,col=17,endLine=3,endColumn=43,title=GL001::cell 3: ")
+    assert github[0].startswith(
+        f"::error file=eval.ipynb,line={json_row},col={json_col},endLine={json_row},endColumn={json_col + 26},"
+        "title=GL001::cell 3, line 3: `volatile=True` has been ignored"
+    )
     sarif = json.loads(run("check", "--output-format", "sarif", "eval.ipynb").stdout)
     first = sarif["runs"][0]["results"][0]
-    assert first["properties"] == {"cell": 3, "applicability": "safe"}
-    assert first["message"]["text"].startswith("cell 3: `volatile=True` has been ignored")
+    assert first["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": json_row, "startColumn": json_col, "endLine": json_row, "endColumn": json_col + 26
+    }
+    assert first["properties"] == {
+        "cell": 3,
+        "cellRegion": {"startLine": 3, "startColumn": 17, "endLine": 3, "endColumn": 43},
+        "applicability": "safe",
+    }
+    # Edits relative to a cell are not the file's: no SARIF fix rather than a wrong one.
+    assert "fixes" not in first
+    assert first["message"]["text"].startswith("cell 3, line 3: `volatile=True` has been ignored")
+
+
+@pytest.mark.parametrize("style", ["jupyter", "ascii", "compact", "crlf"])
+@pytest.mark.parametrize("as_string", [False, True])
+def test_file_positions_point_into_the_json_in_every_style(here, style, as_string):
+    source = "s = 'é\\t\"😀'; t = \"\\n\"; loss = f(s)\nv = loss.data[0]\n"
+    cells = [markdown("# é"), code("import torch"), code(source, as_string=as_string)]
+    write(here / "nb.ipynb", notebook(cells), style)
+    github = run("check", "--output-format", "github", "--select", "GL003", "nb.ipynb").stdout
+    text = (here / "nb.ipynb").read_text(encoding="utf-8")
+    needle = "v = loss.data[0]"
+    offset = text.index(needle) + len("v = ")
+    row = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    assert github.startswith(
+        f"::error file=nb.ipynb,line={row},col={column},endLine={row},endColumn={column + 12},title=GL003::cell 3, line 2: "
+    )
+    if as_string or style == "compact":  # the whole cell on one line of the file
+        assert text.count("\n", 0, offset) == text.count("\n", 0, text.index("s = '"))
+    # a finding after escapes on its own JSON line: the column counts the escapes as written
+    cells[2] = code("loss = f(1); s = 'é\\t\"😀'; v = loss.data[0]\n", as_string=as_string)
+    write(here / "nb.ipynb", notebook(cells), style)
+    github = run("check", "--output-format", "github", "--select", "GL003", "nb.ipynb").stdout
+    text = (here / "nb.ipynb").read_text(encoding="utf-8")
+    offset = text.index(needle) + len("v = ")
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    assert f",col={column},endLine=" in github and "::cell 3, line 1: " in github
+
+
+def test_messages_name_the_cell_and_line_they_refer_to(here):
+    cells = [
+        code("import torch\nmodel = torch.nn.Linear(2, 2)"),
+        markdown("# Evaluate"),
+        code("model.eval()"),
+        code("x = torch.ones(2)\nout = model(x)"),
+    ]
+    write(here / "nb.ipynb", notebook(cells))
+    result = run("check", "--select", "GL101", "nb.ipynb")
+    assert result.stdout.splitlines()[0] == (
+        "nb.ipynb:cell 4:2:7: GL101 [*] `model` is in eval mode (cell 3, line 1) but gradients are still enabled "
+        "here: `.eval()` does not stop autograd, so this forward records a graph and keeps its activations alive; "
+        "run it under `torch.no_grad()`"
+    )
+    data = json.loads(run("check", "--select", "GL101", "--output-format", "json", "nb.ipynb").stdout)
+    assert "(cell 3, line 1)" in data[0]["message"]
+
+
+@pytest.mark.slow
+def test_json_cells_and_rows_follow_ruffs_convention(here):
+    """Ruff reports a notebook finding with `cell` (counting every cell) and rows within that cell."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("ruff")
+    cells = [
+        markdown("# Setup"),
+        code("import torch\nloss = torch.ones(())"),
+        code("x = 1\nimport os; v = loss.data[0]"),
+    ]
+    write(here / "nb.ipynb", notebook(cells))
+    ruff = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F401", "--output-format", "json", "nb.ipynb"],
+        capture_output=True, text=True,
+    )
+    theirs = json.loads(ruff.stdout)[0]
+    ours = json.loads(run("check", "--select", "GL003", "--output-format", "json", "nb.ipynb").stdout)[0]
+    assert (theirs["cell"], theirs["location"]["row"], theirs["noqa_row"]) == (3, 2, 2)
+    assert (ours["cell"], ours["location"]["row"], ours["noqa_row"]) == (3, 2, 2)
+    assert (theirs["location"]["column"], ours["location"]["column"]) == (8, 16)
+
+
+# -- gradlint migrate -------------------------------------------------------------
+
+
+LEGACY_CELLS = {
+    1: "import torch\nfrom torch.autograd import Variable",
+    3: "%time batch = next(it)\nx = batch.cuda(async=True)",
+    4: "out = model(Variable(x, volatile=True))\nprint(out.sum().data[0])",
+}
+MIGRATED_CELLS = {
+    1: "import torch\nfrom torch.autograd import Variable",
+    3: "%time batch = next(it)\nx = batch.cuda(non_blocking=True)",
+    4: "out = model(Variable(x, volatile=True))\nprint(out.sum().item())",
+}
+
+
+def legacy_notebook(sources: Dict[int, str]) -> Dict[str, Any]:
+    return notebook(
+        [
+            code(sources[1]),
+            markdown("# Data — é"),
+            code(sources[3], outputs=[{"name": "stdout", "output_type": "stream", "text": ["Wall time: 1 ms\n"]}]),
+            code(sources[4]),
+        ]
+    )
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_migrate_rewrites_only_the_changed_cells_of_a_notebook(here, style):
+    path = here / "legacy.ipynb"
+    write(path, legacy_notebook(LEGACY_CELLS), style)
+    result = CliRunner().invoke(main, ["migrate", "legacy.ipynb"])
+    assert result.exit_code == 1  # a finding is left for a human
+    assert result.stdout == (
+        "Scanned 1 file; changed 1.\n"
+        "Applied 2 fixes:\n"
+        "  GL003  data-index-scalar       1\n"
+        "  GL005  async-keyword-argument  1\n"
+        "Left for a human (1):\n"
+        "  legacy.ipynb:cell 4:1:13: GL001 `volatile=True` has been ignored since PyTorch 0.4: this call still "
+        "records an autograd graph; use `torch.no_grad()`\n"
+    )
+    assert path.read_bytes() == STYLES[style](legacy_notebook(MIGRATED_CELLS)).encode("utf-8")
+    # a second migration changes nothing
+    assert CliRunner().invoke(main, ["migrate", "legacy.ipynb"]).stdout.startswith("Scanned 1 file; changed 0.\n")
+
+
+def test_migrate_diff_on_a_notebook_shows_cells_and_writes_nothing(here):
+    path = here / "legacy.ipynb"
+    data = write(path, legacy_notebook(LEGACY_CELLS))
+    result = CliRunner().invoke(main, ["migrate", "--diff", "legacy.ipynb"])
+    assert result.exit_code == 1
+    assert result.stdout == (
+        "--- legacy.ipynb:cell 3\n+++ legacy.ipynb:cell 3\n@@ -1,2 +1,2 @@\n"
+        " %time batch = next(it)\n-x = batch.cuda(async=True)\n+x = batch.cuda(non_blocking=True)\n"
+        "--- legacy.ipynb:cell 4\n+++ legacy.ipynb:cell 4\n@@ -1,2 +1,2 @@\n"
+        " out = model(Variable(x, volatile=True))\n-print(out.sum().data[0])\n+print(out.sum().item())\n"
+    )
+    assert path.read_bytes() == data
+
+
+def test_check_reports_async_cells_of_a_notebook_and_fixes_them(here):
+    path = here / "legacy.ipynb"
+    write(path, legacy_notebook(LEGACY_CELLS))
+    result = run("check", "-q", "--select", "GL005,GL003", "legacy.ipynb")
+    assert [line.split(" ", 2)[:2] for line in result.stdout.splitlines()] == [
+        ["legacy.ipynb:cell", "3:2:16:"],
+        ["legacy.ipynb:cell", "4:2:7:"],
+    ]
+    assert "GL005 [*] `async=` was renamed" in result.stdout
+    run("check", "--fix", "--select", "GL005,GL003", "legacy.ipynb")
+    assert path.read_bytes() == STYLES["jupyter"](legacy_notebook(MIGRATED_CELLS)).encode("utf-8")

@@ -51,8 +51,8 @@ LEGACY_FIXED = textwrap.dedent(
     """
 )
 GL001_LINE = (
-    "model.py:6:17: GL001 `volatile=True` has been ignored since PyTorch 0.4: this call still records an "
-    "autograd graph; use `torch.no_grad()` [*]"
+    "model.py:6:17: GL001 [*] `volatile=True` has been ignored since PyTorch 0.4: this call still records an "
+    "autograd graph; use `torch.no_grad()`"
 )
 # A clean notebook: the jupyter file type must not break the hook.
 NOTEBOOK = {

@@ -165,7 +165,7 @@ def test_full_colours_only_when_asked(project):
 
 def test_default_format_is_concise_when_not_a_tty(project):
     result = run("check", "legacy.py")
-    assert result.stdout.splitlines()[0] == f"legacy.py:6:17: GL001 {GL001_MESSAGE} [*]"
+    assert result.stdout.splitlines()[0] == f"legacy.py:6:17: GL001 [*] {GL001_MESSAGE}"
 
 
 def test_text_is_an_alias_of_concise(project):
@@ -341,3 +341,26 @@ def test_statistics_when_clean(project):
     result = run("check", "--statistics")
     assert result.exit_code == 0
     assert result.stdout == "All checks passed!\n"
+
+
+def test_sarif_for_a_notebook_is_schema_valid(tmp_path, monkeypatch, sarif_validator):
+    monkeypatch.chdir(tmp_path)
+    nb = {
+        "cells": [
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": ["import torch\n", "loss = f()"]},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": ["print(loss.data[0])\n", "x = y.cuda(async=True)"]},
+        ],
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "nb.ipynb").write_text(json.dumps(nb, indent=1))
+    log = json.loads(run("check", "--output-format", "sarif", "nb.ipynb").stdout)
+    _assert_valid(sarif_validator, log)
+    results = log["runs"][0]["results"]
+    lines = (tmp_path / "nb.ipynb").read_text().splitlines()
+    row = {needle: next(i for i, line in enumerate(lines, 1) if needle in line) for needle in ("loss.data", "async=")}
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"], r["properties"]["cell"]) for r in results] == [
+        ("GL003", row["loss.data"], 2),
+        ("GL005", row["async="], 2),
+    ]

@@ -252,6 +252,25 @@ def test_gl003_fix_and_position():
 
 
 @pytest.mark.parametrize(
+    "line, receiver",
+    [
+        ("total += loss.data[0]", "loss"),
+        ("total += F.nll_loss(output, target).data[0]", "F.nll_loss(output, target)"),
+        # too long (or on several lines) to quote whole: the call's arguments are elided
+        ("total += F.nll_loss(output, target, size_average=False).data[0]", "F.nll_loss(...)"),
+        ("total += self.criterion.forward(outputs, labels.long()).data[0]", "self.criterion.forward(...)"),
+        ("total += (loss_fn(a,\n    b)).data[0]", "loss_fn(...)"),
+        ("total += batch_losses[first_index:last_index].sum().data[0]", "batch_losses[...].sum()"),
+    ],
+)
+def test_gl003_message_names_the_receiver_as_written(line, receiver):
+    assert messages(line + "\n", ["GL003"]) == [
+        f"`{receiver}.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; "
+        f"use `{receiver}.item()`"
+    ]
+
+
+@pytest.mark.parametrize(
     "src,expected",
     [
         ("import torch\nif x.volatile:\n    pass\n", [(2, 4, "GL004")]),

@@ -30,7 +30,7 @@ def test_without_torch_verify_says_how_to_install_it(monkeypatch):
     assert result.exit_code == 2
     # `output` holds stderr with every click version (8.1 mixes it in, 8.2 also keeps it apart).
     assert result.output == (
-        "error: `gradlint verify` runs code under torch, which is not installed: pip install 'gradlint[verify]'\n"
+        "error: `gradlint verify` runs code under torch, which is not installed: pip install 'torch-gradlint[verify]'\n"
     )
 
 
@@ -82,7 +82,8 @@ def test_verify_imports_no_torch_into_the_gradlint_process():
 
 
 def test_every_rule_states_its_runtime_claims():
-    missing = [code for code, doc in catalog.load().items() if code != "GL000" and not doc.verify]
+    # A file with GL000 or GL005 does not compile: there is no run as written to make claims about.
+    missing = [code for code, doc in catalog.load().items() if code not in ("GL000", "GL005") and not doc.verify]
     assert not missing, f"add [[verify]] claims (rules/README.md) to {missing}"
 
 
@@ -239,6 +240,18 @@ def test_files_verify_cannot_run_get_a_one_line_error(tmp_path):
     assert text.endswith("  no findings: nothing to verify\n\n3 files, 0 findings; 2 files not run.\n")
 
 
+def test_files_verify_does_not_run_a_file_with_async_arguments(tmp_path):
+    from gradlint.config import Settings
+    from gradlint.verify.scripts import Options, prepare
+
+    (tmp_path / "legacy.py").write_text("import torch\nx = torch.zeros(2)\ny = x.cuda(async=True)\nz = loss.data[0]\n")
+    item = prepare(tmp_path / "legacy.py", Settings(cwd=tmp_path), Options())
+    assert item.error == (
+        "cannot run it: `async=` was renamed `non_blocking=` in PyTorch 0.4, and `async` has been a keyword since "
+        "Python 3.7: this call is a syntax error; use `non_blocking=` (line 3)"
+    )
+
+
 def test_results_key_of_claims():
     assert parse_claim("x", {"claim": "records-graph"}).results == "same"
     c = parse_claim("x", {"claim": "requires-grad-unchanged", "results": "may-change"})
@@ -379,3 +392,129 @@ def test_unsafe_fixes_are_applied_only_when_asked(tmp_path):
     assert unsafe.applied == [True] and "h.detach().clone().zero_()" in unsafe.fixed_source
     (finding,) = _judge(tmp_path, source, _run({6: {"entered": 1}}), None)
     assert finding.fix.note == "unsafe fix, not applied: add --unsafe-fixes to verify it" and finding.fix.verdict is None
+
+
+# -- reporting as it goes ---------------------------------------------------------------
+
+
+def test_run_all_hands_each_outcome_over_in_order_as_soon_as_it_is_ready():
+    import threading
+    import time
+
+    from gradlint.verify import sandbox
+
+    release = threading.Event()
+    seen = []
+
+    def job(i, wait=None):
+        def run():
+            if wait is not None:
+                assert wait.wait(5)
+            return sandbox.RunOutcome("finished", {"i": i}, 0, "", 0, "", 0.0)
+        return run
+
+    def done(index, outcome):
+        seen.append((index, outcome.payload["i"]))
+        if index == 0:
+            release.set()  # job 2 may finish only once job 0 has been handed over
+
+    start = time.monotonic()
+    outcomes = sandbox.run_all([job(0), job(1), job(2, release)], workers=3, on_done=done)
+    assert [o.payload["i"] for o in outcomes] == [0, 1, 2]
+    assert seen == [(0, 0), (1, 1), (2, 2)]
+    assert time.monotonic() - start < 5
+
+
+def _fake_probe_runs(monkeypatch):
+    """sandbox.run replaced by a probe that confirms at once; returns the count of runs made."""
+    from gradlint.verify import sandbox
+
+    runs = []
+
+    def fake_run(config, files, limits, encoding="utf-8"):
+        runs.append(config["name"])
+        payload = {"torch": "2.13.0", "observed": [["x", "1"]], "confirms": [[True, "it holds"]]}
+        return sandbox.RunOutcome("finished", payload, 0, "", 0, "", 0.5)
+
+    monkeypatch.setattr(sandbox, "run", fake_run)
+    return runs
+
+
+def test_verify_probes_prints_each_probe_as_it_finishes(monkeypatch):
+    from gradlint.verify import command
+
+    runs = _fake_probe_runs(monkeypatch)
+    printed = []  # (text, how many probes had run when it was printed)
+    code = command.run(
+        files=(), probes=True, select=["GL001", "GL002", "GL003"], unsafe_fixes=False, timeout=60.0,
+        memory_limit="0", seed=None, config_path=None, output_format="text", jobs=1,
+        echo=lambda text: printed.append((text, len(runs))),
+    )
+    assert code == 0
+    assert [n for _, n in printed] == [1, 2, 3, 3]
+    assert [text.split("\n")[0][:16] for text, _ in printed[:3]] == ["GL001  CONFIRMED", "GL002  CONFIRMED", "GL003  CONFIRMED"]
+    assert printed[3][0] == "3 probes on torch 2.13.0: 3 confirmed (1.5 s of runs).\n"
+    # The same text as printing it all at the end, and JSON is still one document.
+    from gradlint.verify import report
+    from gradlint.verify.probes import ProbeResult
+
+    joined = "".join(text for text, _ in printed)
+    assert joined.startswith("GL001  CONFIRMED  ") and joined.count("    holds: it holds\n") == 3
+    assert report.probes_text([ProbeResult("GL001", "n", "c", "CONFIRMED", [("x", "1")], [(True, "it holds")], seconds=0.5, torch="2.13.0")]) == (
+        "GL001  CONFIRMED  c\n    x = 1\n    holds: it holds\n1 probe on torch 2.13.0: 1 confirmed (0.5 s of runs).\n"
+    )
+    printed.clear()
+    command.run(
+        files=(), probes=True, select=["GL001", "GL002"], unsafe_fixes=False, timeout=60.0, memory_limit="0",
+        seed=None, config_path=None, output_format="json", jobs=1, echo=lambda text: printed.append((text, len(runs))),
+    )
+    assert len(printed) == 1 and printed[0][0].startswith("{")
+
+
+def test_verify_files_prints_each_file_as_it_finishes(monkeypatch, tmp_path):
+    from gradlint.verify import command
+
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text("import torch\nx = torch.ones(2)\n")
+    (tmp_path / "broken.py").write_text("from torch.autograd import Variable\nprint Variable(x)\n")
+    monkeypatch.chdir(tmp_path)
+    printed = []
+    code = command.run(
+        files=("a.py", "broken.py", "b.py", "c.py"), probes=False, select=None, unsafe_fixes=False, timeout=60.0,
+        memory_limit="0", seed=None, config_path=None, output_format="text", jobs=1, echo=printed.append,
+    )
+    assert code == 1  # broken.py was not run
+    assert printed[:4] == [
+        "a.py\n  no findings: nothing to verify\n",
+        printed[1],
+        "b.py\n  no findings: nothing to verify\n",
+        "c.py\n  no findings: nothing to verify\n",
+    ]
+    assert printed[1].startswith("broken.py\n  error: cannot run it: syntax error: ")
+    assert printed[4] == "\n4 files, 0 findings; 1 file not run.\n"
+
+
+def test_verify_files_prints_each_file_once_its_runs_are_done(monkeypatch, tmp_path):
+    from gradlint.verify import command, sandbox
+
+    runs = []
+
+    def fake_run(config, files, limits, encoding="utf-8"):
+        runs.append(config["script"])
+        payload = {"statements": {}, "outcome": {"kind": "completed"}, "globals": {}, "warnings": [], "exceptions": [], "regions": {}}
+        return sandbox.RunOutcome("finished", payload, 0, "", 0, "", 0.1)
+
+    monkeypatch.setattr(sandbox, "run", fake_run)
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text("import torch\n\n\ndef f(loss):\n    return loss.data[0]\n")
+    monkeypatch.chdir(tmp_path)
+    printed = []
+    command.run(
+        files=("a.py", "b.py", "c.py"), probes=False, select=None, unsafe_fixes=False, timeout=60.0,
+        memory_limit="0", seed=None, config_path=None, output_format="text", jobs=1,
+        echo=lambda text: printed.append((text.split("\n")[0], len(runs))),
+    )
+    # as written and as fixed for each file, then its report, before the next file runs
+    assert runs == ["a.py", "a.py", "b.py", "b.py", "c.py", "c.py"]
+    assert printed[:3] == [("a.py", 2), ("b.py", 4), ("c.py", 6)]
+    assert printed[3][0] == "" and printed[3][1] == 6

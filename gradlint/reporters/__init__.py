@@ -23,6 +23,10 @@ class RunInfo:
     color: bool = False
     # The directory relative paths are relative to (SARIF's %SRCROOT%).
     cwd: Optional[str] = None
+    # --show-fixes: list what --fix fixed before the summary.
+    show_fixes: bool = False
+    # The paths held no file to check (the CLI has warned): no "All checks passed!".
+    no_files: bool = False
 
 
 def fixable(diag: Diagnostic, unsafe_fixes: bool) -> bool:

@@ -23,19 +23,24 @@ def escape_property(text: str) -> str:
 def render(reports: Sequence[FileReport], info: RunInfo) -> str:
     lines = []
     for path, d in sorted_diagnostics(reports):
+        row, column, end_row, end_column = d.row, d.column, d.end_row, d.end_column
+        if d.cell is not None and d.file_row is not None:
+            # Annotations have no notion of notebook cells: they go on the line of the
+            # .ipynb file (its JSON) that holds the code, and the message names the cell.
+            row, column = d.file_row, d.file_column or 1
+            end_row, end_column = d.file_end_row or row, d.file_end_column or column
         props = ",".join(
             f"{key}={escape_property(str(value))}"
             for key, value in (
                 ("file", path),
-                ("line", d.row),
-                ("col", d.column),
-                ("endLine", d.end_row),
-                ("endColumn", d.end_column),
+                ("line", row),
+                ("col", column),
+                ("endLine", end_row),
+                ("endColumn", end_column),
                 ("title", d.code),
             )
         )
-        # Annotations have no notion of notebook cells: the message names the cell.
-        message = f"cell {d.cell}: {d.message}" if d.cell is not None else d.message
+        message = f"cell {d.cell}, line {d.row}: {d.message}" if d.cell is not None else d.message
         if d.fix is not None:
             hint = "" if fixable(d, info.unsafe_fixes) else " (unsafe: needs --unsafe-fixes)"
             message += f"\nfix{hint}: {d.fix.message}"

@@ -6,6 +6,7 @@ import json
 from typing import Any, Dict, List
 
 from gradlint.migrate import MigrationRun, label
+from gradlint.reporters import location
 from gradlint.reporters.json import diagnostic_dict
 
 
@@ -32,7 +33,7 @@ def render_summary(run: MigrationRun) -> str:
         lines.append(f"Left for a human ({len(left)}{where}):")
         for path, d in left:
             hint = " (fix with --unsafe-fixes)" if d.fix is not None and not run.mode.unsafe_fixes else ""
-            lines.append(f"  {path}:{d.row}:{d.column}: {d.code} {d.message}{hint}")
+            lines.append(f"  {location(path, d)}: {d.code} {d.message}{hint}")
     skipped = run.skipped
     if skipped:
         lines.append(f"Skipped ({len(skipped)}):")

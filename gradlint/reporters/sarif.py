@@ -58,18 +58,28 @@ def _rule(doc: catalog.RuleDoc) -> Dict[str, Any]:
 
 def _result(path: str, d: Diagnostic, index: Dict[str, int]) -> Dict[str, Any]:
     location = artifact_location(path)
+    if d.cell is not None and d.file_row is not None:
+        # SARIF has no notebook cells, and a region is in the artifact's own text:
+        # in a notebook, the line of its JSON that holds the code. The message and a
+        # property say the cell and the line in it, as the notebook shows them.
+        region = _region(d.file_row, d.file_column or 1, d.file_end_row or d.file_row, d.file_end_column or 1)
+        text = f"cell {d.cell}, line {d.row}: {d.message}"
+    else:
+        region = _region(d.row, d.column, d.end_row, d.end_column)
+        text = d.message
     result: Dict[str, Any] = {
         "ruleId": d.code,
         "level": "error",
-        # SARIF has no notebook cells: the message names the cell and a property carries it.
-        "message": {"text": f"cell {d.cell}: {d.message}" if d.cell is not None else d.message},
-        "locations": [{"physicalLocation": {"artifactLocation": location, "region": _region(d.row, d.column, d.end_row, d.end_column)}}],
+        "message": {"text": text},
+        "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
     }
     if d.code in index:
         result["ruleIndex"] = index[d.code]
     if d.cell is not None:
-        result["properties"] = {"cell": d.cell}
-    if d.fix is not None and d.fix.edits:
+        result["properties"] = {"cell": d.cell, "cellRegion": _region(d.row, d.column, d.end_row, d.end_column)}
+    # A notebook's fix edits are relative to its cells, not to the file's JSON:
+    # they are left out rather than given at the wrong place.
+    if d.fix is not None and d.fix.edits and d.cell is None:
         result["fixes"] = [
             {
                 "description": {"text": d.fix.message},
@@ -87,6 +97,7 @@ def _result(path: str, d: Diagnostic, index: Dict[str, int]) -> Dict[str, Any]:
                 ],
             }
         ]
+    if d.fix is not None and (d.fix.edits or d.cell is not None):
         result.setdefault("properties", {})["applicability"] = d.fix.applicability
     return result
 

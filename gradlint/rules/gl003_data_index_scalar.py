@@ -30,10 +30,25 @@ class DataIndexScalar(Rule):
         if not is_scalar_data_read(self.ctx, node):
             return
         receiver = node.value.value  # type: ignore[attr-defined]
-        text = self.ctx.code_for(receiver)
-        text = text if len(text) <= 30 and "\n" not in text else "t"
+        text = shown(self.ctx, receiver)
         new = codegen.keep_parens(node, codegen.method_call(receiver, "item"))
         self.report(node, fix=self.fix(self.replace(node, new), receiver=text), receiver=text)
+
+
+def shown(ctx, expr: cst.BaseExpression, limit: int = 30) -> str:
+    """``expr`` as a message quotes it: its code when short and on one line, else
+    the same expression with call arguments and subscripts elided
+    (``F.nll_loss(...)``), so the reader still recognises it."""
+    text = ctx.code_for(expr)
+    if len(text) <= limit and "\n" not in text:
+        return text
+    if isinstance(expr, cst.Call):
+        return f"{shown(ctx, expr.func, limit)}({'...' if expr.args else ''})"
+    if isinstance(expr, cst.Attribute):
+        return f"{shown(ctx, expr.value, limit)}.{expr.attr.value}"
+    if isinstance(expr, cst.Subscript):
+        return f"{shown(ctx, expr.value, limit)}[...]"
+    return "(...)"
 
 
 def is_scalar_data_read(ctx, node: cst.Subscript) -> bool:

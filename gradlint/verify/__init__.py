@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 
-INSTALL_HINT = "pip install 'gradlint[verify]'"
+INSTALL_HINT = "pip install 'torch-gradlint[verify]'"
 
 
 def torch_available() -> bool:

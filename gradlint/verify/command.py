@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence
 
 from gradlint import catalog
 from gradlint.verify import INSTALL_HINT, sandbox, torch_available
@@ -44,6 +44,7 @@ def run(
     output_format: str,
     jobs: Optional[int],
     echo: Callable[[str], None],
+    config_overrides: Optional[Dict[str, Any]] = None,
 ) -> int:
     from gradlint.config import ConfigError
 
@@ -65,7 +66,7 @@ def run(
         paths = _paths(files)
         from gradlint.config import Settings
 
-        settings = Settings(config_path, select=select)
+        settings = Settings(config_path, select=select, overrides=config_overrides)
         _need_torch()
         return _files(paths, settings, unsafe_fixes, limits, seed, workers, output_format, echo)
     except ConfigError as exc:
@@ -106,13 +107,18 @@ def _probes(
     docs: Sequence[catalog.RuleDoc], limits: sandbox.Limits, workers: int, output_format: str, echo: Callable[[str], None]
 ) -> int:
     from gradlint.verify import report
-    from gradlint.verify.probes import CONFIRMED, run_probes
+    from gradlint.verify.probes import CONFIRMED, ProbeResult, run_probes
 
-    results = run_probes(docs, limits, workers)
-    setup = [r for r in results if r.error and r.error.startswith("cannot import torch")]
-    if setup:
-        raise UsageError(f"torch does not work in the sandbox: {setup[0].error}")
-    echo(report.probes_json(results) if output_format == "json" else report.probes_text(results))
+    text = output_format != "json"
+
+    def done(r: ProbeResult) -> None:
+        if r.error and r.error.startswith("cannot import torch"):
+            raise UsageError(f"torch does not work in the sandbox: {r.error}")
+        if text:  # each probe as it finishes: a run of every probe takes half a minute
+            echo(report.probe_text(r))
+
+    results = run_probes(docs, limits, workers, done)
+    echo(report.probes_summary(results) if text else report.probes_json(results))
     return EXIT_OK if all(r.verdict == CONFIRMED for r in results) else EXIT_FAILED
 
 
@@ -130,9 +136,12 @@ def _files(
     from gradlint.verify.scripts import Options, SetupError, verify_files
 
     options = Options(limits=limits, seed=seed, unsafe_fixes=unsafe_fixes, workers=workers)
+    text = output_format != "json"
+    # Each file as it finishes (runs take seconds each); JSON is one document, printed at the end.
+    on_result = (lambda fv: echo(report.file_text(fv))) if text else None
     try:
-        results = verify_files(paths, settings, options)
+        results = verify_files(paths, settings, options, on_result)
     except SetupError as exc:
         raise UsageError(f"torch does not work in the sandbox: {exc}") from None
-    echo(report.files_json(results) if output_format == "json" else report.files_text(results))
+    echo(report.files_summary(results) if text else report.files_json(results))
     return EXIT_OK if all(fv.ok for fv in results) else EXIT_FAILED

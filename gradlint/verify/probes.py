@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from gradlint.catalog import RuleDoc
 from gradlint.verify import sandbox
@@ -59,7 +59,14 @@ def _judge(doc: RuleDoc, outcome: sandbox.RunOutcome) -> ProbeResult:
     return result
 
 
-def run_probes(docs: Sequence[RuleDoc], limits: sandbox.Limits, workers: int) -> List[ProbeResult]:
+def run_probes(
+    docs: Sequence[RuleDoc],
+    limits: sandbox.Limits,
+    workers: int,
+    on_result: Optional[Callable[[ProbeResult], None]] = None,
+) -> List[ProbeResult]:
+    """Each probe's result, in order; ``on_result`` gets each one as soon as it
+    and those before it are known."""
     docs = [d for d in docs if d.probe is not None]
 
     def job(doc: RuleDoc):
@@ -67,5 +74,12 @@ def run_probes(docs: Sequence[RuleDoc], limits: sandbox.Limits, workers: int) ->
         config = {"mode": "probe", "code": textwrap.dedent(doc.probe.code), "name": f"<probe {doc.code}>"}
         return lambda: sandbox.run(config, {}, limits)
 
-    outcomes = sandbox.run_all([job(d) for d in docs], workers)
-    return [_judge(d, o) for d, o in zip(docs, outcomes)]
+    results: List[ProbeResult] = []
+
+    def done(index: int, outcome: sandbox.RunOutcome) -> None:
+        results.append(_judge(docs[index], outcome))
+        if on_result is not None:
+            on_result(results[-1])
+
+    sandbox.run_all([job(d) for d in docs], workers, done)
+    return results

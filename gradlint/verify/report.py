@@ -23,16 +23,23 @@ def _plural(n: int, word: str) -> str:
 
 
 def probes_text(results: Sequence[ProbeResult]) -> str:
-    lines: List[str] = []
-    for r in results:
-        lines.append(f"{r.code}  {r.verdict:<9}  {r.claim}")
-        for label, value in r.observed:
-            value = value.replace("\n", " ")
-            lines.append(f"{INDENT}{label} = {value}")
-        for ok, claim in r.confirms:
-            lines.append(f"{INDENT}{'holds' if ok else 'FAILS'}: {claim}")
-        if r.error:
-            lines.append(f"{INDENT}error: {r.error}")
+    return "".join(probe_text(r) for r in results) + probes_summary(results)
+
+
+def probe_text(r: ProbeResult) -> str:
+    """One probe's lines (``verify --probes`` prints them as each probe finishes)."""
+    lines = [f"{r.code}  {r.verdict:<9}  {r.claim}"]
+    for label, value in r.observed:
+        value = value.replace("\n", " ")
+        lines.append(f"{INDENT}{label} = {value}")
+    for ok, claim in r.confirms:
+        lines.append(f"{INDENT}{'holds' if ok else 'FAILS'}: {claim}")
+    if r.error:
+        lines.append(f"{INDENT}error: {r.error}")
+    return "\n".join(lines) + "\n"
+
+
+def probes_summary(results: Sequence[ProbeResult]) -> str:
     confirmed = sum(r.verdict == CONFIRMED for r in results)
     seconds = sum(r.seconds for r in results)
     torch = next((r.torch for r in results if r.torch), "?")
@@ -40,8 +47,7 @@ def probes_text(results: Sequence[ProbeResult]) -> str:
     others = len(results) - confirmed
     if others:
         tail += f", {others} not ({', '.join(sorted({r.verdict for r in results if r.verdict != CONFIRMED}))})"
-    lines.append(f"{tail} ({seconds:.1f} s of runs).")
-    return "\n".join(lines) + "\n"
+    return f"{tail} ({seconds:.1f} s of runs).\n"
 
 
 def probes_json(results: Sequence[ProbeResult]) -> str:
@@ -95,20 +101,26 @@ def _finding_lines(f: FindingReport) -> List[str]:
 
 
 def files_text(files: Sequence[FileVerification]) -> str:
-    lines: List[str] = []
-    for fv in files:
-        lines.append(fv.path)
-        if fv.error:
-            lines.append(f"{INDENT[:2]}error: {fv.error}")
-            continue
-        if not fv.findings:
-            lines.append(f"{INDENT[:2]}no findings: nothing to verify")
-            continue
+    return "".join(file_text(fv) for fv in files) + files_summary(files)
+
+
+def file_text(fv: FileVerification) -> str:
+    """One file's lines (``verify FILE ...`` prints them as each file finishes)."""
+    lines = [fv.path]
+    if fv.error:
+        lines.append(f"{INDENT[:2]}error: {fv.error}")
+    elif not fv.findings:
+        lines.append(f"{INDENT[:2]}no findings: nothing to verify")
+    else:
         lines.append(_run_line("as written", fv.original))
         fixes = f", {_plural(fv.fixes_applied, 'fix')} applied" if fv.fixed is not None else ""
         lines.append(_run_line("as fixed  ", fv.fixed, fixes))
         for f in fv.findings:
             lines.extend(_finding_lines(f))
+    return "\n".join(lines) + "\n"
+
+
+def files_summary(files: Sequence[FileVerification]) -> str:
     counts = summary(files)
     n_findings = sum(len(fv.findings) for fv in files)
     parts = [f"{n} {verdict.lower()}" for verdict, n in counts.items() if not verdict.startswith("fix ")]
@@ -122,9 +134,7 @@ def files_text(files: Sequence[FileVerification]) -> str:
     errors = sum(1 for fv in files if fv.error)
     if errors:
         tail += f"; {_plural(errors, 'file')} not run"
-    lines.append("")
-    lines.append(tail + ".")
-    return "\n".join(lines) + "\n"
+    return f"\n{tail}.\n"
 
 
 def _run_json(status: Optional[RunStatus]) -> Optional[Dict[str, Any]]:

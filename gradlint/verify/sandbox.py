@@ -339,12 +339,34 @@ class harness_path_file:
         self._cm.__exit__(*exc)
 
 
-def run_all(jobs: Sequence[Callable[[], RunOutcome]], workers: int) -> List[RunOutcome]:
-    """Run independent sandboxed runs, ``workers`` at a time, in order."""
+def run_all(
+    jobs: Sequence[Callable[[], RunOutcome]],
+    workers: int,
+    on_done: Optional[Callable[[int, RunOutcome], None]] = None,
+) -> List[RunOutcome]:
+    """Run independent sandboxed runs, ``workers`` at a time, in order.
+
+    ``on_done(index, outcome)`` is called for each run in order, as soon as it and
+    every run before it have finished (so that a report can be printed as it goes)."""
+    out: List[RunOutcome] = []
     if workers <= 1 or len(jobs) <= 1:
-        return [job() for job in jobs]
+        for i, job in enumerate(jobs):
+            out.append(job())
+            if on_done is not None:
+                on_done(i, out[-1])
+        return out
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda job: job(), jobs))
+        futures = [pool.submit(job) for job in jobs]
+        try:
+            for i, future in enumerate(futures):
+                out.append(future.result())
+                if on_done is not None:
+                    on_done(i, out[-1])
+        except BaseException:
+            for future in futures:  # do not start runs nobody will read
+                future.cancel()
+            raise
+    return out
 
 
 def default_workers() -> int:

@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradlint import catalog
 from gradlint.config import Settings
-from gradlint.engine import PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, fix_allowed, fix_source, lint_source
 from gradlint.files import ReadError, read_source
 from gradlint.rule import Finding
 from gradlint.runner import Diagnostic, Mode, to_diagnostics
@@ -143,7 +143,8 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     lint_settings = LintSettings(codes | {PARSE_ERROR}, rule_options)
     lint = lint_source(source, shown, lint_settings)
     findings = lint.findings
-    broken = [f for f in findings if f.code == PARSE_ERROR]
+    # A file with `async=` arguments is analysed as renamed, but as written it does not compile.
+    broken = [f for f in findings if f.code in (PARSE_ERROR, ASYNC_ARGUMENT)]
     if broken:
         return FileVerification(shown, error=f"cannot run it: {broken[0].message} (line {broken[0].start[0]})")
     findings = [f for f in findings if f.code in codes]
@@ -195,27 +196,51 @@ def _job(name: str, source: str, encoding: str, watches: Watches, options: Optio
     return lambda: sandbox.run(config, {name: source}, options.limits, encoding)
 
 
-def verify_files(paths: Sequence[Path], settings: Settings, options: Options) -> List[FileVerification]:
+def verify_files(
+    paths: Sequence[Path],
+    settings: Settings,
+    options: Options,
+    on_result: Optional[Callable[[FileVerification], None]] = None,
+) -> List[FileVerification]:
+    """Each file's verification, in order; ``on_result`` gets each one as soon as
+    its runs (and those of the files before it) have finished."""
     prepared: List["_Prepared | FileVerification"] = [prepare(p, settings, options) for p in paths]
     jobs = []
+    last_job: List[int] = []  # per file: the index of its last run (-1: none, or before any)
     for item in prepared:
         if isinstance(item, _Prepared):
             name = os.path.basename(item.path)
             jobs.append(_job(name, item.source, item.encoding, item.watches, options))
             if item.fixed_watches is not None:
                 jobs.append(_job(name, item.fixed_source, item.encoding, item.fixed_watches, options))
-    outcomes = iter(sandbox.run_all(jobs, options.workers))
-    results = []
-    for item in prepared:
-        if isinstance(item, FileVerification):
-            results.append(item)
-            continue
-        original = RunView(next(outcomes))
-        fixed = RunView(next(outcomes)) if item.fixed_watches is not None else None
-        for view in (original, fixed):
-            if view is not None and view.status().kind == "setup-error":
-                raise SetupError(view.status().text)
-        results.append(judge_file(item, original, fixed, options))
+        last_job.append(len(jobs) - 1)
+    outcomes: List[sandbox.RunOutcome] = []
+    results: List[FileVerification] = []
+
+    def judge_ready() -> None:
+        while len(results) < len(prepared) and last_job[len(results)] < len(outcomes):
+            item = prepared[len(results)]
+            if isinstance(item, FileVerification):
+                results.append(item)
+            else:
+                last = last_job[len(results)]
+                has_fixed = item.fixed_watches is not None
+                original = RunView(outcomes[last - 1 if has_fixed else last])
+                fixed = RunView(outcomes[last]) if has_fixed else None
+                for view in (original, fixed):
+                    if view is not None and view.status().kind == "setup-error":
+                        raise SetupError(view.status().text)
+                results.append(judge_file(item, original, fixed, options))
+            if on_result is not None:
+                on_result(results[-1])
+
+    def done(index: int, outcome: sandbox.RunOutcome) -> None:
+        outcomes.append(outcome)
+        judge_ready()
+
+    judge_ready()  # files with nothing to run before the first run
+    sandbox.run_all(jobs, options.workers, done)
+    judge_ready()
     return results
 
 

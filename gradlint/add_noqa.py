@@ -1,0 +1,129 @@
+"""``gradlint check --add-noqa``: a ``# noqa: CODE`` comment on the line of every finding.
+
+The usual way to adopt a linter on a legacy code base: record today's findings
+in the code, then hold new code to the rules. As in Ruff, the comment goes on
+the line where the finding starts (the line ``# noqa`` is matched against),
+codes already listed in a ``# noqa: ...`` there are kept and merged in sorted
+order, and nothing else in the file changes. Running it again adds nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Sequence, Set
+
+from gradlint.catalog import PARSE_ERROR
+from gradlint.config import Settings
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+@dataclass
+class NoqaRun:
+    added: int = 0
+    errors: List[str] = field(default_factory=list)  # "path: message"
+
+
+def _unsafe_lines(source: str) -> Set[int]:
+    """Lines that cannot take a trailing comment: those that end inside a
+    multi-line string or with a backslash continuation."""
+    out: Set[int] = set()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source, newline=None).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return out
+    for tok in tokens:
+        # FSTRING_MIDDLE and friends (3.12+) span lines inside an f-string the same way.
+        if tok.end[0] > tok.start[0] and tok.type not in (tokenize.NL, tokenize.NEWLINE):
+            out.update(range(tok.start[0], tok.end[0]))
+    return out
+
+
+def _comment_starts(source: str) -> Dict[int, int]:
+    """The column of the comment on each line that has one."""
+    out: Dict[int, int] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):
+            if tok.type == tokenize.COMMENT:
+                out[tok.start[0]] = tok.start[1]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return out
+
+
+def add_noqa(source: str, codes_by_line: Dict[int, Set[str]]) -> "tuple[str, int]":
+    """``source`` with the codes of ``codes_by_line`` (1-based rows) in a ``# noqa``
+    comment on each line, and how many lines got a directive added or extended."""
+    from gradlint.engine import _NOQA_RE
+
+    lines = _LINE.findall(source)
+    if lines and lines[-1] == "":
+        lines.pop()
+    unsafe = _unsafe_lines(source)
+    comments = _comment_starts(source)
+    added = 0
+    for row in sorted(codes_by_line):
+        if row in unsafe or not 0 < row <= len(lines):
+            continue
+        line = lines[row - 1]
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        start = comments.get(row)
+        if start is None and body.rstrip().endswith("\\"):
+            continue  # a comment after a line continuation is a syntax error
+        match = _NOQA_RE.search(body, start) if start is not None else None
+        if match is not None:
+            listed = match.group("codes")
+            if listed is None:  # a bare `# noqa` already silences everything
+                continue
+            have = {c for c in re.split(r"[,\s]+", listed.upper().strip()) if c}
+            wanted = have | codes_by_line[row]
+            if wanted == have:
+                continue
+            body = f"{body[:match.start()]}# noqa: {', '.join(sorted(wanted))}{body[match.end():]}"
+        else:
+            body = f"{body.rstrip()}  # noqa: {', '.join(sorted(codes_by_line[row]))}"
+        lines[row - 1] = body + ending
+        added += 1
+    return "".join(lines), added
+
+
+def add_noqa_paths(files: Sequence[Path], settings: Settings) -> NoqaRun:
+    """Add ``# noqa`` comments for every finding in ``files`` (notebooks too), writing each file changed."""
+    from gradlint.engine import LintSettings, lint_source
+    from gradlint.files import ReadError, WriteError, read_document, write_source
+    from gradlint.runner import display_path
+
+    run = NoqaRun()
+    for path in files:
+        display = display_path(path)
+        try:
+            doc = read_document(path)
+        except ReadError:
+            continue  # reported by `check`; a comment cannot silence it
+        codes, options = settings.codes_for(path)
+        result = lint_source(doc.text, display, LintSettings(codes, options))
+        wanted: Dict[int, Set[str]] = {}
+        for f in result.findings:
+            if f.code != PARSE_ERROR:
+                wanted.setdefault(f.start[0], set()).add(f.code)
+        if not wanted:
+            continue
+        new, added = add_noqa(doc.text, wanted)
+        if not added:
+            continue
+        refused = doc.check_fix(doc.text, new)
+        if refused is not None:
+            run.errors.append(f"{display}: noqa comments not added: {refused}")
+            continue
+        try:
+            write_source(doc, new)
+        except WriteError as exc:
+            run.errors.append(f"{display}: {exc}")
+            continue
+        run.added += added
+    return run

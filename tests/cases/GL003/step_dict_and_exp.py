@@ -1,0 +1,17 @@
+"""Recall case: ``step["loss"].data[0]`` and ``c.exp().data[0]``.
+
+The training step returns its loss in a dict, and the perplexity is the
+exponential of the language-model loss ``c``: both 0-dim tensors.
+"""
+
+import torch.nn as nn
+
+
+def run_epoch(model, trainer, loader, logger):
+    criterion = nn.CrossEntropyLoss()
+    for i, batch in enumerate(loader):
+        step = trainer.train_step(batch)
+        logger.log({"train": step["loss"].data[0]})  # expect: GL003:33
+        logits = model(batch["input_ids"])
+        c = criterion(logits.flatten(0, 1), batch["labels"].flatten())
+        logger.log({"perplexity": c.exp().data[0]})  # expect: GL003:38
