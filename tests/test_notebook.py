@@ -316,7 +316,7 @@ class _WrapInNoGrad(Rule):
         for stmt, nxt in zip(body, body[1:]):
             if "model(" in self.ctx.code_for(stmt):
                 edit = self.wrap(stmt, nxt, lambda stmts: codegen.wrap_in_with(stmts, "torch.no_grad()"))
-                self.report(stmt, fix=self.fix(edit, title="wrap"), receiver="model")
+                self.report(stmt, fix=self.fix(edit, title="wrap"), receiver="model", read="model.data[0]")
 
 
 @pytest.fixture
