@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from gradlint import catalog, legacy_syntax, parsing
+from gradlint import catalog, legacy_syntax, parsing, volatile_scope
 from gradlint.config import ConfigError, Settings, expand_selector
 from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, FixGate, LintSettings, file_noqa, fix_source, triggered_rules
 from gradlint.files import ReadError, WriteError, read_document, write_source
@@ -132,6 +132,10 @@ def migrate_source(
     reason = _not_python3(text, path)
     if reason is not None:
         return MigratedSource(source, skipped=reason)
+    scoped = 0
+    if "GL001" in codes:
+        # Before the rules: the `Variable(x)` wrappers it leaves are GL002's to remove.
+        text, scoped = volatile_scope.rewrite(text, path)
     trusted = frozenset(code for code in codes if available[code].trusted)
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
     lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
@@ -142,6 +146,8 @@ def migrate_source(
     fixed = Counter(result.fixed)
     if renamed:
         fixed[ASYNC_ARGUMENT] += len(renamed)
+    if scoped:
+        fixed["GL001"] += scoped
     return MigratedSource(result.source, fixed, list(result.remaining), problems=result.problems)
 
 
