@@ -74,15 +74,15 @@ class GraphKeptAlive(Rule):
         key = escape_key(target)
         if key is None:
             return
+        # The value's history first: it looks only at what was computed before this
+        # point; where the total goes looks at the whole function.
+        if sem.values.graph_source(value) is None:
+            return
         flows = sem.escape.flows(sem.tree.function_scope(node))
         if flows.routes([key], _TO_BACKWARD):
             return  # accumulated on purpose, to call backward() on the total
         if flows.routes([key], _TO_CALLER) and not self._trains(loop) and not self._over_batches(loop):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
-        # Last: it resolves names, the costly part (a model's forward() collecting
-        # its blocks' outputs to return them is settled above).
-        if sem.values.graph_source(value) is None:
-            return
         python_number = self._python_number(target, loop)
         method = "item" if python_number else "detach"
         carriers = list(self._carriers(value))

@@ -20,23 +20,27 @@ layer, and a test holds it to that (``import-linter`` contracts).
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from gradlint.semantic.calls import Calls
-from gradlint.semantic.escape import Escape
-from gradlint.semantic.gradmode import GradMode
-from gradlint.semantic.modules import Modules
-from gradlint.semantic.names import Names
-from gradlint.semantic.scopes import Scopes
 from gradlint.semantic.tree import Tree
-from gradlint.semantic.values import Values
+
+if TYPE_CHECKING:
+    from gradlint.semantic.calls import Calls
+    from gradlint.semantic.escape import Escape
+    from gradlint.semantic.gradmode import GradMode
+    from gradlint.semantic.modules import Modules
+    from gradlint.semantic.names import Names
+    from gradlint.semantic.scopes import Scopes
+    from gradlint.semantic.values import Values
 
 __all__ = ["SemanticModel"]
 
 
 class SemanticModel:
-    """The facts of one file, each concept computed on first use."""
+    """The facts of one file, each concept computed on first use (and its module
+    imported then: a file no rule asks about costs nothing here)."""
 
     def __init__(self, module: cst.Module, source: str, tree: Tree) -> None:
         self.module = module
@@ -44,29 +48,43 @@ class SemanticModel:
         self.tree = tree
 
     @functools.cached_property
-    def scopes(self) -> Scopes:
-        return Scopes(self.module, self.tree)
+    def scopes(self) -> "Scopes":
+        from gradlint.semantic.scopes import Scopes
+
+        return Scopes(self.module, self.tree, self.source)
 
     @functools.cached_property
-    def names(self) -> Names:
+    def names(self) -> "Names":
+        from gradlint.semantic.names import Names
+
         return Names(self.module, self.source, self.tree, lambda: self.scopes)
 
     @functools.cached_property
-    def calls(self) -> Calls:
+    def calls(self) -> "Calls":
+        from gradlint.semantic.calls import Calls
+
         return Calls(self)
 
     @functools.cached_property
-    def gradmode(self) -> GradMode:
+    def gradmode(self) -> "GradMode":
+        from gradlint.semantic.gradmode import GradMode
+
         return GradMode(self)
 
     @functools.cached_property
-    def modules(self) -> Modules:
+    def modules(self) -> "Modules":
+        from gradlint.semantic.modules import Modules
+
         return Modules(self)
 
     @functools.cached_property
-    def values(self) -> Values:
+    def values(self) -> "Values":
+        from gradlint.semantic.values import Values
+
         return Values(self)
 
     @functools.cached_property
-    def escape(self) -> Escape:
+    def escape(self) -> "Escape":
+        from gradlint.semantic.escape import Escape
+
         return Escape(self)

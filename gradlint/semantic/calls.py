@@ -62,6 +62,8 @@ class Calls:
         enclosing class."""
         func = call.func
         if isinstance(func, cst.Name):
+            if func.value not in self.model.names.index.defined:
+                return None  # no ``def`` of that name anywhere in the file
             scopes = self.model.scopes
             seen = scopes.visible(func.value, call)
             defs = [b.node for b in seen.bindings if b.form == "def"]

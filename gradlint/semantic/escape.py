@@ -31,12 +31,13 @@ Routes (``Route.kind``):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from gradlint.semantic.torch_api import AUTOGRAD_GRAD
+from gradlint.semantic.torch_api import AUTOGRAD_GRAD, TORCH
 from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
@@ -68,15 +69,44 @@ class _Sink:
     route: Route
     keys: FrozenSet[str]
     expr: Optional[cst.CSTNode] = None  # the expression that leaves, where there is one
+    # For an argument of a call: what the callee does with it, found when first needed.
+    resolve: Optional[Callable[[], Optional[Route]]] = None
+    _resolved: bool = False
+
+    def final(self) -> Optional[Route]:
+        if self.resolve is not None and not self._resolved:
+            self.route = self.resolve()  # type: ignore[assignment]
+            self._resolved = True
+        return self.route
+
+
+@dataclass(eq=False)
+class _Edge:
+    targets: FrozenSet[str]
+    sources: FrozenSet[str]
+    node: cst.CSTNode
+    values: Tuple[cst.BaseExpression, ...] = ()  # what flows; none of it with history: no flow
 
 
 @dataclass(eq=False)
 class ScopeFlows:
-    """The flows and sinks of one scope."""
+    """The flows and sinks of one scope. Whether an expression can carry history
+    (``values``) is asked only of the edges and sinks a question reaches."""
 
     scope: cst.CSTNode
-    edges: List[Tuple[FrozenSet[str], FrozenSet[str], cst.CSTNode]] = field(default_factory=list)  # (targets, sources, node)
+    plain: Callable[[cst.BaseExpression], bool]
+    edges: List[_Edge] = field(default_factory=list)
     sinks: List[_Sink] = field(default_factory=list)
+    _plain_cache: Dict[int, bool] = field(default_factory=dict)
+
+    def _is_plain(self, expr: cst.BaseExpression) -> bool:
+        found = self._plain_cache.get(id(expr))
+        if found is None:
+            found = self._plain_cache[id(expr)] = self.plain(expr)
+        return found
+
+    def _flows(self, edge: _Edge) -> bool:
+        return not edge.values or not all(self._is_plain(v) for v in edge.values)
 
     def derived(self, keys: Iterable[str]) -> Set[str]:
         """``keys`` and every key a value of theirs flows into."""
@@ -84,48 +114,46 @@ class ScopeFlows:
         changed = True
         while changed:
             changed = False
-            for targets, sources, _ in self.edges:
-                if not targets <= found and not sources.isdisjoint(found):
-                    found |= targets
+            for edge in self.edges:
+                if not edge.targets <= found and not edge.sources.isdisjoint(found) and self._flows(edge):
+                    found |= edge.targets
                     changed = True
         return found
 
-    def sources_of(self, keys: Iterable[str]) -> Set[str]:
-        """``keys`` and every key whose value flows into one of them."""
-        found = set(keys)
-        changed = True
-        while changed:
-            changed = False
-            for targets, sources, _ in self.edges:
-                if not targets.isdisjoint(found) and not sources <= found:
-                    found |= sources
-                    changed = True
-        return found
+    def _leaves(self, sink: _Sink) -> bool:
+        return sink.expr is None or sink.route.kind == "backward" or not self._is_plain(sink.expr)  # type: ignore[arg-type]
 
     def routes(self, keys: Iterable[str], kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
         """The routes by which a value held by one of ``keys`` leaves the scope."""
         reach = self.derived(keys)
-        return [
-            s.route
-            for s in self.sinks
-            if (kinds is None or s.route.kind in kinds) and not s.keys.isdisjoint(reach)
-        ]
+        out = []
+        for s in self.sinks:
+            if s.keys.isdisjoint(reach) or (s.resolve is None and kinds is not None and s.route.kind not in kinds):
+                continue
+            route = s.final()
+            if route is not None and (kinds is None or route.kind in kinds) and self._leaves(s):
+                out.append(route)
+        return out
 
-    def routes_of_nodes(self, seeds: Iterable[cst.CSTNode], tree, kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
+    def routes_of_nodes(self, seeds: Iterable[cst.CSTNode], tree: Any, kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
         """The routes of the values the expressions ``seeds`` compute: directly (``return
         model(x)``) or through the names they are assigned to."""
         seed_ids = {id(s) for s in seeds}
         keys: Set[str] = set()
-        for targets, _, node in self.edges:
-            if any(id(n) in seed_ids for n in walk(node)):
-                keys |= targets
+        for edge in self.edges:
+            if any(id(n) in seed_ids for n in walk(edge.node)) and self._flows(edge):
+                keys |= edge.targets
         reach = self.derived(keys)
         out = []
         for s in self.sinks:
-            if kinds is not None and s.route.kind not in kinds:
+            if s.resolve is None and kinds is not None and s.route.kind not in kinds:
                 continue
-            if not s.keys.isdisjoint(reach) or (s.expr is not None and any(id(n) in seed_ids for n in walk(s.expr))):
-                out.append(s.route)
+            hit = not s.keys.isdisjoint(reach) or (s.expr is not None and any(id(n) in seed_ids for n in walk(s.expr)))
+            if not hit:
+                continue
+            route = s.final()
+            if route is not None and (kinds is None or route.kind in kinds) and self._leaves(s):
+                out.append(route)
         return out
 
 
@@ -165,6 +193,10 @@ def _target_keys(target: cst.BaseExpression) -> FrozenSet[str]:
     return frozenset({k, k.partition(".")[0]})
 
 
+def _literal(expr: cst.CSTNode) -> bool:
+    return isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.Comparison))
+
+
 def _root(expr: cst.BaseExpression) -> Optional[str]:
     k = key(expr)
     return k.partition(".")[0] if k else None
@@ -193,7 +225,7 @@ class Escape:
 
     def _plain(self, expr: cst.BaseExpression) -> bool:
         """Carries no graph, as far as values can tell: not worth following."""
-        if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.Comparison)):
+        if _literal(expr):
             return True
         v = self.model.values.value(expr)
         if v.not_tensor:
@@ -205,7 +237,7 @@ class Escape:
         return False
 
     def _build(self, scope: cst.CSTNode) -> ScopeFlows:
-        flows = ScopeFlows(scope)
+        flows = ScopeFlows(scope, self._plain)
         body = scope if isinstance(scope, cst.Module) else scope.body  # type: ignore[attr-defined]
         is_function = isinstance(scope, (cst.FunctionDef, cst.Lambda))
         scopes = self.model.scopes
@@ -247,7 +279,7 @@ class Escape:
             return None
 
         def add_sink(kind: str, node: cst.CSTNode, expr: Optional[cst.CSTNode], certain: bool = True) -> None:
-            if expr is not None and kind != "backward" and self._plain(expr):  # type: ignore[arg-type]
+            if expr is not None and kind != "backward" and _literal(expr):
                 return
             flows.sinks.append(_Sink(Route(kind, node, certain), keys_in(expr) if expr is not None else frozenset(), expr))
 
@@ -261,26 +293,23 @@ class Escape:
                 continue
             if isinstance(node, cst.Assign):
                 for t in node.targets:
-                    if not self._plain(node.value):
-                        flows.edges.append((_target_keys(t.target), keys_in(node.value), node))
+                    flows.edges.append(_Edge(_target_keys(t.target), keys_in(node.value), node, (node.value,)))
                     kind = outside(t.target)
                     if kind:
                         add_sink(kind, node, node.value)
             elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
-                if not self._plain(node.value):
-                    flows.edges.append((_target_keys(node.target), keys_in(node.value), node))
+                flows.edges.append(_Edge(_target_keys(node.target), keys_in(node.value), node, (node.value,)))
                 kind = outside(node.target)
                 if kind is None and isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value in params:
                     kind = "outer"  # ``xs += [v]`` extends the list passed in
                 if kind:
                     add_sink(kind, node, node.value)
             elif isinstance(node, (cst.For, cst.CompFor)):
-                flows.edges.append((_target_keys(node.target), keys_in(node.iter), node))
+                flows.edges.append(_Edge(_target_keys(node.target), keys_in(node.iter), node))
             elif isinstance(node, cst.WithItem) and node.asname is not None:
-                flows.edges.append((_target_keys(node.asname.name), keys_in(node.item), node))
+                flows.edges.append(_Edge(_target_keys(node.asname.name), keys_in(node.item), node))
             elif isinstance(node, cst.NamedExpr):
-                if not self._plain(node.value):
-                    flows.edges.append((_target_keys(node.target), keys_in(node.value), node))
+                flows.edges.append(_Edge(_target_keys(node.target), keys_in(node.value), node, (node.value,)))
             elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None and is_function:
                 value = node.value.item if isinstance(node.value, cst.From) else node.value
                 add_sink("return" if isinstance(node, cst.Return) else "yield", node, value)
@@ -298,9 +327,11 @@ class Escape:
                 add_sink("backward", node, func.value)
                 return
             if attr in MUTATORS or attr in COPIES_INTO:
-                args = [a for a in node.args if not self._plain(a.value)]
+                args = [a for a in node.args if not _literal(a.value)]
                 if args:
-                    flows.edges.append((_target_keys(func.value), frozenset(k for a in args for k in keys_in(a.value)), node))
+                    flows.edges.append(
+                        _Edge(_target_keys(func.value), frozenset(k for a in args for k in keys_in(a.value)), node, tuple(a.value for a in args))
+                    )
                 kind = outside(func.value, mutate=True)
                 for a in args:
                     if kind:
@@ -312,22 +343,31 @@ class Escape:
                     add_sink("backward", node, a.value)
                     break
             return
-        local = self.model.calls.local_function(node)
-        if local is not None:
-            backprops = self._backprop_params(local)
-            for i, a in enumerate(node.args):
-                if a.keyword is None and not a.star and i in backprops:
-                    add_sink("helper", node, a.value)
-            return
         if isinstance(func, cst.Name) and (func.value in _KEEPS_NOTHING or func.value.endswith(_EXCEPTIONS)):
             return
-        if isinstance(func, (cst.Name, cst.Attribute)) and names.is_imported(func):
-            qualified = names.qualnames(func)
-            if any(q.startswith("torch.") for q in qualified):
-                return  # torch functions compute new values; they keep nothing
-        for a in node.args:
-            if not self._plain(a.value):
-                add_sink("call", node, a.value, certain=False)
+        # What the callee does with its arguments is asked only of the calls a
+        # question reaches (``_Sink.resolve``): most calls never are.
+        for i, a in enumerate(node.args):
+            if _literal(a.value):
+                continue
+            position = i if a.keyword is None and not a.star and all(b.keyword is None and not b.star for b in node.args[:i]) else None
+            flows.sinks.append(
+                _Sink(Route("call", node, False), keys_in(a.value), a.value, resolve=functools.partial(self._callee_route, node, position))
+            )
+
+    def _callee_route(self, call: cst.Call, position: Optional[int]) -> Optional[Route]:
+        """The route of the argument at ``position`` of ``call``: "helper" when a function
+        of this file backpropagates the parameter it binds; none for torch functions,
+        which keep nothing; else a "call" that may keep it."""
+        func = call.func
+        local = self.model.calls.local_function(call)
+        if local is not None:
+            if position is not None and position in self._backprop_params(local):
+                return Route("helper", call)
+            return None
+        if isinstance(func, (cst.Name, cst.Attribute)) and self.model.names.qualnames_in(func, TORCH):
+            return None
+        return Route("call", call, False)
 
     def _backprop_params(self, func: cst.FunctionDef) -> FrozenSet[int]:
         """Positions of ``func``'s parameters whose value reaches a backward inside it."""

@@ -23,7 +23,7 @@ here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, FrozenSet, List, Optional
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional
 
 import libcst as cst
 
@@ -85,6 +85,7 @@ class GradMode:
         self._may_name_guards = any(n in source for n in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"))
         self._may_name_autograd = "autograd" in source
         self._module_grad_off: Optional[bool] = None
+        self._entry_modes: Dict[int, Mode] = {}
 
     # -- guards -------------------------------------------------------------------
 
@@ -255,6 +256,14 @@ class GradMode:
         """The mode ``func`` is entered with: no_grad when a framework calls it so, when
         it is wrapped in a guard after the fact, or when every call site of it in
         this file (at least one) runs under no_grad; else on (False)."""
+        if not _seen:
+            found = self._entry_modes.get(id(func))
+            if found is None:
+                found = self._entry_modes[id(func)] = self._entry_mode(func, _seen)
+            return found
+        return self._entry_mode(func, _seen)
+
+    def _entry_mode(self, func: cst.FunctionDef, _seen: FrozenSet[int]) -> Mode:
         if self.framework_hook(func) is not None:
             return Mode(True, None, "framework")
         if self._wrapped_by_guard(func):

@@ -33,6 +33,28 @@ COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _COMPREHENSION_TYPES = frozenset(COMPREHENSIONS)
 _SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef}) | _COMPREHENSION_TYPES
 _MATCH_BINDERS = tuple(getattr(cst, n) for n in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(cst, n))
+_LEAVES: Dict[type, bool] = {}
+_LEAF_BASES = (
+    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
+    cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseUnaryOp, cst.BaseCompOp, cst.BaseAugOp,
+    cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
+    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+)
+
+
+def _is_leaf(kind: type) -> bool:
+    """Whitespace, punctuation and operators: nothing under them binds or opens a scope."""
+    found = _LEAVES.get(kind)
+    if found is None:
+        found = _LEAVES[kind] = issubclass(kind, _LEAF_BASES)
+    return found
+
+
+_BINDING_TYPES = frozenset(
+    {cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem, cst.ExceptHandler, cst.Import, cst.ImportFrom, cst.Del, cst.NamedExpr}
+    | {getattr(cst, "ExceptStarHandler", cst.ExceptHandler)}
+    | set(_MATCH_BINDERS)
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,9 +131,11 @@ class Visible:
 
 
 class Scopes:
-    def __init__(self, module: cst.Module, tree: Tree) -> None:
+    def __init__(self, module: cst.Module, tree: Tree, source: Optional[str] = None) -> None:
         self.module = module
         self.tree = tree
+        # Only files that spell them can declare names global or nonlocal.
+        self._declarations = source is None or "global" in source or "nonlocal" in source
         self._by_node: Dict[int, Scope] = {}
         self._scope_of: Dict[int, Scope] = {}  # id(Name/expression root) -> the scope it is evaluated in
         self._flows: Dict[int, "_Flow"] = {}
@@ -154,7 +178,7 @@ class Scopes:
 
     def _visit_block(self, node: cst.CSTNode, scope: Scope) -> None:
         # Declarations first: ``global x`` anywhere in a function makes every binding of x global.
-        stack = list(children(node))
+        stack = list(children(node)) if self._declarations else []
         while stack:
             cur = stack.pop()
             kind = type(cur)
@@ -167,21 +191,33 @@ class Scopes:
         for child in children(node):
             self._visit(child, scope)
 
-    def _visit(self, node: cst.CSTNode, scope: Scope) -> None:
-        kind = type(node)
-        self._scope_of[id(node)] = scope
-        if kind is cst.FunctionDef or kind is cst.Lambda:
-            self._function(node, scope)  # type: ignore[arg-type]
-            return
-        if kind is cst.ClassDef:
-            self._class(node, scope)  # type: ignore[arg-type]
-            return
-        if kind in _COMPREHENSION_TYPES:
-            self._comprehension(node, scope)  # type: ignore[arg-type]
-            return
-        self._bind(node, scope)
-        for child in children(node):
-            self._visit(child, scope)
+    def _visit(self, node: cst.CSTNode, scope: Scope, record: bool = True) -> None:
+        """Bind what ``node`` binds in ``scope``, and open the scopes under it. Only the
+        roots of regions (``record``) and names are recorded in ``_scope_of``:
+        ``scope_of`` finds the rest through their parents."""
+        scope_of = self._scope_of
+        if record:
+            scope_of[id(node)] = scope
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            kind = type(cur)
+            if kind is cst.Name:
+                scope_of[id(cur)] = scope  # names are asked about most: no walk up for them
+                continue
+            if kind in _SCOPE_TYPES:
+                if kind is cst.FunctionDef or kind is cst.Lambda:
+                    self._function(cur, scope)  # type: ignore[arg-type]
+                elif kind is cst.ClassDef:
+                    self._class(cur, scope)  # type: ignore[arg-type]
+                else:
+                    self._comprehension(cur, scope)
+                continue
+            if kind in _BINDING_TYPES:
+                self._bind(cur, scope)
+            found = children(cur)
+            if found:
+                stack.extend(c for c in reversed(found) if not _is_leaf(type(c)))
 
     def _bind(self, node: cst.CSTNode, scope: Scope) -> None:
         kind = type(node)
@@ -298,13 +334,17 @@ class Scopes:
     def scope_of(self, node: cst.CSTNode) -> Scope:
         """The scope in which ``node`` is evaluated (a decorator: where its ``def`` stands)."""
         found = self._scope_of.get(id(node))
+        if found is not None:
+            return found
         cur: Optional[cst.CSTNode] = node
         while found is None and cur is not None:
             cur = self.tree.parent(cur)
             if cur is None:
                 break
             found = self._scope_of.get(id(cur))
-        return found or self.root
+        found = found or self.root
+        self._scope_of[id(node)] = found
+        return found
 
     def scope(self, node: cst.CSTNode) -> Optional[Scope]:
         """The scope ``node`` (a module, class, function, lambda or comprehension) opens."""

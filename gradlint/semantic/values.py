@@ -144,6 +144,20 @@ class StorageAlias:
     through_name: bool = False
 
 
+class _Lazy:
+    """A truth computed the first time it is tested (the grad mode at a call costs a
+    look at the callers; most calls are settled before it matters)."""
+
+    def __init__(self, compute) -> None:
+        self._compute = compute
+        self._value: Optional[bool] = None
+
+    def __bool__(self) -> bool:
+        if self._value is None:
+            self._value = bool(self._compute())
+        return self._value
+
+
 class Values:
     def __init__(self, model: "SemanticModel") -> None:
         self.model = model
@@ -410,7 +424,7 @@ class Values:
         )
         if qualified_all & ARGPARSE:
             return _not("parser")
-        disabled = self.model.gradmode.mode_at(call).disabled is True
+        disabled = _Lazy(lambda: self.model.gradmode.mode_at(call).disabled is True)
         if qualified & AS_TENSOR and call.args:
             inner = self.value(call.args[0].value, depth + 1)
             # ``as_tensor`` returns a tensor argument itself (same dtype and device), history and all.
@@ -498,7 +512,7 @@ class Values:
                 return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
         return None
 
-    def _tensor_method(self, call: cst.Call, method: str, base: Value, disabled: bool) -> Value:
+    def _tensor_method(self, call: cst.Call, method: str, base: Value, disabled: "_Lazy") -> Value:
         if method == "item":
             return _not("number")
         if method == "tolist":
@@ -532,7 +546,7 @@ class Values:
         graph = False if disabled else (True if base.graph or base.leaf else base.graph)
         return tensor(graph)
 
-    def _torch_function(self, call: cst.Call, qualified: FrozenSet[str], depth: int, disabled: bool) -> Value:
+    def _torch_function(self, call: cst.Call, qualified: FrozenSet[str], depth: int, disabled: "_Lazy") -> Value:
         args = [self.value(a.value, depth + 1) for a in call.args if a.keyword is None]
         tensors = [v for v in args if v.is_tensor]
         short = {q.rpartition(".")[2] for q in qualified}
