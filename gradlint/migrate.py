@@ -135,7 +135,10 @@ def migrate_source(
     scoped = 0
     if "GL001" in codes:
         # Before the rules: the `Variable(x)` wrappers it leaves are GL002's to remove.
-        text, scoped = volatile_scope.rewrite(text, path)
+        scoped_text, scoped = volatile_scope.rewrite(text, path)
+        if scoped and gate is not None and gate(text, scoped_text) is not None:
+            scoped_text, scoped = text, 0  # a region across cells of a notebook: left for a human
+        text = scoped_text
     trusted = frozenset(code for code in codes if available[code].trusted)
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
     lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)

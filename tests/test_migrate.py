@@ -208,6 +208,7 @@ def test_diff_on_the_fixtures_shows_the_expected_diff_and_summary(monkeypatch):
     lines = result.stderr.splitlines()
     assert lines[:-1] == [
         "Scanned 4 files; would change 3.",
+        "Legacy uses: 21 would be migrated, 2 left for a human.",
         "Would apply 21 fixes:",
         "  GL001  volatile-flag           5",
         "  GL002  variable-wrapper        4",
@@ -249,7 +250,7 @@ def test_diff_applies_with_git_apply_and_gives_the_expected_files(project):
 def test_writes_the_expected_files_and_prints_the_summary(project):
     result = run()
     assert result.exit_code == 1
-    assert result.stdout.startswith("Scanned 5 files; changed 4.\nApplied ")
+    assert result.stdout.startswith("Scanned 5 files; changed 4.\nLegacy uses: 29 migrated, 2 left for a human.\nApplied ")
     assert "Left for a human (2):\n" in result.stdout
     for path in WITHOUT_GL202:
         migrated = migrate_expected_paths(path)[0]
