@@ -84,12 +84,21 @@ def _regions(ctx: FileContext) -> List[_Region]:
         if merged is not None:
             merged.start, merged.end = min(merged.start, region.start), max(merged.end, region.end)
             merged.calls.extend(region.calls)
-        elif any(_inside(ctx, r, call) for r in found):
-            continue  # a region around this one's block would hold it: one `with` is enough
         else:
-            found.append(region)
+            outer = next((r for r in found if _inside(ctx, r, call)), None)
+            if outer is not None:
+                outer.calls.extend(region.calls)  # one `with` around both is enough
+            else:
+                found.append(region)
     # A region found first may lie inside one found later (a loop inside a guarded block).
-    return [r for r in found if not any(o is not r and _inside(ctx, o, r.block) for o in found)]
+    kept = []
+    for r in found:
+        outer = next((o for o in found if o is not r and _inside(ctx, o, r.block)), None)
+        if outer is None:
+            kept.append(r)
+        else:
+            outer.calls.extend(r.calls)
+    return kept
 
 
 def _inside(ctx: FileContext, region: _Region, node: cst.CSTNode) -> bool:

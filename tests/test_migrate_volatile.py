@@ -129,6 +129,20 @@ def test_torch_is_imported_when_the_file_does_not_import_it():
     assert (new, count) == ('import torch\nfrom torch.autograd import Variable\nwith torch.no_grad():\n    x = Variable(batch)\n    print(net(x))\n', 1)
 
 
+def test_a_region_inside_another_is_one_with():
+    code = (
+        "import torch\nfrom torch.autograd import Variable\n"
+        "for b in data:\n    x = Variable(b, volatile=True)\n    h = enc(x)\n    for c in h:\n"
+        "        y = Variable(c, volatile=True)\n        print(dec(y))\n    print(h)\n"
+    )
+    assert rewrite(code) == (
+        "import torch\nfrom torch.autograd import Variable\n"
+        "for b in data:\n    with torch.no_grad():\n        x = Variable(b)\n        h = enc(x)\n        for c in h:\n"
+        "            y = Variable(c)\n            print(dec(y))\n        print(h)\n",
+        2,
+    )
+
+
 @pytest.mark.parametrize(
     "code, why",
     [
