@@ -53,6 +53,11 @@ class FileContext:
             self._semantic = SemanticModel(self.module, self.source, self.tree)
         return self._semantic
 
+    @property
+    def parents(self) -> Dict[int, Optional[cst.CSTNode]]:
+        """``id(node) -> parent`` as far as the walk has gone (what ``apply_fixes`` reuses)."""
+        return self.tree.parents
+
     # Tree facts every rule uses, kept at hand.
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:

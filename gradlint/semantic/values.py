@@ -123,7 +123,9 @@ def join(values: Iterable[Value]) -> Value:
         return UNKNOWN
     if first.kind == "not_tensor":
         whats = {v.what for v in found}
-        return first if len(whats) == 1 else _not("mixed")
+        if len(whats) == 1:
+            return first
+        return _not("container" if "container" in whats else "mixed")  # a container may hold tensors
     graphs = {v.graph for v in found}
     shapes = {v.shape for v in found}
     return tensor(
@@ -456,8 +458,8 @@ class Values:
             receiver = func.value
             if method == "parse_args" or method == "parse_known_args":
                 return _not("namespace")
-            if method in ("decode", "batch_decode"):  # tokenizers: token ids to text
-                return _not("string")
+            if method in ("decode", "batch_decode") and "token" in (last_name(receiver) or "").lower():
+                return _not("string")  # a tokenizer's: token ids to text
             base = self.value(receiver, depth + 1)
             if base.not_tensor and base.what in ("config", "namespace", "container") and method in ("get", "pop", "setdefault"):
                 return _not("config") if base.what != "container" else UNKNOWN

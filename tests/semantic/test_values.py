@@ -334,3 +334,20 @@ def test_an_edit_in_place_can_give_a_factory_tensor_history():
         "value",
     ):
         _check(ctx, fact)
+
+
+def test_what_may_hold_tensors_is_not_plain():
+    for ctx, fact in each(
+        """\
+        def f(trainer, tokenizer, ids, c):
+            out = {}
+            if c:
+                out = trainer.decode(ids)
+            text = tokenizer.decode(ids)
+            print(out, text)  # value out: unknown; value text: not_tensor what=string
+            both = [] if c else "none"
+            print(both)  # value both: not_tensor what=container
+        """,
+        "value",
+    ):
+        _check(ctx, fact)
