@@ -208,17 +208,17 @@ def test_diff_on_the_fixtures_shows_the_expected_diff_and_summary(monkeypatch):
     lines = result.stderr.splitlines()
     assert lines[:-1] == [
         "Scanned 4 files; would change 3.",
-        "Would apply 19 fixes:",
-        "  GL001  volatile-flag           4",
-        "  GL002  variable-wrapper        3",
+        "Legacy uses: 21 would be migrated, 2 left for a human.",
+        "Would apply 21 fixes:",
+        "  GL001  volatile-flag           5",
+        "  GL002  variable-wrapper        4",
         "  GL003  data-index-scalar       5",
         "  GL005  async-keyword-argument  7",
-        "Left for a human (3, positions after migration):",
-        "  fixtures/migrate/needs_review.py:7:9: GL001 `volatile=True` has been ignored since PyTorch 0.4: "
-        "this call still records an autograd graph; use `torch.no_grad()`",
-        "  fixtures/migrate/needs_review.py:11:14: GL001 `volatile=not train` has been ignored since PyTorch 0.4: "
-        "this call still records an autograd graph; use `torch.no_grad()`",
-        "  fixtures/migrate/needs_review.py:13:8: GL004 Reading `inputs.volatile` does nothing since PyTorch 0.4 "
+        "Left for a human (2, positions after migration):",
+        "  fixtures/migrate/needs_review.py:12:14: GL001 `volatile=not train` has been ignored since PyTorch 0.4: "
+        "where it is true this call still records an autograd graph; remove the flag and run the code that "
+        "passes a true value under `torch.no_grad()`",
+        "  fixtures/migrate/needs_review.py:14:8: GL004 Reading `inputs.volatile` does nothing since PyTorch 0.4 "
         "(it is always False); use `torch.no_grad()` to stop recording a graph",
         "Skipped (1):",
     ]
@@ -250,8 +250,8 @@ def test_diff_applies_with_git_apply_and_gives_the_expected_files(project):
 def test_writes_the_expected_files_and_prints_the_summary(project):
     result = run()
     assert result.exit_code == 1
-    assert result.stdout.startswith("Scanned 5 files; changed 4.\nApplied ")
-    assert "Left for a human (3):\n" in result.stdout
+    assert result.stdout.startswith("Scanned 5 files; changed 4.\nLegacy uses: 29 migrated, 2 left for a human.\nApplied ")
+    assert "Left for a human (2):\n" in result.stdout
     for path in WITHOUT_GL202:
         migrated = migrate_expected_paths(path)[0]
         want = migrated.read_bytes() if migrated.exists() else path.read_bytes()
@@ -280,12 +280,12 @@ def test_json_output(project):
     data = json.loads(result.stdout)
     assert set(data) == {"files_scanned", "files_changed", "written", "fixes", "changed", "left_for_human", "skipped", "errors"}
     assert (data["files_scanned"], data["files_changed"], data["written"]) == (3, 2, False)
-    assert data["fixes"] == {"GL001": 1, "GL002": 3, "GL003": 4, "GL005": 4}
+    assert data["fixes"] == {"GL001": 2, "GL002": 4, "GL003": 4, "GL005": 4}
     assert [c["filename"] for c in data["changed"]] == ["mnist_train.py", "needs_review.py"]
     assert data["changed"][0]["diff"].startswith("--- mnist_train.py\n+++ mnist_train.py\n")
     first = data["left_for_human"][0]
     assert (first["code"], first["filename"], first["location"], first["fix"]) == (
-        "GL001", "needs_review.py", {"row": 7, "column": 9}, None
+        "GL001", "needs_review.py", {"row": 12, "column": 14}, None
     )
     assert [s["filename"] for s in data["skipped"]] == ["py2_logging.py"]
     assert data["errors"] == []

@@ -316,7 +316,7 @@ class _WrapInNoGrad(Rule):
         for stmt, nxt in zip(body, body[1:]):
             if "model(" in self.ctx.code_for(stmt):
                 edit = self.wrap(stmt, nxt, lambda stmts: codegen.wrap_in_with(stmts, "torch.no_grad()"))
-                self.report(stmt, fix=self.fix(edit, title="wrap", applicability="safe"), receiver="model")
+                self.report(stmt, fix=self.fix(edit, title="wrap", applicability="safe"), receiver="model", read="model.data[0]")
 
 
 @pytest.fixture
@@ -499,6 +499,12 @@ MIGRATED_CELLS = {
     3: "%time batch = next(it)\nx = batch.cuda(non_blocking=True)",
     4: "out = model(Variable(x, volatile=True))\nprint(out.sum().item())",
 }
+# What `migrate` makes of them: the module-level volatile call gets its no_grad region.
+MIGRATE_CELLS = {
+    1: "import torch",
+    3: "%time batch = next(it)\nx = batch.cuda(non_blocking=True)",
+    4: "with torch.no_grad():\n    out = model(x.detach())\n    print(out.sum().item())",
+}
 
 
 def legacy_notebook(sources: Dict[int, str]) -> Dict[str, Any]:
@@ -517,19 +523,29 @@ def test_migrate_rewrites_only_the_changed_cells_of_a_notebook(here, style):
     path = here / "legacy.ipynb"
     write(path, legacy_notebook(LEGACY_CELLS), style)
     result = CliRunner().invoke(main, ["migrate", "legacy.ipynb"])
-    assert result.exit_code == 1  # a finding is left for a human
+    assert result.exit_code == 0
     assert result.stdout == (
         "Scanned 1 file; changed 1.\n"
-        "Applied 2 fixes:\n"
+        "Legacy uses: 4 migrated, 0 left for a human.\n"
+        "Applied 4 fixes:\n"
+        "  GL001  volatile-flag           1\n"
+        "  GL002  variable-wrapper        1\n"
         "  GL003  data-index-scalar       1\n"
         "  GL005  async-keyword-argument  1\n"
-        "Left for a human (1):\n"
-        "  legacy.ipynb:cell 4:1:13: GL001 `volatile=True` has been ignored since PyTorch 0.4: this call still "
-        "records an autograd graph; use `torch.no_grad()`\n"
     )
-    assert path.read_bytes() == STYLES[style](legacy_notebook(MIGRATED_CELLS)).encode("utf-8")
+    assert path.read_bytes() == STYLES[style](legacy_notebook(MIGRATE_CELLS)).encode("utf-8")
     # a second migration changes nothing
     assert CliRunner().invoke(main, ["migrate", "legacy.ipynb"]).stdout.startswith("Scanned 1 file; changed 0.\n")
+
+
+def test_migrate_leaves_a_volatile_region_that_spans_cells(here):
+    path = here / "split.ipynb"
+    cells = ["import torch\nfrom torch.autograd import Variable", "out = model(Variable(x, volatile=True))", "print(out.sum())"]
+    data = write(path, notebook([code(c) for c in cells]))
+    result = CliRunner().invoke(main, ["migrate", "split.ipynb"])
+    assert result.exit_code == 1
+    assert "split.ipynb:cell 2:1:13: GL001 `volatile=True`" in result.stdout
+    assert path.read_bytes() == data
 
 
 def test_migrate_diff_on_a_notebook_shows_cells_and_writes_nothing(here):
@@ -538,10 +554,13 @@ def test_migrate_diff_on_a_notebook_shows_cells_and_writes_nothing(here):
     result = CliRunner().invoke(main, ["migrate", "--diff", "legacy.ipynb"])
     assert result.exit_code == 1
     assert result.stdout == (
+        "--- legacy.ipynb:cell 1\n+++ legacy.ipynb:cell 1\n@@ -1,2 +1 @@\n"
+        " import torch\n-from torch.autograd import Variable\n"
         "--- legacy.ipynb:cell 3\n+++ legacy.ipynb:cell 3\n@@ -1,2 +1,2 @@\n"
         " %time batch = next(it)\n-x = batch.cuda(async=True)\n+x = batch.cuda(non_blocking=True)\n"
-        "--- legacy.ipynb:cell 4\n+++ legacy.ipynb:cell 4\n@@ -1,2 +1,2 @@\n"
-        " out = model(Variable(x, volatile=True))\n-print(out.sum().data[0])\n+print(out.sum().item())\n"
+        "--- legacy.ipynb:cell 4\n+++ legacy.ipynb:cell 4\n@@ -1,2 +1,3 @@\n"
+        "-out = model(Variable(x, volatile=True))\n-print(out.sum().data[0])\n"
+        "+with torch.no_grad():\n+    out = model(x.detach())\n+    print(out.sum().item())\n"
     )
     assert path.read_bytes() == data
 

@@ -40,6 +40,9 @@ def body(code: str) -> str:
         # arithmetic on a leaf that requires grad
         ("w = torch.ones(3, requires_grad=True)\nh = w * 2\nh.detach().add_(1)\nreturn h\n", [(7, 5)]),
         ("w = torch.nn.Parameter(x)\nh = w.pow(2)\nh.detach().add_(1)\nreturn h\n", [(7, 5)]),
+        # a parameter read again after the edit: the caller's tensor holds the edit
+        ("x.detach().zero_()\nreturn x\n", [(5, 5)]),
+        ("t = x.detach()\nt[idx] = noise\nreturn (x - t).pow(2).mean()\n", [(6, 5)]),
     ],
 )
 def test_gl201_findings(code, expected):
@@ -61,7 +64,8 @@ def test_gl201_findings(code, expected):
         "h = model(x)\ny = h.detach()\nreturn y.add(1), h\n",
         "model(x).detach().zero_()\n",  # a temporary: nobody else sees it
         "h = model(x)\nh.detach().zero_()\n",  # h is never read again
-        "x.detach().zero_()\nreturn x\n",  # a parameter: not known to carry a graph
+        "x.detach().zero_()\n",  # a parameter not read after the edit: an update on purpose
+        "y = x.detach()\ny.add_(1)\nx = noise\nreturn x\n",  # the parameter rebound before it is read
         "model.h.detach().zero_()\n",
         "for p in model.parameters():\n    p.detach().add_(1)\n",  # a parameter update
         "with torch.no_grad():\n    h = model(x)\ny = h.detach()\ny.add_(1)\nreturn h\n",

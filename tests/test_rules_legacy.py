@@ -261,6 +261,39 @@ def test_gl003_fix_and_position():
 
 
 @pytest.mark.parametrize(
+    "code, expected",
+    [
+        # 0-dim by dataflow, whatever the names and the context
+        ("import torch\nm = torch.mean(x)\nstats['m'] = m.data[0]\n", [(3, 14)]),
+        ("def f(crit, a, b, w=0.5):\n    o = crit(a, b) * w\n    log(o.data[0])\n", [(3, 9)]),
+        ("import torch.nn as nn\nc = nn.NLLLoss()\nppl = c(a, b).exp().data[0]\n", [(3, 7)]),
+        # a dimension by dataflow: the first element, whatever the context
+        ("d = net(a).view(-1) - net(b).view(-1)\nwriter.add_scalar('gap', d.data[0], step)\n", []),
+        ("f = net(a).flatten()\nprint('%.4f' % f.data[0])\n", []),
+        # other spellings of the same IndexError
+        ("def f(crit, a, b):\n    loss = crit(a, b)\n    print(loss.data.cpu().numpy()[0])\n", [(3, 11)]),
+        ("def f(crit, a, b):\n    loss = crit(a, b)\n    return loss.data.numpy()[0]\n", [(3, 12)]),
+        ("def f(crit, xs):\n    t = 0\n    for x in xs:\n        t += crit(x).data\n    return t[0]\n", [(5, 12)]),
+        # not 0-dim: an array row, a total of batch rows, an item assignment
+        ("def f(out):\n    return out.data.numpy()[0]\n", []),
+        ("def f(net, xs):\n    t = 0\n    for x in xs:\n        t += net(x).view(-1).data\n    return t[0]\n", []),
+        ("def f(crit, xs):\n    t = 0\n    for x in xs:\n        t += crit(x).data\n    t[0] = 1\n", []),
+    ],
+)
+def test_gl003_dataflow(code, expected):
+    assert lint(code, select=["GL003"]) == [(r, c, "GL003") for r, c in expected]
+
+
+def test_gl003_other_spellings_fix_and_message():
+    code = "def f(crit, a, b):\n    loss = crit(a, b)\n    return loss.data.cpu().numpy()[0]\n"
+    assert fix(code, select=["GL003"]) == "def f(crit, a, b):\n    loss = crit(a, b)\n    return loss.item()\n"
+    assert messages(code, ["GL003"]) == [
+        "`loss.data.cpu().numpy()[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; "
+        "use `loss.item()`"
+    ]
+
+
+@pytest.mark.parametrize(
     "line, receiver",
     [
         ("total += loss.data[0]", "loss"),

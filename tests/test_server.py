@@ -223,7 +223,7 @@ class _UnsafeRule(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "eval":
             new = node.with_changes(func=node.func.with_changes(attr=cst.Name("train")), args=[cst.Arg(cst.Name("False"))])
-            self.report(node, fix=self.fix(self.replace(node, new), title="Use train(False)", applicability="unsafe"), receiver="m")
+            self.report(node, fix=self.fix(self.replace(node, new), title="Use train(False)", applicability="unsafe"), receiver="m", read="m.data[0]")
 
 
 def test_unsafe_fixes_are_labelled_and_not_preferred(tmp_path, monkeypatch):

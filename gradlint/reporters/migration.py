@@ -22,6 +22,11 @@ def render_summary(run: MigrationRun) -> str:
         f"Scanned {_files(len(run.files))}; {'changed' if writing else 'would change'} {changed}."
     ]
     fixed = run.fixed
+    if fixed or run.left:
+        migrated = sum(fixed.values())
+        lines.append(
+            f"Legacy uses: {migrated} {'migrated' if writing else 'would be migrated'}, {len(run.left)} left for a human."
+        )
     if fixed:
         lines.append(f"{'Applied' if writing else 'Would apply'} {sum(fixed.values())} fixes:")
         width = max(len(label(code)) for code in fixed)

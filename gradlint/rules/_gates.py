@@ -70,3 +70,13 @@ def tensor_data() -> str:
     names = "".join(r"(?<!\b%s\.data)" % re.escape(n) for n in NOT_TENSOR_DATA_NAMES)
     suffixes = "".join(r"(?<!%s\.data)" % re.escape(s) for s in NOT_TENSOR_DATA_SUFFIXES)
     return r"\.data\b(?i:%s%s)" % (names, suffixes)
+
+
+def data_scalar_reads() -> str:
+    """Where GL003 can fire: ``.data`` indexed (``loss.data[0]``), turned into an array
+    (``loss.data.numpy()``, ``loss.data.cpu().numpy()``, indexed later), or added to a
+    total (``total += loss.data``, whose ``total[0]`` is read later)."""
+    cpu = r"(?:cpu{gap}\({gap}\){gap}\.{gap})?".format(gap=_GAP)
+    return r"\.data{gap}\[|\.data{gap}\.{gap}{cpu}numpy\b|{aug}[\s\S]{{0,300}}?\.data\b".format(
+        gap=_GAP, cpu=cpu, aug=AUGMENTED
+    )

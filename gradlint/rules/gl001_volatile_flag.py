@@ -29,6 +29,12 @@ class VolatileFlag(Rule):
         flag = bool_value(volatile.value)
         if flag is False:
             consequence = "; remove it"
+        elif flag is None:
+            # ``volatile=not train``, ``volatile=evaluation``: the caller decides at run time.
+            consequence = (
+                ": where it is true this call still records an autograd graph; remove the flag and "
+                "run the code that passes a true value under `torch.no_grad()`"
+            )
         else:
             consequence = ": this call still records an autograd graph; use `torch.no_grad()`"
         self.report(node, fix=self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)

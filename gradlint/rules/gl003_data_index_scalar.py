@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import Rule
+from gradlint.rules._gates import data_scalar_reads
 from gradlint.semantic.syntax import last_name
 
 # Names under which scalars (losses, metrics) are usually kept.
@@ -24,21 +25,25 @@ _SCALAR_FUNCS = frozenset({"float", "int", "round", "append", "add_scalar", "log
 
 class DataIndexScalar(Rule):
     code = "GL003"
-    triggers = (".data[",)
+    # ``loss.data[0]``, ``loss.data.cpu().numpy()[0]``, and ``total[0]`` after ``total += loss.data``
+    triggers = (".data",)
+    gates = (re.compile(data_scalar_reads()),)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if not is_scalar_data_read(self.ctx, node):
+        receiver = scalar_read(self.ctx, node)
+        if receiver is None:
             return
-        receiver = node.value.value  # type: ignore[attr-defined]
         text = shown(self.ctx, receiver)
+        read = f"{text}.data[0]" if _is_data_index(node) else shown(self.ctx, node, 40)
         new = codegen.keep_parens(node, codegen.method_call(receiver, "item"))
         # On a 0-dim tensor the original raises and `.item()` gives the number (the error
         # goes away). Anywhere else `.item()` changes what runs: a one-element tensor's
         # `data[0]` is a 0-dim tensor (printed `tensor(1.1007)`, summed in float32) where
         # `.item()` is a Python float; a longer tensor, a numpy array, a list or an object
         # whose attribute is named `data` make `.item()` raise or not exist.
-        safety = "safe" if _zero_dim(self.ctx, receiver) else "unsafe"
-        self.report(node, fix=self.fix(self.replace(node, new), applicability=safety, receiver=text), receiver=text)
+        zero_dim = _zero_dim(self.ctx, receiver) or self.ctx.semantic.values.value(receiver).shape == "scalar"
+        safety = "safe" if zero_dim else "unsafe"
+        self.report(node, fix=self.fix(self.replace(node, new), applicability=safety, receiver=text), receiver=text, read=read)
 
 
 def shown(ctx, expr: cst.BaseExpression, limit: int = 30) -> str:
@@ -59,18 +64,65 @@ def shown(ctx, expr: cst.BaseExpression, limit: int = 30) -> str:
 
 def is_scalar_data_read(ctx, node: cst.Subscript) -> bool:
     """``t.data[0]`` read as a scalar (GL003's finding; GL203 leaves these to it)."""
+    return _is_data_index(node) and scalar_read(ctx, node) is not None
+
+
+def _is_data_index(node: cst.Subscript) -> bool:
     data = node.value
-    if not (isinstance(data, cst.Attribute) and data.attr.value == "data") or len(node.slice) != 1:
+    return isinstance(data, cst.Attribute) and data.attr.value == "data"
+
+
+def _index_zero(node: cst.Subscript) -> bool:
+    if len(node.slice) != 1:
         return False
     index = node.slice[0].slice
-    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"):
-        return False
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
+
+
+def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
+    """The tensor whose only element ``node`` reads the PyTorch 0.3 way, where that
+    raises IndexError today: ``t.data[0]``, ``t.data.numpy()[0]``,
+    ``t.data.cpu().numpy()[0]`` (a 0-dim array indexed), ``total[0]`` of a total
+    accumulated from 0-dim tensors; else None."""
+    if not _index_zero(node):
+        return None
     parent = ctx.parent(node)
     if isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node:
-        return False  # ``out.data[0].cpu()``, ``out.data[0][1]``: a row of a batch
+        return None  # ``out.data[0].cpu()``, ``out.data[0][1]``: a row of a batch
     if isinstance(parent, cst.Call) and parent.func is node:
-        return False
-    return _scalar_receiver(data.value) or _scalar_context(ctx, node, parent)
+        return None
+    if isinstance(parent, (cst.AssignTarget, cst.AugAssign)) and getattr(parent, "target", None) is node:
+        return None  # written, not read
+    values = ctx.semantic.values
+    inner = node.value
+    if isinstance(inner, cst.Name):
+        # ``total[0]``: only a total that the dataflow shows to be 0-dim counts.
+        bindings = ctx.semantic.scopes.reaching(inner).bindings
+        if any(b.form == "aug" for b in bindings) and values.value(inner).shape == "scalar":
+            return inner
+        return None
+    tensor = _through_data(inner)
+    if tensor is None:
+        return None
+    shape = values.value(tensor).shape
+    if shape == "batch":
+        return None  # evidently has a dimension: ``[0]`` is its first element
+    if shape == "scalar" or _scalar_receiver(tensor):
+        return tensor
+    return tensor if _scalar_context(ctx, node, parent) else None
+
+
+def _through_data(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``t`` of ``t.data``, ``t.data.numpy()`` or ``t.data.cpu().numpy()``."""
+    if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "numpy":
+        expr = expr.func.value
+        if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "cpu":
+            expr = expr.func.value
+        if not (isinstance(expr, cst.Attribute) and expr.attr.value == "data"):
+            return None
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "data":
+        return expr.value
+    return None
 
 
 # Reductions that give a 0-dim tensor when called with no argument at all.
@@ -108,6 +160,12 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
 
 
 def _scalar_receiver(receiver: cst.BaseExpression) -> bool:
+    if isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1:
+        key = receiver.slice[0].slice
+        if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
+            # ``step["loss"]``: an entry named like a scalar
+            return bool(_SCALAR_NAME.search(str(key.value.evaluated_value).lower()))
+        return False
     if isinstance(receiver, cst.Call):
         name = last_name(receiver.func)
         if name in _REDUCTIONS and not receiver.args:

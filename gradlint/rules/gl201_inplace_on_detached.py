@@ -23,7 +23,7 @@ class InplaceOnDetached(InplaceEditRule):
     def check_edit(self, node: cst.CSTNode) -> None:
         sem = self.ctx.semantic
         alias = edited_alias(sem, node, "detach")
-        if alias is None or not self._source_has_history(alias):
+        if alias is None or not (self._source_has_history(alias) or self._parameter_read_after(alias, node)):
             return
         source = short(self.ctx, alias.source) or "the original tensor"
         origin_text = short(self.ctx, alias.origin) or "`.detach()`"
@@ -53,4 +53,32 @@ class InplaceOnDetached(InplaceEditRule):
                 parent = self.ctx.parent(node)
                 if not (isinstance(parent, cst.AssignTarget) and parent.target is node):
                     return True
+        return False
+
+    def _parameter_read_after(self, alias: StorageAlias, edit: cst.CSTNode) -> bool:
+        """Whether the detached tensor is a parameter of the function that is read
+        after the edit (compared with the target built from it, returned): the
+        caller's tensor, graph or not, then holds the edited values."""
+        sem = self.ctx.semantic
+        root = alias.source
+        if not isinstance(root, cst.Name):
+            return False
+        binding = sem.scopes.reaching_binding(root)
+        if binding is None or binding.form != "param":
+            return False
+        scope = sem.tree.function_scope(alias.origin)
+        if not isinstance(scope, cst.FunctionDef):
+            return False
+        for node in walk(scope.body):
+            if (
+                isinstance(node, cst.Name)
+                and node.value == root.value
+                # after the edit: starts later and is not part of it (the rules run while
+                # the edit is being walked, so its end is not known yet)
+                and sem.tree.order(node)[0] > sem.tree.order(edit)[0]
+                and not sem.tree.is_inside(edit, node)
+                and sem.scopes.is_read(node)
+                and sem.scopes.reaching_binding(node) is binding
+            ):
+                return True
         return False

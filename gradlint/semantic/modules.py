@@ -11,7 +11,7 @@ methods, or a same-file helper (``self.infer(...)``) that makes one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -269,7 +269,7 @@ class Modules:
                 return self.model.names.refers_to(ann, NN_MODULE) or self.module_class(ann) is not None
             return False
         if b.kind == "for" and isinstance(b.node, cst.For):
-            return _module_loop_variable(b.node, name)
+            return _module_loop_variable(b.node, name, self.model.values.value_of)
         return False
 
     def _instance_class(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
@@ -489,12 +489,21 @@ class Modules:
         return self._frozen
 
 
-def _module_loop_variable(loop: cst.For, name: str) -> bool:
+def _module_loop_variable(
+    loop: cst.For, name: str, value_of: Callable[[cst.Name], Optional[cst.BaseExpression]]
+) -> bool:
     """``for m in model.children()``, ``for _, m in model.named_modules()``,
-    ``for i, m in enumerate(model.modules())``."""
+    ``for i, m in enumerate(model.modules())``; the children kept in a variable first
+    (``layers = list(model.children())``, then ``for m in layers[:n]``)."""
     it, target = loop.iter, loop.target
+    followed = 0
     while True:  # list(model.children())[-2:], enumerate(...), reversed(...)
-        if isinstance(it, cst.Subscript):
+        if isinstance(it, cst.Name) and followed < 4:
+            held = value_of(it)  # the one value certainly bound to it
+            if held is None:
+                break
+            it, followed = held, followed + 1
+        elif isinstance(it, cst.Subscript):
             it = it.value
         elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.args and it.func.value in (
             "enumerate", "list", "tuple", "reversed"

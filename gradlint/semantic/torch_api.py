@@ -168,6 +168,17 @@ REDUCTIONS = frozenset("sum mean norm std var prod max min amax amin median logs
 PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous"})
 # Methods that return their receiver's data on another device/dtype, history kept.
 SAME_GRAPH_METHODS = frozenset("cuda cpu to float double half bfloat16 type contiguous pin_memory clone".split())
+# Elementwise methods: the result has the receiver's shape (and history).
+ELEMENTWISE_METHODS = frozenset(
+    "exp log log1p log2 log10 sqrt rsqrt abs neg sigmoid tanh relu pow clamp clamp_min clamp_max "
+    "sin cos reciprocal square exp2 expm1 floor ceil round trunc frac mul div add sub".split()
+)
+# Methods that give a tensor with at least one dimension whatever the receiver is
+# (``x.view(-1)``, ``x.flatten()``): never 0-dim.
+AT_LEAST_1D_METHODS = frozenset({"flatten", "ravel", "view", "reshape"})
+# A callee named like a loss (``criterion(out, y)``, ``self.loss_fn(...)``): with the default
+# reduction, what it returns is 0-dim.
+LOSS_CALLEE_NAME = re.compile(r"^(criterion|crit|loss|loss_?fn|loss_?func|loss_?function)$|_(criterion|crit|loss)$", re.IGNORECASE)
 # Not tensors: what these attributes of a tensor are.
 NOT_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "requires_grad", "is_leaf", "ndim", "is_cuda", "layout", "names"})
 OPTIMIZER_PREFIX = "torch.optim."

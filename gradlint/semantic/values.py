@@ -17,7 +17,7 @@ which tensor an in-place edit really overwrites.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Set
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -33,13 +33,16 @@ from gradlint.semantic.syntax import (
 )
 from gradlint.semantic.torch_api import (
     ARGPARSE,
+    AT_LEAST_1D_METHODS,
     AS_TENSOR,
     CONFIG_NAME,
     CONVERSIONS,
     DATALOADER,
     FACTORY_NAME,
+    ELEMENTWISE_METHODS,
     FROM_NUMPY,
     LOADER_NAME,
+    LOSS_CALLEE_NAME,
     LOSS_FUNCTIONS,
     MODULE_API,
     NO_GRAPH_ATTRIBUTES,
@@ -119,6 +122,8 @@ def join(values: Iterable[Value]) -> Value:
         return UNKNOWN
     first = found[0]
     if any(v.kind != first.kind for v in found) or first.kind == "unknown":
+        if all(v.shape == "batch" and not v.not_tensor for v in found):
+            return Value("unknown", shape="batch")  # a tensor or an array, with a dimension either way
         return UNKNOWN
     if first.kind == "not_tensor":
         whats = {v.what for v in found}
@@ -242,12 +247,16 @@ class Values:
                 return _not("number")
             if all(v.not_tensor for v in values):
                 return _not(values[0].what)
+            if any(v.shape == "batch" for v in values):
+                return Value("unknown", shape="batch")  # broadcast with an operand that has a dimension
             return UNKNOWN
+        # Broadcasting: an operand with a dimension gives the result one.
+        batch = any(v.shape == "batch" for v in values if not v.not_tensor)
         if any(v.kind == "unknown" for v in values):
             graph: Optional[bool] = True if any(v.graph or v.leaf for v in tensors) else None
-            return tensor(graph)
+            return tensor(graph, "batch" if batch else "unknown")
         graph = True if any(v.graph or v.leaf for v in tensors) else (False if all(v.graph is False for v in tensors) else None)
-        shape = "scalar" if all(v.shape == "scalar" or v.not_tensor for v in values) else "unknown"
+        shape = "batch" if batch else "scalar" if all(v.shape == "scalar" or v.not_tensor for v in values) else "unknown"
         return tensor(graph, shape)
 
     def _name(self, name: cst.Name, depth: int) -> Value:
@@ -262,14 +271,36 @@ class Values:
             if seen.bindings and not seen.unbound:
                 return join(self._binding(b, depth) for b in seen.bindings)
             return UNKNOWN
-        values = [self._binding(b, depth) for b in reaching.bindings]
         if reaching.unbound:
             return UNKNOWN
+        accumulated = self._accumulated(reaching.bindings, depth)
+        if accumulated is not None:
+            return accumulated
+        values = [self._binding(b, depth) for b in reaching.bindings]
         found = join(values)
         if found.is_tensor and found.graph is False and name.value in self._edited_in_place(name):
             # ``out[:, i] = layer(h)``, ``buf.add_(x)``: an edit can give it history
             return tensor(None, found.shape, found.leaf)
         return found
+
+    def _accumulated(self, bindings: Sequence[Binding], depth: int) -> Optional[Value]:
+        """``total = 0`` then ``total += t`` (in a loop) with tensors ``t``: a tensor
+        accumulator. The starting number only remains if nothing was added, and is
+        then no tensor that could be used as one: what is added decides."""
+        augs = [b for b in bindings if b.form == "aug"]
+        starts = [b for b in bindings if b.form != "aug"]
+        if not augs or not starts or len(starts) + len(augs) != len(bindings):
+            return None
+        if not all(b.kind == "assign" and b.value is not None and self.value(b.value, depth + 1).what == "number" for b in starts):
+            return None
+        added = [self.value(b.value, depth + 1) for b in augs if b.value is not None]
+        if len(added) != len(augs) or not all(v.is_tensor for v in added):
+            return None
+        graph: Optional[bool] = True if any(v.graph or v.leaf for v in added) else (
+            False if all(v.graph is False for v in added) else None
+        )
+        shapes = {v.shape for v in added}
+        return tensor(graph, shapes.pop() if len(shapes) == 1 else "unknown")
 
     def _edited_in_place(self, name: cst.Name) -> FrozenSet[str]:
         """Names of the scope of ``name`` whose tensor is edited in place somewhere:
@@ -343,6 +374,8 @@ class Values:
                 return tensor(None)
             if self.model.modules._module_binding(Binding("param", None, param, "param"), param.name.value, 0):
                 return _not("module")
+        if ann is None and param.default is not None and self._literal_shape(param.default) == "scalar":
+            return _not("number")  # ``beta=0.5``: a coefficient, by its default
         return UNKNOWN
 
     def _item_of(self, iterable: cst.BaseExpression, depth: int) -> Value:
@@ -453,6 +486,9 @@ class Values:
                 return _not("config")
             if base.is_tensor:
                 return self._tensor_method(call, method, base, disabled)
+            if base.kind == "unknown" and method in AT_LEAST_1D_METHODS and (method in ("flatten", "ravel") or _dims_given(call)):
+                # A tensor or an array, with at least one dimension either way.
+                return Value("unknown", shape="batch")
             if base.kind == "unknown" and not names.is_imported(receiver) and (
                 method in NO_GRAPH_METHODS or method in PYTHON_VALUE_METHODS
             ):
@@ -477,6 +513,8 @@ class Values:
         local = self.model.calls.local_function(call)
         if local is not None:
             return self.returns(local, depth)
+        if LOSS_CALLEE_NAME.search(last_name(func) or ""):
+            return tensor(False if disabled else True, "scalar")
         return UNKNOWN
 
     def _callee_value(self, func: cst.BaseExpression, depth: int) -> Optional[Value]:
@@ -506,10 +544,18 @@ class Values:
             return _not("number")
         if method == "detach":
             return tensor(False, base.shape)
-        if method in SAME_GRAPH_METHODS or method in VIEW_METHODS:
+        if method in AT_LEAST_1D_METHODS and (method in ("flatten", "ravel") or _dims_given(call)):
+            shape = "batch"
+        elif method in ELEMENTWISE_METHODS or method in SAME_GRAPH_METHODS:
+            shape = base.shape
+        elif method in VIEW_METHODS:
+            shape = base.shape if base.shape != "scalar" or method in ("t", "view_as", "expand_as") else "unknown"
+        else:
+            shape = "unknown"
+        if method in SAME_GRAPH_METHODS or method in VIEW_METHODS or method in ELEMENTWISE_METHODS or method in AT_LEAST_1D_METHODS:
             if base.leaf:  # an op on a leaf that requires grad is recorded: the result has history
-                return tensor(False if disabled else True, base.shape)
-            return tensor(base.graph, base.shape)
+                return tensor(False if disabled else True, shape)
+            return tensor(base.graph, shape)
         if method in REDUCTIONS:
             has_dim = call_arg(call, 0, "dim") is not None or call_arg(call, None, "axis") is not None
             graph = False if disabled else (True if base.graph or base.leaf else base.graph)
@@ -870,3 +916,14 @@ class Values:
                 return None
             found = found or src
         return found
+
+
+def _dims_given(call: cst.Call) -> bool:
+    """``x.view(-1)``, ``x.reshape(n, -1)``: sizes given as integers (not ``()``), so
+    the result has at least one dimension."""
+    args = [a for a in call.args if a.keyword is None and not a.star]
+    return bool(args) and all(
+        isinstance(a.value, (cst.Integer, cst.Name, cst.Attribute, cst.Call))
+        or (isinstance(a.value, cst.UnaryOperation) and isinstance(a.value.expression, cst.Integer))
+        for a in args
+    )

@@ -36,6 +36,14 @@ from gradlint.semantic.tree import walk
         ("import torch.nn as nn\nm = None\nm = nn.Linear(2, 2)\nm\n", True),  # the None never reaches
         ("import torch.nn as nn\ndef f(m: nn.Module):\n    m\n", True),
         ("import torch.nn as nn\nnet = nn.Sequential()\nfor m in net.children():\n    m\n", True),
+        # the children kept in a variable first, sliced or not
+        ("import torch.nn as nn\nnet = nn.Sequential()\nkids = list(net.children())\nfor m in kids[:2]:\n    m\n", True),
+        ("import torch.nn as nn\nnet = nn.Sequential()\nkids = net.children()\nfor m in kids:\n    m\n", True),
+        ("import torch.nn as nn\nnet = nn.Sequential()\nkids = net.parameters()\nfor m in kids:\n    m\n", False),
+        ("import torch.nn as nn\nnet = nn.Sequential()\nkids = list(net.children())\nif c:\n    kids = []\nfor m in kids:\n    m\n", False),
+        # a loop variable reused: each loop binds it anew
+        ("import torch.nn as nn\nnet = nn.Sequential()\nfor m in xs:\n    pass\nfor m in net.modules():\n    m\n", True),
+        ("import torch.nn as nn\nnet = nn.Sequential()\nfor m in net.modules():\n    pass\nfor m in xs:\n    m\n", False),
     ],
 )
 def test_is_module(code, expected):

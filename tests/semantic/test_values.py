@@ -196,6 +196,33 @@ VALUES = {
             y = 3
         print(y)  # value y: unknown
         """,
+    "loss outputs and arithmetic of scalars are 0-dim": """\
+        import torch.nn.functional as F
+        def step(model, criterion, batch, beta=0.5):
+            out = criterion(model(batch), batch)
+            aux = F.smooth_l1_loss(batch, batch)
+            total = out + beta * aux
+            print(out, total, beta)  # value out: tensor graph=yes shape=scalar; value total: tensor graph=yes shape=scalar; value beta: not_tensor what=number
+            ppl = aux.exp()  # value aux.exp(): tensor graph=yes shape=scalar
+            first = aux.unsqueeze(0)  # value aux.unsqueeze(0): tensor shape=unknown
+            row = aux.view(-1)  # value aux.view(-1): tensor shape=batch
+        """,
+    "a difference of flattened outputs has a dimension": """\
+        def gap(netD, real, fake):
+            d_real = netD(real).view(-1)
+            d_fake = netD(fake).flatten()
+            g = d_real - d_fake
+            print(g, d_real - 1)  # value g: unknown shape=batch; value d_real - 1: unknown shape=batch
+            s = netD(real).view(())  # value netD(real).view(()): unknown shape=unknown
+        """,
+    "an accumulator of 0-dim tensors": """\
+        def run(loader, criterion):
+            total = 0
+            for x, y in loader:
+                loss = criterion(x, y)
+                total += loss.data
+            print(total)  # value total: tensor graph=no shape=scalar
+        """,
     "an argument of unknown type": """\
         def f(x, n: int):
             print(x, n)  # value x: unknown; value n: not_tensor what=number

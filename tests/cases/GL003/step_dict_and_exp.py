@@ -11,7 +11,7 @@ def run_epoch(model, trainer, loader, logger):
     criterion = nn.CrossEntropyLoss()
     for i, batch in enumerate(loader):
         step = trainer.train_step(batch)
-        logger.log({"train": step["loss"].data[0]})  # expect: GL003:33
+        logger.log({"train": step["loss"].data[0]})  # expect: GL003:30
         logits = model(batch["input_ids"])
         c = criterion(logits.flatten(0, 1), batch["labels"].flatten())
-        logger.log({"perplexity": c.exp().data[0]})  # expect: GL003:38
+        logger.log({"perplexity": c.exp().data[0]})  # expect: GL003:35

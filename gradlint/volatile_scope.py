@@ -1,0 +1,276 @@
+"""``volatile=True`` where no function can be decorated: a ``with torch.no_grad():`` region.
+
+In PyTorch 0.3 volatility propagated: everything computed from a volatile
+``Variable`` was volatile, and recorded no graph. GL001's fix restores that by
+decorating the enclosing function with ``@torch.no_grad()``, which it cannot
+do at module level (scripts, notebooks) nor in a function that also trains.
+There, ``gradlint migrate`` does what the PyTorch 0.4 migration did by hand:
+it puts ``with torch.no_grad():`` around the statements the volatile value
+flows into, when they can be delimited inside one block, and drops the flag
+(the ``Variable(x)`` wrapper left is GL002's to remove).
+
+The region starts at the statement holding ``Variable(x, volatile=True)`` and
+ends at the last statement of the same block that reads a name the value
+reached (the names each statement assigns from it are followed in order). It
+is refused when a name bound inside it is read after it (the value, or
+something computed from it, leaves the block), when it assigns the value to an
+attribute or an item of something else, or when it computes gradients
+(``backward()``, an optimizer's ``step()``) or yields. A refused call is left
+as it is, for a human, with GL001's finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from gradlint import codegen
+from gradlint.rule import FileContext
+from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.torch_api import VARIABLE
+from gradlint.semantic.tree import walk
+
+_TRAINING_METHODS = frozenset({"backward", "step", "zero_grad"})
+
+
+@dataclass
+class _Region:
+    block: cst.CSTNode  # the IndentedBlock or Module whose statements it spans
+    start: int
+    end: int  # inclusive
+    calls: List[Tuple[cst.Call, cst.Arg]]  # the volatile calls inside it, and their flags
+    torch_name: str
+    needs_import: bool
+
+
+def rewrite(source: str, path: str = "<string>") -> Tuple[str, int]:
+    """``source`` with the volatile regions guarded, and how many ``volatile=True``
+    flags that removed. ``source`` must parse; nothing else is changed."""
+    if "volatile" not in source:
+        return source, 0
+    module = cst.parse_module(source)
+    ctx = FileContext(path, source, module)
+    regions = _regions(ctx)
+    if not regions:
+        return source, 0
+    new = module.visit(_Apply(regions))
+    if any(r.needs_import for r in regions):
+        new = _with_torch_import(new)
+    return new.code, sum(len(r.calls) for r in regions)
+
+
+def _regions(ctx: FileContext) -> List[_Region]:
+    sem = ctx.semantic
+    found: List[_Region] = []
+    for call in walk(ctx.module, into_functions=True):
+        if not isinstance(call, cst.Call) or not sem.names.is_call_to(call, VARIABLE):
+            continue
+        flag = call_arg(call, 2, "volatile")
+        if flag is None or bool_value(flag.value) is not True or any(a.star for a in call.args):
+            continue
+        func = sem.tree.enclosing_function(call)
+        if func is not None and (func.asynchronous is not None or not sem.gradmode.needs_gradients(func)):
+            continue  # GL001's fix decorates the function
+        if sem.gradmode.grad_disabled(call) is True:
+            continue  # already under no_grad: GL001 removes the wrapper
+        if sem.tree.enclosing(call, (cst.Lambda,)) is not None:
+            continue  # runs when called, outside any region around its definition
+        region = _region(ctx, call, flag)
+        if region is None:
+            continue
+        merged = next((r for r in found if r.block is region.block and r.start <= region.end and region.start <= r.end), None)
+        if merged is not None:
+            merged.start, merged.end = min(merged.start, region.start), max(merged.end, region.end)
+            merged.calls.extend(region.calls)
+        else:
+            outer = next((r for r in found if _inside(ctx, r, call)), None)
+            if outer is not None:
+                outer.calls.extend(region.calls)  # one `with` around both is enough
+            else:
+                found.append(region)
+    # A region found first may lie inside one found later (a loop inside a guarded block).
+    kept = []
+    for r in found:
+        outer = next((o for o in found if o is not r and _inside(ctx, o, r.block)), None)
+        if outer is None:
+            kept.append(r)
+        else:
+            outer.calls.extend(r.calls)
+    return kept
+
+
+def _inside(ctx: FileContext, region: _Region, node: cst.CSTNode) -> bool:
+    body = region.block.body  # type: ignore[attr-defined]
+    return any(ctx.tree.is_inside(stmt, node) for stmt in body[region.start : region.end + 1])
+
+
+def _region(ctx: FileContext, call: cst.Call, flag: cst.Arg) -> Optional[_Region]:
+    sem = ctx.semantic
+    stmt = sem.tree.enclosing_statement(call)
+    if stmt is None:
+        return None
+    block = ctx.parent(stmt)
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        return None  # ``if c: x = Variable(...)`` on one line
+    body = list(block.body)
+    start = next(i for i, s in enumerate(body) if s is stmt)
+    reached = _assigned(stmt)
+    if reached is None:
+        return None
+    end = start
+    for i in range(start + 1, len(body)):
+        if _reads(body[i], reached):
+            assigned = _assigned(body[i])
+            if assigned is None:
+                return None
+            reached |= assigned
+            end = i
+    inside = body[start : end + 1]
+    if any(_trains_or_yields(s) for s in inside) or _escapes(ctx, inside, reached):
+        return None
+    ref = sem.names.torch_ref_at(stmt)
+    if ref is None:
+        return None
+    torch_name, imports = ref
+    return _Region(block, start, end, [(call, flag)], torch_name, bool(imports))
+
+
+def _assigned(stmt: cst.CSTNode) -> Optional[Set[str]]:
+    """The names ``stmt`` binds; None when it stores into an attribute or item
+    (the value would leave through another object)."""
+    names: Set[str] = set()
+    for node in walk(stmt, into_functions=False):
+        targets: Sequence[cst.BaseExpression] = ()
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets = [node.target]
+        elif isinstance(node, cst.AsName):
+            targets = [node.name]
+        elif isinstance(node, cst.NamedExpr):
+            targets = [node.target]
+        for target in targets:
+            for sub in _flat(target):
+                if isinstance(sub, cst.Name):
+                    names.add(sub.value)
+                else:
+                    return None
+    return names
+
+
+def _flat(target: cst.BaseExpression) -> List[cst.BaseExpression]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [x for e in target.elements for x in _flat(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _flat(target.value)
+    return [target]
+
+
+def _reads(stmt: cst.CSTNode, names: Set[str]) -> bool:
+    return any(isinstance(n, cst.Name) and n.value in names for n in walk(stmt, into_functions=True))
+
+
+def _trains_or_yields(stmt: cst.CSTNode) -> bool:
+    for node in walk(stmt, into_functions=False):
+        if isinstance(node, cst.Yield):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in _TRAINING_METHODS:
+                return True
+            if node.func.attr.value == "grad" and isinstance(node.func.value, cst.Attribute) and node.func.value.attr.value == "autograd":
+                return True
+    return False
+
+
+def _escapes(ctx: FileContext, inside: Sequence[cst.CSTNode], reached: Set[str]) -> bool:
+    """Whether a name bound inside the region is read outside it where that could
+    record a graph: in this scope, a read that a binding from the region may reach,
+    in a statement that runs a forward or a loss (a ``print(correct)`` after the loop
+    records nothing either way); in another scope, any read."""
+    sem = ctx.semantic
+    scope = sem.tree.function_scope(inside[0])
+    root = scope if isinstance(scope, cst.Module) else scope.body
+    for node in walk(root, into_functions=True):
+        if not isinstance(node, cst.Name) or node.value not in reached:
+            continue
+        if any(ctx.tree.is_inside(stmt, node) for stmt in inside):
+            continue
+        if not sem.scopes.is_read(node):
+            continue
+        if sem.tree.function_scope(node) is not scope:
+            return True
+        if any(b.node is not None and any(ctx.tree.is_inside(stmt, b.node) for stmt in inside) for b in sem.scopes.reaching(node).bindings):
+            stmt = sem.tree.enclosing_statement(node)
+            if stmt is None or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or _records(ctx, stmt):
+                return True
+    return False
+
+
+def _records(ctx: FileContext, stmt: cst.CSTNode) -> bool:
+    """Whether ``stmt`` (its header, for a compound statement) calls something that
+    may record a graph: a forward, a loss, a function of this file."""
+    values = ctx.semantic.values
+    header = stmt if isinstance(stmt, cst.SimpleStatementLine) else _header(stmt)
+    for node in walk(header, into_functions=False):
+        if isinstance(node, cst.Call) and (values.graph_source(node) is not None or ctx.semantic.calls.local_function(node) is not None):
+            return True
+    return False
+
+
+def _header(stmt: cst.CSTNode) -> cst.CSTNode:
+    for attr in ("test", "iter", "items"):
+        part = getattr(stmt, attr, None)
+        if part is not None:
+            return part if isinstance(part, cst.CSTNode) else cst.Tuple([cst.Element(i.item) for i in part])
+    return stmt
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, regions: List[_Region]) -> None:
+        self.by_block: Dict[int, List[_Region]] = {}
+        for r in regions:
+            self.by_block.setdefault(id(r.block), []).append(r)
+        self.flags: Dict[int, cst.Arg] = {id(c): f for r in regions for c, f in r.calls}
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        flag = self.flags.get(id(original))
+        if flag is None:
+            return updated
+        index = original.args.index(flag)
+        return codegen.without_arg(updated, updated.args[index])
+
+    def _wrap(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        regions = self.by_block.get(id(original))
+        if not regions:
+            return updated
+        body = list(updated.body)  # type: ignore[attr-defined]
+        for r in sorted(regions, key=lambda r: r.start, reverse=True):
+            guard = codegen.wrap_in_with(body[r.start : r.end + 1], f"{r.torch_name}.no_grad()")
+            body[r.start : r.end + 1] = [guard]
+        return updated.with_changes(body=body)
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        return self._wrap(original, updated)  # type: ignore[return-value]
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        return self._wrap(original, updated)  # type: ignore[return-value]
+
+
+def _with_torch_import(module: cst.Module) -> cst.Module:
+    """``import torch`` after the docstring and ``__future__`` imports."""
+    body = list(module.body)
+    at = 0
+    for i, stmt in enumerate(body):
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+        if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)) and i == 0:
+            at = 1
+        elif isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__":
+            at = i + 1
+        else:
+            break
+    body.insert(at, cst.parse_statement("import torch\n"))
+    return module.with_changes(body=body)

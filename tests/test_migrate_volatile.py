@@ -1,0 +1,211 @@
+"""``gradlint migrate`` on ``volatile=True`` where no function can be decorated: module
+level and functions that also train get a ``with torch.no_grad():`` region around the
+statements the volatile value flows into, or are left for a human."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from gradlint.engine import LintSettings
+from gradlint.migrate import migrate_source, migration_settings
+from gradlint.volatile_scope import rewrite
+
+
+def migrate(code: str):
+    codes, options = migration_settings().codes_for("script.py")
+    return migrate_source(textwrap.dedent(code), "script.py", LintSettings(codes, options))
+
+
+SCRIPT = '''\
+"""A 0.3-era script."""
+import torch
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 3)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(3)]
+for x, y in data:
+    opt.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(Variable(x)), Variable(y))
+    loss.backward()
+    opt.step()
+
+correct = 0
+for x, y in data:
+    x = Variable(x, volatile=True)
+    out = model(x)
+    pred = out.max(1)[1]
+    correct += (pred == y).sum()
+    print("batch")
+print(correct)
+'''
+
+SCRIPT_MIGRATED = '''\
+"""A 0.3-era script."""
+import torch
+
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 3)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(3)]
+for x, y in data:
+    opt.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(x.detach()), y.detach())
+    loss.backward()
+    opt.step()
+
+correct = 0
+for x, y in data:
+    with torch.no_grad():
+        x = x.detach()
+        out = model(x)
+        pred = out.max(1)[1]
+        correct += (pred == y).sum()
+    print("batch")
+print(correct)
+'''
+
+
+def test_module_level_evaluation_loop_is_guarded():
+    result = migrate(SCRIPT)
+    assert result.source == SCRIPT_MIGRATED
+    assert result.fixed["GL001"] == 1
+    assert [f.code for f in result.remaining] == []
+
+
+TRAINS = '''\
+import torch
+from torch.autograd import Variable
+
+
+def fit(model, loader, val_x, opt):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = model(Variable(x)).sum()
+        loss.backward()
+        opt.step()
+    model.eval()
+    inputs, extra = Variable(val_x, volatile=True), Variable(val_x * 2, volatile=True)
+    scores = model(inputs) + model(extra)
+    best = scores.max()
+    print(best)
+    return model
+'''
+
+TRAINS_MIGRATED = '''\
+import torch
+
+
+def fit(model, loader, val_x, opt):
+    for x, y in loader:
+        opt.zero_grad()
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+    model.eval()
+    with torch.no_grad():
+        inputs, extra = val_x.detach(), (val_x * 2).detach()
+        scores = model(inputs) + model(extra)
+        best = scores.max()
+        print(best)
+    return model
+'''
+
+
+def test_evaluation_inside_a_training_function_is_guarded():
+    result = migrate(TRAINS)
+    assert result.source == TRAINS_MIGRATED
+    assert result.fixed["GL001"] == 2
+
+
+def test_torch_is_imported_when_the_file_does_not_import_it():
+    code = 'from torch.autograd import Variable\nx = Variable(batch, volatile=True)\nprint(net(x))\n'
+    new, count = rewrite(code)
+    assert (new, count) == ('import torch\nfrom torch.autograd import Variable\nwith torch.no_grad():\n    x = Variable(batch)\n    print(net(x))\n', 1)
+
+
+def test_a_region_inside_another_is_one_with():
+    code = (
+        "import torch\nfrom torch.autograd import Variable\n"
+        "for b in data:\n    x = Variable(b, volatile=True)\n    h = enc(x)\n    for c in h:\n"
+        "        y = Variable(c, volatile=True)\n        print(dec(y))\n    print(h)\n"
+    )
+    assert rewrite(code) == (
+        "import torch\nfrom torch.autograd import Variable\n"
+        "for b in data:\n    with torch.no_grad():\n        x = Variable(b)\n        h = enc(x)\n        for c in h:\n"
+        "            y = Variable(c)\n            print(dec(y))\n        print(h)\n",
+        2,
+    )
+
+
+@pytest.mark.parametrize(
+    "code, why",
+    [
+        # the region would hold the backward pass
+        ("x = Variable(batch, volatile=True)\nloss = net(x).sum()\nloss.backward()\n", "trains"),
+        # a value computed from it is fed to a model after the block
+        ("for b in data:\n    x = Variable(b, volatile=True)\n    h = enc(x)\nout = net(h)\n", "escapes"),
+        # stored into another object
+        ("x = Variable(batch, volatile=True)\nstate.out = net(x)\n", "attribute"),
+        # a lambda runs later, outside any region around its definition
+        ("predict = lambda b: net(Variable(b, volatile=True))\n", "lambda"),
+        # a generator: the grad mode would leak across the yield
+        ("def gen(net, opt):\n    opt.step()\n    x = Variable(b, volatile=True)\n    yield net(x)\n", "yields"),
+    ],
+)
+def test_regions_that_cannot_be_delimited_are_left(code, why):
+    source = "import torch\nfrom torch.autograd import Variable\n" + code
+    assert rewrite(source) == (source, 0), why
+
+
+def test_flag_parameters_are_left_with_the_finding():
+    code = '''\
+    import torch
+    from torch.autograd import Variable
+
+
+    def get_batch(source, i, evaluation=False):
+        return Variable(source[i], volatile=evaluation)
+    '''
+    result = migrate(code)
+    assert [(f.code, f.start[0]) for f in result.remaining] == [("GL001", 6)]
+    assert "volatile=evaluation" in result.source
+
+
+RUN = '''
+import io, json, sys, contextlib, warnings
+import torch
+warnings.simplefilter("error", UserWarning)  # no deprecation left: volatile would warn
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    exec(compile(open(sys.argv[1]).read(), sys.argv[1], "exec"), {"__name__": "__main__"})
+ns = {}
+with contextlib.redirect_stdout(io.StringIO()):
+    exec(compile(open(sys.argv[1]).read(), sys.argv[1], "exec"), ns)
+print(json.dumps({"out": buf.getvalue(), "graph": ns["out"].requires_grad}))
+'''
+
+
+def test_migrated_script_runs_the_same_without_a_graph(tmp_path):
+    pytest.importorskip("torch")
+    reference = SCRIPT.replace("    x = Variable(x, volatile=True)\n", "").replace("Variable(x)", "x").replace("Variable(y)", "y")
+    reference = reference.replace("from torch.autograd import Variable\n", "")
+    runner = tmp_path / "run.py"
+    runner.write_text(RUN)
+    results = {}
+    for name, text in {"migrated": migrate(SCRIPT).source, "unguarded": reference}.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        proc = subprocess.run([sys.executable, str(runner), str(path)], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        results[name] = proc.stdout
+    import json
+
+    migrated, unguarded = json.loads(results["migrated"]), json.loads(results["unguarded"])
+    assert migrated["out"] == unguarded["out"]  # same numbers
+    assert migrated["graph"] is False and unguarded["graph"] is True  # no graph where 0.3 recorded none
