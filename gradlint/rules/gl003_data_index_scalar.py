@@ -41,8 +41,9 @@ class DataIndexScalar(Rule):
         # `data[0]` is a 0-dim tensor (printed `tensor(1.1007)`, summed in float32) where
         # `.item()` is a Python float; a longer tensor, a numpy array, a list or an object
         # whose attribute is named `data` make `.item()` raise or not exist.
-        zero_dim = _zero_dim(self.ctx, receiver) or self.ctx.semantic.values.value(receiver).shape == "scalar"
-        safety = "safe" if zero_dim else "unsafe"
+        # Only a reduction or a functional loss proves 0-dim: the dataflow's shape facts also
+        # come from names (`criterion(...)`), enough to report but not to rewrite safely.
+        safety = "safe" if _zero_dim(self.ctx, receiver) else "unsafe"
         self.report(node, fix=self.fix(self.replace(node, new), applicability=safety, receiver=text), receiver=text, read=read)
 
 

@@ -428,6 +428,8 @@ class EvalWithoutNoGrad(Rule):
             return None
         if self._is_unit_test(func) or func.asynchronous is not None:
             return None
+        if any(isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value == "volatile" for n in walk(func.body)):
+            return None  # legacy code that meant to switch autograd off: GL001's finding and fix
         if any(isinstance(n, cst.Call) and last_name(n.func) == "train" for n in walk(func.body)):
             return None  # it sets the mode itself (``model.train() if training else model.eval()``)
         if sem.gradmode.framework_hook(func) is not None or (self._has_eval and self._regions(func)):
