@@ -129,7 +129,15 @@ def test_without_the_report_nothing_changes(project):
 
 
 def test_a_clean_file_with_a_runtime_finding_fails(project):
-    (project / "elsewhere.py").write_text(SEEDED.replace("model.eval()", "pass").replace("total += loss", "total += 1"))
+    # Nothing here that a static rule reports: no eval(), no function named for inference,
+    # and the loop's losses are differentiated.
+    clean = (
+        SEEDED.replace("model.eval()", "pass")
+        .replace("total += loss", "loss.backward()\n        total += 1")
+        .replace("def evaluate(", "def count_correct(")
+        .replace("evaluate(make_model())", "count_correct(make_model())")
+    )
+    (project / "elsewhere.py").write_text(clean)
     report = [item("GL101", "fn(batch)", "test_x", filename="elsewhere.py", width=9)]
     (project / "guard.json").write_text(json.dumps(report))
     result = run("--output-format", "concise", "--select", "GL101", "--guard-report", "guard.json", "elsewhere.py")
