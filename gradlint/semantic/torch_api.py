@@ -131,18 +131,6 @@ MODULE_SELF_METHODS = frozenset(
 # -- inference rules (GL1xx) --
 # Module methods that return the module itself, so ``model.to(dev).eval()`` is ``model``.
 MODULE_CHAIN = frozenset("to cuda cpu half float double bfloat16 type eval train requires_grad_ share_memory".split())
-LIGHTNING_MODULE = frozenset(
-    {
-        "pytorch_lightning.LightningModule",
-        "pytorch_lightning.core.LightningModule",
-        "pytorch_lightning.core.module.LightningModule",
-        "pytorch_lightning.core.lightning.LightningModule",
-        "lightning.LightningModule",
-        "lightning.pytorch.LightningModule",
-        "lightning.pytorch.core.LightningModule",
-        "lightning.pytorch.core.module.LightningModule",
-    }
-)
 LIGHTNING_EVAL_HOOKS = frozenset(
     {"validation_step", "test_step", "predict_step", "validation_epoch_end", "test_epoch_end", "predict_epoch_end"}
 )
