@@ -208,7 +208,7 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
     try:
         result = migrate_source(source.text, report.path, rules, unsafe=mode.unsafe_fixes, gate=source.check_fix)
     except RecursionError:
-        report.skipped = "too deeply nested to analyse"
+        report.skipped = "too deeply nested to analyse; left untouched"
         return report
     except Exception as exc:  # keep going with the other files; the run exits 2
         report.internal_error = True
