@@ -162,7 +162,13 @@ def build_corpus(only: Optional[Sequence[str]] = None) -> Path:
                 pip([sys.executable], "download", "--no-deps", "--require-hashes", *extra, "-d", str(downloads), "-r", req.name)
             finally:
                 os.unlink(req.name)
-    for name, version, _, _ in selected:
+    _unpack_all(corpus, downloads, [(name, version) for name, version, _, _ in selected])
+    return corpus
+
+
+def _unpack_all(corpus: Path, downloads: Path, releases) -> None:
+    """Each downloaded release's ``.py`` files into ``corpus/<name>-<version>``, once."""
+    for name, version in releases:
         target = corpus / f"{name}-{version}"
         if (target / ".complete").exists():
             continue
@@ -171,7 +177,6 @@ def build_corpus(only: Optional[Sequence[str]] = None) -> Path:
         assert archive is not None, f"{name} {version} was not downloaded"
         _unpack_py(archive, target)
         (target / ".complete").write_text("")
-    return corpus
 
 
 def _archive(downloads: Path, name: str, version: str) -> Optional[Path]:
@@ -568,15 +573,7 @@ def build_legacy_corpus() -> Path:
             pip([sys.executable], "download", "--no-deps", "--require-hashes", "--no-binary=:all:", "-d", str(downloads), "-r", req.name)
         finally:
             os.unlink(req.name)
-    for name, version, _ in LEGACY_CORPUS:
-        target = corpus / f"{name}-{version}"
-        if (target / ".complete").exists():
-            continue
-        shutil.rmtree(target, ignore_errors=True)
-        archive = _archive(downloads, name, version)
-        assert archive is not None, f"{name} {version} was not downloaded"
-        _unpack_py(archive, target)
-        (target / ".complete").write_text("")
+    _unpack_all(corpus, downloads, [(name, version) for name, version, _ in LEGACY_CORPUS])
     return corpus
 
 
