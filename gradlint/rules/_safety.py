@@ -8,27 +8,11 @@ to what torch really does.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Set
+from typing import Iterator, Optional
 
 import libcst as cst
 
 from gradlint.semantic.tree import walk
-
-# Calls that cannot keep a tensor they are given (they read it, or make a number
-# or a string from it): passing a value to them does not let it escape.
-PLAIN_FUNCS = frozenset(
-    "print len str repr int float bool round format isinstance range enumerate zip sorted min max sum abs "
-    "list tuple dict set any all".split()
-)
-PLAIN_METHODS = frozenset(
-    "item tolist numpy detach argmax argmin argsort size dim numel nelement eq ne lt le gt ge equal allclose "
-    "isnan isinf isfinite long int bool byte format info debug warning".split()
-)
-
-
-# Names under which code reaches torch's (or numpy's) functions.
-TORCH_ROOTS = frozenset({"torch", "F", "nn", "functional", "np", "numpy", "math"})
-
 
 def _module_statement(ctx, node: cst.CSTNode) -> Optional[cst.CSTNode]:
     """The statement of the module body that holds ``node``."""
@@ -206,167 +190,8 @@ def in_try_that_catches(ctx, node: cst.CSTNode, names=_CATCHES_TYPE_ERROR) -> bo
     return False
 
 
-def _plain_call(call: cst.Call) -> bool:
-    func = call.func
-    if isinstance(func, cst.Name):
-        return func.value in PLAIN_FUNCS
-    if isinstance(func, cst.Attribute):
-        return func.attr.value in PLAIN_METHODS
-    return False
-
-
-def _names(node: cst.CSTNode) -> Set[str]:
-    return {n.value for n in walk(node, into_functions=True) if isinstance(n, cst.Name)}
-
-
-def _computes(node: cst.CSTNode) -> bool:
-    """Whether ``node`` holds a call that may compute a tensor (``model(x)``)."""
-    return any(isinstance(n, cst.Call) and not _plain_call(n) for n in walk(node, into_functions=True))
-
-
-def _target_names(target: cst.BaseExpression) -> Set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for e in target.elements for n in _target_names(e.value)}
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()
-
-
-def function_values_escape(ctx, func: cst.FunctionDef, ignore=lambda call: False) -> bool:
-    """Whether anything computed in ``func`` may leave it carrying a graph: returned or
-    yielded (unless through a call that makes a number or an index), raised, stored on
-    an attribute, an item or a name the function does not own, handed to a call that
-    may keep it (a helper, a callback, ``copy_``, a container's ``append`` on a
-    parameter), or captured by a lambda or a nested function. Conservative: a value
-    the body computes is taken to carry a graph unless the call producing it is plain.
-    """
-    params = {p.name.value for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)}
-    for star in (func.params.star_arg, func.params.star_kwarg):
-        if isinstance(star, cst.Param):
-            params.add(star.name.value)
-    local: Set[str] = set()
-    for node in walk(func.body):
-        if isinstance(node, (cst.Global, cst.Nonlocal)):
-            return True
-        if isinstance(node, cst.AssignTarget):
-            local |= _target_names(node.target)
-        elif isinstance(node, (cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign)):
-            local |= _target_names(node.target)
-    local -= params
-    plain = _plain_names(func, local)
-    for node in walk(func.body, into_functions=True):
-        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-            return True
-        if isinstance(node, cst.Raise) and node.exc is not None:
-            return True
-        if isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
-            value = node.value.item if isinstance(node.value, cst.From) else node.value
-            if not _plain_value(value, plain):
-                return True
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            for t in targets:
-                if isinstance(t, (cst.Attribute, cst.Subscript)):
-                    return True
-                if isinstance(node, cst.AugAssign) and isinstance(t, cst.Name) and t.value not in local:
-                    return True
-        if isinstance(node, cst.Call) and not _plain_call(node) and not ignore(node):
-            func_expr = node.func
-            if isinstance(func_expr, cst.Attribute):
-                receiver = func_expr.value
-                # a method of a value the function made (``out.sum()``) keeps nothing outside
-                if isinstance(receiver, cst.Name) and receiver.value in local:
-                    continue
-                if isinstance(receiver, cst.Name) and receiver.value == "self" and isinstance(func_expr.attr, cst.Name):
-                    continue  # a submodule's forward, ``self.net(x)``, as GL101 reads it
-                root = receiver
-                while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
-                    root = root.func if isinstance(root, cst.Call) else root.value
-                if isinstance(root, cst.Name) and root.value in TORCH_ROOTS:
-                    continue  # torch's functions keep nothing they are given
-                if node.args:
-                    # ``sink.append(out)``, ``buf.copy_(out)``, ``self.log(out)``
-                    if any(_names(a.value) & (local | params) or _computes(a.value) for a in node.args):
-                        return True
-                continue
-            if isinstance(func_expr, cst.Name) and func_expr.value in params:
-                continue  # the model passed in: ``model(x)``
-            if any(_names(a.value) & local or _computes(a.value) for a in node.args):
-                return True  # a helper or a callback given a computed value
-    return False
-
-
-def _plain_names(func: cst.FunctionDef, local: Set[str]) -> Set[str]:
-    """Locals every binding of which is a plain value (numbers, ``.item()``s, sums of
-    those): ``total += loss.item()`` keeps ``total`` a Python number."""
-    values: dict = {name: [] for name in local}
-    for node in walk(func.body):
-        pairs = []
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                pairs += _assigned(t.target, node.value)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
-            pairs += _assigned(node.target, node.value)
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            pairs += [(n, None) for n in _target_names(node.target)]
-        for name, value in pairs:
-            if name in values:
-                values[name].append(value)
-    plain = {name for name, vs in values.items() if vs and all(v is not None for v in vs)}
-    changed = True
-    while changed:
-        changed = False
-        for name in list(plain):
-            if not all(_plain_value(v, plain) for v in values[name]):
-                plain.discard(name)
-                changed = True
-    return plain
-
-
-def _assigned(target: cst.BaseExpression, value: cst.BaseExpression):
-    """(name, value) for each name ``target`` binds; the value is None where unknown."""
-    if isinstance(target, cst.Name):
-        return [(target.value, value)]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
-            out = []
-            for t, v in zip(target.elements, value.elements):
-                out += _assigned(t.value, v.value) if not isinstance(t, cst.StarredElement) else [(n, None) for n in _target_names(t)]
-            return out
-        return [(n, None) for n in _target_names(target)]
-    return []
-
-
-def _plain_value(value: cst.BaseExpression, plain: Set[str] = frozenset()) -> bool:
-    if isinstance(value, (cst.Integer, cst.Float, cst.BaseString, cst.Comparison)):
-        return True
-    if isinstance(value, cst.Name) and (value.value in ("None", "True", "False") or value.value in plain):
-        return True
-    if isinstance(value, cst.BinaryOperation):
-        return _plain_value(value.left, plain) and _plain_value(value.right, plain)
-    if isinstance(value, cst.UnaryOperation):
-        return _plain_value(value.expression, plain)
-    if isinstance(value, cst.Call):
-        return _plain_call(value)
-    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Call):
-        # ``out.max(1)[1]``: the indices of a max carry no graph
-        call = value.value
-        idx = value.slice[0].slice if len(value.slice) == 1 else None
-        return (
-            isinstance(call.func, cst.Attribute)
-            and call.func.attr.value in ("max", "min", "topk", "sort")
-            and isinstance(idx, cst.Index)
-            and isinstance(idx.value, cst.Integer)
-            and idx.value.value == "1"
-        )
-    if isinstance(value, (cst.Tuple, cst.List)):
-        return all(_plain_value(e.value, plain) for e in value.elements)
-    # ``loss.data[0]``, ``out.data``: what `.data` gives has no autograd history
-    base = value
-    while isinstance(base, (cst.Subscript, cst.Attribute)):
-        if isinstance(base, cst.Attribute) and base.attr.value == "data":
-            return True
-        base = base.value
-    return False
+def function_values_escape(ctx, func: cst.FunctionDef) -> bool:
+    """Whether anything computed in ``func`` may leave it carrying a graph (returned,
+    yielded, raised, stored outside, handed to a callee that may keep it, captured):
+    then a guard around the whole function decides for code it cannot see."""
+    return bool(ctx.semantic.escape.leaving(func))
