@@ -339,10 +339,11 @@ class GradMode:
 
     def may_compute_gradients(self, func: cst.FunctionDef) -> bool:
         """Whether running ``func`` may compute or request gradients: its own body does
-        (``needs_gradients``), or it calls a function of this file that may, or calls
-        one of its parameters that is not evidently a module (a callback's ``model``
-        may be a training step: ``modules.callers_pass_modules``). Callees defined
-        elsewhere are not known and not counted."""
+        (``needs_gradients``), or it calls a function of this file that may, a module
+        of this file whose ``forward`` may, or one of its parameters that is not
+        evidently a module (a callback's ``model`` may be a training step:
+        ``modules.callers_pass_modules``) or is bound to such a module. Callees
+        defined elsewhere are not known and not counted."""
         found = self._computes.get(id(func))
         if found is None:
             self._computes[id(func)] = False  # recursion
@@ -356,10 +357,22 @@ class GradMode:
         local = self.model.calls.local_function(call)
         if local is not None:
             return self.may_compute_gradients(local)
-        if isinstance(call.func, cst.Name):
-            binding = self.model.scopes.reaching_binding(call.func)
+        modules = self.model.modules
+        func = call.func
+        if isinstance(func, (cst.Name, cst.Attribute, cst.Call)):
+            forward = modules.forward_method(func)
+            if forward is not None:
+                return self.may_compute_gradients(forward)
+        if isinstance(func, cst.Name):
+            binding = self.model.scopes.reaching_binding(func)
             if binding is not None and binding.form == "param" and isinstance(binding.node, cst.Param):
-                return self.model.modules.callers_pass_modules(binding.node) is False
+                if modules.callers_pass_modules(binding.node) is False:
+                    return True
+                # a module of this file whose forward trains (a step wrapped as a module)
+                for arg in modules.passed_for(binding.node) or ():
+                    forward = modules.forward_method(arg) if arg is not None else None
+                    if forward is not None and self.may_compute_gradients(forward):
+                        return True
         return False
 
     def needs_gradients(self, node: cst.CSTNode) -> bool:

@@ -212,9 +212,17 @@ def test_may_compute_gradients_follows_same_file_callees():
             print(model(batch))
         def evaluate(model, batch):  # computes: no
             print(model(batch))
+        class Step(nn.Module):
+            def forward(self, batch):  # computes: yes
+                train_step(batch)
+        def wrapped(model, batch):  # computes: yes
+            print(model(batch))
+        def direct(batch):  # computes: yes
+            print(Step()(batch))
         def run(batch):
             on_batch(train_step, batch)
             evaluate(net, batch)
+            wrapped(Step(), batch)
         """
     for ctx, fact in each(code, "computes"):
         func = statement_on(ctx, fact.line)
