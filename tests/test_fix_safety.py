@@ -74,12 +74,24 @@ def test_gl001_no_fix_where_torch_is_not_the_module(src):
     [
         # a parameter named torch: the `with torch.no_grad():` would be its attribute
         "import torch\ndef f(model, x, torch=None):\n    h = prep(x)\n    model.eval()\n    print(model(h).sum().item())\n",
-        "import torch\ndef f(model, x):\n    model.eval()\n    print(model(x).sum().item())\n    return 1\ntry:\n    pass\nexcept Exception as torch:\n    pass\n",
+        "import torch\ntry:\n    pass\nexcept Exception as torch:\n    pass\ndef f(model, x):\n    model.eval()\n    print(model(x).sum().item())\n    return 1\n",
+        # a with statement runs when the function is called: an `except ... as torch` anywhere may have unbound it
+        "import torch\ndef f(model, x, h):\n    h.prep()\n    model.eval()\n    print(model(x).sum().item())\ntry:\n    pass\nexcept Exception as torch:\n    pass\n",
         "def f(model, x):\n    model.eval()\n    print(model(x).sum().item())\n    return 1\nimport torch\n",
     ],
 )
 def test_gl101_no_fix_where_torch_is_not_the_module(src):
     assert [s for _, s in fixes(src, "GL101")] == [None]
+
+
+def test_a_decorator_sees_torch_as_it_is_where_the_def_runs():
+    """Decorators run where the ``def`` stands: an ``except ... as torch`` later in
+    the file has not run yet, and an ``import torch`` placed after an outer
+    function's ``def`` has run by the time it calls the inner ``def``."""
+    later_except = "import torch\ndef f(model, x):\n    model.eval()\n    print(model(x).sum().item())\ntry:\n    pass\nexcept Exception as torch:\n    pass\n"
+    assert [s for _, s in fixes(later_except, "GL101")] == ["safe"]
+    nested = "def make(model):\n    def f(x):\n        model.eval()\n        print(model(x).sum().item())\n    return f\nimport torch\n"
+    assert [s for _, s in fixes(nested, "GL101")] == ["safe"]
 
 
 GL101_LOOP = "import torch\n\ndef f(model, loader{params}):\n    model.eval()\n    for x in loader:\n        y = model(x)\n{use}"

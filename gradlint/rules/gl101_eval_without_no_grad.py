@@ -27,7 +27,7 @@ import libcst as cst
 from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
-from gradlint.rules._safety import in_async_function, is_generator, torch_name_is_module
+from gradlint.rules._safety import in_async_function, is_generator
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
@@ -563,7 +563,7 @@ class EvalWithoutNoGrad(Rule):
         decorate = self._decorate(scope, region)
         wrapped = () if decorate else self._to_wrap(region)
         ref = sem.names.torch_ref_at(scope if decorate else wrapped[0])
-        if ref is None or not torch_name_is_module(self.ctx, scope if decorate else wrapped[0], ref[0], bool(ref[1])):
+        if ref is None:
             return None  # `torch.no_grad()` would not name the module there
         torch_name, imports = ref
         guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
