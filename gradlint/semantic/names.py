@@ -52,8 +52,9 @@ class ImportIndex:
     # bound name -> the top-level packages it is imported from (``F`` -> {"torch"})
     origins: Mapping[str, FrozenSet[str]]
     defined: FrozenSet[str]  # names of the file's functions and classes, anywhere in it
-    # name -> what it is bound to, for names that one module-level import binds and no
-    # other import does (``F`` -> "torch.nn.functional"); none if there is an ``import *``
+    # name -> what it is bound to, for names that only module-level imports bind, all
+    # to the same thing (``F`` -> "torch.nn.functional"; ``torch`` -> "torch" after
+    # ``import torch`` and ``import torch.nn``); none if there is an ``import *``
     sole: Mapping[str, str]
     star: bool  # some ``from x import *``
 
@@ -119,15 +120,17 @@ def build_import_index(module: cst.Module) -> ImportIndex:
             elif isinstance(child, cst.CSTNode):
                 stack.append((child, inside))
     origins: Dict[str, set] = {}
-    targets: Dict[str, List[Optional[str]]] = {}
+    targets: Dict[str, set] = {}
     nested = set()
     for r in records:
         origins.setdefault(r.name, set()).add(r.package)
         if not r.module_level:
             nested.add(r.name)
-        # ``import a.b`` binds ``a`` but makes ``a.b`` mean the submodule: not a sole target
-        plain_dotted = isinstance(r.statement, cst.Import) and not r.aliased and "." in (get_full_name_for_node(r.alias.name) or "")
-        targets.setdefault(r.name, []).append(None if plain_dotted else r.target)
+        # ``import a.b`` binds ``a`` to ``a`` like ``import a`` does: ``a.b.c`` reads
+        # ``a.b.c`` through either, so files that import a package and some of its
+        # submodules (``import torch``, ``import torch.utils.data``) still have one
+        # answer, the name as spelled.
+        targets.setdefault(r.name, set()).add(r.target)
     return ImportIndex(
         records=tuple(records),
         aliases=frozenset(r.name for r in records if r.aliased),
@@ -137,9 +140,9 @@ def build_import_index(module: cst.Module) -> ImportIndex:
         sole={}
         if star
         else {
-            name: found[0]
+            name: next(iter(found))
             for name, found in targets.items()
-            if len(found) == 1 and found[0] is not None and name not in nested
+            if len(found) == 1 and None not in found and name not in nested
         },
         star=star,
     )
@@ -194,8 +197,8 @@ class Names:
         return frozenset(q.name for q in self._qualified(node))
 
     def _read_of_import(self, node: cst.CSTNode) -> Optional[str]:
-        """The qualified name of ``node`` when it reads a name that one module-level
-        import binds and nothing else binds anywhere (``F.relu`` after ``import
+        """The qualified name of ``node`` when it reads a name that module-level imports
+        bind, all to the same thing, and nothing else binds anywhere (``F.relu`` after ``import
         torch.nn.functional as F``): then every scope sees that import, and scope
         analysis would say the same (a test compares them)."""
         full = get_full_name_for_node(node)

@@ -194,7 +194,8 @@ def test_import_index_is_one_walk_of_statements():
         "os": ("os", "os", False),
     }
     assert index.aliases == {"np", "V"}
-    assert index.sole == {"np": "numpy", "V": "torch.autograd.Variable"}  # ``import torch.nn``: torch.nn is a submodule
+    # ``import torch.nn`` binds ``torch`` to the package: ``torch.nn.X`` reads as spelled
+    assert index.sole == {"np": "numpy", "torch": "torch", "V": "torch.autograd.Variable"}
     assert index.torch_names() == ["torch"]
     assert index.defined == {"f"}
     assert build_import_index(cst.parse_module("from x import *\nimport y\n")).sole == {}
