@@ -474,7 +474,10 @@ class Modules:
         ``m.parameters()``): a forward through them records no graph."""
         if self._frozen is None:
             freezes_: List[Tuple[str, Optional[cst.FunctionDef]]] = []
-            for node in walk(self.model.module, into_functions=True):
+            # Both ways of freezing spell the attribute; most files never do, and
+            # looking for them is a walk of the whole module.
+            nodes = walk(self.model.module, into_functions=True) if "requires_grad" in self.model.source else ()
+            for node in nodes:
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                     if node.func.attr.value == "requires_grad_" and false_arg(node, "requires_grad"):
                         base = chain_base(node.func.value)
