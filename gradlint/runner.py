@@ -245,20 +245,3 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         report.fixed = result.fixed
     report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc)
     return result.source
-
-
-def check_paths(
-    files: Sequence[Path],
-    settings: Settings,
-    mode: Mode,
-    on_file_done: Optional[Callable[[FileReport], None]] = None,
-    *,
-    jobs: Optional[int] = 1,
-    cache=None,
-) -> List[FileReport]:
-    """Reports for ``files``, in order; ``jobs`` worker processes (None: one per
-    CPU), results from ``cache`` (a ``gradlint.cache.Cache``) where it has them.
-    ``on_file_done`` is called with each report as it is ready (in any order)."""
-    from gradlint.scheduler import check_paths as schedule
-
-    return schedule(files, settings, mode, on_file_done, jobs=jobs, cache=cache)
