@@ -27,7 +27,7 @@ import libcst as cst
 from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
-from gradlint.rules._safety import in_async_function, is_generator, torch_name_is_module
+from gradlint.rules._safety import in_async_function, is_generator
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
@@ -563,7 +563,7 @@ class EvalWithoutNoGrad(Rule):
         decorate = self._decorate(scope, region)
         wrapped = () if decorate else self._to_wrap(region)
         ref = sem.names.torch_ref_at(scope if decorate else wrapped[0])
-        if ref is None or not torch_name_is_module(self.ctx, scope if decorate else wrapped[0], ref[0], bool(ref[1])):
+        if ref is None:
             return None  # `torch.no_grad()` would not name the module there
         torch_name, imports = ref
         guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
@@ -588,13 +588,16 @@ class EvalWithoutNoGrad(Rule):
             # What a generator yields, or a function nested in a coroutine returns, goes
             # where grad mode and backward calls are not known yet.
             risky = (
-                sem.gradmode.needs_gradients(scope.body)
+                sem.gradmode.may_compute_gradients(scope)
                 or flow.escapes
                 or in_async_function(self.ctx, scope)
                 or (decorate and is_generator(scope))
             )
         else:
-            risky = sem.gradmode.needs_gradients(scope) or flow.escapes
+            # Module level: what the statements compute stays in the module's names, which
+            # its functions (run later, maybe to backpropagate) can read.
+            seeds = [c for c, _ in region.calls]
+            risky = sem.gradmode.needs_gradients(scope) or bool(sem.escape.module_results_leave(seeds))
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
     def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:
@@ -724,7 +727,9 @@ class _Flow:
         # a raise, an unknown callee may keep the graph); only returns decide the finding.
         # A forward of the region fed its own earlier outputs (``idx`` grown token by token)
         # keeps them in the region, under the same guard.
-        seed_ids = {id(n) for n in seeds}
+        # Only a callee that keeps nothing counts: ``self.log(name, out)`` is a method
+        # that may keep ``out``, whatever the seeds took it for.
+        seed_ids = {id(n) for n in seeds if not self.ctx.semantic.escape.callee_may_keep(n)}
         everywhere = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree) if seeds else []
         self.escapes = any(id(r.node) not in seed_ids for r in everywhere)
         self.returns_results = any(r.kind in ("return", "yield") for r in routes)

@@ -229,6 +229,79 @@ class Modules:
             return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
         return False
 
+    def passed_for(self, param: cst.Param) -> Optional[List[Optional[cst.BaseExpression]]]:
+        """What each call of the function that declares ``param`` in this file passes
+        for it (None for a call whose argument cannot be told: ``*args``, missing);
+        None when the function is used other than by a call (a callback, stored)."""
+        func = self.tree.enclosing(param, (cst.FunctionDef,), stop=(cst.Lambda,))
+        if not isinstance(func, cst.FunctionDef):
+            return None
+        positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+        if self.tree.method_class(func) is not None and positional and positional[0] in ("self", "cls"):
+            positional = positional[1:]
+        name = param.name.value
+        position = positional.index(name) if name in positional else None
+        sites = self.model.calls.call_sites(func)
+        if sites is None:
+            return None
+        found: List[Optional[cst.BaseExpression]] = []
+        for call in sites:
+            arg: Optional[cst.BaseExpression] = None
+            for i, a in enumerate(call.args):
+                if a.star:
+                    arg = None
+                    break
+                if a.keyword is not None:
+                    if a.keyword.value == name:
+                        arg = a.value
+                elif i == position:
+                    arg = a.value
+            found.append(arg)
+        return found
+
+    def callers_pass_modules(self, param: cst.Param, _seen: FrozenSet[int] = frozenset()) -> Optional[bool]:
+        """Whether the calls of the function that declares ``param`` pass a module for
+        it: True when every call in this file does, False when one passes something
+        else (or not evidently a module) or the function is used other than by a call
+        (a callback: who calls it with what is not shown), None when nothing in this
+        file calls or names the function. A callback's ``model`` parameter may be a
+        training step or a wrapper; its callers say which. A caller that passes on a
+        parameter of its own (``super().f(model, x)``) passes what its callers do
+        (None when nothing calls it)."""
+        passed = self.passed_for(param)
+        if passed is None:
+            return False
+        if not passed:
+            return None
+        found: Optional[bool] = True
+        for arg in passed:
+            if arg is None:
+                return False
+            if self.is_module(arg):
+                continue
+            outer = self.model.scopes.reaching_binding(arg) if isinstance(arg, cst.Name) else None
+            if outer is None or outer.form != "param" or not isinstance(outer.node, cst.Param):
+                return False
+            if id(outer.node) in _seen or id(param) == id(outer.node):
+                continue  # a cycle adds nothing: the other callers decide
+            result = self.callers_pass_modules(outer.node, _seen | {id(param)})
+            if result is False:
+                return False
+            if result is None:
+                found = None
+        return found
+
+    def forward_method(self, expr: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The ``forward`` of this file's module class that ``expr`` is an instance of
+        (``net`` bound to ``Net()``, ``Net()`` itself, ``self.net``), if it defines one."""
+        cls = self.module_class(expr.func) if isinstance(expr, cst.Call) else self.instance_class(expr)
+        if cls is None:
+            return None
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
+                return stmt
+        return None
+
     def _module_call(self, call: cst.Call, depth: int) -> bool:
         func = call.func
         names = self.model.names

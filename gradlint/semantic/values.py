@@ -285,7 +285,7 @@ class Values:
 
     def _accumulated(self, bindings: Sequence[Binding], depth: int) -> Optional[Value]:
         """``total = 0`` then ``total += t`` (in a loop) with tensors ``t``: a tensor
-        accumulator. The starting number only remains if nothing was added, and is
+        accumulator; with numbers ``t`` (``.item()``s), a number. The starting number only remains if nothing was added, and is
         then no tensor that could be used as one: what is added decides."""
         augs = [b for b in bindings if b.form == "aug"]
         starts = [b for b in bindings if b.form != "aug"]
@@ -294,6 +294,8 @@ class Values:
         if not all(b.kind == "assign" and b.value is not None and self.value(b.value, depth + 1).what == "number" for b in starts):
             return None
         added = [self.value(b.value, depth + 1) for b in augs if b.value is not None]
+        if len(added) == len(augs) and all(v.not_tensor and v.what in ("number", "bool") for v in added):
+            return _not("number")  # ``total += loss.item()``: a Python number throughout
         if len(added) != len(augs) or not all(v.is_tensor for v in added):
             return None
         graph: Optional[bool] = True if any(v.graph or v.leaf for v in added) else (

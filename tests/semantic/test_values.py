@@ -223,6 +223,14 @@ VALUES = {
                 total += loss.data
             print(total)  # value total: tensor graph=no shape=scalar
         """,
+    "an accumulator of numbers": """\
+        def run(model, batches):
+            total, n = 0.0, 0
+            for x in batches:
+                total += model(x).sum().item()
+                n += 1
+            print(total, n)  # value total: not_tensor what=number; value n: not_tensor what=number
+        """,
     "an argument of unknown type": """\
         def f(x, n: int):
             print(x, n)  # value x: unknown; value n: not_tensor what=number
