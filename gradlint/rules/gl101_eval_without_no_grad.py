@@ -482,6 +482,11 @@ class EvalWithoutNoGrad(Rule):
             return "self" if forward is not None and forward.evidence == "self" else None
         if looks_like_model(module) and self._holds_instance(module, call) and not sem.modules.records_no_graph(module):
             return self.ctx.code_for(module)
+        if isinstance(module, cst.Subscript) and self._holds_instance(module, call):
+            # ``self.model["generator"](z)``: an item of a container of models
+            forward = sem.modules.forward(call)
+            if forward is not None and forward.evidence == "container":
+                return self.ctx.code_for(module)
         return None
 
     def _holds_instance(self, expr: cst.BaseExpression, call: cst.Call) -> bool:
