@@ -11,6 +11,7 @@ resolution or flow analysis never pays for it.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
@@ -40,7 +41,7 @@ class FileContext:
     @property
     def semantic(self) -> SemanticModel:
         if self._semantic is None:
-            self._semantic = SemanticModel(self.module, self.source, self.tree)
+            self._semantic = SemanticModel(self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "")
         return self._semantic
 
     @property
