@@ -1,0 +1,79 @@
+"""The project index in a run of ``gradlint check``: facts from the other files
+of the run (and, for a run of few files, of their directories) decide findings,
+and a cached finding is checked again when a fact it may depend on changes."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gradlint.cli import main
+from gradlint.semantic import project
+
+HELPER = """\
+def evaluate(model, loader):
+    model.eval()
+    total = 0
+    for x, y in loader:
+        total += (model(x).argmax(1) == y).sum().item()
+    return total
+"""
+
+CALLER = """\
+import torch
+from helpers import evaluate
+
+
+def main(model, loader):
+    with torch.no_grad():
+        print(evaluate(model, loader))
+"""
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\n")
+    (tmp_path / "helpers.py").write_text(HELPER)
+    (tmp_path / "run.py").write_text(CALLER)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def findings(*args: str):
+    result = CliRunner().invoke(main, ["check", "--output-format", "json", *args])
+    assert result.exit_code in (0, 1), result.output
+    assert project.current() is None  # the index lives for the run only
+    return [(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in json.loads(result.stdout)]
+
+
+def test_a_helper_every_caller_runs_under_no_grad_is_not_reported(tree):
+    assert findings("--no-cache", "helpers.py", "run.py") == []
+
+
+def test_a_single_file_run_indexes_the_files_next_to_it(tree):
+    assert findings("--no-cache", "helpers.py") == []
+    alone = tree / "alone"
+    alone.mkdir()
+    (alone / "helpers.py").write_text(HELPER)
+    assert findings("--no-cache", "alone/helpers.py") == [("helpers.py", "GL101", 5)]
+
+
+def test_a_cached_finding_follows_a_change_in_another_file(tree):
+    assert findings("helpers.py") == []
+    assert findings("helpers.py") == []  # from the cache
+    (tree / "run.py").write_text(CALLER.replace("with torch.no_grad():", "if True:"))
+    assert findings("helpers.py") == [("helpers.py", "GL101", 5)]
+    (tree / "run.py").write_text(CALLER)
+    assert findings("helpers.py") == []
+
+
+def test_extra_files_are_bounded(tmp_path):
+    for i in range(5):
+        (tmp_path / f"m{i}.py").write_text("x = 1\n")
+    (tmp_path / "notes.txt").write_text("")
+    extra = project.extra_files([tmp_path / "m0.py"], limit=3)
+    assert [p.name for p in extra] == ["m1.py", "m2.py", "m3.py"]
