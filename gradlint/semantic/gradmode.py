@@ -288,7 +288,7 @@ class GradMode:
 
         index = project.current()
         if index is not None and func.name.value not in ("forward", "__call__", "__init__"):
-            total, disabled = index.call_counts(func.name.value, exclude=self.model.path)
+            total, disabled = index.call_counts(func.name.value, self.model.path)
             if total and total == disabled:
                 return Mode(True, None, "project")
         return Mode(False, None, "default")

@@ -176,7 +176,7 @@ class Modules:
         names = self.model.names
         if not names.is_imported(base):
             return False
-        return any(index.derives_from_module(q) for q in names.qualnames(base))
+        return any(index.derives_from_module(q, self.model.path) for q in names.qualnames(base))
 
     def records_graph(self, cls: cst.ClassDef) -> Optional[bool]:
         """Whether a forward of ``cls`` records an autograd graph through its own

@@ -32,7 +32,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE
 
@@ -49,6 +49,7 @@ _MODULE_BASES = NN_MODULE | frozenset(
 )
 # Words that make a file worth summarising at all: classes, calls made from
 # inference code or under a grad-mode guard.
+_UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _WORTH = re.compile(r"\bclass\b|no_grad|inference_mode|\.eval\(|def\s+\w*(?:eval|valid|test|predict|infer)", re.IGNORECASE)
 
 
@@ -77,7 +78,7 @@ def summarize(path: str, source: str) -> Optional[dict]:
     names = module_names(path)
     package = names[-1].rpartition(".")[0] if names else ""
     imports = _imports(tree, package)
-    summary = _Summarizer(imports).run(tree)
+    summary = _Summarizer(imports, _UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None).run(tree)
     if not any(summary.values()):
         return None
     summary["v"] = SUMMARY_VERSION
@@ -150,8 +151,10 @@ def _is_inference_function(name: str) -> bool:
 
 
 class _Summarizer:
-    def __init__(self, imports: Dict[str, str]) -> None:
+    def __init__(self, imports: Dict[str, str], unit_tests: bool) -> None:
         self.imports = imports
+        # In a file pytest collects, ``test*`` functions are unit tests, not inference code.
+        self.unit_tests = unit_tests
         self.classes: Dict[str, List[str]] = {}
         # callee name -> [call sites, call sites under no_grad]
         self.calls: Dict[str, List[int]] = {}
@@ -180,7 +183,8 @@ class _Summarizer:
     def _stmt(self, stmt: ast.stmt, no_grad: bool, inference: Optional[str]) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             decorated = any(_guard_disables(d) for d in stmt.decorator_list)
-            name = stmt.name if _is_inference_function(stmt.name) else None
+            unit_test = self.unit_tests and stmt.name.startswith("test")
+            name = stmt.name if _is_inference_function(stmt.name) and not unit_test else None
             self._block(stmt.body, decorated, name)
             return
         if isinstance(stmt, ast.ClassDef):
@@ -237,6 +241,22 @@ class InferenceCaller:
     line: int
 
 
+def project_root(path: str) -> str:
+    """The directory a file's project is taken to be: the parent of the topmost
+    package holding it (directories with an ``__init__.py``), or, for a script,
+    its own directory. Facts flow only between files of one root: a run over
+    several code bases (or over unrelated scripts) keeps them apart."""
+    import os
+
+    d = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return d
+
+
 @dataclass
 class Project:
     """The summaries of a run's files, by file path."""
@@ -244,11 +264,26 @@ class Project:
     summaries: Dict[str, dict] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._by_module: Dict[str, List[str]] = {}
+        self._roots: Dict[str, str] = {}
+        self._by_module: Dict[Tuple[str, str], List[str]] = {}
         for path in sorted(self.summaries):
+            root = self.root(path)
             for name in module_names(path):
-                self._by_module.setdefault(name, []).append(path)
-        self._module_class: Dict[str, Optional[bool]] = {}
+                self._by_module.setdefault((root, name), []).append(path)
+        self._module_class: Dict[Tuple[str, str], Optional[bool]] = {}
+
+    def root(self, path: str) -> str:
+        found = self._roots.get(path)
+        if found is None:
+            found = self._roots[path] = project_root(path)
+        return found
+
+    def _peers(self, origin: str) -> Iterator[Tuple[str, dict]]:
+        """The summaries of the other files of ``origin``'s project."""
+        root = self.root(origin)
+        for path in sorted(self.summaries):
+            if path != origin and self.root(path) == root:
+                yield path, self.summaries[path]
 
     @property
     def digest(self) -> str:
@@ -259,61 +294,64 @@ class Project:
 
     # -- classes ---------------------------------------------------------------------
 
-    def _classes(self, qualname: str) -> Iterator[Tuple[str, List[str]]]:
+    def _classes(self, qualname: str, root: str) -> Iterator[Tuple[str, List[str]]]:
         """(defining file, qualified bases) for each class of the index named ``qualname``."""
         module, _, name = qualname.rpartition(".")
-        for path in self._by_module.get(module, ()):
+        for path in self._by_module.get((root, module), ()):
             bases = self.summaries[path].get("classes", {}).get(name)
             if bases is not None:
                 yield path, bases
 
-    def derives_from_module(self, qualname: str, _depth: int = 0) -> Optional[bool]:
+    def derives_from_module(self, qualname: str, origin: str, _depth: int = 0) -> Optional[bool]:
         """Whether the class ``qualname`` (``flair.nn.Model``), defined in a file of the
-        index, derives from ``nn.Module``; None when no file of the index defines it."""
+        project of ``origin``, derives from ``nn.Module``; None when no such file
+        defines it."""
         if qualname in _MODULE_BASES:
             return True
         if _depth > 8:
             return None
-        if _depth == 0 and qualname in self._module_class:
-            return self._module_class[qualname]
+        root = self.root(origin)
+        if _depth == 0 and (root, qualname) in self._module_class:
+            return self._module_class[(root, qualname)]
         found: Optional[bool] = None
-        for path, bases in self._classes(qualname):
+        for path, bases in self._classes(qualname, root):
             found = False
-            module = next((n for n in reversed(module_names(path))), "")
+            module = module_names(path)[-1] if module_names(path) else ""
             for base in bases:
                 full = module + base if base.startswith(".") else base
-                if self.derives_from_module(full, _depth + 1):
+                if self.derives_from_module(full, origin, _depth + 1):
                     found = True
                     break
             if found:
                 break
         if _depth == 0:
-            self._module_class[qualname] = found
+            self._module_class[(root, qualname)] = found
         return found
 
     # -- callers ---------------------------------------------------------------------
 
-    def call_counts(self, name: str, exclude: str = "") -> Tuple[int, int]:
-        """(call sites of ``name``, of them under no_grad) in the files of the index
-        other than ``exclude``: ``f(...)`` for a function, ``x.f(...)`` for a method."""
+    def call_counts(self, name: str, origin: str) -> Tuple[int, int]:
+        """(call sites of ``name``, of them under no_grad) in the other files of
+        ``origin``'s project: ``f(...)`` for a function, ``x.f(...)`` for a method."""
         total = disabled = 0
-        for path, summary in self.summaries.items():
-            if path == exclude:
-                continue
+        for _, summary in self._peers(origin):
             counts = summary.get("calls", {}).get(name)
             if counts:
                 total += counts[0]
                 disabled += counts[1]
         return total, disabled
 
-    def inference_callers(self, method: str, exclude: str = "") -> List[InferenceCaller]:
+    def inference_called(self) -> FrozenSet[str]:
+        """Every method name some file of the index calls from inference code."""
+        return frozenset(c[0] for s in self.summaries.values() for c in s.get("inference_calls", ()))
+
+    def inference_callers(self, method: str, origin: str) -> List[InferenceCaller]:
         """Calls ``x.method(...)`` made with gradients on from inference code (a
-        function named for it: ``test``, ``evaluate``) in other files of the index."""
+        function named for it: ``test``, ``evaluate``) in the other files of
+        ``origin``'s project."""
         out = []
-        for path in sorted(self.summaries):
-            if path == exclude:
-                continue
-            for name, function, line in self.summaries[path].get("inference_calls", ()):
+        for path, summary in self._peers(origin):
+            for name, function, line in summary.get("inference_calls", ()):
                 if name == method:
                     out.append(InferenceCaller(path, str(function), int(line)))
         return out
@@ -350,8 +388,8 @@ def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List
     seen: Set[Path] = {Path(f).resolve() for f in files}
     dirs: List[Path] = []
     for f in files:
-        d = Path(f).resolve().parent
-        while d not in dirs:
+        d = Path(f).parent  # as the run names it: what findings and messages show
+        while d.resolve() not in {x.resolve() for x in dirs}:
             dirs.append(d)
             if not (d / "__init__.py").is_file() or d.parent == d:
                 break

@@ -53,18 +53,40 @@ def test_class_bases_are_qualified_through_the_imports():
     }
 
 
-def test_derives_from_module_follows_bases_across_files():
-    index = project.build(
-        [
-            ("flair/nn.py", "import torch.nn\nclass Model(torch.nn.Module):\n    pass\n"),
-            ("flair/data.py", "class Corpus:\n    pass\nclass Big(Corpus):\n    pass\n"),
-            ("flair/models/tagger.py", "import flair.nn\nclass Local(flair.nn.Model):\n    pass\nclass Sub(Local):\n    pass\n"),
-        ]
+def _files(root, files):
+    """Writes ``files`` under ``root`` (packages get their ``__init__.py``); their
+    ``(path, source)`` pairs."""
+    out = []
+    for rel, source in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+        out.append((str(path), source))
+    return out
+
+
+def test_derives_from_module_follows_bases_across_files(tmp_path):
+    sources = _files(
+        tmp_path / "repo",
+        {
+            "flair/__init__.py": "",
+            "flair/models/__init__.py": "",
+            "flair/nn.py": "import torch.nn\nclass Model(torch.nn.Module):\n    pass\n",
+            "flair/data.py": "class Corpus:\n    pass\nclass Big(Corpus):\n    pass\n",
+            "flair/models/tagger.py": "import flair.nn\nclass Local(flair.nn.Model):\n    pass\nclass Sub(Local):\n    pass\n",
+        },
     )
-    assert index.derives_from_module("flair.nn.Model") is True
-    assert index.derives_from_module("flair.models.tagger.Sub") is True  # through a base of its own file
-    assert index.derives_from_module("flair.data.Big") is False
-    assert index.derives_from_module("other.Thing") is None  # no file of the run defines it
+    other = _files(tmp_path / "elsewhere", {"flair/nn.py": "class Model:\n    pass\n"})
+    index = project.build(sources + other)
+    asking = str(tmp_path / "repo" / "flair" / "other.py")
+    assert index.derives_from_module("flair.nn.Model", asking) is True
+    assert index.derives_from_module("flair.models.tagger.Sub", asking) is True  # through a base of its own file
+    assert index.derives_from_module("flair.data.Big", asking) is False
+    assert index.derives_from_module("other.Thing", asking) is None  # no file of the run defines it
+    # another project of the same run, with its own ``flair.nn``: its facts stay its own
+    assert index.derives_from_module("flair.nn.Model", str(tmp_path / "elsewhere" / "flair" / "x.py")) is False
+    assert project.project_root(asking) == str(tmp_path / "repo")
+    assert project.project_root(str(tmp_path / "elsewhere" / "flair" / "nn.py")) == str(tmp_path / "elsewhere" / "flair")
 
 
 def test_call_counts_and_inference_callers():
@@ -119,7 +141,7 @@ def _ctx(code: str, path: str) -> FileContext:
     return FileContext(path, source, cst.parse_module(source))
 
 
-def test_a_class_is_a_module_through_a_base_of_another_file():
+def test_a_class_is_a_module_through_a_base_of_another_file(tmp_path):
     code = """
     import flair.nn
 
@@ -127,10 +149,15 @@ def test_a_class_is_a_module_through_a_base_of_another_file():
         def predict(self, x):
             return self.forward(x)
     """
-    ctx = _ctx(code, "flair/models/tagger.py")
+    sources = _files(
+        tmp_path,
+        {"flair/__init__.py": "", "flair/models/__init__.py": "", "flair/nn.py": "import torch\nclass Model(torch.nn.Module):\n    pass\n"},
+    )
+    path = str(tmp_path / "flair" / "models" / "tagger.py")
+    ctx = _ctx(code, path)
     assert [c.name.value for c in ctx.semantic.modules.module_classes()] == []
-    project.use(project.build([("flair/nn.py", "import torch\nclass Model(torch.nn.Module):\n    pass\n")]))
-    ctx = _ctx(code, "flair/models/tagger.py")
+    project.use(project.build(sources))
+    ctx = _ctx(code, path)
     assert [c.name.value for c in ctx.semantic.modules.module_classes()] == ["Tagger"]
 
 
@@ -159,3 +186,9 @@ def test_a_function_only_other_files_call_under_no_grad_is_entered_without_grad(
     # one call with gradients on anywhere and the entry mode is the default again
     project.use(project.build([("run.py", textwrap.dedent(caller) + "\ndef train(m, b):\n    score_batch(m, b)\n")]))
     assert (mode().disabled, mode().reason) == (False, "default")
+
+
+def test_unit_tests_are_not_inference_code():
+    code = "def test_act(agent):\n    agent.act(1)\n\ndef evaluate(agent):\n    agent.act(2)\n"
+    assert project.summarize("tests/test_agent.py", code)["inference_calls"] == [["act", "evaluate", 5]]
+    assert project.summarize("scripts/test.py", code)["inference_calls"] == [["act", "test_act", 2], ["act", "evaluate", 5]]
