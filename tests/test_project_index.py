@@ -77,3 +77,48 @@ def test_extra_files_are_bounded(tmp_path):
     (tmp_path / "notes.txt").write_text("")
     extra = project.extra_files([tmp_path / "m0.py"], limit=3)
     assert [p.name for p in extra] == ["m1.py", "m2.py", "m3.py"]
+
+
+AGENT = """\
+import random
+
+
+class Agent:
+    def __init__(self, online_net, actions):
+        self.online_net = online_net
+        self.actions = actions
+
+    def act(self, state):
+        return (self.online_net(state.unsqueeze(0)).data * self.support).sum(2).argmax(1).item()
+
+    def act_e_greedy(self, state, epsilon=0.05):
+        return random.randrange(self.actions) if random.random() < epsilon else self.act(state)
+
+    def learn(self, batch):
+        loss = self.online_net(batch.states).mean()
+        loss.backward()
+"""
+
+EVALUATION = """\
+def test(env, agent, episodes):
+    rewards = []
+    for _ in range(episodes):
+        state, done, total = env.reset(), False, 0.0
+        while not done:
+            state, reward, done = env.step(agent.act_e_greedy(state))
+            total += reward
+        rewards.append(total)
+    return sum(rewards) / episodes
+"""
+
+
+def test_a_method_called_from_inference_code_in_another_file_is_reported(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agent.py").write_text(AGENT)
+    (tmp_path / "evaluation.py").write_text(EVALUATION)
+    assert findings("--no-cache", "agent.py", "evaluation.py") == [("agent.py", "GL101", 10)]
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--select", "GL101", "agent.py"])
+    assert "`self.online_net` runs for inference in `act()`, called from `test()` (evaluation.py:6)" in result.output
+    # without the caller, ``act`` is a method like any other
+    (tmp_path / "evaluation.py").unlink()
+    assert findings("--no-cache", "agent.py") == []

@@ -28,7 +28,9 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._safety import in_async_function, is_generator, torch_name_is_module
+from gradlint.semantic import project
 from gradlint.semantic.frameworks import FORWARD_STEPS
+from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
@@ -89,6 +91,26 @@ _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|ker
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 
+class _ProjectGate:
+    """Whether ``source`` defines a method that other files of the run call from
+    inference code (``semantic.project``): such a method is checked as inference
+    code though nothing in its own file says so."""
+
+    def __init__(self) -> None:
+        self._for: Optional[project.Project] = None
+        self._defs: Optional["re.Pattern[str]"] = None
+
+    def __call__(self, source: str) -> bool:
+        index = project.current()
+        if index is None:
+            return False
+        if self._for is not index:
+            names = index.inference_called()
+            self._for = index
+            self._defs = re.compile(r"\bdef\s+(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\(") if names else None
+        return self._defs is not None and self._defs.search(source) is not None
+
+
 @dataclass
 class _Region:
     block: Block
@@ -109,6 +131,8 @@ class EvalWithoutNoGrad(Rule):
         re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}", re.IGNORECASE),
     )
 
+    project_gate = _ProjectGate()
+
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._may_name_func = "func" in ctx.source  # ``torch.func`` / ``from torch import func``
@@ -116,6 +140,7 @@ class EvalWithoutNoGrad(Rule):
         self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
         self._reported: Set[int] = set()
         self._inference_regions: Dict[int, Optional[_Region]] = {}
+        self._inference_callers: Dict[int, InferenceCaller] = {}
         self._other_framework = _OTHER_FRAMEWORK.search(ctx.source) is not None
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -412,7 +437,11 @@ class EvalWithoutNoGrad(Rule):
         elif isinstance(scope, cst.FunctionDef):
             region = self._inference_function(scope)
             if region is not None:
-                self._report_inference(scope, region, f"`{scope.name.value}()`")
+                caller = self._inference_callers.get(id(scope))
+                where = f"`{scope.name.value}()`"
+                if caller is not None:
+                    where += f", called from `{caller.function}()` ({caller.path}:{caller.line})"
+                self._report_inference(scope, region, where)
 
     def _inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
         """The region to report in ``func`` when it is inference code without ``eval()``."""
@@ -422,10 +451,39 @@ class EvalWithoutNoGrad(Rule):
             self._inference_regions[key] = self._find_inference_function(func)
         return self._inference_regions[key]
 
+    def _called_from_inference(self, func: cst.FunctionDef, depth: int = 0) -> Optional[InferenceCaller]:
+        """A call of the method ``func`` from inference code in another file of the run
+        (``agent.act_e_greedy(state)`` in a ``test()`` loop), directly or through the
+        methods of its class that call it (``self.act(state)``)."""
+        sem = self.ctx.semantic
+        index = project.current()
+        if index is None or depth > 2 or sem.tree.method_class(func) is None:
+            return None
+        name = func.name.value
+        if name in _TRAINING_HOOKS or name.startswith("__"):
+            return None
+        callers = index.inference_callers(name, sem.path)
+        if callers:
+            return callers[0]
+        for site in sem.calls.call_sites(func) or ():
+            if not (isinstance(site.func, cst.Attribute) and isinstance(site.func.value, cst.Name) and site.func.value.value == "self"):
+                continue
+            outer = sem.tree.enclosing_function(site)
+            if outer is not None and outer is not func and sem.gradmode.guard_at(site) is None:
+                found = self._called_from_inference(outer, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
     def _find_inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
         sem = self.ctx.semantic
-        if not _ENTRY_WORD.search(func.name.value.lower()) or func.name.value in _TRAINING_HOOKS:
+        if func.name.value in _TRAINING_HOOKS:
             return None
+        if not _ENTRY_WORD.search(func.name.value.lower()):
+            caller = self._called_from_inference(func)
+            if caller is None:
+                return None
+            self._inference_callers[id(func)] = caller
         if self._is_unit_test(func) or func.asynchronous is not None:
             return None
         if any(isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value == "volatile" for n in walk(func.body)):
@@ -459,9 +517,39 @@ class EvalWithoutNoGrad(Rule):
         region.models = {m for _, m in calls}
         region.calls = calls
         live = [c for c, _ in calls if not sem.escape.drops_graph(c)]
-        if live and isinstance(scope, cst.FunctionDef) and sem.escape.flows(scope).routes_of_nodes(live, sem.tree, _LEAVES):
-            return None  # a graph leaves: the caller may need it
+        if live and isinstance(scope, cst.FunctionDef):
+            routes = sem.escape.flows(scope).routes_of_nodes(live, sem.tree, _LEAVES)
+            # A loop of forwards whose sum is returned to callers that only log it is
+            # the evaluation loop; a single forward returned (``return self.model(x)``)
+            # is a wrapper, judged where its caller uses it.
+            looped = any(self._in_loop(c, scope) for c in live)
+            if routes and not (looped and all(r.kind == "return" for r in routes) and self._returns_unused(scope)):
+                return None  # a graph leaves: the caller may need it
         return region
+
+    def _in_loop(self, node: cst.CSTNode, scope: Scope) -> bool:
+        loop = self.ctx.semantic.tree.enclosing_loop(node)
+        return loop is not None and self.ctx.semantic.tree.is_inside(scope, loop)
+
+    def _returns_unused(self, func: cst.FunctionDef, depth: int = 0) -> bool:
+        """Whether what ``func`` returns never reaches a backward: every call of it is
+        in this file, and there its value goes nowhere a backward could see it (only
+        into ``.item()``, printing, logging), or is returned by a caller whose own
+        value goes nowhere either (``metrics, loss = self.evaluate(...)``)."""
+        sem = self.ctx.semantic
+        sites = sem.calls.call_sites(func)
+        if not sites or depth > 2:
+            return False
+        for site in sites:
+            caller = sem.tree.enclosing_function(site)
+            if caller is None or caller is func:
+                return False
+            routes = sem.escape.flows(caller).routes_of_nodes([site], sem.tree, _USES)
+            if any(r.kind != "return" for r in routes):
+                return False
+            if routes and not self._returns_unused(caller, depth + 1):
+                return False
+        return True
 
     def _report_inference(self, scope: Scope, region: _Region, where: str) -> None:
         flow = _Flow(self.ctx, scope, frozenset(region.models))
@@ -696,6 +784,8 @@ def _suspends(stmt: cst.CSTNode, walk) -> bool:
 
 # Routes by which a value leaves the function for a caller that may run backward.
 _LEAVES = frozenset({"return", "yield", "self", "global", "outer"})
+# Routes by which a value a call returns may reach a backward.
+_USES = _LEAVES | frozenset({"backward", "helper", "closure", "raise"})
 
 
 class _Flow:
