@@ -277,11 +277,14 @@ class EvalWithoutNoGrad(Rule):
         loop = sem.tree.enclosing_loop(call)
         in_loop = loop is not None and sem.tree.is_inside(scope, loop)
         if self._is_unit_test(scope):
-            # One forward in a test is freed when the test returns; a loop of them is not.
-            return in_loop
+            # A test's graphs are freed when it returns: only graphs that pile up in a
+            # loop (outputs collected across iterations) cost anything worth a change.
+            return in_loop and sem.escape.flows(scope).accumulates([call], sem.tree, loop)  # type: ignore[arg-type]
         parent = sem.tree.parent(call)
         if isinstance(parent, cst.Expr) and not in_loop:
             return False  # ``model(dummy)`` once, output dropped (calibration, warm-up): freed at once
+        if not in_loop and isinstance(scope, cst.FunctionDef) and sem.calls.is_script_entry(scope):
+            return False  # one forward as the script's last step: its graph ends with the program
         return True
 
     def _is_unit_test(self, scope: Scope) -> bool:
