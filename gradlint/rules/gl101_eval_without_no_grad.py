@@ -77,6 +77,14 @@ _MODEL_CALL_GATE = re.compile(
     + r")s?(?:[_\d]\w*)?(?:\[[^\]\n]*\])*\s*\(",
     re.IGNORECASE,
 )
+# A call whose first argument is named for held-out data (``seq(test_input)``,
+# ``net(x_val)``): a superset of what ``_check_after_training`` reports.
+_HELD_OUT_GATE = re.compile(
+    r"\(\s*\w*?(?<![a-z])(?:"
+    + INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
+    + r")(?![a-z])\w*\s*[,)]",
+    re.IGNORECASE,
+)
 _PYTEST_RAISES = frozenset({"pytest.raises"})
 # The names of functions that are entry points of inference (``evaluate``,
 # ``_validate``, ``predict``, ``generate_text``, ``sample_image``). Unlike
@@ -127,8 +135,8 @@ class EvalWithoutNoGrad(Rule):
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
     # or code named for inference (a function, a loader)
     gates = (
-        re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}", re.IGNORECASE),
-        re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}", re.IGNORECASE),
+        re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}|{_HELD_OUT_GATE.pattern}", re.IGNORECASE),
+        re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}|{_HELD_OUT_GATE.pattern}", re.IGNORECASE),
     )
 
     project_gate = _ProjectGate()
@@ -437,6 +445,7 @@ class EvalWithoutNoGrad(Rule):
                     region = self._inference_block(scope, _Region(scope, i, i + 1, set(), {}))
                     if region is not None:
                         self._report_inference(scope, region, f"a loop over `{self.ctx.code_for(stmt.iter)}`")
+            self._check_after_training(scope)
         elif isinstance(scope, cst.FunctionDef):
             region = self._inference_function(scope)
             if region is not None:
@@ -445,6 +454,41 @@ class EvalWithoutNoGrad(Rule):
                 if caller is not None:
                     where += f", called from `{caller.function}()` ({caller.path}:{caller.line})"
                 self._report_inference(scope, region, where)
+
+    def _check_after_training(self, module: cst.Module) -> None:
+        """A script that, after its last training step in a block (``optimizer.step(...)``),
+        runs the model on held-out data (an input named for it: ``test_input``,
+        ``x_val``) and only prints or plots the result: that forward records a graph
+        for nothing."""
+        sem = self.ctx.semantic
+        for block in walk(module):
+            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+                continue
+            steps = [i for i, stmt in enumerate(block.body) if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and sem.gradmode.needs_gradients(stmt)]
+            if not steps or steps[-1] + 1 >= len(block.body):
+                continue
+            region = _Region(block, steps[-1] + 1, len(block.body), set(), {})
+            stmts = block.body[region.start :]
+            if any(self._wants_gradients(st) or _keeps_log_probs(st) for st in stmts):
+                continue
+            for stmt in stmts:
+                if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                    continue
+                for call in walk(stmt):
+                    if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
+                        continue
+                    arg = call.args[0].value
+                    if isinstance(arg, cst.Name) and is_inference_name(arg.value):
+                        model = self._inference_forward(call)
+                        if model is not None and self._records(call, module):
+                            region.calls.append((call, model))
+            if region.calls:
+                region.models = {m for _, m in region.calls}
+                call, model = region.calls[0]
+                arg = self.ctx.code_for(call.args[0].value)
+                line = self.ctx.position(block.body[steps[-1]]).start.line
+                flow = _Flow(self.ctx, module, frozenset(region.models))
+                self._report(call, self._fix(module, region, flow), f"`{model}` runs on held-out `{arg}` after the training step (line {line})", "")
 
     def _inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
         """The region to report in ``func`` when it is inference code without ``eval()``."""
@@ -573,6 +617,11 @@ class EvalWithoutNoGrad(Rule):
             return "self" if forward is not None and forward.evidence == "self" else None
         if looks_like_model(module) and self._holds_instance(module, call) and not sem.modules.records_no_graph(module):
             return self.ctx.code_for(module)
+        if isinstance(module, cst.Name) and self._holds_instance(module, call):
+            # ``seq = Sequence()`` for a module class of the file: whatever its name
+            forward = sem.modules.forward(call)
+            if forward is not None and forward.evidence == "instance" and not sem.modules.records_no_graph(module):
+                return module.value
         if isinstance(module, cst.Subscript) and self._holds_instance(module, call):
             # ``self.model["generator"](z)``: an item of a container of models
             forward = sem.modules.forward(call)
