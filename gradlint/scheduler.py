@@ -155,34 +155,36 @@ def _project_index(files: Sequence[Path], cache: Optional[Any]) -> Tuple[project
     if len(paths) <= FEW_FILES:
         paths += [Path(p) for p in project.extra_files(paths)]
     summaries: Dict[str, Any] = {}
+    hashes: Dict[str, str] = {}
     read: Dict[int, Document] = {}
     for k, path in enumerate(paths):
         if path.suffix != ".py":
             continue  # notebooks and stdin are checked, not imported
+        name = display_path(path)
         st: Optional[os.stat_result] = None
         if cache is not None:
             try:
                 st = os.stat(path)
             except OSError:
                 continue
-            found, summary = cache.lookup_summary(path, st)
+            found, summary, known = cache.lookup_summary(path, st)
             if found:
                 if summary is not None:
-                    summaries[display_path(path)] = summary
+                    summaries[name], hashes[name] = summary, known
                 continue
         doc = _read(path)
         if doc is None:
             continue
         if k < len(files):
             read[k] = doc
-        found, summary = cache.lookup_summary(path, st, doc.digest) if cache is not None else (False, None)  # type: ignore[arg-type]
+        found, summary, known = cache.lookup_summary(path, st, doc.digest) if cache is not None else (False, None, "")  # type: ignore[arg-type]
         if not found:
-            summary = project.summarize(display_path(path), doc.text)
+            summary, known = project.summarize(name, doc.text), ""
             if cache is not None and st is not None and isinstance(doc, SourceFile):
                 cache.store_summary(path, doc.digest, st, summary)
         if summary is not None:
-            summaries[display_path(path)] = summary
-    return project.Project(summaries), read
+            summaries[name], hashes[name] = summary, known
+    return project.Project(summaries, {p: h for p, h in hashes.items() if h}), read
 
 
 def _read(path: Path) -> Optional[Document]:

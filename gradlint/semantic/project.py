@@ -241,6 +241,10 @@ class InferenceCaller:
     line: int
 
 
+def summary_hash(summary: dict) -> str:
+    return hashlib.sha256(json.dumps(summary, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
 def project_root(path: str) -> str:
     """The directory a file's project is taken to be: the parent of the topmost
     package holding it (directories with an ``__init__.py``), or, for a script,
@@ -262,6 +266,8 @@ class Project:
     """The summaries of a run's files, by file path."""
 
     summaries: Dict[str, dict] = field(default_factory=dict)
+    # ``summary_hash`` of each summary, where already known (from a cache).
+    hashes: Dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._roots: Dict[str, str] = {}
@@ -289,8 +295,11 @@ class Project:
     def digest(self) -> str:
         """Changes whenever a fact of the index does: what the findings of a file,
         cached, depend on besides the file."""
-        data = json.dumps(sorted(self.summaries.items()), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(data.encode()).hexdigest()[:16]
+        digest = hashlib.sha256()
+        for path in sorted(self.summaries):
+            found = self.hashes.get(path) or summary_hash(self.summaries[path])
+            digest.update(f"{path}\0{found}\0".encode())
+        return digest.hexdigest()[:16]
 
     # -- classes ---------------------------------------------------------------------
 

@@ -192,3 +192,9 @@ def test_unit_tests_are_not_inference_code():
     code = "def test_act(agent):\n    agent.act(1)\n\ndef evaluate(agent):\n    agent.act(2)\n"
     assert project.summarize("tests/test_agent.py", code)["inference_calls"] == [["act", "evaluate", 5]]
     assert project.summarize("scripts/test.py", code)["inference_calls"] == [["act", "test_act", 2], ["act", "evaluate", 5]]
+
+
+def test_the_digest_is_the_same_from_cached_summary_hashes():
+    index = project.build([("a.py", "class A:\n    pass\n"), ("b.py", "import torch\nclass B(torch.nn.Module):\n    pass\n")])
+    hashes = {p: project.summary_hash(s) for p, s in index.summaries.items()}
+    assert project.Project(index.summaries, hashes).digest == index.digest
