@@ -113,14 +113,16 @@ def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
     return tensor if _scalar_context(ctx, node, parent) else None
 
 
+# Methods between ``.data`` and ``[0]`` that keep a 0-dim tensor 0-dim (``.cpu()``,
+# ``.float()``) or make it a 0-dim array (``.numpy()``).
+_SHAPE_KEEPING = frozenset({"cpu", "cuda", "float", "double", "half", "long", "int", "numpy"})
+
+
 def _through_data(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-    """``t`` of ``t.data``, ``t.data.numpy()`` or ``t.data.cpu().numpy()``."""
-    if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "numpy":
+    """``t`` of ``t.data``, ``t.data.numpy()``, ``t.data.cpu()``, ``t.data.cpu().numpy()``:
+    ``.data`` followed by argument-less methods that keep the shape."""
+    while isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _SHAPE_KEEPING:
         expr = expr.func.value
-        if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "cpu":
-            expr = expr.func.value
-        if not (isinstance(expr, cst.Attribute) and expr.attr.value == "data"):
-            return None
     if isinstance(expr, cst.Attribute) and expr.attr.value == "data":
         return expr.value
     return None
