@@ -127,7 +127,8 @@ def check_paths(
         if not (mode.fix or mode.diff):  # fixes change the files: their results are not what was read
             for i, source, key, st in to_store:
                 report = reports[i]
-                if report is not None and not report.errors and not report.internal_error:
+                # A report with notes is not cached: the cache keeps findings only, and the note must show.
+                if report is not None and not report.errors and not report.internal_error and not report.notes:
                     cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics))
         cache.save()
     return reports  # type: ignore[return-value]
