@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from gradlint.fixes import ImportSpec
+from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
 from gradlint.traversal import scope_metadata, target_names, walk
 
@@ -56,6 +57,8 @@ class ImportIndex:
     # other import does (``F`` -> "torch.nn.functional"); none if there is an ``import *``
     sole: Mapping[str, str]
     star: bool  # some ``from x import *``
+    # the modules of module-level ``from x import *`` (relative ones with their dots)
+    star_modules: Tuple[str, ...] = ()
 
     def torch_names(self) -> List[str]:
         """Names some import binds to the torch module itself: ``torch`` first."""
@@ -67,6 +70,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
     records: List[ImportRecord] = []
     defined: List[str] = []
     star = False
+    star_modules: List[str] = []
     stack: List[Any] = [(module, False)]
     while stack:
         node, inside = stack.pop()
@@ -76,6 +80,9 @@ def build_import_index(module: cst.Module) -> ImportIndex:
                     continue
                 if isinstance(small.names, cst.ImportStar):
                     star = True
+                    if not inside and isinstance(small, cst.ImportFrom):
+                        dots = "." * len(small.relative)
+                        star_modules.append(dots + (get_full_name_for_node(small.module) or "" if small.module else ""))
                     continue
                 package = None
                 module_name = None
@@ -142,6 +149,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
             if len(found) == 1 and found[0] is not None and name not in nested
         },
         star=star,
+        star_modules=tuple(star_modules),
     )
 
 
@@ -191,7 +199,30 @@ class Names:
         imported = self._read_of_import(node)
         if imported is not None:
             return frozenset({imported})
-        return frozenset(q.name for q in self._qualified(node))
+        found = frozenset(q.name for q in self._qualified(node))
+        if not found and self.index.star_modules:
+            return self._star_imported(node)
+        return found
+
+    def _star_imported(self, node: cst.CSTNode) -> FrozenSet[str]:
+        """What ``node`` names when its first name is bound nowhere in the file and a
+        ``from M import *`` of a torch module that exports it brings it in
+        (``Variable`` after ``from torch.autograd import *``). A star import of any
+        other module may bring anything: nothing is known then."""
+        full = get_full_name_for_node(node)
+        if full is None or not self.is_read(node):
+            return frozenset()
+        root = full.partition(".")[0]
+        index = self.index
+        if root in index.bound or root in index.defined or root in self._bound_otherwise():
+            return frozenset()
+        for m in reversed(index.star_modules):  # the last star import that binds it wins
+            exports = STAR_EXPORTS.get(m)
+            if exports is None:
+                return frozenset()
+            if root in exports:
+                return frozenset({f"{m}.{full}"})
+        return frozenset()
 
     def _read_of_import(self, node: cst.CSTNode) -> Optional[str]:
         """The qualified name of ``node`` when it reads a name that one module-level
