@@ -40,7 +40,7 @@ class FileContext:
     @property
     def semantic(self) -> SemanticModel:
         if self._semantic is None:
-            self._semantic = SemanticModel(self.module, self.source, self.tree)
+            self._semantic = SemanticModel(self.module, self.source, self.tree, self.path)
         return self._semantic
 
     @property

@@ -20,7 +20,7 @@ layer, and a test holds it to that (``import-linter`` contracts).
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
@@ -42,10 +42,11 @@ class SemanticModel:
     """The facts of one file, each concept computed on first use (and its module
     imported then: a file no rule asks about costs nothing here)."""
 
-    def __init__(self, module: cst.Module, source: str, tree: Tree) -> None:
+    def __init__(self, module: cst.Module, source: str, tree: Tree, path: Optional[str] = None) -> None:
         self.module = module
         self.source = source
         self.tree = tree
+        self.path = path  # the file's path, where star imports of the project's modules are looked up
 
     @functools.cached_property
     def scopes(self) -> "Scopes":
@@ -57,7 +58,7 @@ class SemanticModel:
     def names(self) -> "Names":
         from gradlint.semantic.names import Names
 
-        return Names(self.module, self.source, self.tree, lambda: self.scopes)
+        return Names(self.module, self.source, self.tree, lambda: self.scopes, self.path)
 
     @functools.cached_property
     def calls(self) -> "Calls":

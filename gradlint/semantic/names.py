@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from gradlint.fixes import ImportSpec
+from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
 from gradlint.traversal import scope_metadata, target_names, walk
@@ -156,8 +157,9 @@ def build_import_index(module: cst.Module) -> ImportIndex:
 class Names:
     """Name resolution for one file."""
 
-    def __init__(self, module: cst.Module, source: str, tree: Tree, scopes: Callable[[], Any]) -> None:
+    def __init__(self, module: cst.Module, source: str, tree: Tree, scopes: Callable[[], Any], path: Optional[str] = None) -> None:
         self.module = module
+        self.path = path  # where the file is: star imports of the project's modules are read next to it
         self.source = source
         self.tree = tree
         self._scopes = scopes  # the file's ``Scopes``, built on first use
@@ -217,12 +219,32 @@ class Names:
         if root in index.bound or root in index.defined or root in self._bound_otherwise():
             return frozenset()
         for m in reversed(index.star_modules):  # the last star import that binds it wins
-            exports = STAR_EXPORTS.get(m)
-            if exports is None:
-                return frozenset()
-            if root in exports:
-                return frozenset({f"{m}.{full}"})
+            bound, target = self._star_binds(m, root)
+            if bound is False:
+                continue
+            return frozenset({target + full[len(root):]}) if target else frozenset()
         return frozenset()
+
+    def _star_binds(self, module: str, name: str) -> Tuple[Optional[bool], Optional[str]]:
+        """Whether ``from <module> import *`` binds ``name`` (None: may or may not), and
+        the qualified name it binds it to where known: a torch module by what it exports,
+        a module of the project by reading its file (``semantic.star_exports``)."""
+        exports = STAR_EXPORTS.get(module)
+        if exports is not None:
+            return (True, f"{module}.{name}") if name in exports else (False, None)
+        if module.partition(".")[0] == "torch":
+            return None, None
+        found = star_exports.exports(self.path or "", module, STAR_EXPORTS)
+        if found is None:
+            return None, None
+        if name in found.names:
+            return True, found.names[name]
+        return (False, None) if found.complete else (None, None)
+
+    def star_import_binds(self, stmt: cst.ImportFrom, name: str) -> Tuple[Optional[bool], Optional[str]]:
+        """``_star_binds`` for the star import ``stmt``."""
+        module = "." * len(stmt.relative) + (get_full_name_for_node(stmt.module) or "" if stmt.module else "")
+        return self._star_binds(module, name)
 
     def _read_of_import(self, node: cst.CSTNode) -> Optional[str]:
         """The qualified name of ``node`` when it reads a name that one module-level
