@@ -97,12 +97,25 @@ def _is_module_import(node: cst.CSTNode, name: str) -> bool:
     return False
 
 
+def _star_binding(ctx, node: cst.CSTNode, name: str) -> Optional[bool]:
+    """For ``from M import *``: False when M is known not to bind ``name``, True when it
+    binds it to the torch module (``models/__init__.py`` doing ``import torch``), else None."""
+    if not (isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar)):
+        return None
+    bound, target = ctx.semantic.names.star_import_binds(node, name)
+    if bound is False:
+        return False
+    return True if bound and target == "torch" else None
+
+
 def torch_name_is_module(ctx, at: cst.CSTNode, name: str, adds_import: bool) -> bool:
     """Whether ``name`` is sure to be the torch module where a fix inserts ``name.no_grad()``
     at ``at`` (a decorator: evaluated where its function is defined).
 
     Proven only when every binding of ``name`` in the file is an unconditional
-    module-level ``import torch`` (or ``import torch as name``), the first of them
+    module-level ``import torch`` (or ``import torch as name``, or a star import of
+    a module of the project that binds it so; one that binds other names only does
+    not count), the first of them
     comes before the module statement holding ``at`` (or the fix adds the import
     at the top), and nothing else anywhere binds it: not a class attribute, a
     parameter, an ``except ... as``, a local, a later assignment.
@@ -113,7 +126,10 @@ def torch_name_is_module(ctx, at: cst.CSTNode, name: str, adds_import: bool) -> 
     for node in walk(ctx.module, into_functions=True):
         if not _binds(node, name):
             continue
-        if _is_module_import(node, name):
+        star = _star_binding(ctx, node, name)
+        if star is False:
+            continue  # a star import whose module binds other names only
+        if star is True or _is_module_import(node, name):
             stmt = _module_statement(ctx, node)
             line = ctx.parent(node)
             if not (isinstance(line, cst.SimpleStatementLine) and stmt is line):
