@@ -110,7 +110,21 @@ def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
         return None  # evidently has a dimension: ``[0]`` is its first element
     if shape == "scalar" or _scalar_receiver(tensor):
         return tensor
+    if not _idiomatic(inner):
+        # ``n.data.cpu()[0]`` read as a number is as often a one-element tensor's
+        # element (which works today) as a 0-dim one: only the receiver can tell.
+        return None
     return tensor if _scalar_context(ctx, node, parent) else None
+
+
+def _idiomatic(expr: cst.BaseExpression) -> bool:
+    """``t.data``, ``t.data.numpy()`` or ``t.data.cpu().numpy()``: the 0.3 spellings of a
+    scalar read, which a numeric context shows to be one."""
+    methods = []
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        methods.append(expr.func.attr.value)
+        expr = expr.func.value
+    return methods in ([], ["numpy"], ["numpy", "cpu"])
 
 
 # Methods between ``.data`` and ``[0]`` that keep a 0-dim tensor 0-dim (``.cpu()``,

@@ -5,7 +5,8 @@ it to ``crit.cuda()``: every binding is the same loss module, whose output is
 0-dim. ``torch.sum(mask[:, 0]).int()`` counts rows: an integer cast keeps the
 0-dim shape. ``err.data.cpu()[0]`` indexes the 0-dim tensor after moving it.
 Each raises IndexError today. The batch-shaped reads (``pred.data.cpu()[0]``, a
-row of the forward's output) stay.
+row of the forward's output) stay, and so does ``int(n.data.cpu()[0])`` of a
+receiver the file does not show to be 0-dim (a one-element count works today).
 """
 
 import torch
@@ -29,3 +30,8 @@ def epoch(net, opt, loader, mask):
         print(err.data.cpu()[0])  # expect: GL003:15
         first = pred.data.cpu()[0]  # expect-not: GL003
     return running / n_valid, first
+
+
+def expanded(dist):
+    # `n` is a one-element count (`Variable(torch.Tensor([n]))`): its element works today
+    return int(dist.n.data.cpu()[0])  # expect-not: GL003
