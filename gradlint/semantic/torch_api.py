@@ -20,6 +20,8 @@ SET_GRAD_ENABLED = frozenset(
     {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
 )
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+# The release that made ``Variable`` a no-op, ignored ``volatile`` and introduced 0-dim tensors.
+TORCH_04 = (0, 4)
 # Names that ``from M import *`` of these torch modules binds, of those the rules ask
 # about (``torch.autograd.__all__``; ``torch.autograd.variable`` has no ``__all__``).
 _AUTOGRAD_STAR = frozenset(
