@@ -12,7 +12,8 @@ from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
 from gradlint.rules._safety import function_values_escape, in_async_function, is_generator, torch_name_is_module
 from gradlint.semantic.syntax import bool_value, call_arg
-from gradlint.semantic.torch_api import VARIABLE
+from gradlint.semantic.versions import runs_only_before
+from gradlint.semantic.torch_api import TORCH_04, VARIABLE
 
 
 class VolatileFlag(Rule):
@@ -24,6 +25,8 @@ class VolatileFlag(Rule):
         if not sem.names.is_call_to(node, VARIABLE):
             self._passed_on(node)
             return
+        if runs_only_before(sem, node, TORCH_04):
+            return  # the 0.3 branch of a version check: there the flag still works
         volatile = call_arg(node, 2, "volatile")
         if volatile is None:
             return

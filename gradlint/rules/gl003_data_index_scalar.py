@@ -11,6 +11,8 @@ from gradlint import codegen
 from gradlint.rule import Rule
 from gradlint.rules._gates import data_scalar_reads
 from gradlint.semantic.syntax import last_name
+from gradlint.semantic.torch_api import TORCH_04
+from gradlint.semantic.versions import runs_only_before
 
 # Names under which scalars (losses, metrics) are usually kept.
 _SCALAR_NAME = re.compile(
@@ -31,7 +33,7 @@ class DataIndexScalar(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         receiver = scalar_read(self.ctx, node)
-        if receiver is None:
+        if receiver is None or runs_only_before(self.ctx.semantic, node, TORCH_04):
             return
         text = shown(self.ctx, receiver)
         read = f"{text}.data[0]" if _is_data_index(node) else shown(self.ctx, node, 40)
