@@ -16,6 +16,7 @@ so the output does not depend on it.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -140,7 +141,10 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
         if not (mode.fix or mode.diff):  # fixes change the files: their results are not what was read
             for i, source, key, st in to_store:
                 report = reports[i]
-                if report is not None and not report.errors and not report.internal_error:
+                # Not cached: a report with notes (the cache keeps findings only, and the note must
+                # show), and a file with a star import, whose findings depend on the project's
+                # other files (semantic.star_exports), which its cache entry does not cover.
+                if report is not None and not report.errors and not report.internal_error and not report.notes and not _STAR_IMPORT.search(source.text):
                     cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics))
         cache.save()
     return reports  # type: ignore[return-value]
@@ -185,6 +189,9 @@ def _project_index(files: Sequence[Path], cache: Optional[Any]) -> Tuple[project
         if summary is not None:
             summaries[name], hashes[name] = summary, known
     return project.Project(summaries, {p: h for p, h in hashes.items() if h}), read
+
+
+_STAR_IMPORT = re.compile(r"\bimport\s*\*")
 
 
 def _read(path: Path) -> Optional[Document]:

@@ -48,7 +48,8 @@ class SemanticModel:
         self.source = source
         self.tree = tree
         # Where the file is, as the run names it: what the project index
-        # (``semantic.project``) knows it by.
+        # (``semantic.project``) knows it by, and where star imports of the
+        # project's modules are looked up.
         self.path = path
 
     @functools.cached_property
@@ -61,7 +62,7 @@ class SemanticModel:
     def names(self) -> "Names":
         from gradlint.semantic.names import Names
 
-        return Names(self.module, self.source, self.tree, lambda: self.scopes)
+        return Names(self.module, self.source, self.tree, lambda: self.scopes, self.path)
 
     @functools.cached_property
     def calls(self) -> "Calls":
