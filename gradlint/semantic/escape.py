@@ -211,6 +211,38 @@ class ScopeFlows:
         return out
 
 
+    def accumulates(self, seeds: Iterable[cst.CSTNode], tree: Any, within: cst.CSTNode) -> bool:
+        """Whether a value the expressions ``seeds`` compute (directly or through the
+        names it flows into) is added, by a statement inside ``within`` (a loop), to
+        something it then outlives the statement in: appended or stored into a
+        container (``outs.append(v)``, ``outs[i] = v``) or summed (``total += v``).
+        Rebinding a name (``out = model(x)``) replaces, it does not accumulate."""
+        seed_ids = {id(s) for s in seeds}
+        direct: List[_Edge] = []
+        keys: Set[str] = set()
+        for edge in self.edges:
+            exprs = edge.values or _edge_source(edge.node)
+            if any(id(n) in seed_ids for e in exprs for n in walk(e)) and self._flows(edge):
+                keys |= edge.targets
+                direct.append(edge)
+        reach = self.derived(keys)
+        for edge in self.edges:
+            if not _accumulating(edge.node) or not tree.is_inside(within, edge.node) or not self._flows(edge):
+                continue
+            if any(e is edge for e in direct) or not self._live_sources(edge).isdisjoint(reach):
+                return True
+        return False
+
+
+def _accumulating(node: cst.CSTNode) -> bool:
+    """``total += v``, ``xs.append(v)`` (a mutator), ``xs[i] = v``."""
+    if isinstance(node, (cst.AugAssign, cst.Call)):
+        return True
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, cst.Subscript) for t in node.targets)
+    return isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Subscript)
+
+
 def key(expr: cst.BaseExpression) -> Optional[str]:
     """``total`` -> "total"; ``self.stats`` -> "self.stats"; ``hist[i]`` -> "hist"."""
     while isinstance(expr, cst.Subscript):

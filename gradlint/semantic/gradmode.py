@@ -71,7 +71,7 @@ class Mode:
 
     disabled: Optional[bool]
     site: Optional[GuardSite] = None
-    reason: str = ""  # "guard", "module", "framework", "callers", "wrapped", "default"
+    reason: str = ""  # "guard", "module", "framework", "callers", "project", "wrapped", "default"
 
 
 class GradMode:
@@ -272,11 +272,26 @@ class GradMode:
         if id(func) in _seen or len(_seen) > 6:
             return Mode(False, None, "default")
         sites = self.model.calls.call_sites(func)
+        if sites is not None and not sites:
+            return self._project_entry_mode(func)
         if not sites:
             return Mode(False, None, "default")
         seen = _seen | {id(func)}
         if all(self.mode_at(call, seen).disabled is True for call in sites):
             return Mode(True, None, "callers")
+        return Mode(False, None, "default")
+
+    def _project_entry_mode(self, func: cst.FunctionDef) -> Mode:
+        """A function this file never calls, entered as the other files of the run
+        call it: no_grad when every call site of its name there (at least one) runs
+        under a no_grad guard (``semantic.project``)."""
+        from gradlint.semantic import project
+
+        index = project.current()
+        if index is not None and func.name.value not in ("forward", "__call__", "__init__"):
+            total, disabled = index.call_counts(func.name.value, self.model.path)
+            if total and total == disabled:
+                return Mode(True, None, "project")
         return Mode(False, None, "default")
 
     def runs_without_grad(self, node: cst.CSTNode) -> bool:

@@ -157,12 +157,26 @@ class Modules:
                             names.refers_to(value, NN_MODULE)
                             or names.refers_to(value, LIGHTNING_MODULE)
                             or (isinstance(value, cst.Name) and value.value in found)
+                            or self._module_in_project(value, defs)
                         ):
                             found[name] = cls
                             changed = True
                             break
             self._module_class_cache = found
         return self._module_class_cache
+
+    def _module_in_project(self, base: cst.BaseExpression, defs: Dict[str, cst.ClassDef]) -> bool:
+        """Whether the imported base class ``base`` derives from ``nn.Module`` in another
+        file of the run (``class Tagger(flair.nn.Model)``): see ``semantic.project``."""
+        from gradlint.semantic import project
+
+        index = project.current()
+        if index is None or (isinstance(base, cst.Name) and base.value in defs):
+            return False
+        names = self.model.names
+        if not names.is_imported(base):
+            return False
+        return any(index.derives_from_module(q, self.model.path) for q in names.qualnames(base))
 
     def records_graph(self, cls: cst.ClassDef) -> Optional[bool]:
         """Whether a forward of ``cls`` records an autograd graph through its own
@@ -547,7 +561,10 @@ class Modules:
         ``m.parameters()``): a forward through them records no graph."""
         if self._frozen is None:
             freezes_: List[Tuple[str, Optional[cst.FunctionDef]]] = []
-            for node in walk(self.model.module, into_functions=True):
+            # Both ways of freezing spell the attribute; most files never do, and
+            # looking for them is a walk of the whole module.
+            nodes = walk(self.model.module, into_functions=True) if "requires_grad" in self.model.source else ()
+            for node in nodes:
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                     if node.func.attr.value == "requires_grad_" and false_arg(node, "requires_grad"):
                         base = chain_base(node.func.value)

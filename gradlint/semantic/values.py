@@ -73,6 +73,10 @@ _STRING_FUNCS = frozenset({"str", "repr", "format"})
 # Methods of ``str`` that tensors do not have.
 _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "title", "startswith", "endswith", "join", "format"})
 _NN_LOSS_SUFFIX = "Loss"
+# ``nn.Module`` methods that return the module itself, moved or cast.
+_MODULE_MOVES = frozenset({"cuda", "cpu", "to", "float", "double", "half", "train"})
+# Casts to an integer or boolean dtype: same shape, and such tensors never carry a graph.
+_INTEGER_CASTS = frozenset({"int", "long", "short", "byte", "char", "bool"})
 
 
 @dataclass(frozen=True)
@@ -523,17 +527,40 @@ class Values:
         """A call of an ``nn.*Loss`` instance (``criterion = nn.CrossEntropyLoss()``)."""
         if not isinstance(func, cst.Name):
             return None
-        reaching = self.model.scopes.visible(func.value, func)
-        if len(reaching.bindings) != 1 or reaching.unbound:
+        shape = self._loss_instance_shape(func, 0)
+        if shape is None:
             return None
-        b = reaching.bindings[0]
-        if b.kind == "assign" and isinstance(b.value, cst.Call) and isinstance(b.value.func, (cst.Name, cst.Attribute)):
-            q = self.model.names.qualnames_in(b.value.func, TORCH)
-            if any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) for n in q):
-                reduction = call_arg(b.value, None, "reduction")
-                shape = "scalar" if reduction is None else "unknown"
-                return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
-        return None
+        return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
+
+    def _loss_instance_shape(self, name: cst.Name, depth: int) -> Optional[str]:
+        """The output shape of the ``nn.*Loss`` instance every binding reaching ``name``
+        holds: ``criterion = nn.MSELoss()``, also rebound to itself moved to a device
+        (``criterion = criterion.cuda()``, as 0.3-era scripts did under ``if cuda:``);
+        None when some binding may hold anything else."""
+        reaching = self.model.scopes.visible(name.value, name)
+        if not reaching.bindings or reaching.unbound or depth > 4:
+            return None
+        shapes = set()
+        for b in reaching.bindings:
+            value = b.value if b.kind == "assign" else None
+            if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+                return None
+            if (
+                isinstance(value.func, cst.Attribute)
+                and value.func.attr.value in _MODULE_MOVES
+                and isinstance(value.func.value, cst.Name)
+                and value.func.value.value == name.value
+            ):
+                moved = self._loss_instance_shape(value.func.value, depth + 1)
+                if moved is None:
+                    return None
+                shapes.add(moved)
+                continue
+            q = self.model.names.qualnames_in(value.func, TORCH)
+            if not any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) for n in q):
+                return None
+            shapes.add("scalar" if call_arg(value, None, "reduction") is None else "unknown")
+        return shapes.pop() if len(shapes) == 1 else "unknown"
 
     def _tensor_method(self, call: cst.Call, method: str, base: Value, disabled: "_Lazy") -> Value:
         if method == "item":
@@ -544,7 +571,7 @@ class Values:
             return _not("array")
         if method in ("size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous"):
             return _not("number")
-        if method == "detach":
+        if method == "detach" or method in _INTEGER_CASTS:
             return tensor(False, base.shape)
         if method in AT_LEAST_1D_METHODS and (method in ("flatten", "ravel") or _dims_given(call)):
             shape = "batch"

@@ -40,3 +40,53 @@ def test_method_is_never_a_script_entry():
     ctx = context('class App:\n    def run(self):\n        pass\n\n\nif __name__ == "__main__":\n    App().run()\n')
     method = ctx.module.body[0].body.body[0]
     assert ctx.semantic.calls.is_script_entry(method) is False
+
+
+_FORWARDING = """\
+from torch.autograd import Variable as V
+
+
+def wrap(x, volatile=False):
+    return V(x, volatile=volatile)
+
+
+def wrap_positional(x, flag):
+    return V(x, False, flag)
+
+
+def as_inputs(batch, volatile=False):
+    return wrap(batch[0], volatile=volatile), wrap_positional(batch[1], volatile)
+
+
+def rebound(x, volatile=False):
+    volatile = not volatile
+    return V(x, volatile=volatile)
+
+
+def elsewhere(x, volatile=False):
+    return to_variable(x, volatile=volatile)
+
+
+def nested(x, volatile=False):
+    def inner(volatile):
+        return V(x, volatile=volatile)
+    return inner(True)
+"""
+
+
+@pytest.mark.parametrize(
+    "func,param,line",
+    [
+        ("wrap", "volatile", 5),
+        ("wrap_positional", "flag", 9),
+        ("as_inputs", "volatile", 5),  # through the first helper it reaches
+        ("rebound", "volatile", None),  # not the caller's value any more
+        ("elsewhere", "volatile", None),  # another module's function: not known
+        ("nested", "volatile", None),  # the nested function's own parameter
+        ("wrap", "x", None),  # passed, but as the data, not the flag
+    ],
+)
+def test_forwarded_to(func, param, line):
+    ctx = context(_FORWARDING)
+    found = ctx.semantic.calls.forwarded_to(_func(ctx, func), param, "volatile", 2, frozenset({"torch.autograd.Variable"}))
+    assert (ctx.tree.line(found) if found is not None else None) == line

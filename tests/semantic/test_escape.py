@@ -304,3 +304,35 @@ def test_module_results_leave(use, expected):
     )
     seeds = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n) == "model(randn(3, 4))"]
     assert sorted(r.kind for r in ctx.semantic.escape.module_results_leave(seeds)) == expected
+
+
+def test_values_accumulated_across_the_iterations_of_a_loop():
+    """Whether graphs made in a loop pile up: what a unit test's loop of forwards asks."""
+    ctx = context(
+        """\
+        def f(model, batches, x):
+            outs, total, by_key = [], 0, {}
+            for b in batches:
+                out = model(b)
+                assert out.shape[0] == len(b)
+            for b in batches:
+                outs.append(model(b).softmax(-1))
+            for b in batches:
+                total += model(b).sum()
+            for i, b in enumerate(batches):
+                h = model(b)
+                by_key[i] = h * 2
+            for b in batches:
+                n = model(b).argmax(1).sum().item()
+                total += n
+            return outs, total, by_key
+        """
+    )
+    func = ctx.module.body[0]
+    loops = [n for n in func.body.body if isinstance(n, cst.For)]
+    flows = ctx.semantic.escape.flows(func)
+    found = []
+    for loop in loops:
+        calls = [n for n in walk(loop.body) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "model"]
+        found.append(flows.accumulates(calls, ctx.tree, loop))
+    assert found == [False, True, True, True, False]

@@ -133,6 +133,13 @@ MODES = {
             def compute_loss(self, model, inputs):
                 x = 1  # mode: on
         """,
+    "Stable-Baselines3 policies": """        from stable_baselines3.common.policies import BasePolicy
+        class QNet(BasePolicy):
+            def _predict(self, observation, deterministic=True):
+                x = 1  # mode: off
+            def forward(self, obs):
+                x = 1  # mode: on
+        """,
 }
 
 

@@ -142,6 +142,21 @@ def test_eval_switches_and_freezing():
     assert mods.frozen_models() == {"enc", "dec"}
 
 
+def test_a_file_that_never_spells_requires_grad_freezes_nothing_without_a_walk(monkeypatch):
+    from gradlint.semantic import modules
+
+    ctx = context(
+        """\
+        for p in dec.parameters():
+            p.grad = None
+        enc.train(False)
+        """
+    )
+    monkeypatch.setattr(modules, "walk", lambda *a, **k: pytest.fail("walked the module"))
+    assert ctx.semantic.modules.frozen_models() == frozenset()
+    assert ctx.semantic.modules.frozen_models_in(ctx.module) == frozenset()
+
+
 def test_derives_from_through_the_files_classes():
     ctx = context(
         """\

@@ -194,7 +194,8 @@ def test_import_index_is_one_walk_of_statements():
         "os": ("os", "os", False),
     }
     assert index.aliases == {"np", "V"}
-    assert index.sole == {"np": "numpy", "V": "torch.autograd.Variable"}  # ``import torch.nn``: torch.nn is a submodule
+    # ``import torch.nn`` binds ``torch`` to the package: ``torch.nn.X`` reads as spelled
+    assert index.sole == {"np": "numpy", "torch": "torch", "V": "torch.autograd.Variable"}
     assert index.torch_names() == ["torch"]
     assert index.defined == {"f"}
     assert build_import_index(cst.parse_module("from x import *\nimport y\n")).sole == {}
@@ -237,3 +238,28 @@ def test_refers_to_and_is_imported():
     assert not names.refers_to(ones.func, NO_GRAD)
     assert names.is_imported(ones.func) and not names.is_imported(inner.func)
     assert names.qualnames(ones.func) == {"numpy.ones"}
+
+
+@pytest.mark.parametrize(
+    "imports,expected",
+    [
+        ("from torch.autograd import *\n", {"torch.autograd.Variable"}),
+        ("from torch.autograd.variable import *\n", {"torch.autograd.variable.Variable"}),
+        ("from torch.autograd import *\nfrom .helpers import *\n", set()),  # the later one may rebind it
+        ("from .helpers import *\nfrom torch.autograd import *\n", {"torch.autograd.Variable"}),
+        ("from torch.nn import *\n", set()),  # torch.nn exports no Variable
+        ("from nltk.sem.logic import *\n", set()),
+        ("", set()),  # not bound at all: a NameError, not torch's
+        ("from torch.autograd import *\nVariable = make_variable\n", set()),  # bound in the file
+        ("from torch.autograd import *\ndef Variable(x, volatile=False):\n    return x\n", set()),
+    ],
+)
+def test_star_imported_names(imports, expected):
+    ctx = context(imports + "\n\ndef step(seq):\n    return Variable(seq, volatile=True)\n")
+    call = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "Variable")
+    names = ctx.semantic.names
+    assert {q for q in names.qualnames(call.func) if q.startswith("torch.")} == expected
+    assert names.is_call_to(call, VARIABLE) is bool(expected)
+    assert ctx.semantic.names.index.star_modules == tuple(
+        line.split()[1] for line in imports.splitlines() if line.endswith("import *")
+    )

@@ -141,6 +141,28 @@ VALUES = {
         c = criterion(logits, y)  # value criterion(logits, y): tensor graph=yes shape=scalar
         d = per_item(p, q)  # value per_item(p, q): tensor shape=unknown
         """,
+    "a loss instance moved to the device keeps its 0-dim output": """\
+        import torch
+        from torch import nn
+        criterion = nn.MSELoss()
+        if torch.cuda.is_available():
+            criterion = criterion.cuda()
+        per_item = nn.L1Loss(reduction="none")
+        per_item = per_item.to("cpu")
+        maybe = nn.MSELoss()
+        if flag:
+            maybe = make_loss()
+        def step(model, x, y):
+            loss = criterion(model(x), y)
+            print(loss)  # value loss: tensor graph=yes shape=scalar
+            print(per_item(x, y), maybe(x, y))  # value per_item(x, y): tensor shape=unknown; value maybe(x, y): unknown
+        """,
+    "integer casts keep the shape and carry no graph": """\
+        import torch
+        def count(mask, model, x):
+            n = torch.sum(mask[:, 0]).int()  # value torch.sum(mask[:, 0]).int(): tensor graph=no shape=scalar
+            idx = torch.ones(4).view(-1).long()  # value torch.ones(4).view(-1).long(): tensor graph=no shape=batch
+        """,
     "forwards under no_grad record nothing": """\
         import torch
         from torch import nn
