@@ -358,7 +358,9 @@ class Names:
         ``import torch`` after the ``def`` has not run yet). A name qualifies when
         every binding that may reach that point at run time is an import of the
         torch module (``import torch``, ``import torch.nn``, ``import torch as
-        th``) and none is missing on any path. Failing that, ``torch`` qualifies
+        th``) and none is missing on any path, and no star import of the module
+        may bind the name (``from M import *``, where what M exports cannot be
+        told or holds the name). Failing that, ``torch`` qualifies
         when the module binds no such name and nothing binds it where the code
         runs: the fix then adds ``import torch`` at the top of the module."""
         key = id(node)
@@ -368,17 +370,29 @@ class Names:
         scopes = self._scopes()
         candidates = self.index.torch_names()
         for name in candidates:
+            if self._star_may_bind(name):
+                continue
             seen = scopes.visible(name, node)
             if seen.bindings and not seen.unbound and all(self._imports_torch(b) for b in seen.bindings):
                 found = (name, ())
                 break
-        if found is None and "torch" not in scopes.root.bindings:
+        if found is None and "torch" not in scopes.root.bindings and not self._star_may_bind("torch"):
             # ``import torch`` added at the top binds it in the module, before anything runs.
             seen = scopes.visible("torch", node)
             if not seen.bindings:
                 found = ("torch", (ImportSpec("torch"),))
         self._torch_ref_cache[key] = found
         return found
+
+    def _star_may_bind(self, name: str) -> bool:
+        """Whether a ``from M import *`` of the module may bind ``name`` to something other
+        than the torch module (what M exports cannot be told, or holds the name bound
+        to something else): the name is then not vouched for anywhere."""
+        for m in self.index.star_modules:
+            bound, target = self._star_binds(m, name)
+            if bound is None or (bound and target != "torch"):
+                return True
+        return False
 
     def _imports_torch(self, binding: Any) -> bool:
         if binding.form != "import":

@@ -141,6 +141,18 @@ TORCH_REF = {
             import torch
         x = 1  # torch_ref: none
         """,
+    "a star import that may bind torch": """\
+        import torch
+        from helpers_nobody_can_read import *
+        def f():  # torch_ref: none
+            x = 1  # torch_ref: none
+        """,
+    "a star import of a torch module that does not export torch": """\
+        import torch
+        from torch.autograd import *
+        def f():  # torch_ref: torch
+            x = 1  # torch_ref: torch
+        """,
     "a comprehension variable does not leak": """\
         import torch
         xs = [torch for torch in r]
