@@ -202,3 +202,25 @@ GL301_LOOP = "import torch\n\ndef run(model, loader):\n{body}"
 )
 def test_gl301_unsafe_where_the_total_leaves_the_function(body, safety):
     assert [s for _, s in fixes(GL301_LOOP.format(body=body), "GL301")] == [safety]
+
+
+def test_torch_name_is_module_walks_a_file_once_for_all_its_fixes(monkeypatch):
+    """Every GL001 fix asks whether `torch` is the module where it would insert
+    `torch.no_grad()`: the file's bindings of the name are found by one walk, not one
+    per fix, and each fix still gets its own answer (a class attribute `torch` shadows the module
+    for the decorator of the method)."""
+    from gradlint.rules import _safety
+
+    walks = []
+    real_walk = _safety.walk
+
+    def counting_walk(node, into_functions=False):
+        walks.append(type(node).__name__)
+        return real_walk(node, into_functions)
+
+    monkeypatch.setattr(_safety, "walk", counting_walk)
+    src = GL001_HEAD + "".join(
+        f"def f{i}(m, x):\n    print(m(Variable(x, volatile=True)).sum().item())\n" for i in range(4)
+    ) + "class C:\n    torch = None\n\n    def h(self, m, x):\n        print(m(Variable(x, volatile=True)).sum().item())\n"
+    assert fixes(src, "GL001") == [(4, "safe"), (6, "safe"), (8, "safe"), (10, "safe"), (15, None)]
+    assert walks.count("Module") == 1

@@ -8,7 +8,7 @@ to what torch really does.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set
 
 import libcst as cst
 
@@ -97,6 +97,17 @@ def _is_module_import(node: cst.CSTNode, name: str) -> bool:
     return False
 
 
+def _bindings(ctx, name: str) -> List[cst.CSTNode]:
+    """The nodes of the file that bind ``name`` (``_binds``), in walk order: one walk
+    per file and name, as every fix of a file asks (a walk each made a file's
+    fixes cost its size times their number)."""
+    memo: Dict[str, List[cst.CSTNode]] = ctx.__dict__.setdefault("_safety_bindings", {})
+    found = memo.get(name)
+    if found is None:
+        found = memo[name] = [node for node in walk(ctx.module, into_functions=True) if _binds(node, name)]
+    return found
+
+
 def torch_name_is_module(ctx, at: cst.CSTNode, name: str, adds_import: bool) -> bool:
     """Whether ``name`` is sure to be the torch module where a fix inserts ``name.no_grad()``
     at ``at`` (a decorator: evaluated where its function is defined).
@@ -110,9 +121,7 @@ def torch_name_is_module(ctx, at: cst.CSTNode, name: str, adds_import: bool) -> 
     at_stmt = _module_statement(ctx, at)
     first_import: Optional[int] = None
     body = list(ctx.module.body)
-    for node in walk(ctx.module, into_functions=True):
-        if not _binds(node, name):
-            continue
+    for node in _bindings(ctx, name):
         if _is_module_import(node, name):
             stmt = _module_statement(ctx, node)
             line = ctx.parent(node)
