@@ -417,14 +417,19 @@ class FixRenderer:
         parents: Mapping[int, Optional[cst.CSTNode]],
         scopes: Optional[Callable[[], Mapping[cst.CSTNode, Any]]] = None,
         names: Optional[Callable[[], Any]] = None,
+        span: Optional[Callable[[cst.CSTNode], Span]] = None,
     ) -> None:
         """``scopes``: gives LibCST's scope metadata of ``module`` (the rules' own, when
         they computed it: a second analysis of the file costs as much as a lint).
         ``names``: gives the file's ``gradlint.semantic.names.Names``, which answers
-        most "is this import still used" questions without any scope analysis."""
+        most "is this import still used" questions without any scope analysis.
+        ``span``: a node's position, as the rules' findings have it (with it, a
+        one-line statement's text is found without rendering the whole module)."""
         self.module = module
         self._scopes = scopes
         self._names = names
+        self._node_span = span
+        self._one_spans: Dict[int, Optional[Tuple[int, int, List[str]]]] = {}
         self.source = source
         self.parents = parents
         self._spans: Optional[Dict[int, Tuple[int, int, List[str]]]] = None
@@ -468,10 +473,10 @@ class FixRenderer:
             isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
         ):
             return None
-        spans = self._statement_spans()
-        if spans is None or id(stmt) not in spans:
+        found = self._span(stmt)
+        if found is None:
             return None
-        start, end, indents = spans[id(stmt)]
+        start, end, indents = found
         new = stmt.visit(_Applier(fix.edits, self.parents))
         if not isinstance(new, cst.CSTNode):
             return None
@@ -534,9 +539,10 @@ class FixRenderer:
             if applier._enter is not None:
                 applier._enter.add(id(head))
             head = head.visit(applier)
-        spans = self._statement_spans()
-        assert spans is not None
-        cut = len(self.source) if k == len(body) else spans[id(body[k - 1])][1]
+        head_end = self._span(body[k - 1])
+        if head_end is None:
+            return None
+        cut = len(self.source) if k == len(body) else head_end[1]
         # A head without the fix's edits comes out the same for every fix with these
         # imports to change (many fixes of a file add the same `import torch`).
         key = None if inside else (frozenset(adds), frozenset(removes), k)
@@ -547,7 +553,10 @@ class FixRenderer:
                 self._heads[key] = new_head
         if stand_in:
             pass_line = "pass" + self.module.default_newline
-            last_start, last_end, _ = spans[id(last)]
+            last_span = self._span(last)
+            if last_span is None:
+                return None
+            last_start, last_end, _ = last_span
             leading = "".join(self.module.code_for_node(line) for line in last.leading_lines)
             last_text = self.source[last_start:last_end]
             if last is outer:
@@ -586,6 +595,59 @@ class FixRenderer:
             if not common:
                 return None
         return common[0] if common else None
+
+    def _span(self, stmt: cst.CSTNode) -> Optional[Tuple[int, int, List[str]]]:
+        """(start offset, end offset, indentation of its block) of a statement of a block."""
+        if id(stmt) not in self._one_spans:
+            found = self._line_span(stmt)
+            if found is None:
+                spans = self._statement_spans()
+                found = spans.get(id(stmt)) if spans else None
+            self._one_spans[id(stmt)] = found
+        return self._one_spans[id(stmt)]
+
+    def _line_span(self, stmt: cst.CSTNode) -> Optional[Tuple[int, int, List[str]]]:
+        """``_span`` of a simple statement line, from its position and its own text.
+
+        Its text (comment lines above it, indentation, code, trailing comment and
+        newline) ends with the line its code ends on, when no backslash continues its
+        trailing whitespace. Rendered with the indentation of the blocks around it,
+        that text must end there and start at a line start; anything else (never
+        expected) leaves the statement to ``_statement_spans``."""
+        if self._node_span is None or not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        if "\\" in stmt.trailing_whitespace.whitespace.value:
+            return None
+        recorder = _span_recorder()
+        if recorder is None:
+            return None
+        indents: List[str] = []
+        node = self.parents.get(id(stmt), _MISSING)
+        while not isinstance(node, cst.Module):
+            if node is None or node is _MISSING:
+                return None
+            if isinstance(node, cst.IndentedBlock):
+                indents.append(self.module.default_indent if node.indent is None else node.indent)
+            node = self.parents.get(id(node), _MISSING)
+        indents.reverse()
+        state = recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+        state.indent_tokens = list(indents)
+        stmt._codegen(state)
+        text = "".join(state.tokens)
+        try:
+            last_line = self._node_span(stmt)[1][0]
+        except KeyError:
+            return None
+        self._row_of(0)  # the line starts
+        starts = self._line_starts
+        assert starts is not None
+        if last_line >= len(starts):
+            return None
+        end = starts[last_line]
+        start = end - len(text)
+        if start < 0 or self.source[start:end] != text or starts[bisect.bisect_right(starts, start) - 1] != start:
+            return None
+        return start, end, indents
 
     def _statement_spans(self) -> Optional[Dict[int, Tuple[int, int, List[str]]]]:
         """id() of each statement -> (start offset, end offset, indentation of its block)."""

@@ -103,6 +103,27 @@ CASES = {
         "def evaluate(model, x):\n"
         "    return model(Variable(x, volatile=True))\n"
     ),
+    "statements in blocks indented with tabs and odd widths, with comments around": (
+        "import torch\n"
+        "\n"
+        "\n"
+        "def log(losses):\n"
+        "\tfor loss in losses:\n"
+        "\t\t# the first element\n"
+        "\t\tprint(loss.data[0])  # as a number\n"
+        "\treturn (\n"
+        "\t\tlosses[0].data[0]\n"
+        "\t)\n"
+        "\n"
+        "\n"
+        "def show(losses):\n"
+        "   for loss in losses:\n"
+        "     if loss:\n"
+        "\n"
+        "          # a continued line\n"
+        "          total = loss.data[0] + \\\n"
+        "              1\n"
+    ),
 }
 
 # Cases whose import questions the semantic model answers alone: no scope analysis.
@@ -111,6 +132,8 @@ WITHOUT_SCOPES = {
     "variable still used elsewhere",
     "variable read in a class body after the fix's function",
 }
+# Cases whose fixes all lie in one-line statements: the module is not rendered whole.
+WITHOUT_MODULE_RENDER = {"variable still used elsewhere", "statements in blocks indented with tabs and odd widths, with comments around"}
 
 
 @pytest.mark.parametrize("semantic", [False, True], ids=["scopes", "names"])
@@ -121,13 +144,18 @@ def test_each_fix_renders_as_the_whole_module_does(tmp_path, name, semantic, mon
     fixes = [f.fix for f in checked.findings if f.fix is not None]
     assert fixes, "the case must have fixes"
     ctx = checked.context
-    renderer = FixRenderer(ctx.module, source, ctx.parents, names=(lambda: ctx.semantic.names) if semantic else None)
+    if semantic:
+        renderer = FixRenderer(ctx.module, source, ctx.parents, names=lambda: ctx.semantic.names, span=ctx.span)
+    else:
+        renderer = FixRenderer(ctx.module, source, ctx.parents)
+
+    def not_run(self):
+        raise AssertionError("not expected to run")
+
     if semantic and name in WITHOUT_SCOPES:
-
-        def no_scope_analysis(self):
-            raise AssertionError("scope analysis run")
-
-        monkeypatch.setattr(FixRenderer, "_references", no_scope_analysis)
+        monkeypatch.setattr(FixRenderer, "_references", not_run)
+    if semantic and name in WITHOUT_MODULE_RENDER:
+        monkeypatch.setattr(FixRenderer, "_statement_spans", not_run)
     for fix in fixes:
         whole = apply_fixes(ctx.module, [fix], ctx.parents)
         assert renderer.fixed_text(fix) == whole
@@ -183,3 +211,19 @@ def test_quick_matcher_visitors_change_nothing_and_are_undone():
             assert _update_imports_now(module, adds, removes).code == plain
     assert [getattr(mv, n) for n in names] == before
     assert plain == "# head\nimport numpy as np\nimport torch\n\nx = np.zeros(1)\n"
+
+
+def test_a_file_read_with_async_renamed_renders_its_fixes_whole(tmp_path):
+    """A 0.3-era file is linted with its `async=` arguments renamed: positions are of
+    that text, not of the file's, so each fix is found by rendering the whole module,
+    and its edits (on the file as written) are what applying it to the module gives."""
+    from gradlint.runner import fix_renderer
+
+    source = "import torch\n\n\ndef log(loss, x):\n    x = x.cuda(async=True)\n    print(loss.data[0])\n"
+    checked = check_document(Path(tmp_path / "m.py"), source, Settings(cwd=tmp_path, select=["ALL"]))
+    ctx = checked.context
+    assert ctx.source != source
+    fixes = [f.fix for f in checked.findings if f.fix is not None and f.code == "GL003"]
+    assert len(fixes) == 1
+    whole = apply_fixes(ctx.module, fixes, ctx.parents)
+    assert fix_renderer(ctx, source).text_edits(fixes[0]) == text_edits(source, whole)
