@@ -37,7 +37,7 @@ class VolatileFlag(Rule):
             )
         else:
             consequence = ": this call still records an autograd graph; use `torch.no_grad()`"
-        self.report(node, fix=self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)
+        self.report(node, fix=lambda: self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)
 
     def _fix(self, node: cst.Call, volatile: cst.Arg) -> Optional[Fix]:
         sem = self.ctx.semantic
