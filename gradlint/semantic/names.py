@@ -369,7 +369,12 @@ class Names:
         candidates = self.index.torch_names()
         for name in candidates:
             seen = scopes.visible(name, node)
-            if seen.bindings and not seen.unbound and all(self._imports_torch(b) for b in seen.bindings):
+            if (
+                seen.bindings
+                and not seen.unbound
+                and all(self._imports_torch(b) for b in seen.bindings)
+                and not self._star_may_rebind(name, seen.bindings)
+            ):
                 found = (name, ())
                 break
         if found is None and "torch" not in scopes.root.bindings:
@@ -379,6 +384,30 @@ class Names:
                 found = ("torch", (ImportSpec("torch"),))
         self._torch_ref_cache[key] = found
         return found
+
+    def _star_may_rebind(self, name: str, imports: Any) -> bool:
+        """Whether a module-level star import after one of ``imports`` may bind ``name``
+        to something other than the torch module (scopes do not count star imports as
+        bindings; one before every import of ``name`` is overridden by them)."""
+        body = list(self.module.body)
+        lines = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
+        stars = [
+            (body.index(line), small)
+            for line in lines
+            for small in line.body
+            if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+        ]
+        if not stars:
+            return False
+        first = min((i for i, stmt in enumerate(body) for b in imports if _holds(stmt, b.node)), default=None)
+        for index, star in stars:
+            if first is not None and index < first:
+                continue
+            bound, target = self.star_import_binds(star, name)
+            if bound is False or (bound and target == "torch"):
+                continue
+            return True
+        return False
 
     def _imports_torch(self, binding: Any) -> bool:
         if binding.form != "import":
@@ -454,3 +483,12 @@ def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
 
 
 _MATCH_BINDERS = tuple(getattr(cst, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(cst, name))
+
+
+def _holds(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether the module statement ``stmt`` is or contains ``node`` (an import)."""
+    if stmt is node:
+        return True
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return any(small is node for small in stmt.body)
+    return False
