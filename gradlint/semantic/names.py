@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Container, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -26,7 +26,7 @@ from gradlint.fixes import ImportSpec
 from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import scope_metadata, target_names, walk
+from gradlint.traversal import children, scope_metadata, target_names, walk
 
 TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
 
@@ -324,6 +324,39 @@ class Names:
             parent = self.tree.parent(parent)
         return not isinstance(parent, (cst.Import, cst.ImportFrom))
 
+    def import_read_after(self, name: str, skip: Container[int] = ()) -> Optional[cst.Name]:
+        """A ``Name`` that reads the value the file's one import of ``name`` binds, in
+        a module-level statement after the one holding that import (in any scope
+        there), outside the nodes whose ``id()`` is in ``skip``; None if there is
+        none, or if ``name`` is not bound by exactly one module-level import and
+        nothing else anywhere (then no read can be vouched for).
+
+        Such a read keeps the import in use whatever is done to the skipped nodes:
+        every scope resolves ``name`` to the module's binding, and code after the
+        import statement runs after it. (A read before it, at module level, would
+        not see it.) Reads LibCST's analysis counts as well, in string annotations,
+        are not looked for: a None is "not shown", not "unused"."""
+        index = self.index
+        if name not in index.sole or self._rebound(name):
+            return None
+        record = next(r for r in index.records if r.name == name)
+        top: Optional[cst.CSTNode] = record.statement
+        while top is not None and self.tree.parent(top) is not self.module:
+            top = self.tree.parent(top)
+        body = self.module.body
+        after = next((i + 1 for i, stmt in enumerate(body) if stmt is top), len(body))
+        stack: List[cst.CSTNode] = list(reversed(body[after:]))
+        while stack:
+            node = stack.pop()
+            if id(node) in skip:
+                continue
+            if type(node) is cst.Name:
+                if node.value == name and self.is_read(node) and not isinstance(self.tree.parent(node), _MATCH_KEYS):
+                    return node
+                continue
+            stack.extend(reversed(children(node)))
+        return None
+
     def _bound_otherwise(self) -> FrozenSet[str]:
         if self._other_bindings is None:
             self._other_bindings = _non_import_bindings(self.module)
@@ -492,3 +525,7 @@ def _holds(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
     if isinstance(stmt, cst.SimpleStatementLine):
         return any(small is node for small in stmt.body)
     return False
+
+
+# A class pattern's keyword (``case P(x=1)``) names an attribute, not a variable.
+_MATCH_KEYS = tuple(getattr(cst, name) for name in ("MatchKeywordElement",) if hasattr(cst, name))
