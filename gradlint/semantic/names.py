@@ -325,11 +325,11 @@ class Names:
         return not isinstance(parent, (cst.Import, cst.ImportFrom))
 
     def import_read_after(self, name: str, skip: Container[int] = ()) -> Optional[cst.Name]:
-        """A ``Name`` that reads the value the file's one import of ``name`` binds, in
+        """A ``Name`` that reads the value the file's imports of ``name`` bind, in
         a module-level statement after the one holding that import (in any scope
         there), outside the nodes whose ``id()`` is in ``skip``; None if there is
-        none, or if ``name`` is not bound by exactly one module-level import and
-        nothing else anywhere (then no read can be vouched for).
+        none, or if ``name`` is not bound by module-level imports of one same thing
+        and nothing else anywhere (then no read can be vouched for).
 
         Such a read keeps the import in use whatever is done to the skipped nodes:
         every scope resolves ``name`` to the module's binding, and code after the
