@@ -957,7 +957,7 @@ class Values:
             return None
         expr = self._viewed(expr)
         if not isinstance(expr, cst.Name):
-            return self.graph_source(expr)
+            return self.graph_source(expr) or self._op_forward_output(expr, _depth)
         key = id(expr)
         if key in self._forward_outputs:
             return self._forward_outputs[key]
@@ -968,6 +968,35 @@ class Values:
         else:  # may have been cut short by the depth limit: do not remember it
             del self._forward_outputs[key]
         return found
+
+    def _op_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
+        """An op recorded on a possible activation is one too: ``torch.tanh(d)``,
+        ``d * 2``, ``d.clamp(0, 1)`` for ``d`` a parameter some caller passes a forward's
+        output for (what ``graph_source``, which asks every binding, cannot show)."""
+        if isinstance(expr, cst.BinaryOperation):
+            operands = [expr.left, expr.right]
+        elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            operands = [expr.expression]
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):
+            func = expr.func
+            names = self.model.names
+            if self.carries_no_graph(expr, self.tree.function_scope(expr)) or self.model.gradmode.grad_disabled(expr) is True:
+                return None
+            if any(q.startswith("torch.") for q in names.qualnames_in(func, TORCH)):
+                operands = [a.value for a in expr.args]  # ``torch.tanh(d)``, ``F.pad(d, p)``
+            elif isinstance(func, cst.Attribute) and not names.is_imported(func.value) and func.attr.value not in (
+                NO_GRAPH_METHODS | PYTHON_VALUE_METHODS
+            ):
+                operands = [func.value]  # ``d.clamp(0, 1)``, ``d.cuda()``
+            else:
+                return None
+        else:
+            return None
+        for operand in operands:
+            found = self._held_forward_output(operand, _depth + 1)
+            if found is not None:
+                return found
+        return None
 
     def _name_forward_output(self, expr: cst.Name, _depth: int) -> Optional[cst.CSTNode]:
         for b in self.model.scopes.reaching(expr).bindings:

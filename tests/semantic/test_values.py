@@ -402,6 +402,11 @@ def _forward_output(code: str) -> Optional[str]:
         ("def scale(d, s):\n    d.data *= s\n\nscale(torch.load(p), 2)\nscale(netG(z), 2)\n", "netG(z)"),
         ("class G:\n    def norm(self, d):\n        d.data += 1\n        return d\n    def forward(self, z):\n"
          "        return self.norm(self.net(z))\n", "self.net(z)"),
+        # an op recorded on it is an activation too
+        ("import torch\ndef norm(d):\n    d = torch.tanh(d) * 2\n    d.data[:, 0] = 0\n\nnorm(netG(z))\n", "netG(z)"),
+        ("def norm(d):\n    d = d.clamp(0, 1)\n    d.data += 1\n\nnorm(netG(z))\n", "netG(z)"),
+        ("def norm(d):\n    d = d.detach()\n    d.data += 1\n\nnorm(netG(z))\n", None),
+        ("import torch\ndef norm(d):\n    with torch.no_grad():\n        e = torch.tanh(d)\n    e.data += 1\n\nnorm(netG(z))\n", None),
         ("def scale(d, s):\n    d.data *= s\n\nscale(torch.zeros(3), 2)\n", None),
         ("def scale(d, s):\n    d.data *= s\n\nhooks.append(scale)\nscale(netG(z), 2)\n", None),  # other callers unknown
         ("def scale(d, s):\n    d.data *= s\n\nscale(*args)\n", None),
