@@ -43,6 +43,7 @@ class InplaceThroughData(InplaceEditRule):
         super().__init__(ctx)
         self._modules: Optional[FrozenSet[str]] = None
         self._steps: Dict[int, Tuple[List[Tuple[cst.CSTNode, FrozenSet[str]]], List[cst.CSTNode]]] = {}
+        self._yields: Dict[int, List[cst.Yield]] = {}
 
     def check_edit(self, node: cst.CSTNode) -> None:
         swapped = self._swap(node)
@@ -144,7 +145,9 @@ class InplaceThroughData(InplaceEditRule):
         func = tree.enclosing_function(node)
         if func is None:
             return False
-        yields = [y for y in walk(func.body) if isinstance(y, cst.Yield)]
+        yields = self._yields.get(id(func))
+        if yields is None:
+            yields = self._yields[id(func)] = [y for y in walk(func.body) if isinstance(y, cst.Yield)]
         # By where they start: the walk may still be inside ``node`` (its end is not known yet).
         if not yields or tree.order(yields[0])[0] < tree.order(node)[0]:
             return False
