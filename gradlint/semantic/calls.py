@@ -56,6 +56,36 @@ class Calls:
             sites.append(parent)
         return sites
 
+    def arguments_for(self, param: cst.Param) -> Optional[List[Tuple[cst.Call, cst.BaseExpression]]]:
+        """What the calls of this file pass for ``param`` of a function of this file:
+        ``(call, argument)`` for each call that passes one (by position, after ``self``
+        for a method called as ``obj.f(...)``, or by keyword); a call that passes
+        none (the default is used) or whose ``*args`` may hold it is left out. None
+        when the function's callers are unknown (``call_sites``)."""
+        params = self.tree.parent(param)
+        func = self.tree.parent(params) if params is not None else None
+        if not isinstance(params, cst.Parameters) or not isinstance(func, cst.FunctionDef):
+            return None
+        sites = self.call_sites(func)
+        if sites is None:
+            return None
+        positional = list(params.posonly_params) + list(params.params)
+        index = next((i for i, p in enumerate(positional) if p is param), None)
+        if index is not None and self.tree.method_class(func) is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in func.decorators
+        ):
+            index -= 1  # ``obj.f(a)`` passes ``a`` for the parameter after ``self``
+        name = param.name.value
+        found = []
+        for call in sites:
+            for i, a in enumerate(call.args):
+                if a.star:
+                    break
+                if (a.keyword is not None and a.keyword.value == name) or (a.keyword is None and i == index):
+                    found.append((call, a.value))
+                    break
+        return found
+
     def main_block(self) -> Optional[cst.If]:
         """The module's ``if __name__ == "__main__":`` block, when the file is a script."""
         for stmt in self.model.module.body:

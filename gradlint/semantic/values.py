@@ -179,6 +179,7 @@ class Values:
         self._summaries: Dict[int, Value] = {}
         self._dataclasses: Optional[FrozenSet[str]] = None
         self._edited: Dict[int, FrozenSet[str]] = {}
+        self._forward_outputs: Dict[int, Optional[cst.CSTNode]] = {}
 
     # -- the abstract value ---------------------------------------------------------------
 
@@ -945,6 +946,127 @@ class Values:
                 return None
             found = found or src
         return found
+
+    # -- forward outputs ---------------------------------------------------------------------
+
+    def forward_output(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The forward or loss call whose output ``expr`` may be: a non-leaf tensor with
+        history (an activation, which the op that made it or a later one may have saved
+        for backward), as opposed to a leaf (a parameter, a buffer, a fresh or loaded
+        tensor), which no recorded op produced. None when nothing shows one.
+
+        Unlike ``graph_source`` (every binding that may reach a name must give history),
+        one binding suffices: ``x = model(x)`` on one path makes ``x`` possibly an
+        activation. A parameter of a function of this file counts when a call of that
+        function in this file passes such a value for it (``delta = net(z);
+        scale(delta)`` for ``def scale(delta)``). A view of such a tensor is its
+        storage: basic indexing (integers, slices, ``...``, ``None``, names holding
+        numbers), ``.T``, ``.view()``/``.transpose()``... ; advanced indexing copies."""
+        expr = self._viewed(expr)
+        if isinstance(expr, (cst.Subscript, cst.Call)):
+            return None  # a copy made right here (``h[idx]``, ``h.clone()``): no op saved it
+        return self._held_forward_output(expr, _depth)
+
+    def _viewed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """The tensor whose storage the view ``expr`` is (``expr`` itself if not a view)."""
+        while True:
+            if isinstance(expr, cst.Subscript) and self._view_index(expr):
+                expr = expr.value
+            elif isinstance(expr, cst.Attribute) and expr.attr.value in VIEW_ATTRIBUTES:
+                expr = expr.value
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in VIEW_METHODS:
+                expr = expr.func.value
+            else:
+                return expr
+
+    def _held_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
+        """``forward_output`` of a value bound to a name (``h = model(x)[idx]`` binds an
+        activation, whether or not it is a copy)."""
+        if _depth > 8:
+            return None
+        expr = self._viewed(expr)
+        if not isinstance(expr, cst.Name):
+            return self.graph_source(expr) or self._op_forward_output(expr, _depth)
+        key = id(expr)
+        if key in self._forward_outputs:
+            return self._forward_outputs[key]
+        self._forward_outputs[key] = None  # ``h = h.view(...)`` in a loop reaches itself
+        found = self._name_forward_output(expr, _depth)
+        if _depth <= 2:
+            self._forward_outputs[key] = found
+        else:  # may have been cut short by the depth limit: do not remember it
+            del self._forward_outputs[key]
+        return found
+
+    def _op_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
+        """An op recorded on a possible activation is one too: ``torch.tanh(d)``,
+        ``d * 2``, ``d.clamp(0, 1)`` for ``d`` a parameter some caller passes a forward's
+        output for (what ``graph_source``, which asks every binding, cannot show)."""
+        if isinstance(expr, cst.BinaryOperation):
+            operands = [expr.left, expr.right]
+        elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            operands = [expr.expression]
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):
+            func = expr.func
+            names = self.model.names
+            if self.carries_no_graph(expr, self.tree.function_scope(expr)) or self.model.gradmode.grad_disabled(expr) is True:
+                return None
+            if any(q.startswith("torch.") for q in names.qualnames_in(func, TORCH)):
+                operands = [a.value for a in expr.args]  # ``torch.tanh(d)``, ``F.pad(d, p)``
+            elif isinstance(func, cst.Attribute) and not names.is_imported(func.value) and func.attr.value not in (
+                NO_GRAPH_METHODS | PYTHON_VALUE_METHODS
+            ):
+                operands = [func.value]  # ``d.clamp(0, 1)``, ``d.cuda()``
+            else:
+                return None
+        else:
+            return None
+        for operand in operands:
+            found = self._held_forward_output(operand, _depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _name_forward_output(self, expr: cst.Name, _depth: int) -> Optional[cst.CSTNode]:
+        for b in self.model.scopes.reaching(expr).bindings:
+            found: Optional[cst.CSTNode] = None
+            if b.form == "param" and isinstance(b.node, cst.Param):
+                found = self.argument_forward_output(b.node, _depth + 1)
+            elif b.kind == "assign" and b.form != "aug" and b.value is not None:
+                found = self._held_forward_output(b.value, _depth + 1)
+            elif b.kind == "unpack" and isinstance(b.value, cst.Call):
+                found = self.graph_source(b.value)  # ``out, h = rnn(x)``
+            if found is not None:
+                return found
+        return None
+
+    def argument_forward_output(self, param: cst.Param, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The forward output (``forward_output``) that some call in this file passes for
+        ``param`` of a function of this file; None when none does or the function's
+        callers are unknown (``calls.arguments_for``)."""
+        if _depth > 8:
+            return None
+        for _call, arg in self.model.calls.arguments_for(param) or ():
+            found = self._held_forward_output(arg, _depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _view_index(self, expr: cst.Subscript) -> bool:
+        """Indexing that returns a view: integers (literal or held by a name, such as a
+        ``range`` loop variable), slices, ``...`` and ``None``."""
+        if is_basic_index(expr):
+            return True
+        for el in expr.slice:
+            sl = el.slice
+            if isinstance(sl, cst.Slice):
+                continue
+            value = sl.value  # type: ignore[union-attr]
+            if isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None"):
+                continue
+            if not (isinstance(value, cst.Name) and self.value(value).what == "number"):
+                return False
+        return True
 
 
 def _dims_given(call: cst.Call) -> bool:

@@ -400,3 +400,53 @@ def test_what_may_hold_tensors_is_not_plain():
         "value",
     ):
         _check(ctx, fact)
+
+
+# -- forward outputs: activations (non-leaf) versus leaves (what GL202/GL204 divide by) ----
+
+
+def _forward_output(code: str) -> Optional[str]:
+    """The evidence ``forward_output`` gives for the receiver of the last ``.data`` in ``code``."""
+    ctx = context(code)
+    data = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Attribute) and n.attr.value == "data"]
+    found = ctx.semantic.values.forward_output(data[-1].value)
+    return ctx.code_for(found) if found is not None else None
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        # produced in the same function, on one path at least
+        ("h = model(x)\nh.data.mul_(m)\n", "model(x)"),
+        ("h = x\nif c:\n    h = net(x)\nh.data.mul_(m)\n", "net(x)"),
+        ("out, hidden = rnn(x)\nhidden.data.zero_()\n", "rnn(x)"),
+        ("h = model(x)\ng = h\ng.data.mul_(m)\n", "model(x)"),
+        # views of it share its storage: basic indexing (with a loop counter too), .T, .view()
+        ("h = model(x)\nh[0, :, 1:].data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nfor i in range(3):\n    h[i].data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nh.view(-1).T.data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nh[idx].data.mul_(m)\n", None),  # advanced indexing copies
+        # handed in by a caller of this file
+        ("def scale(d, s):\n    d.data *= s\n\ndelta = netG(z)\nscale(delta, 0.5)\n", "netG(z)"),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(s=2, d=netG(z))\n", "netG(z)"),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(torch.load(p), 2)\nscale(netG(z), 2)\n", "netG(z)"),
+        ("class G:\n    def norm(self, d):\n        d.data += 1\n        return d\n    def forward(self, z):\n"
+         "        return self.norm(self.net(z))\n", "self.net(z)"),
+        # an op recorded on it is an activation too
+        ("import torch\ndef norm(d):\n    d = torch.tanh(d) * 2\n    d.data[:, 0] = 0\n\nnorm(netG(z))\n", "netG(z)"),
+        ("def norm(d):\n    d = d.clamp(0, 1)\n    d.data += 1\n\nnorm(netG(z))\n", "netG(z)"),
+        ("def norm(d):\n    d = d.detach()\n    d.data += 1\n\nnorm(netG(z))\n", None),
+        ("import torch\ndef norm(d):\n    with torch.no_grad():\n        e = torch.tanh(d)\n    e.data += 1\n\nnorm(netG(z))\n", None),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(torch.zeros(3), 2)\n", None),
+        ("def scale(d, s):\n    d.data *= s\n\nhooks.append(scale)\nscale(netG(z), 2)\n", None),  # other callers unknown
+        ("def scale(d, s):\n    d.data *= s\n\nscale(*args)\n", None),
+        ("import torch\ndef scale(d, s):\n    d.data *= s\n\nwith torch.no_grad():\n    scale(netG(z), 2)\n", None),
+        # leaves: parameters, buffers, fresh tensors
+        ("for p in model.parameters():\n    p.data.clamp_(-c, c)\n", None),
+        ("self.proj.weight.data.clamp_(-1, 1)\n", None),
+        ("import torch\nh = torch.zeros(3)\nh.data.add_(1)\n", None),
+        ("import torch\nw = torch.nn.Parameter(torch.zeros(3))\nw.data.add_(1)\n", None),
+    ],
+)
+def test_forward_output(code, expected):
+    assert _forward_output(code) == expected
