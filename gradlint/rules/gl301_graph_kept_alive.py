@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator
+from typing import Dict, Iterator, Optional
 
 import libcst as cst
 
@@ -77,14 +77,28 @@ class GraphKeptAlive(Rule):
             return
         # The value's history first: it looks only at what was computed before this
         # point; where the total goes looks at the whole function.
-        if sem.values.graph_source(value) is None:
+        source = sem.values.graph_source(value)
+        if source is None:
             return
         flows = sem.escape.flows(sem.tree.function_scope(node))
         if flows.routes([key], _TO_BACKWARD):
             return  # accumulated on purpose, to call backward() on the total
         leaves = flows.routes([key], _TO_CALLER)
-        if leaves and not self._trains(loop) and not self._over_batches(loop):
+        # The loops around this one count too: ``for name, v in losses.items()`` inside
+        # the loop over the loader adds one step's losses per batch.
+        loops = list(self._loops_out_from(loop))
+        if leaves and not any(self._trains(outer) or self._over_batches(outer) for outer in loops):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
+        if (
+            _stores_value(node)
+            and isinstance(source, cst.Call)
+            and sem.modules.in_eval_mode(source)
+            and not any(self._over_batches(outer) for outer in loops)
+        ):
+            # One output per item of a fixed collection, from a model the function put in
+            # eval mode with gradients on: GL101 reports that forward, and its no_grad
+            # removes the graphs too.
+            return
         if isinstance(node, cst.Assign) and isinstance(target, cst.Subscript) and not self._grows(target, loop):
             return  # ``cache[i] = kv``: a slot replaced, not a collection growing
         if self._stores_modules(target):
@@ -108,7 +122,7 @@ class GraphKeptAlive(Rule):
             value=_text(self.ctx, value),
             target=_text(self.ctx, target),
             remedy=remedy,
-            held=_HELD_AFTER_BACKWARD if self._trains(loop) else _HELD,
+            held=_HELD_AFTER_BACKWARD if any(self._trains(outer) for outer in loops) else _HELD,
         )
 
     def _safety(self, key: str, leaves: bool, target: cst.BaseExpression, loop: cst.CSTNode) -> str:
@@ -175,6 +189,14 @@ class GraphKeptAlive(Rule):
         return not _stores_value(node) and modes.mode_at(node).disabled is True
 
     # -- deliberate accumulation ------------------------------------------------------
+
+    def _loops_out_from(self, loop: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        """``loop`` and the loops of the same function that hold it, innermost first."""
+        tree = self.ctx.semantic.tree
+        cur: Optional[cst.CSTNode] = loop
+        while cur is not None:
+            yield cur
+            cur = tree.enclosing_loop(cur)
 
     def _trains(self, loop: cst.CSTNode) -> bool:
         """The loop body calls ``backward()``: the accumulated values are for logging."""
