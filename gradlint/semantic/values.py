@@ -864,6 +864,10 @@ class Values:
             found = self._operand_graph_source(func.value, depth + 1)
             if found is not None:
                 return found
+        if isinstance(func, cst.Name) and func.value == "self" and self.model.modules.forward(call) is not None:
+            # ``self(x)`` in a module's method runs the class's forward: what it returns decides
+            forward = self._own_forward(call)
+            return call if forward is None or self._returns_history(forward, depth) else None
         local = self.model.calls.local_function(call)
         if local is not None:  # a function of this file: what it returns decides
             return call if self._returns_history(local, depth) else None
@@ -886,6 +890,16 @@ class Values:
             # not ``model.load_pretrained(path)``, ``model.init_weights()``: set-up, no forward;
             # not ``demo_model.predictor()``: a forward takes inputs
             return call
+        return None
+
+    def _own_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The ``forward`` defined by the class whose method makes ``call``, if it has one."""
+        cls = self.tree.enclosing_class(call)
+        if cls is None:
+            return None
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
+                return stmt
         return None
 
     def _returns_part_history(self, func: cst.FunctionDef, path: Sequence[object], depth: int) -> bool:

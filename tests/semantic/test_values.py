@@ -316,6 +316,13 @@ def _graph_source(code: str) -> Optional[str]:
         ("outs = model(x)\nfor v in outs.values():\n    f(v)\n", "model(x)"),
         ("for i, (k, v) in enumerate(model(x).items()):\n    f(v)\n", None),  # not followed through enumerate
         ("for v in model(x):\n    f(v)\n", None),
+        # ``self(x)`` in a module's method: the class's forward decides
+        ("import torch.nn as nn\nimport torch.nn.functional as F\nclass M(nn.Module):\n    def forward(self, x, y):\n"
+         "        return F.mse_loss(self.fc(x), y)\n    def fit(self, x, y):\n        f(self(x, y))\n", "self(x, y)"),
+        ("import torch.nn as nn\nclass M(nn.Module):\n    def forward(self, x):\n        return x.argmax(-1).tolist()\n"
+         "    def fit(self, x):\n        f(self(x))\n", None),
+        ("import torch.nn as nn\nclass M(nn.Module):\n    def fit(self, x):\n        f(self(x))\n", "self(x)"),  # forward inherited
+        ("class M:\n    def fit(self, x):\n        f(self(x))\n", None),  # not a module
         # a step method, by the frameworks' contract (Lightning, skorch, mmcv)
         ("out = trainer.train_step(images, targets)\nf(out)\n", "trainer.train_step(images, targets)"),
         ("f(module.training_step(batch, 0))\n", "module.training_step(batch, 0)"),
