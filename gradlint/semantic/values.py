@@ -641,6 +641,33 @@ class Values:
         self._summaries[key] = found
         return found
 
+    def tensor_checked(self, name: cst.Name) -> bool:
+        """Whether the read ``name`` runs only where ``isinstance(name, torch.Tensor)`` held:
+        in the body of an ``if`` that tests it (alone or in a tuple of types), with no
+        binding of the name inside that body before the read."""
+        cur: cst.CSTNode = name
+        parent = self.tree.parent(cur)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(parent, cst.If) and cur is parent.body and self._tests_tensor(parent.test, name.value):
+                reaching = self.model.scopes.reaching(name)
+                return bool(reaching.bindings) and not reaching.unbound and not any(
+                    b.node is not None and self.tree.is_inside(parent.body, b.node) for b in reaching.bindings
+                )
+            cur, parent = parent, self.tree.parent(parent)
+        return False
+
+    def _tests_tensor(self, test: cst.BaseExpression, name: str) -> bool:
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"):
+            return False
+        if len(test.args) != 2 or not (isinstance(test.args[0].value, cst.Name) and test.args[0].value.value == name):
+            return False
+        kinds = test.args[1].value
+        options = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        names = self.model.names
+        return any(
+            isinstance(o, (cst.Name, cst.Attribute)) and names.refers_to(o, frozenset({"torch.Tensor"})) for o in options
+        )
+
     # -- names ---------------------------------------------------------------------------
 
     def value_of(self, name: cst.Name) -> Optional[cst.BaseExpression]:

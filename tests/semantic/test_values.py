@@ -375,6 +375,25 @@ def test_library_methods_that_return_numbers():
 
 
 @pytest.mark.parametrize(
+    "code,checked",
+    [
+        ("if isinstance(v, torch.Tensor):\n        f(v)\n", True),
+        ("if isinstance(v, (torch.Tensor, np.ndarray)):\n        f(v)\n", True),
+        ("if isinstance(v, Tensor):\n        f(v)\n", True),
+        ("if isinstance(v, torch.Tensor):\n        pass\n    else:\n        f(v)\n", False),
+        ("if isinstance(w, torch.Tensor):\n        f(v)\n", False),
+        ("if isinstance(v, torch.Tensor):\n        v = g(v)\n        f(v)\n", False),  # rebound inside
+        ("if isinstance(v, dict):\n        f(v)\n", False),
+        ("f(v)\n", False),
+    ],
+)
+def test_tensor_checked_by_isinstance(code, checked):
+    ctx = context(f"import numpy as np\nimport torch\nfrom torch import Tensor\ndef h(v, w):\n    {code}")
+    call = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "f")
+    assert ctx.semantic.values.tensor_checked(call.args[0].value) is checked
+
+
+@pytest.mark.parametrize(
     "iterable,batches",
     [
         ("[xs[i : i + n] for i in range(0, len(xs), n)]", True),
