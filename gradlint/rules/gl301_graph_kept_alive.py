@@ -18,9 +18,10 @@ from gradlint.semantic.tree import walk
 
 class GraphKeptAlive(Rule):
     code = "GL301"
-    triggers = ("for", "while")
+    triggers = ("for", "while", "clone")
     gates = (
-        re.compile(LOOP_STATEMENT),
+        # a loop, or a copy kept past the call (``store.append(value.clone())``)
+        re.compile(LOOP_STATEMENT + r"|\.clone\b"),
         # what the visitors below check
         re.compile(
             r"[-+]="  # total += loss
@@ -28,6 +29,7 @@ class GraphKeptAlive(Rule):
             r"|\][\s)\\]*=(?!=)"  # history[i] = out
             r"|\b(\w+)[ \t]*=[\s(\\]*\1\b[\s)\\]*[-+]"  # total = total + loss
             r"|\+[\s(\\]*\w+[ \t)\\]*(?:[\r\n;#]|\Z)"  # total = loss + total
+            r"|\.clone\b"  # value.clone() kept in a store
         ),
     )
 
@@ -59,13 +61,68 @@ class GraphKeptAlive(Rule):
             elif isinstance(right, cst.Name) and right.value == target.value and isinstance(value.operator, cst.Add):
                 self._check(node, target, left)
 
-    # ``losses.append(loss)``
+    # ``losses.append(loss)``; ``value.clone()`` kept in a store
     def leave_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1:
             arg = node.args[0]
             if arg.keyword is None and not arg.star:
                 self._check(node, func.value, arg.value)
+        elif isinstance(func, cst.Attribute) and func.attr.value == "clone" and not node.args:
+            self._check_kept_copy(node, func.value)
+
+    def _check_kept_copy(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
+        """``value.clone()`` of a tensor handed in (``if isinstance(value, torch.Tensor)``),
+        kept past the call: in an attribute or a module-level store, by this function or
+        by every caller of the file that it returns the copy to. A reporter or logger
+        keeps one such copy per reported step, and ``clone()`` copies the history too."""
+        sem = self.ctx.semantic
+        func = sem.tree.function_scope(call)
+        if not isinstance(func, cst.FunctionDef) or not isinstance(receiver, cst.Name):
+            return
+        reaching = sem.scopes.reaching(receiver)
+        if not reaching.bindings or reaching.unbound or not all(b.form == "param" for b in reaching.bindings):
+            return  # a tensor the function computed itself: its own business
+        if not sem.values.tensor_checked(receiver) or sem.gradmode.mode_at(call).disabled is True:
+            return
+        store = self._kept_store(call, func)
+        if store is None:
+            return
+        remedy = f"{receiver.value}.detach().clone()"
+        self.report(
+            call,
+            fix=self.fix(
+                self.replace(call, codegen.method_call(codegen.method_call(receiver, "detach"), "clone")),
+                title=f"Keep `{remedy}` instead",
+                applicability="unsafe",  # a copy kept on an object may be what other code differentiates
+            ),
+            statement=edit_text(self.ctx, call),
+            value=receiver.value,
+            target=store,
+            remedy=remedy,
+            held=_HELD,
+        )
+
+    def _kept_store(self, call: cst.Call, func: cst.FunctionDef) -> Optional[str]:
+        """Where the copy made by ``call`` is kept past the call: the store's text."""
+        sem = self.ctx.semantic
+        kept = sem.escape.flows(func).routes_of_nodes([call], sem.tree, _KEPT | _TO_CALLER)
+        for route in kept:
+            if route.kind in _KEPT:
+                return _store_text(self.ctx, route.node)
+        if not any(route.kind == "return" for route in kept):
+            return None
+        sites = sem.calls.call_sites(func)
+        if not sites:
+            return None  # callers unknown: what they do with the copy is theirs to say
+        stores = []
+        for site in sites:
+            scope = sem.tree.function_scope(site)
+            routes = [r for r in sem.escape.flows(scope).routes_of_nodes([site], sem.tree, _KEPT) if r.kind in _KEPT]
+            if not routes or not isinstance(scope, cst.FunctionDef):
+                return None
+            stores.append(_store_text(self.ctx, routes[0].node))
+        return stores[0]
 
     def _check(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         sem = self.ctx.semantic
@@ -227,6 +284,8 @@ class GraphKeptAlive(Rule):
 # Routes (``semantic.escape``) that make an accumulation deliberate.
 _TO_BACKWARD = frozenset({"backward", "helper"})
 _TO_CALLER = frozenset({"return", "yield"})
+# Routes that keep a value past the call: an attribute of ``self``, a module-level store.
+_KEPT = frozenset({"self", "global"})
 
 # What the kept graph holds: a backward() in the loop frees the saved activations
 # (their storage), but not the graph's nodes, which stay referenced from the total.
@@ -242,6 +301,23 @@ def _text(ctx, expr: cst.BaseExpression) -> str:
     if isinstance(expr, cst.Call):
         return f"{short(ctx, expr.func, 36) or '...'}(...)"
     return "..."
+
+
+def _store_text(ctx, node: cst.CSTNode) -> str:
+    """The store a route's statement keeps a value in: ``self.stats`` of ``self.stats[k] = v``,
+    ``_store`` of ``_store.setdefault(k, []).append(v)``."""
+    target: Optional[cst.BaseExpression] = None
+    if isinstance(node, cst.Assign):
+        target = node.targets[0].target
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        target = node.target
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        target = node.func.value
+    while isinstance(target, (cst.Subscript, cst.Call)):
+        target = target.value if isinstance(target, cst.Subscript) else (
+            target.func.value if isinstance(target.func, cst.Attribute) else None
+        )
+    return (short(ctx, target, 40) or "...") if target is not None else "..."
 
 
 def _stores_value(node: cst.CSTNode) -> bool:
