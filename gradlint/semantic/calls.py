@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from gradlint.semantic.frameworks import PER_BATCH_STEPS
 from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
@@ -54,6 +55,18 @@ class Calls:
                 return None
             sites.append(parent)
         return sites
+
+    def runs_per_step(self, func: cst.FunctionDef) -> bool:
+        """Whether ``func`` runs once per step of a loop it does not hold: a method that a
+        framework calls for every batch (Lightning's ``training_step``), or a function
+        of this file every call of which sits in a loop."""
+        cls = self.tree.method_class(func)
+        if cls is not None:
+            for _framework, bases, base_names, methods in PER_BATCH_STEPS:
+                if func.name.value in methods and self.model.modules.derives_from(cls, bases, base_names):
+                    return True
+        sites = self.call_sites(func)
+        return bool(sites) and all(self.tree.enclosing_loop(site) is not None for site in sites)
 
     def main_block(self) -> Optional[cst.If]:
         """The module's ``if __name__ == "__main__":`` block, when the file is a script."""

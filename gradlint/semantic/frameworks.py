@@ -92,3 +92,8 @@ NUMBER_METHODS = {
     "pyro.infer.SVI": frozenset({"step", "evaluate_loss"}),
     "pyro.infer.svi.SVI": frozenset({"step", "evaluate_loss"}),
 }
+
+# Methods that a framework calls once per batch, with gradients on: what they keep
+# on ``self`` is kept once per step. Lightning's training loop calls
+# ``training_step`` for every batch.
+PER_BATCH_STEPS = (("Lightning", LIGHTNING_MODULE, frozenset({"LightningModule"}), frozenset({"training_step"})),)
