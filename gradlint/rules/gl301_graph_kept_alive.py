@@ -18,10 +18,11 @@ from gradlint.semantic.tree import walk
 
 class GraphKeptAlive(Rule):
     code = "GL301"
-    triggers = ("for", "while", "clone")
+    triggers = ("for", "while", "clone", "self.")
     gates = (
-        # a loop, or a copy kept past the call (``store.append(value.clone())``)
-        re.compile(LOOP_STATEMENT + r"|\.clone\b"),
+        # a loop; a copy kept past the call (``store.append(value.clone())``); an
+        # attribute added to in a per-step method (``self.total += loss``)
+        re.compile(LOOP_STATEMENT + r"|\.clone\b|\bself\.[\w.]+(?:\[[^\]\n]*\])?[ \t]*[-+]=|\bself\.[\w.]+\.append\b"),
         # what the visitors below check
         re.compile(
             r"[-+]="  # total += loss
@@ -126,11 +127,18 @@ class GraphKeptAlive(Rule):
 
     def _check(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         sem = self.ctx.semantic
-        loop = sem.tree.enclosing_loop(node)
-        if loop is None or not self._outlives(target, loop):
-            return
+        loop: Optional[cst.CSTNode] = sem.tree.enclosing_loop(node)
         key = escape_key(target)
         if key is None:
+            return
+        if loop is None:
+            # No loop here: a method that runs once per step (``training_step``, a step
+            # that calls backward(), a function called only from loops) repeats in its
+            # caller's loop, and what it adds to an attribute of ``self`` outlives the step.
+            loop = self._per_step_function(node, key)
+            if loop is None:
+                return
+        elif not self._outlives(target, loop):
             return
         # The value's history first: it looks only at what was computed before this
         # point; where the total goes looks at the whole function.
@@ -246,6 +254,20 @@ class GraphKeptAlive(Rule):
         return not _stores_value(node) and modes.mode_at(node).disabled is True
 
     # -- deliberate accumulation ------------------------------------------------------
+
+    def _per_step_function(self, node: cst.CSTNode, key: str) -> Optional[cst.FunctionDef]:
+        """The function holding ``node`` when it runs once per step and ``node`` adds to
+        the attribute ``key`` of ``self``, which no plain assignment of the function resets."""
+        sem = self.ctx.semantic
+        func = sem.tree.function_scope(node)
+        if not isinstance(func, cst.FunctionDef) or not key.startswith("self.") or isinstance(node, cst.Assign):
+            return None
+        for sub in walk(func.body):
+            if isinstance(sub, cst.Assign) and any(escape_key(t.target) == key and not isinstance(t.target, cst.Subscript) for t in sub.targets):
+                return None  # ``self.losses = []`` first: the list is the call's own
+        if not (sem.calls.runs_per_step(func) or self._trains(func)):
+            return None
+        return func
 
     def _loops_out_from(self, loop: cst.CSTNode) -> Iterator[cst.CSTNode]:
         """``loop`` and the loops of the same function that hold it, innermost first."""
