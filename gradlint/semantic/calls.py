@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
+from gradlint.semantic.frameworks import PER_BATCH_STEPS
 from gradlint.semantic.syntax import call_arg
 from gradlint.semantic.tree import walk
 
@@ -85,6 +86,18 @@ class Calls:
                     found.append((call, a.value))
                     break
         return found
+
+    def runs_per_step(self, func: cst.FunctionDef) -> bool:
+        """Whether ``func`` runs once per step of a loop it does not hold: a method that a
+        framework calls for every batch (Lightning's ``training_step``), or a function
+        of this file every call of which sits in a loop."""
+        cls = self.tree.method_class(func)
+        if cls is not None:
+            for _framework, bases, base_names, methods in PER_BATCH_STEPS:
+                if func.name.value in methods and self.model.modules.derives_from(cls, bases, base_names):
+                    return True
+        sites = self.call_sites(func)
+        return bool(sites) and all(self.tree.enclosing_loop(site) is not None for site in sites)
 
     def main_block(self) -> Optional[cst.If]:
         """The module's ``if __name__ == "__main__":`` block, when the file is a script."""

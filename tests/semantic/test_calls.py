@@ -115,3 +115,49 @@ def _arguments(code: str, func: str, param: str):
 )
 def test_arguments_for(code, func, param, expected):
     assert _arguments(code, func, param) == expected
+
+def test_runs_per_step():
+    ctx = context(
+        """\
+import pytorch_lightning as pl
+
+
+class Model(pl.LightningModule):
+    def training_step(self, batch, i):
+        return batch
+
+    def helper(self, x):
+        return x
+
+
+class Plain:
+    def training_step(self, batch, i):
+        return batch
+
+
+def step(x):
+    return x
+
+
+def once(x):
+    return x
+
+
+def fit(loader):
+    once(loader)
+    for x in loader:
+        step(x)
+    while True:
+        Plain().helper(x)
+"""
+    )
+    funcs = {
+        f"{c.name.value}.{s.name.value}" if c is not None else s.name.value: s
+        for c, body in [(None, ctx.module.body)] + [(c, c.body.body) for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+        for s in body
+        if isinstance(s, cst.FunctionDef)
+    }
+    per_step = {name for name, f in funcs.items() if ctx.semantic.calls.runs_per_step(f)}
+    # Lightning calls training_step per batch; helper is called (as a method) only in a loop;
+    # Plain.training_step is no framework's and has no caller; once is called outside a loop.
+    assert per_step == {"Model.training_step", "Model.helper", "step"}
