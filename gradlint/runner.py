@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequ
 from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
-from gradlint.files import Document, ReadError, SourceFile, WriteError, decode, read_document, write_source
+from gradlint.files import Document, ReadError, SourceFile, WriteError, decode_with_note, read_document, write_source
 from gradlint.options import RuleOptions
 from gradlint.results import Diagnostic, FileReport, Finding, FixInfo, TextEdit
 
@@ -182,6 +182,7 @@ def lint_file(
             report.internal_error = True
             report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
             return report
+    report.notes.extend(getattr(source, "notes", ()))
     _check_source(report, source, LintSettings(codes, options), mode, write_source)
     return report
 
@@ -198,12 +199,14 @@ def check_stdin(data: bytes, path: Path, display: str, run_settings: Settings, m
     report = FileReport(display)
     codes, options = run_settings.codes_for(path)
     try:
-        text, encoding = decode(data)
+        text, encoding, note = decode_with_note(data)
     except ReadError as exc:
         if PARSE_ERROR in codes:
             report.diagnostics.append(_read_error_diagnostic(str(exc)))
         return report, data
     source = SourceFile(path, text, encoding, hashlib.sha256(data).hexdigest(), 0, len(data))
+    if note:
+        report.notes.append(note)
     final = _check_source(report, source, LintSettings(codes, options), mode, None)
     if final == text:
         return report, data
@@ -263,20 +266,3 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         report.fixed = result.fixed
     report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc)
     return result.source
-
-
-def check_paths(
-    files: Sequence[Path],
-    settings: Settings,
-    mode: Mode,
-    on_file_done: Optional[Callable[[FileReport], None]] = None,
-    *,
-    jobs: Optional[int] = 1,
-    cache=None,
-) -> List[FileReport]:
-    """Reports for ``files``, in order; ``jobs`` worker processes (None: one per
-    CPU), results from ``cache`` (a ``gradlint.cache.Cache``) where it has them.
-    ``on_file_done`` is called with each report as it is ready (in any order)."""
-    from gradlint.scheduler import check_paths as schedule
-
-    return schedule(files, settings, mode, on_file_done, jobs=jobs, cache=cache)

@@ -194,7 +194,8 @@ def test_import_index_is_one_walk_of_statements():
         "os": ("os", "os", False),
     }
     assert index.aliases == {"np", "V"}
-    assert index.sole == {"np": "numpy", "V": "torch.autograd.Variable"}  # ``import torch.nn``: torch.nn is a submodule
+    # ``import torch.nn`` binds ``torch`` to the package: ``torch.nn.X`` reads as spelled
+    assert index.sole == {"np": "numpy", "torch": "torch", "V": "torch.autograd.Variable"}
     assert index.torch_names() == ["torch"]
     assert index.defined == {"f"}
     assert build_import_index(cst.parse_module("from x import *\nimport y\n")).sole == {}
@@ -239,6 +240,31 @@ def test_refers_to_and_is_imported():
     assert names.qualnames(ones.func) == {"numpy.ones"}
 
 
+@pytest.mark.parametrize(
+    "imports,expected",
+    [
+        ("from torch.autograd import *\n", {"torch.autograd.Variable"}),
+        ("from torch.autograd.variable import *\n", {"torch.autograd.variable.Variable"}),
+        ("from torch.autograd import *\nfrom .helpers import *\n", set()),  # the later one may rebind it
+        ("from .helpers import *\nfrom torch.autograd import *\n", {"torch.autograd.Variable"}),
+        ("from torch.nn import *\n", set()),  # torch.nn exports no Variable
+        ("from nltk.sem.logic import *\n", set()),
+        ("", set()),  # not bound at all: a NameError, not torch's
+        ("from torch.autograd import *\nVariable = make_variable\n", set()),  # bound in the file
+        ("from torch.autograd import *\ndef Variable(x, volatile=False):\n    return x\n", set()),
+    ],
+)
+def test_star_imported_names(imports, expected):
+    ctx = context(imports + "\n\ndef step(seq):\n    return Variable(seq, volatile=True)\n")
+    call = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "Variable")
+    names = ctx.semantic.names
+    assert {q for q in names.qualnames(call.func) if q.startswith("torch.")} == expected
+    assert names.is_call_to(call, VARIABLE) is bool(expected)
+    assert ctx.semantic.names.index.star_modules == tuple(
+        line.split()[1] for line in imports.splitlines() if line.endswith("import *")
+    )
+
+
 IMPORT_READS = {
     "read in a function": ("import torch\ndef f():\n    return torch.zeros(1)\n", "torch", 3),
     "read at module level after the import": ("from torch.autograd import Variable\nx = Variable(1)\n", "Variable", 2),
@@ -251,7 +277,8 @@ IMPORT_READS = {
     ),
     "an attribute or keyword of that name is no read": ("import torch\nx.torch\nf(torch=1)\n", "torch", None),
     "rebound somewhere": ("import torch\ndef f(torch):\n    return torch\n", "torch", None),
-    "bound by two imports": ("import torch\nif c:\n    import torch\ny = torch\n", "torch", None),
+    "bound by two imports of the same module": ("import torch\nif c:\n    import torch\ny = torch\n", "torch", 4),
+    "bound by imports of two things": ("import torch\nif c:\n    import numpy as torch\ny = torch\n", "torch", None),
     "a string annotation is not looked into": ("import torch\ndef f(x: 'torch.Tensor'):\n    pass\n", "torch", None),
     "read in a comprehension and a lambda": ("import torch\nys = [torch.f(x) for x in xs]\ng = lambda: torch\n", "torch", 2),
     "an import inside a function is not the module's": ("def f():\n    import torch\ntorch.x\n", "torch", None),
