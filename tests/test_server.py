@@ -572,3 +572,19 @@ def test_pygls_client_gets_the_last_version_checked_and_quick_fixes_built_on_req
         assert published.empty()  # nothing for versions 2 to 5
 
     asyncio.run(session())
+
+
+def test_the_benchmark_states_the_pause_the_server_waits():
+    import importlib.util
+
+    from gradlint import server
+
+    spec = importlib.util.spec_from_file_location("benchmark_run", Path(__file__).parent.parent / "benchmarks" / "run.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        del sys.modules[spec.name]
+    assert bench.DEBOUNCE_S == server.DEBOUNCE_S
