@@ -322,6 +322,14 @@ def _quick_matcher_visitors() -> Iterator[None]:
 _GATHERERS = ("_gather_matchers", "_gather_constructed_visit_funcs", "_gather_constructed_leave_funcs")
 
 
+def preload_import_changes() -> None:
+    """Import what changing a module's imports needs (``libcst.codemod``, a third of a
+    second). For a parent process about to fork workers that render or apply fixes:
+    imported once there, not once in each worker that meets a fix adding or removing
+    an import."""
+    import libcst.codemod.visitors  # noqa: F401
+
+
 def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
     with _quick_matcher_visitors():
         return _update_imports_now(module, adds, removes)

@@ -121,6 +121,10 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
 
     jobs = jobs or parallel.cpu_count()
     if jobs > 1 and len(parse) >= MIN_PARALLEL:
+        if (mode.edits or mode.fix or mode.diff) and parallel.forks():
+            from gradlint.fixes import preload_import_changes
+
+            preload_import_changes()
         # The largest files first, so that no worker is left with one at the end.
         parse.sort(key=lambda t: -len(t[4].text))
         parallel.map_ordered(
