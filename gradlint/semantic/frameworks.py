@@ -53,6 +53,7 @@ LIGHTNING_CALLBACK = _qualified(
     "lightning.pytorch.callbacks.callback.Callback",
 )
 HF_PIPELINE = _qualified("transformers.Pipeline", "transformers.pipelines.Pipeline", "transformers.pipelines.base.Pipeline")
+SB3_POLICY = _qualified("stable_baselines3.common.policies.BasePolicy")
 HF_TRAINER = _qualified("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer")
 
 # The evaluation loops of Lightning (``Trainer.validate/test/predict`` and the
@@ -72,6 +73,8 @@ NO_GRAD_HOOKS: Tuple[NoGradHooks, ...] = (
     # ``Trainer.evaluate``/``predict`` call ``prediction_step``, whose loss and
     # logits are computed under ``torch.no_grad()``.
     NoGradHooks("Hugging Face", HF_TRAINER, frozenset(), frozenset({"prediction_step"})),
+    # ``BasePolicy.predict`` calls ``_predict`` under ``th.no_grad()``.
+    NoGradHooks("Stable-Baselines3", SB3_POLICY, frozenset({"BasePolicy"}), frozenset({"_predict"})),
 )
 
 # Methods of a Lightning module that run its forward (``module.test_step(batch, i)``):

@@ -74,6 +74,10 @@ _STRING_FUNCS = frozenset({"str", "repr", "format"})
 # Methods of ``str`` that tensors do not have.
 _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "title", "startswith", "endswith", "join", "format"})
 _NN_LOSS_SUFFIX = "Loss"
+# ``nn.Module`` methods that return the module itself, moved or cast.
+_MODULE_MOVES = frozenset({"cuda", "cpu", "to", "float", "double", "half", "train"})
+# Casts to an integer or boolean dtype: same shape, and such tensors never carry a graph.
+_INTEGER_CASTS = frozenset({"int", "long", "short", "byte", "char", "bool"})
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,7 @@ class Values:
         self._summaries: Dict[int, Value] = {}
         self._dataclasses: Optional[FrozenSet[str]] = None
         self._edited: Dict[int, FrozenSet[str]] = {}
+        self._forward_outputs: Dict[int, Optional[cst.CSTNode]] = {}
 
     # -- the abstract value ---------------------------------------------------------------
 
@@ -286,7 +291,7 @@ class Values:
 
     def _accumulated(self, bindings: Sequence[Binding], depth: int) -> Optional[Value]:
         """``total = 0`` then ``total += t`` (in a loop) with tensors ``t``: a tensor
-        accumulator. The starting number only remains if nothing was added, and is
+        accumulator; with numbers ``t`` (``.item()``s), a number. The starting number only remains if nothing was added, and is
         then no tensor that could be used as one: what is added decides."""
         augs = [b for b in bindings if b.form == "aug"]
         starts = [b for b in bindings if b.form != "aug"]
@@ -295,6 +300,8 @@ class Values:
         if not all(b.kind == "assign" and b.value is not None and self.value(b.value, depth + 1).what == "number" for b in starts):
             return None
         added = [self.value(b.value, depth + 1) for b in augs if b.value is not None]
+        if len(added) == len(augs) and all(v.not_tensor and v.what in ("number", "bool") for v in added):
+            return _not("number")  # ``total += loss.item()``: a Python number throughout
         if len(added) != len(augs) or not all(v.is_tensor for v in added):
             return None
         graph: Optional[bool] = True if any(v.graph or v.leaf for v in added) else (
@@ -545,17 +552,40 @@ class Values:
         """A call of an ``nn.*Loss`` instance (``criterion = nn.CrossEntropyLoss()``)."""
         if not isinstance(func, cst.Name):
             return None
-        reaching = self.model.scopes.visible(func.value, func)
-        if len(reaching.bindings) != 1 or reaching.unbound:
+        shape = self._loss_instance_shape(func, 0)
+        if shape is None:
             return None
-        b = reaching.bindings[0]
-        if b.kind == "assign" and isinstance(b.value, cst.Call) and isinstance(b.value.func, (cst.Name, cst.Attribute)):
-            q = self.model.names.qualnames_in(b.value.func, TORCH)
-            if any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) for n in q):
-                reduction = call_arg(b.value, None, "reduction")
-                shape = "scalar" if reduction is None else "unknown"
-                return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
-        return None
+        return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
+
+    def _loss_instance_shape(self, name: cst.Name, depth: int) -> Optional[str]:
+        """The output shape of the ``nn.*Loss`` instance every binding reaching ``name``
+        holds: ``criterion = nn.MSELoss()``, also rebound to itself moved to a device
+        (``criterion = criterion.cuda()``, as 0.3-era scripts did under ``if cuda:``);
+        None when some binding may hold anything else."""
+        reaching = self.model.scopes.visible(name.value, name)
+        if not reaching.bindings or reaching.unbound or depth > 4:
+            return None
+        shapes = set()
+        for b in reaching.bindings:
+            value = b.value if b.kind == "assign" else None
+            if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+                return None
+            if (
+                isinstance(value.func, cst.Attribute)
+                and value.func.attr.value in _MODULE_MOVES
+                and isinstance(value.func.value, cst.Name)
+                and value.func.value.value == name.value
+            ):
+                moved = self._loss_instance_shape(value.func.value, depth + 1)
+                if moved is None:
+                    return None
+                shapes.add(moved)
+                continue
+            q = self.model.names.qualnames_in(value.func, TORCH)
+            if not any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) for n in q):
+                return None
+            shapes.add("scalar" if call_arg(value, None, "reduction") is None else "unknown")
+        return shapes.pop() if len(shapes) == 1 else "unknown"
 
     def _tensor_method(self, call: cst.Call, method: str, base: Value, disabled: "_Lazy") -> Value:
         if method == "item":
@@ -566,7 +596,7 @@ class Values:
             return _not("array")
         if method in ("size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous"):
             return _not("number")
-        if method == "detach":
+        if method == "detach" or method in _INTEGER_CASTS:
             return tensor(False, base.shape)
         if method in AT_LEAST_1D_METHODS and (method in ("flatten", "ravel") or _dims_given(call)):
             shape = "batch"
@@ -1006,6 +1036,127 @@ class Values:
                 return None
             found = found or src
         return found
+
+    # -- forward outputs ---------------------------------------------------------------------
+
+    def forward_output(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The forward or loss call whose output ``expr`` may be: a non-leaf tensor with
+        history (an activation, which the op that made it or a later one may have saved
+        for backward), as opposed to a leaf (a parameter, a buffer, a fresh or loaded
+        tensor), which no recorded op produced. None when nothing shows one.
+
+        Unlike ``graph_source`` (every binding that may reach a name must give history),
+        one binding suffices: ``x = model(x)`` on one path makes ``x`` possibly an
+        activation. A parameter of a function of this file counts when a call of that
+        function in this file passes such a value for it (``delta = net(z);
+        scale(delta)`` for ``def scale(delta)``). A view of such a tensor is its
+        storage: basic indexing (integers, slices, ``...``, ``None``, names holding
+        numbers), ``.T``, ``.view()``/``.transpose()``... ; advanced indexing copies."""
+        expr = self._viewed(expr)
+        if isinstance(expr, (cst.Subscript, cst.Call)):
+            return None  # a copy made right here (``h[idx]``, ``h.clone()``): no op saved it
+        return self._held_forward_output(expr, _depth)
+
+    def _viewed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """The tensor whose storage the view ``expr`` is (``expr`` itself if not a view)."""
+        while True:
+            if isinstance(expr, cst.Subscript) and self._view_index(expr):
+                expr = expr.value
+            elif isinstance(expr, cst.Attribute) and expr.attr.value in VIEW_ATTRIBUTES:
+                expr = expr.value
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in VIEW_METHODS:
+                expr = expr.func.value
+            else:
+                return expr
+
+    def _held_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
+        """``forward_output`` of a value bound to a name (``h = model(x)[idx]`` binds an
+        activation, whether or not it is a copy)."""
+        if _depth > 8:
+            return None
+        expr = self._viewed(expr)
+        if not isinstance(expr, cst.Name):
+            return self.graph_source(expr) or self._op_forward_output(expr, _depth)
+        key = id(expr)
+        if key in self._forward_outputs:
+            return self._forward_outputs[key]
+        self._forward_outputs[key] = None  # ``h = h.view(...)`` in a loop reaches itself
+        found = self._name_forward_output(expr, _depth)
+        if _depth <= 2:
+            self._forward_outputs[key] = found
+        else:  # may have been cut short by the depth limit: do not remember it
+            del self._forward_outputs[key]
+        return found
+
+    def _op_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
+        """An op recorded on a possible activation is one too: ``torch.tanh(d)``,
+        ``d * 2``, ``d.clamp(0, 1)`` for ``d`` a parameter some caller passes a forward's
+        output for (what ``graph_source``, which asks every binding, cannot show)."""
+        if isinstance(expr, cst.BinaryOperation):
+            operands = [expr.left, expr.right]
+        elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            operands = [expr.expression]
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):
+            func = expr.func
+            names = self.model.names
+            if self.carries_no_graph(expr, self.tree.function_scope(expr)) or self.model.gradmode.grad_disabled(expr) is True:
+                return None
+            if any(q.startswith("torch.") for q in names.qualnames_in(func, TORCH)):
+                operands = [a.value for a in expr.args]  # ``torch.tanh(d)``, ``F.pad(d, p)``
+            elif isinstance(func, cst.Attribute) and not names.is_imported(func.value) and func.attr.value not in (
+                NO_GRAPH_METHODS | PYTHON_VALUE_METHODS
+            ):
+                operands = [func.value]  # ``d.clamp(0, 1)``, ``d.cuda()``
+            else:
+                return None
+        else:
+            return None
+        for operand in operands:
+            found = self._held_forward_output(operand, _depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _name_forward_output(self, expr: cst.Name, _depth: int) -> Optional[cst.CSTNode]:
+        for b in self.model.scopes.reaching(expr).bindings:
+            found: Optional[cst.CSTNode] = None
+            if b.form == "param" and isinstance(b.node, cst.Param):
+                found = self.argument_forward_output(b.node, _depth + 1)
+            elif b.kind == "assign" and b.form != "aug" and b.value is not None:
+                found = self._held_forward_output(b.value, _depth + 1)
+            elif b.kind == "unpack" and isinstance(b.value, cst.Call):
+                found = self.graph_source(b.value)  # ``out, h = rnn(x)``
+            if found is not None:
+                return found
+        return None
+
+    def argument_forward_output(self, param: cst.Param, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The forward output (``forward_output``) that some call in this file passes for
+        ``param`` of a function of this file; None when none does or the function's
+        callers are unknown (``calls.arguments_for``)."""
+        if _depth > 8:
+            return None
+        for _call, arg in self.model.calls.arguments_for(param) or ():
+            found = self._held_forward_output(arg, _depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _view_index(self, expr: cst.Subscript) -> bool:
+        """Indexing that returns a view: integers (literal or held by a name, such as a
+        ``range`` loop variable), slices, ``...`` and ``None``."""
+        if is_basic_index(expr):
+            return True
+        for el in expr.slice:
+            sl = el.slice
+            if isinstance(sl, cst.Slice):
+                continue
+            value = sl.value  # type: ignore[union-attr]
+            if isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None"):
+                continue
+            if not (isinstance(value, cst.Name) and self.value(value).what == "number"):
+                return False
+        return True
 
     def _loop_item_graph_source(self, b: Binding, depth: int) -> Optional[cst.CSTNode]:
         """``for name, loss in losses.items()`` / ``for loss in losses.values()``: the

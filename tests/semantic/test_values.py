@@ -141,6 +141,28 @@ VALUES = {
         c = criterion(logits, y)  # value criterion(logits, y): tensor graph=yes shape=scalar
         d = per_item(p, q)  # value per_item(p, q): tensor shape=unknown
         """,
+    "a loss instance moved to the device keeps its 0-dim output": """\
+        import torch
+        from torch import nn
+        criterion = nn.MSELoss()
+        if torch.cuda.is_available():
+            criterion = criterion.cuda()
+        per_item = nn.L1Loss(reduction="none")
+        per_item = per_item.to("cpu")
+        maybe = nn.MSELoss()
+        if flag:
+            maybe = make_loss()
+        def step(model, x, y):
+            loss = criterion(model(x), y)
+            print(loss)  # value loss: tensor graph=yes shape=scalar
+            print(per_item(x, y), maybe(x, y))  # value per_item(x, y): tensor shape=unknown; value maybe(x, y): unknown
+        """,
+    "integer casts keep the shape and carry no graph": """\
+        import torch
+        def count(mask, model, x):
+            n = torch.sum(mask[:, 0]).int()  # value torch.sum(mask[:, 0]).int(): tensor graph=no shape=scalar
+            idx = torch.ones(4).view(-1).long()  # value torch.ones(4).view(-1).long(): tensor graph=no shape=batch
+        """,
     "forwards under no_grad record nothing": """\
         import torch
         from torch import nn
@@ -222,6 +244,14 @@ VALUES = {
                 loss = criterion(x, y)
                 total += loss.data
             print(total)  # value total: tensor graph=no shape=scalar
+        """,
+    "an accumulator of numbers": """\
+        def run(model, batches):
+            total, n = 0.0, 0
+            for x in batches:
+                total += model(x).sum().item()
+                n += 1
+            print(total, n)  # value total: not_tensor what=number; value n: not_tensor what=number
         """,
     "an argument of unknown type": """\
         def f(x, n: int):
@@ -447,3 +477,53 @@ def test_what_may_hold_tensors_is_not_plain():
         "value",
     ):
         _check(ctx, fact)
+
+
+# -- forward outputs: activations (non-leaf) versus leaves (what GL202/GL204 divide by) ----
+
+
+def _forward_output(code: str) -> Optional[str]:
+    """The evidence ``forward_output`` gives for the receiver of the last ``.data`` in ``code``."""
+    ctx = context(code)
+    data = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Attribute) and n.attr.value == "data"]
+    found = ctx.semantic.values.forward_output(data[-1].value)
+    return ctx.code_for(found) if found is not None else None
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        # produced in the same function, on one path at least
+        ("h = model(x)\nh.data.mul_(m)\n", "model(x)"),
+        ("h = x\nif c:\n    h = net(x)\nh.data.mul_(m)\n", "net(x)"),
+        ("out, hidden = rnn(x)\nhidden.data.zero_()\n", "rnn(x)"),
+        ("h = model(x)\ng = h\ng.data.mul_(m)\n", "model(x)"),
+        # views of it share its storage: basic indexing (with a loop counter too), .T, .view()
+        ("h = model(x)\nh[0, :, 1:].data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nfor i in range(3):\n    h[i].data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nh.view(-1).T.data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nh[idx].data.mul_(m)\n", None),  # advanced indexing copies
+        # handed in by a caller of this file
+        ("def scale(d, s):\n    d.data *= s\n\ndelta = netG(z)\nscale(delta, 0.5)\n", "netG(z)"),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(s=2, d=netG(z))\n", "netG(z)"),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(torch.load(p), 2)\nscale(netG(z), 2)\n", "netG(z)"),
+        ("class G:\n    def norm(self, d):\n        d.data += 1\n        return d\n    def forward(self, z):\n"
+         "        return self.norm(self.net(z))\n", "self.net(z)"),
+        # an op recorded on it is an activation too
+        ("import torch\ndef norm(d):\n    d = torch.tanh(d) * 2\n    d.data[:, 0] = 0\n\nnorm(netG(z))\n", "netG(z)"),
+        ("def norm(d):\n    d = d.clamp(0, 1)\n    d.data += 1\n\nnorm(netG(z))\n", "netG(z)"),
+        ("def norm(d):\n    d = d.detach()\n    d.data += 1\n\nnorm(netG(z))\n", None),
+        ("import torch\ndef norm(d):\n    with torch.no_grad():\n        e = torch.tanh(d)\n    e.data += 1\n\nnorm(netG(z))\n", None),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(torch.zeros(3), 2)\n", None),
+        ("def scale(d, s):\n    d.data *= s\n\nhooks.append(scale)\nscale(netG(z), 2)\n", None),  # other callers unknown
+        ("def scale(d, s):\n    d.data *= s\n\nscale(*args)\n", None),
+        ("import torch\ndef scale(d, s):\n    d.data *= s\n\nwith torch.no_grad():\n    scale(netG(z), 2)\n", None),
+        # leaves: parameters, buffers, fresh tensors
+        ("for p in model.parameters():\n    p.data.clamp_(-c, c)\n", None),
+        ("self.proj.weight.data.clamp_(-1, 1)\n", None),
+        ("import torch\nh = torch.zeros(3)\nh.data.add_(1)\n", None),
+        ("import torch\nw = torch.nn.Parameter(torch.zeros(3))\nw.data.add_(1)\n", None),
+    ],
+)
+def test_forward_output(code, expected):
+    assert _forward_output(code) == expected
