@@ -251,7 +251,7 @@ def _cross_check(reports, guard_report: str, mode):
 
 def _check_files(files, settings, mode, quiet: bool, jobs: Optional[int], cache):
     from gradlint import progress
-    from gradlint.runner import check_paths
+    from gradlint.scheduler import check_paths
 
     if not progress.wanted(len(files), sys.stderr, quiet):
         return check_paths(files, settings, mode, jobs=jobs, cache=cache)
@@ -303,6 +303,9 @@ def _finish(
     for report in reports:
         for message in report.errors:
             click.echo(f"error: {report.path}: {message}", err=True)
+        if not info.quiet:
+            for message in getattr(report, "notes", ()):
+                click.echo(f"note: {report.path}: {message}", err=True)
     internal = any(r.internal_error for r in reports)
     exits = exits or _Exits()
 

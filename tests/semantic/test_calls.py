@@ -42,6 +42,56 @@ def test_method_is_never_a_script_entry():
     assert ctx.semantic.calls.is_script_entry(method) is False
 
 
+_FORWARDING = """\
+from torch.autograd import Variable as V
+
+
+def wrap(x, volatile=False):
+    return V(x, volatile=volatile)
+
+
+def wrap_positional(x, flag):
+    return V(x, False, flag)
+
+
+def as_inputs(batch, volatile=False):
+    return wrap(batch[0], volatile=volatile), wrap_positional(batch[1], volatile)
+
+
+def rebound(x, volatile=False):
+    volatile = not volatile
+    return V(x, volatile=volatile)
+
+
+def elsewhere(x, volatile=False):
+    return to_variable(x, volatile=volatile)
+
+
+def nested(x, volatile=False):
+    def inner(volatile):
+        return V(x, volatile=volatile)
+    return inner(True)
+"""
+
+
+@pytest.mark.parametrize(
+    "func,param,line",
+    [
+        ("wrap", "volatile", 5),
+        ("wrap_positional", "flag", 9),
+        ("as_inputs", "volatile", 5),  # through the first helper it reaches
+        ("rebound", "volatile", None),  # not the caller's value any more
+        ("elsewhere", "volatile", None),  # another module's function: not known
+        ("nested", "volatile", None),  # the nested function's own parameter
+        ("wrap", "x", None),  # passed, but as the data, not the flag
+    ],
+)
+def test_forwarded_to(func, param, line):
+    ctx = context(_FORWARDING)
+    found = ctx.semantic.calls.forwarded_to(_func(ctx, func), param, "volatile", 2, frozenset({"torch.autograd.Variable"}))
+    assert (ctx.tree.line(found) if found is not None else None) == line
+
+
 def _arguments(code: str, func: str, param: str):
     ctx = context(code)
     f = next(n for n in ctx.module.body if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == func)
@@ -65,3 +115,49 @@ def _arguments(code: str, func: str, param: str):
 )
 def test_arguments_for(code, func, param, expected):
     assert _arguments(code, func, param) == expected
+
+def test_runs_per_step():
+    ctx = context(
+        """\
+import pytorch_lightning as pl
+
+
+class Model(pl.LightningModule):
+    def training_step(self, batch, i):
+        return batch
+
+    def helper(self, x):
+        return x
+
+
+class Plain:
+    def training_step(self, batch, i):
+        return batch
+
+
+def step(x):
+    return x
+
+
+def once(x):
+    return x
+
+
+def fit(loader):
+    once(loader)
+    for x in loader:
+        step(x)
+    while True:
+        Plain().helper(x)
+"""
+    )
+    funcs = {
+        f"{c.name.value}.{s.name.value}" if c is not None else s.name.value: s
+        for c, body in [(None, ctx.module.body)] + [(c, c.body.body) for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+        for s in body
+        if isinstance(s, cst.FunctionDef)
+    }
+    per_step = {name for name, f in funcs.items() if ctx.semantic.calls.runs_per_step(f)}
+    # Lightning calls training_step per batch; helper is called (as a method) only in a loop;
+    # Plain.training_step is no framework's and has no caller; once is called outside a loop.
+    assert per_step == {"Model.training_step", "Model.helper", "step"}
