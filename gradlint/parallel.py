@@ -40,15 +40,10 @@ def cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def forks() -> bool:
-    """Whether workers are forked (and so start with what this process has imported)."""
-    return sys.platform.startswith("linux")
-
-
 def _context() -> Any:
     import multiprocessing
 
-    if forks():
+    if sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
 
