@@ -722,6 +722,7 @@ LEGACY_CORPUS = [
 OUTPUT_FORMATS = ("concise", "full", "json", "sarif", "github")
 FORMATS_TARGET = 1.2  # every format's time over concise's
 LSP_TARGET_S = 0.3  # last change -> diagnostics, 500-line file
+DEBOUNCE_S = 0.05  # gradlint.server.DEBOUNCE_S (not imported: the benchmark runs without pygls too)
 SECTION = "<!-- output formats and language server: benchmarks/run.py --formats --lsp -->"
 # The marked sections of docs/benchmarks.md, in the order they appear after the main run's text.
 _MARKERS = (SPEED_SECTION, SECTION)
@@ -858,9 +859,19 @@ class _LspClient:
                 self.proc.kill()
 
 
-def lsp_latency(sizes: Sequence[int], repeat: int) -> List[Tuple[int, int, float, float, float]]:
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the process ``pid`` has used so far; 0 where /proc is not there."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def lsp_latency(sizes: Sequence[int], repeat: int) -> List[Tuple[int, int, float, float, float, float]]:
     """(lines, findings, didOpen -> diagnostics, last of six keystrokes -> diagnostics,
-    a code action) in seconds (medians) for legacy documents of ``sizes`` lines."""
+    a code action, the server's CPU time from the last keystroke to the diagnostics)
+    in seconds (medians) for legacy documents of ``sizes`` lines."""
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -871,7 +882,7 @@ def lsp_latency(sizes: Sequence[int], repeat: int) -> List[Tuple[int, int, float
             client.send({"method": "initialized", "params": {}})
             for n in sizes:
                 text = legacy_document(n)
-                opens, changes, actions, findings = [], [], [], 0
+                opens, changes, actions, cpus, findings = [], [], [], [], 0
                 for rep in range(repeat):
                     path = root / f"doc_{n}_{rep}.py"
                     path.write_text(text)
@@ -886,16 +897,24 @@ def lsp_latency(sizes: Sequence[int], repeat: int) -> List[Tuple[int, int, float
                         version += 1
                         pos = {"line": 3, "character": version - 2}
                         last = time.perf_counter()
+                        cpu = _process_cpu(client.proc.pid)
                         client.send({"method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": pos, "end": pos}, "text": ch}]}})
                     at, _ = client.diagnostics(uri, version)
                     changes.append(at - last)
+                    cpus.append(_process_cpu(client.proc.pid) - cpu)
                     first = published["params"]["diagnostics"][0]["range"]
                     start = time.perf_counter()
                     at, _ = client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": first, "context": {"diagnostics": []}})
                     actions.append(at - start)
                     client.send({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}})
-                results.append((n, findings, statistics.median(opens), statistics.median(changes), statistics.median(actions)))
-                print(f"  {n} lines: open {results[-1][2]:.3f} s, change {results[-1][3]:.3f} s, code action {results[-1][4]:.3f} s", flush=True)
+                results.append(
+                    (n, findings, statistics.median(opens), statistics.median(changes), statistics.median(actions), statistics.median(cpus))
+                )
+                print(
+                    f"  {n} lines: open {results[-1][2]:.3f} s, change {results[-1][3]:.3f} s "
+                    f"(server CPU {results[-1][5]:.3f} s), code action {results[-1][4]:.3f} s",
+                    flush=True,
+                )
         finally:
             client.close()
     return results
@@ -904,7 +923,7 @@ def lsp_latency(sizes: Sequence[int], repeat: int) -> List[Tuple[int, int, float
 def render_formats_and_lsp(
     formats: Optional[List[Tuple[str, float, float, float, int]]],
     legacy: Optional[Tuple[int, int, int]],
-    lsp: Optional[List[Tuple[int, int, float, float, float]]],
+    lsp: Optional[List[Tuple[int, int, float, float, float, float]]],
     repeat: int,
 ) -> str:
     out = [SECTION, "", "## Output formats and the language server", ""]
@@ -940,17 +959,28 @@ def render_formats_and_lsp(
             "### Language server latency",
             "",
             "`gradlint server` over stdio, driven by a JSON-RPC client in `benchmarks/run.py`, on generated PyTorch 0.3-era "
-            "modules (a legacy finding or more every few lines). *Open*: `didOpen` to the diagnostics; *typing*: six "
-            "keystrokes, one `didChange` each, from the last one to the diagnostics of that version (a check after a "
-            "50 ms pause, of the last version only); *code action*: a `codeAction` request on a finding, answered from "
-            "that version's check.",
+            "modules (a legacy finding or more every few lines). *Open*: `didOpen` to the diagnostics; *typing*: five "
+            "keystrokes, one incremental `didChange` each, from the last one to the diagnostics of that version (one "
+            f"check, of the last version, {DEBOUNCE_S * 1000:.0f} ms after it); *server CPU*: the CPU time the server "
+            "used in that interval (the check, without building fixes, and publishing); *code action*: a `codeAction` "
+            "request on a finding, its fix built and rendered on request from that version's check.",
             "",
-            "| lines | findings | open | typing: last change → diagnostics | code action |",
-            "| ---: | ---: | ---: | ---: | ---: |",
+            "| lines | findings | open | typing: last change → diagnostics | server CPU | code action |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
-        for n, findings, opened, changed, action in lsp:
-            out.append(f"| {n} | {findings} | {opened:.3f} s | {changed:.3f} s | {action:.3f} s |")
-        out += ["", f"Target: diagnostics within {LSP_TARGET_S} s of the last change on a 500-line file."]
+        for n, findings, opened, changed, action, cpu in lsp:
+            out.append(f"| {n} | {findings} | {opened:.3f} s | {changed:.3f} s | {cpu:.3f} s | {action:.3f} s |")
+        largest = max(lsp)
+        n, _, _, changed, _, cpu = largest
+        rest = max(0.0, changed - DEBOUNCE_S - cpu)
+        out += [
+            "",
+            f"Target: diagnostics within {LSP_TARGET_S} s of the last change on a 500-line file. At {n} lines the time "
+            f"splits into the pause {DEBOUNCE_S:.3f} s + the server's CPU {cpu:.3f} s (check and publish) + "
+            f"{rest:.3f} s of transport and of waiting for a CPU: {DEBOUNCE_S + cpu:.3f} s on an idle CPU "
+            f"({'met' if DEBOUNCE_S + cpu <= LSP_TARGET_S else 'NOT met'}), {changed:.3f} s measured "
+            f"({'met' if changed <= LSP_TARGET_S else 'NOT met'}).",
+        ]
     return "\n".join(out) + "\n"
 
 

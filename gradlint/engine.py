@@ -44,6 +44,9 @@ class LintSettings:
     # False leaves line `# noqa` comments to the caller (flake8 applies its own,
     # and flake8-noqa/yesqa must see the findings they silence).
     line_noqa: bool = True
+    # Fixes that rules build only on request (``Rule.report``) are left unbuilt:
+    # for callers that show findings and ask for a fix later, if at all.
+    defer_fixes: bool = False
 
 
 @dataclass
@@ -291,7 +294,7 @@ def lint_source(
             return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
     if not rule_classes:
         return LintResult([])
-    ctx = FileContext(path, source, module, settings.options)
+    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes)
     findings = _run_rules(ctx, rule_classes)
     return LintResult(_without_noqa(findings, source, settings), ctx)
 
@@ -323,10 +326,10 @@ def _lint_renamed(
         module = parse(text)
     except SourceSyntaxError:
         return None
-    ctx = FileContext(path, text, module, settings.options)
+    ctx = FileContext(path, text, module, settings.options, settings.defer_fixes)
     shift = _Unrename(renamed)
     findings = [
-        Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix)
+        Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix, deferred_fix=f.deferred_fix)
         for f in _run_rules(ctx, _rules_for(text, codes, prefilter))
     ]
     doc = catalog.load()[ASYNC_ARGUMENT]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from gradlint import catalog
 
@@ -32,6 +32,14 @@ class Finding:
     # The node the finding is about, in the tree it was found in (None for a
     # syntax error): callers that look at the code again need not search for it.
     node: Any = field(default=None, compare=False, repr=False)
+    # Builds ``fix`` when asked, where the lint was told to defer building fixes
+    # (``LintSettings.defer_fixes``; ``fix`` is None then): see ``fix_of``.
+    deferred_fix: Optional[Callable[[], Optional["Fix"]]] = field(default=None, compare=False, repr=False)
+
+
+def fix_of(finding: Finding) -> Optional["Fix"]:
+    """The finding's fix, built now if the lint deferred it."""
+    return finding.deferred_fix() if finding.deferred_fix is not None else finding.fix
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
@@ -30,11 +30,15 @@ class FileContext:
     """One parsed file: its path, source, tree and options, and the lazily built
     semantic model rules share."""
 
-    def __init__(self, path: str, source: str, module: cst.Module, options: RuleOptions = RuleOptions()) -> None:
+    def __init__(
+        self, path: str, source: str, module: cst.Module, options: RuleOptions = RuleOptions(), defer_fixes: bool = False
+    ) -> None:
         self.path = path
         self.source = source
         self.module = module
         self.options = options
+        # Fixes given to ``Rule.report`` as callables are built only when asked for.
+        self.defer_fixes = defer_fixes
         self.tree = Tree(module)
         self._semantic: Optional[SemanticModel] = None
 
@@ -112,7 +116,16 @@ class Rule:
 
     # -- reporting --------------------------------------------------------
 
-    def report(self, node: cst.CSTNode, *, fix: Optional[Fix] = None, **fields: Any) -> None:
+    def report(self, node: cst.CSTNode, *, fix: Union[Fix, None, Callable[[], Optional[Fix]]] = None, **fields: Any) -> None:
+        """Report ``node``. ``fix`` may be a callable that builds the fix (or None):
+        a rule whose fixes take analysis of their own passes one, so that a lint
+        that only shows findings (the language server's) does not build them."""
+        deferred = None
+        if callable(fix):
+            if self.ctx.defer_fixes:
+                deferred, fix = fix, None
+            else:
+                fix = fix()
         start, end = self.ctx.span(node)
         self.findings.append(
             Finding(
@@ -122,6 +135,7 @@ class Rule:
                 end=end,
                 fix=fix,
                 node=node,
+                deferred_fix=deferred,
             )
         )
 

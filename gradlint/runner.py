@@ -22,6 +22,7 @@ from gradlint.results import Diagnostic, FileReport, Finding, FixInfo, TextEdit
 
 if TYPE_CHECKING:
     from gradlint.engine import LintSettings
+    from gradlint.fixes import FixRenderer
 
 # The engine (and so LibCST, a fifth of a second to import) is imported only
 # by the functions that lint: a run answered from the cache never needs it.
@@ -79,6 +80,25 @@ def scopes_of(context: Any) -> Optional[Callable[[], Any]]:
     return scopes
 
 
+def names_of(context: Any) -> Optional[Callable[[], Any]]:
+    """The semantic names model of ``context``'s tree (a ``gradlint.rule.FileContext``),
+    for fixes to ask whether an import is still used; None if it has none."""
+    if getattr(context, "semantic", None) is None:
+        return None
+    return lambda: context.semantic.names
+
+
+def fix_renderer(context: Any, text: str) -> "FixRenderer":
+    """The renderer of the fixes found in ``context`` (a ``gradlint.rule.FileContext``) on
+    ``text``, with the facts the rules already have of it. Positions are of the text
+    the rules parsed: where that is not ``text`` (a file read with ``async=`` renamed),
+    each statement is found by rendering the whole module, which notices the difference."""
+    from gradlint.fixes import FixRenderer
+
+    span = context.span if getattr(context, "source", None) == text else None
+    return FixRenderer(context.module, text, context.parents, scopes_of(context), names_of(context), span)
+
+
 def to_diagnostics(
     findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None
 ) -> List[Diagnostic]:
@@ -89,11 +109,9 @@ def to_diagnostics(
     is needed to compute fix edits for JSON output, and by documents that check
     each fix (``checks_fixes``: a notebook drops the fixes it could not write back).
     """
-    from gradlint.fixes import FixRenderer
-
     out = []
     # One per file: it renders the file once, then each fix on its own statement.
-    renderer = FixRenderer(context.module, text, context.parents, scopes_of(context)) if context is not None and text is not None else None
+    renderer = fix_renderer(context, text) if context is not None and text is not None else None
     for f in findings:
         info = None
         fix = f.fix

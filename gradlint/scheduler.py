@@ -121,13 +121,19 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
 
     jobs = jobs or parallel.cpu_count()
     if jobs > 1 and len(parse) >= MIN_PARALLEL:
+        if (mode.edits or mode.fix or mode.diff) and parallel.forks():
+            from gradlint.fixes import preload_import_changes
+
+            preload_import_changes()
         # The largest files first, so that no worker is left with one at the end.
         parse.sort(key=lambda t: -len(t[4].text))
+        # Forked workers inherit the project index; others (spawn) are sent it with each file.
+        shared = parallel.forks()
         parallel.map_ordered(
-            lint_file,
+            lint_file if shared else _lint_with_index,
             # A notebook is read again in the worker rather than sent to it.
             [
-                (path, codes, options, mode, source if isinstance(source, SourceFile) else None)
+                (*(() if shared else (index,)), path, codes, options, mode, source if isinstance(source, SourceFile) else None)
                 for _, path, codes, options, source in parse
             ],
             jobs,
@@ -148,6 +154,15 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
                     cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics))
         cache.save()
     return reports  # type: ignore[return-value]
+
+
+def _lint_with_index(index: project.Project, *args: Any) -> FileReport:
+    """``lint_file(*args)`` in a worker that did not inherit the run's project index."""
+    project.use(index)
+    try:
+        return lint_file(*args)
+    finally:
+        project.use(None)
 
 
 def _project_index(files: Sequence[Path], cache: Optional[Any]) -> Tuple[project.Project, Dict[int, Document]]:

@@ -27,6 +27,7 @@ needed only with the ``lsp`` extra (``pip install 'torch-gradlint[lsp]'``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import os
 import tokenize
@@ -41,13 +42,13 @@ from pygls.workspace.position_codec import PositionCodec
 
 from gradlint import __version__, catalog
 from gradlint.catalog import PARSE_ERROR
-from gradlint.checking import check_document, fix_document
+from gradlint.checking import check_document, fix_document, lint_settings
 from gradlint.config import ConfigError, Settings, excludes, matches
 from gradlint.engine import _CODE_SPLIT, _NOQA_RE, LintSettings
 from gradlint.files import is_notebook
-from gradlint.fixes import FixRenderer, split_lines, text_edits
-from gradlint.results import Diagnostic, Finding, TextEdit
-from gradlint.runner import scopes_of
+from gradlint.fixes import Fix, FixRenderer, split_lines, text_edits
+from gradlint.results import Diagnostic, Finding, FixInfo, TextEdit, fix_of
+from gradlint.runner import fix_renderer
 from gradlint.runner import Mode, to_diagnostics
 
 SOURCE = "gradlint"
@@ -72,16 +73,41 @@ class Checked:
     findings: List[Finding] = field(default_factory=list)
     context: Optional[Any] = None
     _renderer: Optional[FixRenderer] = None
+    _fixes: Dict[int, Optional[Fix]] = field(default_factory=dict)
+
+    def fix(self, index: int) -> Optional[Fix]:
+        """The fix of diagnostic ``index``: built when first asked for, where the check
+        deferred it (a code action is asked for a few findings, not for all)."""
+        if index not in self._fixes:
+            try:
+                self._fixes[index] = fix_of(self.findings[index])
+            except Exception:  # a fix that cannot be built is not offered; the finding stays
+                self._fixes[index] = None
+        return self._fixes[index]
+
+    def any_fix(self) -> bool:
+        """Whether some diagnostic has a fix (building deferred fixes until one has)."""
+        return any(self.fix_info(i) is not None for i in range(len(self.diagnostics)))
+
+    def fix_info(self, index: int) -> Optional[FixInfo]:
+        """What a quick fix of diagnostic ``index`` is called, and how safe (its edits aside)."""
+        if not self.findings:  # diagnostics made elsewhere carry their fixes
+            return self.diagnostics[index].fix
+        fix = self.fix(index)
+        return FixInfo(fix.applicability, fix.title) if fix is not None else None
 
     def fix_edits(self, index: int, text: str) -> List[TextEdit]:
         """The text edits of the fix of diagnostic ``index`` (a quick fix's edit)."""
-        finding = self.findings[index]
-        if finding.fix is None or self.context is None:
+        if not self.findings:
+            found = self.diagnostics[index].fix
+            return list(found.edits) if found is not None else []
+        fix = self.fix(index)
+        if fix is None or self.context is None:
             return []
         if self._renderer is None:
-            self._renderer = FixRenderer(self.context.module, text, self.context.parents, scopes_of(self.context))
+            self._renderer = fix_renderer(self.context, text)
         try:
-            return self._renderer.text_edits(finding.fix)
+            return self._renderer.text_edits(fix)
         except Exception:  # an unrenderable fix is offered without edits, as `check` reports it
             return []
 
@@ -93,13 +119,15 @@ def check_text(text: str, path: Path) -> Checked:
         cfg = settings.config_for(path)
         if matches(excludes(cfg), path, cfg.root, ancestors=True):
             return Checked([])
-        result = check_document(path, text, settings)
+        rules = lint_settings(path, settings)
     except ConfigError as exc:
         return Checked([], error=str(exc))
+    # Diagnostics first: fixes a rule builds on request, and every fix's text edits,
+    # wait until a code action asks for them.
+    result = check_document(path, text, dataclasses.replace(rules, defer_fixes=True))
     broken = result.context is None and any(f.code == PARSE_ERROR for f in result.findings)
-    # Diagnostics first: the fixes' text edits wait until a code action asks for them.
     diagnostics = to_diagnostics(result.findings, text, result.context, Mode())
-    return Checked(diagnostics, result.settings, broken=broken, findings=list(result.findings), context=result.context)
+    return Checked(diagnostics, rules, broken=broken, findings=list(result.findings), context=result.context)
 
 
 def _range(lines: Sequence[str], codec: PositionCodec, row: int, column: int, end_row: int, end_column: int) -> types.Range:
@@ -140,7 +168,7 @@ class Version:
         """The edits of every safe fix, computed when first asked for."""
         if self._fix_all is None:
             self._fix_all = []
-            if self.checked.settings is not None and any(d.fix is not None for d in self.checked.diagnostics):
+            if self.checked.settings is not None and self.checked.any_fix():
                 fixed = fix_document(self.path, self.text, self.checked.settings).source
                 if fixed != self.text:
                     self._fix_all = [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in text_edits(self.text, fixed)]
@@ -200,13 +228,14 @@ class Version:
         for index, (d, diag) in enumerate(zip(self.checked.diagnostics, self.lsp)):
             if not quick or not _meets(diag.range, wanted):
                 continue
-            if d.fix is not None:
-                unsafe = d.fix.applicability != "safe"
-                fix_edits = self.checked.fix_edits(index, self.text) if self.checked.findings else d.fix.edits
+            info = self.checked.fix_info(index)
+            if info is not None:
+                unsafe = info.applicability != "safe"
+                fix_edits = self.checked.fix_edits(index, self.text)
                 edits = [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in fix_edits]
                 actions.append(
                     types.CodeAction(
-                        title=f"{d.code}: {d.fix.message}" + (" (unsafe: may change behaviour)" if unsafe else ""),
+                        title=f"{d.code}: {info.message}" + (" (unsafe: may change behaviour)" if unsafe else ""),
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=[diag],
                         edit=types.WorkspaceEdit(changes={uri: edits}),
@@ -226,7 +255,7 @@ class Version:
         actions += noqa  # after the fixes: a fix is what an editor should offer first
         if only is None or any(FIX_ALL.startswith(k) for k in only):
             if resolve:
-                if self.checked.settings is not None and any(d.fix is not None for d in self.checked.diagnostics):
+                if self.checked.settings is not None and self.checked.any_fix():
                     actions.append(types.CodeAction(title="gradlint: fix all safe fixes", kind=FIX_ALL, data={"uri": uri}))
                 return actions
             edits = self.fix_all()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from harness import fix, lint, messages, settings_for
-from gradlint.engine import fix_source
+from gradlint.engine import LintSettings, fix_source, lint_source
 from gradlint.fixes import Edit, Fix, apply_fixes, select_compatible, text_edits
 
 
@@ -242,3 +242,34 @@ def test_noqa_on_an_async_argument_keeps_the_file_as_it_is():
     result = fix_source(src, "t.py", settings_for(["ALL"]))
     # One rename silenced: the file cannot parse, so no other fix can be applied either.
     assert result.source == src and [f.code for f in result.remaining] == ["GL003"]
+
+
+def test_deferred_fixes_are_the_fixes_built_on_request():
+    """With ``defer_fixes`` a rule's fix given as a callable (GL001's) is built when
+    asked for, after the walk: the same findings, and fixes that apply to the same text."""
+    import dataclasses
+    from pathlib import Path
+
+    from gradlint.results import fix_of
+
+    fixtures = sorted(Path(__file__).parent.parent.joinpath("fixtures", "GL001").glob("*.py"))
+    sources = [p.read_text() for p in fixtures if p.name.count(".") == 1]
+    sources.append("import torch\nfrom torch.autograd import Variable\n\ndef f(m, x):\n    x = x.cuda(async=True)\n    return m(Variable(x, volatile=True)).argmax(1)\n")
+    settings = LintSettings(frozenset({"GL001", "GL005"}))
+    deferred = 0
+    for source in sources:
+        eager = lint_source(source, "x.py", settings)
+        lazy = lint_source(source, "x.py", dataclasses.replace(settings, defer_fixes=True))
+        assert [(f.code, f.message, f.start, f.end) for f in lazy.findings] == [(f.code, f.message, f.start, f.end) for f in eager.findings]
+        for a, b in zip(eager.findings, lazy.findings):
+            assert a.deferred_fix is None
+            if b.code == "GL001":
+                assert b.fix is None and b.deferred_fix is not None
+                deferred += 1
+            built = fix_of(b)
+            assert (a.fix is None) == (built is None)
+            if built is not None:
+                assert (built.applicability, built.title) == (a.fix.applicability, a.fix.title)
+                ctx = lazy.context
+                assert apply_fixes(ctx.module, [built], ctx.parents) == apply_fixes(eager.context.module, [a.fix], eager.context.parents)
+    assert deferred >= 5

@@ -329,3 +329,13 @@ def test_gl101_at_module_level_unsafe_where_functions_read_the_results(use, safe
         "model.eval()\nout = model(randn(3, 4))\n" + use
     )
     assert [s for _, s in fixes(src, "GL101")] == [safety]
+
+
+def test_each_gl001_fix_of_a_file_asks_where_its_own_guard_goes():
+    """Every GL001 fix asks whether `torch` is the module where it would insert
+    `torch.no_grad()`; each gets its own answer (a class attribute `torch` shadows the
+    module for the decorator of the method)."""
+    src = GL001_HEAD + "".join(
+        f"def f{i}(m, x):\n    print(m(Variable(x, volatile=True)).sum().item())\n" for i in range(4)
+    ) + "class C:\n    torch = None\n\n    def h(self, m, x):\n        print(m(Variable(x, volatile=True)).sum().item())\n"
+    assert fixes(src, "GL001") == [(4, "safe"), (6, "safe"), (8, "safe"), (10, "safe"), (15, None)]

@@ -152,3 +152,17 @@ def test_ctrl_c_stops_cleanly(tmp_path, jobs):
     for p in fixed:  # each file is whole: either untouched or completely fixed
         n = int(p.stem[1:])
         assert p.read_text() == _fixed(n) + "\n" * (n % 3) + "# padding\n" * 40
+
+
+@pytest.mark.parametrize("fmt,preloaded", [("concise", False), ("json", True), ("full", True), ("github", False)])
+def test_forked_workers_get_the_import_codemods_from_the_parent_when_fixes_are_rendered(fixtures_copy, monkeypatch, fmt, preloaded):
+    """Fix edits (json, sarif, full) may change imports, which needs `libcst.codemod`:
+    imported once in the parent before the workers are forked, not once in each."""
+    from gradlint import fixes
+
+    loads = []
+    monkeypatch.setattr(fixes, "preload_import_changes", lambda: loads.append(fmt))
+    monkeypatch.setattr(parallel, "map_ordered", lambda fn, items, jobs, on_result=None: [on_result(k, fn(*item)) for k, item in enumerate(items)])
+    code, out, _ = run("fixtures", "--jobs", "2", "--output-format", fmt)
+    assert code == 1 and out
+    assert loads == ([fmt] if preloaded else [])

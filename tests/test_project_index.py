@@ -122,3 +122,14 @@ def test_a_method_called_from_inference_code_in_another_file_is_reported(tmp_pat
     # without the caller, ``act`` is a method like any other
     (tmp_path / "evaluation.py").unlink()
     assert findings("--no-cache", "agent.py") == []
+
+
+def test_workers_that_do_not_fork_are_sent_the_index(tree, monkeypatch):
+    from gradlint import parallel
+
+    for i in range(4):  # enough files to be worth workers
+        (tree / f"other{i}.py").write_text(HELPER.replace("evaluate", f"evaluate{i}"))
+    expected = sorted(findings("--no-cache", "--jobs", "1", "."))
+    assert ("helpers.py", "GL101", 5) not in expected and len(expected) == 4
+    monkeypatch.setattr(parallel, "_context", lambda: __import__("multiprocessing").get_context("spawn"))
+    assert sorted(findings("--no-cache", "--jobs", "2", ".")) == expected

@@ -466,3 +466,125 @@ def test_fix_all_is_computed_when_chosen_by_a_client_that_resolves_code_actions(
         assert apply(SOURCE, resolved["edit"]["changes"][uri]) == FIXED
     finally:
         client.proc.kill()
+
+
+def _legacy_module(functions: int) -> str:
+    """A PyTorch 0.3-era module: per function, GL001 (`volatile=True`), GL002 (a plain
+    `Variable`) and GL003 (`.data[0]` of a sum)."""
+    out = ["import torch", "from torch.autograd import Variable", ""]
+    for i in range(functions):
+        out += [
+            "",
+            f"def evaluate_{i}(model, loader):",
+            "    total = 0",
+            "    for x, y in loader:",
+            "        out = model(Variable(x, volatile=True))",
+            "        total += (out - Variable(y)).abs().sum().data[0]",
+            "    return total",
+        ]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.slow
+def test_pygls_client_gets_the_last_version_checked_and_quick_fixes_built_on_request(tmp_path):
+    """pygls's own language client, over stdio: diagnostics on opening, one check after a
+    burst of incremental changes (of the last version), and a code action whose fix the
+    check left unbuilt (GL001's), built when asked for and equal to what `check` offers."""
+    import asyncio
+
+    from pygls.lsp.client import LanguageClient
+
+    from gradlint.checking import check_document
+    from gradlint.config import Settings
+    from gradlint.fixes import FixRenderer
+
+    text = _legacy_module(20)
+    path = tmp_path / "evaluate.py"
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+
+    async def session() -> None:
+        client = LanguageClient("gradlint-test", "1")
+        published: "asyncio.Queue[types.PublishDiagnosticsParams]" = asyncio.Queue()
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            published.put_nowait(params)
+
+        await client.start_io(sys.executable, "-m", "gradlint", "server", cwd=str(tmp_path))
+        try:
+            init = await client.initialize_async(
+                types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=tmp_path.as_uri())
+            )
+            assert init.capabilities.text_document_sync.change == types.TextDocumentSyncKind.Incremental
+            client.initialized(types.InitializedParams())
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+            )
+            opened = await asyncio.wait_for(published.get(), TIMEOUT)
+            assert opened.version == 1
+            assert [d.code for d in opened.diagnostics[:3]] == ["GL001", "GL003", "GL002"]
+            assert len(opened.diagnostics) == 60
+
+            for version, ch in enumerate("# ok\n", start=2):  # typed on line 3, one change per keystroke
+                at = types.Position(line=3, character=version - 2)
+                client.text_document_did_change(
+                    types.DidChangeTextDocumentParams(
+                        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                        content_changes=[types.TextDocumentContentChangePartial(range=types.Range(at, at), text=ch)],
+                    )
+                )
+            typed = await asyncio.wait_for(published.get(), TIMEOUT)
+            assert typed.version == 6
+            assert [d.range.start.line for d in typed.diagnostics] == [d.range.start.line + 1 for d in opened.diagnostics]
+
+            first = typed.diagnostics[0]
+            actions = await client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    range=first.range,
+                    context=types.CodeActionContext(diagnostics=[first]),
+                )
+            )
+            quick = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+            assert [a.title for a in quick] == [
+                "GL001: Remove the `Variable` wrapper and decorate `evaluate_0` with `@torch.no_grad()`",
+                "Disable GL001 for this line",
+            ]
+            edits = quick[0].edit.changes[uri]
+            new = text.replace("\n\n\n", "\n# ok\n\n\n", 1)
+            checked = check_document(path, new, Settings(cwd=tmp_path))
+            fix = checked.findings[0].fix
+            renderer = FixRenderer(checked.context.module, new, checked.context.parents)
+            expected = [(e.row - 1, e.column - 1, e.end_row - 1, e.end_column - 1, e.content) for e in renderer.text_edits(fix)]
+            got = [(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character, e.new_text) for e in edits]
+            assert got == expected
+            await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
+            client.exit(None)
+        finally:
+            server = getattr(client, "_server", None)
+            if server is not None and server.returncode is None:
+                try:
+                    await asyncio.wait_for(server.wait(), TIMEOUT)
+                except asyncio.TimeoutError:
+                    server.kill()
+            await client.stop()
+        assert published.empty()  # nothing for versions 2 to 5
+
+    asyncio.run(session())
+
+
+def test_the_benchmark_states_the_pause_the_server_waits():
+    import importlib.util
+
+    from gradlint import server
+
+    spec = importlib.util.spec_from_file_location("benchmark_run", Path(__file__).parent.parent / "benchmarks" / "run.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        del sys.modules[spec.name]
+    assert bench.DEBOUNCE_S == server.DEBOUNCE_S

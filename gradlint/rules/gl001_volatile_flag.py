@@ -41,7 +41,7 @@ class VolatileFlag(Rule):
             )
         else:
             consequence = ": this call still records an autograd graph; use `torch.no_grad()`"
-        self.report(node, fix=self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)
+        self.report(node, fix=lambda: self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)
 
     def _passed_on(self, node: cst.Call) -> None:
         """``as_inputs(batch, volatile=True)`` where this file's ``as_inputs`` passes the

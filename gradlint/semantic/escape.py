@@ -267,6 +267,18 @@ def keys_in(node: cst.CSTNode) -> FrozenSet[str]:
     return frozenset(found)
 
 
+def _stored_in(receiver: cst.BaseExpression) -> cst.BaseExpression:
+    """The container a mutator's receiver lives in: ``store`` for
+    ``store.setdefault(k, []).append(v)`` (``setdefault`` returns the item it keeps)."""
+    while (
+        isinstance(receiver, cst.Call)
+        and isinstance(receiver.func, cst.Attribute)
+        and receiver.func.attr.value == "setdefault"
+    ):
+        receiver = receiver.func.value
+    return receiver
+
+
 def _target_keys(target: cst.BaseExpression) -> FrozenSet[str]:
     if isinstance(target, (cst.Tuple, cst.List)):
         return frozenset(k for el in target.elements for k in _target_keys(el.value))
@@ -538,11 +550,12 @@ class Escape:
                 return
             if attr in MUTATORS or attr in COPIES_INTO:
                 args = [a for a in node.args if not _literal(a.value)]
+                receiver = _stored_in(func.value)
                 if args:
                     flows.edges.append(
-                        _Edge(_target_keys(func.value), frozenset(k for a in args for k in keys_in(a.value)), node, tuple(a.value for a in args))
+                        _Edge(_target_keys(receiver), frozenset(k for a in args for k in keys_in(a.value)), node, tuple(a.value for a in args))
                     )
-                kind = outside(func.value, mutate=True)
+                kind = outside(receiver, mutate=True)
                 for a in args:
                     if kind:
                         add_sink(kind, node, a.value)

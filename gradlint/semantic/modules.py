@@ -530,6 +530,32 @@ class Modules:
                     return True
         return False
 
+    def in_eval_mode(self, call: cst.Call) -> bool:
+        """Whether the model that ``call`` runs (``m(x)``, ``m.forward(x)``) is surely in
+        eval mode there: a statement before it, in a block that holds it within the same
+        function, puts that model in eval mode (``m.eval()``), and nothing from there on
+        (nor a loop around the call) takes it out again or rebinds it."""
+        model = called_module(call)
+        if model is None:
+            return False
+        text = self.tree.code_for(model)
+        cur: cst.CSTNode = call
+        parent = self.tree.parent(cur)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(parent, (cst.For, cst.While)) and self.ends_eval_mode(parent, text):
+                return False
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                before = list(parent.body)
+                index = next((i for i, stmt in enumerate(before) if stmt is cur), None)
+                for stmt in reversed(before[:index] if index is not None else ()):
+                    switch = self.eval_switch(stmt)
+                    if switch is not None and switch.model == text:
+                        return True
+                    if self.ends_eval_mode(stmt, text):
+                        return False
+            cur, parent = parent, self.tree.parent(parent)
+        return False
+
     def forward_calls(self, node: cst.CSTNode, models: FrozenSet[str]) -> Iterator[Tuple[cst.Call, str]]:
         """Calls ``m(...)`` and ``m.forward(...)`` under ``node`` (not in nested functions)
         of a model whose source text is in ``models``."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Container, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -26,7 +26,7 @@ from gradlint.fixes import ImportSpec
 from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import scope_metadata, target_names, walk
+from gradlint.traversal import children, scope_metadata, target_names, walk
 
 TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
 
@@ -324,6 +324,39 @@ class Names:
             parent = self.tree.parent(parent)
         return not isinstance(parent, (cst.Import, cst.ImportFrom))
 
+    def import_read_after(self, name: str, skip: Container[int] = ()) -> Optional[cst.Name]:
+        """A ``Name`` that reads the value the file's imports of ``name`` bind, in
+        a module-level statement after the one holding that import (in any scope
+        there), outside the nodes whose ``id()`` is in ``skip``; None if there is
+        none, or if ``name`` is not bound by module-level imports of one same thing
+        and nothing else anywhere (then no read can be vouched for).
+
+        Such a read keeps the import in use whatever is done to the skipped nodes:
+        every scope resolves ``name`` to the module's binding, and code after the
+        import statement runs after it. (A read before it, at module level, would
+        not see it.) Reads LibCST's analysis counts as well, in string annotations,
+        are not looked for: a None is "not shown", not "unused"."""
+        index = self.index
+        if name not in index.sole or self._rebound(name):
+            return None
+        record = next(r for r in index.records if r.name == name)
+        top: Optional[cst.CSTNode] = record.statement
+        while top is not None and self.tree.parent(top) is not self.module:
+            top = self.tree.parent(top)
+        body = self.module.body
+        after = next((i + 1 for i, stmt in enumerate(body) if stmt is top), len(body))
+        stack: List[cst.CSTNode] = list(reversed(body[after:]))
+        while stack:
+            node = stack.pop()
+            if id(node) in skip:
+                continue
+            if type(node) is cst.Name:
+                if node.value == name and self.is_read(node) and not isinstance(self.tree.parent(node), _MATCH_KEYS):
+                    return node
+                continue
+            stack.extend(reversed(children(node)))
+        return None
+
     def _bound_otherwise(self) -> FrozenSet[str]:
         if self._other_bindings is None:
             self._other_bindings = _non_import_bindings(self.module)
@@ -358,9 +391,7 @@ class Names:
         ``import torch`` after the ``def`` has not run yet). A name qualifies when
         every binding that may reach that point at run time is an import of the
         torch module (``import torch``, ``import torch.nn``, ``import torch as
-        th``) and none is missing on any path, and no star import of the module
-        may bind the name (``from M import *``, where what M exports cannot be
-        told or holds the name). Failing that, ``torch`` qualifies
+        th``) and none is missing on any path. Failing that, ``torch`` qualifies
         when the module binds no such name and nothing binds it where the code
         runs: the fix then adds ``import torch`` at the top of the module."""
         key = id(node)
@@ -370,13 +401,16 @@ class Names:
         scopes = self._scopes()
         candidates = self.index.torch_names()
         for name in candidates:
-            if self._star_may_bind(name):
-                continue
             seen = scopes.visible(name, node)
-            if seen.bindings and not seen.unbound and all(self._imports_torch(b) for b in seen.bindings):
+            if (
+                seen.bindings
+                and not seen.unbound
+                and all(self._imports_torch(b) for b in seen.bindings)
+                and not self._star_may_rebind(name, seen.bindings)
+            ):
                 found = (name, ())
                 break
-        if found is None and "torch" not in scopes.root.bindings and not self._star_may_bind("torch"):
+        if found is None and "torch" not in scopes.root.bindings:
             # ``import torch`` added at the top binds it in the module, before anything runs.
             seen = scopes.visible("torch", node)
             if not seen.bindings:
@@ -384,14 +418,28 @@ class Names:
         self._torch_ref_cache[key] = found
         return found
 
-    def _star_may_bind(self, name: str) -> bool:
-        """Whether a ``from M import *`` of the module may bind ``name`` to something other
-        than the torch module (what M exports cannot be told, or holds the name bound
-        to something else): the name is then not vouched for anywhere."""
-        for m in self.index.star_modules:
-            bound, target = self._star_binds(m, name)
-            if bound is None or (bound and target != "torch"):
-                return True
+    def _star_may_rebind(self, name: str, imports: Any) -> bool:
+        """Whether a module-level star import after one of ``imports`` may bind ``name``
+        to something other than the torch module (scopes do not count star imports as
+        bindings; one before every import of ``name`` is overridden by them)."""
+        body = list(self.module.body)
+        lines = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
+        stars = [
+            (body.index(line), small)
+            for line in lines
+            for small in line.body
+            if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+        ]
+        if not stars:
+            return False
+        first = min((i for i, stmt in enumerate(body) for b in imports if _holds(stmt, b.node)), default=None)
+        for index, star in stars:
+            if first is not None and index < first:
+                continue
+            bound, target = self.star_import_binds(star, name)
+            if bound is False or (bound and target == "torch"):
+                continue
+            return True
         return False
 
     def _imports_torch(self, binding: Any) -> bool:
@@ -468,3 +516,16 @@ def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
 
 
 _MATCH_BINDERS = tuple(getattr(cst, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(cst, name))
+
+
+def _holds(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether the module statement ``stmt`` is or contains ``node`` (an import)."""
+    if stmt is node:
+        return True
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return any(small is node for small in stmt.body)
+    return False
+
+
+# A class pattern's keyword (``case P(x=1)``) names an attribute, not a variable.
+_MATCH_KEYS = tuple(getattr(cst, name) for name in ("MatchKeywordElement",) if hasattr(cst, name))

@@ -80,6 +80,10 @@ ROUTES = {
             table[0] = d
             e = model(x)  # routes e: outer
             acc += [e]
+            g = model(x)  # routes g: global
+            cache.setdefault("g", []).append(g)
+            t = model(x)  # routes t: outer
+            table.setdefault(0, []).append(t)
         """,
     "closures and callbacks": """\
         def f(model, x, register):

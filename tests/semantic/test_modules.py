@@ -156,6 +156,36 @@ def test_a_file_that_never_spells_requires_grad_freezes_nothing_without_a_walk(m
     assert ctx.semantic.modules.frozen_models() == frozenset()
     assert ctx.semantic.modules.frozen_models_in(ctx.module) == frozenset()
 
+def test_in_eval_mode_follows_the_switch_before_the_forward():
+    ctx = context(
+        """\
+        def check(self, items, other):
+            self.model.eval()
+            outs = []
+            for item in items:
+                outs.append(self.model(item))
+                other(item)
+            self.model.train()
+            self.model(items)
+
+
+        def toggled(model, items):
+            model.eval()
+            for item in items:
+                model(item)
+                model.train()
+
+
+        def branch(model, x, flag):
+            if flag:
+                model.eval()
+            model(x)
+        """
+    )
+    calls = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) in ("self.model", "other", "model")]
+    found = [(ctx.tree.line(c), ctx.semantic.modules.in_eval_mode(c)) for c in calls]
+    assert found == [(5, True), (6, False), (8, False), (14, False), (21, False)]
+
 
 def test_derives_from_through_the_files_classes():
     ctx = context(
