@@ -341,9 +341,15 @@ class Escape:
                 out.append(Route("closure", node))
         flows = self.flows(func)
 
+        values = self.model.values
+
         def plain(expr: cst.BaseExpression) -> bool:
             if isinstance(expr, (cst.Tuple, cst.List)):  # ``return acc, n``: each item decides
                 return all(not isinstance(e, cst.StarredElement) and plain(e.value) for e in expr.elements)
+            if isinstance(expr, cst.BinaryOperation):  # ``total / n`` of numbers
+                return plain(expr.left) and plain(expr.right)
+            if isinstance(expr, cst.Name) and values.adds_up_numbers(expr):
+                return True
             return flows._is_plain(expr)
 
         for sink in flows.sinks:

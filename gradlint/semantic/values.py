@@ -291,7 +291,7 @@ class Values:
 
     def _accumulated(self, bindings: Sequence[Binding], depth: int) -> Optional[Value]:
         """``total = 0`` then ``total += t`` (in a loop) with tensors ``t``: a tensor
-        accumulator; with numbers ``t`` (``.item()``s), a number. The starting number only remains if nothing was added, and is
+        accumulator. The starting number only remains if nothing was added, and is
         then no tensor that could be used as one: what is added decides."""
         augs = [b for b in bindings if b.form == "aug"]
         starts = [b for b in bindings if b.form != "aug"]
@@ -300,8 +300,6 @@ class Values:
         if not all(b.kind == "assign" and b.value is not None and self.value(b.value, depth + 1).what == "number" for b in starts):
             return None
         added = [self.value(b.value, depth + 1) for b in augs if b.value is not None]
-        if len(added) == len(augs) and all(v.not_tensor and v.what in ("number", "bool") for v in added):
-            return _not("number")  # ``total += loss.item()``: a Python number throughout
         if len(added) != len(augs) or not all(v.is_tensor for v in added):
             return None
         graph: Optional[bool] = True if any(v.graph or v.leaf for v in added) else (
@@ -309,6 +307,21 @@ class Values:
         )
         shapes = {v.shape for v in added}
         return tensor(graph, shapes.pop() if len(shapes) == 1 else "unknown")
+
+    def adds_up_numbers(self, name: cst.Name) -> bool:
+        """Whether every binding of ``name`` that reaches this read starts it as a number
+        or adds a number to it (``total = 0.0`` then ``total += loss.item()``): a Python
+        number throughout, whatever ``value`` makes of the sum."""
+        reaching = self.model.scopes.reaching(name)
+        if reaching.unbound or not reaching.bindings:
+            return False
+        for b in reaching.bindings:
+            if b.value is None or b.form not in ("assign", "aug"):
+                return False
+            v = self.value(b.value)
+            if not (v.not_tensor and v.what in ("number", "bool")):
+                return False
+        return True
 
     def _edited_in_place(self, name: cst.Name) -> FrozenSet[str]:
         """Names of the scope of ``name`` whose tensor is edited in place somewhere:

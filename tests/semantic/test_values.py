@@ -245,14 +245,6 @@ VALUES = {
                 total += loss.data
             print(total)  # value total: tensor graph=no shape=scalar
         """,
-    "an accumulator of numbers": """\
-        def run(model, batches):
-            total, n = 0.0, 0
-            for x in batches:
-                total += model(x).sum().item()
-                n += 1
-            print(total, n)  # value total: not_tensor what=number; value n: not_tensor what=number
-        """,
     "an argument of unknown type": """\
         def f(x, n: int):
             print(x, n)  # value x: unknown; value n: not_tensor what=number
@@ -527,3 +519,21 @@ def _forward_output(code: str) -> Optional[str]:
 )
 def test_forward_output(code, expected):
     assert _forward_output(code) == expected
+
+
+def test_adds_up_numbers():
+    ctx = context(
+        """\
+        def run(model, batches, t):
+            total, n, acc = 0.0, 0, 0.0
+            for x in batches:
+                total += model(x).sum().item()
+                n += 1
+                acc += model(x).sum()
+            print(total, n, acc, t)
+        """
+    )
+    reads = {n.value: n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Name) and ctx.tree.line(n) == 7}
+    assert {k: ctx.semantic.values.adds_up_numbers(reads[k]) for k in ("total", "n", "acc", "t")} == {
+        "total": True, "n": True, "acc": False, "t": False
+    }
