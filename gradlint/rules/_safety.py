@@ -122,6 +122,7 @@ def torch_name_is_module(ctx, at: cst.CSTNode, name: str, adds_import: bool) -> 
     """
     at_stmt = _module_statement(ctx, at)
     first_import: Optional[int] = None
+    only_stars = True  # every binding accepted is a star import that binds the torch module
     body = list(ctx.module.body)
     for node in walk(ctx.module, into_functions=True):
         if not _binds(node, name):
@@ -136,11 +137,14 @@ def torch_name_is_module(ctx, at: cst.CSTNode, name: str, adds_import: bool) -> 
                 return False  # inside an ``if``/``try``/function: maybe not bound
             index = body.index(stmt)
             first_import = index if first_import is None else min(first_import, index)
+            only_stars = only_stars and star is True
             continue
         if _visible_at(ctx, node, at):
             return False
     if adds_import:
-        return first_import is None  # inserted at the top, before every use
+        # Inserted at the top, before every use; a star import binding the same module
+        # again is harmless.
+        return first_import is None or only_stars
     if first_import is None or at_stmt is None:
         return False
     return first_import < body.index(at_stmt)
