@@ -3,6 +3,7 @@
 
     .venv/bin/python benchmarks/run.py            # everything, 3 repetitions
     .venv/bin/python benchmarks/run.py --repeat 5 --no-write
+    .venv/bin/python benchmarks/run.py --speed --baseline d87ad36   # this tree against another revision
 
 1. Builds the corpus: downloads pinned releases of torch-using packages from
    PyPI (``pip download --no-deps --require-hashes``: the same bytes on every
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import io
 import os
 import platform
 import shutil
@@ -129,6 +131,8 @@ TARGETS = {
     "warm_vs_cold": 1 / 20,
     "jobs1_rss_mb": 250.0,
     "small_file_s": 0.35,
+    # CPU time of a cold run over the corpus, against the revision given as --baseline.
+    "cold_vs_baseline": 1.1,
 }
 
 
@@ -410,6 +414,165 @@ def import_times() -> List[Tuple[str, float]]:
     return [("(all imports together)", total)] + rows[:8]
 
 
+# -- against a baseline revision ----------------------------------------------------
+# The same interpreter and the same corpus, this tree's gradlint and another
+# revision's, alternating run by run (so that a change in the machine's load
+# falls on both), compared on CPU time: user + system of the run's processes,
+# which on a shared machine moves far less with the others' load than wall
+# time does.
+
+SPEED_SECTION = "<!-- against a baseline revision: benchmarks/run.py --speed --baseline REV -->"
+
+
+class BaselineTree:
+    """Another revision's files, unpacked in a temporary directory (``git archive``:
+    nothing is registered in the repository), run as ``python -m gradlint`` with
+    that directory first on ``PYTHONPATH``."""
+
+    def __init__(self, rev: str) -> None:
+        self.rev = rev
+        self.short = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        self.path = Path(tempfile.mkdtemp(prefix="gradlint-baseline-"))
+        data = subprocess.run(["git", "archive", "--format=tar", rev], cwd=ROOT, capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+            tf.extractall(self.path, filter="data")
+        # The wheel ships rules/ as the package gradlint._catalog; from a source tree
+        # the installed (editable) gradlint would answer with this tree's catalog.
+        catalog, rules = self.path / "gradlint" / "_catalog", self.path / "rules"
+        if rules.is_dir() and not catalog.exists():
+            catalog.symlink_to(rules, target_is_directory=True)
+
+    def env(self) -> Dict[str, str]:
+        return {**os.environ, "PYTHONPATH": os.pathsep.join([str(self.path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+    def close(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _module_cmd() -> List[str]:
+    # Both trees start the same way (the installed console script would differ in start-up).
+    return [sys.executable, "-m", "gradlint"]
+
+
+def measure_env(cmd: Sequence[str], cwd: Path, env: Optional[Dict[str, str]]) -> Run:
+    if env is None:
+        return measure(cmd, cwd)
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        return measure(cmd, cwd)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@dataclass
+class Versus:
+    """One figure measured on this tree and on the baseline, alternating."""
+
+    label: str
+    head: List[Run] = field(default_factory=list)
+    base: List[Run] = field(default_factory=list)
+
+    @staticmethod
+    def _median(runs: List[Run], what: str) -> float:
+        return statistics.median(getattr(r, what) for r in runs)
+
+    def ratio(self, what: str) -> float:
+        return self._median(self.head, what) / self._median(self.base, what)
+
+
+def versus_baseline(base: BaselineTree, corpus_repeat: int, small_repeat: int) -> Dict[str, Versus]:
+    """The corpus cold (default jobs and ``--jobs 1``) and one small file end to end,
+    each on this tree and on ``base``, alternating (the order swaps each repetition)."""
+    g = _module_cmd()
+    corpus_cmds = {
+        "cold": ("gradlint check, cold (no cache, default jobs)", [*g, "check", "--select", "ALL", "--no-cache", "corpus"]),
+        "jobs1": ("gradlint check --jobs 1 (no cache)", [*g, "check", "--select", "ALL", "--no-cache", "--jobs", "1", "corpus"]),
+    }
+    out = {key: Versus(label) for key, (label, _) in corpus_cmds.items()}
+    trees = [("head", None), ("base", base.env())]
+    for rep in range(corpus_repeat):
+        for key, (_, cmd) in corpus_cmds.items():
+            for which, env in trees if rep % 2 == 0 else trees[::-1]:
+                run = measure_env(cmd, WORK, env)
+                getattr(out[key], which).append(run)
+                print(f"  [{rep + 1}/{corpus_repeat}] {key}, {which}: {run.cpu:.2f} s CPU, {run.wall:.2f} s wall, exit {run.returncode}", flush=True)
+    small = WORK / "small"
+    small.mkdir(parents=True, exist_ok=True)
+    target = small / "train.py"
+    out["small"] = Versus("one small file with findings, `--no-cache`, process start to exit")
+    for rep in range(small_repeat):
+        target.write_text(SMALL_FILE)
+        for which, env in trees if rep % 2 == 0 else trees[::-1]:
+            getattr(out["small"], which).append(measure_env([*g, "check", "--no-cache", "train.py"], small, env))
+    print(f"  small file: head {Versus._median(out['small'].head, 'wall'):.3f} s, base {Versus._median(out['small'].base, 'wall'):.3f} s", flush=True)
+    return out
+
+
+def render_versus(versus: Dict[str, Versus], base: BaselineTree, stats: Tuple[int, int, int], repeat: int, small_repeat: int) -> List[str]:
+    lines = [
+        f"This tree against revision {base.short} (`--baseline {base.rev}`): the same interpreter and corpus "
+        f"({stats[0]:,} files), the two alternating run by run, {repeat}× each on the corpus and {small_repeat}× on the "
+        "small file; medians. CPU: user + system seconds of the run's processes together, which a loaded machine "
+        "changes far less than wall time.",
+        "",
+        f"| run | CPU, this tree | CPU, {base.short} | CPU ratio | wall, this tree | wall, {base.short} | wall ratio |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for v in versus.values():
+        med = Versus._median
+        lines.append(
+            f"| {v.label} | {med(v.head, 'cpu'):.2f} s | {med(v.base, 'cpu'):.2f} s | {v.ratio('cpu'):.3f} "
+            f"| {med(v.head, 'wall'):.2f} s | {med(v.base, 'wall'):.2f} s | {v.ratio('wall'):.3f} |"
+        )
+    cold, small = versus["cold"], versus["small"]
+    lines += [
+        "",
+        "| target | value | target | |",
+        "| --- | ---: | ---: | --- |",
+        f"| cold CPU time / {base.short}'s | {cold.ratio('cpu'):.3f} | ≤ {TARGETS['cold_vs_baseline']} | {'met' if cold.ratio('cpu') <= TARGETS['cold_vs_baseline'] else '**missed**'} |",
+        f"| small file, wall time | {Versus._median(small.head, 'wall'):.3f} s | < {TARGETS['small_file_s']} s | {'met' if Versus._median(small.head, 'wall') < TARGETS['small_file_s'] else '**missed**'} |",
+        f"| small file, CPU time / {base.short}'s | {small.ratio('cpu'):.3f} | | |",
+    ]
+    return lines
+
+
+def speed(args: argparse.Namespace) -> int:
+    """``--speed``: this tree against ``--baseline`` only (no peers), its own section of the docs."""
+    print("building the corpus ...", flush=True)
+    corpus = build_corpus()
+    stats = corpus_stats(corpus)
+    print(f"corpus: {stats[0]:,} files, {stats[1]:,} lines", flush=True)
+    base = BaselineTree(args.baseline)
+    try:
+        loads_before = os.getloadavg()
+        small_repeat = max(10, 5 * args.repeat)
+        versus = versus_baseline(base, args.repeat, small_repeat)
+        loads_after = os.getloadavg()
+    finally:
+        base.close()
+    text = "\n".join(
+        [
+            SPEED_SECTION,
+            "",
+            "## Against a baseline revision",
+            "",
+            f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; gradlint {gradlint_version()}, revision {git_revision()}",
+            f"- Machine: {os.cpu_count()} logical CPUs; load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in loads_before)}; after: {', '.join(f'{x:.2f}' for x in loads_after)}",
+            "",
+            *render_versus(versus, base, stats, args.repeat, small_repeat),
+        ]
+    ) + "\n"
+    print()
+    print(text)
+    if not args.no_write:
+        _write_section(text, SPEED_SECTION)
+        print(f"written to {DOCS}")
+    return 0
+
+
 # -- report ----------------------------------------------------------------------
 
 
@@ -560,6 +723,8 @@ OUTPUT_FORMATS = ("concise", "full", "json", "sarif", "github")
 FORMATS_TARGET = 1.2  # every format's time over concise's
 LSP_TARGET_S = 0.3  # last change -> diagnostics, 500-line file
 SECTION = "<!-- output formats and language server: benchmarks/run.py --formats --lsp -->"
+# The marked sections of docs/benchmarks.md, in the order they appear after the main run's text.
+_MARKERS = (SPEED_SECTION, SECTION)
 
 
 def build_legacy_corpus() -> Path:
@@ -789,18 +954,31 @@ def render_formats_and_lsp(
     return "\n".join(out) + "\n"
 
 
-def _write_section(text: str) -> None:
-    current = DOCS.read_text(encoding="utf-8") if DOCS.exists() else ""
-    head = current.split(SECTION)[0].rstrip("\n")
-    DOCS.write_text((head + "\n\n" if head else "") + text, encoding="utf-8")
+def _sections(current: str) -> Tuple[str, Dict[str, str]]:
+    """``current`` split into the main run's text and the marked sections other
+    runs write (each from its marker to the next marker or the end)."""
+    found = sorted((current.index(m), m) for m in _MARKERS if m in current)
+    head = current[: found[0][0]] if found else current
+    bodies = {m: current[at : found[i + 1][0] if i + 1 < len(found) else len(current)].rstrip("\n") + "\n" for i, (at, m) in enumerate(found)}
+    return head.rstrip("\n"), bodies
 
 
-def _kept_section() -> str:
-    """This file's formats and language-server section, which the main run leaves in place."""
-    if not DOCS.exists():
-        return ""
-    current = DOCS.read_text(encoding="utf-8")
-    return "\n" + SECTION + current.split(SECTION, 1)[1] if SECTION in current else ""
+def _assemble(head: str, bodies: Dict[str, str]) -> str:
+    parts = [head] if head else []
+    parts += [bodies[m].rstrip("\n") for m in _MARKERS if m in bodies]
+    return "\n\n".join(parts) + "\n"
+
+
+def _write_section(text: str, marker: str = SECTION) -> None:
+    head, bodies = _sections(DOCS.read_text(encoding="utf-8") if DOCS.exists() else "")
+    bodies[marker] = text
+    DOCS.write_text(_assemble(head, bodies), encoding="utf-8")
+
+
+def _write_main(text: str) -> None:
+    """The main run's text, keeping the sections that other runs wrote."""
+    _, bodies = _sections(DOCS.read_text(encoding="utf-8") if DOCS.exists() else "")
+    DOCS.write_text(_assemble(text.rstrip("\n"), bodies), encoding="utf-8")
 
 
 def formats_and_lsp(args: argparse.Namespace) -> int:
@@ -829,9 +1007,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave docs/benchmarks.md alone")
     parser.add_argument("--formats", action="store_true", help="only time each output format on a legacy corpus")
     parser.add_argument("--lsp", action="store_true", help="only time the language server's diagnostics and code actions")
+    parser.add_argument("--baseline", metavar="REV", help="also time the revision REV of this repository, alternating with this tree (CPU and wall)")
+    parser.add_argument("--speed", action="store_true", help="only this tree against --baseline: the corpus cold and one small file (no peers)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.speed and not args.baseline:
+        parser.error("--speed needs --baseline REV")
+    if args.speed:
+        return speed(args)
     if args.formats or args.lsp:
         return formats_and_lsp(args)
 
@@ -857,14 +1041,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     problems = check_outputs(all_tools, cache_dir)
     single = small_file(max(5, 3 * args.repeat))
     imports = import_times()
+    versus_lines: List[str] = []
+    if args.baseline:
+        base = BaselineTree(args.baseline)
+        try:
+            small_repeat = max(10, 5 * args.repeat)
+            versus_lines = render_versus(versus_baseline(base, args.repeat, small_repeat), base, stats, args.repeat, small_repeat)
+        finally:
+            base.close()
     loads_after = os.getloadavg()
     capacity.append(cpu_capacity())
 
     text = render(all_tools, stats, single, imports, problems, (loads_before, loads_after), args.repeat, peers, capacity)
+    if versus_lines:
+        text = text.rstrip("\n") + "\n\n## Against a baseline revision\n\n" + "\n".join(versus_lines) + "\n"
     print()
     print(text)
     if not args.no_write:
-        DOCS.write_text(text + _kept_section(), encoding="utf-8")
+        _write_main(text)
         print(f"written to {DOCS}")
     return 1 if problems else 0
 

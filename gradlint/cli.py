@@ -251,7 +251,7 @@ def _cross_check(reports, guard_report: str, mode):
 
 def _check_files(files, settings, mode, quiet: bool, jobs: Optional[int], cache):
     from gradlint import progress
-    from gradlint.runner import check_paths
+    from gradlint.scheduler import check_paths
 
     if not progress.wanted(len(files), sys.stderr, quiet):
         return check_paths(files, settings, mode, jobs=jobs, cache=cache)

@@ -79,6 +79,14 @@ def scopes_of(context: Any) -> Optional[Callable[[], Any]]:
     return scopes
 
 
+def names_of(context: Any) -> Optional[Callable[[], Any]]:
+    """The semantic names model of ``context``'s tree (a ``gradlint.rule.FileContext``),
+    for fixes to ask whether an import is still used; None if it has none."""
+    if getattr(context, "semantic", None) is None:
+        return None
+    return lambda: context.semantic.names
+
+
 def to_diagnostics(
     findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None
 ) -> List[Diagnostic]:
@@ -93,7 +101,7 @@ def to_diagnostics(
 
     out = []
     # One per file: it renders the file once, then each fix on its own statement.
-    renderer = FixRenderer(context.module, text, context.parents, scopes_of(context)) if context is not None and text is not None else None
+    renderer = FixRenderer(context.module, text, context.parents, scopes_of(context), names_of(context)) if context is not None and text is not None else None
     for f in findings:
         info = None
         fix = f.fix
@@ -248,20 +256,3 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         report.fixed = result.fixed
     report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc)
     return result.source
-
-
-def check_paths(
-    files: Sequence[Path],
-    settings: Settings,
-    mode: Mode,
-    on_file_done: Optional[Callable[[FileReport], None]] = None,
-    *,
-    jobs: Optional[int] = 1,
-    cache=None,
-) -> List[FileReport]:
-    """Reports for ``files``, in order; ``jobs`` worker processes (None: one per
-    CPU), results from ``cache`` (a ``gradlint.cache.Cache``) where it has them.
-    ``on_file_done`` is called with each report as it is ready (in any order)."""
-    from gradlint.scheduler import check_paths as schedule
-
-    return schedule(files, settings, mode, on_file_done, jobs=jobs, cache=cache)

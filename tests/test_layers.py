@@ -19,4 +19,21 @@ def test_import_contracts_are_kept():
     run = subprocess.run([exe, "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 broken" in run.stdout
-    assert run.stdout.count(" KEPT") == 3
+    assert run.stdout.count(" KEPT") == 5
+
+
+def test_every_module_of_the_package_has_a_layer():
+    """A module left out of the package's layer contract would be free to import anything."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        tomllib = pytest.importorskip("tomli")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(
+        c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers" and "gradlint.cli" in c["layers"]
+    )
+    layered = {name.strip() for layer in contract["layers"] for name in layer.split("|")}
+    package = ROOT / "gradlint"
+    modules = {f"gradlint.{p.stem}" for p in package.glob("*.py") if p.stem != "__init__"}
+    modules |= {f"gradlint.{p.parent.name}" for p in package.glob("*/__init__.py")}
+    assert layered == modules

@@ -152,9 +152,10 @@ def test_full_without_source_prints_location_only():
 
 def test_full_colours_only_when_asked(project):
     from gradlint.config import Settings
-    from gradlint.runner import Mode, check_paths
+    from gradlint.runner import Mode
+    from gradlint.scheduler import check_paths
 
-    results = check_paths([Path("legacy.py")], Settings(), Mode(edits=True, source=True))
+    results = check_paths([Path("legacy.py")], Settings(), Mode(edits=True, source=True), jobs=1)
     plain = full.render(results, RunInfo())
     coloured = full.render(results, RunInfo(color=True))
     assert "\x1b[" not in plain

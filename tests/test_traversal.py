@@ -188,6 +188,14 @@ REBOUND_IMPORTS = [
     "import re\nif (re := compile(x)):\n    re.match(y)\nfor re in z:\n    re.sub()\n",
     "import torch\ntorch.zeros(1)\ndef torch():\n    pass\n",
     "import torch.nn as nn, torch\nclass M(nn.Module):\n    def forward(self, x):\n        return torch.relu(nn.functional.relu(x))\n",
+    # One name imported more than once: to the same thing (a package and its
+    # submodules, the same module twice) or not.
+    "import torch\nimport torch.utils.data\nimport torch.nn as nn\nfrom torch import nn\ntorch.zeros(1)\n"
+    "torch.utils.data.DataLoader(x)\nnn.Linear(2, 2)\ndef f():\n    return torch.nn.functional.relu(torch.utils.datax)\n",
+    "import os\nimport os.path\nos.path.join(a)\nos.pathx.y\nos\n",
+    "import numpy as np\nimport torch as np\nnp.zeros(1)\n",
+    "from torch.autograd import Variable\nfrom torch.autograd import Variable\nfrom torch import autograd as Variable\nVariable(x)\n",
+    "from a import b\nfrom c import b\nb.d()\ntry:\n    import torch\nexcept ImportError:\n    import torch.nn\ntorch.nn.Linear\n",
 ]
 
 
@@ -265,6 +273,16 @@ def test_scope_analysis_only_for_files_that_spell_a_name():
     walk(module, lambda n, p: calls.append(n) if isinstance(n, cst.Call) else None, lambda n: None)
     assert not any(ctx.semantic.names.refers_to(c.func, torch_api.VARIABLE | torch_api.NO_GRAD) for c in calls)
     assert ctx.semantic.names._libcst_scopes is None  # nothing was resolved
+
+
+def test_no_scope_analysis_for_a_package_imported_with_its_submodules():
+    code = "import torch\nimport torch.utils.data\nfrom torch import nn\nloader = torch.utils.data.DataLoader(x)\ny = torch.zeros(1)\n"
+    module = cst.parse_module(code)
+    ctx = FileContext("x.py", code, module)
+    calls: List[cst.Call] = []
+    walk(module, lambda n, p: calls.append(n) if isinstance(n, cst.Call) else None, lambda n: None)
+    assert [ctx.semantic.names.qualnames(c.func) for c in calls] == [{"torch.utils.data.DataLoader"}, {"torch.zeros"}]
+    assert ctx.semantic.names._libcst_scopes is None
 
 
 def test_a_field_first_seen_empty_is_learned_when_it_is_not(monkeypatch):

@@ -10,7 +10,7 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.rules._safety import function_values_escape, in_async_function, is_generator, torch_name_is_module
+from gradlint.rules._safety import function_values_escape, in_async_function, is_generator
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, VARIABLE
@@ -88,16 +88,21 @@ class VolatileFlag(Rule):
             edits = [self.replace(node, codegen.keep_parens(node, codegen.atomic(value)))]
         imports = ()
         applicability = "safe"
-        if sem.gradmode.grad_disabled(node) is not True:
+        # Gradients already off here, by a guard around the call or because every caller
+        # runs it under one: removing the wrapper is the whole fix, a guard would only nest.
+        if sem.gradmode.mode_at(node).disabled is not True:
             ref = sem.names.torch_ref_at(func)
-            if ref is None or not torch_name_is_module(self.ctx, func, ref[0], bool(ref[1])):
+            if ref is None:
                 return None  # `torch.no_grad()` would not name the module there
             torch_name, imports = ref
             # The decorator puts the whole function under no_grad: safe only where nothing it
             # computes can reach a backward elsewhere (callers, helpers, callbacks, the
             # coroutine that calls a nested function). Who calls it is not known yet.
-            if in_async_function(self.ctx, func) or is_generator(func) or function_values_escape(
-                self.ctx, func, ignore=lambda call: sem.names.is_call_to(call, VARIABLE)
+            if (
+                in_async_function(self.ctx, func)
+                or is_generator(func)
+                or function_values_escape(self.ctx, func)
+                or sem.gradmode.may_compute_gradients(func)
             ):
                 applicability = "unsafe"
             guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"

@@ -20,13 +20,14 @@ layer, and a test holds it to that (``import-linter`` contracts).
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Optional
-
-import libcst as cst
-
-from gradlint.semantic.tree import Tree
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    # Only for annotations: ``semantic.project`` (which the runner imports for
+    # runs answered from the cache) must not cost a LibCST import.
+    import libcst as cst
+
+    from gradlint.semantic.tree import Tree
     from gradlint.semantic.calls import Calls
     from gradlint.semantic.escape import Escape
     from gradlint.semantic.gradmode import GradMode
@@ -42,11 +43,14 @@ class SemanticModel:
     """The facts of one file, each concept computed on first use (and its module
     imported then: a file no rule asks about costs nothing here)."""
 
-    def __init__(self, module: cst.Module, source: str, tree: Tree, path: Optional[str] = None) -> None:
+    def __init__(self, module: "cst.Module", source: str, tree: "Tree", path: str = "") -> None:
         self.module = module
         self.source = source
         self.tree = tree
-        self.path = path  # the file's path, where star imports of the project's modules are looked up
+        # Where the file is, as the run names it: what the project index
+        # (``semantic.project``) knows it by, and where star imports of the
+        # project's modules are looked up.
+        self.path = path
 
     @functools.cached_property
     def scopes(self) -> "Scopes":

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
+from gradlint.semantic.frameworks import PER_BATCH_STEPS
 from gradlint.semantic.syntax import call_arg
 from gradlint.semantic.tree import walk
 
@@ -55,6 +56,48 @@ class Calls:
                 return None
             sites.append(parent)
         return sites
+
+    def arguments_for(self, param: cst.Param) -> Optional[List[Tuple[cst.Call, cst.BaseExpression]]]:
+        """What the calls of this file pass for ``param`` of a function of this file:
+        ``(call, argument)`` for each call that passes one (by position, after ``self``
+        for a method called as ``obj.f(...)``, or by keyword); a call that passes
+        none (the default is used) or whose ``*args`` may hold it is left out. None
+        when the function's callers are unknown (``call_sites``)."""
+        params = self.tree.parent(param)
+        func = self.tree.parent(params) if params is not None else None
+        if not isinstance(params, cst.Parameters) or not isinstance(func, cst.FunctionDef):
+            return None
+        sites = self.call_sites(func)
+        if sites is None:
+            return None
+        positional = list(params.posonly_params) + list(params.params)
+        index = next((i for i, p in enumerate(positional) if p is param), None)
+        if index is not None and self.tree.method_class(func) is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in func.decorators
+        ):
+            index -= 1  # ``obj.f(a)`` passes ``a`` for the parameter after ``self``
+        name = param.name.value
+        found = []
+        for call in sites:
+            for i, a in enumerate(call.args):
+                if a.star:
+                    break
+                if (a.keyword is not None and a.keyword.value == name) or (a.keyword is None and i == index):
+                    found.append((call, a.value))
+                    break
+        return found
+
+    def runs_per_step(self, func: cst.FunctionDef) -> bool:
+        """Whether ``func`` runs once per step of a loop it does not hold: a method that a
+        framework calls for every batch (Lightning's ``training_step``), or a function
+        of this file every call of which sits in a loop."""
+        cls = self.tree.method_class(func)
+        if cls is not None:
+            for _framework, bases, base_names, methods in PER_BATCH_STEPS:
+                if func.name.value in methods and self.model.modules.derives_from(cls, bases, base_names):
+                    return True
+        sites = self.call_sites(func)
+        return bool(sites) and all(self.tree.enclosing_loop(site) is not None for site in sites)
 
     def main_block(self) -> Optional[cst.If]:
         """The module's ``if __name__ == "__main__":`` block, when the file is a script."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Container, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -26,7 +26,7 @@ from gradlint.fixes import ImportSpec
 from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import scope_metadata, target_names, walk
+from gradlint.traversal import children, scope_metadata, target_names, walk
 
 TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
 
@@ -54,8 +54,9 @@ class ImportIndex:
     # bound name -> the top-level packages it is imported from (``F`` -> {"torch"})
     origins: Mapping[str, FrozenSet[str]]
     defined: FrozenSet[str]  # names of the file's functions and classes, anywhere in it
-    # name -> what it is bound to, for names that one module-level import binds and no
-    # other import does (``F`` -> "torch.nn.functional"); none if there is an ``import *``
+    # name -> what it is bound to, for names that only module-level imports bind, all
+    # to the same thing (``F`` -> "torch.nn.functional"; ``torch`` -> "torch" after
+    # ``import torch`` and ``import torch.nn``); none if there is an ``import *``
     sole: Mapping[str, str]
     star: bool  # some ``from x import *``
     # the modules of module-level ``from x import *`` (relative ones with their dots)
@@ -127,15 +128,17 @@ def build_import_index(module: cst.Module) -> ImportIndex:
             elif isinstance(child, cst.CSTNode):
                 stack.append((child, inside))
     origins: Dict[str, set] = {}
-    targets: Dict[str, List[Optional[str]]] = {}
+    targets: Dict[str, set] = {}
     nested = set()
     for r in records:
         origins.setdefault(r.name, set()).add(r.package)
         if not r.module_level:
             nested.add(r.name)
-        # ``import a.b`` binds ``a`` but makes ``a.b`` mean the submodule: not a sole target
-        plain_dotted = isinstance(r.statement, cst.Import) and not r.aliased and "." in (get_full_name_for_node(r.alias.name) or "")
-        targets.setdefault(r.name, []).append(None if plain_dotted else r.target)
+        # ``import a.b`` binds ``a`` to ``a`` like ``import a`` does: ``a.b.c`` reads
+        # ``a.b.c`` through either, so files that import a package and some of its
+        # submodules (``import torch``, ``import torch.utils.data``) still have one
+        # answer, the name as spelled.
+        targets.setdefault(r.name, set()).add(r.target)
     return ImportIndex(
         records=tuple(records),
         aliases=frozenset(r.name for r in records if r.aliased),
@@ -145,9 +148,9 @@ def build_import_index(module: cst.Module) -> ImportIndex:
         sole={}
         if star
         else {
-            name: found[0]
+            name: next(iter(found))
             for name, found in targets.items()
-            if len(found) == 1 and found[0] is not None and name not in nested
+            if len(found) == 1 and None not in found and name not in nested
         },
         star=star,
         star_modules=tuple(star_modules),
@@ -247,8 +250,8 @@ class Names:
         return self._star_binds(module, name)
 
     def _read_of_import(self, node: cst.CSTNode) -> Optional[str]:
-        """The qualified name of ``node`` when it reads a name that one module-level
-        import binds and nothing else binds anywhere (``F.relu`` after ``import
+        """The qualified name of ``node`` when it reads a name that module-level imports
+        bind, all to the same thing, and nothing else binds anywhere (``F.relu`` after ``import
         torch.nn.functional as F``): then every scope sees that import, and scope
         analysis would say the same (a test compares them)."""
         full = get_full_name_for_node(node)
@@ -321,6 +324,39 @@ class Names:
             parent = self.tree.parent(parent)
         return not isinstance(parent, (cst.Import, cst.ImportFrom))
 
+    def import_read_after(self, name: str, skip: Container[int] = ()) -> Optional[cst.Name]:
+        """A ``Name`` that reads the value the file's imports of ``name`` bind, in
+        a module-level statement after the one holding that import (in any scope
+        there), outside the nodes whose ``id()`` is in ``skip``; None if there is
+        none, or if ``name`` is not bound by module-level imports of one same thing
+        and nothing else anywhere (then no read can be vouched for).
+
+        Such a read keeps the import in use whatever is done to the skipped nodes:
+        every scope resolves ``name`` to the module's binding, and code after the
+        import statement runs after it. (A read before it, at module level, would
+        not see it.) Reads LibCST's analysis counts as well, in string annotations,
+        are not looked for: a None is "not shown", not "unused"."""
+        index = self.index
+        if name not in index.sole or self._rebound(name):
+            return None
+        record = next(r for r in index.records if r.name == name)
+        top: Optional[cst.CSTNode] = record.statement
+        while top is not None and self.tree.parent(top) is not self.module:
+            top = self.tree.parent(top)
+        body = self.module.body
+        after = next((i + 1 for i, stmt in enumerate(body) if stmt is top), len(body))
+        stack: List[cst.CSTNode] = list(reversed(body[after:]))
+        while stack:
+            node = stack.pop()
+            if id(node) in skip:
+                continue
+            if type(node) is cst.Name:
+                if node.value == name and self.is_read(node) and not isinstance(self.tree.parent(node), _MATCH_KEYS):
+                    return node
+                continue
+            stack.extend(reversed(children(node)))
+        return None
+
     def _bound_otherwise(self) -> FrozenSet[str]:
         if self._other_bindings is None:
             self._other_bindings = _non_import_bindings(self.module)
@@ -366,7 +402,12 @@ class Names:
         candidates = self.index.torch_names()
         for name in candidates:
             seen = scopes.visible(name, node)
-            if seen.bindings and not seen.unbound and all(self._imports_torch(b) for b in seen.bindings):
+            if (
+                seen.bindings
+                and not seen.unbound
+                and all(self._imports_torch(b) for b in seen.bindings)
+                and not self._star_may_rebind(name, seen.bindings)
+            ):
                 found = (name, ())
                 break
         if found is None and "torch" not in scopes.root.bindings:
@@ -376,6 +417,30 @@ class Names:
                 found = ("torch", (ImportSpec("torch"),))
         self._torch_ref_cache[key] = found
         return found
+
+    def _star_may_rebind(self, name: str, imports: Any) -> bool:
+        """Whether a module-level star import after one of ``imports`` may bind ``name``
+        to something other than the torch module (scopes do not count star imports as
+        bindings; one before every import of ``name`` is overridden by them)."""
+        body = list(self.module.body)
+        lines = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
+        stars = [
+            (body.index(line), small)
+            for line in lines
+            for small in line.body
+            if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+        ]
+        if not stars:
+            return False
+        first = min((i for i, stmt in enumerate(body) for b in imports if _holds(stmt, b.node)), default=None)
+        for index, star in stars:
+            if first is not None and index < first:
+                continue
+            bound, target = self.star_import_binds(star, name)
+            if bound is False or (bound and target == "torch"):
+                continue
+            return True
+        return False
 
     def _imports_torch(self, binding: Any) -> bool:
         if binding.form != "import":
@@ -451,3 +516,16 @@ def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
 
 
 _MATCH_BINDERS = tuple(getattr(cst, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(cst, name))
+
+
+def _holds(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether the module statement ``stmt`` is or contains ``node`` (an import)."""
+    if stmt is node:
+        return True
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return any(small is node for small in stmt.body)
+    return False
+
+
+# A class pattern's keyword (``case P(x=1)``) names an attribute, not a variable.
+_MATCH_KEYS = tuple(getattr(cst, name) for name in ("MatchKeywordElement",) if hasattr(cst, name))

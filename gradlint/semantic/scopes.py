@@ -7,6 +7,13 @@ class's decorators and bases, are evaluated where the ``def``/``class``
 statement stands. A walrus binds in the nearest enclosing scope that is not a
 comprehension. ``global``/``nonlocal`` names belong to the scope they name.
 
+A function's body is read the first time a question reaches into it (its
+parameters, name and the code its ``def`` evaluates are read with the scope
+around it): a rule asking about one function of a large file pays for that
+function and the module's own statements, not for every method of every
+class. Only ``global``/``nonlocal`` let a body bind names of other scopes; a
+file that spells either has every body read at once.
+
 Reaching definitions are computed per scope, the first time a question about
 that scope is asked, by one structured pass over its statements: branches of
 ``if``/``match``/``try`` are joined, loop bodies iterated to a fixed point
@@ -95,6 +102,8 @@ class Scope:
     globals: Set[str] = field(default_factory=set)
     nonlocals: Set[str] = field(default_factory=set)
     children: List["Scope"] = field(default_factory=list)
+    # A function body not read yet (see ``Scopes._ensure``).
+    pending: Optional[cst.BaseSuite] = None
 
     def is_local(self, name: str) -> bool:
         return name in self.bindings and name not in self.globals and name not in self.nonlocals
@@ -139,6 +148,7 @@ class Scopes:
         self._by_node: Dict[int, Scope] = {}
         self._scope_of: Dict[int, Scope] = {}  # id(Name/expression root) -> the scope it is evaluated in
         self._flows: Dict[int, "_Flow"] = {}
+        self._pending = 0  # function bodies not read yet
         self.root = self._build()
 
     # -- building ---------------------------------------------------------------
@@ -291,7 +301,11 @@ class Scopes:
             self._add(scope, node.name.value, Binding("other", None, node, "def", node.name))
             self._scope_of[id(node.name)] = scope
             self._scope_of[id(node.body)] = inner
-            self._visit_block(node.body, inner)
+            if self._declarations:
+                self._visit_block(node.body, inner)
+            else:
+                inner.pending = node.body
+                self._pending += 1
         else:
             self._visit(node.body, inner)
 
@@ -329,30 +343,64 @@ class Scopes:
             else:
                 self._visit(child, scope)
 
+    def _ensure(self, scope: Scope) -> Scope:
+        """``scope`` with its function body read (and so the scopes directly in it known)."""
+        body = scope.pending
+        if body is not None:
+            scope.pending = None
+            self._pending -= 1
+            self._visit_block(body, scope)
+        return scope
+
+    def _read_around(self, node: cst.CSTNode) -> None:
+        """Read the unread function bodies that hold ``node``, outermost first (reading
+        one makes the functions defined in it known: again, until none is left)."""
+        while True:
+            chain: List[Scope] = []
+            cur: Optional[cst.CSTNode] = node
+            while cur is not None:
+                found = self._by_node.get(id(cur))
+                if found is not None and found.pending is not None:
+                    chain.append(found)
+                cur = self.tree.parent(cur)
+            if not chain:
+                return
+            for scope in reversed(chain):
+                self._ensure(scope)
+
     # -- questions ----------------------------------------------------------------
 
     def scope_of(self, node: cst.CSTNode) -> Scope:
         """The scope in which ``node`` is evaluated (a decorator: where its ``def`` stands)."""
         found = self._scope_of.get(id(node))
         if found is not None:
-            return found
+            return self._ensure(found) if found.pending is not None else found
+        if self._pending:
+            self._read_around(node)
+            found = self._scope_of.get(id(node))
+            if found is not None:
+                return self._ensure(found)
         cur: Optional[cst.CSTNode] = node
         while found is None and cur is not None:
             cur = self.tree.parent(cur)
             if cur is None:
                 break
             found = self._scope_of.get(id(cur))
-        found = found or self.root
+        found = self._ensure(found or self.root)
         self._scope_of[id(node)] = found
         return found
 
     def scope(self, node: cst.CSTNode) -> Optional[Scope]:
         """The scope ``node`` (a module, class, function, lambda or comprehension) opens."""
-        return self._by_node.get(id(node))
+        found = self._by_node.get(id(node))
+        if found is None and self._pending:
+            self._read_around(node)
+            found = self._by_node.get(id(node))
+        return self._ensure(found) if found is not None else None
 
     def bindings(self, node: cst.CSTNode) -> Dict[str, List[Binding]]:
         """How each name is bound in the scope ``node`` opens (a module, function, ...)."""
-        scope = self._by_node.get(id(node))
+        scope = self.scope(node)
         return scope.bindings if scope is not None else {}
 
     def reaching(self, name: cst.Name) -> Reaching:
@@ -446,7 +494,7 @@ class Scopes:
     def _flow(self, scope: Scope) -> "_Flow":
         found = self._flows.get(id(scope))
         if found is None:
-            found = self._flows[id(scope)] = _Flow(self, scope)
+            found = self._flows[id(scope)] = _Flow(self, self._ensure(scope))
         return found
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from marks import context, each, node_on, read_on
+from marks import context, each, node_on, read_on, statement_on
 
 from gradlint.semantic.tree import walk
 
@@ -142,6 +142,51 @@ def test_eval_switches_and_freezing():
     assert mods.frozen_models() == {"enc", "dec"}
 
 
+def test_a_file_that_never_spells_requires_grad_freezes_nothing_without_a_walk(monkeypatch):
+    from gradlint.semantic import modules
+
+    ctx = context(
+        """\
+        for p in dec.parameters():
+            p.grad = None
+        enc.train(False)
+        """
+    )
+    monkeypatch.setattr(modules, "walk", lambda *a, **k: pytest.fail("walked the module"))
+    assert ctx.semantic.modules.frozen_models() == frozenset()
+    assert ctx.semantic.modules.frozen_models_in(ctx.module) == frozenset()
+
+def test_in_eval_mode_follows_the_switch_before_the_forward():
+    ctx = context(
+        """\
+        def check(self, items, other):
+            self.model.eval()
+            outs = []
+            for item in items:
+                outs.append(self.model(item))
+                other(item)
+            self.model.train()
+            self.model(items)
+
+
+        def toggled(model, items):
+            model.eval()
+            for item in items:
+                model(item)
+                model.train()
+
+
+        def branch(model, x, flag):
+            if flag:
+                model.eval()
+            model(x)
+        """
+    )
+    calls = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) in ("self.model", "other", "model")]
+    found = [(ctx.tree.line(c), ctx.semantic.modules.in_eval_mode(c)) for c in calls]
+    assert found == [(5, True), (6, False), (8, False), (14, False), (21, False)]
+
+
 def test_derives_from_through_the_files_classes():
     ctx = context(
         """\
@@ -159,3 +204,41 @@ def test_derives_from_through_the_files_classes():
     assert mods.is_lightning_module(model) and mods.is_lightning_module(base)
     assert not mods.is_lightning_module(plain)
     assert {c.name.value for c in mods.module_classes()} == {"Base", "Model"}
+
+
+def test_callers_pass_modules():
+    """``# callers model: yes`` marks a ``def``: whether its calls in the file pass a
+    module for the parameter ``model`` (``no``: one does not, or the function is
+    used as a callback; ``unknown``: nothing in the file calls it)."""
+    code = """\
+        from torch import nn
+        net = nn.Linear(4, 2)
+        def step(batch):
+            return net(batch)
+        def evaluate(model, x):  # callers model: yes
+            return model(x)
+        def on_batch(model, x):  # callers model: no
+            return model(x)
+        def hook(model, x):  # callers model: no
+            return model(x)
+        def entry(model, x):  # callers model: unknown
+            return model(x)
+        class Base:
+            def f(self, model, x):  # callers model: yes
+                return model(x)
+        class Child(Base):
+            def f(self, model, x):  # callers model: yes
+                return super().f(model, x)
+        def run(x, hooks):
+            evaluate(net, x)
+            evaluate(model=nn.Linear(4, 2), x=x)
+            on_batch(net, x)
+            on_batch(step, x)
+            hooks.append(hook)
+            Child().f(net, x)
+        """
+    shown = {True: "yes", False: "no", None: "unknown"}
+    for ctx, fact in each(code, "callers"):
+        func = statement_on(ctx, fact.line)
+        param = next(p for p in func.params.params if p.name.value == fact.subject)
+        assert shown[ctx.semantic.modules.callers_pass_modules(param)] == fact.expected, fact

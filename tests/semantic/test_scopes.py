@@ -343,3 +343,81 @@ def test_visible_follows_pythons_rules():
     assert lines(ret_m) == [1]  # a method does not see the class body's names
     assert lines(assign_y) == [3]
     assert lines(ret_inner) == [8]
+
+
+LAZY_SOURCE = """\
+import torch
+x = 1
+
+
+def deco(f):
+    return f
+
+
+@deco
+def outer(a, b=x, *args, k: int = 2, **kw):
+    y = a + b
+    def inner(c=y):
+        z = [w * c for w in range(3) if (v := w)]
+        f = lambda q, r=z: q + r + v
+        return f(y) + z[0]
+    return inner(y)
+
+
+class Model:
+    scale = 2
+
+    def forward(self, t):
+        t = t * self.scale
+        for i in range(3):
+            t = t + i
+        return t
+
+    def helper(self):
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def other():
+    y = 3
+    return y
+"""
+
+
+def test_function_bodies_are_read_when_a_question_reaches_them():
+    ctx = context(LAZY_SOURCE)
+    scopes = ctx.semantic.scopes
+    defs = {n.name.value: n for n in walk(ctx.module, True) if isinstance(n, cst.FunctionDef)}
+    known = {name for name, d in defs.items() if id(d) in scopes._by_node}
+    assert known == {"deco", "outer", "forward", "helper", "other"}  # not ``inner``, inside ``outer``
+    assert all(scopes._by_node[id(defs[name])].pending is not None for name in known)
+    assert set(scopes.bindings(defs["other"])) == {"y"}
+    assert scopes._by_node[id(defs["forward"])].pending is not None  # still unread
+    # A question about a function nested in an unread one reads both.
+    assert set(scopes.bindings(defs["inner"])) == {"c", "z", "f", "v"}
+    assert scopes._by_node[id(defs["outer"])].pending is None
+    assert scopes._by_node[id(defs["helper"])].pending is not None
+
+
+def test_lazy_scopes_answer_what_reading_every_body_at_once_answers():
+    """Every name's scope and reaching bindings, asked in an order that reaches
+    into nested functions first, equal those of scopes built with every body read."""
+    from gradlint.semantic.scopes import Scopes
+    from gradlint.semantic.tree import Tree
+
+    module = cst.parse_module(LAZY_SOURCE)
+    tree = Tree(module)
+    lazy = Scopes(module, tree, LAZY_SOURCE)
+    eager = Scopes(module, tree, None)  # no source: ``global`` may be anywhere, so every body is read
+    assert not eager._pending and lazy._pending
+    names = [n for n in walk(module, True) if isinstance(n, cst.Name)]
+    for name in reversed(names):
+        assert lazy.scope_of(name).node is eager.scope_of(name).node, name.value
+        if lazy.is_read(name):
+            got, want = lazy.reaching(name), eager.reaching(name)
+            assert [b.node for b in got.bindings] == [b.node for b in want.bindings] and got.unbound == want.unbound, name.value
+    for node in walk(module, True):
+        if type(node) in (cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.DictComp):
+            assert {k: [b.node for b in v] for k, v in lazy.bindings(node).items()} == {
+                k: [b.node for b in v] for k, v in eager.bindings(node).items()
+            }
+    assert not lazy._pending

@@ -128,7 +128,12 @@ def test_gl001_fix_decorates_where_a_star_import_binds_torch(tmp_path):
     result = lint_source(source, str(path), LintSettings(frozenset({"GL001"}), RuleOptions()))
     (finding,) = result.findings
     assert finding.fix is not None and finding.fix.applicability == "safe"
-    # where the star import comes from a module that cannot be read, torch may be anything
-    result = lint_source(source.replace("from models", "from other"), str(path), LintSettings(frozenset({"GL001"}), RuleOptions()))
+    # a star import from a module that cannot be read may rebind torch after its import
+    later = source.replace("from models import *\nimport torch\n", "import torch\nfrom other import *\n")
+    result = lint_source(later, str(path), LintSettings(frozenset({"GL001"}), RuleOptions()))
     (finding,) = result.findings
     assert finding.fix is None
+    # before ``import torch`` it is overridden by the import
+    result = lint_source(source.replace("from models", "from other"), str(path), LintSettings(frozenset({"GL001"}), RuleOptions()))
+    (finding,) = result.findings
+    assert finding.fix is not None and finding.fix.applicability == "safe"
