@@ -3,6 +3,7 @@
 
     .venv/bin/python benchmarks/legacy_uses.py            # the legacy code bases of the corpus
     .venv/bin/python benchmarks/legacy_uses.py DIR...     # any directories
+    .venv/bin/python benchmarks/legacy_uses.py --list     # also list every use left, and the lookalikes
 
 Counts the code uses of ``volatile=``, ``Variable(`` and ``.data[0]`` (text in
 comments and strings is blanked first, so docstrings and commented-out code do
@@ -12,7 +13,14 @@ code base and in all, the uses before and after and the share left. The
 corpus is that of ``benchmarks/run.py`` (its ``ERA`` marks the legacy code
 bases), built in ``benchmarks/.work/corpus``; it is only read.
 
-Only the standard library is used (and gradlint, run as a command).
+A spelling that is not legacy autograd at all is a *lookalike* and is not
+counted, decided by the same semantic facts the rules use (gradlint's
+semantic model on the parsed file), never by names: a ``Variable(`` whose
+name resolves to something other than ``torch.autograd.Variable`` (NLTK's
+logic variables, a class of the file); a ``.data[0]`` that GL003's facts show
+is no scalar read (a row of a batch, ``out.data[0].cpu()``; the receiver is no
+tensor, or evidently has a dimension). A use whose name or receiver is
+unknown counts. Lookalikes are reported in their own column.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import tempfile
 import tokenize
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -64,16 +72,100 @@ def code_only(source: str) -> str:
     return "".join("".join(line) for line in blank)
 
 
-def count_uses(root: Path) -> Counter:
+LOOKALIKE = "lookalike"
+
+
+def count_uses(root: Path, listing: Optional[List[str]] = None) -> Counter:
+    """Uses per pattern under ``root``, lookalikes under ``LOOKALIKE``; with ``listing``,
+    each use (``path:line: [pattern] ...``) is appended to it."""
     found: Counter = Counter()
     for path in sorted(root.rglob("*.py")):
         try:
-            text = code_only(path.read_text(encoding="utf-8", errors="replace"))
+            source = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for name, pattern in PATTERNS.items():
-            found[name] += len(pattern.findall(text))
+        text = code_only(source)
+        matches = [(name, m) for name, pattern in PATTERNS.items() for m in pattern.finditer(text)]
+        if not matches:
+            continue
+        lookalikes = _lookalikes(source, str(path))
+        lines = source.splitlines()
+        for name, m in matches:
+            row = text.count("\n", 0, m.start()) + 1
+            col = m.start() - (text.rfind("\n", 0, m.start()) + 1)
+            kind = LOOKALIKE if (name, row, col) in lookalikes else name
+            found[kind] += 1
+            if listing is not None:
+                where = path.relative_to(root)
+                label = f"{name}, lookalike" if kind == LOOKALIKE else name
+                listing.append(f"{where}:{row}: [{label}] {lines[row - 1].strip()[:120] if row <= len(lines) else ''}")
     return found
+
+
+def _lookalikes(source: str, path: str) -> Set[Tuple[str, int, int]]:
+    """(pattern, line, column) of the matches that the semantic model shows are not
+    legacy autograd; nothing when the file does not parse (everything counts)."""
+    import libcst as cst
+
+    from gradlint import parsing
+    from gradlint.rule import FileContext
+    from gradlint.rules.gl003_data_index_scalar import scalar_read
+    from gradlint.semantic.torch_api import VARIABLE
+    from gradlint.semantic.tree import walk
+
+    try:
+        module = parsing.parse_module(source)
+    except Exception:  # not Python 3 (or too deep): nothing is known
+        return set()
+    ctx = FileContext(path, source, module)
+    sem = ctx.semantic
+    out: Set[Tuple[str, int, int]] = set()
+    for node in walk(module, into_functions=True):
+        if isinstance(node, cst.Call):
+            func = node.func
+            last = func.attr if isinstance(func, cst.Attribute) else func
+            if not (isinstance(last, cst.Name) and last.value == "Variable"):
+                continue
+            qualified = sem.names.qualnames(func)
+            # Known to be something else: an import from another library, a def or class here.
+            if qualified and not qualified & VARIABLE:
+                (row, col), _ = ctx.span(last)
+                out.add(("Variable(", row, col))
+        elif isinstance(node, cst.Subscript) and _is_data_zero(node):
+            if _not_a_scalar_read(ctx, node, scalar_read):
+                data = node.value
+                (row, col), _ = ctx.span(data.attr)  # type: ignore[union-attr]
+                out.add((".data[0]", row, col - 1))
+    return out
+
+
+def _is_data_zero(node) -> bool:
+    import libcst as cst
+
+    data = node.value
+    if not (isinstance(data, cst.Attribute) and data.attr.value == "data" and len(node.slice) == 1):
+        return False
+    index = node.slice[0].slice
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
+
+
+def _not_a_scalar_read(ctx, node, scalar_read) -> bool:
+    """GL003's facts: ``[0]`` followed by an attribute, an index or a call reads a row (in
+    0.3 ``.data[0]`` of a 0-dim value was a Python number, which has none of those), and
+    a receiver that is no tensor or evidently has a dimension has rows too. Written
+    (``p.data[0] = v``) it is GL204's in-place edit, which counts."""
+    import libcst as cst
+
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.AssignTarget, cst.AugAssign)) and getattr(parent, "target", None) is node:
+        return False
+    if scalar_read(ctx, node) is not None:
+        return False
+    row = (isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node) or (
+        isinstance(parent, cst.Call) and parent.func is node
+    )
+    receiver = ctx.semantic.values.value(node.value.value)
+    return row or receiver.not_tensor or receiver.shape == "batch"
 
 
 def legacy_code_bases() -> List[Path]:
@@ -91,7 +183,7 @@ def gradlint() -> List[str]:
     return [str(local)] if local.exists() else [sys.executable, "-m", "gradlint"]
 
 
-def measure(bases: Sequence[Path]) -> Dict[str, Dict[str, Counter]]:
+def measure(bases: Sequence[Path], listing: Optional[List[str]] = None) -> Dict[str, Dict[str, Counter]]:
     results: Dict[str, Dict[str, Counter]] = {}
     with tempfile.TemporaryDirectory(prefix="gradlint-legacy-") as tmp:
         for base in bases:
@@ -99,14 +191,21 @@ def measure(bases: Sequence[Path]) -> Dict[str, Dict[str, Counter]]:
             shutil.copytree(base, copy)
             before = count_uses(copy)
             subprocess.run([*gradlint(), "migrate", str(copy)], cwd=tmp, capture_output=True, text=True)
-            results[base.name] = {"before": before, "after": count_uses(copy)}
+            left: Optional[List[str]] = [] if listing is not None else None
+            results[base.name] = {"before": before, "after": count_uses(copy, left)}
+            if listing is not None and left:
+                listing.extend(f"{base.name}/{line}" for line in left)
     return results
 
 
 def render(results: Dict[str, Dict[str, Counter]]) -> str:
     names = list(PATTERNS)
-    head = "| code base | " + " | ".join(f"`{n}` before → after" for n in names) + " | all before | all after | left |"
-    lines = [head, "|" + "---|" * (len(names) + 4)]
+    head = (
+        "| code base | "
+        + " | ".join(f"`{n}` before → after" for n in names)
+        + " | all before | all after | left | lookalikes (not counted) |"
+    )
+    lines = [head, "|" + "---|" * (len(names) + 5)]
     total_before: Counter = Counter()
     total_after: Counter = Counter()
     for base, r in results.items():
@@ -122,15 +221,20 @@ def _row(label: str, before: Counter, after: Counter, names: Sequence[str]) -> s
     b, a = sum(before[n] for n in names), sum(after[n] for n in names)
     share = f"{100 * a / b:.1f}%" if b else "-"
     cells = " | ".join(f"{before[n]} → {after[n]}" for n in names)
-    return f"| {label} | {cells} | {b} | {a} | {share} |"
+    return f"| {label} | {cells} | {b} | {a} | {share} | {before[LOOKALIKE]} |"
 
 
 def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="*", type=Path, help="code bases to measure (default: the legacy corpus)")
+    parser.add_argument("--list", action="store_true", help="also list the uses left after migrating, and the lookalikes")
     args = parser.parse_args(argv)
     bases = [d.resolve() for d in args.dirs] or legacy_code_bases()
-    print(render(measure(bases)), end="")
+    listing: Optional[List[str]] = [] if args.list else None
+    print(render(measure(bases, listing)), end="")
+    if listing:
+        print()
+        print("\n".join(listing))
     return 0
 
 

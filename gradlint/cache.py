@@ -45,6 +45,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 from gradlint import __version__
 from gradlint.options import RuleOptions
 from gradlint.results import Diagnostic, FixInfo, TextEdit
+from gradlint.semantic import project
 
 CACHE_DIR_NAME = ".gradlint_cache"
 SCHEMA = 1
@@ -148,6 +149,40 @@ class Cache:
             "stat": self._trusted_stat(st),
             "seen": self._now // 10**9,
             "diagnostics": diagnostics,
+        }
+
+    # -- project index summaries (``gradlint.semantic.project``) --------------------------
+
+    @staticmethod
+    def summary_key(path: Path) -> str:
+        return f"index\0{os.path.abspath(path)}"
+
+    def lookup_summary(self, path: Path, st: os.stat_result, digest: Optional[str] = None) -> Tuple[bool, Any, str]:
+        """(found, the index summary cached for ``path``, its ``summary_hash``): by the
+        file's stat data, or by ``digest`` (its content's SHA-256) when given."""
+        key = self.summary_key(path)
+        entry = self._entries.get(key)
+        if not isinstance(entry, dict) or "summary" not in entry or not project.valid(entry["summary"]):
+            return False, None, ""
+        if digest is None:
+            if entry.get("stat") != list(stat_key(st)):
+                return False, None, ""
+        elif entry.get("digest") != digest:
+            return False, None, ""
+        elif entry.get("stat") != self._trusted_stat(st):
+            self._changed[key] = dict(entry, stat=self._trusted_stat(st), seen=self._now // 10**9)
+        if self._now // 10**9 - entry.get("seen", 0) > 24 * 3600:
+            self._changed[key] = dict(entry, seen=self._now // 10**9)
+        found = entry.get("hash")
+        return True, entry["summary"], found if isinstance(found, str) else ""
+
+    def store_summary(self, path: Path, digest: str, st: os.stat_result, summary: Any) -> None:
+        self._changed[self.summary_key(path)] = {
+            "digest": digest,
+            "stat": self._trusted_stat(st),
+            "seen": self._now // 10**9,
+            "summary": summary,
+            "hash": project.summary_hash(summary) if summary is not None else "",
         }
 
     def save(self) -> None:

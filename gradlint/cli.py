@@ -303,6 +303,9 @@ def _finish(
     for report in reports:
         for message in report.errors:
             click.echo(f"error: {report.path}: {message}", err=True)
+        if not info.quiet:
+            for message in getattr(report, "notes", ()):
+                click.echo(f"note: {report.path}: {message}", err=True)
     internal = any(r.internal_error for r in reports)
     exits = exits or _Exits()
 

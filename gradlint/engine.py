@@ -198,7 +198,8 @@ def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
     return [
         rule
         for rule in (rules[c] for c in sorted(codes) if c in rules)
-        if any(t in source for t in rule.triggers) and all(g.search(source) for g in rule.gates)
+        if any(t in source for t in rule.triggers)
+        and (all(g.search(source) for g in rule.gates) or (rule.project_gate is not None and rule.project_gate(source)))
     ]
 
 

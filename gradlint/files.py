@@ -16,6 +16,7 @@ left out of the text because they could not be read (``problems``).
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 import os
@@ -56,6 +57,8 @@ class SourceFile:
     # Any fix that parses can be written; fix_edits need only be computed for output.
     checks_fixes = False
     problems: Tuple = ()
+    # How the file was read where that is not what its cookie says (shown, not a finding).
+    notes: Tuple[str, ...] = ()
 
     def locate(self, text: str, row: int, column: int) -> Tuple[Optional[int], int, int]:
         return None, row, column
@@ -160,6 +163,19 @@ def _walk(top: Path, settings: Settings) -> Iterator[Path]:
 
 def decode(data: bytes) -> Tuple[str, str]:
     """(text, encoding) of Python source bytes, honouring a BOM and a coding cookie."""
+    text, encoding, _ = decode_with_note(data)
+    return text, encoding
+
+
+def decode_with_note(data: bytes) -> Tuple[str, str, Optional[str]]:
+    """``decode``, and a note on how the text was read when the cookie was not obeyed.
+
+    A cookie naming a codec this Python does not have (``# -*- coding:
+    future_fstrings -*-``) names a source transformer that a package registers
+    at import time, not a byte encoding: the source under it is UTF-8 (the
+    transformer decodes it so), so it is read, and written back, as UTF-8 with
+    the cookie line kept as it is.
+    """
     if b"\x00" in data:
         raise ReadError("binary file (contains NUL bytes), not Python source")
     try:
@@ -167,13 +183,22 @@ def decode(data: bytes) -> Tuple[str, str]:
     except SyntaxError as exc:
         message = str(exc.args[0]) if exc.args else str(exc)
         if message.startswith("unknown encoding"):
-            raise ReadError(f"invalid encoding declaration: {message}") from None
+            codec = message.partition(":")[2].strip()
+            try:
+                text = data.decode("utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8")
+            except UnicodeDecodeError:
+                raise ReadError(f"invalid encoding declaration: {message}, and the file is not UTF-8") from None
+            note = (
+                f"the coding cookie names `{codec}`, a codec this Python does not have (a source transformer "
+                "installed by a package, not a byte encoding): read and checked as UTF-8"
+            )
+            return text, "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8", note
         if message.startswith("encoding problem"):
             raise ReadError("invalid encoding declaration: a UTF-8 byte order mark, and a coding cookie that is not UTF-8") from None
         # Undecodable bytes in the first two lines: let the decode below say where.
         encoding = "utf-8"
     try:
-        return data.decode(encoding), encoding
+        return data.decode(encoding), encoding, None
     except LookupError:  # a codec that is not text to text (``# coding: rot13``); Python refuses it too
         raise ReadError(f"invalid encoding declaration: {encoding!r} is not a text encoding") from None
     except UnicodeDecodeError as exc:
@@ -236,8 +261,8 @@ def _directory(path: Path) -> str:
 
 def read_source(path: Path) -> SourceFile:
     data, st = _read_bytes(path)
-    text, encoding = decode(data)
-    return SourceFile(path, text, encoding, hashlib.sha256(data).hexdigest(), st.st_mtime_ns, st.st_size)
+    text, encoding, note = decode_with_note(data)
+    return SourceFile(path, text, encoding, hashlib.sha256(data).hexdigest(), st.st_mtime_ns, st.st_size, notes=(note,) if note else ())
 
 
 def is_notebook(path: Path) -> bool:

@@ -11,11 +11,12 @@ compose with the fixes inside what they wrap.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import difflib
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, Hashable, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -272,7 +273,61 @@ def _remove_imports_visitor() -> type:
     return _RemoveImports
 
 
+# Visitor classes of LibCST's codemods found to have no matcher-decorated methods,
+# per question LibCST asks of each new visitor (see _quick_matcher_visitors).
+_UNDECORATED: Dict[str, Set[type]] = {}
+
+
+@contextlib.contextmanager
+def _quick_matcher_visitors() -> Iterator[None]:
+    """LibCST's codemods, without most of their set-up cost.
+
+    Each visitor a codemod creates looks for matcher-decorated methods on itself,
+    three times over, with ``getattr`` on every name ``dir()`` lists: some 5 ms a
+    visitor, most of the cost of changing the imports of a small module. What it
+    finds depends on the class alone (its methods), so a class found to have none
+    is not searched again. Off again on leaving; left alone if LibCST's matchers
+    are not built the way this expects."""
+    try:
+        from libcst.matchers import _visitors as mv
+
+        saved = {name: getattr(mv, name) for name in _GATHERERS}
+    except (ImportError, AttributeError):
+        yield
+        return
+
+    def quick(name: str) -> Callable[[object], Dict[Any, Any]]:
+        gather = saved[name]
+        known = _UNDECORATED.setdefault(name, set())
+
+        def gathered(obj: object) -> Dict[Any, Any]:
+            if type(obj) in known:
+                return {}
+            found = gather(obj)
+            if not found:
+                known.add(type(obj))
+            return found
+
+        return gathered
+
+    for name in _GATHERERS:
+        setattr(mv, name, quick(name))
+    try:
+        yield
+    finally:
+        for name, gather in saved.items():
+            setattr(mv, name, gather)
+
+
+_GATHERERS = ("_gather_matchers", "_gather_constructed_visit_funcs", "_gather_constructed_leave_funcs")
+
+
 def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
+    with _quick_matcher_visitors():
+        return _update_imports_now(module, adds, removes)
+
+
+def _update_imports_now(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
     # libcst.codemod pulls in libcst.matchers: as long to import as the rest of
     # LibCST, and needed only by fixes that change imports.
     from libcst.codemod import CodemodContext
@@ -361,11 +416,15 @@ class FixRenderer:
         source: str,
         parents: Mapping[int, Optional[cst.CSTNode]],
         scopes: Optional[Callable[[], Mapping[cst.CSTNode, Any]]] = None,
+        names: Optional[Callable[[], Any]] = None,
     ) -> None:
         """``scopes``: gives LibCST's scope metadata of ``module`` (the rules' own, when
-        they computed it: a second analysis of the file costs as much as a lint)."""
+        they computed it: a second analysis of the file costs as much as a lint).
+        ``names``: gives the file's ``gradlint.semantic.names.Names``, which answers
+        most "is this import still used" questions without any scope analysis."""
         self.module = module
         self._scopes = scopes
+        self._names = names
         self.source = source
         self.parents = parents
         self._spans: Optional[Dict[int, Tuple[int, int, List[str]]]] = None
@@ -557,6 +616,8 @@ class FixRenderer:
         """Whether adding ``imp`` leaves the module as it is: LibCST's own check, on the
         imports at the top of the module (the only ones it looks at)."""
         found = self._present.get(imp)
+        if found is None and _among_top_imports(self.module, imp):
+            found = self._present[imp] = True
         if found is None:
             from libcst.codemod import CodemodContext
             from libcst.codemod.visitors import AddImportsVisitor, ImportItem
@@ -571,8 +632,9 @@ class FixRenderer:
             if after and isinstance(after[0], _LARGE_STATEMENTS):
                 after = [cst.SimpleStatementLine(body=[cst.Pass()])]
             head = self.module.with_changes(body=[*body[:top], *after])
-            visitor = AddImportsVisitor(CodemodContext(), [ImportItem(imp.module, imp.obj, imp.asname)])
-            visitor.visit_Module(head)
+            with _quick_matcher_visitors():
+                visitor = AddImportsVisitor(CodemodContext(), [ImportItem(imp.module, imp.obj, imp.asname)])
+                visitor.visit_Module(head)
             found = not (visitor.module_imports or visitor.module_mapping or visitor.module_aliases or visitor.alias_mapping)
             self._present[imp] = found
         return found
@@ -583,6 +645,10 @@ class FixRenderer:
         if imp.obj is None and imp.asname is None and "." in imp.module:
             return False
         name = imp.asname or imp.obj or imp.module
+        if self._names is not None:
+            found = self._used_by_names(name, edits)
+            if found is not None:
+                return found
         refs = self._references().get(name)
         if not refs:
             return False
@@ -594,6 +660,37 @@ class FixRenderer:
             if node is None:
                 return True
         return False
+
+    def _used_by_names(self, name: str, edits: Sequence[Edit]) -> Optional[bool]:
+        """``_still_used`` from the semantic model: True when a read of the import is
+        left outside the edits, False when the name is spelled nowhere outside the
+        import statement and the nodes the edits replace (so no reference of any kind,
+        string annotations included, is left); None when neither can be shown."""
+        names = self._names() if self._names is not None else None
+        if names is None or name not in names.index.sole:
+            return None
+        replaced = {id(e.target) for e in edits if e.kind != "wrap"}
+        if names.import_read_after(name, replaced) is not None:
+            return True
+        record = next(r for r in names.index.records if r.name == name)
+        spans = [e.span for e in edits if e.kind != "wrap"]
+        try:
+            spans.append(names.tree.span(record.statement))
+        except KeyError:
+            return None
+        for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", self.source):
+            at = self._position(m.start())
+            if not any(start <= at and (at[0], at[1] + len(name)) <= end for start, end in spans):
+                return None
+        holder = self.parents.get(id(record.statement))
+        if isinstance(holder, cst.SimpleStatementLine) and isinstance(self.parents.get(id(holder)), cst.Module):
+            self._import_statements[name] = holder
+        return False
+
+    def _position(self, offset: int) -> Tuple[int, int]:
+        """(1-based line, 0-based column) of an offset in the source, as LibCST counts them."""
+        row = self._row_of(offset)
+        return row, offset - self._line_starts[row - 1]  # type: ignore[index]
 
     def _references(self) -> Dict[str, List[cst.CSTNode]]:
         """For each name bound by exactly one import statement in the whole module,
@@ -632,6 +729,36 @@ _MISSING = object()
 # Statements that LibCST's import codemods treat as any other non-import statement.
 _LARGE_STATEMENTS = (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _among_top_imports(module: cst.Module, imp: ImportSpec) -> bool:
+    """Whether ``imp``, a plain ``import X``, is one of the imports LibCST's
+    ``AddImportsVisitor`` finds at the top of ``module`` (so that it adds nothing):
+    its rule, without importing ``libcst.codemod``. The statements it looks at are
+    one-statement import lines, after a first line that is a docstring or sets
+    ``__strict__``; it stops at the first other one. False: not shown."""
+    if imp.obj is not None or imp.asname is not None:
+        return False
+    body = module.body
+    start = 0
+    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1:
+        first = body[0].body[0]
+        if isinstance(first, cst.Expr) and isinstance(first.value, cst.SimpleString):
+            start = 1
+        elif (
+            isinstance(first, cst.Assign)
+            and len(first.targets) == 1
+            and isinstance(first.targets[0].target, cst.Name)
+            and first.targets[0].target.value == "__strict__"
+        ):
+            start = 1
+    for stmt in body[start:]:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], (cst.Import, cst.ImportFrom))):
+            return False
+        small = stmt.body[0]
+        if isinstance(small, cst.Import) and any(a.asname is None and a.evaluated_name == imp.module for a in small.names):
+            return True
+    return False
 
 
 def _is_top_import_or_docstring(stmt: cst.BaseStatement, index: int) -> bool:

@@ -69,22 +69,93 @@ def async_arguments(source: str) -> List[AsyncArgument]:
         return [AsyncArgument(line, column, m.group("method"))]
     toks = _tokens(source)
     found: List[AsyncArgument] = []
-    # One entry per open bracket: the method name when it opens a call of ``.name(``, else None.
+    forwarders = _forwarders(toks)
+    # One entry per open bracket: the method name when it opens a call of ``.name(``, the
+    # function's when it calls one of the file's functions that hand ``**kwargs`` on to
+    # such a method (``to_gpu(x, async=True)``), else None.
     stack: List[Optional[str]] = []
     for i, tok in enumerate(toks):
         if tok.type == tokenize.OP:
             if tok.string in "([{":
-                stack.append(_called_method(toks, i) if tok.string == "(" else None)
+                stack.append((_called_method(toks, i) or _called_forwarder(toks, i, forwarders)) if tok.string == "(" else None)
             elif tok.string in ")]}" and stack:
                 stack.pop()
             continue
-        if not (tok.type == tokenize.NAME and tok.string == "async" and stack and stack[-1] in ASYNC_METHODS):
+        if not (tok.type == tokenize.NAME and tok.string == "async" and stack and (stack[-1] in ASYNC_METHODS or stack[-1] in forwarders)):
             continue
         before = toks[i - 1].string if i > 0 else ""
         after = toks[i + 1] if i + 1 < len(toks) else None
         if before in ("(", ",") and after is not None and after.type == tokenize.OP and after.string == "=":
             found.append(AsyncArgument(tok.start[0], tok.start[1], stack[-1]))  # type: ignore[arg-type]
     return found
+
+
+def _forwarders(toks: Sequence[tokenize.TokenInfo]) -> frozenset:
+    """Names of the module-level functions (``def f(x, *args, **kwargs):``, at column 0,
+    defined once) whose body passes ``**kwargs`` on to a ``.cuda()``/``.to()``/``.type()``/
+    ``.copy_()`` call: an ``async=`` given to them ends up there."""
+    defs: dict = {}
+    for i, tok in enumerate(toks):
+        if not (tok.type == tokenize.NAME and tok.string == "def" and i + 2 < len(toks)):
+            continue
+        name = toks[i + 1].string
+        if tok.start[1] != 0 or name in defs:
+            defs[name] = None  # nested, a method, or defined twice: not known
+            continue
+        defs[name] = _forwards_kwargs(toks, i + 2)
+    return frozenset(n for n, ok in defs.items() if ok)
+
+
+def _forwards_kwargs(toks: Sequence[tokenize.TokenInfo], paren: int) -> bool:
+    if toks[paren].string != "(":
+        return False
+    depth, i, kwargs = 0, paren, None
+    while i < len(toks):
+        t = toks[i]
+        if t.string in "([{":
+            depth += 1
+        elif t.string in ")]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and t.string == "**" and i + 1 < len(toks) and toks[i + 1].type == tokenize.NAME:
+            kwargs = toks[i + 1].string
+        i += 1
+    if kwargs is None:
+        return False
+    # The body: up to the next statement at column 0.
+    body_line = toks[i].start[0]
+    for j in range(i + 1, len(toks)):
+        t = toks[j]
+        if t.start[0] > body_line and t.start[1] == 0 and t.type != tokenize.ENDMARKER:
+            return False
+        if t.string == "**" and j + 1 < len(toks) and toks[j + 1].string == kwargs:
+            return _enclosing_method(toks, j) in ASYNC_METHODS
+    return False
+
+
+def _enclosing_method(toks: Sequence[tokenize.TokenInfo], at: int) -> Optional[str]:
+    """The method whose call's parentheses directly hold the token at ``at``."""
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        s = toks[k].string
+        if s in ")]}":
+            depth += 1
+        elif s in "([{":
+            if depth == 0:
+                return _called_method(toks, k) if s == "(" else None
+            depth -= 1
+    return None
+
+
+def _called_forwarder(toks: Sequence[tokenize.TokenInfo], paren: int, forwarders: frozenset) -> Optional[str]:
+    """``name`` when the ``(`` at ``paren`` calls ``name(`` (not ``x.name(``), one of ``forwarders``."""
+    if paren < 1 or not forwarders:
+        return None
+    name = toks[paren - 1]
+    if name.type != tokenize.NAME or name.string not in forwarders or (paren >= 2 and toks[paren - 2].string in (".", "def")):
+        return None
+    return name.string
 
 
 def _called_method(toks: Sequence[tokenize.TokenInfo], paren: int) -> Optional[str]:

@@ -48,6 +48,11 @@ def _context() -> Any:
     return multiprocessing.get_context()
 
 
+def forks() -> bool:
+    """Whether workers are forked: they then start with the parent's module state."""
+    return _context().get_start_method() == "fork"
+
+
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 

@@ -88,6 +88,8 @@ class FileReport:
     diff: Optional[str] = None
     # One-line problems that are not findings (a fix not written, ...).
     errors: List[str] = field(default_factory=list)
+    # How the file was read, where the user should know (an unknown codec in its cookie).
+    notes: List[str] = field(default_factory=list)
     internal_error: bool = False
     # The text the diagnostics' positions refer to (after --fix, the fixed
     # text), kept only when Mode.source asks and there are diagnostics.

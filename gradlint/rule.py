@@ -11,8 +11,9 @@ resolution or flow analysis never pays for it.
 
 from __future__ import annotations
 
+import os
 import re
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
@@ -40,7 +41,7 @@ class FileContext:
     @property
     def semantic(self) -> SemanticModel:
         if self._semantic is None:
-            self._semantic = SemanticModel(self.module, self.source, self.tree)
+            self._semantic = SemanticModel(self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "")
         return self._semantic
 
     @property
@@ -80,11 +81,15 @@ class Rule:
 
     ``tests/test_prefilter.py`` runs every rule with and without them on every
     fixture and catalog example, and requires the same findings.
+
+    ``project_gate`` (optional) passes a file the gates do not, on what the
+    other files of the run say about it (``gradlint.semantic.project``).
     """
 
     code: ClassVar[str]
     triggers: ClassVar[Tuple[str, ...]]
     gates: ClassVar[Tuple["re.Pattern[str]", ...]] = ()
+    project_gate: ClassVar[Optional[Callable[[str], bool]]] = None
     _registry: ClassVar[Dict[str, Type["Rule"]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequ
 from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
-from gradlint.files import Document, ReadError, SourceFile, WriteError, decode, read_document, write_source
+from gradlint.files import Document, ReadError, SourceFile, WriteError, decode_with_note, read_document, write_source
 from gradlint.options import RuleOptions
 from gradlint.results import Diagnostic, FileReport, Finding, FixInfo, TextEdit
 
@@ -79,6 +79,14 @@ def scopes_of(context: Any) -> Optional[Callable[[], Any]]:
     return scopes
 
 
+def names_of(context: Any) -> Optional[Callable[[], Any]]:
+    """The semantic names model of ``context``'s tree (a ``gradlint.rule.FileContext``),
+    for fixes to ask whether an import is still used; None if it has none."""
+    if getattr(context, "semantic", None) is None:
+        return None
+    return lambda: context.semantic.names
+
+
 def to_diagnostics(
     findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None
 ) -> List[Diagnostic]:
@@ -93,7 +101,7 @@ def to_diagnostics(
 
     out = []
     # One per file: it renders the file once, then each fix on its own statement.
-    renderer = FixRenderer(context.module, text, context.parents, scopes_of(context)) if context is not None and text is not None else None
+    renderer = FixRenderer(context.module, text, context.parents, scopes_of(context), names_of(context)) if context is not None and text is not None else None
     for f in findings:
         info = None
         fix = f.fix
@@ -164,6 +172,7 @@ def lint_file(
             report.internal_error = True
             report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
             return report
+    report.notes.extend(getattr(source, "notes", ()))
     _check_source(report, source, LintSettings(codes, options), mode, write_source)
     return report
 
@@ -180,12 +189,14 @@ def check_stdin(data: bytes, path: Path, display: str, run_settings: Settings, m
     report = FileReport(display)
     codes, options = run_settings.codes_for(path)
     try:
-        text, encoding = decode(data)
+        text, encoding, note = decode_with_note(data)
     except ReadError as exc:
         if PARSE_ERROR in codes:
             report.diagnostics.append(_read_error_diagnostic(str(exc)))
         return report, data
     source = SourceFile(path, text, encoding, hashlib.sha256(data).hexdigest(), 0, len(data))
+    if note:
+        report.notes.append(note)
     final = _check_source(report, source, LintSettings(codes, options), mode, None)
     if final == text:
         return report, data

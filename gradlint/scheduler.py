@@ -16,17 +16,22 @@ so the output does not depend on it.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
 from gradlint.results import FileReport
 from gradlint.runner import Mode, display_path, lint_file
+from gradlint.semantic import project
 
 # Below this many files to parse, starting workers (~10 ms each, forked)
 # costs about what they would save.
 MIN_PARALLEL = 4
+# A run of at most this many files (a pre-commit hook, an editor) also indexes
+# the files around them (``semantic.project.extra_files``).
+FEW_FILES = 16
 
 
 def check_paths(
@@ -40,12 +45,20 @@ def check_paths(
 ) -> List[FileReport]:
     """Reports for ``files``, in order. ``jobs``: worker processes (default: one
     per CPU); ``cache``: a ``gradlint.cache.Cache``, or None not to use one."""
+    reports: List[Optional[FileReport]] = [None] * len(files)
+    index, read = _project_index(files, cache)
+    project.use(index)
+    try:
+        return _check(files, settings, mode, on_file_done, jobs, cache, reports, index, read)
+    finally:
+        project.use(None)
+
+
+def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, read) -> List[FileReport]:
     from gradlint import parallel
 
     if cache is not None:
         from gradlint import cache as cache_mod
-
-    reports: List[Optional[FileReport]] = [None] * len(files)
 
     def done(i: int, report: FileReport) -> None:
         reports[i] = report
@@ -58,7 +71,8 @@ def check_paths(
         codes, options = settings.codes_for(path)
         key, st, source = None, None, None
         if cache is not None:
-            key = cache.key(path, cache_mod.settings_key(codes, options, mode.edits))
+            # A file's findings depend on the facts other files give it, too.
+            key = cache.key(path, cache_mod.settings_key(codes, options, mode.edits) + index.digest)
             try:
                 st = os.stat(path)
             except OSError:
@@ -66,7 +80,7 @@ def check_paths(
             if st is not None:
                 raw = cache.lookup_stat(key, st)
                 if raw is None:
-                    source = _read(path)
+                    source = read.get(i) or _read(path)
                     raw = cache.lookup_digest(key, source.digest, st) if source is not None else None
                 diagnostics = cache_mod.decode_diagnostics(raw) if raw is not None else None
                 if diagnostics is not None and not _fixes_something(diagnostics, mode):
@@ -94,7 +108,7 @@ def check_paths(
 
         for i, path, codes, options, source, key, st in todo:
             if source is None:
-                source = _read(path)
+                source = read.get(i) or _read(path)
             if source is None:  # unreadable: lint_file reports why
                 done(i, lint_file(path, codes, options, mode))
                 continue
@@ -109,11 +123,13 @@ def check_paths(
     if jobs > 1 and len(parse) >= MIN_PARALLEL:
         # The largest files first, so that no worker is left with one at the end.
         parse.sort(key=lambda t: -len(t[4].text))
+        # Forked workers inherit the project index; others (spawn) are sent it with each file.
+        shared = parallel.forks()
         parallel.map_ordered(
-            lint_file,
+            lint_file if shared else _lint_with_index,
             # A notebook is read again in the worker rather than sent to it.
             [
-                (path, codes, options, mode, source if isinstance(source, SourceFile) else None)
+                (*(() if shared else (index,)), path, codes, options, mode, source if isinstance(source, SourceFile) else None)
                 for _, path, codes, options, source in parse
             ],
             jobs,
@@ -127,10 +143,66 @@ def check_paths(
         if not (mode.fix or mode.diff):  # fixes change the files: their results are not what was read
             for i, source, key, st in to_store:
                 report = reports[i]
-                if report is not None and not report.errors and not report.internal_error:
+                # Not cached: a report with notes (the cache keeps findings only, and the note must
+                # show), and a file with a star import, whose findings depend on the project's
+                # other files (semantic.star_exports), which its cache entry does not cover.
+                if report is not None and not report.errors and not report.internal_error and not report.notes and not _STAR_IMPORT.search(source.text):
                     cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics))
         cache.save()
     return reports  # type: ignore[return-value]
+
+
+def _lint_with_index(index: project.Project, *args: Any) -> FileReport:
+    """``lint_file(*args)`` in a worker that did not inherit the run's project index."""
+    project.use(index)
+    try:
+        return lint_file(*args)
+    finally:
+        project.use(None)
+
+
+def _project_index(files: Sequence[Path], cache: Optional[Any]) -> Tuple[project.Project, Dict[int, Document]]:
+    """The project index of the run (``semantic.project``): a summary of each of
+    ``files`` and, when they are few, of the other files of their directories and
+    packages; summaries come from ``cache`` where it has them. Also the documents
+    read on the way, by their index in ``files``, for the checks to reuse."""
+    paths: List[Path] = list(files)
+    if len(paths) <= FEW_FILES:
+        paths += [Path(p) for p in project.extra_files(paths)]
+    summaries: Dict[str, Any] = {}
+    hashes: Dict[str, str] = {}
+    read: Dict[int, Document] = {}
+    for k, path in enumerate(paths):
+        if path.suffix != ".py":
+            continue  # notebooks and stdin are checked, not imported
+        name = display_path(path)
+        st: Optional[os.stat_result] = None
+        if cache is not None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            found, summary, known = cache.lookup_summary(path, st)
+            if found:
+                if summary is not None:
+                    summaries[name], hashes[name] = summary, known
+                continue
+        doc = _read(path)
+        if doc is None:
+            continue
+        if k < len(files):
+            read[k] = doc
+        found, summary, known = cache.lookup_summary(path, st, doc.digest) if cache is not None else (False, None, "")  # type: ignore[arg-type]
+        if not found:
+            summary, known = project.summarize(name, doc.text), ""
+            if cache is not None and st is not None and isinstance(doc, SourceFile):
+                cache.store_summary(path, doc.digest, st, summary)
+        if summary is not None:
+            summaries[name], hashes[name] = summary, known
+    return project.Project(summaries, {p: h for p, h in hashes.items() if h}), read
+
+
+_STAR_IMPORT = re.compile(r"\bimport\s*\*")
 
 
 def _read(path: Path) -> Optional[Document]:

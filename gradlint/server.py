@@ -47,7 +47,7 @@ from gradlint.engine import _CODE_SPLIT, _NOQA_RE, LintSettings
 from gradlint.files import is_notebook
 from gradlint.fixes import FixRenderer, split_lines, text_edits
 from gradlint.results import Diagnostic, Finding, TextEdit
-from gradlint.runner import scopes_of
+from gradlint.runner import names_of, scopes_of
 from gradlint.runner import Mode, to_diagnostics
 
 SOURCE = "gradlint"
@@ -79,7 +79,7 @@ class Checked:
         if finding.fix is None or self.context is None:
             return []
         if self._renderer is None:
-            self._renderer = FixRenderer(self.context.module, text, self.context.parents, scopes_of(self.context))
+            self._renderer = FixRenderer(self.context.module, text, self.context.parents, scopes_of(self.context), names_of(self.context))
         try:
             return self._renderer.text_edits(finding.fix)
         except Exception:  # an unrenderable fix is offered without edits, as `check` reports it

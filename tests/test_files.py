@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from gradlint.cli import main
-from gradlint.files import ReadError, WriteError, decode, read_source, write_source
+from gradlint.files import ReadError, WriteError, decode, decode_with_note, read_source, write_source
 
 SRC = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(loss):\n    return loss.sum().data[0]\n"
 FIXED = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(loss):\n    return loss.sum().item()\n"
@@ -118,7 +118,7 @@ def test_read_only_file_refused(tmp_path, monkeypatch):
         (b"x = 1\x00\n", "binary file (contains NUL bytes), not Python source"),
         (b"x = '\xff'\n", "cannot decode as UTF-8: invalid byte 0xff on line 1"),
         (b"# coding: latin-1\nx = '\xff'\n", None),
-        (b"# coding: klingon\nx = 1\n", "invalid encoding declaration"),
+        (b"# coding: klingon\nx = '\xff'\n", "invalid encoding declaration: unknown encoding: klingon, and the file is not UTF-8"),
         (b"# coding: ascii\n\nx = '\xc3\xa9'\n", "cannot decode as ascii: invalid byte 0xc3 on line 3"),
     ],
 )
@@ -128,6 +128,27 @@ def test_decode(data, message):
     else:
         with pytest.raises(ReadError, match=message.replace("(", r"\(").replace(")", r"\)")):
             decode(data)
+
+
+def test_unknown_codec_in_cookie_reads_as_utf8_with_a_note():
+    data = "# -*- coding: future_fstrings -*-\nname = f'{1}é'\n".encode("utf-8")
+    text, encoding, note = decode_with_note(data)
+    assert (text, encoding) == (data.decode("utf-8"), "utf-8")
+    assert note == (
+        "the coding cookie names `future_fstrings`, a codec this Python does not have (a source "
+        "transformer installed by a package, not a byte encoding): read and checked as UTF-8"
+    )
+    assert decode_with_note(b"# coding: latin-1\nx = 1\n")[2] is None
+
+
+def test_unknown_codec_file_is_written_back_byte_for_byte(tmp_path):
+    data = "# -*- coding: future_fstrings -*-\nname = f'{1}é'\nx = 1\n".encode("utf-8")
+    path = tmp_path / "ff.py"
+    path.write_bytes(data)
+    original = read_source(path)
+    assert original.notes and original.encoding == "utf-8"
+    write_source(original, original.text.replace("x = 1", "x = 2"))
+    assert path.read_bytes() == data.replace(b"x = 1", b"x = 2")
 
 
 def test_unreadable_file_is_one_line(tmp_path, monkeypatch):

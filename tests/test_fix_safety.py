@@ -74,12 +74,24 @@ def test_gl001_no_fix_where_torch_is_not_the_module(src):
     [
         # a parameter named torch: the `with torch.no_grad():` would be its attribute
         "import torch\ndef f(model, x, torch=None):\n    h = prep(x)\n    model.eval()\n    print(model(h).sum().item())\n",
-        "import torch\ndef f(model, x):\n    model.eval()\n    print(model(x).sum().item())\n    return 1\ntry:\n    pass\nexcept Exception as torch:\n    pass\n",
+        "import torch\ntry:\n    pass\nexcept Exception as torch:\n    pass\ndef f(model, x):\n    model.eval()\n    print(model(x).sum().item())\n    return 1\n",
+        # a with statement runs when the function is called: an `except ... as torch` anywhere may have unbound it
+        "import torch\ndef f(model, x, h):\n    h.prep()\n    model.eval()\n    print(model(x).sum().item())\ntry:\n    pass\nexcept Exception as torch:\n    pass\n",
         "def f(model, x):\n    model.eval()\n    print(model(x).sum().item())\n    return 1\nimport torch\n",
     ],
 )
 def test_gl101_no_fix_where_torch_is_not_the_module(src):
     assert [s for _, s in fixes(src, "GL101")] == [None]
+
+
+def test_a_decorator_sees_torch_as_it_is_where_the_def_runs():
+    """Decorators run where the ``def`` stands: an ``except ... as torch`` later in
+    the file has not run yet, and an ``import torch`` placed after an outer
+    function's ``def`` has run by the time it calls the inner ``def``."""
+    later_except = "import torch\ndef f(model, x):\n    model.eval()\n    print(model(x).sum().item())\ntry:\n    pass\nexcept Exception as torch:\n    pass\n"
+    assert [s for _, s in fixes(later_except, "GL101")] == ["safe"]
+    nested = "def make(model):\n    def f(x):\n        model.eval()\n        print(model(x).sum().item())\n    return f\nimport torch\n"
+    assert [s for _, s in fixes(nested, "GL101")] == ["safe"]
 
 
 GL101_LOOP = "import torch\n\ndef f(model, loader{params}):\n    model.eval()\n    for x in loader:\n        y = model(x)\n{use}"
@@ -202,3 +214,128 @@ GL301_LOOP = "import torch\n\ndef run(model, loader):\n{body}"
 )
 def test_gl301_unsafe_where_the_total_leaves_the_function(body, safety):
     assert [s for _, s in fixes(GL301_LOOP.format(body=body), "GL301")] == [safety]
+
+
+# A callback's `model` may be a training step: the callers say what it is.
+CALLBACK = """\
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+net = nn.Linear(4, 1)
+
+
+def train_step(batch):
+    net(batch).sum().backward()
+
+
+def on_batch(model, batch):
+{body}
+
+
+def run(batches, callbacks):
+{calls}
+"""
+
+
+@pytest.mark.parametrize(
+    "calls,safety",
+    [
+        ("    for b in batches:\n        on_batch(net, b)\n", "safe"),
+        ("    for b in batches:\n        on_batch(train_step, b)\n", "unsafe"),
+        ("    callbacks.append(on_batch)\n", "unsafe"),  # who calls it, with what, is not shown
+    ],
+)
+@pytest.mark.parametrize(
+    "code,body",
+    [
+        ("GL001", "    out = model(Variable(batch, volatile=True))\n    print(out.sum().item())"),
+        ("GL101", "    model.eval()\n    out = model(batch)\n    print(out.sum().item())"),
+    ],
+)
+def test_a_callback_parameter_called_like_a_model_follows_the_callers(code, body, calls, safety):
+    assert [s for _, s in fixes(CALLBACK.format(body=body, calls=calls), code)] == [safety]
+
+
+LOGGED = """\
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.history = []
+
+    def log(self, name, value):
+{log}
+
+    def evaluate(self, x):
+{body}
+        self.log("features", out)
+"""
+
+
+@pytest.mark.parametrize(
+    "log,safety",
+    [
+        ("        self.history.append(value)", "unsafe"),  # kept on the module: not a forward
+        ("        print(name, value.sum().item())", "safe"),
+    ],
+)
+@pytest.mark.parametrize(
+    "code,body",
+    [
+        ("GL001", "        out = self.body(Variable(x, volatile=True))"),
+        ("GL101", "        self.body.eval()\n        out = self.body(x)"),
+    ],
+)
+def test_a_logged_result_is_kept_where_the_logging_method_keeps_it(code, body, log, safety):
+    assert [s for _, s in fixes(LOGGED.format(log=log, body=body), code)] == [safety]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        # inside the guard already
+        GL001_HEAD + "def f(m, x):\n    with torch.no_grad():\n        out = m(Variable(x, volatile=True))\n    return out\n",
+        # every caller runs it under one
+        GL001_HEAD + "def f(m, x):\n    return m(Variable(x, volatile=True))\n\n"
+        "def g(m, x):\n    with torch.no_grad():\n        return f(m, x)\n",
+    ],
+)
+def test_gl001_on_a_path_without_gradients_only_removes_the_wrapper(src):
+    findings = lint_source(src, "x.py", LintSettings(frozenset({"GL001"}))).findings
+    assert [(f.fix.applicability, f.fix.title) for f in findings] == [
+        ("safe", "Remove the `Variable` wrapper (gradients are already disabled here)")
+    ]
+
+
+@pytest.mark.parametrize(
+    "use,safety",
+    [
+        ("print(out.sum().item())\n", "safe"),
+        ("holder.cache = out\n\n\ndef later():\n    return holder.cache\n", "unsafe"),
+        ("sink.append(out)\n\n\ndef later():\n    return sink\n", "unsafe"),
+        ("backprop(out)\n", "unsafe"),
+    ],
+)
+def test_gl101_at_module_level_unsafe_where_functions_read_the_results(use, safety):
+    src = (
+        "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\nsink = []\n"
+        "holder = type('Holder', (), {})()\n\n\ndef backprop(t):\n    t.sum().backward()\n\n\n"
+        "model.eval()\nout = model(randn(3, 4))\n" + use
+    )
+    assert [s for _, s in fixes(src, "GL101")] == [safety]
+
+
+def test_each_gl001_fix_of_a_file_asks_where_its_own_guard_goes():
+    """Every GL001 fix asks whether `torch` is the module where it would insert
+    `torch.no_grad()`; each gets its own answer (a class attribute `torch` shadows the
+    module for the decorator of the method)."""
+    src = GL001_HEAD + "".join(
+        f"def f{i}(m, x):\n    print(m(Variable(x, volatile=True)).sum().item())\n" for i in range(4)
+    ) + "class C:\n    torch = None\n\n    def h(self, m, x):\n        print(m(Variable(x, volatile=True)).sum().item())\n"
+    assert fixes(src, "GL001") == [(4, "safe"), (6, "safe"), (8, "safe"), (10, "safe"), (15, None)]

@@ -497,3 +497,40 @@ def test_parse_bounds_hold_on_a_thread_with_a_small_stack():
     finally:
         threading.stack_size(previous)
     assert found == ["Module"]
+
+
+FSTRINGS = (
+    "# -*- coding: future_fstrings -*-\n"
+    "from torch.autograd import Variable\n"
+    "\n"
+    "\n"
+    "def evaluate(model, x):\n"
+    "    out = model(Variable(x, volatile=True))\n"
+    "    print(f'{out.sum().item():.3f} é')\n"
+).encode("utf-8")
+FSTRINGS_NOTE = (
+    "note: ff.py: the coding cookie names `future_fstrings`, a codec this Python does not have "
+    "(a source transformer installed by a package, not a byte encoding): read and checked as UTF-8"
+)
+
+
+def test_unknown_codec_cookie_is_checked_fixed_and_migrated_as_utf8(project):
+    path = project / "ff.py"
+    path.write_bytes(FSTRINGS)
+    result = run("check", "--select", "GL001", "ff.py")
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[0] == (
+        "ff.py:6:17: GL001 [*] `volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; "
+        "use `torch.no_grad()`"
+    )
+    assert FSTRINGS_NOTE in result.stderr.splitlines()
+    assert run("check", "-q", "--select", "GL001", "ff.py").stderr == ""
+    fixed = FSTRINGS.replace(b"def evaluate", b"@torch.no_grad()\ndef evaluate").replace(b"model(Variable(x, volatile=True))", b"model(x.detach())")
+    fixed = fixed.replace(b"from torch.autograd import Variable\n", b"import torch\n")
+    result = run("check", "--select", "GL001", "--fix", "ff.py")
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes() == fixed  # the cookie and every other byte kept
+    path.write_bytes(FSTRINGS)
+    result = run("migrate", "ff.py")
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes() == fixed

@@ -23,6 +23,11 @@ RENAMED = [
     ("x = batch['img'].cuda(async=True)\n", "x = batch['img'].cuda(non_blocking=True)\n"),
     ("x = f(a)[0].cuda(async=True)\n", "x = f(a)[0].cuda(non_blocking=True)\n"),
     ("s = 'é'; x = y.cuda(async=True)\n", "s = 'é'; x = y.cuda(non_blocking=True)\n"),
+    # a function of the file that hands its **kwargs on to `.cuda()`: the argument ends up there
+    (
+        "def T(a):\n    return to_gpu(a, async=True)\n\ndef to_gpu(x, *args, **kwargs):\n    return x.cuda(*args, **kwargs) if GPU else x\n",
+        "def T(a):\n    return to_gpu(a, non_blocking=True)\n\ndef to_gpu(x, *args, **kwargs):\n    return x.cuda(*args, **kwargs) if GPU else x\n",
+    ),
 ]
 
 UNCHANGED = [
@@ -37,6 +42,11 @@ UNCHANGED = [
     "x = y.cuda(async)\n",  # positional
     "x = y.cuda(async == True)\n",
     "x = args.async\n",
+    # functions of the file that do not hand **kwargs on to a method that took `async=`
+    "def to_gpu(x, **kwargs):\n    return x.cuda()\n\ny = to_gpu(a, async=True)\n",
+    "def to_gpu(x, **kwargs):\n    return pool.apply(x, **kwargs)\n\ny = to_gpu(a, async=True)\n",
+    "def to_gpu(x, **kwargs):\n    return x.cuda(**kwargs)\n\ndef to_gpu(x):\n    return x\n\ny = to_gpu(a, async=True)\n",
+    "class M:\n    def to_gpu(self, x, **kwargs):\n        return x.cuda(**kwargs)\n\ny = m.to_gpu(a, async=True)\n",
 ]
 
 

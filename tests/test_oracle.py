@@ -36,7 +36,33 @@ def test_the_generated_families_cover_every_axis():
         assert any(f"shape={shape} " in f for f in families), shape
     for name in templates.TORCH_NAMES:
         assert any(f.endswith(f"torch={name}") for f in families), name
-    assert len(PROGRAMS) > 1500 and len({p.name for p in PROGRAMS}) == len(PROGRAMS)
+    assert any("shape=notebook " in f for f in families)
+    assert len(PROGRAMS) > 1800 and len({p.name for p in PROGRAMS}) == len(PROGRAMS)
+
+
+def test_gl001_on_a_disabled_path_removes_the_wrapper_and_adds_no_guard():
+    for program in (p for p in PROGRAMS if p.family.startswith("disabled-path")):
+        fixed = runner.make_versions(program)["fixed"]
+        assert fixed.fixed == Counter({"GL001": 1}), program.name
+        assert "Variable(" not in fixed.source
+        assert fixed.source.count("no_grad") == program.source.count("no_grad"), program.name
+
+
+def test_notebook_programs_are_fixed_through_their_cells():
+    program = next(p for p in PROGRAMS if p.name == "gl101-notebook-printed-module")
+    assert program.cells is not None and len(program.cells) == 4
+    assert program.cells[1] == "model.eval()\n" and program.cells[2].startswith("out = model(x)\n")
+    fixed = runner.make_versions(program)["fixed"]
+    assert (fixed.fixed, fixed.written, fixed.converged) == (Counter({"GL101": 1}), True, True)
+    assert "with torch.no_grad():\n    out = model(x)\n" in fixed.source
+
+
+def test_a_program_needing_a_missing_library_is_not_judged_on_it():
+    program = Program("p", "GL001", "fixture", "x = 1\n")
+    versions = {v: Version("x = 2\n", Counter({"GL001": 1})) for v in runner.VERSIONS}
+    missing = {"type": "ModuleNotFoundError", "message": "No module named 'torchvision'", "line": 1}
+    runs = {"p@original": _run({})[0], **{f"p@{v}": _run({}, exception=missing)[1] for v in runner.VERSIONS}}
+    assert {j.verdict for j in runner.judge(program, versions, runs)} == {"not-run"}
 
 
 def _run(before: dict, **after) -> dict:

@@ -238,6 +238,33 @@ def test_sources_read_a_pinned_archive_already_downloaded(tmp_path):
         sources.get(missing)
 
 
+def test_context_files_come_from_the_same_archive_or_commit(tmp_path):
+    import zipfile
+
+    downloads = tmp_path / "work" / "downloads"
+    downloads.mkdir(parents=True)
+    wheel = downloads / "somepkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("somepkg/a.py", BEFORE)
+        zf.writestr("somepkg/caller.py", "print(1)\n")
+    pin = {"name": "somepkg", "version": "1.0", "kind": "wheel", "member": "somepkg/a.py",
+           "archive_sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()}
+    s = Site(**{**site("w", "GL003").__dict__, "path": "a.py", "sha256": "0" * 64, "pypi": pin, "context": ("caller.py",)})
+    sources = score_mod.Sources([], clone=False, work=tmp_path / "work")
+    assert sources.context(s, "caller.py") == b"print(1)\n"
+
+    mirrors, sha = _mirror(tmp_path)
+    g = Site(**{**site("g", "GL101").__dict__, "repository": "https://github.com/o/proj", "path": "pkg/b.py", "before": sha})
+    assert score_mod.Sources([mirrors], clone=False, work=tmp_path / "work").context(g, "pkg/a.py") == BEFORE.encode()
+
+    toml = tmp_path / "sites.toml"
+    toml.write_text(
+        f'[[site]]\nid = "x"\nproject = "p"\nrepository = "https://github.com/o/proj"\nbefore = "{sha}"\nfix = "{sha}"\n'
+        f'path = "pkg/b.py"\nsha256 = "{"0" * 64}"\nlines = [1]\nexpect = "GL101"\ncause = "eval-in-other-file"\ncontext = ["pkg/a.py"]\n'
+    )
+    assert score_mod.load_sites(toml)[0].context == ("pkg/a.py",)
+
+
 def test_write_docs_replaces_only_the_generated_block(tmp_path):
     page = tmp_path / "recall.md"
     page.write_text("# Recall\n\nintro\n\n<!-- recall:start -->\nold figures\n<!-- recall:end -->\n\n## Causes\n")

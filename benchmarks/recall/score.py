@@ -73,6 +73,9 @@ class Site:
     before: str = ""
     fix: str = ""
     pypi: Optional[Dict[str, str]] = None  # name, version, archive_sha256, member
+    # Other files of the project at the same source, checked with the site's file
+    # (their findings do not count): what a cross-file cause needs to be seen.
+    context: Tuple[str, ...] = ()
 
     @property
     def alternatives(self) -> Tuple[str, ...]:
@@ -132,6 +135,7 @@ def load_sites(path: Path) -> List[Site]:
             before=raw.get("before", ""),
             fix=raw.get("fix", ""),
             pypi=dict(raw["pypi"]) if "pypi" in raw else None,
+            context=tuple(raw.get("context", ())),
         )
         if not site.lines:
             raise ValueError(f"site {site.id}: no lines")
@@ -348,6 +352,16 @@ class Sources:
             raise Unavailable(f"sha256 {digest[:12]}... differs from the recorded {site.sha256[:12]}...")
         return data
 
+    def context(self, site: Site, path: str) -> bytes:
+        """The file ``path`` of the site's project, from the same release or commit
+        (pinned by the archive's hash or the commit, not by a hash of its own)."""
+        if site.pypi:
+            member = site.pypi["member"]
+            if not member.endswith(site.path):
+                raise Unavailable(f"cannot place {path} in {site.pypi['name']} {site.pypi['version']}")
+            return self._from_pypi(dict(site.pypi, member=member[: len(member) - len(site.path)] + path))
+        return self._fetch(Site(**{**site.__dict__, "path": path, "pypi": None, "context": ()}))
+
     def _fetch(self, site: Site) -> bytes:
         if site.pypi:
             return self._from_pypi(site.pypi)
@@ -421,12 +435,13 @@ def _read_member(archive: Path, member: str) -> bytes:
 # -- running gradlint --------------------------------------------------------------
 
 
-def run_gradlint(command: Sequence[str], files: Dict[str, Path]) -> Dict[str, List[dict]]:
-    """Findings per site id; one gradlint run over all the before-files."""
+def run_gradlint(command: Sequence[str], files: Dict[str, Path], context: Sequence[Path] = ()) -> Dict[str, List[dict]]:
+    """Findings per site id; one gradlint run over all the before-files (and the
+    sites' context files, whose findings are dropped)."""
     if not files:
         return {}
     proc = subprocess.run(
-        [*command, "check", "--select", "ALL", "--output-format", "json", "--no-cache", "--quiet", *map(str, files.values())],
+        [*command, "check", "--select", "ALL", "--output-format", "json", "--no-cache", "--quiet", *map(str, files.values()), *map(str, context)],
         capture_output=True, text=True,
     )
     if proc.returncode not in (0, 1):
@@ -458,6 +473,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     unavailable: Dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="gradlint-recall-") as tmp:
         files: Dict[str, Path] = {}
+        context: List[Path] = []
         for site in sites:
             try:
                 data = sources.get(site)
@@ -474,7 +490,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             files[site.id] = target
-        findings = run_gradlint(shlex.split(args.gradlint), files)
+            for other in site.context:
+                extra = PurePosixPath(other)
+                if extra.is_absolute() or ".." in extra.parts:
+                    continue
+                try:
+                    data = sources.context(site, other)
+                except Unavailable:
+                    continue  # scored without it: the cross-file cause goes unseen
+                path = Path(tmp, site.id, *extra.parts)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+                context.append(path)
+        findings = run_gradlint(shlex.split(args.gradlint), files, context)
     report = score(sites, findings, unavailable)
     print(json.dumps(report_json(report), indent=2) if args.json else format_report(report))
     if args.write_docs is not None:

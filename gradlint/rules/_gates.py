@@ -73,10 +73,9 @@ def tensor_data() -> str:
 
 
 def data_scalar_reads() -> str:
-    """Where GL003 can fire: ``.data`` indexed (``loss.data[0]``), turned into an array
-    (``loss.data.numpy()``, ``loss.data.cpu().numpy()``, indexed later), or added to a
+    """Where GL003 can fire: ``.data`` indexed (``loss.data[0]``), moved or turned into an
+    array (``loss.data.cpu()``, ``loss.data.cpu().numpy()``, indexed later), or added to a
     total (``total += loss.data``, whose ``total[0]`` is read later)."""
-    cpu = r"(?:cpu{gap}\({gap}\){gap}\.{gap})?".format(gap=_GAP)
-    return r"\.data{gap}\[|\.data{gap}\.{gap}{cpu}numpy\b|{aug}[\s\S]{{0,300}}?\.data\b".format(
-        gap=_GAP, cpu=cpu, aug=AUGMENTED
+    return r"\.data{gap}\[|\.data{gap}\.{gap}(?:cpu|cuda|float|double|half|long|int|numpy)\b|{aug}[\s\S]{{0,300}}?\.data\b".format(
+        gap=_GAP, aug=AUGMENTED
     )

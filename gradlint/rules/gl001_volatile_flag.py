@@ -10,9 +10,10 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.rules._safety import function_values_escape, in_async_function, is_generator, torch_name_is_module
+from gradlint.rules._safety import function_values_escape, in_async_function, is_generator
 from gradlint.semantic.syntax import bool_value, call_arg
-from gradlint.semantic.torch_api import VARIABLE
+from gradlint.semantic.versions import runs_only_before
+from gradlint.semantic.torch_api import TORCH_04, VARIABLE
 
 
 class VolatileFlag(Rule):
@@ -22,7 +23,10 @@ class VolatileFlag(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic
         if not sem.names.is_call_to(node, VARIABLE):
+            self._passed_on(node)
             return
+        if runs_only_before(sem, node, TORCH_04):
+            return  # the 0.3 branch of a version check: there the flag still works
         volatile = call_arg(node, 2, "volatile")
         if volatile is None:
             return
@@ -38,6 +42,24 @@ class VolatileFlag(Rule):
         else:
             consequence = ": this call still records an autograd graph; use `torch.no_grad()`"
         self.report(node, fix=self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)
+
+    def _passed_on(self, node: cst.Call) -> None:
+        """``as_inputs(batch, volatile=True)`` where this file's ``as_inputs`` passes the
+        flag on to ``Variable(..., volatile=...)``: the true value the run-time flag
+        takes is here. No fix: what the helper returns may reach code that trains."""
+        for arg in node.args:
+            if arg.keyword is None or arg.keyword.value != "volatile" or bool_value(arg.value) is not True:
+                continue
+            sem = self.ctx.semantic
+            callee = sem.calls.local_function(node)
+            if callee is None or sem.calls.forwarded_to(callee, "volatile", "volatile", 2, VARIABLE) is None:
+                return
+            consequence = (
+                f": `{callee.name.value}` passes it on to `Variable(...)`, so what it returns still records "
+                "an autograd graph; drop the flag and run this code under `torch.no_grad()`"
+            )
+            self.report(arg, value=self.ctx.code_for(arg.value), consequence=consequence)
+            return
 
     def _fix(self, node: cst.Call, volatile: cst.Arg) -> Optional[Fix]:
         sem = self.ctx.semantic
@@ -66,16 +88,21 @@ class VolatileFlag(Rule):
             edits = [self.replace(node, codegen.keep_parens(node, codegen.atomic(value)))]
         imports = ()
         applicability = "safe"
-        if sem.gradmode.grad_disabled(node) is not True:
+        # Gradients already off here, by a guard around the call or because every caller
+        # runs it under one: removing the wrapper is the whole fix, a guard would only nest.
+        if sem.gradmode.mode_at(node).disabled is not True:
             ref = sem.names.torch_ref_at(func)
-            if ref is None or not torch_name_is_module(self.ctx, func, ref[0], bool(ref[1])):
+            if ref is None:
                 return None  # `torch.no_grad()` would not name the module there
             torch_name, imports = ref
             # The decorator puts the whole function under no_grad: safe only where nothing it
             # computes can reach a backward elsewhere (callers, helpers, callbacks, the
             # coroutine that calls a nested function). Who calls it is not known yet.
-            if in_async_function(self.ctx, func) or is_generator(func) or function_values_escape(
-                self.ctx, func, ignore=lambda call: sem.names.is_call_to(call, VARIABLE)
+            if (
+                in_async_function(self.ctx, func)
+                or is_generator(func)
+                or function_values_escape(self.ctx, func)
+                or sem.gradmode.may_compute_gradients(func)
             ):
                 applicability = "unsafe"
             guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"

@@ -11,7 +11,8 @@ from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
 from gradlint.semantic.syntax import bool_value, call_arg
-from gradlint.semantic.torch_api import CONVERSIONS, REQUIRES_GRAD_FACTORIES, TENSOR_FACTORIES, VARIABLE
+from gradlint.semantic.versions import runs_only_before
+from gradlint.semantic.torch_api import TORCH_04, CONVERSIONS, REQUIRES_GRAD_FACTORIES, TENSOR_FACTORIES, VARIABLE
 
 _SHORT = 24
 
@@ -22,7 +23,7 @@ class VariableWrapper(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic
-        if not sem.names.is_call_to(node, VARIABLE):
+        if not sem.names.is_call_to(node, VARIABLE) or runs_only_before(sem, node, TORCH_04):
             return
         if call_arg(node, 2, "volatile") is not None:
             return  # GL001's finding

@@ -11,6 +11,8 @@ from gradlint import codegen
 from gradlint.rule import Rule
 from gradlint.rules._gates import data_scalar_reads
 from gradlint.semantic.syntax import last_name
+from gradlint.semantic.torch_api import TORCH_04
+from gradlint.semantic.versions import runs_only_before
 
 # Names under which scalars (losses, metrics) are usually kept.
 _SCALAR_NAME = re.compile(
@@ -31,7 +33,7 @@ class DataIndexScalar(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         receiver = scalar_read(self.ctx, node)
-        if receiver is None:
+        if receiver is None or runs_only_before(self.ctx.semantic, node, TORCH_04):
             return
         text = shown(self.ctx, receiver)
         read = f"{text}.data[0]" if _is_data_index(node) else shown(self.ctx, node, 40)
@@ -110,17 +112,33 @@ def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
         return None  # evidently has a dimension: ``[0]`` is its first element
     if shape == "scalar" or _scalar_receiver(tensor):
         return tensor
+    if not _idiomatic(inner):
+        # ``n.data.cpu()[0]`` read as a number is as often a one-element tensor's
+        # element (which works today) as a 0-dim one: only the receiver can tell.
+        return None
     return tensor if _scalar_context(ctx, node, parent) else None
 
 
-def _through_data(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-    """``t`` of ``t.data``, ``t.data.numpy()`` or ``t.data.cpu().numpy()``."""
-    if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "numpy":
+def _idiomatic(expr: cst.BaseExpression) -> bool:
+    """``t.data``, ``t.data.numpy()`` or ``t.data.cpu().numpy()``: the 0.3 spellings of a
+    scalar read, which a numeric context shows to be one."""
+    methods = []
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        methods.append(expr.func.attr.value)
         expr = expr.func.value
-        if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "cpu":
-            expr = expr.func.value
-        if not (isinstance(expr, cst.Attribute) and expr.attr.value == "data"):
-            return None
+    return methods in ([], ["numpy"], ["numpy", "cpu"])
+
+
+# Methods between ``.data`` and ``[0]`` that keep a 0-dim tensor 0-dim (``.cpu()``,
+# ``.float()``) or make it a 0-dim array (``.numpy()``).
+_SHAPE_KEEPING = frozenset({"cpu", "cuda", "float", "double", "half", "long", "int", "numpy"})
+
+
+def _through_data(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``t`` of ``t.data``, ``t.data.numpy()``, ``t.data.cpu()``, ``t.data.cpu().numpy()``:
+    ``.data`` followed by argument-less methods that keep the shape."""
+    while isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _SHAPE_KEEPING:
+        expr = expr.func.value
     if isinstance(expr, cst.Attribute) and expr.attr.value == "data":
         return expr.value
     return None

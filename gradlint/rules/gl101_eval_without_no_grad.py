@@ -27,8 +27,10 @@ import libcst as cst
 from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
-from gradlint.rules._safety import in_async_function, is_generator, torch_name_is_module
+from gradlint.rules._safety import in_async_function, is_generator
+from gradlint.semantic import project
 from gradlint.semantic.frameworks import FORWARD_STEPS
+from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
@@ -75,6 +77,14 @@ _MODEL_CALL_GATE = re.compile(
     + r")s?(?:[_\d]\w*)?(?:\[[^\]\n]*\])*\s*\(",
     re.IGNORECASE,
 )
+# A call whose first argument is named for held-out data (``seq(test_input)``,
+# ``net(x_val)``): a superset of what ``_check_after_training`` reports.
+_HELD_OUT_GATE = re.compile(
+    r"\(\s*\w*?(?<![a-z])(?:"
+    + INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
+    + r")(?![a-z])\w*\s*[,)]",
+    re.IGNORECASE,
+)
 _PYTEST_RAISES = frozenset({"pytest.raises"})
 # The names of functions that are entry points of inference (``evaluate``,
 # ``_validate``, ``predict``, ``generate_text``, ``sample_image``). Unlike
@@ -87,6 +97,26 @@ _ENTRY_WORD = re.compile(
 _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|keras|paddle|mxnet)\b", re.MULTILINE)
 # Unit-test files, by the names pytest collects.
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+
+
+class _ProjectGate:
+    """Whether ``source`` defines a method that other files of the run call from
+    inference code (``semantic.project``): such a method is checked as inference
+    code though nothing in its own file says so."""
+
+    def __init__(self) -> None:
+        self._for: Optional[project.Project] = None
+        self._defs: Optional["re.Pattern[str]"] = None
+
+    def __call__(self, source: str) -> bool:
+        index = project.current()
+        if index is None:
+            return False
+        if self._for is not index:
+            names = index.inference_called()
+            self._for = index
+            self._defs = re.compile(r"\bdef\s+(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\(") if names else None
+        return self._defs is not None and self._defs.search(source) is not None
 
 
 @dataclass
@@ -105,9 +135,11 @@ class EvalWithoutNoGrad(Rule):
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
     # or code named for inference (a function, a loader)
     gates = (
-        re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}", re.IGNORECASE),
-        re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}", re.IGNORECASE),
+        re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}|{_HELD_OUT_GATE.pattern}", re.IGNORECASE),
+        re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}|{_HELD_OUT_GATE.pattern}", re.IGNORECASE),
     )
+
+    project_gate = _ProjectGate()
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -116,6 +148,7 @@ class EvalWithoutNoGrad(Rule):
         self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
         self._reported: Set[int] = set()
         self._inference_regions: Dict[int, Optional[_Region]] = {}
+        self._inference_callers: Dict[int, InferenceCaller] = {}
         self._other_framework = _OTHER_FRAMEWORK.search(ctx.source) is not None
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -252,11 +285,14 @@ class EvalWithoutNoGrad(Rule):
         loop = sem.tree.enclosing_loop(call)
         in_loop = loop is not None and sem.tree.is_inside(scope, loop)
         if self._is_unit_test(scope):
-            # One forward in a test is freed when the test returns; a loop of them is not.
-            return in_loop
+            # A test's graphs are freed when it returns: only graphs that pile up in a
+            # loop (outputs collected across iterations) cost anything worth a change.
+            return in_loop and sem.escape.flows(scope).accumulates([call], sem.tree, loop)  # type: ignore[arg-type]
         parent = sem.tree.parent(call)
         if isinstance(parent, cst.Expr) and not in_loop:
             return False  # ``model(dummy)`` once, output dropped (calibration, warm-up): freed at once
+        if not in_loop and isinstance(scope, cst.FunctionDef) and sem.calls.is_script_entry(scope):
+            return False  # one forward as the script's last step: its graph ends with the program
         return True
 
     def _is_unit_test(self, scope: Scope) -> bool:
@@ -409,10 +445,50 @@ class EvalWithoutNoGrad(Rule):
                     region = self._inference_block(scope, _Region(scope, i, i + 1, set(), {}))
                     if region is not None:
                         self._report_inference(scope, region, f"a loop over `{self.ctx.code_for(stmt.iter)}`")
+            self._check_after_training(scope)
         elif isinstance(scope, cst.FunctionDef):
             region = self._inference_function(scope)
             if region is not None:
-                self._report_inference(scope, region, f"`{scope.name.value}()`")
+                caller = self._inference_callers.get(id(scope))
+                where = f"`{scope.name.value}()`"
+                if caller is not None:
+                    where += f", called from `{caller.function}()` ({caller.path}:{caller.line})"
+                self._report_inference(scope, region, where)
+
+    def _check_after_training(self, module: cst.Module) -> None:
+        """A script that, after its last training step in a block (``optimizer.step(...)``),
+        runs the model on held-out data (an input named for it: ``test_input``,
+        ``x_val``) and only prints or plots the result: that forward records a graph
+        for nothing."""
+        sem = self.ctx.semantic
+        for block in walk(module):
+            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+                continue
+            steps = [i for i, stmt in enumerate(block.body) if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and sem.gradmode.needs_gradients(stmt)]
+            if not steps or steps[-1] + 1 >= len(block.body):
+                continue
+            region = _Region(block, steps[-1] + 1, len(block.body), set(), {})
+            stmts = block.body[region.start :]
+            if any(self._wants_gradients(st) or _keeps_log_probs(st) for st in stmts):
+                continue
+            for stmt in stmts:
+                if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                    continue
+                for call in walk(stmt):
+                    if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
+                        continue
+                    arg = call.args[0].value
+                    if isinstance(arg, cst.Name) and is_inference_name(arg.value):
+                        model = self._inference_forward(call)
+                        if model is not None and self._records(call, module):
+                            region.calls.append((call, model))
+            if region.calls:
+                region.models = {m for _, m in region.calls}
+                call, model = region.calls[0]
+                arg = self.ctx.code_for(call.args[0].value)
+                line = self.ctx.position(block.body[steps[-1]]).start.line
+                flow = _Flow(self.ctx, module, frozenset(region.models))
+                self._report(call, self._fix(module, region, flow), f"`{model}` runs on held-out `{arg}` after the training step (line {line})", "")
 
     def _inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
         """The region to report in ``func`` when it is inference code without ``eval()``."""
@@ -422,10 +498,39 @@ class EvalWithoutNoGrad(Rule):
             self._inference_regions[key] = self._find_inference_function(func)
         return self._inference_regions[key]
 
+    def _called_from_inference(self, func: cst.FunctionDef, depth: int = 0) -> Optional[InferenceCaller]:
+        """A call of the method ``func`` from inference code in another file of the run
+        (``agent.act_e_greedy(state)`` in a ``test()`` loop), directly or through the
+        methods of its class that call it (``self.act(state)``)."""
+        sem = self.ctx.semantic
+        index = project.current()
+        if index is None or depth > 2 or sem.tree.method_class(func) is None:
+            return None
+        name = func.name.value
+        if name in _TRAINING_HOOKS or name.startswith("__"):
+            return None
+        callers = index.inference_callers(name, sem.path)
+        if callers:
+            return callers[0]
+        for site in sem.calls.call_sites(func) or ():
+            if not (isinstance(site.func, cst.Attribute) and isinstance(site.func.value, cst.Name) and site.func.value.value == "self"):
+                continue
+            outer = sem.tree.enclosing_function(site)
+            if outer is not None and outer is not func and sem.gradmode.guard_at(site) is None:
+                found = self._called_from_inference(outer, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
     def _find_inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
         sem = self.ctx.semantic
-        if not _ENTRY_WORD.search(func.name.value.lower()) or func.name.value in _TRAINING_HOOKS:
+        if func.name.value in _TRAINING_HOOKS:
             return None
+        if not _ENTRY_WORD.search(func.name.value.lower()):
+            caller = self._called_from_inference(func)
+            if caller is None:
+                return None
+            self._inference_callers[id(func)] = caller
         if self._is_unit_test(func) or func.asynchronous is not None:
             return None
         if any(isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value == "volatile" for n in walk(func.body)):
@@ -459,9 +564,39 @@ class EvalWithoutNoGrad(Rule):
         region.models = {m for _, m in calls}
         region.calls = calls
         live = [c for c, _ in calls if not sem.escape.drops_graph(c)]
-        if live and isinstance(scope, cst.FunctionDef) and sem.escape.flows(scope).routes_of_nodes(live, sem.tree, _LEAVES):
-            return None  # a graph leaves: the caller may need it
+        if live and isinstance(scope, cst.FunctionDef):
+            routes = sem.escape.flows(scope).routes_of_nodes(live, sem.tree, _LEAVES)
+            # A loop of forwards whose sum is returned to callers that only log it is
+            # the evaluation loop; a single forward returned (``return self.model(x)``)
+            # is a wrapper, judged where its caller uses it.
+            looped = any(self._in_loop(c, scope) for c in live)
+            if routes and not (looped and all(r.kind == "return" for r in routes) and self._returns_unused(scope)):
+                return None  # a graph leaves: the caller may need it
         return region
+
+    def _in_loop(self, node: cst.CSTNode, scope: Scope) -> bool:
+        loop = self.ctx.semantic.tree.enclosing_loop(node)
+        return loop is not None and self.ctx.semantic.tree.is_inside(scope, loop)
+
+    def _returns_unused(self, func: cst.FunctionDef, depth: int = 0) -> bool:
+        """Whether what ``func`` returns never reaches a backward: every call of it is
+        in this file, and there its value goes nowhere a backward could see it (only
+        into ``.item()``, printing, logging), or is returned by a caller whose own
+        value goes nowhere either (``metrics, loss = self.evaluate(...)``)."""
+        sem = self.ctx.semantic
+        sites = sem.calls.call_sites(func)
+        if not sites or depth > 2:
+            return False
+        for site in sites:
+            caller = sem.tree.enclosing_function(site)
+            if caller is None or caller is func:
+                return False
+            routes = sem.escape.flows(caller).routes_of_nodes([site], sem.tree, _USES)
+            if any(r.kind != "return" for r in routes):
+                return False
+            if routes and not self._returns_unused(caller, depth + 1):
+                return False
+        return True
 
     def _report_inference(self, scope: Scope, region: _Region, where: str) -> None:
         flow = _Flow(self.ctx, scope, frozenset(region.models))
@@ -482,6 +617,16 @@ class EvalWithoutNoGrad(Rule):
             return "self" if forward is not None and forward.evidence == "self" else None
         if looks_like_model(module) and self._holds_instance(module, call) and not sem.modules.records_no_graph(module):
             return self.ctx.code_for(module)
+        if isinstance(module, cst.Name) and self._holds_instance(module, call):
+            # ``seq = Sequence()`` for a module class of the file: whatever its name
+            forward = sem.modules.forward(call)
+            if forward is not None and forward.evidence == "instance" and not sem.modules.records_no_graph(module):
+                return module.value
+        if isinstance(module, cst.Subscript) and self._holds_instance(module, call):
+            # ``self.model["generator"](z)``: an item of a container of models
+            forward = sem.modules.forward(call)
+            if forward is not None and forward.evidence == "container":
+                return self.ctx.code_for(module)
         return None
 
     def _holds_instance(self, expr: cst.BaseExpression, call: cst.Call) -> bool:
@@ -563,7 +708,7 @@ class EvalWithoutNoGrad(Rule):
         decorate = self._decorate(scope, region)
         wrapped = () if decorate else self._to_wrap(region)
         ref = sem.names.torch_ref_at(scope if decorate else wrapped[0])
-        if ref is None or not torch_name_is_module(self.ctx, scope if decorate else wrapped[0], ref[0], bool(ref[1])):
+        if ref is None:
             return None  # `torch.no_grad()` would not name the module there
         torch_name, imports = ref
         guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
@@ -588,13 +733,16 @@ class EvalWithoutNoGrad(Rule):
             # What a generator yields, or a function nested in a coroutine returns, goes
             # where grad mode and backward calls are not known yet.
             risky = (
-                sem.gradmode.needs_gradients(scope.body)
+                sem.gradmode.may_compute_gradients(scope)
                 or flow.escapes
                 or in_async_function(self.ctx, scope)
                 or (decorate and is_generator(scope))
             )
         else:
-            risky = sem.gradmode.needs_gradients(scope) or flow.escapes
+            # Module level: what the statements compute stays in the module's names, which
+            # its functions (run later, maybe to backpropagate) can read.
+            seeds = [c for c, _ in region.calls]
+            risky = sem.gradmode.needs_gradients(scope) or bool(sem.escape.module_results_leave(seeds))
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
     def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:
@@ -691,6 +839,8 @@ def _suspends(stmt: cst.CSTNode, walk) -> bool:
 
 # Routes by which a value leaves the function for a caller that may run backward.
 _LEAVES = frozenset({"return", "yield", "self", "global", "outer"})
+# Routes by which a value a call returns may reach a backward.
+_USES = _LEAVES | frozenset({"backward", "helper", "closure", "raise"})
 
 
 class _Flow:
@@ -724,7 +874,9 @@ class _Flow:
         # a raise, an unknown callee may keep the graph); only returns decide the finding.
         # A forward of the region fed its own earlier outputs (``idx`` grown token by token)
         # keeps them in the region, under the same guard.
-        seed_ids = {id(n) for n in seeds}
+        # Only a callee that keeps nothing counts: ``self.log(name, out)`` is a method
+        # that may keep ``out``, whatever the seeds took it for.
+        seed_ids = {id(n) for n in seeds if not self.ctx.semantic.escape.callee_may_keep(n)}
         everywhere = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree) if seeds else []
         self.escapes = any(id(r.node) not in seed_ids for r in everywhere)
         self.returns_results = any(r.kind in ("return", "yield") for r in routes)

@@ -35,26 +35,45 @@ class InplaceThroughData(InplaceEditRule):
     # GL202 reports the edits a pending backward can see; GL204 (off by default) the rest.
     reports_pending = True
     triggers = (".data",)
-    # ``.data`` of a possible tensor, edited in place or bound to a name: not
-    # ``torch.utils.data``, ``self.data``, ``p.data.cpu()``.
-    gates = (re.compile(edited_through(tensor_data())),)
+    # ``.data`` of a possible tensor, edited in place, bound to a name or assigned
+    # (``p.data = other``): not ``torch.utils.data``, ``self.data``, ``p.data.cpu()``.
+    gates = (re.compile(edited_through(tensor_data()) + "|" + tensor_data() + r"[ \t]*=(?!=)"),)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._modules: Optional[FrozenSet[str]] = None
         self._steps: Dict[int, Tuple[List[Tuple[cst.CSTNode, FrozenSet[str]]], List[cst.CSTNode]]] = {}
+        self._yields: Dict[int, List[cst.Yield]] = {}
 
     def check_edit(self, node: cst.CSTNode) -> None:
-        alias = edited_alias(self.ctx.semantic, node, "data")
+        swapped = self._swap(node)
+        if swapped is not None and not self.reports_pending:
+            return  # a weight swapped in with no graph about: loading, fusing, casting; not GL204's update idiom
+        alias = swapped or edited_alias(self.ctx.semantic, node, "data")
         if alias is None or self._initialising(node):
             return
-        if self._graph_may_hold(node, alias) is not self.reports_pending:
+        if self._graph_may_hold(node, alias, swapped is not None) is not self.reports_pending:
             return
         source = short(self.ctx, alias.source) or "the tensor"
         data = short(self.ctx, alias.origin) or f"{source}.data"
+        if swapped is not None:
+            via = "a `.data` assignment (it swaps the storage under the same tensor)"
+            self.report(node, edit=edit_text(self.ctx, node), source=source, via=via)
+            return
         edited = short(self.ctx, inplace_edit(node))  # type: ignore[arg-type]
         via = f"`{edited}`, an alias of `{data}`" if alias.through_name and edited else "`.data`"
         self.report(node, fix=self._fix(node, alias), edit=edit_text(self.ctx, node), source=source, via=via)
+
+    def _swap(self, node: cst.CSTNode) -> Optional[StorageAlias]:
+        """``p.data = other``: ``p`` keeps its identity (what a graph saved) and takes
+        ``other``'s storage, without a version-counter bump: to a pending backward it
+        is an in-place edit of ``p`` that autograd cannot see."""
+        if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
+            return None
+        target = node.targets[0].target
+        if not (isinstance(target, cst.Attribute) and self.ctx.semantic.values.is_tensor_data(target)):
+            return None
+        return StorageAlias("data", target, target.value)
 
     def _initialising(self, node: cst.CSTNode) -> bool:
         """Inside parameter initialisation (``__init__``, ``reset_parameters``,
@@ -70,12 +89,14 @@ class InplaceThroughData(InplaceEditRule):
 
     # -- can a graph see the edit? -------------------------------------------------
 
-    def _graph_may_hold(self, node: cst.CSTNode, alias: StorageAlias) -> bool:
+    def _graph_may_hold(self, node: cst.CSTNode, alias: StorageAlias, swap: bool = False) -> bool:
         """Whether a graph that saved the edited tensor can still be alive when the edit
         runs: earlier in the same function (or module), with no ``backward()`` since,
         a step that records history either produced the tensor (``h = relu(...)``;
         ``h.data.mul_(m)``) or took it, or the module or parameters it comes from, as an
-        input (``out = netD(x)``; ``for p in netD.parameters(): p.data.clamp_(...)``).
+        input (``out = netD(x)``; ``for p in netD.parameters(): p.data.clamp_(...)``);
+        or a caller in this file passed a forward's output for it (``d = netG(z);
+        scale(d)`` for ``def scale(d): d.data += 1``), and no ``backward()`` here ran since.
         Not a ``.grad`` (gradients are what a backward produced, not what a graph saved),
         nor a tensor no recorded step has touched yet (weights loaded at set-up, an input
         buffer refilled before the forward that reads it, a fresh ``torch.ones``)."""
@@ -84,19 +105,130 @@ class InplaceThroughData(InplaceEditRule):
         if isinstance(source, cst.Attribute) and source.attr.value == "grad":
             return False
         scope = sem.tree.function_scope(node)
-        owners = self._owners(source, scope)
-        produced = isinstance(source, cst.Name) and sem.values.graph_source(source) is not None
         tree = sem.tree
+        if self._restored_after_yield(node):
+            return True
         steps, backwards = self._graph_steps(scope)
+        # An activation (a forward's output, or a view of one), not a leaf.
+        produced = sem.values.forward_output(source)
+        if produced is not None and not tree.is_inside(scope, produced):
+            # Handed in by a caller: its graph is alive from the function's entry until a
+            # backward here runs, if it was when the call was made.
+            if any(tree.ends_before(b, node) for b in backwards):
+                return False
+            return self._alive_at_call(scope, produced)
+        owners = self._owners(source, scope)
+        swap_owners = self._module_owners(source) if swap else frozenset()
         for step, inputs in steps:
             if not tree.ends_before(step, node):
                 break
-            if not (produced or inputs & owners):
+            if swap and produced is None:
+                # A whole tensor swapped in is what loading, converting and averaging
+                # weights do, passing modules around as arguments: only a forward of the
+                # module itself shows a graph that saved its parameter.
+                inputs = self._callees(step)
+                owners = swap_owners
+            if not (produced is not None or inputs & owners):
                 continue
             if any(tree.ends_before(step, b) and tree.ends_before(b, node) for b in backwards):
                 continue  # its backward has run: the saved tensors are freed
             return True
         return False
+
+    def _restored_after_yield(self, node: cst.CSTNode) -> bool:
+        """A temporary edit made by a generator context manager: the edit runs before its
+        ``yield``, the code after the ``yield`` writes ``.data`` again (the restore), and
+        a ``with`` of it in this file records a graph in its body and leaves the block
+        with no backward run there. That graph saved the tensor itself, not its values,
+        so the restore silently changes what its backward will read."""
+        tree = self.ctx.semantic.tree
+        func = tree.enclosing_function(node)
+        if func is None:
+            return False
+        yields = self._yields.get(id(func))
+        if yields is None:
+            yields = self._yields[id(func)] = [y for y in walk(func.body) if isinstance(y, cst.Yield)]
+        # By where they start: the walk may still be inside ``node`` (its end is not known yet).
+        if not yields or tree.order(yields[0])[0] < tree.order(node)[0]:
+            return False
+        if not any(tree.ends_before(yields[0], n) and self._writes_data(n) for n in walk(func.body)):
+            return False
+        for call in self.ctx.semantic.calls.call_sites(func) or ():
+            item = tree.parent(call)
+            block = tree.parent(item) if isinstance(item, cst.WithItem) else None
+            if isinstance(block, cst.With) and self._records_without_backward(block.body):
+                return True
+        return False
+
+    def _writes_data(self, node: cst.CSTNode) -> bool:
+        if self._swap(node) is not None:
+            return True
+        return isinstance(node, (cst.Call, cst.AugAssign, cst.Assign)) and edited_alias(self.ctx.semantic, node, "data") is not None
+
+    def _records_without_backward(self, body: cst.BaseSuite) -> bool:
+        """Whether a block computes a value with history (grad enabled) and runs no
+        ``backward()``/``autograd.grad`` inside."""
+        sem = self.ctx.semantic
+        recorded = False
+        for sub in walk(body):
+            if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Attribute) and sub.func.attr.value in ("backward", "grad"):
+                return False
+            value = getattr(sub, "value", None) if isinstance(sub, _STEPS) else None
+            if value is not None and sem.values.graph_source(value) is not None and sem.gradmode.mode_at(sub).disabled is not True:
+                recorded = True
+        return recorded
+
+    def _alive_at_call(self, func: cst.CSTNode, produced: cst.CSTNode) -> bool:
+        """Whether the forward ``produced`` that a caller passes to ``func`` can still have
+        its graph when a call of ``func`` runs: no ``backward()`` of the caller lies
+        between the forward and the call (``out = model(x); loss.backward();
+        scale(out)`` runs the helper on a freed graph)."""
+        tree = self.ctx.semantic.tree
+        sites = self.ctx.semantic.calls.call_sites(func) if isinstance(func, cst.FunctionDef) else None
+        for call in sites or ():
+            caller = tree.function_scope(call)
+            if tree.function_scope(produced) is not caller or tree.is_inside(call, produced):
+                return True  # passed straight in, or from further up: nothing shows it freed
+            backwards = self._graph_steps(caller)[1]
+            if not any(tree.ends_before(produced, b) and tree.ends_before(b, call) for b in backwards):
+                return True
+        return not sites
+
+    def _module_owners(self, source: cst.BaseExpression) -> FrozenSet[str]:
+        """The modules whose forward would save ``source``: ``self.proj`` for
+        ``self.proj.weight``; ``netD`` for ``p`` of ``for p in netD.parameters()`` (or
+        ``for name, p in netD.named_parameters()``)."""
+        k = escape_key(source)
+        if k is None:
+            return frozenset()
+        parts = k.split(".")
+        found = {".".join(parts[:i]) for i in range(1, len(parts))}
+        if isinstance(source, cst.Name):
+            for b in self.ctx.semantic.scopes.reaching(source).bindings:
+                loop = b.value if b.form == "for" else None
+                if (
+                    isinstance(loop, cst.Call)
+                    and isinstance(loop.func, cst.Attribute)
+                    and loop.func.attr.value in ("parameters", "named_parameters", "buffers", "named_buffers")
+                ):
+                    owner = escape_key(loop.func.value)
+                    if owner is not None:
+                        found.add(owner)
+        return frozenset(found - {"self", "cls"})
+
+    def _callees(self, step: cst.CSTNode) -> FrozenSet[str]:
+        """The keys of what ``step`` calls: ``self.proj`` for ``self.proj(x)`` and
+        ``self.proj.forward(x)``; not the arguments."""
+        found = set()
+        for sub in walk(step):
+            if isinstance(sub, cst.Call):
+                func = sub.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+                    func = func.value
+                k = escape_key(func)
+                if k is not None:
+                    found.add(k)
+        return frozenset(found)
 
     def _owners(self, source: cst.BaseExpression, scope: cst.CSTNode) -> FrozenSet[str]:
         """``self.proj.weight`` -> {self.proj.weight, self.proj}; ``p`` of ``for p in

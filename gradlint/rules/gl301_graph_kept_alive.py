@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator
+from typing import Dict, Iterator, Optional
 
 import libcst as cst
 
@@ -18,9 +18,11 @@ from gradlint.semantic.tree import walk
 
 class GraphKeptAlive(Rule):
     code = "GL301"
-    triggers = ("for", "while")
+    triggers = ("for", "while", "clone", "self.")
     gates = (
-        re.compile(LOOP_STATEMENT),
+        # a loop; a copy kept past the call (``store.append(value.clone())``); an
+        # attribute added to in a per-step method (``self.total += loss``)
+        re.compile(LOOP_STATEMENT + r"|\.clone\b|\bself\.[\w.]+(?:\[[^\]\n]*\])?[ \t]*[-+]=|\bself\.[\w.]+\.append\b"),
         # what the visitors below check
         re.compile(
             r"[-+]="  # total += loss
@@ -28,6 +30,7 @@ class GraphKeptAlive(Rule):
             r"|\][\s)\\]*=(?!=)"  # history[i] = out
             r"|\b(\w+)[ \t]*=[\s(\\]*\1\b[\s)\\]*[-+]"  # total = total + loss
             r"|\+[\s(\\]*\w+[ \t)\\]*(?:[\r\n;#]|\Z)"  # total = loss + total
+            r"|\.clone\b"  # value.clone() kept in a store
         ),
     )
 
@@ -59,32 +62,108 @@ class GraphKeptAlive(Rule):
             elif isinstance(right, cst.Name) and right.value == target.value and isinstance(value.operator, cst.Add):
                 self._check(node, target, left)
 
-    # ``losses.append(loss)``
+    # ``losses.append(loss)``; ``value.clone()`` kept in a store
     def leave_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1:
             arg = node.args[0]
             if arg.keyword is None and not arg.star:
                 self._check(node, func.value, arg.value)
+        elif isinstance(func, cst.Attribute) and func.attr.value == "clone" and not node.args:
+            self._check_kept_copy(node, func.value)
+
+    def _check_kept_copy(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
+        """``value.clone()`` of a tensor handed in (``if isinstance(value, torch.Tensor)``),
+        kept past the call: in an attribute or a module-level store, by this function or
+        by every caller of the file that it returns the copy to. A reporter or logger
+        keeps one such copy per reported step, and ``clone()`` copies the history too."""
+        sem = self.ctx.semantic
+        func = sem.tree.function_scope(call)
+        if not isinstance(func, cst.FunctionDef) or not isinstance(receiver, cst.Name):
+            return
+        reaching = sem.scopes.reaching(receiver)
+        if not reaching.bindings or reaching.unbound or not all(b.form == "param" for b in reaching.bindings):
+            return  # a tensor the function computed itself: its own business
+        if not sem.values.tensor_checked(receiver) or sem.gradmode.mode_at(call).disabled is True:
+            return
+        store = self._kept_store(call, func)
+        if store is None:
+            return
+        remedy = f"{receiver.value}.detach().clone()"
+        self.report(
+            call,
+            fix=self.fix(
+                self.replace(call, codegen.method_call(codegen.method_call(receiver, "detach"), "clone")),
+                title=f"Keep `{remedy}` instead",
+                applicability="unsafe",  # a copy kept on an object may be what other code differentiates
+            ),
+            statement=edit_text(self.ctx, call),
+            value=receiver.value,
+            target=store,
+            remedy=remedy,
+            held=_HELD,
+        )
+
+    def _kept_store(self, call: cst.Call, func: cst.FunctionDef) -> Optional[str]:
+        """Where the copy made by ``call`` is kept past the call: the store's text."""
+        sem = self.ctx.semantic
+        kept = sem.escape.flows(func).routes_of_nodes([call], sem.tree, _KEPT | _TO_CALLER)
+        for route in kept:
+            if route.kind in _KEPT:
+                return _store_text(self.ctx, route.node)
+        if not any(route.kind == "return" for route in kept):
+            return None
+        sites = sem.calls.call_sites(func)
+        if not sites:
+            return None  # callers unknown: what they do with the copy is theirs to say
+        stores = []
+        for site in sites:
+            scope = sem.tree.function_scope(site)
+            routes = [r for r in sem.escape.flows(scope).routes_of_nodes([site], sem.tree, _KEPT) if r.kind in _KEPT]
+            if not routes or not isinstance(scope, cst.FunctionDef):
+                return None
+            stores.append(_store_text(self.ctx, routes[0].node))
+        return stores[0]
 
     def _check(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         sem = self.ctx.semantic
-        loop = sem.tree.enclosing_loop(node)
-        if loop is None or not self._outlives(target, loop):
-            return
+        loop: Optional[cst.CSTNode] = sem.tree.enclosing_loop(node)
         key = escape_key(target)
         if key is None:
             return
+        if loop is None:
+            # No loop here: a method that runs once per step (``training_step``, a step
+            # that calls backward(), a function called only from loops) repeats in its
+            # caller's loop, and what it adds to an attribute of ``self`` outlives the step.
+            loop = self._per_step_function(node, key)
+            if loop is None:
+                return
+        elif not self._outlives(target, loop):
+            return
         # The value's history first: it looks only at what was computed before this
         # point; where the total goes looks at the whole function.
-        if sem.values.graph_source(value) is None:
+        source = sem.values.graph_source(value)
+        if source is None:
             return
         flows = sem.escape.flows(sem.tree.function_scope(node))
         if flows.routes([key], _TO_BACKWARD):
             return  # accumulated on purpose, to call backward() on the total
         leaves = flows.routes([key], _TO_CALLER)
-        if leaves and not self._trains(loop) and not self._over_batches(loop):
+        # The loops around this one count too: ``for name, v in losses.items()`` inside
+        # the loop over the loader adds one step's losses per batch.
+        loops = list(self._loops_out_from(loop))
+        if leaves and not any(self._trains(outer) or self._over_batches(outer) for outer in loops):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
+        if (
+            _stores_value(node)
+            and isinstance(source, cst.Call)
+            and sem.modules.in_eval_mode(source)
+            and not any(self._over_batches(outer) for outer in loops)
+        ):
+            # One output per item of a fixed collection, from a model the function put in
+            # eval mode with gradients on: GL101 reports that forward, and its no_grad
+            # removes the graphs too.
+            return
         if isinstance(node, cst.Assign) and isinstance(target, cst.Subscript) and not self._grows(target, loop):
             return  # ``cache[i] = kv``: a slot replaced, not a collection growing
         if self._stores_modules(target):
@@ -108,7 +187,7 @@ class GraphKeptAlive(Rule):
             value=_text(self.ctx, value),
             target=_text(self.ctx, target),
             remedy=remedy,
-            held=_HELD_AFTER_BACKWARD if self._trains(loop) else _HELD,
+            held=_HELD_AFTER_BACKWARD if any(self._trains(outer) for outer in loops) else _HELD,
         )
 
     def _safety(self, key: str, leaves: bool, target: cst.BaseExpression, loop: cst.CSTNode) -> str:
@@ -176,6 +255,28 @@ class GraphKeptAlive(Rule):
 
     # -- deliberate accumulation ------------------------------------------------------
 
+    def _per_step_function(self, node: cst.CSTNode, key: str) -> Optional[cst.FunctionDef]:
+        """The function holding ``node`` when it runs once per step and ``node`` adds to
+        the attribute ``key`` of ``self``, which no plain assignment of the function resets."""
+        sem = self.ctx.semantic
+        func = sem.tree.function_scope(node)
+        if not isinstance(func, cst.FunctionDef) or not key.startswith("self.") or isinstance(node, cst.Assign):
+            return None
+        for sub in walk(func.body):
+            if isinstance(sub, cst.Assign) and any(escape_key(t.target) == key and not isinstance(t.target, cst.Subscript) for t in sub.targets):
+                return None  # ``self.losses = []`` first: the list is the call's own
+        if not (sem.calls.runs_per_step(func) or self._trains(func)):
+            return None
+        return func
+
+    def _loops_out_from(self, loop: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        """``loop`` and the loops of the same function that hold it, innermost first."""
+        tree = self.ctx.semantic.tree
+        cur: Optional[cst.CSTNode] = loop
+        while cur is not None:
+            yield cur
+            cur = tree.enclosing_loop(cur)
+
     def _trains(self, loop: cst.CSTNode) -> bool:
         """The loop body calls ``backward()``: the accumulated values are for logging."""
         found = self._training_loops.get(id(loop))
@@ -205,6 +306,8 @@ class GraphKeptAlive(Rule):
 # Routes (``semantic.escape``) that make an accumulation deliberate.
 _TO_BACKWARD = frozenset({"backward", "helper"})
 _TO_CALLER = frozenset({"return", "yield"})
+# Routes that keep a value past the call: an attribute of ``self``, a module-level store.
+_KEPT = frozenset({"self", "global"})
 
 # What the kept graph holds: a backward() in the loop frees the saved activations
 # (their storage), but not the graph's nodes, which stay referenced from the total.
@@ -220,6 +323,23 @@ def _text(ctx, expr: cst.BaseExpression) -> str:
     if isinstance(expr, cst.Call):
         return f"{short(ctx, expr.func, 36) or '...'}(...)"
     return "..."
+
+
+def _store_text(ctx, node: cst.CSTNode) -> str:
+    """The store a route's statement keeps a value in: ``self.stats`` of ``self.stats[k] = v``,
+    ``_store`` of ``_store.setdefault(k, []).append(v)``."""
+    target: Optional[cst.BaseExpression] = None
+    if isinstance(node, cst.Assign):
+        target = node.targets[0].target
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        target = node.target
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        target = node.func.value
+    while isinstance(target, (cst.Subscript, cst.Call)):
+        target = target.value if isinstance(target, cst.Subscript) else (
+            target.func.value if isinstance(target.func, cst.Attribute) else None
+        )
+    return (short(ctx, target, 40) or "...") if target is not None else "..."
 
 
 def _stores_value(node: cst.CSTNode) -> bool:

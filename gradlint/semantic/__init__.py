@@ -22,11 +22,12 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
-from gradlint.semantic.tree import Tree
-
 if TYPE_CHECKING:
+    # Only for annotations: ``semantic.project`` (which the runner imports for
+    # runs answered from the cache) must not cost a LibCST import.
+    import libcst as cst
+
+    from gradlint.semantic.tree import Tree
     from gradlint.semantic.calls import Calls
     from gradlint.semantic.escape import Escape
     from gradlint.semantic.gradmode import GradMode
@@ -42,10 +43,14 @@ class SemanticModel:
     """The facts of one file, each concept computed on first use (and its module
     imported then: a file no rule asks about costs nothing here)."""
 
-    def __init__(self, module: cst.Module, source: str, tree: Tree) -> None:
+    def __init__(self, module: "cst.Module", source: str, tree: "Tree", path: str = "") -> None:
         self.module = module
         self.source = source
         self.tree = tree
+        # Where the file is, as the run names it: what the project index
+        # (``semantic.project``) knows it by, and where star imports of the
+        # project's modules are looked up.
+        self.path = path
 
     @functools.cached_property
     def scopes(self) -> "Scopes":
@@ -57,7 +62,7 @@ class SemanticModel:
     def names(self) -> "Names":
         from gradlint.semantic.names import Names
 
-        return Names(self.module, self.source, self.tree, lambda: self.scopes)
+        return Names(self.module, self.source, self.tree, lambda: self.scopes, self.path)
 
     @functools.cached_property
     def calls(self) -> "Calls":

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
+from gradlint.semantic.frameworks import PER_BATCH_STEPS
+from gradlint.semantic.syntax import call_arg
 from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
@@ -55,6 +57,48 @@ class Calls:
             sites.append(parent)
         return sites
 
+    def arguments_for(self, param: cst.Param) -> Optional[List[Tuple[cst.Call, cst.BaseExpression]]]:
+        """What the calls of this file pass for ``param`` of a function of this file:
+        ``(call, argument)`` for each call that passes one (by position, after ``self``
+        for a method called as ``obj.f(...)``, or by keyword); a call that passes
+        none (the default is used) or whose ``*args`` may hold it is left out. None
+        when the function's callers are unknown (``call_sites``)."""
+        params = self.tree.parent(param)
+        func = self.tree.parent(params) if params is not None else None
+        if not isinstance(params, cst.Parameters) or not isinstance(func, cst.FunctionDef):
+            return None
+        sites = self.call_sites(func)
+        if sites is None:
+            return None
+        positional = list(params.posonly_params) + list(params.params)
+        index = next((i for i, p in enumerate(positional) if p is param), None)
+        if index is not None and self.tree.method_class(func) is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in func.decorators
+        ):
+            index -= 1  # ``obj.f(a)`` passes ``a`` for the parameter after ``self``
+        name = param.name.value
+        found = []
+        for call in sites:
+            for i, a in enumerate(call.args):
+                if a.star:
+                    break
+                if (a.keyword is not None and a.keyword.value == name) or (a.keyword is None and i == index):
+                    found.append((call, a.value))
+                    break
+        return found
+
+    def runs_per_step(self, func: cst.FunctionDef) -> bool:
+        """Whether ``func`` runs once per step of a loop it does not hold: a method that a
+        framework calls for every batch (Lightning's ``training_step``), or a function
+        of this file every call of which sits in a loop."""
+        cls = self.tree.method_class(func)
+        if cls is not None:
+            for _framework, bases, base_names, methods in PER_BATCH_STEPS:
+                if func.name.value in methods and self.model.modules.derives_from(cls, bases, base_names):
+                    return True
+        sites = self.call_sites(func)
+        return bool(sites) and all(self.tree.enclosing_loop(site) is not None for site in sites)
+
     def main_block(self) -> Optional[cst.If]:
         """The module's ``if __name__ == "__main__":`` block, when the file is a script."""
         for stmt in self.model.module.body:
@@ -98,6 +142,67 @@ class Calls:
                     if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value:
                         return stmt
         return None
+
+    def forwarded_to(
+        self, func: cst.FunctionDef, param: str, keyword: str, position: Optional[int], targets: FrozenSet[str], _depth: int = 0
+    ) -> Optional[cst.Call]:
+        """A call to one of ``targets`` (qualified names) that receives ``func``'s
+        parameter ``param`` unchanged as its argument ``keyword`` (or at ``position``):
+        in ``func`` itself, or through this file's functions that pass it on the
+        same way (``def as_inputs(batch, volatile=False): return Variable(batch,
+        volatile=volatile)``). None when no such call is seen."""
+        if _depth > 3 or not any(p.name.value == param for p in _params(func)):
+            return None
+        names = self.model.names
+        scopes = self.model.scopes
+        for node in walk(func.body, into_functions=True):
+            if not isinstance(node, cst.Call):
+                continue
+            for arg in node.args:
+                if not (isinstance(arg.value, cst.Name) and arg.value.value == param) or arg.star:
+                    continue
+                reaching = scopes.visible(param, arg.value)
+                if not reaching.bindings or reaching.unbound or any(b.form != "param" for b in reaching.bindings):
+                    continue  # rebound in between: not the caller's value any more
+                own = {id(n) for p in _params(func) for n in (p, p.name)}
+                if not all(id(b.node) in own or id(b.name) in own for b in reaching.bindings):
+                    continue  # a parameter of a nested function of the same name
+                if names.refers_to(node.func, targets) and call_arg(node, position, keyword) is arg:
+                    return node
+                callee = self.local_function(node)
+                if callee is None or callee is func:
+                    continue
+                inner = _param_for(callee, node, arg)
+                if inner is not None:
+                    found = self.forwarded_to(callee, inner, keyword, position, targets, _depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+
+def _params(func: cst.FunctionDef) -> List[cst.Param]:
+    p = func.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params]
+
+
+def _param_for(func: cst.FunctionDef, call: cst.Call, arg: cst.Arg) -> Optional[str]:
+    """The name of ``func``'s parameter that ``arg`` of ``call`` binds (a method's
+    ``self`` is skipped for a call through an attribute)."""
+    if arg.keyword is not None:
+        return arg.keyword.value
+    positional = [*func.params.posonly_params, *func.params.params]
+    if isinstance(call.func, cst.Attribute) and positional:
+        positional = positional[1:]
+    index = 0
+    for a in call.args:
+        if a.keyword is not None:
+            continue
+        if a.star:
+            return None
+        if a is arg:
+            return positional[index].name.value if index < len(positional) else None
+        index += 1
+    return None
 
 
 def _is_main_test(test: cst.BaseExpression) -> bool:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -186,9 +186,8 @@ class ScopeFlows:
                 out.append(route)
         return out
 
-    def routes_of_nodes(self, seeds: Iterable[cst.CSTNode], tree: Any, kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
-        """The routes of the values the expressions ``seeds`` compute: directly (``return
-        model(x)``) or through the names they are assigned to."""
+    def derived_of_nodes(self, seeds: Iterable[cst.CSTNode]) -> Set[str]:
+        """The keys that hold (a value computed from) the value of one of ``seeds``."""
         seed_ids = {id(s) for s in seeds}
         keys: Set[str] = set()
         for edge in self.edges:
@@ -197,7 +196,14 @@ class ScopeFlows:
             exprs = edge.values or _edge_source(edge.node)
             if any(id(n) in seed_ids for e in exprs for n in walk(e)) and self._flows(edge):
                 keys |= edge.targets
-        reach = self.derived(keys)
+        return self.derived(keys)
+
+    def routes_of_nodes(self, seeds: Iterable[cst.CSTNode], tree: Any, kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
+        """The routes of the values the expressions ``seeds`` compute: directly (``return
+        model(x)``) or through the names they are assigned to."""
+        seeds = list(seeds)
+        seed_ids = {id(s) for s in seeds}
+        reach = self.derived_of_nodes(seeds)
         out = []
         for s in self.sinks:
             if s.resolve is None and kinds is not None and s.route.kind not in kinds:
@@ -209,6 +215,38 @@ class ScopeFlows:
             if route is not None and (kinds is None or route.kind in kinds) and self._leaves(s):
                 out.append(route)
         return out
+
+
+    def accumulates(self, seeds: Iterable[cst.CSTNode], tree: Any, within: cst.CSTNode) -> bool:
+        """Whether a value the expressions ``seeds`` compute (directly or through the
+        names it flows into) is added, by a statement inside ``within`` (a loop), to
+        something it then outlives the statement in: appended or stored into a
+        container (``outs.append(v)``, ``outs[i] = v``) or summed (``total += v``).
+        Rebinding a name (``out = model(x)``) replaces, it does not accumulate."""
+        seed_ids = {id(s) for s in seeds}
+        direct: List[_Edge] = []
+        keys: Set[str] = set()
+        for edge in self.edges:
+            exprs = edge.values or _edge_source(edge.node)
+            if any(id(n) in seed_ids for e in exprs for n in walk(e)) and self._flows(edge):
+                keys |= edge.targets
+                direct.append(edge)
+        reach = self.derived(keys)
+        for edge in self.edges:
+            if not _accumulating(edge.node) or not tree.is_inside(within, edge.node) or not self._flows(edge):
+                continue
+            if any(e is edge for e in direct) or not self._live_sources(edge).isdisjoint(reach):
+                return True
+        return False
+
+
+def _accumulating(node: cst.CSTNode) -> bool:
+    """``total += v``, ``xs.append(v)`` (a mutator), ``xs[i] = v``."""
+    if isinstance(node, (cst.AugAssign, cst.Call)):
+        return True
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, cst.Subscript) for t in node.targets)
+    return isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Subscript)
 
 
 def key(expr: cst.BaseExpression) -> Optional[str]:
@@ -233,6 +271,18 @@ def keys_in(node: cst.CSTNode) -> FrozenSet[str]:
             if k:
                 found.add(k)
     return frozenset(found)
+
+
+def _stored_in(receiver: cst.BaseExpression) -> cst.BaseExpression:
+    """The container a mutator's receiver lives in: ``store`` for
+    ``store.setdefault(k, []).append(v)`` (``setdefault`` returns the item it keeps)."""
+    while (
+        isinstance(receiver, cst.Call)
+        and isinstance(receiver.func, cst.Attribute)
+        and receiver.func.attr.value == "setdefault"
+    ):
+        receiver = receiver.func.value
+    return receiver
 
 
 def _target_keys(target: cst.BaseExpression) -> FrozenSet[str]:
@@ -262,6 +312,7 @@ class Escape:
         self.tree = model.tree
         self._flows: Dict[int, ScopeFlows] = {}
         self._helper_params: Dict[int, FrozenSet[int]] = {}
+        self._keeping: Dict[int, FrozenSet[int]] = {}
 
     def flows(self, scope: cst.CSTNode) -> ScopeFlows:
         """The flows of ``scope``: a module, function or lambda node."""
@@ -274,6 +325,109 @@ class Escape:
         """Where what ``name`` holds goes, in the scope it belongs to."""
         scope = self.tree.function_scope(name)
         return self.flows(scope).routes([name.value], kinds)
+
+    def leaving(self, func: cst.FunctionDef) -> List[Route]:
+        """The routes by which any value ``func`` computes (or was given) may leave it
+        still able to carry a graph: what a guard around the whole function decides
+        for code outside it. Every sink of the function counts unless what leaves
+        carries no graph (numbers, indices, ``.item()``s) or goes to a callee that
+        keeps nothing: torch's functions, a module's forward (a parameter called like
+        one counts as a module unless a caller in this file passes something else or
+        the function is a callback whose callers are not shown), a method of a value the
+        function made, a same-file function that lets the argument go nowhere but
+        back. A ``global``/``nonlocal`` declaration, a nested function, lambda or
+        class counts as leaving. Backward calls are not routes here: they are the
+        function computing gradients itself."""
+        out: List[Route] = []
+        info = self.model.scopes.scope(func)
+        if info is not None and (info.globals or info.nonlocals):
+            out.append(Route("global", func))
+        for node in walk(func.body):
+            if isinstance(node, cst.ClassDef):
+                out.append(Route("closure", node))
+        flows = self.flows(func)
+
+        def plain(expr: cst.BaseExpression) -> bool:
+            if isinstance(expr, (cst.Tuple, cst.List)):  # ``return acc, n``: each item decides
+                return all(not isinstance(e, cst.StarredElement) and plain(e.value) for e in expr.elements)
+            return flows._is_plain(expr)
+
+        for sink in flows.sinks:
+            if sink.expr is not None and plain(sink.expr):  # type: ignore[arg-type]
+                continue
+            route = sink.final()
+            if route is None or route.kind == "backward":
+                continue
+            if route.kind == "call" and isinstance(route.node, cst.Call) and not self.callee_may_keep(route.node):
+                continue
+            out.append(route)
+        return out
+
+    def module_results_leave(self, seeds: Sequence[cst.CSTNode]) -> List[Route]:
+        """For calls ``seeds`` made at module level: the routes by which their values may
+        reach code that runs later. A callee that backpropagates them or may keep them,
+        and a module name that holds them, or an object they were stored into
+        (``holder.cache = out``, ``outs.append(out)``, ``buf.copy_(out)``), that a
+        function or class of the module reads ("global", at the read)."""
+        module = self.model.module
+        flows = self.flows(module)
+        out = [
+            r
+            for r in flows.routes_of_nodes(seeds, self.tree)
+            if r.kind != "call" or not isinstance(r.node, cst.Call) or self.callee_may_keep(r.node)
+        ]
+        roots = {k.partition(".")[0] for k in flows.derived_of_nodes(seeds)}
+        if not roots:
+            return out
+        scopes = self.model.scopes
+        for node in walk(module, into_functions=True):
+            if not isinstance(node, cst.Name) or node.value not in roots:
+                continue
+            scope = self.tree.enclosing(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+            if scope is None or not scopes.is_read(node):
+                continue
+            info = scopes.scope(self.tree.function_scope(node))
+            if info is not None and info.node is not module and info.is_local(node.value):
+                continue  # a name of the function's own
+            out.append(Route("global", node))
+        return out
+
+    def callee_may_keep(self, call: cst.Call) -> bool:
+        """Whether the callee of ``call`` may keep an argument beyond the call (other
+        than by returning it): not torch's functions, nor a module's forward (a
+        parameter called like one counts as a module unless a caller in this file
+        passes something else or the function is a callback whose callers are not
+        shown), nor a method of a value the calling function made; a function of
+        this file when it stores, captures or passes on what it gets."""
+        func = call.func
+        if isinstance(func, (cst.Name, cst.Attribute)) and self.model.names.qualnames_in(func, TORCH):
+            return False
+        local_function = self.model.calls.local_function(call)
+        if local_function is not None:
+            return True
+        scope = self.tree.function_scope(call)
+        info = self.model.scopes.scope(scope)
+        bindings = info.bindings if info is not None else {}
+        if isinstance(func, cst.Attribute):
+            root = _root(func.value)
+            if root is not None and info is not None and info.is_local(root) and not any(
+                b.form == "param" for b in bindings.get(root, ())
+            ):
+                return False  # a method of a value the function made (``out.sum(dim)``)
+        forward = self.model.modules.forward(call)
+        if forward is not None and forward.evidence in ("instance", "self", "submodule", "container"):
+            return False
+        if isinstance(func, cst.Name) and any(b.form == "param" for b in bindings.get(func.value, ())):
+            return not self._module_param(func)
+        return True
+
+    def _module_param(self, name: cst.Name) -> bool:
+        binding = self.model.scopes.reaching_binding(name)
+        return (
+            binding is not None
+            and isinstance(binding.node, cst.Param)
+            and self.model.modules.callers_pass_modules(binding.node) is not False
+        )
 
     # -- building ---------------------------------------------------------------------
 
@@ -418,11 +572,12 @@ class Escape:
                 return
             if attr in MUTATORS or attr in COPIES_INTO:
                 args = [a for a in node.args if not _literal(a.value)]
+                receiver = _stored_in(func.value)
                 if args:
                     flows.edges.append(
-                        _Edge(_target_keys(func.value), frozenset(k for a in args for k in keys_in(a.value)), node, tuple(a.value for a in args))
+                        _Edge(_target_keys(receiver), frozenset(k for a in args for k in keys_in(a.value)), node, tuple(a.value for a in args))
                     )
-                kind = outside(func.value, mutate=True)
+                kind = outside(receiver, mutate=True)
                 for a in args:
                     if kind:
                         add_sink(kind, node, a.value)
@@ -452,12 +607,39 @@ class Escape:
         func = call.func
         local = self.model.calls.local_function(call)
         if local is not None:
-            if position is not None and position in self._backprop_params(local):
+            if position is None:
+                return Route("call", call, False)
+            if position in self._backprop_params(local):
                 return Route("helper", call)
+            if position in self._keeping_params(local):
+                # stored on an object, captured, passed on: kept, for purposes not known here
+                return Route("call", call, False)
             return None
         if isinstance(func, (cst.Name, cst.Attribute)) and self.model.names.qualnames_in(func, TORCH):
             return None
         return Route("call", call, False)
+
+    def _keeping_params(self, func: cst.FunctionDef) -> FrozenSet[int]:
+        """Positions of ``func``'s parameters whose value may outlive the call other than
+        by being returned (the caller sees that through the call's value)."""
+        found = self._keeping.get(id(func))
+        if found is None:
+            self._keeping[id(func)] = frozenset()  # recursion
+            names = self._positional(func)
+            flows = self.flows(func)
+            found = frozenset(
+                i for i, p in enumerate(names) if any(r.kind not in ("return", "yield") for r in flows.routes([p]))
+            )
+            self._keeping[id(func)] = found
+        return found
+
+    def _positional(self, func: cst.FunctionDef) -> List[str]:
+        """The names of ``func``'s positional parameters a call's arguments bind (not a
+        method's ``self``/``cls``)."""
+        params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+        if params and params[0] in ("self", "cls") and self.tree.method_class(func) is not None:
+            return params[1:]
+        return params
 
     def _backprop_params(self, func: cst.FunctionDef) -> FrozenSet[int]:
         """Positions of ``func``'s parameters whose value reaches a backward inside it."""

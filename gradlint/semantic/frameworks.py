@@ -57,6 +57,7 @@ LIGHTNING_CALLBACK = _qualified(
     "lightning.pytorch.callbacks.callback.Callback",
 )
 HF_PIPELINE = _qualified("transformers.Pipeline", "transformers.pipelines.Pipeline", "transformers.pipelines.base.Pipeline")
+SB3_POLICY = _qualified("stable_baselines3.common.policies.BasePolicy")
 HF_TRAINER = _qualified("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer")
 
 # The evaluation loops of Lightning (``Trainer.validate/test/predict`` and the
@@ -76,12 +77,33 @@ NO_GRAD_HOOKS: Tuple[NoGradHooks, ...] = (
     # ``Trainer.evaluate``/``predict`` call ``prediction_step``, whose loss and
     # logits are computed under ``torch.no_grad()``.
     NoGradHooks("Hugging Face", HF_TRAINER, frozenset(), frozenset({"prediction_step"})),
+    # ``BasePolicy.predict`` calls ``_predict`` under ``th.no_grad()``.
+    NoGradHooks("Stable-Baselines3", SB3_POLICY, frozenset({"BasePolicy"}), frozenset({"_predict"})),
 )
 
 # Methods of a Lightning module that run its forward (``module.test_step(batch, i)``):
 # called by hand, outside the trainer's loops, they run with the caller's grad mode.
 FORWARD_STEPS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})
 
+# Methods whose result is the training step's loss, with its graph, by the contract
+# of the frameworks that call them: Lightning's ``training_step`` returns the loss
+# (or a dict holding it) that the trainer differentiates; skorch's and mmcv's
+# ``train_step`` return the step's loss (skorch and mmcv in a dict). A method of the
+# same file is judged by what it returns instead.
+LOSS_STEPS = frozenset({"training_step", "train_step"})
+
+# Methods of library classes that return Python numbers, not tensors, keyed by the
+# class's qualified name: pyro's ``SVI.step`` and ``SVI.evaluate_loss`` return the
+# loss estimate as a float (the graph is differentiated and dropped inside).
+NUMBER_METHODS = {
+    "pyro.infer.SVI": frozenset({"step", "evaluate_loss"}),
+    "pyro.infer.svi.SVI": frozenset({"step", "evaluate_loss"}),
+}
+
+# Methods that a framework calls once per batch, with gradients on: what they keep
+# on ``self`` is kept once per step. Lightning's training loop calls
+# ``training_step`` for every batch.
+PER_BATCH_STEPS = (("Lightning", LIGHTNING_MODULE, frozenset({"LightningModule"}), frozenset({"training_step"})),)
 
 @dataclass(frozen=True)
 class FrameworkObject:

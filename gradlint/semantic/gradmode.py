@@ -71,7 +71,7 @@ class Mode:
 
     disabled: Optional[bool]
     site: Optional[GuardSite] = None
-    reason: str = ""  # "guard", "module", "framework", "callers", "wrapped", "default"
+    reason: str = ""  # "guard", "module", "framework", "callers", "project", "wrapped", "default"
 
 
 class GradMode:
@@ -86,6 +86,7 @@ class GradMode:
         self._may_name_autograd = "autograd" in source
         self._module_grad_off: Optional[bool] = None
         self._entry_modes: Dict[int, Mode] = {}
+        self._computes: Dict[int, bool] = {}
 
     # -- guards -------------------------------------------------------------------
 
@@ -271,11 +272,26 @@ class GradMode:
         if id(func) in _seen or len(_seen) > 6:
             return Mode(False, None, "default")
         sites = self.model.calls.call_sites(func)
+        if sites is not None and not sites:
+            return self._project_entry_mode(func)
         if not sites:
             return Mode(False, None, "default")
         seen = _seen | {id(func)}
         if all(self.mode_at(call, seen).disabled is True for call in sites):
             return Mode(True, None, "callers")
+        return Mode(False, None, "default")
+
+    def _project_entry_mode(self, func: cst.FunctionDef) -> Mode:
+        """A function this file never calls, entered as the other files of the run
+        call it: no_grad when every call site of its name there (at least one) runs
+        under a no_grad guard (``semantic.project``)."""
+        from gradlint.semantic import project
+
+        index = project.current()
+        if index is not None and func.name.value not in ("forward", "__call__", "__init__"):
+            total, disabled = index.call_counts(func.name.value, self.model.path)
+            if total and total == disabled:
+                return Mode(True, None, "project")
         return Mode(False, None, "default")
 
     def runs_without_grad(self, node: cst.CSTNode) -> bool:
@@ -335,6 +351,44 @@ class GradMode:
         return Mode(disabled.pop(), next((m.site for m in modes if m.site is not None), None))
 
     # -- what needs gradients --------------------------------------------------------------
+
+    def may_compute_gradients(self, func: cst.FunctionDef) -> bool:
+        """Whether running ``func`` may compute or request gradients: its own body does
+        (``needs_gradients``), or it calls a function of this file that may, a module
+        of this file whose ``forward`` may, or one of its parameters that is not
+        evidently a module (a callback's ``model`` may be a training step:
+        ``modules.callers_pass_modules``) or is bound to such a module. Callees
+        defined elsewhere are not known and not counted."""
+        found = self._computes.get(id(func))
+        if found is None:
+            self._computes[id(func)] = False  # recursion
+            found = self.needs_gradients(func.body) or any(
+                isinstance(n, cst.Call) and self._call_may_compute(n) for n in walk(func.body)
+            )
+            self._computes[id(func)] = found
+        return found
+
+    def _call_may_compute(self, call: cst.Call) -> bool:
+        local = self.model.calls.local_function(call)
+        if local is not None:
+            return self.may_compute_gradients(local)
+        modules = self.model.modules
+        func = call.func
+        if isinstance(func, (cst.Name, cst.Attribute, cst.Call)):
+            forward = modules.forward_method(func)
+            if forward is not None:
+                return self.may_compute_gradients(forward)
+        if isinstance(func, cst.Name):
+            binding = self.model.scopes.reaching_binding(func)
+            if binding is not None and binding.form == "param" and isinstance(binding.node, cst.Param):
+                if modules.callers_pass_modules(binding.node) is False:
+                    return True
+                # a module of this file whose forward trains (a step wrapped as a module)
+                for arg in modules.passed_for(binding.node) or ():
+                    forward = modules.forward_method(arg) if arg is not None else None
+                    if forward is not None and self.may_compute_gradients(forward):
+                        return True
+        return False
 
     def needs_gradients(self, node: cst.CSTNode) -> bool:
         """Whether code under ``node`` (not nested functions) computes or requests gradients."""

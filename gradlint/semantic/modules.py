@@ -157,12 +157,26 @@ class Modules:
                             names.refers_to(value, NN_MODULE)
                             or names.refers_to(value, LIGHTNING_MODULE)
                             or (isinstance(value, cst.Name) and value.value in found)
+                            or self._module_in_project(value, defs)
                         ):
                             found[name] = cls
                             changed = True
                             break
             self._module_class_cache = found
         return self._module_class_cache
+
+    def _module_in_project(self, base: cst.BaseExpression, defs: Dict[str, cst.ClassDef]) -> bool:
+        """Whether the imported base class ``base`` derives from ``nn.Module`` in another
+        file of the run (``class Tagger(flair.nn.Model)``): see ``semantic.project``."""
+        from gradlint.semantic import project
+
+        index = project.current()
+        if index is None or (isinstance(base, cst.Name) and base.value in defs):
+            return False
+        names = self.model.names
+        if not names.is_imported(base):
+            return False
+        return any(index.derives_from_module(q, self.model.path) for q in names.qualnames(base))
 
     def records_graph(self, cls: cst.ClassDef) -> Optional[bool]:
         """Whether a forward of ``cls`` records an autograd graph through its own
@@ -228,6 +242,79 @@ class Modules:
             cls = self._instance_class(expr.value, _depth)
             return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
         return False
+
+    def passed_for(self, param: cst.Param) -> Optional[List[Optional[cst.BaseExpression]]]:
+        """What each call of the function that declares ``param`` in this file passes
+        for it (None for a call whose argument cannot be told: ``*args``, missing);
+        None when the function is used other than by a call (a callback, stored)."""
+        func = self.tree.enclosing(param, (cst.FunctionDef,), stop=(cst.Lambda,))
+        if not isinstance(func, cst.FunctionDef):
+            return None
+        positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+        if self.tree.method_class(func) is not None and positional and positional[0] in ("self", "cls"):
+            positional = positional[1:]
+        name = param.name.value
+        position = positional.index(name) if name in positional else None
+        sites = self.model.calls.call_sites(func)
+        if sites is None:
+            return None
+        found: List[Optional[cst.BaseExpression]] = []
+        for call in sites:
+            arg: Optional[cst.BaseExpression] = None
+            for i, a in enumerate(call.args):
+                if a.star:
+                    arg = None
+                    break
+                if a.keyword is not None:
+                    if a.keyword.value == name:
+                        arg = a.value
+                elif i == position:
+                    arg = a.value
+            found.append(arg)
+        return found
+
+    def callers_pass_modules(self, param: cst.Param, _seen: FrozenSet[int] = frozenset()) -> Optional[bool]:
+        """Whether the calls of the function that declares ``param`` pass a module for
+        it: True when every call in this file does, False when one passes something
+        else (or not evidently a module) or the function is used other than by a call
+        (a callback: who calls it with what is not shown), None when nothing in this
+        file calls or names the function. A callback's ``model`` parameter may be a
+        training step or a wrapper; its callers say which. A caller that passes on a
+        parameter of its own (``super().f(model, x)``) passes what its callers do
+        (None when nothing calls it)."""
+        passed = self.passed_for(param)
+        if passed is None:
+            return False
+        if not passed:
+            return None
+        found: Optional[bool] = True
+        for arg in passed:
+            if arg is None:
+                return False
+            if self.is_module(arg):
+                continue
+            outer = self.model.scopes.reaching_binding(arg) if isinstance(arg, cst.Name) else None
+            if outer is None or outer.form != "param" or not isinstance(outer.node, cst.Param):
+                return False
+            if id(outer.node) in _seen or id(param) == id(outer.node):
+                continue  # a cycle adds nothing: the other callers decide
+            result = self.callers_pass_modules(outer.node, _seen | {id(param)})
+            if result is False:
+                return False
+            if result is None:
+                found = None
+        return found
+
+    def forward_method(self, expr: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The ``forward`` of this file's module class that ``expr`` is an instance of
+        (``net`` bound to ``Net()``, ``Net()`` itself, ``self.net``), if it defines one."""
+        cls = self.module_class(expr.func) if isinstance(expr, cst.Call) else self.instance_class(expr)
+        if cls is None:
+            return None
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
+                return stmt
+        return None
 
     def _module_call(self, call: cst.Call, depth: int) -> bool:
         func = call.func
@@ -495,6 +582,32 @@ class Modules:
                     if value is not None and code_for(chain_base(value)) == model:
                         continue  # model = model.to(device).eval()
                     return True
+        return False
+
+    def in_eval_mode(self, call: cst.Call) -> bool:
+        """Whether the model that ``call`` runs (``m(x)``, ``m.forward(x)``) is surely in
+        eval mode there: a statement before it, in a block that holds it within the same
+        function, puts that model in eval mode (``m.eval()``), and nothing from there on
+        (nor a loop around the call) takes it out again or rebinds it."""
+        model = called_module(call)
+        if model is None:
+            return False
+        text = self.tree.code_for(model)
+        cur: cst.CSTNode = call
+        parent = self.tree.parent(cur)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(parent, (cst.For, cst.While)) and self.ends_eval_mode(parent, text):
+                return False
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                before = list(parent.body)
+                index = next((i for i, stmt in enumerate(before) if stmt is cur), None)
+                for stmt in reversed(before[:index] if index is not None else ()):
+                    switch = self.eval_switch(stmt)
+                    if switch is not None and switch.model == text:
+                        return True
+                    if self.ends_eval_mode(stmt, text):
+                        return False
+            cur, parent = parent, self.tree.parent(parent)
         return False
 
     def forward_calls(self, node: cst.CSTNode, models: FrozenSet[str]) -> Iterator[Tuple[cst.Call, str]]:

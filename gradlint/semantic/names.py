@@ -17,14 +17,16 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Container, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from gradlint.fixes import ImportSpec
+from gradlint.semantic import star_exports
+from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import scope_metadata, target_names, walk
+from gradlint.traversal import children, scope_metadata, target_names, walk
 
 TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
 
@@ -57,6 +59,8 @@ class ImportIndex:
     # ``import torch`` and ``import torch.nn``); none if there is an ``import *``
     sole: Mapping[str, str]
     star: bool  # some ``from x import *``
+    # the modules of module-level ``from x import *`` (relative ones with their dots)
+    star_modules: Tuple[str, ...] = ()
 
     def torch_names(self) -> List[str]:
         """Names some import binds to the torch module itself: ``torch`` first."""
@@ -68,6 +72,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
     records: List[ImportRecord] = []
     defined: List[str] = []
     star = False
+    star_modules: List[str] = []
     stack: List[Any] = [(module, False)]
     while stack:
         node, inside = stack.pop()
@@ -77,6 +82,9 @@ def build_import_index(module: cst.Module) -> ImportIndex:
                     continue
                 if isinstance(small.names, cst.ImportStar):
                     star = True
+                    if not inside and isinstance(small, cst.ImportFrom):
+                        dots = "." * len(small.relative)
+                        star_modules.append(dots + (get_full_name_for_node(small.module) or "" if small.module else ""))
                     continue
                 package = None
                 module_name = None
@@ -145,14 +153,16 @@ def build_import_index(module: cst.Module) -> ImportIndex:
             if len(found) == 1 and None not in found and name not in nested
         },
         star=star,
+        star_modules=tuple(star_modules),
     )
 
 
 class Names:
     """Name resolution for one file."""
 
-    def __init__(self, module: cst.Module, source: str, tree: Tree, scopes: Callable[[], Any]) -> None:
+    def __init__(self, module: cst.Module, source: str, tree: Tree, scopes: Callable[[], Any], path: Optional[str] = None) -> None:
         self.module = module
+        self.path = path  # where the file is: star imports of the project's modules are read next to it
         self.source = source
         self.tree = tree
         self._scopes = scopes  # the file's ``Scopes``, built on first use
@@ -194,7 +204,50 @@ class Names:
         imported = self._read_of_import(node)
         if imported is not None:
             return frozenset({imported})
-        return frozenset(q.name for q in self._qualified(node))
+        found = frozenset(q.name for q in self._qualified(node))
+        if not found and self.index.star_modules:
+            return self._star_imported(node)
+        return found
+
+    def _star_imported(self, node: cst.CSTNode) -> FrozenSet[str]:
+        """What ``node`` names when its first name is bound nowhere in the file and a
+        ``from M import *`` of a torch module that exports it brings it in
+        (``Variable`` after ``from torch.autograd import *``). A star import of any
+        other module may bring anything: nothing is known then."""
+        full = get_full_name_for_node(node)
+        if full is None or not self.is_read(node):
+            return frozenset()
+        root = full.partition(".")[0]
+        index = self.index
+        if root in index.bound or root in index.defined or root in self._bound_otherwise():
+            return frozenset()
+        for m in reversed(index.star_modules):  # the last star import that binds it wins
+            bound, target = self._star_binds(m, root)
+            if bound is False:
+                continue
+            return frozenset({target + full[len(root):]}) if target else frozenset()
+        return frozenset()
+
+    def _star_binds(self, module: str, name: str) -> Tuple[Optional[bool], Optional[str]]:
+        """Whether ``from <module> import *`` binds ``name`` (None: may or may not), and
+        the qualified name it binds it to where known: a torch module by what it exports,
+        a module of the project by reading its file (``semantic.star_exports``)."""
+        exports = STAR_EXPORTS.get(module)
+        if exports is not None:
+            return (True, f"{module}.{name}") if name in exports else (False, None)
+        if module.partition(".")[0] == "torch":
+            return None, None
+        found = star_exports.exports(self.path or "", module, STAR_EXPORTS)
+        if found is None:
+            return None, None
+        if name in found.names:
+            return True, found.names[name]
+        return (False, None) if found.complete else (None, None)
+
+    def star_import_binds(self, stmt: cst.ImportFrom, name: str) -> Tuple[Optional[bool], Optional[str]]:
+        """``_star_binds`` for the star import ``stmt``."""
+        module = "." * len(stmt.relative) + (get_full_name_for_node(stmt.module) or "" if stmt.module else "")
+        return self._star_binds(module, name)
 
     def _read_of_import(self, node: cst.CSTNode) -> Optional[str]:
         """The qualified name of ``node`` when it reads a name that module-level imports
@@ -271,6 +324,39 @@ class Names:
             parent = self.tree.parent(parent)
         return not isinstance(parent, (cst.Import, cst.ImportFrom))
 
+    def import_read_after(self, name: str, skip: Container[int] = ()) -> Optional[cst.Name]:
+        """A ``Name`` that reads the value the file's imports of ``name`` bind, in
+        a module-level statement after the one holding that import (in any scope
+        there), outside the nodes whose ``id()`` is in ``skip``; None if there is
+        none, or if ``name`` is not bound by module-level imports of one same thing
+        and nothing else anywhere (then no read can be vouched for).
+
+        Such a read keeps the import in use whatever is done to the skipped nodes:
+        every scope resolves ``name`` to the module's binding, and code after the
+        import statement runs after it. (A read before it, at module level, would
+        not see it.) Reads LibCST's analysis counts as well, in string annotations,
+        are not looked for: a None is "not shown", not "unused"."""
+        index = self.index
+        if name not in index.sole or self._rebound(name):
+            return None
+        record = next(r for r in index.records if r.name == name)
+        top: Optional[cst.CSTNode] = record.statement
+        while top is not None and self.tree.parent(top) is not self.module:
+            top = self.tree.parent(top)
+        body = self.module.body
+        after = next((i + 1 for i, stmt in enumerate(body) if stmt is top), len(body))
+        stack: List[cst.CSTNode] = list(reversed(body[after:]))
+        while stack:
+            node = stack.pop()
+            if id(node) in skip:
+                continue
+            if type(node) is cst.Name:
+                if node.value == name and self.is_read(node) and not isinstance(self.tree.parent(node), _MATCH_KEYS):
+                    return node
+                continue
+            stack.extend(reversed(children(node)))
+        return None
+
     def _bound_otherwise(self) -> FrozenSet[str]:
         if self._other_bindings is None:
             self._other_bindings = _non_import_bindings(self.module)
@@ -316,7 +402,12 @@ class Names:
         candidates = self.index.torch_names()
         for name in candidates:
             seen = scopes.visible(name, node)
-            if seen.bindings and not seen.unbound and all(self._imports_torch(b) for b in seen.bindings):
+            if (
+                seen.bindings
+                and not seen.unbound
+                and all(self._imports_torch(b) for b in seen.bindings)
+                and not self._star_may_rebind(name, seen.bindings)
+            ):
                 found = (name, ())
                 break
         if found is None and "torch" not in scopes.root.bindings:
@@ -326,6 +417,30 @@ class Names:
                 found = ("torch", (ImportSpec("torch"),))
         self._torch_ref_cache[key] = found
         return found
+
+    def _star_may_rebind(self, name: str, imports: Any) -> bool:
+        """Whether a module-level star import after one of ``imports`` may bind ``name``
+        to something other than the torch module (scopes do not count star imports as
+        bindings; one before every import of ``name`` is overridden by them)."""
+        body = list(self.module.body)
+        lines = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
+        stars = [
+            (body.index(line), small)
+            for line in lines
+            for small in line.body
+            if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+        ]
+        if not stars:
+            return False
+        first = min((i for i, stmt in enumerate(body) for b in imports if _holds(stmt, b.node)), default=None)
+        for index, star in stars:
+            if first is not None and index < first:
+                continue
+            bound, target = self.star_import_binds(star, name)
+            if bound is False or (bound and target == "torch"):
+                continue
+            return True
+        return False
 
     def _imports_torch(self, binding: Any) -> bool:
         if binding.form != "import":
@@ -401,3 +516,16 @@ def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
 
 
 _MATCH_BINDERS = tuple(getattr(cst, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(cst, name))
+
+
+def _holds(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Whether the module statement ``stmt`` is or contains ``node`` (an import)."""
+    if stmt is node:
+        return True
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return any(small is node for small in stmt.body)
+    return False
+
+
+# A class pattern's keyword (``case P(x=1)``) names an attribute, not a variable.
+_MATCH_KEYS = tuple(getattr(cst, name) for name in ("MatchKeywordElement",) if hasattr(cst, name))

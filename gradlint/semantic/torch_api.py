@@ -20,6 +20,14 @@ SET_GRAD_ENABLED = frozenset(
     {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
 )
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+# The release that made ``Variable`` a no-op, ignored ``volatile`` and introduced 0-dim tensors.
+TORCH_04 = (0, 4)
+# Names that ``from M import *`` of these torch modules binds, of those the rules ask
+# about (``torch.autograd.__all__``; ``torch.autograd.variable`` has no ``__all__``).
+_AUTOGRAD_STAR = frozenset(
+    "Variable Function backward grad no_grad enable_grad set_grad_enabled inference_mode".split()
+)
+STAR_EXPORTS = {"torch.autograd": _AUTOGRAD_STAR, "torch.autograd.variable": frozenset({"Variable"})}
 AUTOGRAD_GRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 GRAD_MODE_GUARDS = NO_GRAD | INFERENCE_MODE | ENABLE_GRAD | SET_GRAD_ENABLED

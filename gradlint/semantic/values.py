@@ -17,10 +17,11 @@ which tensor an in-place edit really overwrites.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from gradlint.semantic.frameworks import LOSS_STEPS, NUMBER_METHODS
 from gradlint.semantic.scopes import Binding
 from gradlint.semantic.syntax import (
     bool_value,
@@ -73,6 +74,10 @@ _STRING_FUNCS = frozenset({"str", "repr", "format"})
 # Methods of ``str`` that tensors do not have.
 _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "title", "startswith", "endswith", "join", "format"})
 _NN_LOSS_SUFFIX = "Loss"
+# ``nn.Module`` methods that return the module itself, moved or cast.
+_MODULE_MOVES = frozenset({"cuda", "cpu", "to", "float", "double", "half", "train"})
+# Casts to an integer or boolean dtype: same shape, and such tensors never carry a graph.
+_INTEGER_CASTS = frozenset({"int", "long", "short", "byte", "char", "bool"})
 
 
 @dataclass(frozen=True)
@@ -175,6 +180,7 @@ class Values:
         self._summaries: Dict[int, Value] = {}
         self._dataclasses: Optional[FrozenSet[str]] = None
         self._edited: Dict[int, FrozenSet[str]] = {}
+        self._forward_outputs: Dict[int, Optional[cst.CSTNode]] = {}
 
     # -- the abstract value ---------------------------------------------------------------
 
@@ -285,7 +291,7 @@ class Values:
 
     def _accumulated(self, bindings: Sequence[Binding], depth: int) -> Optional[Value]:
         """``total = 0`` then ``total += t`` (in a loop) with tensors ``t``: a tensor
-        accumulator. The starting number only remains if nothing was added, and is
+        accumulator; with numbers ``t`` (``.item()``s), a number. The starting number only remains if nothing was added, and is
         then no tensor that could be used as one: what is added decides."""
         augs = [b for b in bindings if b.form == "aug"]
         starts = [b for b in bindings if b.form != "aug"]
@@ -294,6 +300,8 @@ class Values:
         if not all(b.kind == "assign" and b.value is not None and self.value(b.value, depth + 1).what == "number" for b in starts):
             return None
         added = [self.value(b.value, depth + 1) for b in augs if b.value is not None]
+        if len(added) == len(augs) and all(v.not_tensor and v.what in ("number", "bool") for v in added):
+            return _not("number")  # ``total += loss.item()``: a Python number throughout
         if len(added) != len(augs) or not all(v.is_tensor for v in added):
             return None
         graph: Optional[bool] = True if any(v.graph or v.leaf for v in added) else (
@@ -476,6 +484,8 @@ class Values:
                 return _not("bool" if method in ("startswith", "endswith") else "string")
             if method in ("get_last_lr", "get_lr"):  # an LR scheduler's current rates: Python floats
                 return _not("numbers")
+            if self._library_number_method(call):
+                return _not("number")
             if method.startswith("register_") and method.endswith("hook"):
                 return _not("handle")  # ``register_forward_hook(...)`` returns a RemovableHandle
             base = self.value(receiver, depth + 1)
@@ -517,21 +527,65 @@ class Values:
             return tensor(False if disabled else True, "scalar")
         return UNKNOWN
 
+    def _library_number_method(self, call: cst.Call) -> bool:
+        """``svi.evaluate_loss(x)`` where ``svi = SVI(...)`` is pyro's: a method that the
+        framework table says returns a Python number."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return False
+        method = func.attr.value
+        if not any(method in methods for methods in NUMBER_METHODS.values()):
+            return False
+        seen = self.model.scopes.visible(func.value.value, func.value)
+        if not seen.bindings or seen.unbound:
+            return False
+        for b in seen.bindings:
+            made = b.value if b.kind == "assign" else None
+            if not (isinstance(made, cst.Call) and isinstance(made.func, (cst.Name, cst.Attribute))):
+                return False
+            classes = self.model.names.qualnames(made.func)
+            if not any(method in NUMBER_METHODS.get(q, ()) for q in classes):
+                return False
+        return True
+
     def _callee_value(self, func: cst.BaseExpression, depth: int) -> Optional[Value]:
         """A call of an ``nn.*Loss`` instance (``criterion = nn.CrossEntropyLoss()``)."""
         if not isinstance(func, cst.Name):
             return None
-        reaching = self.model.scopes.visible(func.value, func)
-        if len(reaching.bindings) != 1 or reaching.unbound:
+        shape = self._loss_instance_shape(func, 0)
+        if shape is None:
             return None
-        b = reaching.bindings[0]
-        if b.kind == "assign" and isinstance(b.value, cst.Call) and isinstance(b.value.func, (cst.Name, cst.Attribute)):
-            q = self.model.names.qualnames_in(b.value.func, TORCH)
-            if any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) for n in q):
-                reduction = call_arg(b.value, None, "reduction")
-                shape = "scalar" if reduction is None else "unknown"
-                return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
-        return None
+        return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
+
+    def _loss_instance_shape(self, name: cst.Name, depth: int) -> Optional[str]:
+        """The output shape of the ``nn.*Loss`` instance every binding reaching ``name``
+        holds: ``criterion = nn.MSELoss()``, also rebound to itself moved to a device
+        (``criterion = criterion.cuda()``, as 0.3-era scripts did under ``if cuda:``);
+        None when some binding may hold anything else."""
+        reaching = self.model.scopes.visible(name.value, name)
+        if not reaching.bindings or reaching.unbound or depth > 4:
+            return None
+        shapes = set()
+        for b in reaching.bindings:
+            value = b.value if b.kind == "assign" else None
+            if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+                return None
+            if (
+                isinstance(value.func, cst.Attribute)
+                and value.func.attr.value in _MODULE_MOVES
+                and isinstance(value.func.value, cst.Name)
+                and value.func.value.value == name.value
+            ):
+                moved = self._loss_instance_shape(value.func.value, depth + 1)
+                if moved is None:
+                    return None
+                shapes.add(moved)
+                continue
+            q = self.model.names.qualnames_in(value.func, TORCH)
+            if not any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) for n in q):
+                return None
+            shapes.add("scalar" if call_arg(value, None, "reduction") is None else "unknown")
+        return shapes.pop() if len(shapes) == 1 else "unknown"
 
     def _tensor_method(self, call: cst.Call, method: str, base: Value, disabled: "_Lazy") -> Value:
         if method == "item":
@@ -542,7 +596,7 @@ class Values:
             return _not("array")
         if method in ("size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous"):
             return _not("number")
-        if method == "detach":
+        if method == "detach" or method in _INTEGER_CASTS:
             return tensor(False, base.shape)
         if method in AT_LEAST_1D_METHODS and (method in ("flatten", "ravel") or _dims_given(call)):
             shape = "batch"
@@ -617,6 +671,33 @@ class Values:
         self._summaries[key] = found
         return found
 
+    def tensor_checked(self, name: cst.Name) -> bool:
+        """Whether the read ``name`` runs only where ``isinstance(name, torch.Tensor)`` held:
+        in the body of an ``if`` that tests it (alone or in a tuple of types), with no
+        binding of the name inside that body before the read."""
+        cur: cst.CSTNode = name
+        parent = self.tree.parent(cur)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(parent, cst.If) and cur is parent.body and self._tests_tensor(parent.test, name.value):
+                reaching = self.model.scopes.reaching(name)
+                return bool(reaching.bindings) and not reaching.unbound and not any(
+                    b.node is not None and self.tree.is_inside(parent.body, b.node) for b in reaching.bindings
+                )
+            cur, parent = parent, self.tree.parent(parent)
+        return False
+
+    def _tests_tensor(self, test: cst.BaseExpression, name: str) -> bool:
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"):
+            return False
+        if len(test.args) != 2 or not (isinstance(test.args[0].value, cst.Name) and test.args[0].value.value == name):
+            return False
+        kinds = test.args[1].value
+        options = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+        names = self.model.names
+        return any(
+            isinstance(o, (cst.Name, cst.Attribute)) and names.refers_to(o, frozenset({"torch.Tensor"})) for o in options
+        )
+
     # -- names ---------------------------------------------------------------------------
 
     def value_of(self, name: cst.Name) -> Optional[cst.BaseExpression]:
@@ -687,7 +768,8 @@ class Values:
 
     def is_loader(self, expr: cst.BaseExpression, scope: cst.CSTNode, _depth: int = 0) -> bool:
         """A loop iterable that yields batches: ``loader``, ``enumerate(train_loader)``,
-        ``tqdm(dataloaders[phase])``, ``DataLoader(...)``, a name bound to ``DataLoader(...)``."""
+        ``tqdm(dataloaders[phase])``, ``DataLoader(...)``, a name bound to ``DataLoader(...)``,
+        mini-batches sliced by hand (``[xs[i:i + n] for i in range(0, len(xs), n)]``)."""
         if _depth > 4:
             return False
         if isinstance(expr, cst.Call):
@@ -699,6 +781,8 @@ class Values:
             return False
         if isinstance(expr, cst.Subscript):
             return self.is_loader(expr.value, scope, _depth + 1)
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+            return _mini_batches(expr)
         name = last_name(expr)
         if name and LOADER_NAME.search(name):
             return True
@@ -837,9 +921,17 @@ class Values:
             found = self._operand_graph_source(func.value, depth + 1)
             if found is not None:
                 return found
+        if isinstance(func, cst.Name) and func.value == "self" and self.model.modules.forward(call) is not None:
+            # ``self(x)`` in a module's method runs the class's forward: what it returns decides
+            forward = self._own_forward(call)
+            return call if forward is None or self._returns_history(forward, depth) else None
         local = self.model.calls.local_function(call)
         if local is not None:  # a function of this file: what it returns decides
             return call if self._returns_history(local, depth) else None
+        if self._library_number_method(call):
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value in LOSS_STEPS and call.args:
+            return call  # ``trainer.train_step(batch)``: the step's loss, by the framework's contract
         if looks_forward(last_name(func)):
             return call
         if isinstance(func, (cst.Name, cst.Attribute)) and self.model.modules.is_module(func):
@@ -856,6 +948,30 @@ class Values:
             # not ``demo_model.predictor()``: a forward takes inputs
             return call
         return None
+
+    def _own_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The ``forward`` defined by the class whose method makes ``call``, if it has one."""
+        cls = self.tree.enclosing_class(call)
+        if cls is None:
+            return None
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
+                return stmt
+        return None
+
+    def _returns_part_history(self, func: cst.FunctionDef, path: Sequence[object], depth: int) -> bool:
+        """Whether the part ``path`` of what ``func`` returns carries history, on some return."""
+        if id(func) in self._returns_checked:
+            return False  # recursion
+        self._returns_checked.add(id(func))
+        try:
+            return any(
+                self._part_graph_source(node.value, path, depth + 1) is not None
+                for node in walk(func)
+                if isinstance(node, cst.Return) and node.value is not None
+            )
+        finally:
+            self._returns_checked.discard(id(func))
 
     def _returns_history(self, func: cst.FunctionDef, depth: int) -> bool:
         if id(func) in self._returns_checked:
@@ -907,15 +1023,246 @@ class Values:
                     return None  # ``loss += reg``: the same tensor, with more history
                 found = found or src
                 continue
-            if cand.kind not in ("assign", "unpack") or cand.value is None:
+            if cand.kind == "for" and cand.value is not None:
+                src = self._loop_item_graph_source(cand, depth)
+            elif cand.kind == "unpack" and cand.value is not None:
+                path = _target_path(cand)
+                src = self._part_graph_source(cand.value, path, depth + 1) if path is not None else None
+            elif cand.kind == "assign" and cand.value is not None:
+                src = self.graph_source(cand.value, depth + 1)
+            else:
                 return None
-            if cand.kind == "unpack" and not isinstance(cand.value, cst.Call):
-                return None
-            src = self.graph_source(cand.value, depth + 1)
             if src is None:
                 return None
             found = found or src
         return found
+
+    # -- forward outputs ---------------------------------------------------------------------
+
+    def forward_output(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The forward or loss call whose output ``expr`` may be: a non-leaf tensor with
+        history (an activation, which the op that made it or a later one may have saved
+        for backward), as opposed to a leaf (a parameter, a buffer, a fresh or loaded
+        tensor), which no recorded op produced. None when nothing shows one.
+
+        Unlike ``graph_source`` (every binding that may reach a name must give history),
+        one binding suffices: ``x = model(x)`` on one path makes ``x`` possibly an
+        activation. A parameter of a function of this file counts when a call of that
+        function in this file passes such a value for it (``delta = net(z);
+        scale(delta)`` for ``def scale(delta)``). A view of such a tensor is its
+        storage: basic indexing (integers, slices, ``...``, ``None``, names holding
+        numbers), ``.T``, ``.view()``/``.transpose()``... ; advanced indexing copies."""
+        expr = self._viewed(expr)
+        if isinstance(expr, (cst.Subscript, cst.Call)):
+            return None  # a copy made right here (``h[idx]``, ``h.clone()``): no op saved it
+        return self._held_forward_output(expr, _depth)
+
+    def _viewed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """The tensor whose storage the view ``expr`` is (``expr`` itself if not a view)."""
+        while True:
+            if isinstance(expr, cst.Subscript) and self._view_index(expr):
+                expr = expr.value
+            elif isinstance(expr, cst.Attribute) and expr.attr.value in VIEW_ATTRIBUTES:
+                expr = expr.value
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in VIEW_METHODS:
+                expr = expr.func.value
+            else:
+                return expr
+
+    def _held_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
+        """``forward_output`` of a value bound to a name (``h = model(x)[idx]`` binds an
+        activation, whether or not it is a copy)."""
+        if _depth > 8:
+            return None
+        expr = self._viewed(expr)
+        if not isinstance(expr, cst.Name):
+            return self.graph_source(expr) or self._op_forward_output(expr, _depth)
+        key = id(expr)
+        if key in self._forward_outputs:
+            return self._forward_outputs[key]
+        self._forward_outputs[key] = None  # ``h = h.view(...)`` in a loop reaches itself
+        found = self._name_forward_output(expr, _depth)
+        if _depth <= 2:
+            self._forward_outputs[key] = found
+        else:  # may have been cut short by the depth limit: do not remember it
+            del self._forward_outputs[key]
+        return found
+
+    def _op_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
+        """An op recorded on a possible activation is one too: ``torch.tanh(d)``,
+        ``d * 2``, ``d.clamp(0, 1)`` for ``d`` a parameter some caller passes a forward's
+        output for (what ``graph_source``, which asks every binding, cannot show)."""
+        if isinstance(expr, cst.BinaryOperation):
+            operands = [expr.left, expr.right]
+        elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            operands = [expr.expression]
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Name, cst.Attribute)):
+            func = expr.func
+            names = self.model.names
+            if self.carries_no_graph(expr, self.tree.function_scope(expr)) or self.model.gradmode.grad_disabled(expr) is True:
+                return None
+            if any(q.startswith("torch.") for q in names.qualnames_in(func, TORCH)):
+                operands = [a.value for a in expr.args]  # ``torch.tanh(d)``, ``F.pad(d, p)``
+            elif isinstance(func, cst.Attribute) and not names.is_imported(func.value) and func.attr.value not in (
+                NO_GRAPH_METHODS | PYTHON_VALUE_METHODS
+            ):
+                operands = [func.value]  # ``d.clamp(0, 1)``, ``d.cuda()``
+            else:
+                return None
+        else:
+            return None
+        for operand in operands:
+            found = self._held_forward_output(operand, _depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _name_forward_output(self, expr: cst.Name, _depth: int) -> Optional[cst.CSTNode]:
+        for b in self.model.scopes.reaching(expr).bindings:
+            found: Optional[cst.CSTNode] = None
+            if b.form == "param" and isinstance(b.node, cst.Param):
+                found = self.argument_forward_output(b.node, _depth + 1)
+            elif b.kind == "assign" and b.form != "aug" and b.value is not None:
+                found = self._held_forward_output(b.value, _depth + 1)
+            elif b.kind == "unpack" and isinstance(b.value, cst.Call):
+                found = self.graph_source(b.value)  # ``out, h = rnn(x)``
+            if found is not None:
+                return found
+        return None
+
+    def argument_forward_output(self, param: cst.Param, _depth: int = 0) -> Optional[cst.CSTNode]:
+        """The forward output (``forward_output``) that some call in this file passes for
+        ``param`` of a function of this file; None when none does or the function's
+        callers are unknown (``calls.arguments_for``)."""
+        if _depth > 8:
+            return None
+        for _call, arg in self.model.calls.arguments_for(param) or ():
+            found = self._held_forward_output(arg, _depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _view_index(self, expr: cst.Subscript) -> bool:
+        """Indexing that returns a view: integers (literal or held by a name, such as a
+        ``range`` loop variable), slices, ``...`` and ``None``."""
+        if is_basic_index(expr):
+            return True
+        for el in expr.slice:
+            sl = el.slice
+            if isinstance(sl, cst.Slice):
+                continue
+            value = sl.value  # type: ignore[union-attr]
+            if isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None"):
+                continue
+            if not (isinstance(value, cst.Name) and self.value(value).what == "number"):
+                return False
+        return True
+
+    def _loop_item_graph_source(self, b: Binding, depth: int) -> Optional[cst.CSTNode]:
+        """``for name, loss in losses.items()`` / ``for loss in losses.values()``: the
+        values of a mapping that carries history (a helper's dict of losses, a model's
+        dict of outputs). Other loop items (batches, parameters) are not followed."""
+        iterable = b.value
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args):
+            return None
+        method = iterable.func.attr.value
+        path = _target_path(b)
+        if method == "values" and path == ():
+            return self._part_graph_source(iterable.func.value, (_VALUES,), depth + 1)
+        if method == "items" and path is not None and path[:1] == (1,):
+            return self._part_graph_source(iterable.func.value, (_VALUES, *path[1:]), depth + 1)
+        return None
+
+    def _part_graph_source(self, expr: cst.BaseExpression, path: Sequence[object], depth: int) -> Optional[cst.CSTNode]:
+        """The graph evidence of the part of ``expr`` that ``path`` selects: tuple
+        positions (``a, b = f()`` takes position 0 and 1) and ``_VALUES``, any value of
+        a mapping. A function of the file is summarised per returned part, so that
+        ``loss, acc = step(x)`` gives ``loss`` the history of ``step``'s first returned
+        element and ``acc`` that of its second; a tuple or dict display by its
+        elements; a name by the expression it certainly holds. Anything else (a
+        forward's output, a loss function's tuple) passes its history to every part."""
+        if depth > 10:
+            return None
+        if not path:
+            return self.graph_source(expr, depth)
+        step, rest = path[0], path[1:]
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            if step == _VALUES or any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return None
+            if not isinstance(step, int) or step >= len(expr.elements):
+                return None
+            return self._part_graph_source(expr.elements[step].value, rest, depth + 1)
+        if isinstance(expr, cst.Dict):
+            if step != _VALUES:
+                return None
+            for el in expr.elements:
+                if isinstance(el, cst.DictElement):
+                    found = self._part_graph_source(el.value, rest, depth + 1)
+                    if found is not None:
+                        return found
+            return None
+        if isinstance(expr, cst.Name):
+            held = self.value_of(expr)
+            if held is not None:
+                return self._part_graph_source(held, path, depth + 1)
+            return self.graph_source(expr, depth)
+        if isinstance(expr, cst.Call):
+            local = self.model.calls.local_function(expr)
+            if local is not None:
+                return expr if self._returns_part_history(local, path, depth) else None
+        return self.graph_source(expr, depth)
+
+
+# A step of a part path that selects any value of a mapping (``d.values()``).
+_VALUES = "values"
+
+
+def _target_path(b: Binding) -> Optional[Tuple[int, ...]]:
+    """Where the name ``b`` binds sits in its unpacking target: ``()`` for the whole
+    target, ``(1,)`` for ``b`` in ``a, b = ...``, ``(1, 0)`` for ``x`` in
+    ``i, (x, y) = ...``; None past a starred element or when it is not found."""
+    node, name = b.node, b.name
+    if name is None:
+        return None
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, (cst.For, cst.CompFor)):
+        targets = [node.target]
+    else:
+        return None
+
+    def find(target: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
+        if target is name:
+            return ()
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for i, el in enumerate(target.elements):
+                if isinstance(el, cst.StarredElement):
+                    return None
+                found = find(el.value)
+                if found is not None:
+                    return (i, *found)
+        return None
+
+    for target in targets:
+        found = find(target)
+        if found is not None:
+            return found
+    return None
+
+
+def _mini_batches(comp: cst.BaseExpression) -> bool:
+    """``[xs[i:i + n] for i in range(0, len(xs), n)]``: slices of a data set taken in
+    strides, one mini-batch per item."""
+    if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)) or comp.for_in.inner_for_in is not None:
+        return False
+    elt, loop = comp.elt, comp.for_in
+    if not (isinstance(elt, cst.Subscript) and len(elt.slice) == 1 and isinstance(elt.slice[0].slice, cst.Slice)):
+        return False
+    it = loop.iter
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" and len(it.args) == 3):
+        return False
+    lower = elt.slice[0].slice.lower
+    return isinstance(loop.target, cst.Name) and isinstance(lower, cst.Name) and lower.value == loop.target.value
 
 
 def _dims_given(call: cst.Call) -> bool:

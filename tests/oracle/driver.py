@@ -2,8 +2,8 @@
 probe mode): torch is imported once, each program gets a fresh module namespace,
 and grad mode, RNG seeds and the default dtype are reset before each.
 
-A program defines ``run()``; what it returns, what it prints, the exception it
-raises and the gradient of every parameter and leaf it created are recorded.
+A program defines ``run()`` (or does its work at module level); what it returns,
+what it prints, the exception it raises and the gradient of every parameter and leaf it created are recorded.
 The results go to the real stdout as one JSON line per program, after MARKER.
 """
 
@@ -130,11 +130,15 @@ def run_program(name, source):
             with contextlib.redirect_stdout(buffer):
                 code = compile(source, name, "exec")
                 exec(code, namespace)
-                returned = namespace["run"]()
+                # A program without ``run()`` (a catalog example, a fixture) did its work
+                # when its module ran.
+                returned = namespace["run"]() if callable(namespace.get("run")) else None
             result["returned"] = _describe(returned)
         except BaseException as exc:  # noqa: B036 - a SystemExit is a result too
             tb = traceback.extract_tb(exc.__traceback__)
             line = next((fr.lineno for fr in reversed(tb) if fr.filename == name), None)
+            if isinstance(exc, SyntaxError) and exc.filename == name:
+                line = exc.lineno  # raised by compile(): no frame of the program
             result["exception"] = {"type": type(exc).__name__, "message": str(exc)[:500], "line": line}
     result["stdout"] = buffer.getvalue()[:4000]
     try:

@@ -37,6 +37,9 @@ class Program:
     rule: str  # the rule whose finding the program was built for
     family: str  # the defect class or axis it exercises
     source: str
+    # A notebook's code cells, when the program is one: fixed through the notebook
+    # (whose cells run in one namespace: ``source`` is their concatenation).
+    cells: Optional[Tuple[str, ...]] = None
 
 
 @dataclass
@@ -45,6 +48,58 @@ class Version:
     fixed: Counter = field(default_factory=Counter)
     # Codes of the findings left in the original source that had a fix of each applicability.
     converged: bool = True
+    # For a notebook: whether the fixed module text went back into its cells.
+    written: bool = True
+
+
+def notebook_json(cells: Sequence[str]) -> bytes:
+    """An nbformat 4 notebook with ``cells`` as its code cells (sources as lists of lines)."""
+    return json.dumps(
+        {
+            "cells": [
+                {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": c.splitlines(True)}
+                for c in cells
+            ],
+            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}, "language_info": {"name": "python"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+        indent=1,
+    ).encode("utf-8")
+
+
+def _notebook(program: Program):
+    from gradlint.notebook import Notebook
+
+    return Notebook(Path(f"{program.name}.ipynb"), notebook_json(program.cells or ()))
+
+
+def _notebook_of(program: Program, source: str):
+    """The program's notebook, or one whose cells read back as ``source`` (a fixed
+    version: its cells as the first fix wrote them)."""
+    doc = _notebook(program)
+    if source == doc.text:
+        return doc
+    return _NOTEBOOKS[(program.name, source)]
+
+
+# Notebooks written by a fix, by (program, module text), for the second --fix.
+_NOTEBOOKS: Dict[Tuple[str, str], object] = {}
+
+
+def _written_back(program: Program, doc, new: str) -> Optional[str]:
+    """The module text of the notebook as written with the fixed module text ``new``
+    (what a kernel runs, cell after cell); None when it cannot be written."""
+    from gradlint.notebook import Notebook
+
+    if new == doc.text:
+        return new
+    try:
+        written = Notebook(Path(f"{program.name}.ipynb"), doc.render(new))
+    except Exception:
+        return None
+    _NOTEBOOKS[(program.name, written.text)] = written
+    return written.text
 
 
 @dataclass
@@ -52,7 +107,7 @@ class Judged:
     program: Program
     version: str  # "fixed" | "unsafe" | "migrated"
     fixed: Counter
-    verdict: str  # "same" | "error-gone" | "changed" | "no-fix"
+    verdict: str  # "same" | "error-gone" | "changed" | "no-fix" | "not-run"
     difference: Optional[str] = None
     cause: Optional[str] = None
 
@@ -63,18 +118,34 @@ def all_codes() -> frozenset:
 
 def make_versions(program: Program) -> Dict[str, Version]:
     """The fixed, unsafe-fixed and migrated sources of ``program`` (no torch needed)."""
-    path = f"{program.name}.py"
+    notebook = program.cells is not None
+    path = f"{program.name}.ipynb" if notebook else f"{program.name}.py"
     settings = LintSettings(all_codes())
+
+    def fixed(source: str, fix) -> Tuple[str, Counter, bool]:
+        """(what runs after ``fix``, the fixes applied, whether it could be written)."""
+        if not notebook:
+            result = fix(source, None)
+            return result.source, Counter(result.fixed), True
+        # Through the notebook, as `check --fix` and `migrate` write it: the gate refuses
+        # what cannot go back into the cells, and what runs is the cells read back.
+        doc = _notebook_of(program, source)
+        result = fix(doc.text, doc.check_fix)
+        back = _written_back(program, doc, result.source)
+        return (back if back is not None else result.source), Counter(result.fixed), back is not None
+
+    assert not notebook or _notebook(program).text == program.source, "a notebook program's source is its cells"
     out: Dict[str, Version] = {}
     for name, unsafe in (("fixed", False), ("unsafe", True)):
-        result = fix_source(program.source, path, settings, unsafe=unsafe)
+        run_fix = lambda src, gate, u=unsafe: fix_source(src, path, settings, unsafe=u, gate=gate)  # noqa: E731
+        source, applied, written = fixed(program.source, run_fix)
         converged = True
-        if result.source != program.source:  # a second --fix must change nothing
-            converged = fix_source(result.source, path, settings, unsafe=unsafe).source == result.source
-        out[name] = Version(result.source, Counter(result.fixed), converged=converged)
+        if source != program.source and written:  # a second --fix must change nothing
+            converged = fixed(source, run_fix)[0] == source
+        out[name] = Version(source, applied, converged=converged, written=written)
     codes = frozenset(migrations())
-    migrated = migrate_source(program.source, path, LintSettings(codes))
-    out["migrated"] = Version(migrated.source, Counter(migrated.fixed))
+    source, applied, written = fixed(program.source, lambda src, gate: migrate_source(src, path, LintSettings(codes), gate=gate))
+    out["migrated"] = Version(source, applied, written=written)
     return out
 
 
@@ -154,7 +225,7 @@ def difference(before: dict, after: dict) -> Optional[Tuple[str, str]]:
 
 
 def judge(program: Program, versions: Dict[str, Version], runs: Dict[str, dict]) -> List[Judged]:
-    original = runs[f"{program.name}@original"]
+    original = runs.get(f"{program.name}@original")
     out = []
     for vname in VERSIONS:
         version = versions[vname]
@@ -164,15 +235,34 @@ def judge(program: Program, versions: Dict[str, Version], runs: Dict[str, dict])
         if not version.converged:
             out.append(Judged(program, vname, version.fixed, "changed", "a second --fix changed the file again", "not-converged"))
             continue
+        if not version.written:
+            out.append(Judged(program, vname, version.fixed, "changed", "the fixed code did not go back into the cells", "not-written"))
+            continue
         after = runs[f"{program.name}@{vname}"]
         diff = difference(original, after)
-        if diff is None:
+        missing = _missing_library(after)
+        if diff is not None and missing:
+            # A catalog example or fixture written for a library the oracle lacks: what the
+            # fixed program does past that import cannot be seen (fixes add only `import torch`).
+            out.append(Judged(program, vname, version.fixed, "not-run", f"needs {missing}", "library"))
+        elif diff is None:
             out.append(Judged(program, vname, version.fixed, "same"))
         elif diff[0] == "exception" and original["exception"] and after["exception"] is None and _raised_at_fix(program, original):
             out.append(Judged(program, vname, version.fixed, "error-gone"))
         else:
             out.append(Judged(program, vname, version.fixed, "changed", diff[1], diff[0]))
     return out
+
+
+def _missing_library(run: dict) -> Optional[str]:
+    """The library (not torch) whose import the run failed on, if it did."""
+    exc = run.get("exception") or {}
+    if exc.get("type") != "ModuleNotFoundError":
+        return None
+    m = re.match(r"No module named '([\w.]+)'", exc.get("message", ""))
+    if m is None or m.group(1).partition(".")[0] == "torch":
+        return None
+    return m.group(1)
 
 
 def _raised_at_fix(program: Program, original: dict) -> bool:
@@ -205,11 +295,14 @@ def oracle(programs: Iterable[Program], batch: int = 60, workers: int = 2) -> Li
         versions = {p.name: make_versions(p) for p in programs}
     sources: List[Tuple[str, str]] = []
     for p in programs:
-        sources.append((f"{p.name}@original", p.source))
-        for vname in VERSIONS:
-            v = versions[p.name][vname]
-            if v.source != p.source and v.converged:
-                sources.append((f"{p.name}@{vname}", v.source))
+        changed = [
+            (f"{p.name}@{vname}", v.source)
+            for vname, v in versions[p.name].items()
+            if v.source != p.source and v.converged and v.written
+        ]
+        if changed:  # nothing to compare the original with otherwise
+            sources.append((f"{p.name}@original", p.source))
+            sources.extend(changed)
     runs = run_sources(sources, batch=batch, workers=workers)
     judged: List[Judged] = []
     for p in programs:
@@ -254,7 +347,7 @@ def figures(judged: Sequence[Judged]) -> str:
         lines.append(
             f"{vname}: {sum(fixes.values())} fixes in {sum(1 for j in of if j.verdict != 'no-fix')} programs "
             f"({', '.join(f'{c} {n}' for c, n in sorted(fixes.items()))}); "
-            + ", ".join(f"{k} {verdicts[k]}" for k in ("same", "error-gone", "changed", "no-fix"))
+            + ", ".join(f"{k} {verdicts[k]}" for k in ("same", "error-gone", "changed", "no-fix", "not-run"))
         )
         changed = Counter(
             (j.program.rule, j.cause, "trusted" if trusted_change(j) else "")

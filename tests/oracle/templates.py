@@ -498,6 +498,191 @@ def migrate_family() -> Iterator[Program]:
         """)
 
 
+# (a) A callback whose ``model`` parameter is called like a model: what it is,
+# and the grad mode it runs in, are the callers' to say.
+CALLBACK_HEAD = """\
+import torch
+from torch import nn, optim, randn
+from torch.autograd import Variable
+
+net = nn.Linear(4, 1)
+opt = optim.SGD(net.parameters(), lr=0.1)
+batches = [randn(3, 4) for _ in range(2)]
+
+
+def train_step(batch):
+    loss = net(batch).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+class Step(nn.Module):
+    # a training step wrapped as a module (its forward trains)
+    def forward(self, batch):
+        return train_step(batch)
+
+
+def fit(step, callbacks):
+    for batch in batches:
+        for cb in callbacks:
+            cb(step, batch)
+        train_step(batch)
+"""
+CALLBACK_SITES = {
+    "GL001": "v = Variable(batch, volatile=True)\n    out = model(v)",
+    "GL101": "model.eval()\n    out = model(batch)",
+}
+CALLBACK_CALLERS = {
+    "module-in-training-loop": "for b in batches:\n        on_batch(net, b)\n        train_step(b)",
+    "training-step": "for b in batches:\n        on_batch(train_step, b)",
+    "step-module": "for b in batches:\n        on_batch(Step(), b)",
+    "registered-with-step": "fit(train_step, [on_batch])",
+    "registered-with-module": "fit(net, [on_batch])",
+}
+
+
+def callback_family() -> Iterator[Program]:
+    for rule, site in CALLBACK_SITES.items():
+        for cname, caller in CALLBACK_CALLERS.items():
+            if rule == "GL101" and cname in ("training-step", "registered-with-step"):
+                continue  # a function has no eval(): the program would only raise
+            body = (
+                f"{CALLBACK_HEAD}\n\ndef on_batch(model, batch):\n    {site}\n"
+                f"    print(f\"{{float(out.sum()):.4f}}\")\n\n\ndef run():\n    {caller}\n    return net.weight\n"
+            )
+            yield Program(f"{rule.lower()}-callback-param-{cname}", rule, f"callback-param caller={cname}", body)
+
+
+# (b) ``self.log(name, out)`` and a submodule's result that is logged: a method
+# that may keep what it is given is not a forward.
+LOGGED_HEAD = """\
+import torch
+from torch import nn, randn
+from torch.autograd import Variable
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 1)
+        self.logged = []
+
+    def log(self, name, value):
+LOG
+
+    def evaluate(self, x, outs):
+SITE
+USE
+"""
+LOGGED_LOGS = {
+    "keeps": "        self.logged.append(value)",
+    "prints": "        print(name, f'{float(value.sum()):.4f}')",
+}
+LOGGED_SITES = {
+    "GL001": "        out = self.body(Variable(x, volatile=True))",
+    "GL101": "        self.body.eval()\n        out = self.body(x)",
+}
+LOGGED_USES = {
+    "self-log": "        self.log('features', out)",
+    "head-logged": "        outs.append(self.head(out))",
+    "head-log": "        self.log('score', self.head(out))",
+}
+
+
+def logged_family() -> Iterator[Program]:
+    for rule, site in LOGGED_SITES.items():
+        for lname, log in LOGGED_LOGS.items():
+            for uname, use in LOGGED_USES.items():
+                if uname == "head-logged" and lname == "prints":
+                    continue  # the log method plays no part
+                head = LOGGED_HEAD.replace("LOG", log).replace("SITE", site).replace("USE", use)
+                body = (
+                    f"{head}\n\ndef run():\n    net = Net()\n    outs = []\n    net.evaluate(randn(3, 4), outs)\n"
+                    "    kept = net.logged + outs\n    if kept:\n        sum(t.sum() for t in kept).backward()\n"
+                    "    return [net.body.weight.grad, net.head.weight.grad]\n"
+                )
+                yield Program(f"{rule.lower()}-logged-{uname}-{lname}", rule, f"logged use={uname} log={lname}", body)
+
+
+# (c) GL001 where gradients are already off: the wrapper goes, no guard is added.
+DISABLED_PATHS = {
+    "inside-guard": (
+        "def predict(model, x):\n    with torch.no_grad():\n        v = Variable(x, volatile=True)\n        out = model(v)\n    return out\n",
+        "out = predict(model, x)",
+    ),
+    "callers-guard": (
+        "def predict(model, x):\n    v = Variable(x, volatile=True)\n    return model(v)\n",
+        "with torch.no_grad():\n        out = predict(model, x)",
+    ),
+    "decorated": (
+        "@torch.no_grad()\ndef predict(model, x):\n    v = Variable(x, volatile=True)\n    return model(v)\n",
+        "out = predict(model, x)",
+    ),
+    "helper-of-decorated": (
+        "def forward_once(model, x):\n    v = Variable(x, volatile=True)\n    return model(v)\n\n\n"
+        "@torch.no_grad()\ndef predict(model, x):\n    return forward_once(model, x)\n",
+        "out = predict(model, x)",
+    ),
+    "wrapped-after-the-fact": (
+        "def predict(model, x):\n    v = Variable(x, volatile=True)\n    return model(v)\n\n\npredict = torch.no_grad()(predict)\n",
+        "out = predict(model, x)",
+    ),
+}
+
+
+def disabled_path_family() -> Iterator[Program]:
+    head = "import torch\nfrom torch import nn, randn\nfrom torch.autograd import Variable\n\nmodel = nn.Linear(4, 2)\nx = randn(3, 4)\n"
+    for name, (defs, call) in DISABLED_PATHS.items():
+        body = f"{head}\n\n{defs}\n\ndef run():\n    {call}\n    print(out.requires_grad, f'{{float(out.sum()):.4f}}')\n    return out\n"
+        yield Program(f"gl001-disabled-path-{name}", "GL001", f"disabled-path {name}", body)
+
+
+# The notebook shape: module-level code in cells that share one namespace, the
+# flagged value made in one cell and used in the next.
+NOTEBOOK_FLOWS = ("printed", "stored-on-self", "appended", "copy-into-buffer", "helper-backward", "callback")
+
+
+def notebook_family() -> Iterator[Program]:
+    for rule, site, head in (("GL101", GL101_SITE, ""), ("GL002", GL002_SITE, GL001_HEAD), ("GL001", GL001_SITE, GL001_HEAD)):
+        first, rest = site.split("\n", 1)
+        for flow in NOTEBOOK_FLOWS:
+            for tname in ("module", "imported-later", "except-as"):
+                text = compose(site, flow, "module", tname, head)
+                assert text is not None
+                # cell 1: imports and setup; cell 2: the site's first statement; cell 3:
+                # the rest of the site and where its value goes; cell 4: run()
+                a = text.index("\n" + first + "\n") + 1
+                b = text.index("\n" + rest.split("\n")[0] + "\n", a) + 1
+                c = text.index("\nimport torch\n", b) + 1 if tname == "imported-later" else text.index("\n\ndef run():", b) + 1
+                cells = (text[:a], text[a:b], text[b:c], text[c:])
+                yield Program(
+                    f"{rule.lower()}-notebook-{flow}-{tname}", rule, f"flow={flow} shape=notebook torch={tname}", "".join(cells), cells
+                )
+
+
+# Every catalog example and every fixture, fixed and run as they are.
+def catalog_family() -> Iterator[Program]:
+    from gradlint import catalog
+
+    for code, doc in sorted(catalog.load().items()):
+        for i, example in enumerate(doc.examples):
+            yield Program(f"catalog-{code.lower()}-{i}", code, "catalog-example", textwrap.dedent(example.bad).lstrip("\n"))
+
+
+def fixture_family() -> Iterator[Program]:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "fixtures"
+    for path in sorted(root.glob("*/*.py")):
+        if path.name.endswith(".fixed.py"):
+            continue
+        rule = path.parent.name
+        yield Program(f"fixture-{rule.lower()}-{path.stem}", rule, "fixture", path.read_text(encoding="utf-8"))
+
+
 def generate() -> List[Program]:
     programs: List[Program] = []
     programs += flow_family("GL001", GL001_SITE, GL001_HEAD)
@@ -511,6 +696,12 @@ def generate() -> List[Program]:
     programs += gl30x_family()
     programs += gl102_family()
     programs += migrate_family()
+    programs += callback_family()
+    programs += logged_family()
+    programs += disabled_path_family()
+    programs += notebook_family()
+    programs += catalog_family()
+    programs += fixture_family()
     names = [p.name for p in programs]
     assert len(names) == len(set(names)), "program names must be unique"
     return programs
@@ -544,6 +735,14 @@ DEFECT_CLASSES = {
     "GL303 non-leaf, integer, config objects": ("GL303", "target="),
     "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
     "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
+    "GL001 callback parameter called like a model": ("GL001", "callback-param"),
+    "GL101 callback parameter called like a model": ("GL101", "callback-param"),
+    "GL001 logged by a method that keeps it": ("GL001", "logged"),
+    "GL101 self.log / a logged submodule result": ("GL101", "logged"),
+    "GL001 on a path where gradients are already off": ("GL001", "disabled-path"),
+    "GL101 notebook cells": ("GL101", "flow=stored-on-self shape=notebook"),
+    "GL002 notebook cells": ("GL002", "flow=printed shape=notebook"),
+    "catalog examples": ("GL001", "catalog-example"),
 }
 
 

@@ -40,3 +40,124 @@ def test_method_is_never_a_script_entry():
     ctx = context('class App:\n    def run(self):\n        pass\n\n\nif __name__ == "__main__":\n    App().run()\n')
     method = ctx.module.body[0].body.body[0]
     assert ctx.semantic.calls.is_script_entry(method) is False
+
+
+_FORWARDING = """\
+from torch.autograd import Variable as V
+
+
+def wrap(x, volatile=False):
+    return V(x, volatile=volatile)
+
+
+def wrap_positional(x, flag):
+    return V(x, False, flag)
+
+
+def as_inputs(batch, volatile=False):
+    return wrap(batch[0], volatile=volatile), wrap_positional(batch[1], volatile)
+
+
+def rebound(x, volatile=False):
+    volatile = not volatile
+    return V(x, volatile=volatile)
+
+
+def elsewhere(x, volatile=False):
+    return to_variable(x, volatile=volatile)
+
+
+def nested(x, volatile=False):
+    def inner(volatile):
+        return V(x, volatile=volatile)
+    return inner(True)
+"""
+
+
+@pytest.mark.parametrize(
+    "func,param,line",
+    [
+        ("wrap", "volatile", 5),
+        ("wrap_positional", "flag", 9),
+        ("as_inputs", "volatile", 5),  # through the first helper it reaches
+        ("rebound", "volatile", None),  # not the caller's value any more
+        ("elsewhere", "volatile", None),  # another module's function: not known
+        ("nested", "volatile", None),  # the nested function's own parameter
+        ("wrap", "x", None),  # passed, but as the data, not the flag
+    ],
+)
+def test_forwarded_to(func, param, line):
+    ctx = context(_FORWARDING)
+    found = ctx.semantic.calls.forwarded_to(_func(ctx, func), param, "volatile", 2, frozenset({"torch.autograd.Variable"}))
+    assert (ctx.tree.line(found) if found is not None else None) == line
+
+
+def _arguments(code: str, func: str, param: str):
+    ctx = context(code)
+    f = next(n for n in ctx.module.body if isinstance(n, (cst.FunctionDef, cst.ClassDef)) and n.name.value == func)
+    if isinstance(f, cst.ClassDef):
+        f = next(s for s in f.body.body if isinstance(s, cst.FunctionDef))
+    p = next(p for p in f.params.params if p.name.value == param)
+    found = ctx.semantic.calls.arguments_for(p)
+    return None if found is None else [(ctx.code_for(c), ctx.code_for(a)) for c, a in found]
+
+
+@pytest.mark.parametrize(
+    "code,func,param,expected",
+    [
+        ("def f(a, b):\n    pass\nf(x, y)\nf(b=z, a=w)\n", "f", "b", [("f(x, y)", "y"), ("f(b=z, a=w)", "z")]),
+        ("def f(a, b=1):\n    pass\nf(x)\nf(x, 2)\n", "f", "b", [("f(x, 2)", "2")]),  # the default: nothing passed
+        ("def f(a, b):\n    pass\nf(*args)\nf(x, *rest)\n", "f", "b", []),  # ``*args`` may hold it
+        ("class M:\n    def g(self, d):\n        pass\nm.g(out)\n", "M", "d", [("m.g(out)", "out")]),
+        ("def f(a):\n    pass\ncallbacks = [f]\nf(x)\n", "f", "a", None),  # used as a value: callers unknown
+        ("def f(a):\n    pass\n", "f", "a", []),
+    ],
+)
+def test_arguments_for(code, func, param, expected):
+    assert _arguments(code, func, param) == expected
+
+def test_runs_per_step():
+    ctx = context(
+        """\
+import pytorch_lightning as pl
+
+
+class Model(pl.LightningModule):
+    def training_step(self, batch, i):
+        return batch
+
+    def helper(self, x):
+        return x
+
+
+class Plain:
+    def training_step(self, batch, i):
+        return batch
+
+
+def step(x):
+    return x
+
+
+def once(x):
+    return x
+
+
+def fit(loader):
+    once(loader)
+    for x in loader:
+        step(x)
+    while True:
+        Plain().helper(x)
+"""
+    )
+    funcs = {
+        f"{c.name.value}.{s.name.value}" if c is not None else s.name.value: s
+        for c, body in [(None, ctx.module.body)] + [(c, c.body.body) for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+        for s in body
+        if isinstance(s, cst.FunctionDef)
+    }
+    per_step = {name for name, f in funcs.items() if ctx.semantic.calls.runs_per_step(f)}
+    # Lightning calls training_step per batch; helper is called (as a method) only in a loop;
+    # Plain.training_step is no framework's and has no caller; once is called outside a loop.
+    assert per_step == {"Model.training_step", "Model.helper", "step"}

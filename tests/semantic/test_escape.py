@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from marks import context, each, facts, node_on
+from marks import context, each, facts, node_on, statement_on
 
 from gradlint.semantic.tree import walk
 
@@ -113,6 +113,10 @@ ROUTES = {
             table[0] = d
             e = model(x)  # routes e: outer
             acc += [e]
+            g = model(x)  # routes g: global
+            cache.setdefault("g", []).append(g)
+            t = model(x)  # routes t: outer
+            table.setdefault(0, []).append(t)
         """,
     "closures and callbacks": """\
         def f(model, x, register):
@@ -223,3 +227,149 @@ def test_routes_do_not_depend_on_the_grad_mode_callers_give():
     )
     for fact in facts(ctx, "routes"):
         assert _routes(ctx, fact) == fact.expected
+
+
+def _leaving(ctx, fact):
+    func = statement_on(ctx, fact.line)
+    routes = ctx.semantic.escape.leaving(func)
+    return " ".join(sorted({r.kind if r.certain else f"maybe:{r.kind}" for r in routes})) or "none"
+
+
+LEAVING = {
+    "numbers, indices and what torch and modules make stay": """\
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 2)
+        def f(x):  # leaving: none
+            out = net(x)
+            print(float(out.sum()), torch.softmax(out, -1).argmax(1).tolist())
+            return out.argmax(1)
+        def g(model, batches):  # leaving: none
+            total, n = 0.0, 0
+            for x in batches:
+                total += model(x).sum().item()
+                n += 1
+            return total / n, n
+        """,
+    "every way out of the function": """\
+        cache = []
+        def ret(model, x):  # leaving: return
+            return model(x)
+        def stored(model, x, holder):  # leaving: outer
+            holder.out = model(x)
+        def glob(model, x):  # leaving: global
+            cache.append(model(x))
+        def raised(model, x):  # leaving: raise
+            raise ValueError(model(x))
+        def closure(model, x):  # leaving: closure
+            out = model(x)
+            return lambda: out.sum()
+        def declared(model, x):  # leaving: global
+            global last
+            print(model(x).sum().item())
+        """,
+    "a callee that may keep its argument": """\
+        from torch import nn
+        def keep(t):
+            kept.append(t)
+        def show(t):
+            print(t.sum().item())
+        def f(model, x, logger):  # leaving: maybe:call
+            logger.log(model(x))
+        def g(model, x):  # leaving: maybe:call
+            keep(model(x))
+        def h(model, x):  # leaving: none
+            show(model(x))
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 4)
+                self.history = []
+            def log(self, name, value):
+                self.history.append(value)
+            def logged(self, x):  # leaving: maybe:call
+                self.log("features", self.body(x))
+            def forwarded(self, x):  # leaving: none
+                print(self.body(self.body(x)).sum().item())
+        """,
+    "a parameter called like a model is one unless its callers say otherwise": """\
+        from torch import nn
+        net = nn.Linear(4, 2)
+        def step(batch):
+            return net(batch).sum()
+        def by_module(model, x):  # leaving: none
+            print(model(x.clone()).sum().item())
+        def by_step(model, x):  # leaving: maybe:call
+            print(model(x.clone()).sum().item())
+        def as_callback(model, x):  # leaving: maybe:call
+            print(model(x.clone()).sum().item())
+        def nobody_calls(model, x):  # leaving: none
+            print(model(x.clone()).sum().item())
+        def run(x, callbacks):
+            by_module(net, x)
+            by_step(step, x)
+            callbacks.append(as_callback)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAVING))
+def test_leaving(name):
+    for ctx, fact in each(LEAVING[name], "leaving"):
+        assert _leaving(ctx, fact) == fact.expected, (name, fact.line)
+
+
+@pytest.mark.parametrize(
+    "use,expected",
+    [
+        ("print(out.sum().item())\n", []),
+        # a function that reads the name captures it too
+        ("holder.cache = out\ndef later():\n    return holder.cache\n", ["closure", "global"]),
+        ("sink.append(out)\ndef later():\n    return sink\n", ["closure", "global"]),
+        ("buf.copy_(out)\nclass Later:\n    kept = buf\n", ["global"]),
+        ("backprop(out)\n", ["helper"]),
+        ("sink.append(out)\nclass Later:\n    def f(self, sink):\n        return sink\n", []),  # a parameter of its own
+    ],
+)
+def test_module_results_leave(use, expected):
+    """Calls made at module level: their values stay in the module's names, which
+    code that runs later (functions, classes) may read."""
+    ctx = context(
+        "from torch import nn, randn, zeros\nmodel = nn.Linear(4, 2)\nsink, buf = [], zeros(3, 2)\n"
+        "def backprop(t):\n    t.sum().backward()\n"
+        "out = model(randn(3, 4))\n" + use
+    )
+    seeds = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n) == "model(randn(3, 4))"]
+    assert sorted(r.kind for r in ctx.semantic.escape.module_results_leave(seeds)) == expected
+
+
+def test_values_accumulated_across_the_iterations_of_a_loop():
+    """Whether graphs made in a loop pile up: what a unit test's loop of forwards asks."""
+    ctx = context(
+        """\
+        def f(model, batches, x):
+            outs, total, by_key = [], 0, {}
+            for b in batches:
+                out = model(b)
+                assert out.shape[0] == len(b)
+            for b in batches:
+                outs.append(model(b).softmax(-1))
+            for b in batches:
+                total += model(b).sum()
+            for i, b in enumerate(batches):
+                h = model(b)
+                by_key[i] = h * 2
+            for b in batches:
+                n = model(b).argmax(1).sum().item()
+                total += n
+            return outs, total, by_key
+        """
+    )
+    func = ctx.module.body[0]
+    loops = [n for n in func.body.body if isinstance(n, cst.For)]
+    flows = ctx.semantic.escape.flows(func)
+    found = []
+    for loop in loops:
+        calls = [n for n in walk(loop.body) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "model"]
+        found.append(flows.accumulates(calls, ctx.tree, loop))
+    assert found == [False, True, True, True, False]

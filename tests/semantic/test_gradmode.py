@@ -142,6 +142,13 @@ MODES = {
             def compute_loss(self, model, inputs):
                 x = 1  # mode: on
         """,
+    "Stable-Baselines3 policies": """        from stable_baselines3.common.policies import BasePolicy
+        class QNet(BasePolicy):
+            def _predict(self, observation, deterministic=True):
+                x = 1  # mode: off
+            def forward(self, obs):
+                x = 1  # mode: on
+        """,
 }
 
 
@@ -220,3 +227,38 @@ def test_a_framework_backward_needs_gradients():
     )
     funcs = [n for n in ctx.module.body[1].body.body] + [ctx.module.body[2]]
     assert [ctx.semantic.gradmode.needs_gradients(f.body) for f in funcs] == [True, False, True]
+
+
+def test_may_compute_gradients_follows_same_file_callees():
+    """``# computes: yes`` marks a ``def`` that may compute gradients when run: in its
+    body, through a function of this file, or by calling a parameter its callers
+    bind to something other than a module (a training step)."""
+    code = """\
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 1)
+        def train_step(batch):  # computes: yes
+            net(batch).sum().backward()
+        def indirect(batch):  # computes: yes
+            train_step(batch)
+        def predict(batch):  # computes: no
+            return net(batch)
+        def on_batch(model, batch):  # computes: yes
+            print(model(batch))
+        def evaluate(model, batch):  # computes: no
+            print(model(batch))
+        class Step(nn.Module):
+            def forward(self, batch):  # computes: yes
+                train_step(batch)
+        def wrapped(model, batch):  # computes: yes
+            print(model(batch))
+        def direct(batch):  # computes: yes
+            print(Step()(batch))
+        def run(batch):
+            on_batch(train_step, batch)
+            evaluate(net, batch)
+            wrapped(Step(), batch)
+        """
+    for ctx, fact in each(code, "computes"):
+        func = statement_on(ctx, fact.line)
+        assert ("yes" if ctx.semantic.gradmode.may_compute_gradients(func) else "no") == fact.expected, fact

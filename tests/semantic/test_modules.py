@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from marks import context, each, node_on, read_on
+from marks import context, each, node_on, read_on, statement_on
 
 from gradlint.semantic.tree import walk
 
@@ -164,6 +164,36 @@ def test_a_file_that_never_spells_requires_grad_freezes_nothing_without_a_walk(m
     assert ctx.semantic.modules.frozen_models() == frozenset()
     assert ctx.semantic.modules.frozen_models_in(ctx.module) == frozenset()
 
+def test_in_eval_mode_follows_the_switch_before_the_forward():
+    ctx = context(
+        """\
+        def check(self, items, other):
+            self.model.eval()
+            outs = []
+            for item in items:
+                outs.append(self.model(item))
+                other(item)
+            self.model.train()
+            self.model(items)
+
+
+        def toggled(model, items):
+            model.eval()
+            for item in items:
+                model(item)
+                model.train()
+
+
+        def branch(model, x, flag):
+            if flag:
+                model.eval()
+            model(x)
+        """
+    )
+    calls = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) in ("self.model", "other", "model")]
+    found = [(ctx.tree.line(c), ctx.semantic.modules.in_eval_mode(c)) for c in calls]
+    assert found == [(5, True), (6, False), (8, False), (14, False), (21, False)]
+
 
 def test_derives_from_through_the_files_classes():
     ctx = context(
@@ -214,3 +244,41 @@ def test_framework_objects():
         obj = mods.framework_object(node)
         found[line] = obj.framework if obj else None
     assert found == {4: "Lightning Fabric", 6: None, 15: "Lightning Fabric", 12: "Hugging Face Accelerate", 13: None}
+
+
+def test_callers_pass_modules():
+    """``# callers model: yes`` marks a ``def``: whether its calls in the file pass a
+    module for the parameter ``model`` (``no``: one does not, or the function is
+    used as a callback; ``unknown``: nothing in the file calls it)."""
+    code = """\
+        from torch import nn
+        net = nn.Linear(4, 2)
+        def step(batch):
+            return net(batch)
+        def evaluate(model, x):  # callers model: yes
+            return model(x)
+        def on_batch(model, x):  # callers model: no
+            return model(x)
+        def hook(model, x):  # callers model: no
+            return model(x)
+        def entry(model, x):  # callers model: unknown
+            return model(x)
+        class Base:
+            def f(self, model, x):  # callers model: yes
+                return model(x)
+        class Child(Base):
+            def f(self, model, x):  # callers model: yes
+                return super().f(model, x)
+        def run(x, hooks):
+            evaluate(net, x)
+            evaluate(model=nn.Linear(4, 2), x=x)
+            on_batch(net, x)
+            on_batch(step, x)
+            hooks.append(hook)
+            Child().f(net, x)
+        """
+    shown = {True: "yes", False: "no", None: "unknown"}
+    for ctx, fact in each(code, "callers"):
+        func = statement_on(ctx, fact.line)
+        param = next(p for p in func.params.params if p.name.value == fact.subject)
+        assert shown[ctx.semantic.modules.callers_pass_modules(param)] == fact.expected, fact

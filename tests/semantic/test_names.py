@@ -238,3 +238,82 @@ def test_refers_to_and_is_imported():
     assert not names.refers_to(ones.func, NO_GRAD)
     assert names.is_imported(ones.func) and not names.is_imported(inner.func)
     assert names.qualnames(ones.func) == {"numpy.ones"}
+
+
+@pytest.mark.parametrize(
+    "imports,expected",
+    [
+        ("from torch.autograd import *\n", {"torch.autograd.Variable"}),
+        ("from torch.autograd.variable import *\n", {"torch.autograd.variable.Variable"}),
+        ("from torch.autograd import *\nfrom .helpers import *\n", set()),  # the later one may rebind it
+        ("from .helpers import *\nfrom torch.autograd import *\n", {"torch.autograd.Variable"}),
+        ("from torch.nn import *\n", set()),  # torch.nn exports no Variable
+        ("from nltk.sem.logic import *\n", set()),
+        ("", set()),  # not bound at all: a NameError, not torch's
+        ("from torch.autograd import *\nVariable = make_variable\n", set()),  # bound in the file
+        ("from torch.autograd import *\ndef Variable(x, volatile=False):\n    return x\n", set()),
+    ],
+)
+def test_star_imported_names(imports, expected):
+    ctx = context(imports + "\n\ndef step(seq):\n    return Variable(seq, volatile=True)\n")
+    call = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "Variable")
+    names = ctx.semantic.names
+    assert {q for q in names.qualnames(call.func) if q.startswith("torch.")} == expected
+    assert names.is_call_to(call, VARIABLE) is bool(expected)
+    assert ctx.semantic.names.index.star_modules == tuple(
+        line.split()[1] for line in imports.splitlines() if line.endswith("import *")
+    )
+
+
+IMPORT_READS = {
+    "read in a function": ("import torch\ndef f():\n    return torch.zeros(1)\n", "torch", 3),
+    "read at module level after the import": ("from torch.autograd import Variable\nx = Variable(1)\n", "Variable", 2),
+    "read before the import at module level does not count": ("x = np.zeros(1)\nimport numpy as np\n", "np", None),
+    "a function defined before the import is not looked at": ("def f():\n    return np\nimport numpy as np\n", "np", None),
+    "read in a class body, a decorator, an annotation": (
+        "import torch\nclass C:\n    @torch.no_grad()\n    def f(self, x: torch.Tensor):\n        pass\n",
+        "torch",
+        3,
+    ),
+    "an attribute or keyword of that name is no read": ("import torch\nx.torch\nf(torch=1)\n", "torch", None),
+    "rebound somewhere": ("import torch\ndef f(torch):\n    return torch\n", "torch", None),
+    "bound by two imports of the same module": ("import torch\nif c:\n    import torch\ny = torch\n", "torch", 4),
+    "bound by imports of two things": ("import torch\nif c:\n    import numpy as torch\ny = torch\n", "torch", None),
+    "a string annotation is not looked into": ("import torch\ndef f(x: 'torch.Tensor'):\n    pass\n", "torch", None),
+    "read in a comprehension and a lambda": ("import torch\nys = [torch.f(x) for x in xs]\ng = lambda: torch\n", "torch", 2),
+    "an import inside a function is not the module's": ("def f():\n    import torch\ntorch.x\n", "torch", None),
+}
+
+
+@pytest.mark.parametrize("name", list(IMPORT_READS))
+def test_import_read_after(name):
+    source, bound, line = IMPORT_READS[name]
+    ctx = context(source)
+    found = ctx.semantic.names.import_read_after(bound)
+    assert (found and ctx.tree.line(found)) == line or found is None and line is None
+    if found is not None:
+        # The read is one LibCST's scope analysis links to the import (what its import
+        # codemods go by when they decide whether an import is still used).
+        from libcst.metadata import MetadataWrapper, ScopeProvider
+
+        wrapper = MetadataWrapper(ctx.module, unsafe_skip_copy=True)
+        scopes = wrapper.resolve(ScopeProvider)
+        refs = [
+            access.node
+            for scope in {id(s): s for s in scopes.values() if s is not None}.values()
+            for assignment in scope.assignments
+            if assignment.name == bound and isinstance(getattr(assignment, "node", None), (cst.Import, cst.ImportFrom))
+            for access in assignment.references
+        ]
+        assert any(found is ref for ref in refs)
+
+
+def test_import_read_after_skips_the_nodes_given():
+    ctx = context("from torch.autograd import Variable\nx = Variable(1)\ny = Variable(2)\n")
+    names = ctx.semantic.names
+    first = names.import_read_after("Variable")
+    assert ctx.tree.line(first) == 2
+    call = ctx.tree.parent(first)
+    second = names.import_read_after("Variable", {id(call)})
+    assert ctx.tree.line(second) == 3
+    assert names.import_read_after("Variable", {id(call), id(ctx.tree.parent(second))}) is None

@@ -141,6 +141,28 @@ VALUES = {
         c = criterion(logits, y)  # value criterion(logits, y): tensor graph=yes shape=scalar
         d = per_item(p, q)  # value per_item(p, q): tensor shape=unknown
         """,
+    "a loss instance moved to the device keeps its 0-dim output": """\
+        import torch
+        from torch import nn
+        criterion = nn.MSELoss()
+        if torch.cuda.is_available():
+            criterion = criterion.cuda()
+        per_item = nn.L1Loss(reduction="none")
+        per_item = per_item.to("cpu")
+        maybe = nn.MSELoss()
+        if flag:
+            maybe = make_loss()
+        def step(model, x, y):
+            loss = criterion(model(x), y)
+            print(loss)  # value loss: tensor graph=yes shape=scalar
+            print(per_item(x, y), maybe(x, y))  # value per_item(x, y): tensor shape=unknown; value maybe(x, y): unknown
+        """,
+    "integer casts keep the shape and carry no graph": """\
+        import torch
+        def count(mask, model, x):
+            n = torch.sum(mask[:, 0]).int()  # value torch.sum(mask[:, 0]).int(): tensor graph=no shape=scalar
+            idx = torch.ones(4).view(-1).long()  # value torch.ones(4).view(-1).long(): tensor graph=no shape=batch
+        """,
     "forwards under no_grad record nothing": """\
         import torch
         from torch import nn
@@ -223,6 +245,14 @@ VALUES = {
                 total += loss.data
             print(total)  # value total: tensor graph=no shape=scalar
         """,
+    "an accumulator of numbers": """\
+        def run(model, batches):
+            total, n = 0.0, 0
+            for x in batches:
+                total += model(x).sum().item()
+                n += 1
+            print(total, n)  # value total: not_tensor what=number; value n: not_tensor what=number
+        """,
     "an argument of unknown type": """\
         def f(x, n: int):
             print(x, n)  # value x: unknown; value n: not_tensor what=number
@@ -300,6 +330,35 @@ def _graph_source(code: str) -> Optional[str]:
         # only the bindings that reach the read count
         ("loss = 0\nloss = criterion(out, y)\nf(loss)\n", "criterion(out, y)"),
         ("loss = criterion(out, y)\nif c:\n    loss = 0\nf(loss)\n", None),
+        # a helper's returned tuple, part by part: the loss has history, the float not
+        ("def step(m, x):\n    loss = criterion(m(x), 0)\n    return loss, loss.item()\nl, a = step(m, x)\nf(l)\n", "step(m, x)"),
+        ("def step(m, x):\n    loss = criterion(m(x), 0)\n    return loss, loss.item()\nl, a = step(m, x)\nf(a)\n", None),
+        ("def step(m, x):\n    return (criterion(m(x), 0), 1), 2\n(l, n), k = step(m, x)\nf(l)\n", "step(m, x)"),
+        ("def step(m, x):\n    return (criterion(m(x), 0), 1), 2\n(l, n), k = step(m, x)\nf(n)\n", None),
+        # unpacked from a name that holds the call
+        ("out = step_of_other_file(m, x)\nl, a = out\nf(a)\n", None),
+        ("out = model(x)\nl, a = out\nf(a)\n", "model(x)"),
+        ("x, y = batch\nf(y)\n", None),
+        # the values of a mapping: a helper's dict of losses, a forward's dict of outputs
+        ("def parts(m, x):\n    return {'a': criterion(m(x), 0), 'n': 1}\nfor k, v in parts(m, x).items():\n    f(v)\n", "parts(m, x)"),
+        ("def parts(m, x):\n    return {'a': criterion(m(x), 0)}\nfor k, v in parts(m, x).items():\n    f(k)\n", None),
+        ("def parts(m, x):\n    return {'a': criterion(m(x), 0).item()}\nd = parts(m, x)\nfor v in d.values():\n    f(v)\n", None),
+        ("outs = model(x)\nfor v in outs.values():\n    f(v)\n", "model(x)"),
+        ("for i, (k, v) in enumerate(model(x).items()):\n    f(v)\n", None),  # not followed through enumerate
+        ("for v in model(x):\n    f(v)\n", None),
+        # ``self(x)`` in a module's method: the class's forward decides
+        ("import torch.nn as nn\nimport torch.nn.functional as F\nclass M(nn.Module):\n    def forward(self, x, y):\n"
+         "        return F.mse_loss(self.fc(x), y)\n    def fit(self, x, y):\n        f(self(x, y))\n", "self(x, y)"),
+        ("import torch.nn as nn\nclass M(nn.Module):\n    def forward(self, x):\n        return x.argmax(-1).tolist()\n"
+         "    def fit(self, x):\n        f(self(x))\n", None),
+        ("import torch.nn as nn\nclass M(nn.Module):\n    def fit(self, x):\n        f(self(x))\n", "self(x)"),  # forward inherited
+        ("class M:\n    def fit(self, x):\n        f(self(x))\n", None),  # not a module
+        # a step method, by the frameworks' contract (Lightning, skorch, mmcv)
+        ("out = trainer.train_step(images, targets)\nf(out)\n", "trainer.train_step(images, targets)"),
+        ("f(module.training_step(batch, 0))\n", "module.training_step(batch, 0)"),
+        # pyro's SVI returns floats
+        ("from pyro.infer import SVI\nsvi = SVI(m, g, o)\nf(svi.evaluate_loss(x))\n", None),
+        ("svi = make()\nf(svi.evaluate_loss(x))\n", "svi.evaluate_loss(x)"),  # not known to be pyro's: a loss by its name
     ],
 )
 def test_graph_source(code, expected):
@@ -330,6 +389,54 @@ def test_graph_source(code, expected):
 )
 def test_graph_source_callee_names(call, evidence):
     assert _graph_source(f"f({call})\n") == (call if evidence else None)
+
+
+def test_library_methods_that_return_numbers():
+    for ctx, fact in each(
+        """\
+        import pyro.infer
+        svi = pyro.infer.SVI(model, guide, optim, loss="ELBO")
+        n = svi.step(x)
+        print(n, svi.evaluate_loss(x))  # value n: not_tensor what=number; value svi.evaluate_loss(x): not_tensor what=number
+        """,
+        "value",
+    ):
+        _check(ctx, fact)
+
+
+@pytest.mark.parametrize(
+    "code,checked",
+    [
+        ("if isinstance(v, torch.Tensor):\n        f(v)\n", True),
+        ("if isinstance(v, (torch.Tensor, np.ndarray)):\n        f(v)\n", True),
+        ("if isinstance(v, Tensor):\n        f(v)\n", True),
+        ("if isinstance(v, torch.Tensor):\n        pass\n    else:\n        f(v)\n", False),
+        ("if isinstance(w, torch.Tensor):\n        f(v)\n", False),
+        ("if isinstance(v, torch.Tensor):\n        v = g(v)\n        f(v)\n", False),  # rebound inside
+        ("if isinstance(v, dict):\n        f(v)\n", False),
+        ("f(v)\n", False),
+    ],
+)
+def test_tensor_checked_by_isinstance(code, checked):
+    ctx = context(f"import numpy as np\nimport torch\nfrom torch import Tensor\ndef h(v, w):\n    {code}")
+    call = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "f")
+    assert ctx.semantic.values.tensor_checked(call.args[0].value) is checked
+
+
+@pytest.mark.parametrize(
+    "iterable,batches",
+    [
+        ("[xs[i : i + n] for i in range(0, len(xs), n)]", True),
+        ("(xs[i : i + n] for i in range(0, len(xs), n))", True),
+        ("[xs[i] for i in range(0, len(xs), n)]", False),  # one item each
+        ("[xs[j : j + n] for i in range(0, len(xs), n)]", False),  # not sliced at the stride
+        ("[xs[i : i + n] for i in range(len(xs))]", False),  # overlapping windows, not a partition
+    ],
+)
+def test_loader_of_batches_sliced_by_hand(iterable, batches):
+    ctx = context(f"def f(xs, n):\n    batches = {iterable}\n    for b in batches:\n        pass\n")
+    loop = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.For))
+    assert ctx.semantic.values.is_loader(loop.iter, ctx.tree.function_scope(loop)) is batches
 
 
 def test_values_are_lazy_and_memoised():
@@ -370,3 +477,53 @@ def test_what_may_hold_tensors_is_not_plain():
         "value",
     ):
         _check(ctx, fact)
+
+
+# -- forward outputs: activations (non-leaf) versus leaves (what GL202/GL204 divide by) ----
+
+
+def _forward_output(code: str) -> Optional[str]:
+    """The evidence ``forward_output`` gives for the receiver of the last ``.data`` in ``code``."""
+    ctx = context(code)
+    data = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Attribute) and n.attr.value == "data"]
+    found = ctx.semantic.values.forward_output(data[-1].value)
+    return ctx.code_for(found) if found is not None else None
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [
+        # produced in the same function, on one path at least
+        ("h = model(x)\nh.data.mul_(m)\n", "model(x)"),
+        ("h = x\nif c:\n    h = net(x)\nh.data.mul_(m)\n", "net(x)"),
+        ("out, hidden = rnn(x)\nhidden.data.zero_()\n", "rnn(x)"),
+        ("h = model(x)\ng = h\ng.data.mul_(m)\n", "model(x)"),
+        # views of it share its storage: basic indexing (with a loop counter too), .T, .view()
+        ("h = model(x)\nh[0, :, 1:].data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nfor i in range(3):\n    h[i].data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nh.view(-1).T.data.mul_(m)\n", "model(x)"),
+        ("h = model(x)\nh[idx].data.mul_(m)\n", None),  # advanced indexing copies
+        # handed in by a caller of this file
+        ("def scale(d, s):\n    d.data *= s\n\ndelta = netG(z)\nscale(delta, 0.5)\n", "netG(z)"),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(s=2, d=netG(z))\n", "netG(z)"),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(torch.load(p), 2)\nscale(netG(z), 2)\n", "netG(z)"),
+        ("class G:\n    def norm(self, d):\n        d.data += 1\n        return d\n    def forward(self, z):\n"
+         "        return self.norm(self.net(z))\n", "self.net(z)"),
+        # an op recorded on it is an activation too
+        ("import torch\ndef norm(d):\n    d = torch.tanh(d) * 2\n    d.data[:, 0] = 0\n\nnorm(netG(z))\n", "netG(z)"),
+        ("def norm(d):\n    d = d.clamp(0, 1)\n    d.data += 1\n\nnorm(netG(z))\n", "netG(z)"),
+        ("def norm(d):\n    d = d.detach()\n    d.data += 1\n\nnorm(netG(z))\n", None),
+        ("import torch\ndef norm(d):\n    with torch.no_grad():\n        e = torch.tanh(d)\n    e.data += 1\n\nnorm(netG(z))\n", None),
+        ("def scale(d, s):\n    d.data *= s\n\nscale(torch.zeros(3), 2)\n", None),
+        ("def scale(d, s):\n    d.data *= s\n\nhooks.append(scale)\nscale(netG(z), 2)\n", None),  # other callers unknown
+        ("def scale(d, s):\n    d.data *= s\n\nscale(*args)\n", None),
+        ("import torch\ndef scale(d, s):\n    d.data *= s\n\nwith torch.no_grad():\n    scale(netG(z), 2)\n", None),
+        # leaves: parameters, buffers, fresh tensors
+        ("for p in model.parameters():\n    p.data.clamp_(-c, c)\n", None),
+        ("self.proj.weight.data.clamp_(-1, 1)\n", None),
+        ("import torch\nh = torch.zeros(3)\nh.data.add_(1)\n", None),
+        ("import torch\nw = torch.nn.Parameter(torch.zeros(3))\nw.data.add_(1)\n", None),
+    ],
+)
+def test_forward_output(code, expected):
+    assert _forward_output(code) == expected

@@ -10,3 +10,7 @@ def normalise(delta, mean, std):
     for c in range(3):
         delta.data[:, c] = (delta.data[:, c] - mean[c]) / std[c]  # expect: GL202
     return delta
+
+
+def perturb(generator, noise, mean, std):
+    return normalise(generator(noise), mean, std)

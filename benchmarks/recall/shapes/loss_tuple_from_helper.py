@@ -2,10 +2,11 @@
 
 Each line marked `# expect: CODE` is where gradlint should report CODE.
 """
-def train(model, opt, loader, step_fn):
+def train(trainer, loader):
     total_sum, box_sum = 0, 0
     for batch in loader:
-        box, cls, total = step_fn(model, opt, batch)
+        losses = trainer.train_step(batch)
+        box, cls, total = losses
         total_sum += total  # expect: GL301
         box_sum += box  # expect: GL301
     return total_sum, box_sum

@@ -1,0 +1,419 @@
+"""The project index: what the other files of a run say about this one.
+
+A file's questions sometimes have their answer in another file: whether a class
+derives from ``nn.Module`` through a base defined elsewhere (``class
+Tagger(flair.nn.Model)``), whether every caller of a helper runs it under
+no_grad, whether a method is called from inference code in another module
+(``agent.act_e_greedy(state)`` in a ``test()`` loop of ``test.py``). The index
+holds those facts, one small *summary* per file, computed by
+:func:`summarize` from Python's ``ast`` (a tenth of the cost of the LibCST
+parse the checks need) and cached by the runner with the file's findings.
+
+Summaries are plain JSON data, keyed by the dotted names a file may be
+imported as (every suffix of its path: ``pkg/sub/mod.py`` is ``mod``,
+``sub.mod`` and ``pkg.sub.mod``, so that a checkout without ``__init__.py``
+files, or checked from inside its package, resolves the same). Facts are
+recorded only where the file is sure of them; every query answers None
+(unknown) for what no summary says, and the semantic model then keeps its
+in-file answer. The index in use is the one :func:`use` installed for the run
+(``current()``); without one, nothing changes.
+
+Which files a run indexes is the runner's choice (``gradlint.scheduler``): the
+files it checks, plus, for a run of few files (a pre-commit hook, an editor),
+the other ``.py`` files of their directories and of the packages above them,
+at most ``MAX_EXTRA_FILES``.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE
+
+# Bumped when the shape of a summary changes: cached summaries of another
+# version are computed again.
+SUMMARY_VERSION = 1
+# A run of few files indexes at most this many other files besides them.
+MAX_EXTRA_FILES = 256
+# How many path components a file's dotted names go back.
+_MAX_DEPTH = 6
+_NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
+_MODULE_BASES = NN_MODULE | frozenset(
+    {"pytorch_lightning.LightningModule", "lightning.LightningModule", "lightning.pytorch.LightningModule"}
+)
+# Words that make a file worth summarising at all: classes, calls made from
+# inference code or under a grad-mode guard.
+_UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+_WORTH = re.compile(r"\bclass\b|no_grad|inference_mode|\.eval\(|def\s+\w*(?:eval|valid|test|predict|infer)", re.IGNORECASE)
+
+
+def module_names(path: str) -> List[str]:
+    """The dotted names a file may be imported as, shortest first."""
+    parts = [p for p in PurePath(path).with_suffix("").parts if p not in ("", "/", "\\")]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    names = []
+    for k in range(1, min(len(parts), _MAX_DEPTH) + 1):
+        tail = parts[-k:]
+        if all(p.isidentifier() for p in tail):
+            names.append(".".join(tail))
+    return names
+
+
+def summarize(path: str, source: str) -> Optional[dict]:
+    """The facts ``source`` (the file at ``path``) gives other files; None when it
+    has none or does not parse."""
+    if not _WORTH.search(source):
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names = module_names(path)
+    package = names[-1].rpartition(".")[0] if names else ""
+    imports = _imports(tree, package)
+    summary = _Summarizer(imports, _UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None).run(tree)
+    if not any(summary.values()):
+        return None
+    summary["v"] = SUMMARY_VERSION
+    return summary
+
+
+def valid(summary: object) -> bool:
+    """Whether ``summary`` (read back from a cache) has the shape ``summarize`` gives."""
+    if summary is None:
+        return True
+    if not isinstance(summary, dict) or summary.get("v") != SUMMARY_VERSION:
+        return False
+    classes, calls, inference = summary.get("classes"), summary.get("calls"), summary.get("inference_calls")
+    return (
+        isinstance(classes, dict)
+        and all(isinstance(v, list) and all(isinstance(b, str) for b in v) for v in classes.values())
+        and isinstance(calls, dict)
+        and all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in calls.values())
+        and isinstance(inference, list)
+        and all(
+            isinstance(c, list) and len(c) == 3 and isinstance(c[0], str) and isinstance(c[1], str) and type(c[2]) is int
+            for c in inference
+        )
+    )
+
+
+def _imports(tree: ast.Module, package: str) -> Dict[str, str]:
+    """Local name -> the qualified name its module-level import binds."""
+    out: Dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    out[a.asname] = a.name
+                else:
+                    root = a.name.partition(".")[0]
+                    out[root] = root
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".") if package else []
+                parent = parent[: len(parent) - (node.level - 1)] if node.level > 1 else parent
+                base = ".".join([*parent, base] if base else parent)
+            for a in node.names:
+                if a.name != "*":
+                    out[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
+    return out
+
+
+def _dotted(expr: ast.expr) -> Optional[str]:
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    parts.append(expr.id)
+    return ".".join(reversed(parts))
+
+
+def _guard_disables(expr: ast.expr) -> bool:
+    """``torch.no_grad()``, ``torch.inference_mode()`` (any spelling of the module)."""
+    func = expr.func if isinstance(expr, ast.Call) else expr
+    name = _dotted(func) or ""
+    return name.rpartition(".")[2] in _NO_GRAD_GUARDS
+
+
+def _is_inference_function(name: str) -> bool:
+    return bool(INFERENCE_WORD.search(name.lower()))
+
+
+class _Summarizer:
+    def __init__(self, imports: Dict[str, str], unit_tests: bool) -> None:
+        self.imports = imports
+        # In a file pytest collects, ``test*`` functions are unit tests, not inference code.
+        self.unit_tests = unit_tests
+        self.classes: Dict[str, List[str]] = {}
+        # callee name -> [call sites, call sites under no_grad]
+        self.calls: Dict[str, List[int]] = {}
+        # [method name, calling function, line]: a method called on another object
+        # from inference code, with gradients on
+        self.inference_calls: List[List[object]] = []
+
+    def run(self, tree: ast.Module) -> dict:
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                self.classes[node.name] = [self._qualify(b) for b in node.bases if _dotted(b) is not None]
+        self._block(tree.body, no_grad=False, inference=None)
+        return {"classes": self.classes, "calls": self.calls, "inference_calls": self.inference_calls}
+
+    def _qualify(self, expr: ast.expr) -> str:
+        text = _dotted(expr) or ""
+        root, _, rest = text.partition(".")
+        if root in self.imports:
+            return self.imports[root] + ("." + rest if rest else "")
+        return "." + text  # a name of this module
+
+    def _block(self, body: Sequence[ast.stmt], no_grad: bool, inference: Optional[str]) -> None:
+        for stmt in body:
+            self._stmt(stmt, no_grad, inference)
+
+    def _stmt(self, stmt: ast.stmt, no_grad: bool, inference: Optional[str]) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            decorated = any(_guard_disables(d) for d in stmt.decorator_list)
+            unit_test = self.unit_tests and stmt.name.startswith("test")
+            name = stmt.name if _is_inference_function(stmt.name) and not unit_test else None
+            self._block(stmt.body, decorated, name)
+            return
+        if isinstance(stmt, ast.ClassDef):
+            self._block(stmt.body, False, None)
+            return
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                self._expr(item.context_expr, no_grad, inference)
+            inner = no_grad or any(_guard_disables(i.context_expr) for i in stmt.items)
+            self._block(stmt.body, inner, inference)
+            return
+        self._children(stmt, no_grad, inference)
+
+    def _children(self, node: ast.AST, no_grad: bool, inference: Optional[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self._stmt(child, no_grad, inference)
+            elif isinstance(child, ast.expr):
+                self._expr(child, no_grad, inference)
+            else:  # an ``except`` clause, a ``case``, arguments
+                self._children(child, no_grad, inference)
+
+    def _expr(self, expr: ast.expr, no_grad: bool, inference: Optional[str]) -> None:
+        for node in ast.walk(expr):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name):
+                name = func.id
+            elif isinstance(func, ast.Attribute):
+                name = func.attr
+            else:
+                continue
+            counts = self.calls.setdefault(name, [0, 0])
+            counts[0] += 1
+            counts[1] += no_grad
+            if (
+                inference is not None
+                and not no_grad
+                and isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id not in ("self", "cls")
+                and func.value.id not in self.imports
+            ):
+                self.inference_calls.append([name, inference, node.lineno])
+
+
+@dataclass
+class InferenceCaller:
+    """A call of a method from inference code in another file."""
+
+    path: str
+    function: str
+    line: int
+
+
+def summary_hash(summary: dict) -> str:
+    return hashlib.sha256(json.dumps(summary, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+def project_root(path: str) -> str:
+    """The directory a file's project is taken to be: the parent of the topmost
+    package holding it (directories with an ``__init__.py``), or, for a script,
+    its own directory. Facts flow only between files of one root: a run over
+    several code bases (or over unrelated scripts) keeps them apart."""
+    import os
+
+    d = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return d
+
+
+@dataclass
+class Project:
+    """The summaries of a run's files, by file path."""
+
+    summaries: Dict[str, dict] = field(default_factory=dict)
+    # ``summary_hash`` of each summary, where already known (from a cache).
+    hashes: Dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._roots: Dict[str, str] = {}
+        self._by_module: Dict[Tuple[str, str], List[str]] = {}
+        for path in sorted(self.summaries):
+            root = self.root(path)
+            for name in module_names(path):
+                self._by_module.setdefault((root, name), []).append(path)
+        self._module_class: Dict[Tuple[str, str], Optional[bool]] = {}
+
+    def root(self, path: str) -> str:
+        found = self._roots.get(path)
+        if found is None:
+            found = self._roots[path] = project_root(path)
+        return found
+
+    def _peers(self, origin: str) -> Iterator[Tuple[str, dict]]:
+        """The summaries of the other files of ``origin``'s project."""
+        root = self.root(origin)
+        for path in sorted(self.summaries):
+            if path != origin and self.root(path) == root:
+                yield path, self.summaries[path]
+
+    @property
+    def digest(self) -> str:
+        """Changes whenever a fact of the index does: what the findings of a file,
+        cached, depend on besides the file."""
+        digest = hashlib.sha256()
+        for path in sorted(self.summaries):
+            found = self.hashes.get(path) or summary_hash(self.summaries[path])
+            digest.update(f"{path}\0{found}\0".encode())
+        return digest.hexdigest()[:16]
+
+    # -- classes ---------------------------------------------------------------------
+
+    def _classes(self, qualname: str, root: str) -> Iterator[Tuple[str, List[str]]]:
+        """(defining file, qualified bases) for each class of the index named ``qualname``."""
+        module, _, name = qualname.rpartition(".")
+        for path in self._by_module.get((root, module), ()):
+            bases = self.summaries[path].get("classes", {}).get(name)
+            if bases is not None:
+                yield path, bases
+
+    def derives_from_module(self, qualname: str, origin: str, _depth: int = 0) -> Optional[bool]:
+        """Whether the class ``qualname`` (``flair.nn.Model``), defined in a file of the
+        project of ``origin``, derives from ``nn.Module``; None when no such file
+        defines it."""
+        if qualname in _MODULE_BASES:
+            return True
+        if _depth > 8:
+            return None
+        root = self.root(origin)
+        if _depth == 0 and (root, qualname) in self._module_class:
+            return self._module_class[(root, qualname)]
+        found: Optional[bool] = None
+        for path, bases in self._classes(qualname, root):
+            found = False
+            module = module_names(path)[-1] if module_names(path) else ""
+            for base in bases:
+                full = module + base if base.startswith(".") else base
+                if self.derives_from_module(full, origin, _depth + 1):
+                    found = True
+                    break
+            if found:
+                break
+        if _depth == 0:
+            self._module_class[(root, qualname)] = found
+        return found
+
+    # -- callers ---------------------------------------------------------------------
+
+    def call_counts(self, name: str, origin: str) -> Tuple[int, int]:
+        """(call sites of ``name``, of them under no_grad) in the other files of
+        ``origin``'s project: ``f(...)`` for a function, ``x.f(...)`` for a method."""
+        total = disabled = 0
+        for _, summary in self._peers(origin):
+            counts = summary.get("calls", {}).get(name)
+            if counts:
+                total += counts[0]
+                disabled += counts[1]
+        return total, disabled
+
+    def inference_called(self) -> FrozenSet[str]:
+        """Every method name some file of the index calls from inference code."""
+        return frozenset(c[0] for s in self.summaries.values() for c in s.get("inference_calls", ()))
+
+    def inference_callers(self, method: str, origin: str) -> List[InferenceCaller]:
+        """Calls ``x.method(...)`` made with gradients on from inference code (a
+        function named for it: ``test``, ``evaluate``) in the other files of
+        ``origin``'s project."""
+        out = []
+        for path, summary in self._peers(origin):
+            for name, function, line in summary.get("inference_calls", ()):
+                if name == method:
+                    out.append(InferenceCaller(path, str(function), int(line)))
+        return out
+
+
+_current: Optional[Project] = None
+
+
+def use(project: Optional[Project]) -> None:
+    """Install ``project`` as the index of the run (None: no index)."""
+    global _current
+    _current = project
+
+
+def current() -> Optional[Project]:
+    return _current
+
+
+def build(sources: Iterable[Tuple[str, str]]) -> Project:
+    """The index of ``(path, source)`` pairs (uncached: tests, the language server)."""
+    summaries = {}
+    for path, source in sources:
+        s = summarize(path, source)
+        if s is not None:
+            summaries[path] = s
+    return Project(summaries)
+
+
+def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List[PurePath]:
+    """The other ``.py`` files of the directories of ``files`` and of the packages
+    above them (directories holding an ``__init__.py``), at most ``limit``."""
+    from pathlib import Path
+
+    seen: Set[Path] = {Path(f).resolve() for f in files}
+    dirs: List[Path] = []
+    for f in files:
+        d = Path(f).parent  # as the run names it: what findings and messages show
+        while d.resolve() not in {x.resolve() for x in dirs}:
+            dirs.append(d)
+            if not (d / "__init__.py").is_file() or d.parent == d:
+                break
+            d = d.parent
+    out: List[PurePath] = []
+    for d in dirs:
+        try:
+            entries = sorted(d.iterdir())
+        except OSError:
+            continue
+        for p in entries:
+            if p.suffix == ".py" and p.is_file() and p.resolve() not in seen:
+                seen.add(p.resolve())
+                out.append(p)
+                if len(out) >= limit:
+                    return out
+    return out
+

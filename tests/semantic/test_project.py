@@ -1,0 +1,200 @@
+"""The project index (``gradlint.semantic.project``): what other files of a run
+tell a file's questions, and the facts consulted through it."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from gradlint.rule import FileContext
+from gradlint.semantic import project
+from gradlint.semantic.tree import walk
+
+
+@pytest.fixture(autouse=True)
+def no_index_left_behind():
+    yield
+    project.use(None)
+
+
+def summary(code: str, path: str = "pkg/mod.py") -> dict:
+    found = project.summarize(path, textwrap.dedent(code))
+    assert found is not None and project.valid(found)
+    return found
+
+
+def test_module_names_are_every_suffix_of_the_path():
+    assert project.module_names("src/flair/models/tagger.py") == ["tagger", "models.tagger", "flair.models.tagger", "src.flair.models.tagger"]
+    assert project.module_names("pkg/__init__.py") == ["pkg"]
+    assert project.module_names("my-dir/mod.py") == ["mod"]  # not an identifier: not importable that way
+
+
+def test_class_bases_are_qualified_through_the_imports():
+    s = summary(
+        """
+        import torch.nn
+        import flair.nn as fnn
+        from .base import Model as Base
+
+        class A(torch.nn.Module): pass
+        class B(fnn.Model): pass
+        class C(Base): pass
+        class D(A, metaclass=M): pass
+        """,
+        "flair/models/tagger.py",
+    )
+    assert s["classes"] == {
+        "A": ["torch.nn.Module"],
+        "B": ["flair.nn.Model"],
+        "C": ["flair.models.base.Model"],
+        "D": [".A"],
+    }
+
+
+def _files(root, files):
+    """Writes ``files`` under ``root`` (packages get their ``__init__.py``); their
+    ``(path, source)`` pairs."""
+    out = []
+    for rel, source in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source)
+        out.append((str(path), source))
+    return out
+
+
+def test_derives_from_module_follows_bases_across_files(tmp_path):
+    sources = _files(
+        tmp_path / "repo",
+        {
+            "flair/__init__.py": "",
+            "flair/models/__init__.py": "",
+            "flair/nn.py": "import torch.nn\nclass Model(torch.nn.Module):\n    pass\n",
+            "flair/data.py": "class Corpus:\n    pass\nclass Big(Corpus):\n    pass\n",
+            "flair/models/tagger.py": "import flair.nn\nclass Local(flair.nn.Model):\n    pass\nclass Sub(Local):\n    pass\n",
+        },
+    )
+    other = _files(tmp_path / "elsewhere", {"flair/nn.py": "class Model:\n    pass\n"})
+    index = project.build(sources + other)
+    asking = str(tmp_path / "repo" / "flair" / "other.py")
+    assert index.derives_from_module("flair.nn.Model", asking) is True
+    assert index.derives_from_module("flair.models.tagger.Sub", asking) is True  # through a base of its own file
+    assert index.derives_from_module("flair.data.Big", asking) is False
+    assert index.derives_from_module("other.Thing", asking) is None  # no file of the run defines it
+    # another project of the same run, with its own ``flair.nn``: its facts stay its own
+    assert index.derives_from_module("flair.nn.Model", str(tmp_path / "elsewhere" / "flair" / "x.py")) is False
+    assert project.project_root(asking) == str(tmp_path / "repo")
+    assert project.project_root(str(tmp_path / "elsewhere" / "flair" / "nn.py")) == str(tmp_path / "elsewhere" / "flair")
+
+
+def test_call_counts_and_inference_callers():
+    s = summary(
+        """
+        import torch
+
+        def evaluate(agent, loader):
+            for x in loader:
+                agent.act(x)
+                with torch.no_grad():
+                    agent.act(x)
+            helper(x)
+
+        @torch.no_grad()
+        def other(agent):
+            agent.act(1)
+            torch.zeros(1)
+        """
+    )
+    assert s["calls"]["act"] == [3, 2]
+    assert s["calls"]["helper"] == [1, 0]
+    assert s["calls"]["zeros"] == [1, 1]
+    # only the call with gradients on, from a function named for inference, on an object
+    # that is neither ``self`` nor an imported module (``torch.zeros``)
+    assert s["inference_calls"] == [["act", "evaluate", 6]]
+
+
+def test_summaries_from_a_cache_are_checked():
+    good = summary("class A:\n    pass\n")
+    assert project.valid(None)
+    assert not project.valid({**good, "v": 0})
+    assert not project.valid({**good, "calls": {"f": [1]}})
+    assert not project.valid({**good, "classes": {"A": "torch.nn.Module"}})
+    assert not project.valid({**good, "inference_calls": [["act", "test", "3"]]})
+
+
+def test_a_file_with_nothing_to_tell_has_no_summary():
+    assert project.summarize("a.py", "x = 1\nprint(x)\n") is None
+    assert project.summarize("a.py", "class (:\n") is None
+
+
+def test_the_digest_changes_with_the_facts():
+    a = project.build([("a.py", "class A:\n    pass\n")])
+    b = project.build([("a.py", "import torch\nclass A(torch.nn.Module):\n    pass\n")])
+    assert a.digest != b.digest
+    assert a.digest == project.build([("a.py", "class A:\n    pass\n")]).digest
+
+
+def _ctx(code: str, path: str) -> FileContext:
+    source = textwrap.dedent(code)
+    return FileContext(path, source, cst.parse_module(source))
+
+
+def test_a_class_is_a_module_through_a_base_of_another_file(tmp_path):
+    code = """
+    import flair.nn
+
+    class Tagger(flair.nn.Model):
+        def predict(self, x):
+            return self.forward(x)
+    """
+    sources = _files(
+        tmp_path,
+        {"flair/__init__.py": "", "flair/models/__init__.py": "", "flair/nn.py": "import torch\nclass Model(torch.nn.Module):\n    pass\n"},
+    )
+    path = str(tmp_path / "flair" / "models" / "tagger.py")
+    ctx = _ctx(code, path)
+    assert [c.name.value for c in ctx.semantic.modules.module_classes()] == []
+    project.use(project.build(sources))
+    ctx = _ctx(code, path)
+    assert [c.name.value for c in ctx.semantic.modules.module_classes()] == ["Tagger"]
+
+
+def test_a_function_only_other_files_call_under_no_grad_is_entered_without_grad():
+    code = """
+    def score_batch(model, batch):
+        return model(batch).argmax(1)
+    """
+    caller = """
+    import torch
+    from helpers import score_batch
+
+    def run(model, loader):
+        with torch.no_grad():
+            return [score_batch(model, b) for b in loader]
+    """
+
+    def mode() -> object:
+        ctx = _ctx(code, "helpers.py")
+        func = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.FunctionDef))
+        return ctx.semantic.gradmode.entry_mode(func)
+
+    assert (mode().disabled, mode().reason) == (False, "default")
+    project.use(project.build([("run.py", textwrap.dedent(caller))]))
+    assert (mode().disabled, mode().reason) == (True, "project")
+    # one call with gradients on anywhere and the entry mode is the default again
+    project.use(project.build([("run.py", textwrap.dedent(caller) + "\ndef train(m, b):\n    score_batch(m, b)\n")]))
+    assert (mode().disabled, mode().reason) == (False, "default")
+
+
+def test_unit_tests_are_not_inference_code():
+    code = "def test_act(agent):\n    agent.act(1)\n\ndef evaluate(agent):\n    agent.act(2)\n"
+    assert project.summarize("tests/test_agent.py", code)["inference_calls"] == [["act", "evaluate", 5]]
+    assert project.summarize("scripts/test.py", code)["inference_calls"] == [["act", "test_act", 2], ["act", "evaluate", 5]]
+
+
+def test_the_digest_is_the_same_from_cached_summary_hashes():
+    index = project.build([("a.py", "class A:\n    pass\n"), ("b.py", "import torch\nclass B(torch.nn.Module):\n    pass\n")])
+    hashes = {p: project.summary_hash(s) for p, s in index.summaries.items()}
+    assert project.Project(index.summaries, hashes).digest == index.digest

@@ -1,0 +1,135 @@
+"""The project index in a run of ``gradlint check``: facts from the other files
+of the run (and, for a run of few files, of their directories) decide findings,
+and a cached finding is checked again when a fact it may depend on changes."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gradlint.cli import main
+from gradlint.semantic import project
+
+HELPER = """\
+def evaluate(model, loader):
+    model.eval()
+    total = 0
+    for x, y in loader:
+        total += (model(x).argmax(1) == y).sum().item()
+    return total
+"""
+
+CALLER = """\
+import torch
+from helpers import evaluate
+
+
+def main(model, loader):
+    with torch.no_grad():
+        print(evaluate(model, loader))
+"""
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\n")
+    (tmp_path / "helpers.py").write_text(HELPER)
+    (tmp_path / "run.py").write_text(CALLER)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def findings(*args: str):
+    result = CliRunner().invoke(main, ["check", "--output-format", "json", *args])
+    assert result.exit_code in (0, 1), result.output
+    assert project.current() is None  # the index lives for the run only
+    return [(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in json.loads(result.stdout)]
+
+
+def test_a_helper_every_caller_runs_under_no_grad_is_not_reported(tree):
+    assert findings("--no-cache", "helpers.py", "run.py") == []
+
+
+def test_a_single_file_run_indexes_the_files_next_to_it(tree):
+    assert findings("--no-cache", "helpers.py") == []
+    alone = tree / "alone"
+    alone.mkdir()
+    (alone / "helpers.py").write_text(HELPER)
+    assert findings("--no-cache", "alone/helpers.py") == [("helpers.py", "GL101", 5)]
+
+
+def test_a_cached_finding_follows_a_change_in_another_file(tree):
+    assert findings("helpers.py") == []
+    assert findings("helpers.py") == []  # from the cache
+    (tree / "run.py").write_text(CALLER.replace("with torch.no_grad():", "if True:"))
+    assert findings("helpers.py") == [("helpers.py", "GL101", 5)]
+    (tree / "run.py").write_text(CALLER)
+    assert findings("helpers.py") == []
+
+
+def test_extra_files_are_bounded(tmp_path):
+    for i in range(5):
+        (tmp_path / f"m{i}.py").write_text("x = 1\n")
+    (tmp_path / "notes.txt").write_text("")
+    extra = project.extra_files([tmp_path / "m0.py"], limit=3)
+    assert [p.name for p in extra] == ["m1.py", "m2.py", "m3.py"]
+
+
+AGENT = """\
+import random
+
+
+class Agent:
+    def __init__(self, online_net, actions):
+        self.online_net = online_net
+        self.actions = actions
+
+    def act(self, state):
+        return (self.online_net(state.unsqueeze(0)).data * self.support).sum(2).argmax(1).item()
+
+    def act_e_greedy(self, state, epsilon=0.05):
+        return random.randrange(self.actions) if random.random() < epsilon else self.act(state)
+
+    def learn(self, batch):
+        loss = self.online_net(batch.states).mean()
+        loss.backward()
+"""
+
+EVALUATION = """\
+def test(env, agent, episodes):
+    rewards = []
+    for _ in range(episodes):
+        state, done, total = env.reset(), False, 0.0
+        while not done:
+            state, reward, done = env.step(agent.act_e_greedy(state))
+            total += reward
+        rewards.append(total)
+    return sum(rewards) / episodes
+"""
+
+
+def test_a_method_called_from_inference_code_in_another_file_is_reported(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agent.py").write_text(AGENT)
+    (tmp_path / "evaluation.py").write_text(EVALUATION)
+    assert findings("--no-cache", "agent.py", "evaluation.py") == [("agent.py", "GL101", 10)]
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--select", "GL101", "agent.py"])
+    assert "`self.online_net` runs for inference in `act()`, called from `test()` (evaluation.py:6)" in result.output
+    # without the caller, ``act`` is a method like any other
+    (tmp_path / "evaluation.py").unlink()
+    assert findings("--no-cache", "agent.py") == []
+
+
+def test_workers_that_do_not_fork_are_sent_the_index(tree, monkeypatch):
+    from gradlint import parallel
+
+    for i in range(4):  # enough files to be worth workers
+        (tree / f"other{i}.py").write_text(HELPER.replace("evaluate", f"evaluate{i}"))
+    expected = sorted(findings("--no-cache", "--jobs", "1", "."))
+    assert ("helpers.py", "GL101", 5) not in expected and len(expected) == 4
+    monkeypatch.setattr(parallel, "_context", lambda: __import__("multiprocessing").get_context("spawn"))
+    assert sorted(findings("--no-cache", "--jobs", "2", ".")) == expected
