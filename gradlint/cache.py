@@ -40,7 +40,7 @@ import tempfile
 import time
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradlint import __version__
 from gradlint.options import RuleOptions
@@ -132,7 +132,7 @@ class Cache:
 
     def _use(self, key: str, entry: Dict[str, Any]) -> Optional[List[Any]]:
         diagnostics = entry.get("diagnostics")
-        if not isinstance(diagnostics, list):
+        if not isinstance(diagnostics, list) or not _unchanged(entry.get("deps", ())):
             return None
         if self._now // 10**9 - entry.get("seen", 0) > 24 * 3600:
             self._changed[key] = dict(entry, seen=self._now // 10**9)
@@ -143,12 +143,20 @@ class Cache:
             return None
         return list(stat_key(st))
 
-    def store(self, key: str, digest: str, st: os.stat_result, diagnostics: List[Any]) -> None:
+    def store(
+        self, key: str, digest: str, st: os.stat_result, diagnostics: List[Any], deps: Sequence[Tuple[str, int, int]] = ()
+    ) -> None:
+        """``deps``: other files the findings depend on, as ``(path, mtime_ns, size)``
+        (``(-1, -1)``: absent); the entry holds while they stay so. A file among them
+        changed too recently for its stat to tell a later change is not stored."""
+        if any(m > self._now - RACY_NS for _, m, _ in deps):
+            return
         self._changed[key] = {
             "digest": digest,
             "stat": self._trusted_stat(st),
             "seen": self._now // 10**9,
             "diagnostics": diagnostics,
+            **({"deps": [list(d) for d in deps]} if deps else {}),
         }
 
     # -- project index summaries (``gradlint.semantic.project``) --------------------------
@@ -284,3 +292,22 @@ def _build(cls: Any, values: Dict[str, Any], skip: Tuple[str, ...] = ()) -> Any:
         if types is None or type(values[name]) not in types:
             raise ValueError(f"{cls.__name__}.{name}: unexpected value")
     return cls(**values)
+
+
+def _unchanged(deps: Any) -> bool:
+    """Whether every ``[path, mtime_ns, size]`` of ``deps`` still holds."""
+    if not isinstance(deps, (list, tuple)):
+        return False
+    for dep in deps:
+        try:
+            path, mtime, size = dep
+            st = os.stat(path)
+        except FileNotFoundError:
+            if dep[1] == -1:
+                continue
+            return False
+        except (OSError, ValueError, TypeError):
+            return False
+        if mtime == -1 or (st.st_mtime_ns, st.st_size) != (mtime, size):
+            return False
+    return True

@@ -24,7 +24,7 @@ from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
 from gradlint.results import FileReport
 from gradlint.runner import Mode, display_path, lint_file
-from gradlint.semantic import project
+from gradlint.semantic import project, star_exports
 
 # Below this many files to parse, starting workers (~10 ms each, forked)
 # costs about what they would save.
@@ -148,10 +148,13 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
             for i, source, key, st in to_store:
                 report = reports[i]
                 # Not cached: a report with notes (the cache keeps findings only, and the note must
-                # show), and a file with a star import, whose findings depend on the project's
-                # other files (semantic.star_exports), which its cache entry does not cover.
-                if report is not None and not report.errors and not report.internal_error and not report.notes and not _STAR_IMPORT.search(source.text):
-                    cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics))
+                # show). A file with a star import depends on the modules it reads
+                # (semantic.star_exports): its entry holds while they are unchanged.
+                if report is None or report.errors or report.internal_error or report.notes:
+                    continue
+                deps = star_exports.dependencies(str(files[i]), source.text) if _STAR_IMPORT.search(source.text) else []
+                if deps is not None:
+                    cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics), deps)
         cache.save()
     return reports  # type: ignore[return-value]
 

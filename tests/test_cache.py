@@ -307,3 +307,32 @@ def test_warm_run_does_not_import_libcst(project):
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=project).returncode == 1  # cold: parses
     assert subprocess.run([sys.executable, "-c", code], cwd=project).returncode == 0  # warm: no LibCST
+
+
+STAR_USER = textwrap.dedent(
+    """\
+    from helpers import *
+
+
+    def evaluate(model, x):
+        return model(Variable(x, volatile=True)).argmax(1)
+    """
+)
+
+
+def test_a_star_importing_file_is_cached_until_a_module_it_reads_changes(tmp_path, monkeypatch, later, no_linting):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helpers.py").write_text("import torch\nfrom torch.autograd import Variable\n")
+    (tmp_path / "main.py").write_text(STAR_USER)
+    first = run("main.py")
+    assert [line.split(" ")[:2] for line in first.stdout.splitlines()[:1]] == [["main.py:5:18:", "GL001"]]
+    entry = next(e for k, e in json.loads(cache_file(tmp_path).read_text())["entries"].items() if k.startswith(str(tmp_path / "main.py")))
+    assert [Path(d[0]).name for d in entry["deps"]] == ["helpers.py"]
+    no_linting()
+    assert run("main.py").stdout == first.stdout
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
+    # what the star import binds changes with the module it reads: checked again
+    (tmp_path / "helpers.py").write_text("def Variable(x, volatile=False):\n    return x\n")
+    os.utime(tmp_path / "helpers.py", ns=(10**18, 10**18))
+    assert "GL001" not in run("main.py").stdout

@@ -36,4 +36,5 @@ def test_every_module_of_the_package_has_a_layer():
     package = ROOT / "gradlint"
     modules = {f"gradlint.{p.stem}" for p in package.glob("*.py") if p.stem != "__init__"}
     modules |= {f"gradlint.{p.parent.name}" for p in package.glob("*/__init__.py")}
+    modules.discard("gradlint._catalog")  # the rule catalog's TOML files, where a build puts them: no code
     assert layered == modules

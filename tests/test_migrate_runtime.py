@@ -115,3 +115,84 @@ def test_legacy_data_updates_compute_bitwise_what_the_migrated_ones_do(outcome):
     step = "one sgd_step + zero_grad"
     assert step not in legacy["errors"]
     assert legacy["values"][step] == migrated["values"][step]
+
+
+_STAR_PROJECT = {
+    # A 0.3-era code base: one module gathers the imports, the others star-import it,
+    # and a helper of the file hands `async=` on to `.cuda()`.
+    "torch_imports.py": "import torch\nimport torch.nn as nn\nfrom torch.autograd import Variable\n",
+    "train.py": (
+        "from torch_imports import *\n"
+        "\n"
+        "\n"
+        "def to_dev(x, *args, **kwargs):\n"
+        "    return x.cuda(*args, **kwargs) if torch.cuda.is_available() else x\n"
+        "\n"
+        "\n"
+        "def step(model, opt, x, y):\n"
+        "    x, y = to_dev(Variable(x), async=True), Variable(y)\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss.data.cpu()[0]\n"
+        "\n"
+        "\n"
+        "def evaluate(model, x):\n"
+        "    out = model(Variable(x, volatile=True))\n"
+        "    return out, out.sum().data.cpu()[0]\n"
+    ),
+}
+_STAR_RUN = """
+import json, sys, warnings
+import torch
+sys.path.insert(0, sys.argv[1])
+import train
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+result = {}
+try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result["losses"] = [train.step(model, opt, x, y) for _ in range(3)]
+        out, total = train.evaluate(model, x)
+        result["total"] = total
+        result["graph"] = out.grad_fn is not None
+except Exception as exc:
+    result["error"] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(result))
+"""
+
+
+def test_star_imported_legacy_code_base_migrates_and_runs(tmp_path):
+    """Variable from a project module's star import, `.data.cpu()[0]` and `to_dev(x, async=True)`:
+    the original (its `async=` renamed, so it imports at all) raises IndexError today;
+    the migrated one trains and evaluates without a graph or a warning, and its numbers
+    are what `.item()` gives."""
+    from gradlint.migrate import MigrateMode, migrate_paths, migration_settings
+
+    project = tmp_path / "project"
+    legacy = tmp_path / "legacy"
+    for root in (project, legacy):
+        root.mkdir()
+        for name, text in _STAR_PROJECT.items():
+            (root / name).write_text(text if root is project else rename_async_arguments(text)[0], encoding="utf-8")
+    run = migrate_paths([project / "train.py"], migration_settings(), MigrateMode())
+    assert not run.left and not run.skipped, (run.left, run.skipped)
+    migrated = (project / "train.py").read_text(encoding="utf-8")
+    assert "Variable" not in migrated and "volatile" not in migrated and "async" not in migrated
+    assert "loss.item()" in migrated and "@torch.no_grad()" in migrated
+
+    def outcome(root):
+        proc = subprocess.run([sys.executable, "-c", _STAR_RUN, str(root)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    assert outcome(legacy)["error"].startswith("IndexError: invalid index of a 0-dim tensor")
+    result = outcome(project)
+    assert "error" not in result, result
+    assert result["graph"] is False
+    assert len(result["losses"]) == 3 and result["losses"][0] > result["losses"][2]
+    assert isinstance(result["total"], float)

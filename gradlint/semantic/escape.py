@@ -12,7 +12,9 @@ keyed by their dotted chain (``total``, ``self.stats``; ``hist[i]`` is
 Routes (``Route.kind``):
 
 - "backward": the receiver of ``.backward()``, or the tensors given to
-  ``torch.autograd.grad``/``backward``;
+  ``torch.autograd.grad``/``backward``, to a framework's backward
+  (``fabric.backward(loss)``, ``accelerator.backward(loss)``) or to
+  ``self.manual_backward(loss)`` in a LightningModule;
 - "helper": an argument of a same-file function that runs backward on (or
   returns into a backward of) the parameter it binds;
 - "return", "yield": out to the caller;
@@ -37,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List
 
 import libcst as cst
 
+from gradlint.semantic.frameworks import FRAMEWORK_OBJECTS, LIGHTNING_BACKWARD_METHODS
 from gradlint.semantic.torch_api import AUTOGRAD_GRAD, TORCH
 from gradlint.semantic.tree import walk
 
@@ -52,6 +55,9 @@ _KEEPS_NOTHING = frozenset(
     "len str int float bool repr print isinstance range format round min max sum abs any all sorted enumerate zip "
     "list tuple dict set iter next getattr hasattr type id hash".split()
 )
+
+# Methods that run backward on their argument for some receivers (see ``frameworks``).
+_BACKWARD_ON_ARGUMENT = LIGHTNING_BACKWARD_METHODS.union(*(o.backward for o in FRAMEWORK_OBJECTS))
 
 # Exception classes, by the way their names end: a raise carries what they hold.
 _EXCEPTIONS = ("Error", "Exception", "Warning")
@@ -464,6 +470,17 @@ class Escape:
             else:
                 return False
 
+    def _backward_on_argument(self, receiver: cst.BaseExpression, method: str) -> bool:
+        """``receiver.method(x)`` runs backward on ``x``: a framework's driver object
+        (``fabric.backward(loss)``), or ``self.manual_backward(loss)`` in a LightningModule."""
+        modules = self.model.modules
+        if method in LIGHTNING_BACKWARD_METHODS and isinstance(receiver, cst.Name) and receiver.value == "self":
+            func = self.tree.enclosing_function(receiver)
+            cls = self.tree.method_class(func) if func is not None else None
+            return cls is not None and modules.is_lightning_module(cls)
+        found = modules.framework_object(receiver)
+        return found is not None and method in found.backward
+
     def _build(self, scope: cst.CSTNode) -> ScopeFlows:
         flows = ScopeFlows(scope, self._plain)
         body = scope if isinstance(scope, cst.Module) else scope.body  # type: ignore[attr-defined]
@@ -551,6 +568,11 @@ class Escape:
         func = node.func
         if isinstance(func, cst.Attribute):
             attr = func.attr.value
+            if attr in _BACKWARD_ON_ARGUMENT:
+                given = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+                if given is not None and self._backward_on_argument(func.value, attr):
+                    add_sink("backward", node, given)  # ``fabric.backward(loss)``
+                    return
             if attr == "backward":
                 add_sink("backward", node, func.value)
                 return

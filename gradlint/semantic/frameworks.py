@@ -1,9 +1,13 @@
 """What training frameworks do around user code, as data.
 
-Each entry names base classes (by qualified name, and by the class name as a
-fallback for star imports and re-exports) and the methods of their subclasses
-that the framework calls with gradients disabled. ``gradmode`` reads this
-table; adding a framework means adding a row, not a code path.
+``NO_GRAD_HOOKS`` names base classes (by qualified name, and by the class name
+as a fallback for star imports and re-exports) and the methods of their
+subclasses that the framework calls with gradients disabled; ``gradmode`` reads
+it. ``FRAMEWORK_OBJECTS`` names the objects that user code drives a training
+loop through (Lightning Fabric, Hugging Face Accelerate): the method that runs
+backward on the tensor it is given, the methods that hand back the modules
+they are given, set up for the framework; ``escape`` and ``modules`` read it.
+Adding a framework means adding a row, not a code path.
 """
 
 from __future__ import annotations
@@ -100,3 +104,36 @@ NUMBER_METHODS = {
 # on ``self`` is kept once per step. Lightning's training loop calls
 # ``training_step`` for every batch.
 PER_BATCH_STEPS = (("Lightning", LIGHTNING_MODULE, frozenset({"LightningModule"}), frozenset({"training_step"})),)
+
+@dataclass(frozen=True)
+class FrameworkObject:
+    """Instances of ``classes`` (a training loop's driver: ``fabric = L.Fabric()``)."""
+
+    framework: str
+    classes: FrozenSet[str]  # qualified names of the class
+    # ``fabric.backward(loss)``: backward on the first argument, not on the object.
+    backward: FrozenSet[str]
+    # ``model, optimizer = fabric.setup(model, optimizer)``: each result is the
+    # argument at the same position (a single argument: the result itself), a
+    # module still a module.
+    setup: FrozenSet[str]
+
+
+FABRIC = _qualified(
+    "lightning.Fabric",
+    "lightning.fabric.Fabric",
+    "lightning.fabric.fabric.Fabric",
+    "lightning_fabric.Fabric",
+    "lightning_fabric.fabric.Fabric",
+)
+ACCELERATOR = _qualified("accelerate.Accelerator", "accelerate.accelerator.Accelerator")
+
+FRAMEWORK_OBJECTS: Tuple[FrameworkObject, ...] = (
+    # ``fabric.autocast()`` is a precision context, not a grad mode: not a guard.
+    FrameworkObject("Lightning Fabric", FABRIC, frozenset({"backward"}), frozenset({"setup", "setup_module"})),
+    FrameworkObject("Hugging Face Accelerate", ACCELERATOR, frozenset({"backward"}), frozenset({"prepare", "prepare_model"})),
+)
+FRAMEWORK_CLASSES = frozenset().union(*(o.classes for o in FRAMEWORK_OBJECTS))
+
+# ``self.manual_backward(loss)`` in a LightningModule (manual optimization): backward on the argument.
+LIGHTNING_BACKWARD_METHODS = frozenset({"manual_backward"})

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Opt
 
 import libcst as cst
 
-from gradlint.semantic.frameworks import LIGHTNING_MODULE
+from gradlint.semantic.frameworks import FRAMEWORK_CLASSES, FRAMEWORK_OBJECTS, LIGHTNING_MODULE, FrameworkObject
 from gradlint.semantic.scopes import Binding
 from gradlint.semantic.syntax import (
     all_targets,
@@ -329,7 +329,54 @@ class Modules:
                 return self.is_module(call.args[0].value, depth + 1)
         if isinstance(func, cst.Attribute) and func.attr.value in MODULE_SELF_METHODS:
             return self.is_module(func.value, depth + 1)
-        return False
+        given = self._set_up(call, None)
+        return given is not None and self.is_module(given, depth + 1)
+
+    def _set_up(self, call: cst.Call, position: Optional[int]) -> Optional[cst.BaseExpression]:
+        """For a framework's set-up call (``fabric.setup(model, opt)``), the argument whose
+        set-up form is the result's item at ``position`` (None: the result itself, from a
+        call given one argument); else None."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _SETUP_METHODS:
+            return None
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if len(args) != len(call.args):
+            return None
+        if position is None:
+            if len(args) != 1:
+                return None  # a tuple of what it was given
+            position = 0
+        elif not 1 < len(args) or position >= len(args):
+            return None
+        found = self.framework_object(func.value)
+        return args[position] if found is not None and func.attr.value in found.setup else None
+
+    def framework_object(self, expr: cst.BaseExpression) -> Optional[FrameworkObject]:
+        """The framework whose driver object ``expr`` evidently is: a variable bound to
+        ``L.Fabric(...)`` / ``Accelerator(...)``, a parameter annotated with the class,
+        or ``self.<attr>`` that every ``self.<attr> = ...`` of the class binds to one."""
+        value: Optional[cst.BaseExpression] = None
+        if isinstance(expr, cst.Name):
+            b = self.model.scopes.same_object(expr)
+            if b is None:
+                return None
+            if b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None:
+                value = b.node.annotation.annotation
+            elif b.kind == "assign" and isinstance(b.value, cst.Call):
+                value = b.value.func
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            func = self.tree.enclosing_function(expr)
+            cls = self.tree.method_class(func) if func is not None else None
+            values = _attr_values(cls, expr.attr.value) if cls is not None else []
+            classes = {self._framework_of(v.func) if isinstance(v, cst.Call) else None for v in values}
+            return classes.pop() if len(classes) == 1 else None
+        return self._framework_of(value) if value is not None else None
+
+    def _framework_of(self, ref: cst.BaseExpression) -> Optional[FrameworkObject]:
+        if not isinstance(ref, (cst.Name, cst.Attribute)):
+            return None
+        names = self.model.names.qualnames(ref) & FRAMEWORK_CLASSES
+        return next((o for o in FRAMEWORK_OBJECTS if names & o.classes), None)
 
     def _module_name(self, name: cst.Name, depth: int) -> bool:
         scopes = self.model.scopes
@@ -350,6 +397,13 @@ class Modules:
             return False
         if b.kind == "assign" and b.value is not None:
             return self.is_module(b.value, depth + 1)
+        if b.kind == "unpack" and isinstance(b.value, cst.Call) and isinstance(b.node, cst.Assign) and len(b.node.targets) == 1:
+            # ``model, optimizer = fabric.setup(model, optimizer)``
+            target = b.node.targets[0].target
+            elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+            position = next((i for i, el in enumerate(elements) if el.value is b.name), None)
+            given = self._set_up(b.value, position) if position is not None and len(elements) > 1 else None
+            return given is not None and self.is_module(given, depth + 1)
         if b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None:
             ann = b.node.annotation.annotation
             if isinstance(ann, (cst.Name, cst.Attribute)):
@@ -603,6 +657,9 @@ class Modules:
             self._freezes = freezes_
             self._frozen = frozenset(text for text, _ in freezes_)
         return self._frozen
+
+
+_SETUP_METHODS = frozenset().union(*(o.setup for o in FRAMEWORK_OBJECTS))
 
 
 def _module_loop_variable(

@@ -584,7 +584,10 @@ class _Flow:
     def reaching(self, name: cst.Name) -> Reaching:
         may = self.uses.get(id(name), _ONLY_UNBOUND)
         unbound = UNBOUND in may or any(b.unbinds for b in may)
-        binds = tuple(sorted((b for b in may if b is not UNBOUND and not b.unbinds), key=self._order))
+        found = [b for b in may if b is not UNBOUND and not b.unbinds]
+        # Ordering asks where each binding is, which for a binding the engine's walk has
+        # not reached yet means a walk of the whole file: not for one binding.
+        binds = tuple(sorted(found, key=self._order)) if len(found) > 1 else tuple(found)
         return Reaching(binds, unbound)
 
     def _order(self, b: Binding) -> int:

@@ -22,9 +22,10 @@ from __future__ import annotations
 import ast
 import io
 import os
+import re
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Mapping, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 _MAX_DEPTH = 6
 _MAX_BYTES = 1 << 20
@@ -38,8 +39,13 @@ class Exports:
 
 def module_file(importer: str, module: str) -> Optional[str]:
     """The file of ``module`` (``.helpers``, ``..pkg.mod``, ``models``) imported by ``importer``."""
+    return next((c for c in _candidates(importer, module) if os.path.isfile(c)), None)
+
+
+def _candidates(importer: str, module: str) -> List[str]:
+    """The files, in the order they are tried, that may be ``module`` for ``importer``."""
     if not importer or importer == "-":
-        return None
+        return []
     here = os.path.dirname(os.path.abspath(importer))
     dots = len(module) - len(module.lstrip("."))
     parts = [p for p in module[dots:].split(".") if p]
@@ -50,13 +56,57 @@ def module_file(importer: str, module: str) -> Optional[str]:
         bases = [base]
     else:
         bases = [here]
+    found: List[str] = []
     for base in bases:
         target = os.path.join(base, *parts)
-        candidates = (target + ".py", os.path.join(target, "__init__.py")) if parts else (os.path.join(base, "__init__.py"),)
-        for candidate in candidates:
-            if os.path.isfile(candidate):
-                return candidate
-    return None
+        found += (target + ".py", os.path.join(target, "__init__.py")) if parts else (os.path.join(base, "__init__.py"),)
+    return found
+
+
+# A star import as a statement of its own line, and any spelling of one: when the two
+# counts differ, the scan below cannot vouch for what the file's star imports read.
+_STAR_FROM = re.compile(r"^[ \t]*from[ \t]+([.\w]+)[ \t]+import[ \t]*\*", re.M)
+_ANY_STAR = re.compile(r"\bimport\s*\*")
+
+
+def dependencies(importer: str, text: str) -> Optional[List[Tuple[str, int, int]]]:
+    """The files that decide what the star imports of ``importer`` (whose source is
+    ``text``) bind, with their ``(mtime_ns, size)``: ``(-1, -1)`` for a candidate file
+    that does not exist (creating it changes what the import finds). A result computed
+    from ``importer`` holds while they are unchanged. Followed as deep as ``exports``
+    reads. None when the scan cannot list them (a star import it does not recognise)."""
+    modules = _STAR_FROM.findall(text)
+    if len(modules) != len(_ANY_STAR.findall(text)):
+        return None
+    found: Dict[str, Tuple[int, int]] = {}
+    _collect(importer, modules, found, 0)
+    return sorted((path, m, size) for path, (m, size) in found.items())
+
+
+def _collect(importer: str, modules: List[str], found: Dict[str, Tuple[int, int]], depth: int) -> None:
+    for module in modules:
+        for candidate in _candidates(importer, module):
+            if candidate in found:
+                if found[candidate][0] >= 0:
+                    break
+                continue
+            try:
+                st = os.stat(candidate)
+            except OSError:
+                found[candidate] = (-1, -1)
+                continue
+            found[candidate] = (st.st_mtime_ns, st.st_size)
+            if depth < _MAX_DEPTH:
+                tree_key = (candidate, st.st_mtime_ns, st.st_size)
+                if tree_key not in _TREES:
+                    _TREES[tree_key] = _parse(candidate, st.st_size)
+                tree = _TREES[tree_key]
+                inner = [
+                    "." * node.level + (node.module or "")
+                    for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+                ] if tree is not None else []
+                _collect(os.path.realpath(candidate), inner, found, depth + 1)
+            break
 
 
 def exports(importer: str, module: str, torch_exports: Mapping[str, FrozenSet[str]]) -> Optional[Exports]:

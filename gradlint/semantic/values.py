@@ -219,6 +219,8 @@ class Values:
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, depth)
         if isinstance(expr, cst.Subscript):
+            if _pair_indices(expr):
+                return tensor(False, "unknown", False)  # integer indices: no history
             base = self.value(expr.value, depth + 1)
             if base.is_tensor:
                 return tensor(base.graph, "unknown", False)
@@ -1287,3 +1289,30 @@ def _dims_given(call: cst.Call) -> bool:
         or (isinstance(a.value, cst.UnaryOperation) and isinstance(a.value.expression, cst.Integer))
         for a in args
     )
+
+
+# Methods that return a (values, indices) pair: with a dimension for ``max``/``min``/
+# ``median``/``mode`` (without one, ``max`` and ``min`` return one tensor), always for the others.
+_PAIR_WITH_DIM = frozenset({"max", "min", "median", "mode"})
+_PAIR_ALWAYS = frozenset({"sort", "topk", "kthvalue", "cummax", "cummin"})
+
+
+def _pair_indices(expr: cst.Subscript) -> bool:
+    """``out.max(1)[1]``, ``scores.topk(5)[1]``: the indices half of such a pair."""
+    call = expr.value
+    if len(expr.slice) != 1 or not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return False
+    index = expr.slice[0].slice
+    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "1"):
+        return False
+    method = call.func.attr.value
+    if method in _PAIR_ALWAYS:
+        return True
+    if method not in _PAIR_WITH_DIM or not call.args:
+        return False
+    # ``a.max(1)``, ``a.max(dim=-1)``; ``a.max(b)`` of a tensor ``b`` is the elementwise maximum.
+    first = call.args[0]
+    dim = first.value
+    if isinstance(dim, cst.UnaryOperation) and isinstance(dim.operator, cst.Minus):
+        dim = dim.expression
+    return (first.keyword is not None and first.keyword.value == "dim") or (first.keyword is None and isinstance(dim, cst.Integer))

@@ -46,6 +46,39 @@ ROUTES = {
                 out = model(x)  # routes out: helper
                 self.step(out.mean())
         """,
+    "a framework's backward of its argument": """\
+        import lightning as L
+        from accelerate import Accelerator
+        def train(fabric: L.Fabric, model, x):
+            loss = model(x).sum()  # routes loss: backward
+            fabric.backward(loss)
+        def main(model, x, y):
+            fabric = L.Fabric(accelerator="cpu")
+            total = model(x).sum()  # routes total: backward
+            fabric.backward(total)
+            grad_out = model(y).sum()  # routes grad_out: backward maybe:call
+            grad_out.backward(torch.ones_like(grad_out))
+        class Net:
+            def __init__(self):
+                self.accelerator = Accelerator()
+            def step(self, model, x):
+                loss = model(x).mean()  # routes loss: backward
+                self.accelerator.backward(loss)
+        class Lit(L.LightningModule):
+            def training_step(self, batch, i):
+                loss = self(batch).sum()  # routes loss: backward
+                self.manual_backward(loss)
+        """,
+    "a backward method of an object that is no framework's": """\
+        def train(runner, model, x):
+            # read as a tensor's backward, whose argument is the gradient given
+            loss = model(x).sum()  # routes loss: none
+            runner.backward(loss)
+        class Plain:
+            def training_step(self, batch):
+                loss = self.net(batch).sum()  # routes loss: maybe:call
+                self.manual_backward(loss)
+        """,
     "return and yield": """\
         def f(model, x):
             out = model(x)  # routes out: return

@@ -27,6 +27,15 @@ MODES = {
         with torch.set_grad_enabled(flag):
             v = 5  # mode: unknown
         """,
+    "a framework's autocast is a precision context, not a grad mode": """\
+        import torch
+        import lightning as L
+        fabric = L.Fabric(precision="bf16-mixed")
+        with fabric.autocast():
+            y = 2  # mode: on
+        with torch.no_grad(), fabric.autocast():
+            z = 3  # mode: off
+        """,
     "decorators": """\
         import torch
         @torch.no_grad()
@@ -199,6 +208,25 @@ def test_an_async_def_decorated_with_no_grad_runs_with_gradients():
 
     assert asyncio.run(decorated()) == (True, True)
     assert asyncio.run(inference()) == (False, True)
+
+
+def test_a_framework_backward_needs_gradients():
+    from marks import context
+
+    ctx = context(
+        """\
+        import lightning as L
+        class Lit(L.LightningModule):
+            def training_step(self, batch, i):
+                self.manual_backward(self(batch).sum())
+            def validation_step(self, batch, i):
+                self.log("x", self(batch).sum())
+        def train(fabric, model, x):
+            fabric.backward(model(x).sum())
+        """
+    )
+    funcs = [n for n in ctx.module.body[1].body.body] + [ctx.module.body[2]]
+    assert [ctx.semantic.gradmode.needs_gradients(f.body) for f in funcs] == [True, False, True]
 
 
 def test_may_compute_gradients_follows_same_file_callees():

@@ -44,6 +44,14 @@ from gradlint.semantic.tree import walk
         # a loop variable reused: each loop binds it anew
         ("import torch.nn as nn\nnet = nn.Sequential()\nfor m in xs:\n    pass\nfor m in net.modules():\n    m\n", True),
         ("import torch.nn as nn\nnet = nn.Sequential()\nfor m in net.modules():\n    pass\nfor m in xs:\n    m\n", False),
+        # a framework's set-up hands back the module it is given
+        ("import lightning as L\nimport torch.nn as nn\nfabric = L.Fabric()\nm = fabric.setup(nn.Linear(2, 2))\nm\n", True),
+        ("import lightning as L\nimport torch.nn as nn\nfabric = L.Fabric()\nm, opt = fabric.setup(nn.Linear(2, 2), o)\nm\n", True),
+        ("import lightning as L\nimport torch.nn as nn\nfabric = L.Fabric()\nopt, m = fabric.setup(nn.Linear(2, 2), o)\nm\n", False),
+        ("import lightning as L\nimport torch.nn as nn\nfabric = L.Fabric()\nm = fabric.setup(nn.Linear(2, 2), o)\nm\n", False),  # a tuple
+        ("from lightning.fabric import Fabric\nimport torch.nn as nn\ndef f(fabric: Fabric):\n    m = fabric.setup_module(nn.Linear(2, 2))\n    m\n", True),
+        ("from accelerate import Accelerator\nimport torch.nn as nn\nacc = Accelerator()\nm, d = acc.prepare(nn.Linear(2, 2), data)\nm\n", True),
+        ("import torch.nn as nn\nm = runner.setup(nn.Linear(2, 2))\nm\n", False),  # no framework's object
     ],
 )
 def test_is_module(code, expected):
@@ -204,6 +212,38 @@ def test_derives_from_through_the_files_classes():
     assert mods.is_lightning_module(model) and mods.is_lightning_module(base)
     assert not mods.is_lightning_module(plain)
     assert {c.name.value for c in mods.module_classes()} == {"Base", "Model"}
+
+
+def test_framework_objects():
+    ctx = context(
+        """\
+        import lightning as L
+        from accelerate import Accelerator
+        fabric = L.Fabric(devices=2)
+        fabric
+        other = make()
+        other
+        class Loop:
+            def __init__(self, accelerator):
+                self.acc = Accelerator()
+                self.given = accelerator
+            def run(self):
+                self.acc
+                self.given
+        def f(fabric: L.Fabric):
+            fabric
+        """
+    )
+    mods = ctx.semantic.modules
+    found = {}
+    for line, text in ((4, "fabric"), (6, "other"), (15, "fabric")):
+        obj = mods.framework_object(read_on(ctx, line, text))
+        found[line] = obj.framework if obj else None
+    for line, attr in ((12, "acc"), (13, "given")):
+        node = next(n for n in walk(ctx.module, True) if isinstance(n, cst.Attribute) and n.attr.value == attr and ctx.tree.line(n) == line)
+        obj = mods.framework_object(node)
+        found[line] = obj.framework if obj else None
+    assert found == {4: "Lightning Fabric", 6: None, 15: "Lightning Fabric", 12: "Hugging Face Accelerate", 13: None}
 
 
 def test_callers_pass_modules():

@@ -421,3 +421,25 @@ def test_lazy_scopes_answer_what_reading_every_body_at_once_answers():
                 k: [b.node for b in v] for k, v in eager.bindings(node).items()
             }
     assert not lazy._pending
+
+
+def test_one_reaching_binding_needs_no_order(monkeypatch):
+    """Where one binding reaches a read, nothing is sorted: ordering a binding the
+    engine's walk has not reached would cost a walk of the whole file."""
+    from gradlint.semantic.tree import Tree
+
+    ctx = context(
+        """\
+        y = 1
+        print(y)
+        z = 1
+        if c:
+            z = 2
+        print(z)
+        """
+    )
+    y, z = read_on(ctx, 2, "y"), read_on(ctx, 6, "z")
+    monkeypatch.setattr(Tree, "order", lambda self, node: pytest.fail("ordered"))
+    assert [b.node for b in ctx.semantic.scopes.reaching(y).bindings] == [ctx.module.body[0].body[0]]
+    monkeypatch.undo()
+    assert len(ctx.semantic.scopes.reaching(z).bindings) == 2

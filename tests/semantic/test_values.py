@@ -120,6 +120,10 @@ VALUES = {
         f = out.tolist()  # value out.tolist(): not_tensor what=numbers
         g = out.argmax(1)  # value out.argmax(1): tensor graph=no
         h = out.shape  # value out.shape: not_tensor
+        i = out.max(1)[1]  # value out.max(1)[1]: tensor graph=no
+        j = out.topk(2)[1]  # value out.topk(2)[1]: tensor graph=no
+        k = out.max(dim=-1)[0]  # value out.max(dim=-1)[0]: tensor graph=yes
+        m = out.max(out)[1]  # value out.max(out)[1]: tensor graph=yes
         """,
     "reductions with and without dim": """\
         import torch
