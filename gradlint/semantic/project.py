@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -366,6 +367,12 @@ class Project:
         return out
 
 
+def _real(path: PurePath) -> str:
+    """``path`` with its links resolved as far as they go: a link loop or a dangling
+    link is reported by the check of that file, not here (``Path.resolve`` raises)."""
+    return os.path.realpath(path)
+
+
 _current: Optional[Project] = None
 
 
@@ -394,11 +401,11 @@ def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List
     above them (directories holding an ``__init__.py``), at most ``limit``."""
     from pathlib import Path
 
-    seen: Set[Path] = {Path(f).resolve() for f in files}
+    seen: Set[str] = {_real(f) for f in files}
     dirs: List[Path] = []
     for f in files:
         d = Path(f).parent  # as the run names it: what findings and messages show
-        while d.resolve() not in {x.resolve() for x in dirs}:
+        while _real(d) not in {_real(x) for x in dirs}:
             dirs.append(d)
             if not (d / "__init__.py").is_file() or d.parent == d:
                 break
@@ -410,8 +417,8 @@ def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List
         except OSError:
             continue
         for p in entries:
-            if p.suffix == ".py" and p.is_file() and p.resolve() not in seen:
-                seen.add(p.resolve())
+            if p.suffix == ".py" and p.is_file() and _real(p) not in seen:
+                seen.add(_real(p))
                 out.append(p)
                 if len(out) >= limit:
                     return out
