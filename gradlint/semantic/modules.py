@@ -276,9 +276,10 @@ class Modules:
     def callers_pass_modules(self, param: cst.Param, _seen: FrozenSet[int] = frozenset()) -> Optional[bool]:
         """Whether the calls of the function that declares ``param`` pass a module for
         it: True when every call in this file does, False when one passes something
-        else (or not evidently a module) or the function is used other than by a call
-        (a callback: who calls it with what is not shown), None when nothing in this
-        file calls or names the function. A callback's ``model`` parameter may be a
+        evidently else (a function, a number, a config) or the function is used other
+        than by a call (a callback: who calls it with what is not shown), None when
+        nothing in this file calls or names the function or what a call passes is of
+        unknown kind (an imported name, a global of another cell). A callback's ``model`` parameter may be a
         training step or a wrapper; its callers say which. A caller that passes on a
         parameter of its own (``super().f(model, x)``) passes what its callers do
         (None when nothing calls it)."""
@@ -295,7 +296,11 @@ class Modules:
                 continue
             outer = self.model.scopes.reaching_binding(arg) if isinstance(arg, cst.Name) else None
             if outer is None or outer.form != "param" or not isinstance(outer.node, cst.Param):
-                return False
+                kind = self.model.values.value(arg)
+                if kind.not_tensor and kind.what not in ("module", "container", "mixed"):
+                    return False  # a function, a number, a config: evidently something else
+                found = None  # a value of unknown kind (an import, a global): as if not shown
+                continue
             if id(outer.node) in _seen or id(param) == id(outer.node):
                 continue  # a cycle adds nothing: the other callers decide
             result = self.callers_pass_modules(outer.node, _seen | {id(param)})

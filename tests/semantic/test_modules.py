@@ -248,8 +248,9 @@ def test_framework_objects():
 
 def test_callers_pass_modules():
     """``# callers model: yes`` marks a ``def``: whether its calls in the file pass a
-    module for the parameter ``model`` (``no``: one does not, or the function is
-    used as a callback; ``unknown``: nothing in the file calls it)."""
+    module for the parameter ``model`` (``no``: one passes something else, or the
+    function is used as a callback; ``unknown``: nothing in the file calls it, or a
+    call passes a value of unknown kind)."""
     code = """\
         from torch import nn
         net = nn.Linear(4, 2)
@@ -262,6 +263,10 @@ def test_callers_pass_modules():
         def hook(model, x):  # callers model: no
             return model(x)
         def entry(model, x):  # callers model: unknown
+            return model(x)
+        def given(model, x):  # callers model: unknown
+            return model(x)
+        def counted(model, x):  # callers model: no
             return model(x)
         class Base:
             def f(self, model, x):  # callers model: yes
@@ -276,6 +281,8 @@ def test_callers_pass_modules():
             on_batch(step, x)
             hooks.append(hook)
             Child().f(net, x)
+            given(make_model(), x)  # of unknown kind: as if not shown
+            counted(3, x)
         """
     shown = {True: "yes", False: "no", None: "unknown"}
     for ctx, fact in each(code, "callers"):
