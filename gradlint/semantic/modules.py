@@ -314,12 +314,7 @@ class Modules:
         """The ``forward`` of this file's module class that ``expr`` is an instance of
         (``net`` bound to ``Net()``, ``Net()`` itself, ``self.net``), if it defines one."""
         cls = self.module_class(expr.func) if isinstance(expr, cst.Call) else self.instance_class(expr)
-        if cls is None:
-            return None
-        for stmt in cls.body.body:
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
-                return stmt
-        return None
+        return class_forward(cls) if cls is not None else None
 
     def _module_call(self, call: cst.Call, depth: int) -> bool:
         func = call.func
@@ -742,3 +737,11 @@ def _plain_init_value(init: cst.FunctionDef, value: cst.BaseExpression) -> bool:
             isinstance(default, cst.Name) and default.value in ("True", "False", "None")
         )
     return False
+
+
+def class_forward(cls: cst.ClassDef) -> Optional[cst.FunctionDef]:
+    """The ``forward`` that the body of ``cls`` defines, if it does."""
+    for stmt in cls.body.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
+            return stmt
+    return None

@@ -17,11 +17,12 @@ which tensor an in-place edit really overwrites.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from gradlint.semantic.frameworks import LOSS_STEPS, NUMBER_METHODS
+from gradlint.semantic.modules import class_forward
 from gradlint.semantic.scopes import Binding
 from gradlint.semantic.syntax import (
     bool_value,
@@ -967,12 +968,7 @@ class Values:
     def _own_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         """The ``forward`` defined by the class whose method makes ``call``, if it has one."""
         cls = self.tree.enclosing_class(call)
-        if cls is None:
-            return None
-        for stmt in cls.body.body:
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
-                return stmt
-        return None
+        return class_forward(cls) if cls is not None else None
 
     def _returns_part_history(self, func: cst.FunctionDef, path: Sequence[object], depth: int) -> bool:
         """Whether the part ``path`` of what ``func`` returns carries history, on some return."""
@@ -1014,16 +1010,7 @@ class Values:
 
     def _name_graph_source(self, name: cst.Name, depth: int) -> Optional[cst.CSTNode]:
         # Memoised per use, with a cycle guard: ``h = h + layer(h)`` in a loop refers to itself.
-        key = id(name)
-        if key in self._graph_by_name:
-            return self._graph_by_name[key]
-        self._graph_by_name[key] = None
-        found = self._resolve_name_graph_source(name, depth)
-        if depth <= 2:
-            self._graph_by_name[key] = found
-        else:  # may have been cut short by the depth limit: do not remember it
-            del self._graph_by_name[key]
-        return found
+        return _memo_shallow(self._graph_by_name, id(name), depth, lambda: self._resolve_name_graph_source(name, depth))
 
     def _resolve_name_graph_source(self, name: cst.Name, depth: int) -> Optional[cst.CSTNode]:
         reaching = self.model.scopes.reaching(name)
@@ -1092,16 +1079,8 @@ class Values:
         expr = self._viewed(expr)
         if not isinstance(expr, cst.Name):
             return self.graph_source(expr) or self._op_forward_output(expr, _depth)
-        key = id(expr)
-        if key in self._forward_outputs:
-            return self._forward_outputs[key]
-        self._forward_outputs[key] = None  # ``h = h.view(...)`` in a loop reaches itself
-        found = self._name_forward_output(expr, _depth)
-        if _depth <= 2:
-            self._forward_outputs[key] = found
-        else:  # may have been cut short by the depth limit: do not remember it
-            del self._forward_outputs[key]
-        return found
+        # ``h = h.view(...)`` in a loop reaches itself: the memo's guard stops it.
+        return _memo_shallow(self._forward_outputs, id(expr), _depth, lambda: self._name_forward_output(expr, _depth))
 
     def _op_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
         """An op recorded on a possible activation is one too: ``torch.tanh(d)``,
@@ -1316,3 +1295,18 @@ def _pair_indices(expr: cst.Subscript) -> bool:
     if isinstance(dim, cst.UnaryOperation) and isinstance(dim.operator, cst.Minus):
         dim = dim.expression
     return (first.keyword is not None and first.keyword.value == "dim") or (first.keyword is None and isinstance(dim, cst.Integer))
+
+
+def _memo_shallow(memo: Dict[int, Any], key: int, depth: int, compute: Callable[[], Any]) -> Any:
+    """``compute()`` memoised under ``key``, with a cycle guard (a question that reaches
+    itself gets None); answers found deeper than 2 may have been cut short by the depth
+    limit and are not remembered."""
+    if key in memo:
+        return memo[key]
+    memo[key] = None
+    found = compute()
+    if depth <= 2:
+        memo[key] = found
+    else:
+        del memo[key]
+    return found
