@@ -8,7 +8,9 @@ import libcst as cst
 
 from gradlint.semantic.frameworks import PER_BATCH_STEPS
 from gradlint.semantic.syntax import call_arg
+from gradlint.semantic.torch_api import TORCH_04
 from gradlint.semantic.tree import walk
+from gradlint.semantic.versions import runs_only_before
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -144,19 +146,30 @@ class Calls:
         return None
 
     def forwarded_to(
-        self, func: cst.FunctionDef, param: str, keyword: str, position: Optional[int], targets: FrozenSet[str], _depth: int = 0
+        self,
+        func: cst.FunctionDef,
+        param: str,
+        keyword: str,
+        position: Optional[int],
+        targets: FrozenSet[str],
+        _depth: int = 0,
+        modern: bool = False,
     ) -> Optional[cst.Call]:
         """A call to one of ``targets`` (qualified names) that receives ``func``'s
         parameter ``param`` unchanged as its argument ``keyword`` (or at ``position``):
         in ``func`` itself, or through this file's functions that pass it on the
         same way (``def as_inputs(batch, volatile=False): return Variable(batch,
-        volatile=volatile)``). None when no such call is seen."""
+        volatile=volatile)``). None when no such call is seen. With ``modern``, calls
+        in a branch that runs only on torch older than 0.4 (``else:`` of ``if
+        IS_TORCH_04:``) are not seen: there the value goes nowhere on today's torch."""
         if _depth > 3 or not any(p.name.value == param for p in _params(func)):
             return None
         names = self.model.names
         scopes = self.model.scopes
         for node in walk(func.body, into_functions=True):
             if not isinstance(node, cst.Call):
+                continue
+            if modern and runs_only_before(self.model, node, TORCH_04):
                 continue
             for arg in node.args:
                 if not (isinstance(arg.value, cst.Name) and arg.value.value == param) or arg.star:
@@ -174,7 +187,7 @@ class Calls:
                     continue
                 inner = _param_for(callee, node, arg)
                 if inner is not None:
-                    found = self.forwarded_to(callee, inner, keyword, position, targets, _depth + 1)
+                    found = self.forwarded_to(callee, inner, keyword, position, targets, _depth + 1, modern)
                     if found is not None:
                         return found
         return None

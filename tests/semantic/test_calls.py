@@ -161,3 +161,46 @@ def fit(loader):
     # Lightning calls training_step per batch; helper is called (as a method) only in a loop;
     # Plain.training_step is no framework's and has no caller; once is called outside a loop.
     assert per_step == {"Model.training_step", "Model.helper", "step"}
+
+
+_VERSIONED = """\
+from distutils.version import LooseVersion
+import torch
+from torch.autograd import Variable as V
+
+IS_TORCH_04 = LooseVersion(torch.__version__) >= LooseVersion('0.4')
+
+
+def create(x, volatile, requires_grad=False):
+    if IS_TORCH_04: x = V(x, requires_grad=requires_grad)
+    else:           x = V(x, requires_grad=requires_grad, volatile=volatile)
+    return x
+
+
+def make(x, volatile=False):
+    return create(x, volatile=volatile)
+
+
+def both(x, volatile=False):
+    if IS_TORCH_04:
+        return V(x, volatile=volatile)
+    return V(x, volatile=volatile)
+"""
+
+
+@pytest.mark.parametrize(
+    "func,modern,line",
+    [
+        ("create", False, 10),  # the 0.3 branch hands it on
+        ("create", True, None),  # ... and nothing else does
+        ("make", False, 10),
+        ("make", True, None),  # through ``create``: still only the 0.3 branch
+        ("both", True, 20),  # the branch that runs on 0.4 too
+    ],
+)
+def test_forwarded_to_on_modern_torch(func, modern, line):
+    ctx = context(_VERSIONED)
+    found = ctx.semantic.calls.forwarded_to(
+        _func(ctx, func), "volatile", "volatile", 2, frozenset({"torch.autograd.Variable"}), modern=modern
+    )
+    assert (ctx.tree.line(found) if found is not None else None) == line
