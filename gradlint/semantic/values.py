@@ -400,7 +400,25 @@ class Values:
                 return _not("module")
         if ann is None and param.default is not None and self._literal_shape(param.default) == "scalar":
             return _not("number")  # ``beta=0.5``: a coefficient, by its default
+        if self._instance_of_plain_class(param):
+            return _not("object")
         return UNKNOWN
+
+    def _instance_of_plain_class(self, param: cst.Param) -> bool:
+        """``self`` of a method of a class without bases (``class Pairs:``): an object of
+        that class, never a tensor, so ``self.data`` is the class's own attribute, not
+        ``Tensor.data``."""
+        params = self.tree.parent(param)
+        func = self.tree.parent(params) if isinstance(params, cst.Parameters) else None
+        if not isinstance(func, cst.FunctionDef) or not func.params.params or func.params.params[0] is not param:
+            return False
+        if any(not (isinstance(d.decorator, cst.Name) and d.decorator.value == "property") for d in func.decorators):
+            return False  # ``@staticmethod``, ``@classmethod``, or a decorator that may change what is passed
+        block = self.tree.parent(func)
+        cls = self.tree.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        if not isinstance(cls, cst.ClassDef) or cls.keywords:
+            return False
+        return all(isinstance(b.value, cst.Name) and b.value.value == "object" and not b.keyword for b in cls.bases)
 
     def _item_of(self, iterable: cst.BaseExpression, depth: int) -> Value:
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):

@@ -253,6 +253,26 @@ VALUES = {
         def f(x, n: int):
             print(x, n)  # value x: unknown; value n: not_tensor what=number
         """,
+    "self of a class without bases": """\
+        import torch
+        class Pairs:
+            def __init__(self, data):
+                self.data = data
+            def __len__(self):
+                return len(self.data[0])  # value self: not_tensor what=object
+            @staticmethod
+            def make(x):
+                return x  # value x: unknown
+        class Box(object):
+            def size(self):
+                return self  # value self: not_tensor what=object
+        class Wrapped(torch.Tensor):
+            def first(self):
+                return self  # value self: unknown
+        class Meta(metaclass=Base):
+            def first(self):
+                return self  # value self: unknown
+        """,
 }
 
 
