@@ -17,6 +17,17 @@ something computed from it, leaves the block), when it assigns the value to an
 attribute or an item of something else, or when it computes gradients
 (``backward()``, an optimizer's ``step()``) or yields. A refused call is left
 as it is, for a human, with GL001's finding.
+
+A flag that is a parameter of a function of the file (``def get_batch(source,
+i, evaluation=False): ... Variable(..., volatile=evaluation)``) is known at
+each call site when every call of the function in the file passes a constant
+(or leaves the default) and the function is used no other way: the flag is
+dropped in the function, and each call that passes the volatile value gets
+the region above, starting at the statement that holds the call (the call,
+and what its result flows into, then run under ``no_grad``), which is what
+the 0.4 migration of the word-language-model example did by hand. If one
+such region cannot be delimited, or no call is seen, nothing changes and
+GL001's finding stays.
 """
 
 from __future__ import annotations
@@ -53,12 +64,135 @@ def rewrite(source: str, path: str = "<string>") -> Tuple[str, int]:
     module = cst.parse_module(source)
     ctx = FileContext(path, source, module)
     regions = _regions(ctx)
-    if not regions:
+    dropped: List[Tuple[cst.Call, cst.Arg]] = []
+    for call, flag, sites in _resolved_flags(ctx):
+        if any(_inside(ctx, r, call) for r in regions):
+            continue  # already under a region of its own
+        dropped.append((call, flag))
+        for site in sites:
+            region = _merge(ctx, regions, site)
+            if region is not None:
+                regions.append(region)
+    if not regions and not dropped:
         return source, 0
-    new = module.visit(_Apply(regions))
+    new = module.visit(_Apply(regions, dropped))
     if any(r.needs_import for r in regions):
         new = _with_torch_import(new)
-    return new.code, sum(len(r.calls) for r in regions)
+    return new.code, sum(len(r.calls) for r in regions) + len(dropped)
+
+
+def _merge(ctx: FileContext, regions: List[_Region], region: _Region) -> Optional[_Region]:
+    """``region`` to add, or None when it was merged into one of ``regions``."""
+    node = region.block.body[region.start]  # type: ignore[attr-defined]
+    for r in regions:
+        if r.block is region.block and r.start <= region.end and region.start <= r.end:
+            r.start, r.end = min(r.start, region.start), max(r.end, region.end)
+            return None
+        if _inside(ctx, r, node):
+            return None
+    return region
+
+
+def _resolved_flags(ctx: FileContext) -> List[Tuple[cst.Call, cst.Arg, List[_Region]]]:
+    """``Variable(x, volatile=p)`` (or ``volatile=not p``) where ``p`` is a parameter of
+    a function of the file whose every call passes a constant for it (or leaves its
+    constant default): the call, its flag, and a region for each call that passes
+    the volatile value. Calls already under no_grad need none. Empty when one of
+    those regions cannot be delimited."""
+    sem = ctx.semantic
+    found: List[Tuple[cst.Call, cst.Arg, List[_Region]]] = []
+    if not _is_program(ctx):
+        return found  # a module others import: its callers are not all in this file
+    for call in walk(ctx.module, into_functions=True):
+        if not isinstance(call, cst.Call) or not sem.names.is_call_to(call, VARIABLE):
+            continue
+        flag = call_arg(call, 2, "volatile")
+        if flag is None or bool_value(flag.value) is not None or any(a.star for a in call.args):
+            continue
+        expr, negated = flag.value, False
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            expr, negated = expr.expression, True
+        if not isinstance(expr, cst.Name) or sem.tree.enclosing(call, (cst.Lambda,)) is not None:
+            continue
+        param = _parameter(ctx, expr)
+        if param is None:
+            continue
+        values = _passed(ctx, param)
+        if not values:
+            continue
+        sites = []
+        for site, value in values:
+            if value == negated or sem.gradmode.grad_disabled(site) is True:
+                continue  # not volatile there, or gradients already off
+            if sem.tree.enclosing(site, (cst.Lambda,)) is not None:
+                break
+            region = _region(ctx, site, None)
+            if region is None or _returns(region):
+                break  # a returned value would be used outside the region
+            region.calls = []
+            sites.append(region)
+        else:
+            found.append((call, flag, sites))
+    return found
+
+
+def _is_program(ctx: FileContext) -> bool:
+    """Whether the file runs as a program rather than being imported for its
+    functions: a ``__main__`` block, or a loop or a call of one of its own functions
+    at module level (a 0.3-era training script)."""
+    sem = ctx.semantic
+    if sem.calls.main_block() is not None:
+        return True
+    for stmt in ctx.module.body:
+        if isinstance(stmt, (cst.For, cst.While)):
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and sem.calls.local_function(small.value) is not None
+            for small in stmt.body
+        ):
+            return True
+    return False
+
+
+def _returns(region: _Region) -> bool:
+    body = region.block.body  # type: ignore[attr-defined]
+    return any(isinstance(n, cst.Return) for stmt in body[region.start : region.end + 1] for n in walk(stmt, into_functions=False))
+
+
+def _parameter(ctx: FileContext, name: cst.Name) -> Optional[cst.Param]:
+    """The parameter of the enclosing function that every binding reaching ``name`` is."""
+    reaching = ctx.semantic.scopes.reaching(name)
+    if reaching.unbound or len(reaching.bindings) != 1 or reaching.bindings[0].form != "param":
+        return None
+    param = reaching.bindings[0].node
+    func = ctx.semantic.tree.enclosing_function(name)
+    if not isinstance(param, cst.Param) or func is None or ctx.parent(ctx.parent(param)) is not func:
+        return None
+    return param
+
+
+def _passed(ctx: FileContext, param: cst.Param) -> List[Tuple[cst.Call, bool]]:
+    """Each call of ``param``'s function in the file with the flag it passes; empty
+    when a call passes something other than a constant (or may pass it through
+    ``*args``/``**kwargs``), when the function is used some other way, or when
+    nothing calls it."""
+    calls = ctx.semantic.calls
+    func = ctx.parent(ctx.parent(param))
+    if not isinstance(func, cst.FunctionDef) or ctx.semantic.tree.method_class(func) is not None:
+        return []
+    sites = calls.call_sites(func)
+    passed = calls.arguments_for(param)
+    if not sites or passed is None or any(a.star for site in sites for a in site.args):
+        return []
+    given = {id(site): bool_value(value) for site, value in passed}
+    default = bool_value(param.default) if param.default is not None else None
+    out = []
+    for site in sites:
+        value = given.get(id(site), default)
+        if value is None:
+            return []
+        out.append((site, value))
+    return out
 
 
 def _regions(ctx: FileContext) -> List[_Region]:
@@ -106,7 +240,7 @@ def _inside(ctx: FileContext, region: _Region, node: cst.CSTNode) -> bool:
     return any(ctx.tree.is_inside(stmt, node) for stmt in body[region.start : region.end + 1])
 
 
-def _region(ctx: FileContext, call: cst.Call, flag: cst.Arg) -> Optional[_Region]:
+def _region(ctx: FileContext, call: cst.Call, flag: Optional[cst.Arg]) -> Optional[_Region]:
     sem = ctx.semantic
     stmt = sem.tree.enclosing_statement(call)
     if stmt is None:
@@ -134,7 +268,7 @@ def _region(ctx: FileContext, call: cst.Call, flag: cst.Arg) -> Optional[_Region
     if ref is None:
         return None
     torch_name, imports = ref
-    return _Region(block, start, end, [(call, flag)], torch_name, bool(imports))
+    return _Region(block, start, end, [(call, flag)] if flag is not None else [], torch_name, bool(imports))
 
 
 def _assigned(stmt: cst.CSTNode) -> Optional[Set[str]]:
@@ -230,11 +364,12 @@ def _header(stmt: cst.CSTNode) -> cst.CSTNode:
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, regions: List[_Region]) -> None:
+    def __init__(self, regions: List[_Region], dropped: Sequence[Tuple[cst.Call, cst.Arg]] = ()) -> None:
         self.by_block: Dict[int, List[_Region]] = {}
         for r in regions:
             self.by_block.setdefault(id(r.block), []).append(r)
         self.flags: Dict[int, cst.Arg] = {id(c): f for r in regions for c, f in r.calls}
+        self.flags.update((id(c), f) for c, f in dropped)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         flag = self.flags.get(id(original))

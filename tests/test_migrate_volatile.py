@@ -209,3 +209,129 @@ def test_migrated_script_runs_the_same_without_a_graph(tmp_path):
     migrated, unguarded = json.loads(results["migrated"]), json.loads(results["unguarded"])
     assert migrated["out"] == unguarded["out"]  # same numbers
     assert migrated["graph"] is False and unguarded["graph"] is True  # no graph where 0.3 recorded none
+
+
+# A 0.3-era training script whose batch helper takes the flag as a parameter
+# (the word-language-model example's ``get_batch(..., evaluation=True)``): every
+# call passes a constant or the default, so the flag is known per call site.
+FLAG_HELPER = '''\
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+model = nn.Linear(4, 3)
+criterion = nn.CrossEntropyLoss()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+source = torch.randn(12, 4)
+labels = torch.randint(0, 3, (12,))
+
+
+def get_batch(i, evaluation=False):
+    data = Variable(source[i:i + 4], volatile=evaluation)
+    target = Variable(labels[i:i + 4])
+    return data, target
+
+
+def train():
+    for i in range(0, 12, 4):
+        data, targets = get_batch(i)
+        opt.zero_grad()
+        loss = criterion(model(data), targets)
+        loss.backward()
+        opt.step()
+
+
+def evaluate():
+    total_loss = 0
+    for i in range(0, 12, 4):
+        data, targets = get_batch(i, evaluation=True)
+        output = model(data)
+        total_loss += len(data) * criterion(output, targets).data
+    return total_loss / 12, output
+
+
+for epoch in range(2):
+    train()
+    val_loss, last_output = evaluate()
+    print(epoch, float(val_loss))
+'''
+
+FLAG_HELPER_EVALUATE_MIGRATED = '''\
+def evaluate():
+    total_loss = 0
+    for i in range(0, 12, 4):
+        with torch.no_grad():
+            data, targets = get_batch(i, evaluation=True)
+            output = model(data)
+            total_loss += len(data) * criterion(output, targets).data
+    return total_loss / 12, output
+'''
+
+
+def test_a_flag_parameter_known_at_every_call_is_resolved_per_call_site():
+    result = migrate(FLAG_HELPER)
+    assert "def get_batch(i, evaluation=False):\n    data = source[i:i + 4].detach()\n    target = labels[i:i + 4].detach()\n" in result.source
+    assert FLAG_HELPER_EVALUATE_MIGRATED in result.source
+    # the training call passes the default: nothing changes around it
+    assert "    for i in range(0, 12, 4):\n        data, targets = get_batch(i)\n        opt.zero_grad()\n" in result.source
+    assert result.fixed["GL001"] == 1
+    assert result.remaining == []
+
+
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        # a caller decides at run time
+        (("val_loss, last_output = evaluate()", "val_loss, last_output = evaluate()\n    get_batch(0, evaluation=epoch > 0)"), "run-time value"),
+        # passed through *args: what it holds is not shown
+        (("val_loss, last_output = evaluate()", "val_loss, last_output = evaluate()\n    get_batch(*(0, True))"), "star args"),
+        # the helper is used some other way: its callers are not all known
+        (("val_loss, last_output = evaluate()", "val_loss, last_output = evaluate()\n    helpers = [get_batch]"), "escapes as a value"),
+        # the volatile result leaves the function: the region cannot hold what it flows into
+        (("data, targets = get_batch(i, evaluation=True)", "return get_batch(i, evaluation=True)"), "returned"),
+        # a module imported for its functions: other files may call the helper
+        (("for epoch in range(2):", "def main():\n  for epoch in range(2):"), "imported"),
+    ],
+)
+def test_a_flag_parameter_not_known_at_every_call_is_left(change, why):
+    old, new = change
+    code = FLAG_HELPER.replace(old, new)
+    assert code != FLAG_HELPER
+    result = migrate(code)
+    assert result.skipped is None, why
+    assert "volatile=evaluation" in result.source, why
+    assert [(f.code, f.start[0]) for f in result.remaining] == [("GL001", 14)], why
+
+
+FLAG_RUN = '''
+import io, json, sys, contextlib, warnings
+import torch
+warnings.simplefilter("error", UserWarning)
+buf = io.StringIO()
+ns = {"__name__": "__main__"}
+with contextlib.redirect_stdout(buf):
+    exec(compile(open(sys.argv[1]).read(), sys.argv[1], "exec"), ns)
+print(json.dumps({"out": buf.getvalue(), "graph": ns["last_output"].requires_grad}))
+'''
+
+
+def test_resolved_flag_runs_the_same_without_a_graph_in_evaluation(tmp_path):
+    pytest.importorskip("torch")
+    import json
+
+    # Dropping the flag alone keeps the numbers but records a graph in evaluation
+    # (the model's last output carries one).
+    dropped = FLAG_HELPER.replace(", volatile=evaluation)", ")")
+    runner = tmp_path / "run.py"
+    runner.write_text(FLAG_RUN)
+    results = {}
+    for name, text in {"migrated": migrate(FLAG_HELPER).source, "dropped": dropped}.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        proc = subprocess.run([sys.executable, str(runner), str(path)], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        results[name] = json.loads(proc.stdout)
+    assert results["migrated"]["out"] == results["dropped"]["out"]
+    assert len(results["migrated"]["out"].splitlines()) == 2
+    assert results["migrated"]["graph"] is False and results["dropped"]["graph"] is True
