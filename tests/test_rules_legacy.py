@@ -110,6 +110,24 @@ def test_gl001_message():
     ]
 
 
+def test_gl001_message_for_a_flag_known_only_at_run_time():
+    head = "import torch.nn as nn\nfrom torch.autograd import Variable\n"
+    module = head + "class Enc(nn.Module):\n    def hidden(self, w):\n        return Variable(w.new(2).zero_(), volatile={})\n"
+    plain = head + "class Enc:\n    def hidden(self, w):\n        return Variable(w.new(2).zero_(), volatile={})\n"
+    assert messages(module.format("not self.training"), ["GL001"]) == [
+        "`volatile=not self.training` has been ignored since PyTorch 0.4: it is true in eval mode, where this call "
+        "still records an autograd graph; remove the flag and run the forward passes made after `.eval()` under "
+        "`torch.no_grad()`"
+    ]
+    # Not a module's mode (a plain class, a parameter): the callers decide.
+    for code in (plain.format("not self.training"), module.format("not train")):
+        assert messages(code, ["GL001"]) == [
+            f"`volatile={'not self.training' if 'self.training' in code else 'not train'}` has been ignored since "
+            "PyTorch 0.4: where it is true this call still records an autograd graph; remove the flag and run the "
+            "code that passes a true value under `torch.no_grad()`"
+        ]
+
+
 @pytest.mark.parametrize(
     "src,out",
     [

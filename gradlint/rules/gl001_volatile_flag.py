@@ -33,6 +33,12 @@ class VolatileFlag(Rule):
         flag = bool_value(volatile.value)
         if flag is False:
             consequence = "; remove it"
+        elif self._eval_mode_flag(volatile.value):
+            # ``volatile=not self.training``: true exactly while the module is in eval mode.
+            consequence = (
+                ": it is true in eval mode, where this call still records an autograd graph; remove the flag "
+                "and run the forward passes made after `.eval()` under `torch.no_grad()`"
+            )
         elif flag is None:
             # ``volatile=not train``, ``volatile=evaluation``: the caller decides at run time.
             consequence = (
@@ -42,6 +48,20 @@ class VolatileFlag(Rule):
         else:
             consequence = ": this call still records an autograd graph; use `torch.no_grad()`"
         self.report(node, fix=lambda: self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)
+
+    def _eval_mode_flag(self, value: cst.BaseExpression) -> bool:
+        """``not m.training`` for an ``nn.Module`` ``m`` (``self`` in a module's method)."""
+        if not (isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not)):
+            return False
+        inner = value.expression
+        return (
+            isinstance(inner, cst.Attribute)
+            and inner.attr.value == "training"
+            and (
+                self.ctx.semantic.modules.is_module(inner.value)
+                or self.ctx.semantic.modules.instance_class(inner.value) is not None
+            )
+        )
 
     def _passed_on(self, node: cst.Call) -> None:
         """``as_inputs(batch, volatile=True)`` where this file's ``as_inputs`` passes the
