@@ -138,18 +138,20 @@ def _resolved_flags(ctx: FileContext) -> List[Tuple[cst.Call, cst.Arg, List[_Reg
 
 def _is_program(ctx: FileContext) -> bool:
     """Whether the file runs as a program rather than being imported for its
-    functions: a ``__main__`` block, or a loop or a call of one of its own functions
-    at module level (a 0.3-era training script)."""
+    functions: a ``__main__`` block, or a module-level loop or expression statement
+    that calls one of its own functions (a 0.3-era training script's ``for epoch in
+    ...: train(); evaluate()``)."""
     sem = ctx.semantic
     if sem.calls.main_block() is not None:
         return True
     for stmt in ctx.module.body:
         if isinstance(stmt, (cst.For, cst.While)):
-            return True
-        if isinstance(stmt, cst.SimpleStatementLine) and any(
-            isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and sem.calls.local_function(small.value) is not None
-            for small in stmt.body
-        ):
+            runs = stmt
+        elif isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, cst.Expr) for small in stmt.body):
+            runs = stmt
+        else:
+            continue
+        if any(isinstance(n, cst.Call) and sem.calls.local_function(n) is not None for n in walk(runs, into_functions=False)):
             return True
     return False
 

@@ -292,6 +292,8 @@ def test_a_flag_parameter_known_at_every_call_is_resolved_per_call_site():
         (("data, targets = get_batch(i, evaluation=True)", "return get_batch(i, evaluation=True)"), "returned"),
         # a module imported for its functions: other files may call the helper
         (("for epoch in range(2):", "def main():\n  for epoch in range(2):"), "imported"),
+        # a module-level loop that calls none of the file's functions does not make it a program
+        (("for epoch in range(2):", "for name in ('a', 'b'):\n    print(name)\ndef main():\n  for epoch in range(2):"), "registers"),
     ],
 )
 def test_a_flag_parameter_not_known_at_every_call_is_left(change, why):
