@@ -180,3 +180,21 @@ def test_the_0_3_column_is_counted_neither_before_nor_after(tmp_path):
     table = uses.render(uses.measure([base]))
     assert table.splitlines()[0].endswith("| left | lookalikes (not counted) | 0.3-only branch, kept (not counted) |")
     assert "| straddling-0.7 | 3 → 3 | 2 → 1 | 1 → 1 | 6 | 5 | 83.3% | 6 | 4 |" in table
+
+
+def test_migrate_keeps_the_0_3_branch_the_files_api_and_the_writes():
+    from gradlint.engine import LintSettings
+    from gradlint.migrate import migrate_source, migration_settings
+
+    codes, options = migration_settings().codes_for("core.py")
+    result = migrate_source(STRADDLING, "core.py", LintSettings(codes, options))
+    # Only the wrapper of the branch that runs on torch 0.4 and the `async=` keyword
+    # change; the 0.3 branch, the helpers' parameters, the dataset class and the
+    # element writes stay byte for byte.
+    assert result.source == STRADDLING.replace("a.cuda(async=True)", "a.cuda(non_blocking=True)").replace(
+        "if IS_TORCH_04: x = Variable(T(x), requires_grad=requires_grad)",
+        "if IS_TORCH_04: x = T(x).detach().requires_grad_(requires_grad)",
+    )
+    assert dict(result.fixed) == {"GL002": 1, "GL005": 1}
+    # Left for a human: the forwarded run-time flag, and GL204's writes through `.data`.
+    assert [(f.code, f.start) for f in result.remaining] == [("GL001", (23, 11)), ("GL204", (39, 4)), ("GL204", (40, 4))]
