@@ -147,19 +147,25 @@ class EvalWithoutNoGrad(Rule):
         self._has_eval = _EVAL_GATE.search(ctx.source) is not None
         self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
         self._reported: Set[int] = set()
+        self._functions: List[cst.FunctionDef] = []
         self._inference_regions: Dict[int, Optional[_Region]] = {}
         self._inference_callers: Dict[int, InferenceCaller] = {}
         self._other_framework = _OTHER_FRAMEWORK.search(ctx.source) is not None
 
-    def visit_Module(self, node: cst.Module) -> None:
-        if not self.ctx.semantic.gradmode.module_grad_off():
-            if not self._check_scope(node):
-                self._check_inference_code(node)
+    # The scopes are checked once the walk has entered every node: their questions
+    # (who calls this method, from where) are about the whole file, and answer
+    # from what the walk recorded instead of walking the file again.
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if node.name.value not in _TRAINING_HOOKS and not self.ctx.semantic.gradmode.module_grad_off():
-            if not self._check_scope(node):
-                self._check_inference_code(node)
+        if node.name.value not in _TRAINING_HOOKS:
+            self._functions.append(node)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if self.ctx.semantic.gradmode.module_grad_off():
+            return
+        for scope in [node, *self._functions]:
+            if not self._check_scope(scope):
+                self._check_inference_code(scope)
 
     def _skip_function(self, func: cst.FunctionDef) -> bool:
         sem = self.ctx.semantic
