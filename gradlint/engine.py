@@ -13,7 +13,7 @@ import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -22,6 +22,7 @@ from gradlint.fixes import Fix, apply_fixes, select_compatible
 from gradlint.results import Finding
 from gradlint.rule import FileContext, Rule, RuleOptions
 from gradlint.rules import all_rules
+from gradlint.semantic import project
 from gradlint.semantic.tree import Tree
 
 PARSE_ERROR = catalog.PARSE_ERROR
@@ -194,16 +195,38 @@ def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
     return bool(triggered_rules(source, codes)) or _legacy_async(source, codes)
 
 
+# The last answers of ``triggered_rules``: the scheduler asks first (to decide
+# where a file is checked), then the engine when it checks it, in this process or
+# in a worker forked after the scheduler asked. Keyed by the source itself (an
+# exact comparison); forgotten when the project index the project gates read, or
+# a rule's prefilter, changes.
+_TRIGGERED: Dict[Tuple[str, FrozenSet[str]], List[Type[Rule]]] = {}
+_TRIGGERED_FOR: List[Any] = [None]
+_TRIGGERED_MAX = 4096
+
+
 def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
     """The enabled rules that could fire on ``source``, judged by their trigger
     substrings and then their gates (see ``Rule``)."""
     rules = all_rules()
-    return [
+    basis = (project.current(), [(r.triggers, r.gates, r.project_gate) for r in rules.values()])
+    if _TRIGGERED_FOR[0] is None or _TRIGGERED_FOR[0][0] is not basis[0] or _TRIGGERED_FOR[0][1] != basis[1]:
+        _TRIGGERED.clear()
+        _TRIGGERED_FOR[0] = basis
+    key = (source, codes)
+    found = _TRIGGERED.get(key)
+    if found is not None:
+        return list(found)
+    found = [
         rule
         for rule in (rules[c] for c in sorted(codes) if c in rules)
         if any(t in source for t in rule.triggers)
         and (all(g.search(source) for g in rule.gates) or (rule.project_gate is not None and rule.project_gate(source)))
     ]
+    if len(_TRIGGERED) >= _TRIGGERED_MAX:
+        _TRIGGERED.clear()
+    _TRIGGERED[key] = found
+    return list(found)
 
 
 class _Dispatcher:
