@@ -26,7 +26,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.fixes import Fix
-from gradlint.rule import Rule
+from gradlint.rule import LowercaseGate, Rule
 from gradlint.rules._safety import in_async_function, is_generator
 from gradlint.semantic import project
 from gradlint.semantic.frameworks import FORWARD_STEPS
@@ -58,6 +58,7 @@ _INERT_CALLS = frozenset(
 
 
 _EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b")
+_EVAL_GATE_LOWER = _EVAL_GATE.pattern.replace("False", "false")
 # A word of ``INFERENCE_WORD`` anywhere (a superset of what ``is_inference_name``
 # accepts in a function or loader name): code written for inference.
 # A function or a loop's iterable named with a word of ``INFERENCE_WORD`` (a superset
@@ -135,8 +136,8 @@ class EvalWithoutNoGrad(Rule):
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
     # or code named for inference (a function, a loader)
     gates = (
-        re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}|{_HELD_OUT_GATE.pattern}", re.IGNORECASE),
-        re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}|{_HELD_OUT_GATE.pattern}", re.IGNORECASE),
+        LowercaseGate(f"{_EVAL_GATE_LOWER}|{_INFERENCE_GATE.pattern}|{_HELD_OUT_GATE.pattern}"),
+        LowercaseGate(f"{_EVAL_GATE_LOWER}|{_MODEL_CALL_GATE.pattern}|{_HELD_OUT_GATE.pattern}"),
     )
 
     project_gate = _ProjectGate()
