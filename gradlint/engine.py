@@ -13,7 +13,7 @@ import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -22,7 +22,8 @@ from gradlint.fixes import Fix, apply_fixes, select_compatible
 from gradlint.results import Finding
 from gradlint.rule import FileContext, Rule, RuleOptions
 from gradlint.rules import all_rules
-from gradlint.traversal import walk
+from gradlint.semantic import project
+from gradlint.semantic.tree import Tree
 
 PARSE_ERROR = catalog.PARSE_ERROR
 ASYNC_ARGUMENT = catalog.ASYNC_ARGUMENT
@@ -194,37 +195,52 @@ def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
     return bool(triggered_rules(source, codes)) or _legacy_async(source, codes)
 
 
+# The last answers of ``triggered_rules``: the scheduler asks first (to decide
+# where a file is checked), then the engine when it checks it, in this process or
+# in a worker forked after the scheduler asked. Keyed by the source itself (an
+# exact comparison); forgotten when the project index the project gates read, or
+# a rule's prefilter, changes.
+_TRIGGERED: Dict[Tuple[str, FrozenSet[str]], List[Type[Rule]]] = {}
+_TRIGGERED_FOR: List[Any] = [None]
+_TRIGGERED_MAX = 4096
+
+
 def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
     """The enabled rules that could fire on ``source``, judged by their trigger
     substrings and then their gates (see ``Rule``)."""
     rules = all_rules()
-    return [
+    basis = (project.current(), [(r.triggers, r.gates, r.project_gate) for r in rules.values()])
+    if _TRIGGERED_FOR[0] is None or _TRIGGERED_FOR[0][0] is not basis[0] or _TRIGGERED_FOR[0][1] != basis[1]:
+        _TRIGGERED.clear()
+        _TRIGGERED_FOR[0] = basis
+    key = (source, codes)
+    found = _TRIGGERED.get(key)
+    if found is not None:
+        return list(found)
+    found = [
         rule
         for rule in (rules[c] for c in sorted(codes) if c in rules)
         if any(t in source for t in rule.triggers)
         and (all(g.search(source) for g in rule.gates) or (rule.project_gate is not None and rule.project_gate(source)))
     ]
+    if len(_TRIGGERED) >= _TRIGGERED_MAX:
+        _TRIGGERED.clear()
+    _TRIGGERED[key] = found
+    return list(found)
 
 
 class _Dispatcher:
-    """Runs many rules in one walk of the tree: each node goes to the rules that
-    visit its type, and its parent is recorded (into ``parents``) on the way,
-    which spares most files LibCST's ``ParentNodeProvider`` (three more full
-    traversals)."""
+    """Runs many rules in one pass over the tree: each node goes to the rules that
+    visit its type, its ``leave_`` methods once everything under it is visited.
 
-    def __init__(
-        self,
-        rules: Sequence[Rule],
-        parents: Optional[Dict[int, Optional[cst.CSTNode]]] = None,
-        starts: Optional[Dict[int, int]] = None,
-        ends: Optional[Dict[int, int]] = None,
-    ) -> None:
-        self.parents = parents if parents is not None else {}
-        # Each node's index in the walk, and the last index under it once left:
-        # what ``FileContext.order`` answers from.
-        self.starts = starts if starts is not None else {}
-        self.ends = ends if ends is not None else {}
-        self._count = 0
+    The pass is a loop over the file's nodes in walk order, which ``Tree`` records
+    (with every parent and each node's place in that order) in one plain walk
+    before any rule runs, so a rule may ask about any node of the file, before or
+    after its own, without another walk: LibCST's ``ParentNodeProvider`` would
+    rebuild the tree three times for the parents alone."""
+
+    def __init__(self, rules: Sequence[Rule], tree: Tree) -> None:
+        self._tree = tree
         self._rules = rules
         self._visit: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
         self._leave: Dict[type, List[Callable[[cst.CSTNode], object]]] = {}
@@ -234,24 +250,31 @@ class _Dispatcher:
         self._visit[node_type] = [getattr(r, f"visit_{name}") for r in self._rules if hasattr(r, f"visit_{name}")]
         self._leave[node_type] = [getattr(r, f"leave_{name}") for r in self._rules if hasattr(r, f"leave_{name}")]
 
-    def enter(self, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
-        self.parents[id(node)] = parent
-        self.starts[id(node)] = self._count
-        self._count += 1
-        fns = self._visit.get(type(node))
-        if fns is None:
-            self._methods(type(node))
-            fns = self._visit[type(node)]
-        for fn in fns:
-            fn(node)
-
-    def leave(self, node: cst.CSTNode) -> None:
-        self.ends[id(node)] = self._count - 1
-        for fn in self._leave[type(node)]:
-            fn(node)
-
     def run(self, module: cst.Module) -> None:
-        walk(module, self.enter, self.leave)
+        nodes = self._tree.nodes()
+        ends = self._tree.ends
+        visit, leave = self._visit, self._leave
+        # Nodes entered whose ``leave_`` methods are still to run, innermost last;
+        # a node is left once the pass goes past the last node under it.
+        pending: List[Tuple[int, cst.CSTNode]] = []
+        for index, node in enumerate(nodes):
+            while pending and pending[-1][0] < index:
+                node_left = pending.pop()[1]
+                for fn in leave[type(node_left)]:
+                    fn(node_left)
+            kind = type(node)
+            fns = visit.get(kind)
+            if fns is None:
+                self._methods(kind)
+                fns = visit[kind]
+            for fn in fns:
+                fn(node)
+            if leave[kind]:
+                pending.append((ends[id(node)], node))
+        while pending:
+            node_left = pending.pop()[1]
+            for fn in leave[type(node_left)]:
+                fn(node_left)
 
 
 def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
@@ -308,7 +331,7 @@ def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool) -> List[Type
 
 def _run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:
     rules = [cls(ctx) for cls in rule_classes]
-    _Dispatcher(rules, ctx.tree.parents, ctx.tree.starts, ctx.tree.ends).run(ctx.module)
+    _Dispatcher(rules, ctx.tree).run(ctx.module)
     return [f for r in rules for f in r.findings]
 
 

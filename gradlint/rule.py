@@ -69,6 +69,29 @@ class FileContext:
         return self.module.code_for_node(node)
 
 
+class LowercaseGate:
+    """A gate (see ``Rule``) matched against the file's text in lower case, for
+    words of any case (``Model(``, ``netG(``): many times faster than
+    ``re.IGNORECASE``, which folds the case of every character it tries. Its
+    pattern is written in lower case."""
+
+    # The last text lowered, shared by every such gate: one file at a time.
+    _last: List[str] = ["", ""]
+
+    def __init__(self, pattern: str) -> None:
+        bare = re.sub(r"\\.", "", pattern)  # escapes (\A, \S) aside
+        if bare != bare.lower():
+            raise ValueError(f"a lowercase gate's pattern must be in lower case: {pattern!r}")
+        self.pattern = pattern
+        self._regex = re.compile(pattern)
+
+    def search(self, text: str) -> Optional["re.Match[str]"]:
+        last = LowercaseGate._last
+        if last[0] is not text:
+            last[0], last[1] = text, text.lower()
+        return self._regex.search(last[1])
+
+
 class Rule:
     """Base class of every rule; subclasses live one per module in ``gradlint/rules``.
 
@@ -81,7 +104,8 @@ class Rule:
     - ``gates`` (optional): compiled regular expressions that must each match
       somewhere in the file, tried only when a trigger is present. They say
       what the trigger cannot: ``.data`` *followed by an in-place edit*, a loop
-      *and* an accumulation (building blocks in ``gradlint.rules._gates``).
+      *and* an accumulation (building blocks in ``gradlint.rules._gates``);
+      a ``LowercaseGate`` matches the text in lower case.
 
     ``tests/test_prefilter.py`` runs every rule with and without them on every
     fixture and catalog example, and requires the same findings.
@@ -92,7 +116,7 @@ class Rule:
 
     code: ClassVar[str]
     triggers: ClassVar[Tuple[str, ...]]
-    gates: ClassVar[Tuple["re.Pattern[str]", ...]] = ()
+    gates: ClassVar[Tuple[Union["re.Pattern[str]", LowercaseGate], ...]] = ()
     project_gate: ClassVar[Optional[Callable[[str], bool]]] = None
     _registry: ClassVar[Dict[str, Type["Rule"]]] = {}
 
@@ -105,7 +129,7 @@ class Rule:
             raise TypeError(f"rule code {code} is defined twice")
         if not cls.__dict__.get("triggers"):
             raise TypeError(f"rule {code} must declare its trigger substrings")
-        if not (isinstance(cls.gates, tuple) and all(isinstance(g, re.Pattern) for g in cls.gates)):
+        if not (isinstance(cls.gates, tuple) and all(isinstance(g, (re.Pattern, LowercaseGate)) for g in cls.gates)):
             raise TypeError(f"rule {code}: gates must be a tuple of compiled regular expressions")
         Rule._registry[code] = cls
 

@@ -118,7 +118,11 @@ def target_names(target: CSTNode) -> Iterator[cst.Name]:
 
 
 def record_parents(
-    root: CSTNode, parents: Dict[int, Optional[CSTNode]], starts: Dict[int, int], ends: Dict[int, int]
+    root: CSTNode,
+    parents: Dict[int, Optional[CSTNode]],
+    starts: Dict[int, int],
+    ends: Dict[int, int],
+    nodes: Optional[List[CSTNode]] = None,
 ) -> None:
     """Fill ``parents`` (``id(node) -> its parent``) for every node under ``root``
     (``root`` itself is left alone): what LibCST's ``ParentNodeProvider`` gives,
@@ -128,22 +132,44 @@ def record_parents(
     (``id(node) -> the last index under it``) in visiting order, the numbers the
     engine's walk gives: node A ends before node B starts exactly when
     ``ends[A] < starts[B]``, the order of their source positions, known without
-    rendering the module.
+    rendering the module. ``nodes``, when given, receives every node in that order.
     """
+    # ``children`` and ``child_fields`` inlined: this walks every node of every
+    # file the rules look at, and the calls cost more than the work.
+    fields_of = _FIELDS
+    not_nodes = _NOT_NODES
     count = 0
     stack: List[Tuple[CSTNode, bool]] = [(root, False)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, left = stack.pop()
+        node, left = pop()
         if left:
             ends[id(node)] = count - 1
             continue
         starts[id(node)] = count
         count += 1
-        stack.append((node, True))
-        found = children(node)
-        for child in found:
+        if nodes is not None:
+            nodes.append(node)
+        found = fields_of.get(type(node))
+        if found is None or found[1]:
+            fields = child_fields(node)
+        else:
+            fields = found[0]
+        kids: List[CSTNode] = []
+        for name in fields:
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                kids.extend(value)
+            elif kind not in not_nodes:
+                kids.append(value)
+        if not kids:
+            ends[id(node)] = count - 1
+            continue
+        push((node, True))
+        for child in kids:
             parents[id(child)] = node
-        stack.extend((child, False) for child in reversed(found))
+        stack.extend((child, False) for child in reversed(kids))
 
 
 def visit(node: CSTNode, visitor: cst.CSTVisitor) -> None:

@@ -136,6 +136,16 @@ def test_a_rule_with_a_too_strict_gate_is_caught(monkeypatch, unfiltered):
     assert "GL204/manual_sgd.unsafe.py" in skipped  
 
 
+def test_a_lowercase_gate_matches_any_case_and_is_written_in_lower_case():
+    from gradlint.rule import LowercaseGate
+
+    gate = LowercaseGate(r"(?<![a-z])model\w*\s*\(")
+    assert gate.search("y = self.Model_G(x)\n") and gate.search("MODEL (x)") and not gate.search("remodel(x)")
+    assert LowercaseGate(r"\Aimport\S").search("IMPORT.x")  # escapes keep their meaning
+    with pytest.raises(ValueError, match="a lowercase gate's pattern must be in lower case: 'Model'"):
+        LowercaseGate("Model")
+
+
 def test_gates_must_be_compiled_patterns():
     from gradlint.rule import Rule
 

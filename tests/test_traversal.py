@@ -10,7 +10,7 @@ every fixture, every catalog example and a file using all of Python's syntax.
 from __future__ import annotations
 
 import textwrap
-from typing import List
+from typing import List, Tuple
 
 import libcst as cst
 import pytest
@@ -143,7 +143,7 @@ def _prepared(source: str, provider: type):
 def test_children_and_parents_match_libcst():
     for source in SOURCES:
         parents, ctx, nodes = _prepared(source, ParentNodeProvider)
-        _Dispatcher([], ctx.tree.parents).run(ctx.module)
+        _Dispatcher([], ctx.tree).run(ctx.module)
         for node in nodes:
             assert children(node) == list(node.children)
             assert ctx.parent(node) is parents.get(node)
@@ -196,6 +196,9 @@ REBOUND_IMPORTS = [
     "import numpy as np\nimport torch as np\nnp.zeros(1)\n",
     "from torch.autograd import Variable\nfrom torch.autograd import Variable\nfrom torch import autograd as Variable\nVariable(x)\n",
     "from a import b\nfrom c import b\nb.d()\ntry:\n    import torch\nexcept ImportError:\n    import torch.nn\ntorch.nn.Linear\n",
+    # Relative imports, read without scope analysis.
+    "from ..modeling import Mixin\nfrom . import vae\nfrom .a.b import c as d\nfrom .. import e\nclass K(Mixin):\n    pass\n"
+    "vae.E(d.k, e)\ndef f(vae):\n    return vae.x\n",
 ]
 
 
@@ -387,6 +390,30 @@ def test_ends_before_is_the_order_of_source_positions(index):
                     assert during.tree.ends_before(a, node) == expected(a, node), (during.code_for(a), during.code_for(node))
                 checked.append(node)
 
-    _Dispatcher([Probe()], during.tree.parents, during.tree.starts, during.tree.ends).run(module)
+    _Dispatcher([Probe()], during.tree).run(module)
     assert len(checked) == len(names)
-    assert not during.tree._all_parents  # answered from the walk so far
+
+
+def test_dispatcher_visits_and_leaves_in_libcsts_order():
+    # The pass over the recorded nodes gives every rule the calls, in the order,
+    # that a recursive walk (and LibCST's own visitor) would.
+    class Probe:
+        def __init__(self) -> None:
+            self.events: List[Tuple[str, int]] = []
+
+        def __getattr__(self, name: str):
+            if name.startswith(("visit_", "leave_")):
+                return lambda node: self.events.append((name, id(node)))
+            raise AttributeError(name)
+
+    for source in SOURCES:
+        ctx = FileContext("x.py", source, cst.parse_module(source))
+        probe = Probe()
+        _Dispatcher([probe], ctx.tree).run(ctx.module)
+        expected: List[Tuple[str, int]] = []
+        walk(
+            ctx.module,
+            lambda n, p: expected.append((f"visit_{type(n).__name__}", id(n))),
+            lambda n: expected.append((f"leave_{type(n).__name__}", id(n))),
+        )
+        assert probe.events == expected

@@ -26,7 +26,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.fixes import Fix
-from gradlint.rule import Rule
+from gradlint.rule import LowercaseGate, Rule
 from gradlint.rules._safety import in_async_function, is_generator
 from gradlint.semantic import project
 from gradlint.semantic.frameworks import FORWARD_STEPS
@@ -58,6 +58,7 @@ _INERT_CALLS = frozenset(
 
 
 _EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b")
+_EVAL_GATE_LOWER = _EVAL_GATE.pattern.replace("False", "false")
 # A word of ``INFERENCE_WORD`` anywhere (a superset of what ``is_inference_name``
 # accepts in a function or loader name): code written for inference.
 # A function or a loop's iterable named with a word of ``INFERENCE_WORD`` (a superset
@@ -135,8 +136,8 @@ class EvalWithoutNoGrad(Rule):
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
     # or code named for inference (a function, a loader)
     gates = (
-        re.compile(f"{_EVAL_GATE.pattern}|{_INFERENCE_GATE.pattern}|{_HELD_OUT_GATE.pattern}", re.IGNORECASE),
-        re.compile(f"{_EVAL_GATE.pattern}|{_MODEL_CALL_GATE.pattern}|{_HELD_OUT_GATE.pattern}", re.IGNORECASE),
+        LowercaseGate(f"{_EVAL_GATE_LOWER}|{_INFERENCE_GATE.pattern}|{_HELD_OUT_GATE.pattern}"),
+        LowercaseGate(f"{_EVAL_GATE_LOWER}|{_MODEL_CALL_GATE.pattern}|{_HELD_OUT_GATE.pattern}"),
     )
 
     project_gate = _ProjectGate()
@@ -147,19 +148,25 @@ class EvalWithoutNoGrad(Rule):
         self._has_eval = _EVAL_GATE.search(ctx.source) is not None
         self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
         self._reported: Set[int] = set()
+        self._functions: List[cst.FunctionDef] = []
         self._inference_regions: Dict[int, Optional[_Region]] = {}
         self._inference_callers: Dict[int, InferenceCaller] = {}
         self._other_framework = _OTHER_FRAMEWORK.search(ctx.source) is not None
 
-    def visit_Module(self, node: cst.Module) -> None:
-        if not self.ctx.semantic.gradmode.module_grad_off():
-            if not self._check_scope(node):
-                self._check_inference_code(node)
+    # The scopes are checked once the walk has entered every node: their questions
+    # (who calls this method, from where) are about the whole file, and answer
+    # from what the walk recorded instead of walking the file again.
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if node.name.value not in _TRAINING_HOOKS and not self.ctx.semantic.gradmode.module_grad_off():
-            if not self._check_scope(node):
-                self._check_inference_code(node)
+        if node.name.value not in _TRAINING_HOOKS:
+            self._functions.append(node)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if self.ctx.semantic.gradmode.module_grad_off():
+            return
+        for scope in [node, *self._functions]:
+            if not self._check_scope(scope):
+                self._check_inference_code(scope)
 
     def _skip_function(self, func: cst.FunctionDef) -> bool:
         sem = self.ctx.semantic

@@ -28,18 +28,17 @@ class Calls:
             names: Dict[str, List[cst.Name]] = {}
             attrs: Dict[str, List[cst.Attribute]] = {}
             parent_of = self.tree.parent
-            for node in walk(self.model.module, into_functions=True):
-                if isinstance(node, cst.Attribute):
-                    attrs.setdefault(node.attr.value, []).append(node)
-                elif isinstance(node, cst.Name):
-                    parent = parent_of(node)
-                    if isinstance(parent, cst.Attribute) and parent.attr is node:
-                        continue
-                    if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName)):
-                        continue
-                    if isinstance(parent, cst.Arg) and parent.keyword is node:
-                        continue
-                    names.setdefault(node.value, []).append(node)
+            for node in self.tree.nodes_of(cst.Attribute):
+                attrs.setdefault(node.attr.value, []).append(node)  # type: ignore[attr-defined]
+            for node in self.tree.nodes_of(cst.Name):
+                parent = parent_of(node)
+                if isinstance(parent, cst.Attribute) and parent.attr is node:
+                    continue
+                if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName)):
+                    continue
+                if isinstance(parent, cst.Arg) and parent.keyword is node:
+                    continue
+                names.setdefault(node.value, []).append(node)  # type: ignore[attr-defined]
             self._refs = (names, attrs)
         return self._refs
 

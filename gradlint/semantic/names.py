@@ -26,7 +26,7 @@ from gradlint.fixes import ImportSpec
 from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import children, scope_metadata, target_names, walk
+from gradlint.traversal import children, scope_metadata, target_names
 
 TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
 
@@ -90,7 +90,12 @@ def build_import_index(module: cst.Module) -> ImportIndex:
                 module_name = None
                 if isinstance(small, cst.ImportFrom):
                     package = "" if small.relative else (get_full_name_for_node(small.module) or "").partition(".")[0]
-                    module_name = None if small.relative or small.module is None else get_full_name_for_node(small.module)
+                    # Relative imports are qualified as LibCST's scope analysis spells them,
+                    # dots first (``from ..m import C`` binds ``C`` to ``..m.C``), so that
+                    # reading them needs no scope analysis either.
+                    dots = "." * len(small.relative)
+                    base = get_full_name_for_node(small.module) or "" if small.module is not None else ""
+                    module_name = dots + base if dots else base or None
                 for alias in small.names:
                     full = get_full_name_for_node(alias.name) or ""
                     if alias.asname is not None:
@@ -100,7 +105,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
                     else:
                         name = full.partition(".")[0]
                     if isinstance(small, cst.ImportFrom):
-                        target = f"{module_name}.{full}" if module_name else None
+                        target = (module_name if module_name.endswith(".") else module_name + ".") + full if module_name else None
                     elif alias.asname is not None:
                         target = full
                     else:  # ``import a.b`` binds ``a`` to ``a``
@@ -359,7 +364,7 @@ class Names:
 
     def _bound_otherwise(self) -> FrozenSet[str]:
         if self._other_bindings is None:
-            self._other_bindings = _non_import_bindings(self.module)
+            self._other_bindings = _non_import_bindings(self.tree)
         return self._other_bindings
 
     def qualnames_in(self, node: cst.CSTNode, packages: FrozenSet[str]) -> FrozenSet[str]:
@@ -482,7 +487,7 @@ def _last_parts(names: FrozenSet[str]) -> FrozenSet[str]:
     return frozenset(n.rpartition(".")[2] for n in names)
 
 
-def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
+def _non_import_bindings(tree: Tree) -> FrozenSet[str]:
     """Every name that something other than an import statement binds (or declares
     ``global``/``nonlocal``, or deletes) anywhere in the file, in any scope."""
     found: List[str] = []
@@ -490,28 +495,31 @@ def _non_import_bindings(module: cst.Module) -> FrozenSet[str]:
     def targets(expr: cst.CSTNode) -> None:
         found.extend(name.value for name in target_names(expr))
 
-    def enter(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
-        kind = type(node)
-        if kind is cst.Assign:
-            for t in node.targets:  # type: ignore[attr-defined]
-                targets(t.target)
-        elif kind in (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del):
+    nodes_of = tree.nodes_of
+    for node in nodes_of(cst.Assign):
+        for t in node.targets:  # type: ignore[attr-defined]
+            targets(t.target)
+    for kind in (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del):
+        for node in nodes_of(kind):
             targets(node.target)  # type: ignore[attr-defined]
-        elif kind is cst.WithItem or kind is cst.ExceptHandler or kind is cst.ExceptStarHandler:
-            asname = node.asname if kind is cst.WithItem else node.name  # type: ignore[attr-defined]
-            if asname is not None:
-                targets(asname.name)
-        elif kind in (cst.Param, cst.FunctionDef, cst.ClassDef):
-            found.append(node.name.value)  # type: ignore[attr-defined]
-        elif kind is cst.Global or kind is cst.Nonlocal:
+    for node in nodes_of(cst.WithItem):
+        if node.asname is not None:  # type: ignore[attr-defined]
+            targets(node.asname.name)  # type: ignore[attr-defined]
+    for kind in (cst.ExceptHandler, cst.ExceptStarHandler):
+        for node in nodes_of(kind):
+            if node.name is not None:  # type: ignore[attr-defined]
+                targets(node.name.name)  # type: ignore[attr-defined]
+    for kind in (cst.Param, cst.FunctionDef, cst.ClassDef):
+        found.extend(node.name.value for node in nodes_of(kind))  # type: ignore[attr-defined]
+    for kind in (cst.Global, cst.Nonlocal):
+        for node in nodes_of(kind):
             found.extend(n.name.value for n in node.names)  # type: ignore[attr-defined]
-        elif kind in _MATCH_BINDERS:
+    for kind in _MATCH_BINDERS:
+        for node in nodes_of(kind):
             for attr in ("name", "rest"):
                 value = getattr(node, attr, None)
                 if isinstance(value, cst.Name):
                     found.append(value.value)
-
-    walk(module, enter, lambda node: None)
     return frozenset(found)
 
 

@@ -278,19 +278,16 @@ class Project:
             for name in module_names(path):
                 self._by_module.setdefault((root, name), []).append(path)
         self._module_class: Dict[Tuple[str, str], Optional[bool]] = {}
+        # name -> what the summaries say of it, by file in path order: asked once
+        # per function of every file checked, so not a scan of every summary each time.
+        self._calls_by_name: Optional[Dict[str, List[Tuple[str, List[int]]]]] = None
+        self._inference_by_name: Optional[Dict[str, List[Tuple[str, str, int]]]] = None
 
     def root(self, path: str) -> str:
         found = self._roots.get(path)
         if found is None:
             found = self._roots[path] = project_root(path)
         return found
-
-    def _peers(self, origin: str) -> Iterator[Tuple[str, dict]]:
-        """The summaries of the other files of ``origin``'s project."""
-        root = self.root(origin)
-        for path in sorted(self.summaries):
-            if path != origin and self.root(path) == root:
-                yield path, self.summaries[path]
 
     @property
     def digest(self) -> str:
@@ -343,10 +340,16 @@ class Project:
     def call_counts(self, name: str, origin: str) -> Tuple[int, int]:
         """(call sites of ``name``, of them under no_grad) in the other files of
         ``origin``'s project: ``f(...)`` for a function, ``x.f(...)`` for a method."""
+        if self._calls_by_name is None:
+            by_name: Dict[str, List[Tuple[str, List[int]]]] = {}
+            for path in sorted(self.summaries):
+                for callee, counts in self.summaries[path].get("calls", {}).items():
+                    by_name.setdefault(callee, []).append((path, counts))
+            self._calls_by_name = by_name
         total = disabled = 0
-        for _, summary in self._peers(origin):
-            counts = summary.get("calls", {}).get(name)
-            if counts:
+        root = self.root(origin)
+        for path, counts in self._calls_by_name.get(name, ()):
+            if counts and path != origin and self.root(path) == root:
                 total += counts[0]
                 disabled += counts[1]
         return total, disabled
@@ -359,12 +362,18 @@ class Project:
         """Calls ``x.method(...)`` made with gradients on from inference code (a
         function named for it: ``test``, ``evaluate``) in the other files of
         ``origin``'s project."""
-        out = []
-        for path, summary in self._peers(origin):
-            for name, function, line in summary.get("inference_calls", ()):
-                if name == method:
-                    out.append(InferenceCaller(path, str(function), int(line)))
-        return out
+        if self._inference_by_name is None:
+            by_name: Dict[str, List[Tuple[str, str, int]]] = {}
+            for path in sorted(self.summaries):
+                for name, function, line in self.summaries[path].get("inference_calls", ()):
+                    by_name.setdefault(str(name), []).append((path, str(function), int(line)))
+            self._inference_by_name = by_name
+        root = self.root(origin)
+        return [
+            InferenceCaller(path, function, line)
+            for path, function, line in self._inference_by_name.get(method, ())
+            if path != origin and self.root(path) == root
+        ]
 
 
 def _real(path: PurePath) -> str:

@@ -13,7 +13,7 @@ span is asked for.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
 
@@ -29,9 +29,40 @@ Loop = Union[cst.For, cst.While]
 Span = Tuple[Tuple[int, int], Tuple[int, int]]
 
 
+# The tree whose nodes were recorded last (see ``Tree.nodes``): walks under its
+# nodes read its list instead of finding each node's children again.
+_recorded: Optional["Tree"] = None
+
+
 def walk(node: cst.CSTNode, into_functions: bool = False) -> Iterator[cst.CSTNode]:
     """Every node under ``node`` (itself included) in source order. Nested functions,
     lambdas and classes are yielded but not entered, unless ``into_functions``."""
+    tree = _recorded
+    if tree is not None:
+        start = tree.starts.get(id(node))
+        nodes = tree._recorded
+        # The same object at that place: ids are only unique among live objects.
+        if start is not None and nodes is not None and nodes[start] is node:
+            return _walk_recorded(nodes, tree.ends, start, into_functions)
+    return _walk_children(node, into_functions)
+
+
+def _walk_recorded(nodes: List[cst.CSTNode], ends: Dict[int, int], start: int, into_functions: bool) -> Iterator[cst.CSTNode]:
+    # A node's subtree is the slice of the walk order from it to its last descendant.
+    end = ends[id(nodes[start])]
+    if into_functions:
+        yield from nodes[start : end + 1]
+        return
+    yield nodes[start]
+    i = start + 1
+    scopes = NEW_SCOPES
+    while i <= end:
+        cur = nodes[i]
+        yield cur
+        i = ends[id(cur)] + 1 if type(cur) in scopes else i + 1
+
+
+def _walk_children(node: cst.CSTNode, into_functions: bool) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
         cur = stack.pop()
@@ -54,6 +85,9 @@ class Tree:
         self.starts: Dict[int, int] = {}
         self.ends: Dict[int, int] = {}
         self._all_parents = False
+        # Every node in walk order (``nodes``).
+        self._recorded: Optional[List[cst.CSTNode]] = None
+        self._by_type: Optional[Dict[type, List[cst.CSTNode]]] = None
         self._positions: Optional[Dict[int, Tuple[int, int, int, int]]] = None
 
     # -- parents and order ----------------------------------------------------
@@ -70,7 +104,31 @@ class Tree:
     def _record_parents(self) -> None:
         self._all_parents = True
         self.parents[id(self.module)] = None
-        record_parents(self.module, self.parents, self.starts, self.ends)
+        global _recorded
+        self._recorded = []
+        record_parents(self.module, self.parents, self.starts, self.ends, self._recorded)
+        _recorded = self
+
+    def nodes(self) -> Sequence[cst.CSTNode]:
+        """Every node of the file in walk order (LibCST's visiting order), the module first."""
+        if self._recorded is None:
+            self._record_parents()
+        return self._recorded  # type: ignore[return-value]
+
+    def nodes_of(self, kind: Type[cst.CSTNode]) -> Sequence[cst.CSTNode]:
+        """Every node of exactly the type ``kind`` in the file, in source order: for
+        questions about the whole file (every reference to a name), without a walk."""
+        if self._by_type is None:
+            nodes = self.nodes()
+            by_type: Dict[type, List[cst.CSTNode]] = {}
+            for node in nodes:
+                found = by_type.get(type(node))
+                if found is None:
+                    by_type[type(node)] = [node]
+                else:
+                    found.append(node)
+            self._by_type = by_type
+        return self._by_type.get(kind, ())
 
     def order(self, node: cst.CSTNode) -> Tuple[int, int]:
         """(``node``'s index, the largest index of a node under it) in visiting order:

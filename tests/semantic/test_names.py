@@ -202,12 +202,12 @@ def test_import_index_is_one_walk_of_statements():
         "np": ("numpy", "numpy", True),
         "torch": ("torch", "torch", True),
         "V": ("torch.autograd.Variable", "torch", True),
-        "local": (None, "", True),
+        "local": (".local", "", True),  # as LibCST's scope analysis qualifies it
         "os": ("os", "os", False),
     }
     assert index.aliases == {"np", "V"}
     # ``import torch.nn`` binds ``torch`` to the package: ``torch.nn.X`` reads as spelled
-    assert index.sole == {"np": "numpy", "torch": "torch", "V": "torch.autograd.Variable"}
+    assert index.sole == {"np": "numpy", "torch": "torch", "V": "torch.autograd.Variable", "local": ".local"}
     assert index.torch_names() == ["torch"]
     assert index.defined == {"f"}
     assert build_import_index(cst.parse_module("from x import *\nimport y\n")).sole == {}
