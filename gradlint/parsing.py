@@ -32,9 +32,11 @@ but one (generated sympy polynomials) at 1,616. A source past
 ``MAX_NESTING`` units ten times over, whatever the caller's thread (Windows
 and macOS give threads far less than 8 MiB).
 
-Gradlint's own traversal is in Python: a tree deeper than Python's recursion
-limit allows (about 300 chained operators) raises RecursionError, which the
-runner reports as GL000 ("too deeply nested to analyse").
+Gradlint walks the tree without recursing, but some of its questions, and
+LibCST's code generation (which renders the places of findings), recurse: a
+tree deeper than Python's recursion limit allows there (about 300 chained
+operators) raises RecursionError, which the runner reports as GL000 ("too
+deeply nested to analyse").
 
 :func:`parse_module` also keeps LibCST from writing a module back without a
 byte of its source: a final lone ``\\r`` (old Mac line endings), or a leading

@@ -107,13 +107,22 @@ BROKEN = {
         "2:12003: GL000 too deeply nested to analyse (about 3002 levels; the limit is 2000)",
         "too deeply nested to analyse (about 3002 levels; the limit is 2000); left untouched",
     ),
-    # Parsed (within the bounds), then deeper than gradlint's own traversal goes.
+    # Parsed (within the bounds) and walked, then deeper than rendering a finding's
+    # place goes (LibCST's code generation recurses).
     "nots.py": (
-        IMPORT + b"x = " + b"not " * 1000 + b"y\n",
+        IMPORT + b"x = Variable(" + b"not " * 1000 + b"y, volatile=True)\n",
         "1:1: GL000 too deeply nested to analyse",
         "too deeply nested to analyse; left untouched",
     ),
 }
+
+
+def test_a_deep_chain_with_nothing_to_report_is_checked_like_any_file(project):
+    # The engine walks the tree without recursing: a chain far deeper than Python's
+    # recursion limit, with nothing to report, is simply checked.
+    (project / "deep.py").write_bytes(IMPORT + b"x = " + b"not " * 1000 + b"y\n")
+    result = run("check", "deep.py")
+    assert (result.exit_code, result.stdout) == (0, "All checks passed!\n")
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
