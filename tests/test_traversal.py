@@ -196,6 +196,11 @@ REBOUND_IMPORTS = [
     "import numpy as np\nimport torch as np\nnp.zeros(1)\n",
     "from torch.autograd import Variable\nfrom torch.autograd import Variable\nfrom torch import autograd as Variable\nVariable(x)\n",
     "from a import b\nfrom c import b\nb.d()\ntry:\n    import torch\nexcept ImportError:\n    import torch.nn\ntorch.nn.Linear\n",
+    # Bound only by module-level imports of different things: read in every scope.
+    "try:\n    from a import X\nexcept ImportError:\n    from b import X\ndef f():\n    return X(1)\n"
+    "g = lambda: X.y\nz = [X for _ in r]\nclass K(X):\n    pass\n",
+    "import numpy as np\ntry:\n    import cupy as np\nexcept ImportError:\n    pass\ndef f(np):\n    return np.zeros\n"
+    "class C:\n    np = 1\n    y = np\nnp.ones\ndef h():\n    import scipy as np\n    return np.x\n",
     # Relative imports, read without scope analysis.
     "from ..modeling import Mixin\nfrom . import vae\nfrom .a.b import c as d\nfrom .. import e\nclass K(Mixin):\n    pass\n"
     "vae.E(d.k, e)\ndef f(vae):\n    return vae.x\n",

@@ -313,6 +313,14 @@ class Names:
             return False  # no import binds its first name anywhere in the file
         if root in index.sole and self._read_of_import(node) is not None:
             return True
+        if (
+            root not in self._bound_otherwise()
+            and all(r.module_level for r in index.records if r.name == root)
+            and self.is_read(node)
+        ):
+            # Only module-level imports bind it, to whatever (``try: from a import X``
+            # ``except ImportError: from b import X``): every scope sees one of them.
+            return True
         return any(q.source is QualifiedNameSource.IMPORT for q in self._qualified(node))
 
     def is_read(self, node: cst.CSTNode) -> bool:

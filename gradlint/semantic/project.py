@@ -27,6 +27,7 @@ at most ``MAX_EXTRA_FILES``.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -289,10 +290,11 @@ class Project:
             found = self._roots[path] = project_root(path)
         return found
 
-    @property
+    @functools.cached_property
     def digest(self) -> str:
         """Changes whenever a fact of the index does: what the findings of a file,
-        cached, depend on besides the file."""
+        cached, depend on besides the file. Computed once: it is part of every
+        file's cache key, and the summaries do not change after the index is built."""
         digest = hashlib.sha256()
         for path in sorted(self.summaries):
             found = self.hashes.get(path) or summary_hash(self.summaries[path])
