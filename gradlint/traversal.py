@@ -134,10 +134,6 @@ def record_parents(
     ``ends[A] < starts[B]``, the order of their source positions, known without
     rendering the module. ``nodes``, when given, receives every node in that order.
     """
-    # ``children`` and ``child_fields`` inlined: this walks every node of every
-    # file the rules look at, and the calls cost more than the work.
-    fields_of = _FIELDS
-    not_nodes = _NOT_NODES
     count = 0
     stack: List[Tuple[CSTNode, bool]] = [(root, False)]
     pop, push = stack.pop, stack.append
@@ -150,20 +146,8 @@ def record_parents(
         count += 1
         if nodes is not None:
             nodes.append(node)
-        found = fields_of.get(type(node))
-        if found is None or found[1]:
-            fields = child_fields(node)
-        else:
-            fields = found[0]
-        kids: List[CSTNode] = []
-        for name in fields:
-            value = getattr(node, name)
-            kind = type(value)
-            if kind is tuple or kind is list:
-                kids.extend(value)
-            elif kind not in not_nodes:
-                kids.append(value)
-        if not kids:
+        kids = children(node)
+        if not kids:  # a leaf ends where it starts: no second visit to record it
             ends[id(node)] = count - 1
             continue
         push((node, True))
