@@ -33,7 +33,7 @@ GL001's finding stays.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -103,11 +103,8 @@ def _resolved_flags(ctx: FileContext) -> List[Tuple[cst.Call, cst.Arg, List[_Reg
     found: List[Tuple[cst.Call, cst.Arg, List[_Region]]] = []
     if not _is_program(ctx):
         return found  # a module others import: its callers are not all in this file
-    for call in walk(ctx.module, into_functions=True):
-        if not isinstance(call, cst.Call) or not sem.names.is_call_to(call, VARIABLE):
-            continue
-        flag = call_arg(call, 2, "volatile")
-        if flag is None or bool_value(flag.value) is not None or any(a.star for a in call.args):
+    for call, flag in _volatile_calls(ctx):
+        if bool_value(flag.value) is not None:
             continue
         expr, negated = flag.value, False
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
@@ -197,14 +194,22 @@ def _passed(ctx: FileContext, param: cst.Param) -> List[Tuple[cst.Call, bool]]:
     return out
 
 
+def _volatile_calls(ctx: FileContext) -> Iterator[Tuple[cst.Call, cst.Arg]]:
+    """Each ``Variable(..., volatile=<flag>)`` of the file (no ``*args``/``**kwargs``), with its flag."""
+    names = ctx.semantic.names
+    for call in walk(ctx.module, into_functions=True):
+        if not isinstance(call, cst.Call) or not names.is_call_to(call, VARIABLE):
+            continue
+        flag = call_arg(call, 2, "volatile")
+        if flag is not None and not any(a.star for a in call.args):
+            yield call, flag
+
+
 def _regions(ctx: FileContext) -> List[_Region]:
     sem = ctx.semantic
     found: List[_Region] = []
-    for call in walk(ctx.module, into_functions=True):
-        if not isinstance(call, cst.Call) or not sem.names.is_call_to(call, VARIABLE):
-            continue
-        flag = call_arg(call, 2, "volatile")
-        if flag is None or bool_value(flag.value) is not True or any(a.star for a in call.args):
+    for call, flag in _volatile_calls(ctx):
+        if bool_value(flag.value) is not True:
             continue
         func = sem.tree.enclosing_function(call)
         if func is not None and (func.asynchronous is not None or not sem.gradmode.needs_gradients(func)):
