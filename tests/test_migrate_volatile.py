@@ -191,22 +191,28 @@ print(json.dumps({"out": buf.getvalue(), "graph": ns["out"].requires_grad}))
 '''
 
 
-def test_migrated_script_runs_the_same_without_a_graph(tmp_path):
-    pytest.importorskip("torch")
-    reference = SCRIPT.replace("    x = Variable(x, volatile=True)\n", "").replace("Variable(x)", "x").replace("Variable(y)", "y")
-    reference = reference.replace("from torch.autograd import Variable\n", "")
+def _run_each(tmp_path, runner_text, sources):
+    """What ``runner_text`` prints (JSON) for each of ``sources``, run under torch."""
+    import json
+
     runner = tmp_path / "run.py"
-    runner.write_text(RUN)
+    runner.write_text(runner_text)
     results = {}
-    for name, text in {"migrated": migrate(SCRIPT).source, "unguarded": reference}.items():
+    for name, text in sources.items():
         path = tmp_path / f"{name}.py"
         path.write_text(text)
         proc = subprocess.run([sys.executable, str(runner), str(path)], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
-        results[name] = proc.stdout
-    import json
+        results[name] = json.loads(proc.stdout)
+    return results
 
-    migrated, unguarded = json.loads(results["migrated"]), json.loads(results["unguarded"])
+
+def test_migrated_script_runs_the_same_without_a_graph(tmp_path):
+    pytest.importorskip("torch")
+    reference = SCRIPT.replace("    x = Variable(x, volatile=True)\n", "").replace("Variable(x)", "x").replace("Variable(y)", "y")
+    reference = reference.replace("from torch.autograd import Variable\n", "")
+    results = _run_each(tmp_path, RUN, {"migrated": migrate(SCRIPT).source, "unguarded": reference})
+    migrated, unguarded = results["migrated"], results["unguarded"]
     assert migrated["out"] == unguarded["out"]  # same numbers
     assert migrated["graph"] is False and unguarded["graph"] is True  # no graph where 0.3 recorded none
 
@@ -320,20 +326,10 @@ print(json.dumps({"out": buf.getvalue(), "graph": ns["last_output"].requires_gra
 
 def test_resolved_flag_runs_the_same_without_a_graph_in_evaluation(tmp_path):
     pytest.importorskip("torch")
-    import json
-
     # Dropping the flag alone keeps the numbers but records a graph in evaluation
     # (the model's last output carries one).
     dropped = FLAG_HELPER.replace(", volatile=evaluation)", ")")
-    runner = tmp_path / "run.py"
-    runner.write_text(FLAG_RUN)
-    results = {}
-    for name, text in {"migrated": migrate(FLAG_HELPER).source, "dropped": dropped}.items():
-        path = tmp_path / f"{name}.py"
-        path.write_text(text)
-        proc = subprocess.run([sys.executable, str(runner), str(path)], capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        results[name] = json.loads(proc.stdout)
+    results = _run_each(tmp_path, FLAG_RUN, {"migrated": migrate(FLAG_HELPER).source, "dropped": dropped})
     assert results["migrated"]["out"] == results["dropped"]["out"]
     assert len(results["migrated"]["out"].splitlines()) == 2
     assert results["migrated"]["graph"] is False and results["dropped"]["graph"] is True
