@@ -82,3 +82,21 @@ def test_source_cpython_refuses_keeps_cpythons_message_after_the_quick_bound():
 def test_source_only_libcst_refuses_keeps_libcsts_error():
     with pytest.raises(cst.ParserSyntaxError):
         parsing.parse_module("print 'x'\n")
+
+
+def test_parsing_skips_libcsts_node_checks_and_restores_them():
+    # Measured on the LibCST this project installs: if its node checks change
+    # shape, parsing falls back to checking every node, and this says so.
+    assert parsing._SKIP_VALIDATION
+    calls = []
+    real = cst.Name._validate
+    cst.Name._validate = lambda self: calls.append(self.value)  # type: ignore[method-assign]
+    try:
+        module = parsing.parse_module("x = y\n")
+        cst.Name("z")
+    finally:
+        cst.Name._validate = real  # type: ignore[method-assign]
+    assert module.code == "x = y\n"
+    assert calls == ["z"]
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
