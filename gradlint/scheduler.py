@@ -46,7 +46,7 @@ def check_paths(
     """Reports for ``files``, in order. ``jobs``: worker processes (default: one
     per CPU); ``cache``: a ``gradlint.cache.Cache``, or None not to use one."""
     reports: List[Optional[FileReport]] = [None] * len(files)
-    index, read = _project_index(files, cache)
+    index, read = _project_index(files, cache, jobs or _cpu_count())
     project.use(index)
     try:
         return _check(files, settings, mode, on_file_done, jobs, cache, reports, index, read)
@@ -168,7 +168,9 @@ def _lint_with_index(index: project.Project, *args: Any) -> FileReport:
         project.use(None)
 
 
-def _project_index(files: Sequence[Path], cache: Optional[Any]) -> Tuple[project.Project, Dict[int, Document]]:
+def _project_index(
+    files: Sequence[Path], cache: Optional[Any], jobs: int = 1
+) -> Tuple[project.Project, Dict[int, Document]]:
     """The project index of the run (``semantic.project``): a summary of each of
     ``files`` and, when they are few, of the other files of their directories and
     packages; summaries come from ``cache`` where it has them. Also the documents
@@ -179,6 +181,8 @@ def _project_index(files: Sequence[Path], cache: Optional[Any]) -> Tuple[project
     summaries: Dict[str, Any] = {}
     hashes: Dict[str, str] = {}
     read: Dict[int, Document] = {}
+    # Files to summarise: (display name, path, document, stat)
+    pending: List[Tuple[str, Path, Document, Optional[os.stat_result]]] = []
     for k, path in enumerate(paths):
         if path.suffix != ".py":
             continue  # notebooks and stdin are checked, not imported
@@ -200,13 +204,61 @@ def _project_index(files: Sequence[Path], cache: Optional[Any]) -> Tuple[project
         if k < len(files):
             read[k] = doc
         found, summary, known = cache.lookup_summary(path, st, doc.digest) if cache is not None else (False, None, "")  # type: ignore[arg-type]
-        if not found:
-            summary, known = project.summarize(name, doc.text), ""
-            if cache is not None and st is not None and isinstance(doc, SourceFile):
-                cache.store_summary(path, doc.digest, st, summary)
+        if found:
+            if summary is not None:
+                summaries[name], hashes[name] = summary, known
+            continue
+        pending.append((name, path, doc, st))
+    for (name, path, doc, st), summary in zip(pending, _summarize(pending, jobs)):
+        if cache is not None and st is not None and isinstance(doc, SourceFile):
+            cache.store_summary(path, doc.digest, st, summary)
         if summary is not None:
-            summaries[name], hashes[name] = summary, known
+            summaries[name] = summary
     return project.Project(summaries, {p: h for p, h in hashes.items() if h}), read
+
+
+# The files being summarised, for forked workers to read instead of being sent them.
+_PENDING: List[Tuple[str, str]] = []
+# Files per task: the summary of one takes about 2 ms, a task's round trip more than that.
+_SUMMARY_CHUNK = 64
+
+
+def _summarize(pending: Sequence[Tuple[str, Path, Document, Any]], jobs: int) -> List[Optional[dict]]:
+    """``project.summarize`` of each pending file, in order: in forked workers when
+    there are enough (the summaries are Python's ``ast`` over every file of a code
+    base, a fair part of a cold run's time before any file can be checked)."""
+    from gradlint import parallel
+
+    texts = [(name, doc.text) for name, _, doc, _ in pending]
+    if jobs <= 1 or len(texts) < 2 * _SUMMARY_CHUNK or not parallel.forks():
+        return [project.summarize(name, text) for name, text in texts]
+    _PENDING[:] = texts
+    try:
+        chunks = [(start, min(start + _SUMMARY_CHUNK, len(texts))) for start in range(0, len(texts), _SUMMARY_CHUNK)]
+        results = parallel.map_ordered(_summarize_chunk, chunks, jobs)
+    finally:
+        _PENDING.clear()
+    out: List[Optional[dict]] = []
+    for (start, end), result in zip(chunks, results):
+        if isinstance(result, parallel.WorkerDied):
+            # Not tried again here, where it could take the run down: these files
+            # give no facts to the others, and are checked as any other.
+            out.extend([None] * (end - start))
+        elif isinstance(result, BaseException):
+            out.extend(project.summarize(*texts[k]) for k in range(start, end))  # raises here as it would have
+        else:
+            out.extend(result)
+    return out
+
+
+def _summarize_chunk(start: int, end: int) -> List[Optional[dict]]:
+    return [project.summarize(*_PENDING[k]) for k in range(start, end)]
+
+
+def _cpu_count() -> int:
+    from gradlint import parallel
+
+    return parallel.cpu_count()
 
 
 _STAR_IMPORT = re.compile(r"\bimport\s*\*")

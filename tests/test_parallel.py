@@ -100,6 +100,63 @@ def test_a_dead_worker_is_an_internal_error_for_that_file_only():
     ]
 
 
+# -- the project index's summaries ------------------------------------------------
+
+SUMMARISED = textwrap.dedent(
+    """\
+    import torch
+
+
+    class Net{n}(torch.nn.Module):
+        pass
+
+
+    def evaluate{n}(agent, batches):
+        with torch.no_grad():
+            helper{n}(batches)
+        for b in batches:
+            agent.act{n}(b)
+    """
+)
+
+
+def _documents(count):
+    from types import SimpleNamespace
+
+    return [(f"m{n}.py", Path(f"m{n}.py"), SimpleNamespace(text=SUMMARISED.format(n=n)), None) for n in range(count)]
+
+
+def test_summaries_made_by_workers_are_those_of_a_serial_run():
+    pending = _documents(2 * scheduler._SUMMARY_CHUNK + 5)  # enough for workers, and a last chunk of 5
+    serial = scheduler._summarize(pending, 1)
+    assert serial[7] == {
+        "classes": {"Net7": ["torch.nn.Module"]},
+        "calls": {"no_grad": [1, 0], "helper7": [1, 1], "act7": [1, 0]},
+        "inference_calls": [["act7", "evaluate7", 12]],
+        "v": 1,
+    }
+    assert scheduler._summarize(pending, 2) == serial
+    assert scheduler._PENDING == []  # nothing kept past the run
+
+
+def test_files_whose_summary_worker_died_give_no_facts_and_the_others_theirs(monkeypatch):
+    pending = _documents(3 * scheduler._SUMMARY_CHUNK)
+    real = parallel.map_ordered
+
+    def one_dies(fn, items, jobs):
+        results = real(fn, items, jobs)
+        results[1] = parallel.WorkerDied("the worker process checking this file died")
+        return results
+
+    monkeypatch.setattr(parallel, "map_ordered", one_dies)
+    summaries = scheduler._summarize(pending, 2)
+    serial = scheduler._summarize(pending, 1)
+    chunk = scheduler._SUMMARY_CHUNK
+    assert summaries[chunk : 2 * chunk] == [None] * chunk
+    assert summaries[:chunk] == serial[:chunk] and summaries[2 * chunk :] == serial[2 * chunk :]
+    assert all(s is not None for s in serial)
+
+
 # -- Ctrl-C ---------------------------------------------------------------------
 
 SLOW = textwrap.dedent(
