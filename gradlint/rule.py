@@ -23,6 +23,7 @@ from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
 from gradlint.semantic import SemanticModel
 from gradlint.semantic.tree import Tree
+from gradlint.traversal import TRIVIA
 from gradlint.results import Finding  # re-exported: rules and tests import it from here
 
 
@@ -157,6 +158,10 @@ class Rule:
             raise TypeError(f"rule {code} must declare its trigger substrings")
         if not (isinstance(cls.gates, tuple) and all(isinstance(g, (re.Pattern, LowercaseGate, AnyOf)) for g in cls.gates)):
             raise TypeError(f"rule {code}: gates must be a tuple of compiled regular expressions")
+        for kind in sorted(TRIVIA, key=lambda k: k.__name__):
+            for method in (f"visit_{kind.__name__}", f"leave_{kind.__name__}"):
+                if hasattr(cls, method):
+                    raise TypeError(f"rule {code}: {method}: the engine does not walk whitespace, comments and line ends")
         Rule._registry[code] = cls
 
     def __init__(self, ctx: FileContext) -> None:

@@ -21,7 +21,7 @@ from gradlint import catalog
 from gradlint.semantic import torch_api
 from gradlint.engine import _Dispatcher
 from gradlint.rule import FileContext
-from gradlint.traversal import children, positions, walk
+from gradlint.traversal import TRIVIA, children, positions, walk
 
 EVERY_SYNTAX = textwrap.dedent(
     '''\
@@ -140,13 +140,30 @@ def _prepared(source: str, provider: type):
     return provided, ctx, nodes
 
 
-def test_children_and_parents_match_libcst():
+def test_children_and_parents_match_libcst_but_for_trivia():
+    kinds = set()
     for source in SOURCES:
         parents, ctx, nodes = _prepared(source, ParentNodeProvider)
         _Dispatcher([], ctx.tree).run(ctx.module)
         for node in nodes:
-            assert children(node) == list(node.children)
+            if type(node) in TRIVIA:
+                kinds.add(type(node))
+                assert ctx.parent(node) is None  # not recorded: no question is about them
+                continue
+            assert children(node) == [c for c in node.children if type(c) not in TRIVIA]
             assert ctx.parent(node) is parents.get(node)
+    assert kinds == TRIVIA  # the sources hold every kind
+
+
+def test_trivia_are_more_than_half_the_nodes_and_none_is_walked():
+    source = SOURCES[0]
+    module = cst.parse_module(source)
+    everything: List[cst.CSTNode] = []
+    walk(module, lambda n, p: everything.append(n), lambda n: None)
+    ctx = FileContext("x.py", source, module)
+    recorded = list(ctx.tree.nodes())
+    assert recorded == [n for n in everything if type(n) not in TRIVIA]
+    assert len(recorded) < len(everything) / 2
 
 
 def test_parents_of_nodes_not_walked_yet_are_libcsts(monkeypatch):
@@ -157,7 +174,7 @@ def test_parents_of_nodes_not_walked_yet_are_libcsts(monkeypatch):
         with monkeypatch.context() as patch:
             patch.setattr(MetadataWrapper, "resolve", lambda *a: pytest.fail("LibCST metadata resolved"))
             for node in reversed(nodes):  # none of them walked by the engine
-                assert ctx.parent(node) is parents.get(node)
+                assert ctx.parent(node) is (None if type(node) in TRIVIA else parents.get(node))
     module = cst.parse_module("x = f(y)\n")
     ctx = FileContext("x.py", "x = f(y)\n", module)
     assert isinstance(ctx.parent(module.body[0].body[0].value), cst.Assign)
@@ -401,7 +418,7 @@ def test_ends_before_is_the_order_of_source_positions(index):
 
 def test_dispatcher_visits_and_leaves_in_libcsts_order():
     # The pass over the recorded nodes gives every rule the calls, in the order,
-    # that a recursive walk (and LibCST's own visitor) would.
+    # that a recursive walk (and LibCST's own visitor) would, trivia aside.
     class Probe:
         def __init__(self) -> None:
             self.events: List[Tuple[str, int]] = []
@@ -421,4 +438,18 @@ def test_dispatcher_visits_and_leaves_in_libcsts_order():
             lambda n, p: expected.append((f"visit_{type(n).__name__}", id(n))),
             lambda n: expected.append((f"leave_{type(n).__name__}", id(n))),
         )
-        assert probe.events == expected
+        trivia = {f"{way}_{kind.__name__}" for kind in TRIVIA for way in ("visit", "leave")}
+        assert probe.events == [event for event in expected if event[0] not in trivia]
+
+
+def test_a_rule_cannot_visit_trivia():
+    from gradlint.rule import Rule
+
+    with pytest.raises(TypeError, match="rule GL998: visit_Comment: the engine does not walk whitespace, comments and line ends"):
+
+        class Bad(Rule):  # noqa: F841
+            code = "GL998"
+            triggers = ("#",)
+
+            def visit_Comment(self, node):
+                pass
