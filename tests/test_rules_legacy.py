@@ -312,6 +312,26 @@ def test_gl003_other_spellings_fix_and_message():
     ]
 
 
+def test_gl003_zero_dims_proven_by_shape_rules_are_fixed_safely():
+    # an element of a row of `x.t()` is 0-dim (at most 2, 1, then 0 dimensions): the read
+    # raises today, so `.item()` is a safe fix even outside any numeric context
+    code = (
+        "def check(vocab, xs):\n"
+        "    for i, row in enumerate(xs.t()):\n"
+        "        for tok in row:\n"
+        "            tok = tok.data[0]\n"
+        "            print(vocab[tok])\n"
+    )
+    assert lint(code, select=["GL003"]) == [(4, 19, "GL003")]
+    assert fix(code, select=["GL003"]) == code.replace("tok.data[0]", "tok.item()")
+    assert fix("def f(b):\n    return b.view(-1)[0].data[0]\n", select=["GL003"]) == "def f(b):\n    return b.view(-1)[0].item()\n"
+    # a row of `x.t()` has at most one dimension: maybe one element, maybe 0-dim, not proven
+    row = "def f(xs):\n    for row in xs.t():\n        total = row.data[0]\n"
+    assert lint(row, select=["GL003"]) == []
+    # a whole `x.t()` has up to two: iterating it twice is needed before nothing is left
+    assert lint("def f(xs):\n    for row in xs.t():\n        print(row.t().data[0].sum())\n", select=["GL003"]) == []
+
+
 @pytest.mark.parametrize(
     "line, receiver",
     [

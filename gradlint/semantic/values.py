@@ -593,7 +593,7 @@ class Values:
                 return bounded("unknown", min(2, base.max_dims) if base.max_dims is not None else 2)
             if base.kind == "unknown" and method in AT_LEAST_1D_METHODS and (method in ("flatten", "ravel") or _dims_given(call)):
                 # A tensor or an array, with at least one dimension either way.
-                return Value("unknown", shape="batch")
+                return Value("unknown", shape="batch", max_dims=self._dims_after(call, method, UNKNOWN))
             if base.kind == "unknown" and not names.is_imported(receiver) and (
                 method in NO_GRAPH_METHODS or method in PYTHON_VALUE_METHODS
             ):

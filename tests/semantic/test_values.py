@@ -194,6 +194,7 @@ VALUES = {
             print(v[len(x)])  # value v[len(x)]: tensor shape=scalar dims<=0
             print(v[1:], v[x], v[None])  # value v[1:]: tensor dims=?; value v[x]: tensor dims=?; value v[None]: tensor dims=?
             m = x.t()[0]  # value x.t()[0]: unknown dims<=1
+            print(x.view(-1)[-1], x.flatten()[0], x.view(2, -1)[0], x.view(-1)[k])  # value x.view(-1)[-1]: unknown dims<=0 shape=scalar; value x.view(-1)[k]: dims=?; value x.flatten()[0]: unknown dims<=0; value x.view(2, -1)[0]: dims=?
             print(x[0])  # value x[0]: unknown dims=?
         """,
     "view(-1), reshape(-1), flatten() and ravel() make one dimension": """\
