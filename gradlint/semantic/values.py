@@ -77,6 +77,9 @@ _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capita
 _NN_LOSS_SUFFIX = "Loss"
 # ``nn.Module`` methods that return the module itself, moved or cast.
 _MODULE_MOVES = frozenset({"cuda", "cpu", "to", "float", "double", "half", "train"})
+# ``Tensor.new*`` methods: a new tensor of the receiver's dtype and device, built from
+# sizes, a value or data copied without history (``new_tensor`` detaches).
+_NEW_TENSOR_METHODS = frozenset({"new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
 # Casts to an integer or boolean dtype: same shape, and such tensors never carry a graph.
 _INTEGER_CASTS = frozenset({"int", "long", "short", "byte", "char", "bool"})
 
@@ -860,6 +863,8 @@ class Values:
             if isinstance(func, cst.Attribute):
                 if func.attr.value == "detach":
                     return True
+                if func.attr.value in _NEW_TENSOR_METHODS and not self.model.names.is_imported(func.value):
+                    return True  # ``x.new(n).zero_()``, ``x.new_zeros(n)``: a fresh tensor, no history
                 if func.attr.value in CONVERSIONS:
                     return self.carries_no_graph(func.value, scope, _depth + 1, _visiting)
             return False

@@ -614,3 +614,22 @@ def test_adds_up_numbers():
     assert {k: ctx.semantic.values.adds_up_numbers(reads[k]) for k in ("total", "n", "acc", "t")} == {
         "total": True, "n": True, "acc": False, "t": False
     }
+
+
+@pytest.mark.parametrize(
+    "expr, free",
+    [
+        ("h.new(2, 3).zero_()", True),  # a fresh tensor (the 0.3 hidden-state idiom), zeroed in place
+        ("h.data.new(1, 4)", True),
+        ("h.new_zeros(2)", True),
+        ("h.new_tensor(y)", True),  # copies ``y`` without its history
+        ("h.clone()", False),
+        ("torch.zeros(2).cuda()", True),
+        ("h", False),
+    ],
+)
+def test_carries_no_graph(expr, free):
+    ctx = context(f"import torch\ndef f(h, y):\n    return {expr}\n")
+    ret = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Return))
+    scope = ctx.semantic.tree.function_scope(ret.value)
+    assert ctx.semantic.values.carries_no_graph(ret.value, scope) is free
