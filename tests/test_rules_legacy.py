@@ -117,7 +117,7 @@ def test_gl001_message_for_a_flag_known_only_at_run_time():
     assert messages(module.format("not self.training"), ["GL001"]) == [
         "`volatile=not self.training` has been ignored since PyTorch 0.4: it is true in eval mode, where this call "
         "still records an autograd graph; remove the flag and run the forward passes made after `.eval()` under "
-        "`torch.no_grad()`"
+        "`torch.no_grad()` (`gradlint check` reports those without it as GL101)"
     ]
     # Not a module's mode (a plain class, a parameter): the callers decide.
     for code in (plain.format("not self.training"), module.format("not train")):
@@ -126,6 +126,27 @@ def test_gl001_message_for_a_flag_known_only_at_run_time():
             "PyTorch 0.4: where it is true this call still records an autograd graph; remove the flag and run the "
             "code that passes a true value under `torch.no_grad()`"
         ]
+        assert fix(code, select=["GL001"], unsafe=True) == code
+
+
+def test_gl001_fix_drops_a_flag_that_follows_eval_mode():
+    head = "import torch.nn as nn\nfrom torch.autograd import Variable\n"
+    cls = "class Enc(nn.Module):\n    def hidden(self, w, x):\n        return {}\n"
+    fixed = "import torch.nn as nn\n" + cls
+    # The flag has had no effect since 0.4: dropping it and the wrapper is safe. A fresh
+    # tensor needs no detach; anything else gets what `Variable(x)` gives today.
+    for before, after in (
+        ("Variable(w.new(2).zero_(), volatile=not self.training)", "w.new(2).zero_()"),
+        ("Variable(x, volatile=not self.training)", "x.detach()"),
+        ("(Variable(x, volatile=not self.training), 1)", "(x.detach(), 1)"),
+    ):
+        assert fix(head + cls.format(before), select=["GL001"]) == fixed.format(after)
+    # Another module's mode, when the model knows it is a module: a module built here.
+    code = head + "enc = nn.LSTM(2, 2)\nh = Variable(w, volatile=not enc.training)\n"
+    assert fix(code, select=["GL001"]) == "import torch.nn as nn\nenc = nn.LSTM(2, 2)\nh = w.detach()\n"
+    # Another argument as well: reported, left as written.
+    code = head + cls.format("Variable(x, requires_grad=True, volatile=not self.training)")
+    assert len(lint(code, select=["GL001"])) == 1 and fix(code, select=["GL001"], unsafe=True) == code
 
 
 @pytest.mark.parametrize(
