@@ -15,7 +15,11 @@ keeps the cases, ``docs/reliability.md`` the figures):
 
 So before parsing, :func:`nesting` bounds from above how deep the parser can
 recurse, in one pass over the tokens: one unit per open bracket and per
-chained operator, keyword or string. LibCST is not given a source
+chained operator, keyword or string. Tokenizing costs about a tenth of the
+parse, so :func:`quick_bound` first bounds the same units from above with a
+few regular expressions over logical lines (a third of the cost); only a
+source it cannot place within ``DIRECT_NESTING`` is tokenized. LibCST is not
+given a source
 
 - longer than ``MAX_SOURCE_CHARS`` (the largest real file seen, PyTorch's
   ``common_methods_invocations.py``, is 1.4 MB),
@@ -47,6 +51,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import threading
 import tokenize
 import warnings
@@ -146,6 +151,58 @@ def nesting(source: str) -> Nesting:
     return Nesting(units, brackets, line, column, True)
 
 
+# Strings and comments, so that what they hold counts as one unit and never as
+# a bracket: a comment, or a string literal with any prefix (an unterminated one
+# does not match, and its text then counts as code, which only raises the bound).
+_STRING_OR_COMMENT = re.compile(
+    r"#[^\r\n]*"
+    r"|[rRbBuUfF]{0,2}(?:'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^\"\\]|\\.|\"(?!\"\"))*\"\"\""
+    r"|'(?:[^'\\\r\n]|\\.)*'|\"(?:[^\"\\\r\n]|\\.)*\")",
+    re.S,
+)
+# Every operator token has one of these characters (all but "," and ";", which
+# end a chain, and closing brackets); a blanked string is one "'" per unit.
+_UNIT_CHARS = re.compile(r"[(\[{.:=+\-*/%@&|^~<>!']")
+# Not after a letter (a name goes on), but after a digit: ``1if x else 2`` is Python.
+_CHAINING_WORDS = re.compile(r"(?<![^\W\d])(?:" + "|".join(sorted(_CHAINING)) + r")\b")
+
+
+def _blank(match: "re.Match[str]") -> str:
+    text = match.group(0)
+    if text[0] == "#":
+        return ""
+    # An f-string's expressions may nest brackets: one unit for each, as nesting() counts.
+    return "'" * (1 + text.count("(") + text.count("[") + text.count("{"))
+
+
+def quick_bound(source: str) -> Optional[int]:
+    """An upper bound on :func:`nesting`'s units, without tokenizing; None when the
+    brackets do not balance by the end (the exact count then decides).
+
+    Each logical line counts its indentation in characters (at least one per
+    level), one unit for itself, and one per unit character and chaining word in
+    all of it, nothing ever subtracted: at least what nesting() counts at its
+    deepest token.
+    """
+    text = _STRING_OR_COMMENT.sub(_blank, source)
+    best = balance = indent = 0
+    logical: List[str] = []
+    # Only the line ends tokenize knows: str.splitlines() also splits at form feeds and the like.
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if not logical:
+            lead = line[: len(line) - len(line.lstrip())]
+            # Columns, tabs to 8 as tokenize counts them: each indentation level takes at least one.
+            indent = len(lead.expandtabs(8)) if "\t" in lead else len(lead)
+        logical.append(line)
+        balance += line.count("(") + line.count("[") + line.count("{") - line.count(")") - line.count("]") - line.count("}")
+        if balance > 0 or line.rstrip().endswith("\\"):
+            continue
+        joined = " ".join(logical)
+        best = max(best, indent + 1 + len(_UNIT_CHARS.findall(joined)) + len(_CHAINING_WORDS.findall(joined)))
+        logical, balance = [], 0
+    return None if logical else best
+
+
 def _bracket_depth(text: str) -> int:
     depth = deepest = 0
     for ch in text:
@@ -158,8 +215,26 @@ def _bracket_depth(text: str) -> int:
 
 
 def check(source: str) -> int:
-    """How deep LibCST may recurse on ``source``, in units; NotParsed when it must
-    not be given to LibCST at all.
+    """How deep LibCST may recurse on ``source``, in units, bounded from above;
+    NotParsed when it must not be given to LibCST at all.
+
+    A source :func:`quick_bound` places within ``DIRECT_NESTING`` units is not
+    tokenized: whether it is Python is then LibCST's to say, and when LibCST
+    refuses it, :func:`parse_module` asks the tokens for the error users
+    know.
+    """
+    if len(source) > MAX_SOURCE_CHARS:
+        raise TooComplex(
+            1, 0, f"file too large to analyse ({len(source) / (1 << 20):.1f} MiB; gradlint parses files up to {MAX_SOURCE_CHARS >> 20} MiB)"
+        )
+    quick = quick_bound(source)
+    if quick is not None and quick <= DIRECT_NESTING:
+        return quick
+    return _check_tokens(source)
+
+
+def _check_tokens(source: str) -> int:
+    """:func:`check`, from the tokens, for a source of no more than ``MAX_SOURCE_CHARS``.
 
     A source that does not tokenize is given to LibCST only when CPython compiles
     it (the two tokenizers disagree, rarely): CPython's own limits (200 nested
@@ -167,10 +242,6 @@ def check(source: str) -> int:
     the depth. Otherwise LibCST would fail too, at best, and CPython's message
     is the one users know.
     """
-    if len(source) > MAX_SOURCE_CHARS:
-        raise TooComplex(
-            1, 0, f"file too large to analyse ({len(source) / (1 << 20):.1f} MiB; gradlint parses files up to {MAX_SOURCE_CHARS >> 20} MiB)"
-        )
     found = nesting(source)
     if found.brackets > MAX_BRACKETS:
         raise TooComplex(found.line, found.column, f"brackets nested {found.brackets} deep (Python allows {MAX_BRACKETS})")
@@ -203,6 +274,11 @@ def parse_module(source: str) -> cst.Module:
         raise NotParsed(1, 0, "invalid non-printable character U+FEFF (a byte order mark in the text)")
     try:
         module = _parse(source) if units <= DIRECT_NESTING else _parse_on_big_stack(source, units)
+    except cst.ParserSyntaxError:
+        # Not tokenized yet (see check): a source the tokenizer or CPython refuses
+        # gets their message, as it would have without the quick bound.
+        _check_tokens(source)
+        raise
     except UnicodeEncodeError as exc:
         # LibCST hands the text to its native parser as UTF-8; a lone surrogate (which
         # a notebook's JSON or an editor can hold) cannot be, and is not Python anyway.
@@ -216,8 +292,31 @@ def parse_module(source: str) -> cst.Module:
     return module
 
 
+# LibCST checks every node it builds (CSTNode.__post_init__ calls _validate), the
+# nodes its parser builds included, which its grammar has already checked: a
+# seventh of the parse. (LibCST's own comment there says as much.) While gradlint
+# parses, node building skips that check. It is done only where __post_init__ is
+# the one this was measured on (a call of _validate and nothing else); a node
+# another thread builds meanwhile goes unchecked too, which can only let a fix
+# through to the final re-parse that every fix passes before it is written.
+_VALIDATING = cst.CSTNode.__dict__.get("__post_init__")
+_SKIP_VALIDATION = _VALIDATING is not None and _VALIDATING.__code__.co_names == ("_validate",)
+_validation_lock = threading.Lock()
+
+
+def _unchecked(self: cst.CSTNode) -> None:
+    pass
+
+
 def _parse(source: str) -> cst.Module:
-    return cst.parse_module(source)
+    if not _SKIP_VALIDATION:
+        return cst.parse_module(source)
+    with _validation_lock:
+        cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+        try:
+            return cst.parse_module(source)
+        finally:
+            cst.CSTNode.__post_init__ = _VALIDATING  # type: ignore[method-assign]
 
 
 _stack_lock = threading.Lock()

@@ -92,6 +92,31 @@ class LowercaseGate:
         return self._regex.search(last[1])
 
 
+class AnyOf:
+    """A gate (see ``Rule``) that matches where any of its patterns does, tried in
+    order: the same files as their alternation in one pattern, often many times
+    faster. Python's ``re`` scans quickly for a pattern that starts with a
+    literal, but tries an alternation whose branches do not all start so at
+    every position; apart, each branch keeps its own fast start, and the first
+    that matches ends the search. The cheapest and likeliest go first."""
+
+    def __init__(self, *patterns: Union["re.Pattern[str]", LowercaseGate]) -> None:
+        if not patterns:
+            raise ValueError("AnyOf needs at least one pattern")
+        self.patterns = patterns
+        self.pattern = "|".join(p.pattern for p in patterns)
+
+    def search(self, text: str) -> Optional["re.Match[str]"]:
+        for part in self.patterns:
+            found = part.search(text)
+            if found is not None:
+                return found
+        return None
+
+
+Gate = Union["re.Pattern[str]", LowercaseGate, AnyOf]
+
+
 class Rule:
     """Base class of every rule; subclasses live one per module in ``gradlint/rules``.
 
@@ -105,7 +130,8 @@ class Rule:
       somewhere in the file, tried only when a trigger is present. They say
       what the trigger cannot: ``.data`` *followed by an in-place edit*, a loop
       *and* an accumulation (building blocks in ``gradlint.rules._gates``);
-      a ``LowercaseGate`` matches the text in lower case.
+      a ``LowercaseGate`` matches the text in lower case, an ``AnyOf`` where
+      any of its patterns does.
 
     ``tests/test_prefilter.py`` runs every rule with and without them on every
     fixture and catalog example, and requires the same findings.
@@ -116,7 +142,7 @@ class Rule:
 
     code: ClassVar[str]
     triggers: ClassVar[Tuple[str, ...]]
-    gates: ClassVar[Tuple[Union["re.Pattern[str]", LowercaseGate], ...]] = ()
+    gates: ClassVar[Tuple[Gate, ...]] = ()
     project_gate: ClassVar[Optional[Callable[[str], bool]]] = None
     _registry: ClassVar[Dict[str, Type["Rule"]]] = {}
 
@@ -129,7 +155,7 @@ class Rule:
             raise TypeError(f"rule code {code} is defined twice")
         if not cls.__dict__.get("triggers"):
             raise TypeError(f"rule {code} must declare its trigger substrings")
-        if not (isinstance(cls.gates, tuple) and all(isinstance(g, (re.Pattern, LowercaseGate)) for g in cls.gates)):
+        if not (isinstance(cls.gates, tuple) and all(isinstance(g, (re.Pattern, LowercaseGate, AnyOf)) for g in cls.gates)):
             raise TypeError(f"rule {code}: gates must be a tuple of compiled regular expressions")
         Rule._registry[code] = cls
 

@@ -146,6 +146,22 @@ def test_a_lowercase_gate_matches_any_case_and_is_written_in_lower_case():
         LowercaseGate("Model")
 
 
+def test_any_of_matches_where_one_of_its_patterns_does_and_word_is_a_word_boundary():
+    from gradlint.rule import AnyOf, LowercaseGate
+    from gradlint.rules._gates import word
+
+    gate = AnyOf(re.compile(r"\.clone\b"), LowercaseGate(word(r"self\.") + r"\w+\s*\+="))
+    assert gate.search("x = y.clone()").group() == ".clone"
+    assert gate.search("SELF.total += loss").group() == "self.total +="
+    assert gate.search("(self.n += 1)") and not gate.search("myself.total += loss") and not gate.search("y.cloned")
+    assert gate.pattern == r"\.clone\b|self\.(?<!\wself\.)\w+\s*\+="
+    # the boundary after the literal: the same matches as ``\b`` before it, anywhere in a text
+    text = "append xappend _append 1append (append) append_ .append"
+    assert [m.span() for m in re.finditer(word("append"), text)] == [m.span() for m in re.finditer(r"\bappend", text)]
+    with pytest.raises(ValueError, match="AnyOf needs at least one pattern"):
+        AnyOf()
+
+
 def test_gates_must_be_compiled_patterns():
     from gradlint.rule import Rule
 

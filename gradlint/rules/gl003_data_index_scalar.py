@@ -8,7 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint import codegen
-from gradlint.rule import Rule
+from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import data_scalar_reads
 from gradlint.semantic.syntax import last_name
 from gradlint.semantic.torch_api import TORCH_04
@@ -29,7 +29,7 @@ class DataIndexScalar(Rule):
     code = "GL003"
     # ``loss.data[0]``, ``loss.data.cpu().numpy()[0]``, and ``total[0]`` after ``total += loss.data``
     triggers = (".data",)
-    gates = (re.compile(data_scalar_reads()),)
+    gates = (AnyOf(*map(re.compile, data_scalar_reads())),)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         receiver = scalar_read(self.ctx, node)

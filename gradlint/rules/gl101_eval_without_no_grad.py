@@ -26,7 +26,8 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.fixes import Fix
-from gradlint.rule import LowercaseGate, Rule
+from gradlint.rule import AnyOf, LowercaseGate, Rule
+from gradlint.rules._gates import word
 from gradlint.rules._safety import in_async_function, is_generator
 from gradlint.semantic import project
 from gradlint.semantic.frameworks import FORWARD_STEPS
@@ -58,34 +59,28 @@ _INERT_CALLS = frozenset(
 
 
 _EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b")
-_EVAL_GATE_LOWER = _EVAL_GATE.pattern.replace("False", "false")
-# A word of ``INFERENCE_WORD`` anywhere (a superset of what ``is_inference_name``
-# accepts in a function or loader name): code written for inference.
+_INFERENCE_WORDS = INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
+# The gates below are patterns of ``LowercaseGate``s in ``AnyOf``s: in lower case,
+# and one per alternative (see ``AnyOf``).
+_EVAL_GATES = (r"\.eval\((?:\s|\\|#[^\n]*)*\)", r"\.train\([^)]*?false\b")
 # A function or a loop's iterable named with a word of ``INFERENCE_WORD`` (a superset
 # of what ``is_inference_name`` accepts): ``def _validate(``, ``in enumerate(test_loader)``.
-_INFERENCE_GATE = re.compile(
-    r"(?:def\s+\w*?|\bin\s+[^\n:]*?)(?<![a-z])(?:"
-    + INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
-    + r")(?![a-z])",
-    re.IGNORECASE,
+_INFERENCE_GATES = (
+    r"def\s+\w*?(?<![a-z])(?:%s)(?![a-z])" % _INFERENCE_WORDS,
+    word("in") + r"\s+[^\n:]*?(?<![a-z])(?:%s)(?![a-z])" % _INFERENCE_WORDS,
 )
 # A call of something named like a model (``model(x)``, ``self.net_g(z)``,
 # ``models["g"](x)``), ``self(x)`` or ``m.forward(x)``: a superset of the calls
 # ``looks_like_model`` accepts, for code without an ``eval()``.
-_MODEL_CALL_GATE = re.compile(
-    r"self\s*\(|\.forward\s*\(|(?<!\w)(?:[gd]|net[gd])\s*\(|(?<![a-z])(?:"
-    + MODEL_NAME.pattern.split("(", 2)[2].split(")s?", 1)[0]
-    + r")s?(?:[_\d]\w*)?(?:\[[^\]\n]*\])*\s*\(",
-    re.IGNORECASE,
+_MODEL_CALL_GATES = (
+    r"self\s*\(",
+    r"\.forward\s*\(",
+    r"(?:[gd](?<!\w[gd])|net[gd](?<!\wnet[gd]))\s*\(",
+    r"(?<![a-z])(?:" + MODEL_NAME.pattern.split("(", 2)[2].split(")s?", 1)[0] + r")s?(?:[_\d]\w*)?(?:\[[^\]\n]*\])*\s*\(",
 )
 # A call whose first argument is named for held-out data (``seq(test_input)``,
 # ``net(x_val)``): a superset of what ``_check_after_training`` reports.
-_HELD_OUT_GATE = re.compile(
-    r"\(\s*\w*?(?<![a-z])(?:"
-    + INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
-    + r")(?![a-z])\w*\s*[,)]",
-    re.IGNORECASE,
-)
+_HELD_OUT_GATE = r"\(\s*\w*?(?<![a-z])(?:%s)(?![a-z])\w*\s*[,)]" % _INFERENCE_WORDS
 _PYTEST_RAISES = frozenset({"pytest.raises"})
 # The names of functions that are entry points of inference (``evaluate``,
 # ``_validate``, ``predict``, ``generate_text``, ``sample_image``). Unlike
@@ -136,8 +131,8 @@ class EvalWithoutNoGrad(Rule):
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
     # or code named for inference (a function, a loader)
     gates = (
-        LowercaseGate(f"{_EVAL_GATE_LOWER}|{_INFERENCE_GATE.pattern}|{_HELD_OUT_GATE.pattern}"),
-        LowercaseGate(f"{_EVAL_GATE_LOWER}|{_MODEL_CALL_GATE.pattern}|{_HELD_OUT_GATE.pattern}"),
+        AnyOf(*map(LowercaseGate, (*_EVAL_GATES, _HELD_OUT_GATE, *_INFERENCE_GATES))),
+        AnyOf(*map(LowercaseGate, (*_EVAL_GATES, _HELD_OUT_GATE, *_MODEL_CALL_GATES))),
     )
 
     project_gate = _ProjectGate()

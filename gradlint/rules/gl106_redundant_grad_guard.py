@@ -9,7 +9,7 @@ from typing import List, Optional, Sequence
 import libcst as cst
 
 from gradlint.fixes import Fix
-from gradlint.rule import Rule
+from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import DISABLING_GUARDS
 from gradlint.semantic.gradmode import Guard
 from gradlint.semantic.syntax import last_name
@@ -20,7 +20,7 @@ class RedundantGradGuard(Rule):
     code = "GL106"
     triggers = ("no_grad", "inference_mode", "set_grad_enabled")
     # two guards, so two names of guards; or one imported under another name
-    gates = (re.compile(r"(?s){g}.*?{g}|{g}\s+as\b".format(g=DISABLING_GUARDS)),)
+    gates = (AnyOf(re.compile(r"(?s){g}.*?{g}".format(g=DISABLING_GUARDS)), re.compile(r"{g}\s+as\b".format(g=DISABLING_GUARDS))),)
 
     def visit_With(self, node: cst.With) -> None:
         sem = self.ctx.semantic

@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.rule import Rule
+from gradlint.rule import AnyOf, Rule
 from gradlint.semantic.gradmode import Guard
 from gradlint.semantic.tree import walk
 
@@ -22,12 +22,14 @@ class GradGuardNotEntered(Rule):
     code = "GL107"
     triggers = ("no_grad", "inference_mode", "enable_grad")
     gates = (
-        re.compile(
-            # a guard called at the start of a statement, or assigned to a name ...
-            r"(?m)(?:^|[;:])[\s(\\]*(?:\w+[\s)\\]*=[\s(\\]*)?(?:\w+[\s\\]*\.[\s\\]*)*"
-            r"(?:no_grad|inference_mode|enable_grad)[\s\\]*\("
-            # ... or imported under another name
-            r"|(?:no_grad|inference_mode|enable_grad)\s+as\b"
+        AnyOf(
+            # imported under another name ...
+            re.compile(r"(?:no_grad|inference_mode|enable_grad)\s+as\b"),
+            # ... or a guard called at the start of a statement, or assigned to a name
+            re.compile(
+                r"(?m)(?:^|[;:])[\s(\\]*(?:\w+[\s)\\]*=[\s(\\]*)?(?:\w+[\s\\]*\.[\s\\]*)*"
+                r"(?:no_grad|inference_mode|enable_grad)[\s\\]*\("
+            ),
         ),
     )
 

@@ -8,8 +8,8 @@ from typing import Dict, Iterator, Optional
 import libcst as cst
 
 from gradlint import codegen
-from gradlint.rule import Rule
-from gradlint.rules._gates import LOOP_STATEMENT
+from gradlint.rule import AnyOf, Rule
+from gradlint.rules._gates import LOOP_STATEMENT, word
 from gradlint.rules._inplace import edit_text, short
 from gradlint.semantic.escape import key as escape_key
 from gradlint.semantic.syntax import last_name
@@ -22,15 +22,20 @@ class GraphKeptAlive(Rule):
     gates = (
         # a loop; a copy kept past the call (``store.append(value.clone())``); an
         # attribute added to in a per-step method (``self.total += loss``)
-        re.compile(LOOP_STATEMENT + r"|\.clone\b|\bself\.[\w.]+(?:\[[^\]\n]*\])?[ \t]*[-+]=|\bself\.[\w.]+\.append\b"),
+        AnyOf(
+            *map(re.compile, LOOP_STATEMENT),
+            re.compile(r"\.clone\b"),
+            re.compile(word(r"self\.") + r"[\w.]+(?:\[[^\]\n]*\])?[ \t]*[-+]="),
+            re.compile(word(r"self\.") + r"[\w.]+\.append\b"),
+        ),
         # what the visitors below check
-        re.compile(
-            r"[-+]="  # total += loss
-            r"|\bappend\b"  # losses.append(loss)
-            r"|\][\s)\\]*=(?!=)"  # history[i] = out
-            r"|\b(\w+)[ \t]*=[\s(\\]*\1\b[\s)\\]*[-+]"  # total = total + loss
-            r"|\+[\s(\\]*\w+[ \t)\\]*(?:[\r\n;#]|\Z)"  # total = loss + total
-            r"|\.clone\b"  # value.clone() kept in a store
+        AnyOf(
+            re.compile(r"\][\s)\\]*=(?!=)"),  # history[i] = out
+            re.compile(r"[-+]="),  # total += loss
+            re.compile(r"\+[\s(\\]*\w+[ \t)\\]*(?:[\r\n;#]|\Z)"),  # total = loss + total
+            re.compile(word("append") + r"\b"),  # losses.append(loss)
+            re.compile(r"\.clone\b"),  # value.clone() kept in a store
+            re.compile(r"\b(\w+)[ \t]*=[\s(\\]*\1\b[\s)\\]*[-+]"),  # total = total + loss
         ),
     )
 
