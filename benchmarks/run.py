@@ -72,6 +72,16 @@ CORPUS = [
     ("pytorch-ignite", "0.1.0", "b54a6d731b9b3d7b5012d97c8aaec92ebd90c342d1be5d70d2637c85d1dcdffe", "wheel"),
     ("skorch", "0.2.0", "16ab46e23a1c1aa2bf026b1696239ad373a0ff9476dabb3bd6452abfc560d955", "wheel"),
     ("torchtext", "0.2.3", "268157efa287daa7fa78cc94e41d6e624dc1362dd85791df49ab86b888836de6", "sdist"),
+    # Three more 2017-2018 code bases, chosen by a rule fixed before anything was
+    # measured on them: of the PyTorch libraries of the period not in the corpus
+    # yet (torchvision, tensorboardX, torchnet, inferno-pytorch, pytorch-nlp), those
+    # of which PyPI serves a release uploaded between 2017-09-01 and 2018-05-31
+    # (the archive's file times), the last such release, the three most downloaded
+    # first (PyPI's download ranking). torchnet's releases are all of 2018-07 and
+    # inferno-pytorch's only one of 2017-08, so exactly these three qualify.
+    ("torchvision", "0.2.1", "ba0a5e7fa1646d4e7f2e5ad5802d123e17e42a1a9c026d0f79d2fd3a976afba1", "wheel"),
+    ("tensorboardX", "1.2", "f018460e5b06cd0c1eeba405be93893d769e2fc06f0167a0b9d1c967db58a3b7", "wheel"),
+    ("pytorch-nlp", "0.3.5", "daa5d3dd5fcedb8192a07b6cf812df52ae7c88f51ce0593dd2450a4b5304ff9c", "wheel"),
 ]
 # Which torch each code base was written for: "legacy" for the 0.3/0.4 era
 # (2017-2018: Variable, volatile, .data[0]), "modern" for torch 1.x and later.
@@ -95,6 +105,9 @@ ERA = {
     "pytorch-ignite-0.1.0": "legacy",
     "skorch-0.2.0": "legacy",
     "torchtext-0.2.3": "legacy",
+    "torchvision-0.2.1": "legacy",
+    "tensorboardX-1.2": "legacy",
+    "pytorch-nlp-0.3.5": "legacy",
 }
 WHEEL_PLATFORM = ["--platform", "manylinux1_x86_64", "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
 

@@ -27,7 +27,7 @@ from gradlint.config import ConfigError, Settings, expand_selector
 from gradlint.checking import TOO_DEEP, fix_document, lint_settings
 from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, FixGate, LintSettings, file_noqa, triggered_rules
 from gradlint.files import ReadError, WriteError, read_document, write_source
-from gradlint.results import Diagnostic, Finding
+from gradlint.results import Diagnostic, Finding, fix_of
 from gradlint.runner import Mode, display_path, to_diagnostics
 
 
@@ -101,6 +101,9 @@ class MigratedSource:
     # Why the file was left untouched (it is not Python 3, ...); None when it was not.
     skipped: Optional[str] = None
     problems: List[str] = field(default_factory=list)
+    # ``volatile=not self.training`` flags dropped: the summary says what their 0.3
+    # meaning (no graph in eval mode) asks of the code now.
+    eval_mode_flags: int = 0
 
 
 def migrate_source(
@@ -152,7 +155,20 @@ def migrate_source(
         fixed[ASYNC_ARGUMENT] += len(renamed)
     if scoped:
         fixed["GL001"] += scoped
-    return MigratedSource(result.source, fixed, list(result.remaining), problems=result.problems)
+    eval_mode = _eval_mode_flags(result.original.findings if result.original else []) - _eval_mode_flags(result.remaining)
+    return MigratedSource(result.source, fixed, list(result.remaining), problems=result.problems, eval_mode_flags=eval_mode)
+
+
+def _eval_mode_flags(findings: Sequence[Finding]) -> int:
+    """GL001 findings whose fix drops a flag that follows the module's eval mode."""
+    from gradlint.rules.gl001_volatile_flag import EVAL_MODE_FIX_TITLE
+
+    count = 0
+    for f in findings:
+        if f.code == "GL001":
+            fix = fix_of(f)
+            count += fix is not None and fix.title == EVAL_MODE_FIX_TITLE
+    return count
 
 
 def _not_python3(text: str, path: str) -> Optional[str]:
@@ -193,6 +209,7 @@ class FileMigration:
     skipped: Optional[str] = None
     errors: List[str] = field(default_factory=list)
     internal_error: bool = False
+    eval_mode_flags: int = 0
 
 
 def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigration:
@@ -229,6 +246,7 @@ def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigra
                 return report
         report.changed = True
         report.fixed = result.fixed
+        report.eval_mode_flags = result.eval_mode_flags
     report.left = to_diagnostics(result.remaining, result.source, None, Mode(), source)
     return report
 
@@ -252,6 +270,10 @@ class MigrationRun:
         for f in self.files:
             total.update(f.fixed)
         return total
+
+    @property
+    def eval_mode_flags(self) -> int:
+        return sum(f.eval_mode_flags for f in self.files)
 
     @property
     def left(self) -> List[tuple]:

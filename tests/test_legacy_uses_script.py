@@ -50,6 +50,34 @@ def test_migrate_leaves_none_of_them(tmp_path):
     assert "| **all** | 1 → 0 | 1 → 0 | 1 → 0 | 3 | 0 | 0.0% | 0 |" in table
 
 
+MODULE_STATE = '''\
+from torch import nn
+from torch.autograd import Variable
+
+
+class Encoder(nn.Module):
+    def one_hidden(self, w, bs):
+        return Variable(w.new(1, bs, 3).zero_(), volatile=not self.training)
+
+
+def verify(vocab, examples, numericalized):
+    for i, example in enumerate(numericalized.t()):
+        for j, token in enumerate(example):
+            token = token.data[0]
+            assert vocab.itos[token] == examples[i][j]
+'''
+
+
+def test_migrate_drops_eval_mode_flags_and_reads_elements_of_transposed_rows(tmp_path):
+    # a flag that is the module's own eval mode, and an element of a row of `x.t()` (0-dim)
+    base = tmp_path / "oldlib-0.2"
+    base.mkdir()
+    (base / "a.py").write_text(MODULE_STATE)
+    results = uses.measure([base])
+    assert results["oldlib-0.2"]["before"] == Counter({"volatile=": 1, "Variable(": 1, ".data[0]": 1})
+    assert sum(results["oldlib-0.2"]["after"].values()) == 0
+
+
 LOOKALIKES = '''\
 import torch
 from nltk.sem.logic import Variable

@@ -278,8 +278,10 @@ def test_json_output(project):
     result = run("--diff", "--output-format", "json", "mnist_train.py", "needs_review.py", "py2_logging.py")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
-    assert set(data) == {"files_scanned", "files_changed", "written", "fixes", "changed", "left_for_human", "skipped", "errors"}
-    assert (data["files_scanned"], data["files_changed"], data["written"]) == (3, 2, False)
+    assert set(data) == {
+        "files_scanned", "files_changed", "written", "fixes", "eval_mode_flags_dropped", "changed", "left_for_human", "skipped", "errors"
+    }
+    assert (data["files_scanned"], data["files_changed"], data["written"], data["eval_mode_flags_dropped"]) == (3, 2, False, 0)
     assert data["fixes"] == {"GL001": 2, "GL002": 4, "GL003": 4, "GL005": 4}
     assert [c["filename"] for c in data["changed"]] == ["mnist_train.py", "needs_review.py"]
     assert data["changed"][0]["diff"].startswith("--- mnist_train.py\n+++ mnist_train.py\n")
@@ -527,3 +529,39 @@ def test_eval_tuple_with_volatile_wrappers_is_removed_as_a_whole(tmp_path):
         "import torch\n\n\n@torch.no_grad()\ndef evaluate(model, loader):\n"
         "    for data, target in loader:\n        yield model(data), target\n"
     )
+
+
+def test_flags_that_follow_eval_mode_are_dropped_and_the_summary_says_what_to_do(tmp_path):
+    source = textwrap.dedent("""\
+        import torch.nn as nn
+        from torch.autograd import Variable
+
+
+        class Encoder(nn.Module):
+            def one_hidden(self, w, bs):
+                return Variable(w.new(1, bs, 3).zero_(), volatile=not self.training)
+
+
+        def batch(x, train):
+            return Variable(x, volatile=not train)
+        """)
+    path = tmp_path / "lm.py"
+    path.write_text(source)
+    result = run(str(path))
+    assert result.exit_code == 1
+    # `Variable` is still used by the flag left for a human: its import stays
+    assert path.read_text() == source.replace("Variable(w.new(1, bs, 3).zero_(), volatile=not self.training)", "w.new(1, bs, 3).zero_()")
+    lines = result.stdout.splitlines()
+    assert lines[1:5] == [
+        "Legacy uses: 1 migrated, 1 left for a human.",
+        "Applied 1 fixes:",
+        "  GL001  volatile-flag  1",
+        "1 `volatile=not <module>.training` flag dropped (ignored since PyTorch 0.4). In 0.3 such a flag meant no "
+        "graph in eval mode: run evaluation under `torch.no_grad()`; `gradlint check` reports evaluation without it as GL101.",
+    ]
+    assert lines[6].endswith(
+        "lm.py:11:12: GL001 `volatile=not train` has been ignored since PyTorch 0.4: where it is true this call still "
+        "records an autograd graph; remove the flag and run the code that passes a true value under `torch.no_grad()`"
+    )
+    data = json.loads(run("--output-format", "json", str(path)).stdout)
+    assert data["eval_mode_flags_dropped"] == 0  # nothing left to drop the second time

@@ -117,7 +117,7 @@ def test_gl001_message_for_a_flag_known_only_at_run_time():
     assert messages(module.format("not self.training"), ["GL001"]) == [
         "`volatile=not self.training` has been ignored since PyTorch 0.4: it is true in eval mode, where this call "
         "still records an autograd graph; remove the flag and run the forward passes made after `.eval()` under "
-        "`torch.no_grad()`"
+        "`torch.no_grad()` (`gradlint check` reports those without it as GL101)"
     ]
     # Not a module's mode (a plain class, a parameter): the callers decide.
     for code in (plain.format("not self.training"), module.format("not train")):
@@ -126,6 +126,27 @@ def test_gl001_message_for_a_flag_known_only_at_run_time():
             "PyTorch 0.4: where it is true this call still records an autograd graph; remove the flag and run the "
             "code that passes a true value under `torch.no_grad()`"
         ]
+        assert fix(code, select=["GL001"], unsafe=True) == code
+
+
+def test_gl001_fix_drops_a_flag_that_follows_eval_mode():
+    head = "import torch.nn as nn\nfrom torch.autograd import Variable\n"
+    cls = "class Enc(nn.Module):\n    def hidden(self, w, x):\n        return {}\n"
+    fixed = "import torch.nn as nn\n" + cls
+    # The flag has had no effect since 0.4: dropping it and the wrapper is safe. A fresh
+    # tensor needs no detach; anything else gets what `Variable(x)` gives today.
+    for before, after in (
+        ("Variable(w.new(2).zero_(), volatile=not self.training)", "w.new(2).zero_()"),
+        ("Variable(x, volatile=not self.training)", "x.detach()"),
+        ("(Variable(x, volatile=not self.training), 1)", "(x.detach(), 1)"),
+    ):
+        assert fix(head + cls.format(before), select=["GL001"]) == fixed.format(after)
+    # Another module's mode, when the model knows it is a module: a module built here.
+    code = head + "enc = nn.LSTM(2, 2)\nh = Variable(w, volatile=not enc.training)\n"
+    assert fix(code, select=["GL001"]) == "import torch.nn as nn\nenc = nn.LSTM(2, 2)\nh = w.detach()\n"
+    # Another argument as well: reported, left as written.
+    code = head + cls.format("Variable(x, requires_grad=True, volatile=not self.training)")
+    assert len(lint(code, select=["GL001"])) == 1 and fix(code, select=["GL001"], unsafe=True) == code
 
 
 @pytest.mark.parametrize(
@@ -310,6 +331,26 @@ def test_gl003_other_spellings_fix_and_message():
         "`loss.data.cpu().numpy()[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; "
         "use `loss.item()`"
     ]
+
+
+def test_gl003_zero_dims_proven_by_shape_rules_are_fixed_safely():
+    # an element of a row of `x.t()` is 0-dim (at most 2, 1, then 0 dimensions): the read
+    # raises today, so `.item()` is a safe fix even outside any numeric context
+    code = (
+        "def check(vocab, xs):\n"
+        "    for i, row in enumerate(xs.t()):\n"
+        "        for tok in row:\n"
+        "            tok = tok.data[0]\n"
+        "            print(vocab[tok])\n"
+    )
+    assert lint(code, select=["GL003"]) == [(4, 19, "GL003")]
+    assert fix(code, select=["GL003"]) == code.replace("tok.data[0]", "tok.item()")
+    assert fix("def f(b):\n    return b.view(-1)[0].data[0]\n", select=["GL003"]) == "def f(b):\n    return b.view(-1)[0].item()\n"
+    # a row of `x.t()` has at most one dimension: maybe one element, maybe 0-dim, not proven
+    row = "def f(xs):\n    for row in xs.t():\n        total = row.data[0]\n"
+    assert lint(row, select=["GL003"]) == []
+    # a whole `x.t()` has up to two: iterating it twice is needed before nothing is left
+    assert lint("def f(xs):\n    for row in xs.t():\n        print(row.t().data[0].sum())\n", select=["GL003"]) == []
 
 
 @pytest.mark.parametrize(

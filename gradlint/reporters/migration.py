@@ -32,6 +32,13 @@ def render_summary(run: MigrationRun) -> str:
         width = max(len(label(code)) for code in fixed)
         for code in sorted(fixed):
             lines.append(f"  {code}  {label(code):<{width}}  {fixed[code]}")
+    if run.eval_mode_flags:
+        n = run.eval_mode_flags
+        lines.append(
+            f"{n} `volatile=not <module>.training` flag{'s' if n != 1 else ''} {'dropped' if writing else 'would be dropped'}"
+            " (ignored since PyTorch 0.4). In 0.3 such a flag meant no graph in eval mode: run evaluation under"
+            " `torch.no_grad()`; `gradlint check` reports evaluation without it as GL101."
+        )
     left = run.left
     if left:
         where = "" if writing else ", positions after migration"
@@ -58,6 +65,7 @@ def render_json(run: MigrationRun) -> str:
         "files_changed": len(run.changed),
         "written": run.mode.write,
         "fixes": dict(sorted(run.fixed.items())),
+        "eval_mode_flags_dropped": run.eval_mode_flags,
         "changed": [
             {"filename": f.path, "fixes": dict(sorted(f.fixed.items())), "diff": f.diff} for f in run.changed
         ],

@@ -15,6 +15,13 @@ from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, VARIABLE
 
+# The fix of a flag that is the module's own eval mode; ``gradlint migrate`` names
+# what it did with such flags by this title.
+EVAL_MODE_FIX_TITLE = (
+    "Remove the `Variable` wrapper and its eval-mode `volatile=` flag (no effect since PyTorch 0.4); "
+    "run evaluation under `torch.no_grad()`: GL101 reports evaluation without it"
+)
+
 
 class VolatileFlag(Rule):
     code = "GL001"
@@ -37,7 +44,8 @@ class VolatileFlag(Rule):
             # ``volatile=not self.training``: true exactly while the module is in eval mode.
             consequence = (
                 ": it is true in eval mode, where this call still records an autograd graph; remove the flag "
-                "and run the forward passes made after `.eval()` under `torch.no_grad()`"
+                "and run the forward passes made after `.eval()` under `torch.no_grad()` "
+                "(`gradlint check` reports those without it as GL101)"
             )
         elif flag is None:
             # ``volatile=not train``, ``volatile=evaluation``: the caller decides at run time.
@@ -61,6 +69,26 @@ class VolatileFlag(Rule):
                 self.ctx.semantic.modules.is_module(inner.value)
                 or self.ctx.semantic.modules.instance_class(inner.value) is not None
             )
+        )
+
+    def _eval_mode_fix(self, node: cst.Call, data: Optional[cst.Arg]) -> Optional[Fix]:
+        """``Variable(x, volatile=not self.training)``: ``x`` (or ``x.detach()``, which is
+        what ``Variable(x)`` gives today). The flag has had no effect since 0.4, so the
+        program runs as before; what it meant in 0.3, no graph while evaluating, is
+        ``torch.no_grad()`` around the evaluation, which is the caller's to add: a guard
+        here would also cover the training-mode calls, and the value may be kept as
+        state (a hidden state reused by the next forward)."""
+        if data is None or len(node.args) != 2 or any(a.star for a in node.args):
+            return None  # ``requires_grad=`` too, or arguments not shown: left as reported
+        sem = self.ctx.semantic
+        value = data.value
+        if not sem.values.carries_no_graph(value, sem.tree.function_scope(node)):
+            value = codegen.method_call(value, "detach")
+        return self.fix(
+            self.replace(node, codegen.keep_parens(node, codegen.atomic(value))),
+            title=EVAL_MODE_FIX_TITLE,
+            applicability="safe",
+            remove_imports=sem.names.imports_of(VARIABLE),
         )
 
     def _passed_on(self, node: cst.Call) -> None:
@@ -92,6 +120,8 @@ class VolatileFlag(Rule):
                 applicability="safe",
             )
         data = call_arg(node, 0, "data")
+        if flag is None and self._eval_mode_flag(volatile.value):
+            return self._eval_mode_fix(node, data)
         if flag is not True or data is None or any(a.star for a in node.args):
             return None
         func = sem.tree.enclosing_function(node)

@@ -43,8 +43,9 @@ class DataIndexScalar(Rule):
         # `data[0]` is a 0-dim tensor (printed `tensor(1.1007)`, summed in float32) where
         # `.item()` is a Python float; a longer tensor, a numpy array, a list or an object
         # whose attribute is named `data` make `.item()` raise or not exist.
-        # Only a reduction or a functional loss proves 0-dim: the dataflow's shape facts also
-        # come from names (`criterion(...)`), enough to report but not to rewrite safely.
+        # Only a reduction, a functional loss or a dimension bound of 0 proves 0-dim: the
+        # dataflow's shape facts also come from names (`criterion(...)`), enough to report
+        # but not to rewrite safely.
         safety = "safe" if _zero_dim(self.ctx, receiver) else "unsafe"
         self.report(node, fix=self.fix(self.replace(node, new), applicability=safety, receiver=text), receiver=text, read=read)
 
@@ -163,7 +164,10 @@ _FUNCTIONAL_LOSSES = frozenset(
 def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
     """Evidence that ``receiver`` is a 0-dim tensor: a reduction called with no argument
     (``out.sum()``), a ``torch.nn.functional`` loss with its default reduction, or a
-    name bound once in its scope, to one of those."""
+    name bound once in its scope, to one of those; or a bound of 0 dimensions that
+    torch's shape rules prove (an element of iterating a row of ``x.t()``)."""
+    if depth == 0 and ctx.semantic.values.value(receiver).max_dims == 0:
+        return True
     if isinstance(receiver, cst.Call):
         func = receiver.func
         if isinstance(func, (cst.Name, cst.Attribute)) and ctx.semantic.names.refers_to(func, _FUNCTIONAL_LOSSES):

@@ -77,6 +77,9 @@ _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capita
 _NN_LOSS_SUFFIX = "Loss"
 # ``nn.Module`` methods that return the module itself, moved or cast.
 _MODULE_MOVES = frozenset({"cuda", "cpu", "to", "float", "double", "half", "train"})
+# ``Tensor.new*`` methods: a new tensor of the receiver's dtype and device, built from
+# sizes, a value or data copied without history (``new_tensor`` detaches).
+_NEW_TENSOR_METHODS = frozenset({"new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
 # Casts to an integer or boolean dtype: same shape, and such tensors never carry a graph.
 _INTEGER_CASTS = frozenset({"int", "long", "short", "byte", "char", "bool"})
 
@@ -93,6 +96,13 @@ class Value:
     "config", "namespace", "parser", "module", "optimizer", "scheduler",
     "container" (may hold tensors), "array", "function", "class", "none",
     "handle" (a hook handle).
+
+    ``max_dims`` is an upper bound on the number of dimensions, proven by torch's
+    shape rules alone (``x.t()`` has at most 2, an item of iterating a tensor one
+    fewer than the tensor, a reduction without ``dim`` none), never by names; None
+    when nothing bounds it. It also holds of a value of unknown kind that is a
+    tensor if anything (an item of iterating ``x.t()``). 0 means 0-dim, and then
+    ``shape`` is "scalar".
     """
 
     kind: str
@@ -100,6 +110,7 @@ class Value:
     leaf: bool = False
     shape: str = "unknown"
     what: str = ""
+    max_dims: Optional[int] = None
 
     @property
     def is_tensor(self) -> bool:
@@ -117,8 +128,23 @@ def _not(what: str) -> Value:
     return Value("not_tensor", what=what)
 
 
-def tensor(graph: Optional[bool], shape: str = "unknown", leaf: bool = False) -> Value:
-    return Value("tensor", graph=graph, leaf=leaf, shape=shape)
+def tensor(graph: Optional[bool], shape: str = "unknown", leaf: bool = False, max_dims: Optional[int] = None) -> Value:
+    return Value("tensor", graph=graph, leaf=leaf, shape="scalar" if max_dims == 0 else shape, max_dims=max_dims)
+
+
+def bounded(kind: str, max_dims: Optional[int], graph: Optional[bool] = None) -> Value:
+    """A tensor (``kind`` "tensor") or a value of unknown kind with at most ``max_dims`` dimensions."""
+    if kind == "tensor":
+        return tensor(graph, max_dims=max_dims)
+    if max_dims is None:
+        return UNKNOWN
+    return Value("unknown", shape="scalar" if max_dims == 0 else "unknown", max_dims=max_dims)
+
+
+def _bound(values: Iterable[Value]) -> Optional[int]:
+    """The bound on dimensions that holds of each of ``values``, if each has one."""
+    dims = [v.max_dims for v in values]
+    return None if not dims or any(d is None for d in dims) else max(dims)  # type: ignore[type-var]
 
 
 def join(values: Iterable[Value]) -> Value:
@@ -129,7 +155,9 @@ def join(values: Iterable[Value]) -> Value:
     first = found[0]
     if any(v.kind != first.kind for v in found) or first.kind == "unknown":
         if all(v.shape == "batch" and not v.not_tensor for v in found):
-            return Value("unknown", shape="batch")  # a tensor or an array, with a dimension either way
+            return Value("unknown", shape="batch", max_dims=_bound(found))  # a tensor or an array, with a dimension either way
+        if not any(v.not_tensor for v in found):
+            return bounded("unknown", _bound(found))
         return UNKNOWN
     if first.kind == "not_tensor":
         whats = {v.what for v in found}
@@ -142,6 +170,7 @@ def join(values: Iterable[Value]) -> Value:
         graphs.pop() if len(graphs) == 1 else None,
         shapes.pop() if len(shapes) == 1 else "unknown",
         all(v.leaf for v in found),
+        _bound(found),
     )
 
 
@@ -223,11 +252,13 @@ class Values:
             if _pair_indices(expr):
                 return tensor(False, "unknown", False)  # integer indices: no history
             base = self.value(expr.value, depth + 1)
+            # One integer index takes away one dimension: ``x[i]`` of a 1-dim tensor is 0-dim.
+            dims = base.max_dims - 1 if base.max_dims and self._integer_index(expr, depth) else None
             if base.is_tensor:
-                return tensor(base.graph, "unknown", False)
+                return tensor(base.graph, "unknown", False, dims)
             if base.not_tensor and base.what in ("numbers", "string"):
                 return _not("number" if base.what == "numbers" else "string")
-            return UNKNOWN
+            return bounded("unknown", dims)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) and isinstance(
             expr.left, (cst.SimpleString, cst.ConcatenatedString)
         ):
@@ -368,7 +399,8 @@ class Values:
         if form == "param":
             return self._param(b.node)  # type: ignore[arg-type]
         if form == "for" and b.value is not None:
-            return self._item_of(b.value, depth)
+            bound = self._bounded_item(b, depth)
+            return bound if bound is not None else self._item_of(b.value, depth)
         if form == "unpack" and b.value is not None:
             whole = self.value(b.value, depth + 1)
             if whole.is_tensor:
@@ -420,6 +452,33 @@ class Values:
             return False
         return all(isinstance(b.value, cst.Name) and b.value.value == "object" and not b.keyword for b in cls.bases)
 
+    def _bounded_item(self, b: Binding, depth: int) -> Optional[Value]:
+        """The name a ``for`` binds, where the iterable's dimensions are bounded: iterating
+        a tensor of at most n dimensions yields tensors of at most n - 1, and unpacking
+        one iterates it again (``for i, row in enumerate(x.t())``: ``row`` has at most
+        1). None where no bound is known."""
+        path = _target_path(b)
+        iterable = b.value
+        if path is None or iterable is None:
+            return None
+        if (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "enumerate"
+            and not self.model.names.is_imported(iterable.func)
+            and not self.model.scopes.visible("enumerate", iterable).bindings
+            and len(iterable.args) == 1
+            and not iterable.args[0].keyword
+            and not iterable.args[0].star
+            and path
+            and path[0] == 1
+        ):
+            iterable, path = iterable.args[0].value, path[1:]
+        whole = self.value(iterable, depth + 1)
+        if whole.max_dims is None or whole.max_dims < 1 + len(path):
+            return None
+        return bounded("tensor" if whole.is_tensor else "unknown", whole.max_dims - 1 - len(path), whole.graph)
+
     def _item_of(self, iterable: cst.BaseExpression, depth: int) -> Value:
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
             if iterable.func.value == "range":
@@ -441,14 +500,15 @@ class Values:
             if attr in NOT_TENSOR_ATTRIBUTES:
                 return _not("bool" if attr in ("requires_grad", "is_leaf", "is_cuda") else "number" if attr == "ndim" else "config")
             if attr in ("data", "grad"):
-                return tensor(False, base.shape if attr == "data" else "unknown")
+                return tensor(False, base.shape if attr == "data" else "unknown", max_dims=base.max_dims)
             if attr in VIEW_ATTRIBUTES:
-                return tensor(base.graph, base.shape)
+                return tensor(base.graph, base.shape, max_dims=base.max_dims)
             return UNKNOWN
         if base.kind == "unknown" and attr in NOT_TENSOR_ATTRIBUTES:
             return _not("config")
         if base.kind == "unknown" and attr in ("data", "grad"):
-            return tensor(False)  # a tensor's data or gradient: no history, whatever holds it
+            # a tensor's data or gradient: no history, whatever holds it (a gradient has its tensor's shape)
+            return tensor(False, max_dims=base.max_dims)
         if base.not_tensor and base.what in ("config", "namespace"):
             return _not("config")
         root = expr.value
@@ -530,9 +590,13 @@ class Values:
                 return _not("config")
             if base.is_tensor:
                 return self._tensor_method(call, method, base, disabled)
+            if base.kind == "unknown" and method == "t" and not call.args and not names.is_imported(receiver):
+                # ``Tensor.t()`` accepts at most 2 dimensions and returns as many: whatever the
+                # receiver is, what it returns has at most 2 if it is a tensor at all.
+                return bounded("unknown", min(2, base.max_dims) if base.max_dims is not None else 2)
             if base.kind == "unknown" and method in AT_LEAST_1D_METHODS and (method in ("flatten", "ravel") or _dims_given(call)):
                 # A tensor or an array, with at least one dimension either way.
-                return Value("unknown", shape="batch")
+                return Value("unknown", shape="batch", max_dims=self._dims_after(call, method, UNKNOWN))
             if base.kind == "unknown" and not names.is_imported(receiver) and (
                 method in NO_GRAPH_METHODS or method in PYTHON_VALUE_METHODS
             ):
@@ -631,7 +695,7 @@ class Values:
         if method in ("size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous"):
             return _not("number")
         if method == "detach" or method in _INTEGER_CASTS:
-            return tensor(False, base.shape)
+            return tensor(False, base.shape, max_dims=base.max_dims)
         if method in AT_LEAST_1D_METHODS and (method in ("flatten", "ravel") or _dims_given(call)):
             shape = "batch"
         elif method in ELEMENTWISE_METHODS or method in SAME_GRAPH_METHODS:
@@ -640,14 +704,15 @@ class Values:
             shape = base.shape if base.shape != "scalar" or method in ("t", "view_as", "expand_as") else "unknown"
         else:
             shape = "unknown"
+        dims = self._dims_after(call, method, base)
         if method in SAME_GRAPH_METHODS or method in VIEW_METHODS or method in ELEMENTWISE_METHODS or method in AT_LEAST_1D_METHODS:
             if base.leaf:  # an op on a leaf that requires grad is recorded: the result has history
-                return tensor(False if disabled else True, shape)
-            return tensor(base.graph, shape)
+                return tensor(False if disabled else True, shape, max_dims=dims)
+            return tensor(base.graph, shape, max_dims=dims)
         if method in REDUCTIONS:
             has_dim = call_arg(call, 0, "dim") is not None or call_arg(call, None, "axis") is not None
             graph = False if disabled else (True if base.graph or base.leaf else base.graph)
-            return tensor(graph, "unknown" if has_dim else "scalar")
+            return tensor(graph, "unknown" if has_dim else "scalar", max_dims=dims)
         if method in NO_GRAPH_METHODS:
             return tensor(False)
         if is_inplace_method(method):
@@ -661,13 +726,53 @@ class Values:
         short = {q.rpartition(".")[2] for q in qualified}
         has_dim = call_arg(call, 1, "dim") is not None
         shape = "scalar" if short & REDUCTIONS and not has_dim else "unknown"
+        # ``torch.sum(x)``: the whole tensor reduced, 0-dim (``torch.max(a, b)`` and ``axis=`` excluded).
+        dims = 0 if short & REDUCTIONS and len(args) == 1 and _only_dtype_keywords(call) else None
         if disabled:
-            return tensor(False, shape)
+            return tensor(False, shape, max_dims=dims)
         if any(v.graph or v.leaf for v in tensors):
-            return tensor(True, shape)
+            return tensor(True, shape, max_dims=dims)
         if tensors and all(v.graph is False and not v.leaf for v in tensors) and len(tensors) == len(args):
-            return tensor(False, shape)
-        return tensor(None, shape)
+            return tensor(False, shape, max_dims=dims)
+        return tensor(None, shape, max_dims=dims)
+
+    def _dims_after(self, call: cst.Call, method: str, base: Value) -> Optional[int]:
+        """The bound on the dimensions of ``base.method(...)``: kept by conversions, by
+        elementwise methods that broadcast with no tensor, by transposes and
+        narrowing; 2 after ``t()``; 1 after ``view(-1)``, ``reshape(-1)``,
+        ``flatten()`` and ``ravel()``; 0 after a reduction over everything; one fewer
+        after ``select``."""
+        args = [a for a in call.args if a.keyword is None]
+        if method in ("flatten", "ravel") and not call.args:
+            return 1
+        if method in ("view", "reshape") and len(call.args) == 1 and not call.args[0].keyword and not call.args[0].star:
+            size = call.args[0].value
+            if isinstance(size, cst.Integer) or (isinstance(size, cst.UnaryOperation) and isinstance(size.expression, cst.Integer)):
+                return 1
+        if method in REDUCTIONS and not args and _only_dtype_keywords(call):
+            return 0
+        dims = base.max_dims
+        if dims is None:
+            return 2 if method == "t" and not call.args else None
+        if method == "t":
+            return min(dims, 2)
+        if method == "select" and dims >= 1:
+            return dims - 1
+        if method in SAME_GRAPH_METHODS or method in ("transpose", "permute", "narrow", "squeeze", "contiguous", "detach"):
+            return dims
+        if method in ELEMENTWISE_METHODS and all(self.value(a.value).not_tensor for a in call.args):
+            return dims  # a number broadcast over the receiver leaves its shape
+        return None
+
+    def _integer_index(self, expr: cst.Subscript, depth: int) -> bool:
+        """``x[0]``, ``x[-1]``, ``x[i]`` with ``i`` a Python number: one integer index."""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index) or expr.slice[0].slice.star:
+            return False
+        index = expr.slice[0].slice.value
+        if isinstance(index, cst.Integer) or (isinstance(index, cst.UnaryOperation) and isinstance(index.expression, cst.Integer)):
+            return True
+        found = self.value(index, depth + 1)
+        return found.not_tensor and found.what == "number"
 
     def _literal_shape(self, expr: cst.BaseExpression) -> str:
         if isinstance(expr, (cst.Integer, cst.Float)) or (
@@ -758,6 +863,8 @@ class Values:
             if isinstance(func, cst.Attribute):
                 if func.attr.value == "detach":
                     return True
+                if func.attr.value in _NEW_TENSOR_METHODS and not self.model.names.is_imported(func.value):
+                    return True  # ``x.new(n).zero_()``, ``x.new_zeros(n)``: a fresh tensor, no history
                 if func.attr.value in CONVERSIONS:
                     return self.carries_no_graph(func.value, scope, _depth + 1, _visiting)
             return False
@@ -1275,6 +1382,11 @@ def _mini_batches(comp: cst.BaseExpression) -> bool:
         return False
     lower = elt.slice[0].slice.lower
     return isinstance(loop.target, cst.Name) and isinstance(lower, cst.Name) and lower.value == loop.target.value
+
+
+def _only_dtype_keywords(call: cst.Call) -> bool:
+    """No keyword but ``dtype`` (``x.sum(dtype=torch.float64)`` still reduces everything)."""
+    return all(a.keyword is None or a.keyword.value == "dtype" for a in call.args) and not any(a.star for a in call.args)
 
 
 def _dims_given(call: cst.Call) -> bool:

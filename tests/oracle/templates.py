@@ -498,6 +498,53 @@ def migrate_family() -> Iterator[Program]:
         """)
 
 
+# migrate: GL001's flag that follows a module's eval mode, dropped with the wrapper.
+def eval_mode_flag_family() -> Iterator[Program]:
+    yield _prog("GL001", "eval-mode-flag", "self-training", """
+        import torch
+        from torch import nn
+        from torch.autograd import Variable
+
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def wrap(self, x):
+                return Variable(x, volatile=not self.training)
+
+            def forward(self, x):
+                return self.fc(self.wrap(x))
+
+
+        def run():
+            torch.manual_seed(0)
+            head = Head()
+            x = torch.randn(3, 4, requires_grad=True)
+            y = head(x * 2)
+            y.sum().backward()
+            head.eval()
+            z = head(x)
+            return y, z, x.grad, head.fc.weight.grad
+        """)
+    yield _prog("GL001", "eval-mode-flag", "module-training", """
+        import torch
+        from torch import nn
+        from torch.autograd import Variable
+
+        rnn = nn.GRU(3, 2)
+
+
+        def run():
+            torch.manual_seed(0)
+            rnn.eval()
+            h = Variable(torch.zeros(1, 4, 2), volatile=not rnn.training)
+            out, h = rnn(torch.randn(5, 4, 3), h)
+            return out.requires_grad, out, h
+        """)
+
+
 # (a) A callback whose ``model`` parameter is called like a model: what it is,
 # and the grad mode it runs in, are the callers' to say.
 CALLBACK_HEAD = """\
@@ -696,6 +743,7 @@ def generate() -> List[Program]:
     programs += gl30x_family()
     programs += gl102_family()
     programs += migrate_family()
+    programs += eval_mode_flag_family()
     programs += callback_family()
     programs += logged_family()
     programs += disabled_path_family()
@@ -735,6 +783,7 @@ DEFECT_CLASSES = {
     "GL303 non-leaf, integer, config objects": ("GL303", "target="),
     "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
     "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
+    "GL001 flag that follows a module's eval mode": ("GL001", "eval-mode-flag"),
     "GL001 callback parameter called like a model": ("GL001", "callback-param"),
     "GL101 callback parameter called like a model": ("GL101", "callback-param"),
     "GL001 logged by a method that keeps it": ("GL001", "logged"),

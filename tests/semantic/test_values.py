@@ -3,7 +3,8 @@
 ``# value <expr>: <facts>`` marks an expression on its line (a variable read,
 or any expression's source text) with what must hold of its value:
 ``tensor``/``not_tensor``/``unknown``, and for tensors ``graph=yes|no|maybe``,
-``shape=scalar|batch|unknown``, ``leaf``; for the rest ``what=<kind>``.
+``shape=scalar|batch|unknown``, ``leaf``; for the rest ``what=<kind>``;
+``dims<=N`` for a proven bound on the number of dimensions, ``dims=?`` for none.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ def _check(ctx, fact):
             assert v.shape == token[6:], (fact, v)
         elif token.startswith("what="):
             assert v.what == token[5:], (fact, v)
+        elif token == "dims=?":
+            assert v.max_dims is None, (fact, v)
+        elif token.startswith("dims<="):
+            assert v.max_dims == int(token[6:]), (fact, v)
         else:
             raise AssertionError(f"unknown fact {token!r}")
 
@@ -166,6 +171,54 @@ VALUES = {
         def count(mask, model, x):
             n = torch.sum(mask[:, 0]).int()  # value torch.sum(mask[:, 0]).int(): tensor graph=no shape=scalar
             idx = torch.ones(4).view(-1).long()  # value torch.ones(4).view(-1).long(): tensor graph=no shape=batch
+        """,
+    "t() bounds the dimensions by 2 and iterating takes one away": """\
+        def check(numericalized):
+            for i, example in enumerate(numericalized.t()):
+                print(example)  # value example: unknown dims<=1 shape=unknown
+                for j, token in enumerate(example):
+                    print(token)  # value token: unknown dims<=0 shape=scalar
+                    print(token.data)  # value token.data: tensor graph=no dims<=0 shape=scalar
+            for row in numericalized.t():
+                print(row)  # value row: unknown dims<=1
+            for i, (a, b) in enumerate(numericalized.t()):
+                print(a)  # value a: unknown dims<=0 shape=scalar
+            for whole in numericalized:
+                print(whole, numericalized.t)  # value whole: unknown dims=?
+        """,
+    "an integer index takes a dimension away": """\
+        import torch
+        def pick(x, k):
+            v = torch.ones(3).view(-1)  # value torch.ones(3).view(-1): tensor graph=no shape=batch dims<=1
+            print(v[0], v[k], v[-1])  # value v[0]: tensor dims<=0 shape=scalar; value v[-1]: tensor shape=scalar
+            print(v[len(x)])  # value v[len(x)]: tensor shape=scalar dims<=0
+            print(v[1:], v[x], v[None])  # value v[1:]: tensor dims=?; value v[x]: tensor dims=?; value v[None]: tensor dims=?
+            m = x.t()[0]  # value x.t()[0]: unknown dims<=1
+            print(x.view(-1)[-1], x.flatten()[0], x.view(2, -1)[0], x.view(-1)[k])  # value x.view(-1)[-1]: unknown dims<=0 shape=scalar; value x.view(-1)[k]: dims=?; value x.flatten()[0]: unknown dims<=0; value x.view(2, -1)[0]: dims=?
+            print(x[0])  # value x[0]: unknown dims=?
+        """,
+    "view(-1), reshape(-1), flatten() and ravel() make one dimension": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        def f(x, n):
+            out = model(x)
+            print(out.view(-1), out.reshape(-1), out.flatten(), out.ravel())  # value out.view(-1): tensor dims<=1 shape=batch; value out.reshape(-1): tensor dims<=1; value out.flatten(): tensor dims<=1; value out.ravel(): tensor dims<=1
+            print(out.view(2, -1), out.flatten(1), out.view(n))  # value out.view(2, -1): tensor dims=?; value out.flatten(1): tensor dims=?; value out.view(n): tensor dims=?
+            print(out.view(-1)[3].data)  # value out.view(-1)[3].data: tensor shape=scalar dims<=0
+        """,
+    "reductions over everything are 0-dim, and stay so": """\
+        import torch
+        from torch import nn
+        model = nn.Linear(2, 2)
+        def f(x, criterion):
+            out = model(x)
+            s = out.sum()  # value out.sum(): tensor graph=yes shape=scalar dims<=0
+            print(s.cpu(), s.detach(), s.float(), s.pow(2), s * 2)  # value s.cpu(): tensor dims<=0; value s.detach(): tensor dims<=0; value s.float(): tensor dims<=0; value s.pow(2): tensor dims<=0
+            print(s.add(out), out.sum(1), out.sum(dtype=torch.float64))  # value s.add(out): tensor dims=?; value out.sum(1): tensor dims=?; value out.sum(dtype=torch.float64): tensor dims<=0
+            print(torch.mean(out), torch.max(out, x), torch.sum(out, axis=0))  # value torch.mean(out): tensor dims<=0; value torch.max(out, x): tensor dims=?; value torch.sum(out, axis=0): tensor dims=?
+            print(out.t().t(), out.t().select(0, 1), out.t().transpose(0, 1))  # value out.t().t(): tensor dims<=2; value out.t().select(0, 1): tensor dims<=1; value out.t().transpose(0, 1): tensor dims<=2
+            print(criterion(out, x))  # value criterion(out, x): tensor shape=scalar dims=?
         """,
     "forwards under no_grad record nothing": """\
         import torch
@@ -561,3 +614,22 @@ def test_adds_up_numbers():
     assert {k: ctx.semantic.values.adds_up_numbers(reads[k]) for k in ("total", "n", "acc", "t")} == {
         "total": True, "n": True, "acc": False, "t": False
     }
+
+
+@pytest.mark.parametrize(
+    "expr, free",
+    [
+        ("h.new(2, 3).zero_()", True),  # a fresh tensor (the 0.3 hidden-state idiom), zeroed in place
+        ("h.data.new(1, 4)", True),
+        ("h.new_zeros(2)", True),
+        ("h.new_tensor(y)", True),  # copies ``y`` without its history
+        ("h.clone()", False),
+        ("torch.zeros(2).cuda()", True),
+        ("h", False),
+    ],
+)
+def test_carries_no_graph(expr, free):
+    ctx = context(f"import torch\ndef f(h, y):\n    return {expr}\n")
+    ret = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Return))
+    scope = ctx.semantic.tree.function_scope(ret.value)
+    assert ctx.semantic.values.carries_no_graph(ret.value, scope) is free
