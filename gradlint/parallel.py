@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -53,8 +54,14 @@ def forks() -> bool:
     return _context().get_start_method() == "fork"
 
 
-def _ignore_sigint() -> None:
+def _start_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if forks():
+        # What the worker inherited (modules, the parent's documents and project
+        # index) lives as long as it does: out of the collector's sight, full
+        # collections do not walk it again and again, nor touch its pages (which
+        # copy-on-write would then copy).
+        gc.freeze()
 
 
 def map_ordered(
@@ -104,7 +111,7 @@ def _run_pool(
     # initializer would come too late for a Ctrl-C during start-up).
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        executor = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_ignore_sigint)
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_start_worker)
         futures: Dict[Future, int] = {}
         for i in indexes:
             futures[executor.submit(fn, *items[i])] = i

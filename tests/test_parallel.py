@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -85,6 +87,39 @@ def _die_on(x: int, bad: int) -> int:
 
 def test_map_keeps_item_order():
     assert parallel.map_ordered(_square, [(i,) for i in range(20)], 3) == [i * i for i in range(20)]
+
+
+@pytest.mark.skipif(not parallel.forks(), reason="only forked workers inherit the parent's objects")
+def test_forked_workers_keep_what_they_inherited_out_of_the_collector():
+    counts = parallel.map_ordered(gc.get_freeze_count, [(), ()], 2)
+    assert all(count > 10_000 for count in counts)  # the modules, at least
+    assert gc.get_freeze_count() == 0  # the parent's own collector is left alone
+
+
+def test_the_collector_waits_for_the_end_of_a_file_then_frees_its_cycles():
+    class Node:
+        pass
+
+    with scheduler._one_file():
+        node = Node()
+        node.self = node  # a reference cycle, as a file's semantic model makes
+        alive = weakref.ref(node)
+        del node
+        many = [[i] for i in range(100_000)]  # would set off many collections
+        assert alive() is not None
+        del many
+    assert gc.isenabled()
+    assert alive() is None
+
+
+def test_a_paused_collector_stays_paused():
+    gc.disable()
+    try:
+        with scheduler._one_file():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_a_worker_that_dies_costs_only_its_own_item():
