@@ -31,6 +31,9 @@ from gradlint.semantic import project, star_exports
 # Below this many files to parse, starting workers (~10 ms each, forked)
 # costs about what they would save.
 MIN_PARALLEL = 4
+# From this many files to check on, the gates (about a millisecond a file) cost
+# more than handing the files that need no parse to the workers too.
+GATE_IN_WORKERS = 64
 # A run of at most this many files (a pre-commit hook, an editor) also indexes
 # the files around them (``semantic.project.extra_files``).
 FEW_FILES = 16
@@ -102,6 +105,10 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
                         continue
         todo.append((i, path, codes, options, source, key, st))
 
+    jobs = jobs or parallel.cpu_count()
+    # Many files and forked workers: the workers themselves decide which files
+    # to parse, so that the gates run in parallel too (``_lint_gated``).
+    gate_there = jobs > 1 and len(todo) >= GATE_IN_WORKERS and parallel.forks()
     parse: List[Tuple[int, Path, Any, Any, Document]] = []
     # What to cache once the reports are in: (index, source, key, stat)
     to_store: List[Tuple[int, Document, str, os.stat_result]] = []
@@ -116,12 +123,11 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
                 continue
             if key is not None and st is not None:
                 to_store.append((i, source, key, st))
-            if needs_parse(source.text, codes):
+            if gate_there or needs_parse(source.text, codes):
                 parse.append((i, path, codes, options, source))
             else:
                 done(i, lint_file(path, codes, options, mode, source))  # no parse: cheap
 
-    jobs = jobs or parallel.cpu_count()
     if jobs > 1 and len(parse) >= MIN_PARALLEL:
         if (mode.edits or mode.fix or mode.diff) and parallel.forks():
             from gradlint.fixes import preload_import_changes
@@ -132,7 +138,7 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
         # Forked workers inherit the project index; others (spawn) are sent it with each file.
         shared = parallel.forks()
         parallel.map_ordered(
-            _lint_parsed if shared else _lint_with_index,
+            _lint_gated if gate_there else _lint_parsed if shared else _lint_with_index,
             # A notebook is read again in the worker rather than sent to it.
             [
                 (*(() if shared else (index,)), path, codes, options, mode, source if isinstance(source, SourceFile) else None)
@@ -159,6 +165,15 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
                     cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics), deps)
         cache.save()
     return reports  # type: ignore[return-value]
+
+
+def _lint_gated(path: Path, codes: Any, options: Any, mode: Mode, source: Optional[SourceFile]) -> FileReport:
+    """``lint_file`` of a file that may or may not need parsing, in a worker."""
+    from gradlint.engine import needs_parse
+
+    if source is not None and not needs_parse(source.text, codes):
+        return lint_file(path, codes, options, mode, source)
+    return _lint_parsed(path, codes, options, mode, source)
 
 
 def _lint_parsed(*args: Any) -> FileReport:

@@ -61,6 +61,20 @@ def test_fixes_written_by_workers_are_those_of_a_serial_run(tmp_path, monkeypatc
     assert changed >= 5
 
 
+@pytest.mark.skipif(not parallel.forks(), reason="only forked workers gate files")
+@pytest.mark.parametrize("jobs, gated_here", [("1", True), ("2", False)])
+def test_in_a_large_parallel_run_the_workers_decide_what_to_parse(fixtures_copy, monkeypatch, jobs, gated_here):
+    from gradlint import engine
+
+    assert len(list(fixtures_copy.rglob("*.py"))) >= scheduler.GATE_IN_WORKERS
+    asked = []  # what a worker appends stays in the worker
+    real = engine.needs_parse
+    monkeypatch.setattr(engine, "needs_parse", lambda *a: asked.append(a) or real(*a))
+    code, out, _ = run("fixtures", "--jobs", jobs)
+    assert code == 1 and "fixtures/GL002/mnist_train.py:" in out
+    assert bool(asked) is gated_here
+
+
 @pytest.mark.parametrize(
     "paths",
     [
