@@ -5,9 +5,11 @@
 2. In this process, when the engine will not parse it (it contains no trigger
    of an enabled rule): most files of a code base, which need only to be read.
    ``runner.lint_file`` still makes the report, so that ``needs_parse`` only
-   decides where a file is checked, never what its report says.
+   decides where a file is checked, never what its report says. In a large
+   run with forked workers, the workers answer ``needs_parse`` instead.
 3. The rest, parsed and checked by ``runner.lint_file``: in worker processes
-   when there are enough of them to be worth starting workers, else here.
+   when there are enough of them to be worth starting workers, else here;
+   the garbage collector waits for the end of each file (``_one_file``).
 
 Reports come back in the order of ``files`` whatever the number of workers,
 so the output does not depend on it.
