@@ -14,14 +14,19 @@ ends at the last statement of the same block that reads a name the value
 reached (the names each statement assigns from it are followed in order). It
 is refused when a name bound inside it is read after it (the value, or
 something computed from it, leaves the block), when it assigns the value to an
-attribute or an item of something else, or when it computes gradients
+attribute or an item of something else (storing into the value itself,
+``input.data = input.data.cuda()``, keeps it where it was), when a statement
+between that does not read the value runs a forward, a loss or a function of
+the file (it recorded a graph in 0.3 too), or when it computes gradients
 (``backward()``, an optimizer's ``step()``) or yields. A refused call is left
 as it is, for a human, with GL001's finding.
 
 A flag that is a parameter of a function of the file (``def get_batch(source,
 i, evaluation=False): ... Variable(..., volatile=evaluation)``) is known at
-each call site when every call of the function in the file passes a constant
-(or leaves the default) and the function is used no other way: the flag is
+each call site when the file is a program (a ``__main__`` block, or a loop or
+call of its own functions among the statements that run at import, also inside
+``try``, ``with`` and ``if``), every call of the function in the file passes a
+constant (or leaves the default) and the function is used no other way: the flag is
 dropped in the function, and each call that passes the volatile value gets
 the region above, starting at the statement that holds the call (the call,
 and what its result flows into, then run under ``no_grad``), which is what
@@ -141,7 +146,7 @@ def _is_program(ctx: FileContext) -> bool:
     sem = ctx.semantic
     if sem.calls.main_block() is not None:
         return True
-    for stmt in ctx.module.body:
+    for stmt in _module_level(ctx.module.body):
         if isinstance(stmt, (cst.For, cst.While)):
             runs = stmt
         elif isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(small, cst.Expr) for small in stmt.body):
@@ -151,6 +156,30 @@ def _is_program(ctx: FileContext) -> bool:
         if any(isinstance(n, cst.Call) and sem.calls.local_function(n) is not None for n in walk(runs, into_functions=False)):
             return True
     return False
+
+
+def _module_level(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseStatement]:
+    """The statements that run when the module is: ``body`` and, through the
+    ``try``, ``with`` and ``if`` around them (a script's epoch loop inside ``try:
+    ... except KeyboardInterrupt:``), the statements those hold."""
+    for stmt in body:
+        yield stmt
+        suites: List[Optional[cst.BaseSuite]] = []
+        if isinstance(stmt, (cst.Try, cst.TryStar)):
+            suites = [stmt.body, *(h.body for h in stmt.handlers)]
+            suites += [part.body if part is not None else None for part in (stmt.orelse, stmt.finalbody)]
+        elif isinstance(stmt, cst.With):
+            suites = [stmt.body]
+        elif isinstance(stmt, cst.If):
+            branch: Optional[cst.CSTNode] = stmt
+            while isinstance(branch, cst.If):  # ``elif`` chains
+                suites.append(branch.body)
+                branch = branch.orelse
+            if isinstance(branch, cst.Else):
+                suites.append(branch.body)
+        for suite in suites:
+            if isinstance(suite, cst.IndentedBlock):
+                yield from _module_level(suite.body)
 
 
 def _returns(region: _Region) -> bool:
@@ -257,19 +286,31 @@ def _region(ctx: FileContext, call: cst.Call, flag: Optional[cst.Arg]) -> Option
         return None  # ``if c: x = Variable(...)`` on one line
     body = list(block.body)
     start = next(i for i, s in enumerate(body) if s is stmt)
-    reached = _assigned(stmt)
+    reached = _assigned(stmt, set())
     if reached is None:
         return None
-    end = start
+    end, between = start, []
     for i in range(start + 1, len(body)):
         if _reads(body[i], reached):
-            assigned = _assigned(body[i])
+            assigned = _assigned(body[i], reached)
             if assigned is None:
                 return None
             reached |= assigned
             end = i
+        else:
+            between.append(i)
     inside = body[start : end + 1]
-    if any(_trains_or_yields(s) for s in inside) or _escapes(ctx, inside, reached):
+    # A statement between that does not read the value ran with gradients in 0.3
+    # too, and would run under no_grad here: only one that records nothing may.
+    bound = set(reached)
+    for i in between:
+        if i > end:
+            break
+        assigned = _assigned(body[i], reached)
+        if assigned is None or _records(ctx, body[i], whole=True):
+            return None
+        bound |= assigned
+    if any(_trains_or_yields(s) for s in inside) or _escapes(ctx, inside, bound):
         return None
     ref = sem.names.torch_ref_at(stmt)
     if ref is None:
@@ -278,9 +319,10 @@ def _region(ctx: FileContext, call: cst.Call, flag: Optional[cst.Arg]) -> Option
     return _Region(block, start, end, [(call, flag)] if flag is not None else [], torch_name, bool(imports))
 
 
-def _assigned(stmt: cst.CSTNode) -> Optional[Set[str]]:
-    """The names ``stmt`` binds; None when it stores into an attribute or item
-    (the value would leave through another object)."""
+def _assigned(stmt: cst.CSTNode, reached: Set[str]) -> Optional[Set[str]]:
+    """The names ``stmt`` binds; None when it stores into an attribute or item of
+    something other than a ``reached`` name (the value would leave through another
+    object; ``input.data = input.data.cuda()`` stays in the one it came from)."""
     names: Set[str] = set()
     for node in walk(stmt, into_functions=False):
         targets: Sequence[cst.BaseExpression] = ()
@@ -298,9 +340,16 @@ def _assigned(stmt: cst.CSTNode) -> Optional[Set[str]]:
             for sub in _flat(target):
                 if isinstance(sub, cst.Name):
                     names.add(sub.value)
-                else:
+                elif not _stored_into(sub, reached):
                     return None
     return names
+
+
+def _stored_into(target: cst.BaseExpression, reached: Set[str]) -> bool:
+    """Whether ``target`` is an attribute or item of a ``reached`` name."""
+    while isinstance(target, (cst.Attribute, cst.Subscript)):
+        target = target.value
+    return isinstance(target, cst.Name) and target.value in reached
 
 
 def _flat(target: cst.BaseExpression) -> List[cst.BaseExpression]:
@@ -351,11 +400,12 @@ def _escapes(ctx: FileContext, inside: Sequence[cst.CSTNode], reached: Set[str])
     return False
 
 
-def _records(ctx: FileContext, stmt: cst.CSTNode) -> bool:
-    """Whether ``stmt`` (its header, for a compound statement) calls something that
-    may record a graph: a forward, a loss, a function of this file."""
+def _records(ctx: FileContext, stmt: cst.CSTNode, whole: bool = False) -> bool:
+    """Whether ``stmt`` (its header, for a compound statement, unless ``whole``)
+    calls something that may record a graph: a forward, a loss, a function of this
+    file."""
     values = ctx.semantic.values
-    header = stmt if isinstance(stmt, cst.SimpleStatementLine) else _header(stmt)
+    header = stmt if whole or isinstance(stmt, cst.SimpleStatementLine) else _header(stmt)
     for node in walk(header, into_functions=False):
         if isinstance(node, cst.Call) and (values.graph_source(node) is not None or ctx.semantic.calls.local_function(node) is not None):
             return True

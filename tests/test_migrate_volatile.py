@@ -143,6 +143,31 @@ def test_a_region_inside_another_is_one_with():
     )
 
 
+def test_the_value_moved_in_place_stays_in_its_region():
+    # The word-language-model generator: ``input.data = input.data.cuda()`` stores
+    # into the volatile value itself, not into another object.
+    code = (
+        "import torch\nfrom torch.autograd import Variable\n"
+        "x = Variable(batch, volatile=True)\nif cuda:\n    x.data = x.data.cuda()\n"
+        "with open(path) as f:\n    for i in range(3):\n        out = net(x)\n        x.data.fill_(out.argmax())\n"
+    )
+    assert rewrite(code) == (
+        "import torch\nfrom torch.autograd import Variable\n"
+        "with torch.no_grad():\n    x = Variable(batch)\n    if cuda:\n        x.data = x.data.cuda()\n"
+        "    with open(path) as f:\n        for i in range(3):\n            out = net(x)\n            x.data.fill_(out.argmax())\n",
+        1,
+    )
+
+
+def test_statements_between_that_record_nothing_join_the_region():
+    code = "import torch\nfrom torch.autograd import Variable\nx = Variable(batch, volatile=True)\nn = len(batch)\nprint(net(x), n)\n"
+    assert rewrite(code) == (
+        "import torch\nfrom torch.autograd import Variable\nwith torch.no_grad():\n"
+        "    x = Variable(batch)\n    n = len(batch)\n    print(net(x), n)\n",
+        1,
+    )
+
+
 @pytest.mark.parametrize(
     "code, why",
     [
@@ -152,6 +177,12 @@ def test_a_region_inside_another_is_one_with():
         ("for b in data:\n    x = Variable(b, volatile=True)\n    h = enc(x)\nout = net(h)\n", "escapes"),
         # stored into another object
         ("x = Variable(batch, volatile=True)\nstate.out = net(x)\n", "attribute"),
+        ("x = Variable(batch, volatile=True)\nstate[0].out = net(x)\n", "attribute of an item"),
+        # a forward between that does not read the value recorded a graph in 0.3
+        ("x = Variable(batch, volatile=True)\ny = net(other)\nprint(net(x))\nloss = y.sum()\n", "records between"),
+        ("x = Variable(batch, volatile=True)\nouts.append(net(other))\nprint(net(x))\n", "stores between"),
+        # a name bound between the value's statements is fed to a model after the block
+        ("x = Variable(batch, volatile=True)\nz = other * 2\nprint(net(x))\nout = net(z)\n", "bound between, escapes"),
         # a lambda runs later, outside any region around its definition
         ("predict = lambda b: net(Variable(b, volatile=True))\n", "lambda"),
         # a generator: the grad mode would leak across the yield
@@ -215,6 +246,36 @@ def test_migrated_script_runs_the_same_without_a_graph(tmp_path):
     migrated, unguarded = results["migrated"], results["unguarded"]
     assert migrated["out"] == unguarded["out"]  # same numbers
     assert migrated["graph"] is False and unguarded["graph"] is True  # no graph where 0.3 recorded none
+
+
+# The word-language-model generator: a module-level volatile input moved and then
+# refilled in place through ``.data`` while the model samples from it.
+GENERATOR = '''\
+import torch
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+net = torch.nn.Linear(3, 3)
+x = Variable(torch.rand(1, 3), volatile=True)
+if torch.__version__:
+    x.data = x.data.double().float()
+words = []
+for i in range(4):
+    out = net(x)
+    x.data.fill_(float(out.argmax()))
+    words.append(int(out.argmax()))
+print(words, out.tolist())
+'''
+
+
+def test_migrated_generator_runs_the_same_without_a_graph(tmp_path):
+    pytest.importorskip("torch")
+    result = migrate(GENERATOR)
+    assert result.fixed["GL001"] == 1 and result.remaining == []
+    unguarded = GENERATOR.replace(", volatile=True)", ")")
+    results = _run_each(tmp_path, RUN, {"migrated": result.source, "unguarded": unguarded})
+    assert results["migrated"]["out"] == results["unguarded"]["out"]
+    assert results["migrated"]["graph"] is False and results["unguarded"]["graph"] is True
 
 
 # A 0.3-era training script whose batch helper takes the flag as a parameter
@@ -299,6 +360,8 @@ def test_a_flag_parameter_known_at_every_call_is_resolved_per_call_site():
         # a module imported for its functions: other files may call the helper
         (("for epoch in range(2):", "def main():\n  for epoch in range(2):"), "imported"),
         # a module-level loop that calls none of the file's functions does not make it a program
+        # (nor does one inside a ``try:``)
+        (("for epoch in range(2):", "try:\n  for name in ('a', 'b'):\n    print(name)\nexcept KeyError:\n  pass\ndef main():\n  for epoch in range(2):"), "registers in a try"),
         (("for epoch in range(2):", "for name in ('a', 'b'):\n    print(name)\ndef main():\n  for epoch in range(2):"), "registers"),
     ],
 )
@@ -310,6 +373,29 @@ def test_a_flag_parameter_not_known_at_every_call_is_left(change, why):
     assert result.skipped is None, why
     assert "volatile=evaluation" in result.source, why
     assert [(f.code, f.start[0]) for f in result.remaining] == [("GL001", 14)], why
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        # the word-language-model example: Ctrl-C ends training early, then the test set
+        lambda loop: f"try:\n{_indent(loop)}except KeyboardInterrupt:\n    print('stopped')\nval_loss, last_output = evaluate()\n",
+        lambda loop: f"with open('log.txt', 'w') as log:\n{_indent(loop)}",
+        lambda loop: f"if torch.__version__:\n    pass\nelif False:\n    pass\nelse:\n{_indent(loop)}",
+    ],
+    ids=["try", "with", "else"],
+)
+def test_a_script_whose_epoch_loop_sits_in_a_block_is_a_program(wrap):
+    loop = FLAG_HELPER[FLAG_HELPER.index("for epoch in range(2):") :]
+    code = FLAG_HELPER.replace(loop, wrap(loop))
+    result = migrate(code)
+    assert FLAG_HELPER_EVALUATE_MIGRATED in result.source
+    assert result.fixed["GL001"] == 1
+    assert result.remaining == []
+
+
+def _indent(text: str) -> str:
+    return "".join(f"    {line}\n" for line in text.splitlines())
 
 
 FLAG_RUN = '''
