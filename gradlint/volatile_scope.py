@@ -392,7 +392,13 @@ def _escapes(ctx: FileContext, inside: Sequence[cst.CSTNode], reached: Set[str])
         if not sem.scopes.is_read(node):
             continue
         if sem.tree.function_scope(node) is not scope:
-            return True
+            # A function's own local (a comprehension's ``for state in states``)
+            # is another variable; a free or global read may be the region's.
+            reaching = sem.scopes.reaching(node)
+            own = sem.tree.function_scope(node)
+            if reaching.unbound or not reaching.bindings or any(b.node is None or sem.tree.function_scope(b.node) is not own for b in reaching.bindings):
+                return True
+            continue
         if any(b.node is not None and any(ctx.tree.is_inside(stmt, b.node) for stmt in inside) for b in sem.scopes.reaching(node).bindings):
             stmt = sem.tree.enclosing_statement(node)
             if stmt is None or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or _records(ctx, stmt):

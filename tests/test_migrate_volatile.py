@@ -159,6 +159,18 @@ def test_the_value_moved_in_place_stays_in_its_region():
     )
 
 
+def test_a_name_a_function_binds_for_itself_is_not_the_regions():
+    # ``state`` in ``detach``'s comprehension is that comprehension's own variable.
+    code = (
+        "import torch\nfrom torch.autograd import Variable\n"
+        "def detach(states):\n    return [state.detach() for state in states]\n"
+        "x = Variable(batch, volatile=True)\nfor i in range(3):\n    out, state = net(x, state)\n"
+    )
+    new, count = rewrite(code)
+    assert count == 1
+    assert new.endswith("with torch.no_grad():\n    x = Variable(batch)\n    for i in range(3):\n        out, state = net(x, state)\n")
+
+
 def test_statements_between_that_record_nothing_join_the_region():
     code = "import torch\nfrom torch.autograd import Variable\nx = Variable(batch, volatile=True)\nn = len(batch)\nprint(net(x), n)\n"
     assert rewrite(code) == (
@@ -181,6 +193,8 @@ def test_statements_between_that_record_nothing_join_the_region():
         # a forward between that does not read the value recorded a graph in 0.3
         ("x = Variable(batch, volatile=True)\ny = net(other)\nprint(net(x))\nloss = y.sum()\n", "records between"),
         ("x = Variable(batch, volatile=True)\nouts.append(net(other))\nprint(net(x))\n", "stores between"),
+        # a function of the file reads what the region binds, whenever it is called
+        ("def show():\n    return net(state)\nx = Variable(batch, volatile=True)\nstate = net(x)\n", "global read"),
         # a name bound between the value's statements is fed to a model after the block
         ("x = Variable(batch, volatile=True)\nz = other * 2\nprint(net(x))\nout = net(z)\n", "bound between, escapes"),
         # a lambda runs later, outside any region around its definition
