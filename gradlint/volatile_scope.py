@@ -38,14 +38,14 @@ GL001's finding stays.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import FileContext
 from gradlint.semantic.syntax import bool_value, call_arg
-from gradlint.semantic.torch_api import VARIABLE
+from gradlint.semantic.torch_api import NO_GRAPH_ATTRIBUTES, NO_GRAPH_METHODS, PYTHON_VALUE_FUNCS, VARIABLE
 from gradlint.semantic.tree import walk
 
 _TRAINING_METHODS = frozenset({"backward", "step", "zero_grad"})
@@ -68,8 +68,17 @@ def rewrite(source: str, path: str = "<string>") -> Tuple[str, int]:
         return source, 0
     module = cst.parse_module(source)
     ctx = FileContext(path, source, module)
-    regions = _regions(ctx)
+    regions, refused = _regions(ctx)
     dropped: List[Tuple[cst.Call, cst.Arg]] = []
+    for call, flag in refused:
+        uses = _use_regions(ctx, call)
+        if uses is None:
+            continue
+        dropped.append((call, flag))
+        for use in uses:
+            region = _merge(ctx, regions, use)
+            if region is not None:
+                regions.append(region)
     for call, flag, sites in _resolved_flags(ctx):
         if any(_inside(ctx, r, call) for r in regions):
             continue  # already under a region of its own
@@ -80,6 +89,7 @@ def rewrite(source: str, path: str = "<string>") -> Tuple[str, int]:
                 regions.append(region)
     if not regions and not dropped:
         return source, 0
+    regions = _outermost(ctx, regions)
     new = module.visit(_Apply(regions, dropped))
     if any(r.needs_import for r in regions):
         new = _with_torch_import(new)
@@ -234,9 +244,12 @@ def _volatile_calls(ctx: FileContext) -> Iterator[Tuple[cst.Call, cst.Arg]]:
             yield call, flag
 
 
-def _regions(ctx: FileContext) -> List[_Region]:
+def _regions(ctx: FileContext) -> Tuple[List[_Region], List[Tuple[cst.Call, cst.Arg]]]:
+    """The regions around the ``volatile=True`` calls that need one, and the calls
+    whose value's statements could not be delimited from the call on."""
     sem = ctx.semantic
     found: List[_Region] = []
+    refused: List[Tuple[cst.Call, cst.Arg]] = []
     for call, flag in _volatile_calls(ctx):
         if bool_value(flag.value) is not True:
             continue
@@ -249,6 +262,7 @@ def _regions(ctx: FileContext) -> List[_Region]:
             continue  # runs when called, outside any region around its definition
         region = _region(ctx, call, flag)
         if region is None:
+            refused.append((call, flag))
             continue
         merged = next((r for r in found if r.block is region.block and r.start <= region.end and region.start <= r.end), None)
         if merged is not None:
@@ -260,10 +274,15 @@ def _regions(ctx: FileContext) -> List[_Region]:
                 outer.calls.extend(region.calls)  # one `with` around both is enough
             else:
                 found.append(region)
-    # A region found first may lie inside one found later (a loop inside a guarded block).
+    return _outermost(ctx, found), refused
+
+
+def _outermost(ctx: FileContext, regions: List[_Region]) -> List[_Region]:
+    """``regions`` less those inside another (a region found first may lie inside one
+    found later: a loop inside a guarded block); the outer one takes their calls."""
     kept = []
-    for r in found:
-        outer = next((o for o in found if o is not r and _inside(ctx, o, r.block)), None)
+    for r in regions:
+        outer = next((o for o in regions if o is not r and _inside(ctx, o, r.block)), None)
         if outer is None:
             kept.append(r)
         else:
@@ -271,12 +290,98 @@ def _regions(ctx: FileContext) -> List[_Region]:
     return kept
 
 
+def _use_regions(ctx: FileContext, call: cst.Call) -> Optional[List[_Region]]:
+    """``test_x = Variable(x, volatile=True)`` held in names and used later in other
+    blocks (a script's test set, evaluated inside the training loop): a region at
+    each use, from the statement holding it on, except where only what has no
+    history is read (``test_x.data.numpy()``). The assignment itself needs none
+    when it records nothing. None when one of them cannot be delimited, when a
+    read may also see another binding of the names, or when another function
+    reads them."""
+    sem = ctx.semantic
+    stmt = sem.tree.enclosing_statement(call)
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        return None
+    names = _assigned(stmt, set())
+    if not names or not _only_wraps(ctx, stmt):
+        return None
+    volatile = frozenset(names)
+    scope = sem.tree.function_scope(stmt)
+    root = scope if isinstance(scope, cst.Module) else scope.body
+    regions: List[_Region] = []
+    for node in walk(root, into_functions=True):
+        if not isinstance(node, cst.Name) or node.value not in volatile or ctx.tree.is_inside(stmt, node):
+            continue
+        if not sem.scopes.is_read(node):
+            continue
+        reaching = sem.scopes.reaching(node)
+        ours = [b for b in reaching.bindings if b.node is not None and ctx.tree.is_inside(stmt, b.node)]
+        if sem.tree.function_scope(node) is not scope:
+            if reaching.unbound and not reaching.bindings and not _reads_no_graph(ctx, node):
+                return None  # a function reads the value: its calls are not followed
+            continue
+        if not ours:
+            continue  # another binding of the name
+        if reaching.unbound or len(ours) != len(reaching.bindings):
+            return None  # the read may see the volatile value or another one
+        if sem.gradmode.grad_disabled(node) is True or _reads_no_graph(ctx, node):
+            continue  # nothing can be recorded from it there
+        if sem.tree.enclosing(node, (cst.Lambda,)) is not None:
+            return None
+        region = _region(ctx, node, None, volatile)
+        if region is None:
+            return None
+        region = _merge(ctx, regions, region)
+        if region is not None:
+            regions.append(region)
+    return regions
+
+
+def _only_wraps(ctx: FileContext, stmt: cst.CSTNode) -> bool:
+    """Whether every call in ``stmt`` is a ``Variable(...)``, is inside one's
+    arguments (computed before the wrapping, as in 0.3), or is a method of what one
+    returns (``Variable(x, volatile=True).float()``): nothing there needs a guard.
+    ``enc(Variable(x, volatile=True))`` ran volatile in 0.3."""
+    names = ctx.semantic.names
+    wraps = [n for n in walk(stmt, into_functions=False) if isinstance(n, cst.Call) and names.is_call_to(n, VARIABLE)]
+    wrap_ids = {id(w) for w in wraps}
+    for call in walk(stmt, into_functions=False):
+        if not isinstance(call, cst.Call) or id(call) in wrap_ids or any(ctx.tree.is_inside(w, call) for w in wraps):
+            continue
+        base: cst.CSTNode = call.func
+        while isinstance(base, (cst.Attribute, cst.Subscript, cst.Call)) and id(base) not in wrap_ids:
+            base = base.func if isinstance(base, cst.Call) else base.value
+        if id(base) not in wrap_ids:
+            return False
+    return True
+
+
+def _reads_no_graph(ctx: FileContext, name: cst.Name) -> bool:
+    """Whether this read takes only what has no history from the value:
+    ``x.data``, ``x.shape``, ``x.size(0)``, ``x.numpy()``, ``len(x)``."""
+    parent = ctx.parent(name)
+    if isinstance(parent, cst.Attribute) and parent.value is name:
+        if parent.attr.value in NO_GRAPH_ATTRIBUTES:
+            return True
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and call.func is parent and parent.attr.value in NO_GRAPH_METHODS
+    if isinstance(parent, cst.Arg):
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in PYTHON_VALUE_FUNCS
+    return False
+
+
 def _inside(ctx: FileContext, region: _Region, node: cst.CSTNode) -> bool:
     body = region.block.body  # type: ignore[attr-defined]
     return any(ctx.tree.is_inside(stmt, node) for stmt in body[region.start : region.end + 1])
 
 
-def _region(ctx: FileContext, call: cst.Call, flag: Optional[cst.Arg]) -> Optional[_Region]:
+def _region(
+    ctx: FileContext, call: cst.CSTNode, flag: Optional[cst.Arg], volatile: FrozenSet[str] = frozenset()
+) -> Optional[_Region]:
+    """The region from the statement holding ``call``. Statements after it that read
+    ``volatile`` names (values volatile in 0.3 held since before the region) may sit
+    inside it but do not extend it."""
     sem = ctx.semantic
     stmt = sem.tree.enclosing_statement(call)
     if stmt is None:
@@ -286,7 +391,7 @@ def _region(ctx: FileContext, call: cst.Call, flag: Optional[cst.Arg]) -> Option
         return None  # ``if c: x = Variable(...)`` on one line
     body = list(block.body)
     start = next(i for i, s in enumerate(body) if s is stmt)
-    reached = _assigned(stmt, set())
+    reached = _assigned(stmt, set(volatile))
     if reached is None:
         return None
     end, between = start, []
@@ -299,6 +404,10 @@ def _region(ctx: FileContext, call: cst.Call, flag: Optional[cst.Arg]) -> Option
             end = i
         else:
             between.append(i)
+            if isinstance(body[i], cst.SimpleStatementLine) and _reads(body[i], volatile):
+                # Volatile in 0.3 too: what it computes joins the region if read in it
+                # (a compound statement's reads are uses of their own).
+                reached |= _assigned(body[i], reached | volatile) or set()
     inside = body[start : end + 1]
     # A statement between that does not read the value ran with gradients in 0.3
     # too, and would run under no_grad here: only one that records nothing may.
@@ -306,8 +415,8 @@ def _region(ctx: FileContext, call: cst.Call, flag: Optional[cst.Arg]) -> Option
     for i in between:
         if i > end:
             break
-        assigned = _assigned(body[i], reached)
-        if assigned is None or _records(ctx, body[i], whole=True):
+        assigned = _assigned(body[i], reached | volatile)
+        if assigned is None or (_records(ctx, body[i], whole=True) and not _reads(body[i], volatile)):
             return None
         bound |= assigned
     if any(_trains_or_yields(s) for s in inside) or _escapes(ctx, inside, bound):

@@ -181,6 +181,38 @@ def test_statements_between_that_record_nothing_join_the_region():
 
 
 @pytest.mark.parametrize(
+    "code, guarded",
+    [
+        # a forward between that does not read the value recorded a graph in 0.3: it stays out
+        ("x = Variable(batch, volatile=True)\ny = net(other)\nprint(net(x))\nloss = y.sum()\n",
+         "x = Variable(batch)\ny = net(other)\nwith torch.no_grad():\n    print(net(x))\nloss = y.sum()\n"),
+        ("x = Variable(batch, volatile=True)\nouts.append(net(other))\nprint(net(x))\n",
+         "x = Variable(batch)\nouts.append(net(other))\nwith torch.no_grad():\n    print(net(x))\n"),
+        # a name bound between is fed to a model after the block: it stays out too
+        ("x = Variable(batch, volatile=True)\nz = other * 2\nprint(net(x))\nout = net(z)\n",
+         "x = Variable(batch)\nz = other * 2\nwith torch.no_grad():\n    print(net(x))\nout = net(z)\n"),
+        # a script's test set, evaluated inside the training loop and after it; reading
+        # only what has no history (``.data``) needs no region
+        ("x = Variable(b, volatile=True)\nshow(x.data.numpy())\nfor s in r:\n    net(s).sum().backward()\n"
+         "    if s:\n        out = net(x)\n        acc = (out.argmax(1) == y).sum()\n        print(acc)\nprint(net(x[:2]))\n",
+         "x = Variable(b)\nshow(x.data.numpy())\nfor s in r:\n    net(s).sum().backward()\n"
+         "    if s:\n        with torch.no_grad():\n            out = net(x)\n            acc = (out.argmax(1) == y).sum()\n            print(acc)\n"
+         "with torch.no_grad():\n    print(net(x[:2]))\n"),
+        # two held values; a statement between that reads one joins the region
+        ("x, y = Variable(a, volatile=True), Variable(b, volatile=True)\nfor s in r:\n    net(s).sum().backward()\n"
+         "    p = net(x)\n    q = net(y)\n    print(p.data)\n    print(crit(q, y).item())\n",
+         "x, y = Variable(a), Variable(b)\nfor s in r:\n    net(s).sum().backward()\n"
+         "    with torch.no_grad():\n        p = net(x)\n        q = net(y)\n        print(p.data)\n        print(crit(q, y).item())\n"),
+    ],
+)
+def test_each_use_of_a_held_volatile_value_gets_its_region(code, guarded):
+    head = "import torch\nfrom torch.autograd import Variable\n"
+    new, count = rewrite(head + code)
+    assert new == head + guarded
+    assert count == code.count("volatile=True")
+
+
+@pytest.mark.parametrize(
     "code, why",
     [
         # the region would hold the backward pass
@@ -190,13 +222,16 @@ def test_statements_between_that_record_nothing_join_the_region():
         # stored into another object
         ("x = Variable(batch, volatile=True)\nstate.out = net(x)\n", "attribute"),
         ("x = Variable(batch, volatile=True)\nstate[0].out = net(x)\n", "attribute of an item"),
-        # a forward between that does not read the value recorded a graph in 0.3
-        ("x = Variable(batch, volatile=True)\ny = net(other)\nprint(net(x))\nloss = y.sum()\n", "records between"),
-        ("x = Variable(batch, volatile=True)\nouts.append(net(other))\nprint(net(x))\n", "stores between"),
         # a function of the file reads what the region binds, whenever it is called
         ("def show():\n    return net(state)\nx = Variable(batch, volatile=True)\nstate = net(x)\n", "global read"),
-        # a name bound between the value's statements is fed to a model after the block
-        ("x = Variable(batch, volatile=True)\nz = other * 2\nprint(net(x))\nout = net(z)\n", "bound between, escapes"),
+        # held in a name and used in a training loop: the use's region would train
+        ("x = Variable(b, volatile=True)\nfor s in r:\n    out = net(x)\n    out.sum().backward()\n", "use trains"),
+        # a use that may see the volatile value or another one
+        ("x = Variable(b, volatile=True)\nif c:\n    x = y\nfor s in r:\n    net(w).sum().backward()\n    print(net(x))\n", "two bindings"),
+        # a function reads the held value: who calls it, and how, is not followed
+        ("def show():\n    return net(x)\nx = Variable(b, volatile=True)\nfor s in r:\n    net(w).sum().backward()\n    print(net(x))\n", "read by a function"),
+        # the statement holding the call runs a forward itself
+        ("h = enc(Variable(b, volatile=True))\nfor s in r:\n    net(s).sum().backward()\n    print(dec(h))\n", "held value computed"),
         # a lambda runs later, outside any region around its definition
         ("predict = lambda b: net(Variable(b, volatile=True))\n", "lambda"),
         # a generator: the grad mode would leak across the yield
@@ -289,6 +324,46 @@ def test_migrated_generator_runs_the_same_without_a_graph(tmp_path):
     unguarded = GENERATOR.replace(", volatile=True)", ")")
     results = _run_each(tmp_path, RUN, {"migrated": result.source, "unguarded": unguarded})
     assert results["migrated"]["out"] == results["unguarded"]["out"]
+    assert results["migrated"]["graph"] is False and results["unguarded"]["graph"] is True
+
+
+# A tutorial of the era: the test set is made volatile once, at module level, and
+# evaluated inside the training loop every other step and after it.
+HELD_TEST_SET = '''\
+import torch
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+net = torch.nn.Linear(4, 3)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+data = [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(4)]
+test_x = Variable(torch.randn(16, 4), volatile=True).float()
+test_y = torch.randint(0, 3, (16,))
+print(test_x.data.shape)
+for step, (x, y) in enumerate(data):
+    opt.zero_grad()
+    loss = torch.nn.functional.cross_entropy(net(Variable(x)), Variable(y))
+    loss.backward()
+    opt.step()
+    if step % 2 == 0:
+        out = net(test_x)
+        acc = (out.argmax(1) == test_y).sum().item()
+        print(step, acc, round(loss.item(), 4))
+out = net(test_x[:4])
+print(out.argmax(1).tolist())
+'''
+
+
+def test_migrated_held_test_set_runs_the_same_without_a_graph(tmp_path):
+    pytest.importorskip("torch")
+    result = migrate(HELD_TEST_SET)
+    assert result.fixed["GL001"] == 1 and result.remaining == []
+    assert "    if step % 2 == 0:\n        with torch.no_grad():\n            out = net(test_x)\n" in result.source
+    assert "with torch.no_grad():\n    out = net(test_x[:4])\n    print(out.argmax(1).tolist())\n" in result.source
+    unguarded = HELD_TEST_SET.replace(", volatile=True)", ")")
+    results = _run_each(tmp_path, RUN, {"migrated": result.source, "unguarded": unguarded})
+    assert results["migrated"]["out"] == results["unguarded"]["out"]
+    assert len(results["migrated"]["out"].splitlines()) == 4
     assert results["migrated"]["graph"] is False and results["unguarded"]["graph"] is True
 
 
