@@ -68,9 +68,12 @@ class Run:
         except Exception as exc:
             self.errors[name] = f"{type(exc).__name__}: {exc}"
 
-    def watch(self, model: nn.Module) -> None:
+    def watch(self, model: nn.Module, eval_rows: Any = ()) -> None:
+        """Record whether forwards while ``evaluating`` build a graph; also any forward
+        of a batch with a row count in ``eval_rows`` (evaluation inside training)."""
+
         def hook(module: nn.Module, inputs: Any, output: torch.Tensor) -> None:
-            if self.evaluating:
+            if self.evaluating or inputs[0].shape[0] in eval_rows:
                 self.eval_graph.append(bool(output.requires_grad))
 
         model.register_forward_hook(hook)
@@ -229,7 +232,50 @@ def manual_sgd_reference(m: Any, run: Run) -> None:
     run.step("one sgd_step + zero_grad", step)
 
 
+def _tutorial_data():
+    images, labels = next(iter(loader(6, 32, 10, batches=1, batch_size=16)))
+    return loader(7, 32, 10, batches=4), images, labels
+
+
+def tutorial_test_set(m: Any, run: Run) -> None:
+    torch.manual_seed(0)
+    net = m.Net()
+    run.watch(net, eval_rows=(16, 10))  # training batches have 8 rows
+    train, images, labels = _tutorial_data()
+    run.step("history, predictions", lambda: m.fit(net, train, images, labels))
+    run.step("params after fit", lambda: params(net))
+
+
+def tutorial_test_set_reference(m: Any, run: Run) -> None:
+    torch.manual_seed(0)
+    net = m.Net()
+    run.watch(net, eval_rows=(16, 10))
+    train, images, labels = _tutorial_data()
+
+    def fit() -> Any:
+        optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+        loss_func = nn.CrossEntropyLoss()
+        test_x, test_y = images[:16], labels[:16]
+        history = []
+        for step, (x, y) in enumerate(train):
+            loss = loss_func(net(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if step % 2 == 0:
+                with torch.no_grad():
+                    pred = torch.max(net(test_x), 1)[1]
+                history.append([loss.item(), float((pred == test_y).sum()) / 16])
+        with torch.no_grad():
+            pred = torch.max(net(test_x[:10]), 1)[1]
+        return history, pred.tolist()
+
+    run.step("history, predictions", fit)
+    run.step("params after fit", lambda: params(net))
+
+
 SCENARIOS = {
+    "tutorial_test_set": (tutorial_test_set, tutorial_test_set_reference),
     "mnist_train": (mnist_train, mnist_train_reference),
     "validate": (validate, validate_reference),
     "manual_sgd": (manual_sgd, manual_sgd_reference),

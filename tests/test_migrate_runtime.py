@@ -29,9 +29,9 @@ needs_gl202 = pytest.mark.skipif(
     reason="GL202 (in-place updates through .data, issue 4) is not in this build; "
     "migrate applies it as soon as the rule exists",
 )
-CASES = ["mnist_train", "validate", pytest.param("manual_sgd", marks=needs_gl202)]
-ALL_CASES = ["mnist_train", "validate", "manual_sgd"]
-EVALUATING = ["mnist_train", "validate"]
+CASES = ["mnist_train", "validate", pytest.param("manual_sgd", marks=needs_gl202), "tutorial_test_set"]
+ALL_CASES = ["mnist_train", "validate", "manual_sgd", "tutorial_test_set"]
+EVALUATING = ["mnist_train", "validate", "tutorial_test_set"]
 
 _outcomes: dict = {}
 
