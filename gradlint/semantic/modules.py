@@ -93,6 +93,8 @@ class Modules:
         self._frozen: Optional[FrozenSet[str]] = None
         self._freezes: List[Tuple[str, Optional[cst.FunctionDef]]] = []
         self._forward_helpers: Dict[int, bool] = {}
+        # (function, "eval") -> the model it leaves in eval mode; (function, model) -> whether it may train it
+        self._callee_effects: Dict[Tuple[int, str], object] = {}
 
     # -- classes ----------------------------------------------------------------------
 
@@ -516,10 +518,12 @@ class Modules:
 
     # -- eval / train -------------------------------------------------------------------------
 
-    def eval_switch(self, stmt: cst.CSTNode) -> Optional[EvalSwitch]:
+    def eval_switch(self, stmt: cst.CSTNode, _depth: int = 0) -> Optional[EvalSwitch]:
         """If the statement ``stmt`` puts a model in eval mode, which one and how:
         ``model.eval()``, ``model.train(False)``, ``model.to(dev).eval()``,
-        ``self.net = Net().eval()``."""
+        ``self.net = Net().eval()``, and ``test(epoch)`` where that function of the
+        file leaves the module's ``model`` in eval mode (its ``call`` is then the
+        call of the function)."""
         if not isinstance(stmt, cst.SimpleStatementLine):
             return None
         for small in stmt.body:
@@ -527,6 +531,10 @@ class Modules:
                 call, base = eval_in_chain(small.value)
                 if call is not None and is_model_ref(base):
                     return EvalSwitch(self.tree.code_for(base), call, stmt)
+                if isinstance(small.value, cst.Call) and _depth < 3:
+                    left = self._leaves_in_eval(small.value, _depth + 1)
+                    if left is not None and self._module_global(left, stmt):
+                        return EvalSwitch(left, small.value, stmt)
             elif isinstance(small, cst.Assign) and len(small.targets) == 1:
                 call, _ = eval_in_chain(small.value)
                 target = small.targets[0].target
@@ -550,13 +558,70 @@ class Modules:
                     return EvalSwitch(self.tree.code_for(base.value) + "[]", switch.call, switch.stmt)
         return None
 
-    def ends_eval_mode(self, stmt: cst.CSTNode, model: str) -> bool:
+    def _leaves_in_eval(self, call: cst.Call, depth: int) -> Optional[str]:
+        """The name of the module-level model that ``call``, a call of a module-level
+        function of the file, leaves in eval mode: its body switches it (a statement
+        of the body itself, so it always runs) and nothing after that may take it
+        out again."""
+        func = self.model.calls.local_function(call)
+        if func is None or self.tree.method_class(func) is not None or self.tree.enclosing_function(func) is not None:
+            return None
+        if not isinstance(func.body, cst.IndentedBlock):
+            return None
+        key = (id(func), "eval")
+        if key in self._callee_effects:
+            return self._callee_effects[key]  # type: ignore[return-value]
+        self._callee_effects[key] = None  # recursion
+        left: Optional[str] = None
+        for stmt in func.body.body:
+            switch = self.eval_switch(stmt, depth)
+            if switch is not None:
+                left = switch.model if self._module_global(switch.model, stmt) else None
+            elif left is not None and self.ends_eval_mode(stmt, left, depth):
+                left = None
+        self._callee_effects[key] = left
+        return left
+
+    def _module_global(self, name: str, node: cst.CSTNode) -> bool:
+        """Whether ``name`` at ``node`` denotes a binding of the module itself (not a
+        parameter or local of the function around ``node``)."""
+        if not name.isidentifier():
+            return False
+        visible = self.model.scopes.visible(name, node)
+        return bool(visible.bindings) and all(
+            b.node is not None and b.form != "param" and isinstance(self.tree.function_scope(b.node), cst.Module)
+            for b in visible.bindings
+        )
+
+    def _may_train(self, call: cst.Call, model: str, depth: int) -> bool:
+        """Whether ``call``, of a function or method of the file, may take ``model``
+        out of eval mode: something it runs calls ``model.train()`` (same text)."""
+        func = self.model.calls.local_function(call)
+        if func is None:
+            return False
+        key = (id(func), model)
+        found = self._callee_effects.get(key)
+        if found is None:
+            self._callee_effects[key] = False  # recursion
+            found = self.ends_eval_mode(func.body, model, depth, calls_only=True)
+            self._callee_effects[key] = found
+        return bool(found)
+
+    def ends_eval_mode(self, stmt: cst.CSTNode, model: str, _depth: int = 0, calls_only: bool = False) -> bool:
         """Whether ``stmt`` may take ``model`` out of eval mode or rebind it:
-        ``model.train()``, ``model.train(flag)``, ``model = other``.
+        ``model.train()``, ``model.train(flag)``, ``model = other``, a call of a
+        function of the file that calls ``model.train()``.
         ``model = model.to(device)`` keeps it."""
         code_for = self.tree.code_for
         root = model.split(".")[0].split("[")[0]
         for node in walk(stmt):
+            if isinstance(node, cst.Call) and _depth < 3 and self._may_train(node, model, _depth + 1):
+                return True
+            if calls_only:
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "train":
+                    if not is_eval_call(node) and code_for(chain_base(node)) == model:
+                        return True
+                continue
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "train":
                 base = chain_base(node)
                 if not is_eval_call(node) and (

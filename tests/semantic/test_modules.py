@@ -195,6 +195,64 @@ def test_in_eval_mode_follows_the_switch_before_the_forward():
     assert found == [(5, True), (6, False), (8, False), (14, False), (21, False)]
 
 
+def test_functions_of_the_file_switch_the_modules_model_for_their_callers():
+    ctx = context(
+        """\
+        import torch
+
+        model = torch.nn.Linear(3, 3)
+
+
+        def evaluate():
+            model.eval()
+            print(model(x).sum().item())
+
+
+        def evaluate_then_train():
+            model.eval()
+            print(model(x).sum().item())
+            model.train()
+
+
+        def train_one():
+            model.train()
+
+
+        def fit():
+            train_one()
+
+
+        def run(model):
+            evaluate()
+            model(x)
+
+
+        for epoch in range(2):
+            fit()
+            evaluate()
+            model(x)
+            evaluate_then_train()
+            model(x)
+
+        model.eval()
+        fit()
+        model(x)
+        evaluate()
+        model(x)
+        """
+    )
+    calls = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "model"]
+    found = [(ctx.tree.line(c), ctx.semantic.modules.in_eval_mode(c)) for c in calls]
+    # evaluate() leaves the module's model in eval mode for the code after its call; a
+    # function that calls model.train(), itself or through another, takes it out; a
+    # parameter named model is another object.
+    assert found == [(8, True), (13, True), (27, False), (33, True), (35, False), (39, False), (41, True)]
+    switch = ctx.semantic.modules.eval_switch(statement_on(ctx, 32))
+    assert switch is not None and (switch.model, ctx.code_for(switch.call)) == ("model", "evaluate()")
+    assert ctx.semantic.modules.eval_switch(statement_on(ctx, 26)) is None  # run's model is its parameter
+    assert ctx.semantic.modules.ends_eval_mode(statement_on(ctx, 31), "model")  # fit() -> train_one()
+
+
 def test_derives_from_through_the_files_classes():
     ctx = context(
         """\
