@@ -303,8 +303,9 @@ class EvalWithoutNoGrad(Rule):
     def _forwards(self, stmt: cst.CSTNode, models: FrozenSet[str], _depth: int = 0) -> List[Tuple[cst.Call, str]]:
         """Forward calls of a model in ``models`` under ``stmt`` (not in nested functions):
         ``m(...)``, ``m.forward(...)``, ``m[k](...)`` for a container ``m[]`` put in
-        eval mode item by item, ``m.test_step(...)``, and ``self.helper(...)`` for a
-        method of the class that runs one (``self.infer(x)``, ``self._forward(x)``)."""
+        eval mode item by item, ``m.test_step(...)``, ``m.decode(z)`` for a method of
+        ``m``'s class (of this file) that runs its layers, and ``self.helper(...)``
+        for a method of the class that runs one (``self.infer(x)``, ``self._forward(x)``)."""
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             return []  # runs when called, not here
         sem = self.ctx.semantic
@@ -328,6 +329,9 @@ class EvalWithoutNoGrad(Rule):
             receiver = code_for(func.value)
             if func.attr.value in FORWARD_STEPS and receiver in models:
                 found.append((sub, receiver))
+                continue
+            if receiver in models and receiver != "self" and sem.modules.method_forward(sub) is not None:
+                found.append((sub, receiver))  # ``model.decode(z)``: a method of its class that runs its layers
                 continue
             if receiver == "self" and _depth < 2:
                 helper = sem.calls.local_function(sub)

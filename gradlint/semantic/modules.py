@@ -507,6 +507,19 @@ class Modules:
                 return Forward("helper", func)
         return None
 
+    def method_forward(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """For ``m.decode(z)`` where ``m`` is an instance of a module class of the file
+        and that class's ``decode`` runs a forward of the module's own layers, that
+        method."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value == "forward":
+            return None
+        cls = self.instance_class(func.value)
+        if cls is None:
+            return None
+        method = _class_method(cls, func.attr.value)
+        return method if method is not None and self._makes_forward(method, 1) else None
+
     def _makes_forward(self, func: cst.FunctionDef, depth: int) -> bool:
         key = id(func)
         found = self._forward_helpers.get(key)
@@ -806,7 +819,11 @@ def _plain_init_value(init: cst.FunctionDef, value: cst.BaseExpression) -> bool:
 
 def class_forward(cls: cst.ClassDef) -> Optional[cst.FunctionDef]:
     """The ``forward`` that the body of ``cls`` defines, if it does."""
+    return _class_method(cls, "forward")
+
+
+def _class_method(cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
     for stmt in cls.body.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "forward":
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
             return stmt
     return None

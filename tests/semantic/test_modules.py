@@ -253,6 +253,47 @@ def test_functions_of_the_file_switch_the_modules_model_for_their_callers():
     assert ctx.semantic.modules.ends_eval_mode(statement_on(ctx, 31), "model")  # fit() -> train_one()
 
 
+def test_a_method_that_runs_the_modules_layers_is_a_forward():
+    ctx = context(
+        """\
+        import torch.nn as nn
+
+
+        class VAE(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 8)
+
+            def decode(self, z):
+                return self.fc(z).sigmoid()
+
+            def init_hidden(self, n):
+                return z.new_zeros(n, 8)
+
+
+        class Plain:
+            def decode(self, z):
+                return self.fc(z)
+
+
+        model = VAE()
+        other = Plain()
+        model.decode(z)
+        model.init_hidden(4)
+        other.decode(z)
+        model.forward(z)
+        """
+    )
+    texts = {23: "model.decode(z)", 24: "model.init_hidden(4)", 25: "other.decode(z)", 26: "model.forward(z)"}
+    found = {text: ctx.semantic.modules.method_forward(node_on(ctx, line, text, cst.Call)) for line, text in texts.items()}
+    assert {k: (v.name.value if v is not None else None) for k, v in found.items()} == {
+        "model.decode(z)": "decode",
+        "model.init_hidden(4)": None,  # runs no layer
+        "other.decode(z)": None,  # no module
+        "model.forward(z)": None,  # the forward itself, counted as such elsewhere
+    }
+
+
 def test_derives_from_through_the_files_classes():
     ctx = context(
         """\
