@@ -4,8 +4,9 @@
 import *``, ``from models import *``) and star-import it everywhere, so
 ``Variable`` and even ``torch`` reach a file with no import of them by name.
 ``exports(importer, module)`` finds the module's file next to the importing
-file (relative to its package; an absolute name also in the importer's own
-directory, the first entry of ``sys.path`` for a script) and reads what it
+file (relative to its package; an absolute name in the importer's own
+directory, the first entry of ``sys.path`` for a script, or, when it names
+the package the importer belongs to, from that package's root) and reads what it
 binds at module level: each public name (or those of ``__all__``) and, where
 an import binds it, the qualified name it stands for (``torch.autograd.Variable``;
 ``None`` for the module's own functions, classes and variables). Star imports
@@ -56,11 +57,27 @@ def _candidates(importer: str, module: str) -> List[str]:
         bases = [base]
     else:
         bases = [here]
+        top = _top_package(here)
+        if top is not None and parts and os.path.basename(top) == parts[0]:
+            bases.append(os.path.dirname(top))  # ``from pkg.models.utils import *`` inside ``pkg``
     found: List[str] = []
     for base in bases:
         target = os.path.join(base, *parts)
         found += (target + ".py", os.path.join(target, "__init__.py")) if parts else (os.path.join(base, "__init__.py"),)
     return found
+
+
+def _top_package(directory: str) -> Optional[str]:
+    """The outermost package directory (``__init__.py`` in it and in each one
+    between) that holds ``directory``, or None when it is no package."""
+    top = None
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        top = directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return top
 
 
 # A star import as a statement of its own line, and any spelling of one: when the two

@@ -88,6 +88,14 @@ def test_exports_of_project_modules(tmp_path):
     assert names("scripts") is None
     assert star_exports.exports(str(tmp_path / "scripts" / "main.py"), "models", STAR_EXPORTS).names["torch"] == "torch"
     assert star_exports.exports("-", ".torch_imports", STAR_EXPORTS) is None  # standard input: no place
+    # the importer's own package by its absolute name, from anywhere inside it
+    deep = str(tmp_path / "pkg" / "sub" / "model.py")
+    (tmp_path / "pkg" / "sub").mkdir()
+    (tmp_path / "pkg" / "sub" / "__init__.py").write_text("")
+    assert star_exports.exports(deep, "pkg.torch_imports", STAR_EXPORTS).names["Variable"] == "torch.autograd.Variable"
+    assert star_exports.exports(deep, "other.torch_imports", STAR_EXPORTS) is None  # another package: not here
+    # a directory without __init__.py is no package: its name is not resolved from above
+    assert star_exports.exports(str(tmp_path / "scripts" / "main.py"), "scripts.models", STAR_EXPORTS) is None
 
 
 def _variable_qualnames(path, source):
