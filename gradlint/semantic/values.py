@@ -297,7 +297,11 @@ class Values:
             return tensor(graph, "batch" if batch else "unknown")
         graph = True if any(v.graph or v.leaf for v in tensors) else (False if all(v.graph is False for v in tensors) else None)
         shape = "batch" if batch else "scalar" if all(v.shape == "scalar" or v.not_tensor for v in values) else "unknown"
-        return tensor(graph, shape)
+        # Broadcasting gives the most dimensions of the operands; a Python number has none.
+        dims: Optional[int] = None
+        if all(v.max_dims is not None for v in tensors) and all(v.is_tensor or v.what in ("number", "bool") for v in values):
+            dims = max(v.max_dims for v in tensors)  # type: ignore[type-var]
+        return tensor(graph, shape, max_dims=dims)
 
     def _name(self, name: cst.Name, depth: int) -> Value:
         scopes = self.model.scopes
@@ -728,6 +732,9 @@ class Values:
         shape = "scalar" if short & REDUCTIONS and not has_dim else "unknown"
         # ``torch.sum(x)``: the whole tensor reduced, 0-dim (``torch.max(a, b)`` and ``axis=`` excluded).
         dims = 0 if short & REDUCTIONS and len(args) == 1 and _only_dtype_keywords(call) else None
+        if short & ELEMENTWISE_METHODS and args and args[0].is_tensor and all(v.not_tensor for v in args[1:]) and not any(a.keyword for a in call.args):
+            # ``torch.abs(x)``, ``torch.pow(x, 2)``: the shape of ``x``
+            dims, shape = args[0].max_dims, args[0].shape
         if disabled:
             return tensor(False, shape, max_dims=dims)
         if any(v.graph or v.leaf for v in tensors):

@@ -186,6 +186,20 @@ VALUES = {
             for whole in numericalized:
                 print(whole, numericalized.t)  # value whole: unknown dims=?
         """,
+    "arithmetic and elementwise torch functions keep a bound on the dimensions": """\
+        import torch
+        def began(d_real, real, d_fake, fake, gamma, x):
+            a = torch.mean(torch.abs(d_real - real))
+            b = torch.mean(gamma * a - torch.abs(d_fake - fake).mean())
+            print(a, b)  # value a: tensor dims<=0 shape=scalar; value b: tensor dims<=0 shape=scalar
+            print(torch.abs(b))  # value torch.abs(b): tensor dims<=0 shape=scalar
+            print(torch.pow(b, 2), torch.clamp(b, 0, 1))  # value torch.pow(b, 2): tensor dims<=0; value torch.clamp(b, 0, 1): tensor dims<=0
+            print(a + torch.abs(b))  # value a + torch.abs(b): tensor dims<=0 shape=scalar
+            print(a * 2 - 1, a @ b)  # value a * 2 - 1: tensor dims<=0; value a @ b: tensor dims<=0
+            v = torch.ones(3).view(-1)
+            print(a + v, a + x)  # value a + v: tensor dims<=1 shape=batch; value a + x: dims=?
+            print(torch.abs(x), torch.mul(a, v), torch.add(a, x))  # value torch.abs(x): dims=?; value torch.mul(a, v): dims=?; value torch.add(a, x): dims=?
+        """,
     "an integer index takes a dimension away": """\
         import torch
         def pick(x, k):
