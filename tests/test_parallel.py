@@ -79,7 +79,8 @@ def test_in_a_large_parallel_run_the_workers_decide_what_to_parse(fixtures_copy,
     "paths",
     [
         ["fixtures/GL002/mnist_train.py"],  # the pre-commit case
-        ["fixtures/GL002/mnist_train.py", "fixtures/GL003"],  # 3 files to parse, below MIN_PARALLEL
+        # 3 files to parse, below MIN_PARALLEL
+        ["fixtures/GL002/mnist_train.py", "fixtures/GL003/logging_losses.py", "fixtures/GL003/convergence_metric.py"],
     ],
 )
 def test_a_small_run_starts_no_workers(fixtures_copy, monkeypatch, paths):
