@@ -93,8 +93,8 @@ class Modules:
         self._frozen: Optional[FrozenSet[str]] = None
         self._freezes: List[Tuple[str, Optional[cst.FunctionDef]]] = []
         self._forward_helpers: Dict[int, bool] = {}
-        # (function, "eval") -> the model it leaves in eval mode; (function, model) -> whether it may train it
-        self._callee_effects: Dict[Tuple[int, str], object] = {}
+        # (function, "eval", depth) -> the model it leaves in eval mode; (function, model, depth) -> whether it may train it
+        self._callee_effects: Dict[Tuple[int, str, int], object] = {}
 
     # -- classes ----------------------------------------------------------------------
 
@@ -581,7 +581,7 @@ class Modules:
             return None
         if not isinstance(func.body, cst.IndentedBlock):
             return None
-        key = (id(func), "eval")
+        key = (id(func), "eval", depth)
         if key in self._callee_effects:
             return self._callee_effects[key]  # type: ignore[return-value]
         self._callee_effects[key] = None  # recursion
@@ -612,7 +612,7 @@ class Modules:
         func = self.model.calls.local_function(call)
         if func is None:
             return False
-        key = (id(func), model)
+        key = (id(func), model, depth)  # a deeper call may be cut off sooner: not the same answer
         found = self._callee_effects.get(key)
         if found is None:
             self._callee_effects[key] = False  # recursion
