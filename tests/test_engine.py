@@ -142,10 +142,30 @@ def test_noqa_in_string_does_not_suppress():
     assert lint('from torch.autograd import Variable\nv = Variable(x, "# noqa")\n', select=["GL002"]) == [(2, 5, "GL002")]
 
 
-def test_files_without_triggers_are_not_parsed():
-    # A syntax error in a file no rule could match is not gradlint's business.
-    assert lint("print 'hello'\n") == []
+def test_syntax_errors_are_reported_with_or_without_trigger_words():
+    # No rule's trigger word: CPython's parser says it is not Python, LibCST's parse says where.
+    assert lint("print 'hello'\n") == [(1, 1, "GL000")]
     assert lint("print loss.data[0]\n") == [(1, 1, "GL000")]
+    assert lint("import torch\ndef f(:\n pass\n") == lint("from torch.autograd import Variable\ndef f(:\n pass\n") == [(2, 7, "GL000")]
+    assert messages("import torch\ndef f(:\n pass\n") == ["syntax error: invalid syntax"]
+    assert messages("x = 1\n  y = 2\n") == ["syntax error: unexpected indent"]
+    assert lint("print 'hello'\n", select=["GL001"]) == []  # GL000 not selected
+    assert lint("print 'hello'  # gradlint: noqa\n") == []
+
+
+def test_files_without_triggers_that_are_python_are_not_parsed(monkeypatch):
+    from gradlint import engine
+
+    def no_parse(source):
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(engine, "parse", no_parse)
+    assert lint("import torch\nx = torch.ones(3)\n") == []
+    # What CPython's symbol table refuses but LibCST parses is LibCST's to judge.
+    assert not engine.needs_parse("x = 1\n", frozenset({"GL000"}))
+    assert engine.needs_parse("def f(a, a):\n    pass\n", frozenset({"GL000"}))
+    monkeypatch.undo()
+    assert lint("def f(a, a):\n    pass\n") == []
 
 
 def test_comments_above_a_removed_import_are_kept():
