@@ -92,6 +92,19 @@ def test_unsafe_fixes_are_hidden_without_flag(project):
     assert "[*]" not in result.stdout
 
 
+def test_summary_counts_fixes_only_when_there_are_some(project):
+    (project / "typo.py").write_text("import torch.nn as nn\nm = nn.Linear(2, 2)\nfor p in m.parameters():\n    p.require_grad = False\n")
+    (project / "broken.py").write_text("def f(:\n    pass\n")
+    result = run("check", "--output-format", "concise", "broken.py")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[-1] == "Found 1 problem."
+    # GL303's fix is unsafe only: nothing --fix would apply, one that --unsafe-fixes would.
+    result = run("check", "--output-format", "concise", "broken.py", "typo.py")
+    assert result.stdout.splitlines()[-2:] == ["Found 2 problems.", "1 fixable with --fix --unsafe-fixes."]
+    result = run("check", "--output-format", "concise", "legacy.py", "typo.py")
+    assert result.stdout.splitlines()[-2:] == ["Found 3 problems (2 fixable with --fix).", "1 more fixable with --fix --unsafe-fixes."]
+
+
 def test_select_ignore_and_prefixes(project):
     assert run("check", "--select", "GL003", "legacy.py").stdout.count("GL0") == 1
     assert "GL003" not in run("check", "--ignore", "GL003", "legacy.py").stdout

@@ -98,6 +98,13 @@ def test_stdin_unparsable_or_undecodable_input_comes_back_unchanged(project):
     assert result.stderr.startswith("-:1:1: GL000 cannot decode as UTF-8: invalid byte 0xe9 on line 2")
 
 
+def test_stdin_syntax_error_without_trigger_words_is_reported(project):
+    # As for a file: no rule's trigger word is no reason to let a syntax error pass.
+    result = run("check", "--output-format", "concise", "-", input="import torch\ndef f(:\n pass\n")
+    assert result.exit_code == 1
+    assert result.stdout == "-:2:7: GL000 syntax error: invalid syntax\nFound 1 problem.\n"
+
+
 def test_stdin_diff(project):
     result = run("check", "--diff", "--stdin-filename", "eval.py", "-", input=LEGACY)
     assert result.exit_code == 1

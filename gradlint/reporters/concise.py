@@ -53,8 +53,9 @@ def summary_lines(reports: Sequence[FileReport], info: RunInfo) -> List[str]:
     if not remaining:
         return [] if info.no_files else ["All checks passed!"]
     n_fixable = sum(1 for _, d in pairs if fixable(d, info.unsafe_fixes))
-    lines = [f"Found {_problems(remaining)} ({n_fixable} fixable with --fix)."]
+    # As Ruff: no count of fixes when there is none to apply.
+    lines = [f"Found {_problems(remaining)} ({n_fixable} fixable with --fix)." if n_fixable else f"Found {_problems(remaining)}."]
     hidden = sum(1 for _, d in pairs if d.fix is not None and not fixable(d, info.unsafe_fixes))
     if hidden:
-        lines.append(f"{hidden} more fixable with --fix --unsafe-fixes.")
+        lines.append(f"{hidden} {'more ' if n_fixable else ''}fixable with --fix --unsafe-fixes.")
     return lines
