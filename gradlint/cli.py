@@ -155,7 +155,8 @@ def check(
             ignore=_selectors(ignore) or [],
             overrides=overrides,
         )
-        files = [] if use_stdin else discover(list(paths) or ["."], settings, force_exclude=force_exclude)
+        files = [] if use_stdin else discover(list(paths) or ["."], settings, force_exclude=force_exclude, missing_ok=True)
+        _warn_missing(files, settings)
     except (config_mod.ConfigError, MissingPathError) as exc:
         raise _fail(str(exc))
     if not use_stdin and not files:
@@ -200,6 +201,16 @@ def check(
         reports = _cross_check(reports, guard_report, mode)
     exits = _Exits(exit_zero, exit_non_zero_on_fix)
     _finish(reports, mode, info, output_format, statistics, to_stderr, output_file, exits)
+
+
+def _warn_missing(files, settings) -> None:
+    """A named path that does not exist is GL000 when reading it fails (the run goes
+    on, exit 1); where GL000 is not selected for it, Ruff's warning instead."""
+    from gradlint.catalog import PARSE_ERROR
+
+    for path in files:
+        if not os.path.lexists(path) and PARSE_ERROR not in settings.codes_for(path)[0]:
+            click.echo(f"warning: {path}: No such file or directory", err=True)
 
 
 def _add_noqa(files, settings, quiet: bool) -> None:

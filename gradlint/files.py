@@ -97,12 +97,15 @@ def _is_virtualenv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
-def discover(paths: Sequence[str], settings: Settings, force_exclude: bool = False) -> List[Path]:
+def discover(paths: Sequence[str], settings: Settings, force_exclude: bool = False, missing_ok: bool = False) -> List[Path]:
     """The source files under ``paths``, sorted, each once.
 
     Files named explicitly are checked whatever their suffix, and even when an
     exclude pattern matches them, unless ``force_exclude`` (as pre-commit, which
-    passes every staged file, wants).
+    passes every staged file, wants). A path that does not exist raises
+    MissingPathError, or with ``missing_ok`` is kept as a file, for reading it
+    to report that it cannot be read (as Ruff's E902), as a walk does with a
+    file it cannot read.
     """
     found: List[Path] = []
     seen: Set[str] = set()
@@ -115,7 +118,7 @@ def discover(paths: Sequence[str], settings: Settings, force_exclude: bool = Fal
 
     for raw in paths:
         path = Path(raw)
-        if not os.path.lexists(path):
+        if not os.path.lexists(path) and not missing_ok:
             raise MissingPathError(f"{raw}: No such file or directory")
         if force_exclude and is_excluded(path, settings):
             continue

@@ -118,8 +118,26 @@ def test_unknown_code_is_usage_error(project):
     assert result.stderr == "error: unknown rule code or prefix 'GL999'\n"
 
 
-def test_missing_path_is_exit_2(project):
-    result = run("check", "nope.py")
+def test_missing_paths_are_findings_and_the_run_goes_on(project):
+    # As Ruff's E902, and as a file a directory walk cannot read: GL000, exit 1.
+    result = run("check", "--output-format", "concise", "nope.py", "legacy.py", "gone/x.ipynb")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == "gone/x.ipynb:1:1: GL000 cannot read file: No such file or directory"
+    assert lines[3] == "nope.py:1:1: GL000 cannot read file: No such file or directory"
+    assert lines[1].startswith("legacy.py:6:17: GL001 ") and lines[-1] == "Found 4 problems (2 fixable with --fix)."
+    assert result.stderr == ""
+    # GL000 not selected: a warning, as Ruff's when E902 is off, and the others are checked.
+    result = run("check", "--output-format", "concise", "--select", "GL001", "nope.py", "legacy.py")
+    assert result.exit_code == 1
+    assert result.stderr == "warning: nope.py: No such file or directory\n"
+    assert result.stdout.splitlines()[0].startswith("legacy.py:6:17: GL001 ")
+    # --force-exclude drops an excluded path before it is looked for.
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nextend-exclude = ["vendor"]\n')
+    result = run("check", "--force-exclude", "vendor/nope.py")
+    assert (result.exit_code, result.stdout) == (0, "")
+    # `migrate` has nothing to report a missing path with: a usage error.
+    result = run("migrate", "nope.py")
     assert result.exit_code == 2
     assert result.stderr == "error: nope.py: No such file or directory\n"
 
