@@ -45,9 +45,17 @@ def _selectors(values: Tuple[str, ...]) -> Optional[List[str]]:
 OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github", "text")
 
 
-def _use_color(stream) -> bool:
-    # https://no-color.org: NO_COLOR set to anything but "" turns colours off.
-    return _isatty(stream) and not os.environ.get("NO_COLOR")
+def _use_color(stream, when: Optional[str] = None) -> bool:
+    """``--color`` when given; else https://no-color.org (NO_COLOR set to anything
+    but "" turns colours off), then https://force-color.org (FORCE_COLOR set to
+    anything but "" turns them on off a terminal, for CI logs), then the terminal."""
+    if when is not None and when != "auto":
+        return when == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return _isatty(stream)
 
 
 def _isatty(stream) -> bool:
@@ -92,6 +100,11 @@ _config_option = click.option(
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), envvar="GRADLINT_OUTPUT_FILE", show_envvar=True, help="Write the report to this file instead of stdout.")
 @click.option("--force-exclude", is_flag=True, help="Apply exclude patterns to files named on the command line too (for pre-commit).")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    help="Colour the output: auto (on a terminal, unless NO_COLOR is set; or when FORCE_COLOR is set), always, never  [default: auto]",
+)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N", help="Worker processes  [default: one per CPU]")
 @click.option("--no-cache", is_flag=True, envvar="GRADLINT_NO_CACHE", help="Neither read nor write the results cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), envvar="GRADLINT_CACHE_DIR", show_envvar=True, help="Where to keep the results cache  [default: .gradlint_cache in the project root]")
@@ -116,6 +129,7 @@ def check(
     output_file: Optional[str],
     force_exclude: bool,
     quiet: bool,
+    color: Optional[str],
     jobs: Optional[int],
     no_cache: bool,
     cache_dir: Optional[str],
@@ -179,7 +193,8 @@ def check(
         fix=fix,
         unsafe_fixes=unsafe_fixes,
         quiet=quiet,
-        color=output_file is None and _use_color(sys.stderr if to_stderr else sys.stdout),
+        # A report file is data for other tools: never coloured.
+        color=output_file is None and _use_color(sys.stderr if to_stderr else sys.stdout, color),
         cwd=os.getcwd(),
         show_fixes=show_fixes,
         # No file to check: the report says nothing rather than "All checks passed!".
@@ -436,13 +451,42 @@ def rules(output_format: str) -> None:
 @click.argument("rule")
 def explain(rule: str) -> None:
     """Explain RULE (a code such as GL001, or a name such as volatile-flag)."""
+    _explain([rule], "text")
+
+
+@main.command("rule")
+@click.argument("rule", required=False)
+@click.option("--all", "all_rules", is_flag=True, help="Explain every rule.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rule_command(rule: Optional[str], all_rules: bool, output_format: str) -> None:
+    """Explain RULE, or every rule with --all (Ruff's name for `explain`)."""
+    from gradlint import catalog
+
+    if (rule is None) == (not all_rules):
+        raise _fail("give either a rule (a code such as GL001, or a name) or --all")
+    _explain(list(catalog.load()) if all_rules else [rule], output_format, as_list=all_rules)
+
+
+def _explain(rules: List[str], output_format: str, as_list: bool = False) -> None:
     from gradlint import catalog
     from gradlint.docs import rule_markdown
 
-    doc = catalog.get(rule)
-    if doc is None:
-        raise _fail(f"unknown rule {rule!r} (see `gradlint rules`)")
-    click.echo(rule_markdown(doc))
+    docs = []
+    for name in rules:
+        doc = catalog.get(name)
+        if doc is None:
+            raise _fail(f"unknown rule {name!r} (see `gradlint rules`)")
+        docs.append(doc)
+    if output_format == "json":
+        import json
+
+        rows = [
+            {"code": d.code, "name": d.name, "summary": d.summary, "default": d.default, "fix": d.fix, "url": d.url, "explanation": rule_markdown(d)}
+            for d in docs
+        ]
+        click.echo(json.dumps(rows if as_list else rows[0], indent=2))
+        return
+    click.echo("\n".join(rule_markdown(d) for d in docs))
 
 
 @main.command()

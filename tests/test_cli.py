@@ -304,6 +304,23 @@ def test_rules_and_explain(project):
     assert rows[1]["code"] == "GL001" and rows[1]["fix"] == "varies"
 
 
+def test_rule_is_explain_by_ruffs_name(project):
+    assert run("rule", "GL001").stdout == run("explain", "GL001").stdout
+    assert run("rule", "variable-wrapper").stdout.startswith("# variable-wrapper (GL002)\n")
+    every = run("rule", "--all").stdout
+    assert [line for line in every.splitlines() if line.startswith("# ")][:2] == ["# unparsable-file (GL000)", "# volatile-flag (GL001)"]
+    assert every.count("\n# ") + 1 == len(json.loads(run("rules", "--output-format", "json").stdout))
+    one = json.loads(run("rule", "--output-format", "json", "GL003").stdout)
+    assert (one["code"], one["name"], one["fix"]) == ("GL003", "data-index-scalar", "varies")
+    assert one["explanation"] + "\n" == run("explain", "GL003").stdout
+    assert [r["code"] for r in json.loads(run("rule", "--all", "--output-format", "json").stdout)][:2] == ["GL000", "GL001"]
+    for args in ([], ["GL001", "--all"]):
+        bad = run("rule", *args)
+        assert (bad.exit_code, bad.stderr) == (2, "error: give either a rule (a code such as GL001, or a name) or --all\n")
+    bad = run("rule", "GL999")
+    assert (bad.exit_code, bad.stderr) == (2, "error: unknown rule 'GL999' (see `gradlint rules`)\n")
+
+
 def test_version(project):
     from gradlint import __version__
 

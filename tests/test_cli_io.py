@@ -261,3 +261,36 @@ def test_terminal_gets_full_format_in_colour_unless_no_color(project):
     # An explicit format wins over the terminal default.
     _, concise, _, _ = _run_on_tty(["check", "--output-format", "concise", "legacy.py"], project, True, True)
     assert concise.startswith("legacy.py" + GL001_LINE)
+
+
+@pytest.mark.parametrize(
+    "args, env, coloured",
+    [
+        ([], {}, False),  # not a terminal
+        (["--color", "always"], {}, True),
+        (["--color", "always"], {"NO_COLOR": "1"}, True),  # the flag wins
+        ([], {"FORCE_COLOR": "1"}, True),
+        ([], {"FORCE_COLOR": ""}, False),
+        ([], {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+        (["--color", "never"], {"FORCE_COLOR": "1"}, False),
+        (["--color", "auto"], {"FORCE_COLOR": "1"}, True),
+    ],
+)
+def test_color_flag_and_force_color(project, monkeypatch, args, env, coloured):
+    (project / "legacy.py").write_text(LEGACY)
+    for name in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    # color=True: the runner keeps what gradlint writes, escape codes included.
+    result = CliRunner().invoke(main, ["check", "--output-format", "full", *args, "legacy.py"], color=True)
+    assert result.exit_code == 1
+    assert ("\x1b[" in result.stdout) is coloured
+    assert re.sub(r"\x1b\[[0-9;]*m", "", result.stdout).startswith("GL001 [*] `volatile=True` has been ignored")
+
+
+def test_color_never_colours_a_report_file(project):
+    (project / "legacy.py").write_text(LEGACY)
+    result = CliRunner().invoke(main, ["check", "--output-format", "full", "--color", "always", "-o", "out.txt", "legacy.py"], color=True)
+    assert result.exit_code == 1
+    assert "\x1b[" not in (project / "out.txt").read_text()
