@@ -99,6 +99,13 @@ _config_option = click.option(
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` comments to silence every finding (merging with those on the line); write nothing else.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), envvar="GRADLINT_OUTPUT_FILE", show_envvar=True, help="Write the report to this file instead of stdout.")
 @click.option("--force-exclude", is_flag=True, help="Apply exclude patterns to files named on the command line too (for pre-commit).")
+@click.option(
+    "--respect-gitignore/--no-respect-gitignore",
+    default=None,
+    help="Skip (or not) what .gitignore files and .git/info/exclude ignore in directory walks  [default: the respect-gitignore setting, true]",
+)
+@click.option("--show-files", is_flag=True, help="Print the files that would be checked, one a line, and exit 0.")
+@click.option("--show-settings", is_flag=True, help="Print the settings that govern the first file that would be checked, and exit 0.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no progress bar.")
 @click.option(
     "--color",
@@ -128,6 +135,9 @@ def check(
     add_noqa: bool,
     output_file: Optional[str],
     force_exclude: bool,
+    respect_gitignore: Optional[bool],
+    show_files: bool,
+    show_settings: bool,
     quiet: bool,
     color: Optional[str],
     jobs: Optional[int],
@@ -168,8 +178,13 @@ def check(
             extend_select=_selectors(extend_select) or [],
             ignore=_selectors(ignore) or [],
             overrides=overrides,
+            respect_gitignore=respect_gitignore,
         )
         files = [] if use_stdin else discover(list(paths) or ["."], settings, force_exclude=force_exclude, missing_ok=True)
+        if show_files or show_settings:
+            if use_stdin:
+                files = [Path(stdin_filename)] if stdin_filename is not None else []
+            _show(files, settings, show_settings)
         _warn_missing(files, settings)
     except (config_mod.ConfigError, MissingPathError) as exc:
         raise _fail(str(exc))
@@ -216,6 +231,49 @@ def check(
         reports = _cross_check(reports, guard_report, mode)
     exits = _Exits(exit_zero, exit_non_zero_on_fix)
     _finish(reports, mode, info, output_format, statistics, to_stderr, output_file, exits)
+
+
+def _show(files: List[Path], settings, show_settings: bool) -> None:
+    """--show-files, --show-settings: what a run would check, and with what (as Ruff's)."""
+    from gradlint.runner import display_path
+
+    if not show_settings:
+        for path in files:
+            click.echo(display_path(path))
+        raise click.exceptions.Exit(EXIT_CLEAN)
+    if not files:
+        raise _fail("--show-settings: no file to show the settings of under the given path(s)")
+    click.echo(_settings_text(files[0], settings), nl=False)
+    raise click.exceptions.Exit(EXIT_CLEAN)
+
+
+def _settings_text(path: Path, settings) -> str:
+    import json
+
+    from gradlint import config as config_mod
+    from gradlint.runner import display_path
+
+    cfg = settings.config_for(path)
+    codes, options = settings.codes_for(path)
+    selection = settings.selection(cfg)
+
+    def toml(value) -> str:  # lists, strings and booleans, as TOML writes them
+        return "true" if value is True else "false" if value is False else json.dumps(value)
+
+    ignored = {pattern: sorted(c) for pattern, c in selection.per_file_ignores}
+    lines = [
+        f"Resolved settings for: {display_path(path)}",
+        f"Settings path: {cfg.source if cfg.source is not None else 'none (the defaults)'}",
+        f"Project root: {cfg.root}",
+        "",
+        "# The rules checked in this file (after per-file-ignores)",
+        f"select = {toml(sorted(codes))}",
+        f"exclude = {toml(config_mod.excludes(cfg))}",
+        "per-file-ignores = {" + ", ".join(f"{toml(p)} = {toml(c)}" for p, c in ignored.items()) + "}",
+        f"fix-grad-guard = {toml(options.fix_grad_guard)}",
+        f"respect-gitignore = {toml(settings.respects_gitignore(path.parent))}",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _warn_missing(files, settings) -> None:

@@ -75,6 +75,8 @@ class Config:
     extend_exclude: List[str] = field(default_factory=list)
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
     fix_grad_guard: str = "no_grad"
+    # As Ruff's: directory walks skip what .gitignore, .git/info/exclude say git ignores.
+    respect_gitignore: bool = True
 
 
 _KEYS = {
@@ -85,6 +87,7 @@ _KEYS = {
     "extend-exclude",
     "per-file-ignores",
     "fix-grad-guard",
+    "respect-gitignore",
 }
 
 
@@ -116,6 +119,10 @@ def parse_table(table: Mapping[str, Any], root: Path, where: str) -> Config:
         if guard not in GRAD_GUARDS:
             raise ConfigError(f"{where}: 'fix-grad-guard' must be one of {', '.join(repr(g) for g in GRAD_GUARDS)}")
         cfg.fix_grad_guard = guard
+    if "respect-gitignore" in table:
+        if not isinstance(table["respect-gitignore"], bool):
+            raise ConfigError(f"{where}: 'respect-gitignore' must be true or false")
+        cfg.respect_gitignore = table["respect-gitignore"]
     # Validate every selector now, so a typo fails the run before any file is read.
     for sel in (*(cfg.select or ()), *cfg.ignore, *cfg.extend_select):
         expand_selector(sel, where)
@@ -218,8 +225,11 @@ class Settings:
         ignore: Sequence[str] = (),
         cwd: Optional[Path] = None,
         overrides: Optional[Mapping[str, Any]] = None,
+        respect_gitignore: Optional[bool] = None,
     ) -> None:
         self.select = list(select) if select is not None else None
+        # --respect-gitignore / --no-respect-gitignore; None: each walk's configuration says.
+        self._respect_gitignore = respect_gitignore
         self.extend_select = list(extend_select)
         self.ignore = list(ignore)
         for sel in (*(self.select or ()), *self.extend_select, *self.ignore):
@@ -268,6 +278,12 @@ class Settings:
         if found is None:
             found = self._by_dir_name[directory] = self.config_for_dir(Path(directory))
         return found
+
+    def respects_gitignore(self, directory: Path) -> bool:
+        """Whether a walk of ``directory`` skips what git ignores (the command line, else its configuration)."""
+        if self._respect_gitignore is not None:
+            return self._respect_gitignore
+        return self.config_for_dir(directory).respect_gitignore
 
     def selection(self, cfg: Config) -> Selection:
         key = id(cfg)

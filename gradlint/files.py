@@ -25,7 +25,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from gradlint.config import Settings, excludes, matches
 from gradlint.errors import ReadError, WriteError  # re-exported: callers catch them from here
@@ -141,6 +141,7 @@ def _walk(top: Path, settings: Settings) -> Iterator[Path]:
     # A directory that cannot be listed is yielded as it is: reading it then says
     # why ("cannot read directory: Permission denied") instead of skipping it unseen.
     unlisted: List[str] = []
+    gitignores = _GitIgnores(top) if settings.respects_gitignore(top) else None
     # followlinks=False: a symlinked directory loop cannot make the walk endless.
     for dirpath, dirnames, filenames in os.walk(top, followlinks=False, onerror=lambda exc: unlisted.append(exc.filename)):
         for directory in unlisted:
@@ -148,20 +149,102 @@ def _walk(top: Path, settings: Settings) -> Iterator[Path]:
         unlisted.clear()
         cfg = settings.config_for_dir(Path(dirpath))
         patterns = excludes(cfg)
+        ignored = gitignores.enter(dirpath) if gitignores is not None else None
         keep = []
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
-            if matches(patterns, Path(full), cfg.root) or _is_virtualenv(full):
+            if matches(patterns, Path(full), cfg.root) or _is_virtualenv(full) or (ignored is not None and ignored(full, True)):
                 continue
             keep.append(d)
         dirnames[:] = keep
         for name in sorted(filenames):
             if name.endswith(SOURCE_SUFFIXES):
                 full = Path(dirpath, name)
-                if not matches(patterns, full, cfg.root):
+                if not matches(patterns, full, cfg.root) and not (ignored is not None and ignored(str(full), False)):
                     yield full
     for directory in unlisted:
         yield Path(directory)
+
+
+def _git_root(directory: str) -> Optional[str]:
+    cur = directory
+    while True:
+        if os.path.exists(os.path.join(cur, ".git")):  # a directory, or a file in a worktree or submodule
+            return cur
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return None
+        cur = parent
+
+
+class _GitIgnores:
+    """What git ignores, for a walk from ``top``: the ``.gitignore`` of every
+    directory walked, and, in a git work tree, those of the directories between
+    its root and ``top`` and ``.git/info/exclude``. As in git, a deeper file's
+    patterns (a ``!`` negation included) override a shallower one's, and an
+    ignored directory is not entered, so nothing under it comes back. A
+    ``.gitignore`` outside any git work tree counts too, as in Ruff. The
+    patterns are matched by ``pathspec``, which follows git's rules (anchoring,
+    ``**``, trailing ``/`` for directories, escapes)."""
+
+    # (directory the patterns are relative to, compiled patterns), shallowest first.
+    Chain = Tuple[Tuple[str, Any], ...]
+
+    def __init__(self, top: Path) -> None:
+        start = os.path.abspath(top)
+        chain: List[Tuple[str, Any]] = []
+        root = _git_root(start)
+        if root is not None:
+            exclude = self._load(os.path.join(root, ".git", "info", "exclude"))
+            if exclude is not None:
+                chain.append((root, exclude))
+            # The directories above ``top`` in the work tree, shallowest first (``top``'s own is read on entering it).
+            above: List[str] = []
+            cur = os.path.dirname(start) if start != root else None
+            while cur is not None and (cur == root or cur.startswith(root.rstrip(os.sep) + os.sep)):
+                above.append(cur)
+                cur = None if cur == root else os.path.dirname(cur)
+            for directory in reversed(above):
+                spec = self._load(os.path.join(directory, ".gitignore"))
+                if spec is not None:
+                    chain.append((directory, spec))
+        self._chains: Dict[str, "_GitIgnores.Chain"] = {}
+        self._outer: "_GitIgnores.Chain" = tuple(chain)
+
+    @staticmethod
+    def _load(path: str) -> Optional[Any]:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+        except OSError:  # none, or unreadable: git goes on without it too
+            return None
+        if not any(line.strip() and not line.startswith("#") for line in lines):
+            return None
+        import pathspec  # only for walks that meet a .gitignore
+
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+
+    def enter(self, dirpath: str) -> Optional[Callable[[str, bool], bool]]:
+        """A test of whether a file or directory of ``dirpath`` is ignored (None: nothing can be)."""
+        full = os.path.abspath(dirpath)
+        chain = self._chains.get(os.path.dirname(full), self._outer)
+        spec = self._load(os.path.join(full, ".gitignore"))
+        if spec is not None:
+            chain = chain + ((full, spec),)
+        self._chains[full] = chain
+        if not chain:
+            return None
+
+        def ignored(path: str, is_dir: bool) -> bool:
+            name = os.path.abspath(path)
+            for base, patterns in reversed(chain):
+                rel = os.path.relpath(name, base).replace(os.sep, "/") + ("/" if is_dir else "")
+                verdict = patterns.check_file(rel).include
+                if verdict is not None:
+                    return verdict
+            return False
+
+        return ignored
 
 
 def decode(data: bytes) -> Tuple[str, str]:

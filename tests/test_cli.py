@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from gradlint.cli import main
+from gradlint.config import DEFAULT_EXCLUDE
 from samples import LEGACY, LEGACY_FIXED
 
 
@@ -319,6 +320,45 @@ def test_rule_is_explain_by_ruffs_name(project):
         assert (bad.exit_code, bad.stderr) == (2, "error: give either a rule (a code such as GL001, or a name) or --all\n")
     bad = run("rule", "GL999")
     assert (bad.exit_code, bad.stderr) == (2, "error: unknown rule 'GL999' (see `gradlint rules`)\n")
+
+
+def test_show_files_lists_what_would_be_checked_and_exits_0(project):
+    (project / "sub").mkdir()
+    (project / "sub" / "nb.ipynb").write_text("{}\n")
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nextend-exclude = ["clean.py"]\n')
+    result = run("check", "--show-files")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "legacy.py\nsub/nb.ipynb\n", "")
+    assert run("check", "--show-files", "clean.py", "nope.py").stdout == "clean.py\nnope.py\n"
+    assert run("check", "--show-files", "--force-exclude", "clean.py").stdout == ""
+    assert run("check", "--show-files", "--stdin-filename", "x.py", "-").stdout == "x.py\n"
+
+
+def test_show_settings_prints_what_governs_the_first_file(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.gradlint]\nselect = ["GL0"]\nignore = ["GL004"]\nextend-exclude = ["vendor"]\n'
+        'per-file-ignores = { "legacy.py" = ["GL003"] }\nfix-grad-guard = "inference_mode"\n'
+    )
+    result = run("check", "--show-settings", "--extend-select", "GL101", "legacy.py", "clean.py")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == (
+        "Resolved settings for: clean.py\n"
+        f"Settings path: {project / 'pyproject.toml'}\n"
+        f"Project root: {project.resolve()}\n"
+        "\n"
+        "# The rules checked in this file (after per-file-ignores)\n"
+        'select = ["GL000", "GL001", "GL002", "GL003", "GL005", "GL101"]\n'
+        f'exclude = {json.dumps(list(DEFAULT_EXCLUDE) + ["vendor"])}\n'
+        'per-file-ignores = {"legacy.py" = ["GL003"]}\n'
+        'fix-grad-guard = "inference_mode"\n'
+        "respect-gitignore = true\n"
+    )
+    shown = run("check", "--show-settings", "--no-respect-gitignore", "legacy.py").stdout.splitlines()
+    assert shown[5] == 'select = ["GL000", "GL001", "GL002", "GL005"]' and shown[-1] == "respect-gitignore = false"
+    (project / "pyproject.toml").unlink()
+    assert run("check", "--show-settings", "legacy.py").stdout.splitlines()[1] == "Settings path: none (the defaults)"
+    (project / "empty").mkdir()
+    result = run("check", "--show-settings", "empty")
+    assert (result.exit_code, result.stderr) == (2, "error: --show-settings: no file to show the settings of under the given path(s)\n")
 
 
 def test_version(project):

@@ -164,3 +164,69 @@ def test_unreadable_file_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "open", deny)
     with pytest.raises(ReadError, match="^cannot read file: Permission denied$"):
         read_source(path)
+
+
+# -- .gitignore in directory walks (respect-gitignore) ------------------------
+
+
+def _tree(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _shown(*args):
+    result = CliRunner().invoke(main, ["check", "--show-files", *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines()
+
+
+@pytest.fixture
+def ignoring(tmp_path, monkeypatch):
+    """A git work tree whose .gitignore files ignore most of it, as `git status --ignored` says."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("# local\nsub/private.py\n")
+    _tree(tmp_path, {
+        ".gitignore": "*.py\n!keep/\n!keep/*.py\ngenerated/\n/top_only.ipynb\n",
+        "a.py": "x = 1\n",
+        "keep/k.py": "x = 1\n",
+        "keep/generated/g.py": "x = 1\n",  # an ignored directory: nothing under it comes back
+        "sub/.gitignore": "!s.py\nnested/\n",
+        "sub/s.py": "x = 1\n",
+        "sub/private.py": "x = 1\n",
+        "sub/nested/n.py": "x = 1\n",
+        "top_only.ipynb": "{}\n",
+        "sub/top_only.ipynb": "{}\n",
+    })
+    return tmp_path
+
+
+def test_walks_skip_what_git_ignores(ignoring):
+    assert _shown() == ["keep/k.py", "sub/s.py", "sub/top_only.ipynb"]
+    # From inside the work tree, the .gitignore files above count too.
+    assert _shown("sub") == ["sub/s.py", "sub/top_only.ipynb"]
+    # Named files are checked whatever .gitignore says, as Ruff does.
+    assert _shown("a.py", "sub/private.py", "keep") == ["a.py", "keep/k.py", "sub/private.py"]
+
+
+def test_respect_gitignore_can_be_switched_off(ignoring):
+    everything = [
+        "a.py", "keep/generated/g.py", "keep/k.py", "sub/nested/n.py", "sub/private.py", "sub/s.py",
+        "sub/top_only.ipynb", "top_only.ipynb",
+    ]
+    assert _shown("--no-respect-gitignore") == everything
+    (ignoring / "pyproject.toml").write_text("[tool.gradlint]\nrespect-gitignore = false\n")
+    assert _shown() == everything
+    assert _shown("--respect-gitignore") == ["keep/k.py", "sub/s.py", "sub/top_only.ipynb"]
+    (ignoring / "pyproject.toml").write_text('[tool.gradlint]\nrespect-gitignore = "no"\n')
+    result = CliRunner().invoke(main, ["check", "--show-files"])
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {ignoring / 'pyproject.toml'}: 'respect-gitignore' must be true or false\n"
+
+
+def test_gitignore_outside_a_git_work_tree_counts_too(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _tree(tmp_path, {"proj/.gitignore": "out/\n", "proj/out/o.py": "x = 1\n", "proj/m.py": "x = 1\n"})
+    assert _shown("proj") == ["proj/m.py"]
