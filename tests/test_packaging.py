@@ -119,3 +119,13 @@ def test_no_file_tells_users_to_install_the_foreign_gradlint():
 )
 def test_foreign_install_pattern(line, flagged):
     assert bool(_FOREIGN_INSTALL.search(line)) is flagged
+
+
+def test_extras_that_run_verify_install_numpy():
+    # Legacy scripts import numpy beside torch; without it `verify` dies at their first line.
+    from gradlint.config import tomllib  # tomli before Python 3.11
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    for extra in ("verify", "dev"):
+        assert any(re.match(r"numpy\b", req) for req in extras[extra]), extra
+        assert any(re.match(r"torch\b", req) for req in extras[extra]), extra
