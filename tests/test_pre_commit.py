@@ -4,13 +4,16 @@ A snapshot of this checkout (committed and uncommitted files alike) becomes a
 hook repository; a scratch project uses it from its .pre-commit-config.yaml,
 as users do, and pre-commit installs gradlint into its own virtualenv from
 it. That install needs the package index: set GRADLINT_OFFLINE=1 (or
-deselect `-m "not network"`) to skip these tests without one.
+deselect `-m "not network"`) to skip these tests without one. The documented
+`repo: local` configuration runs the gradlint of the test environment, and
+needs no network.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,11 +25,15 @@ import pytest
 from harness import ROOT
 
 pytestmark = [
-    pytest.mark.network,
     pytest.mark.slow,
-    pytest.mark.skipif(bool(os.environ.get("GRADLINT_OFFLINE")), reason="GRADLINT_OFFLINE is set"),
     pytest.mark.skipif(shutil.which("git") is None, reason="needs git"),
 ]
+
+
+def network(test):
+    """The hook repository's tests: pre-commit installs gradlint from the package index."""
+    test = pytest.mark.network(test)
+    return pytest.mark.skipif(bool(os.environ.get("GRADLINT_OFFLINE")), reason="GRADLINT_OFFLINE is set")(test)
 
 LEGACY = textwrap.dedent(
     """\
@@ -124,9 +131,11 @@ def project(tmp_path, hook_repo) -> Path:
     return tmp_path
 
 
-def pre_commit(hook: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
+def pre_commit(hook: str, cwd: Path, home: Path, path: str = "") -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR="never")
+    if path:
+        env["PATH"] = path + os.pathsep + env.get("PATH", "")
     env.pop("GRADLINT_OUTPUT_FORMAT", None)
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", hook, "--all-files", "--color", "never"],
@@ -138,6 +147,7 @@ def pre_commit(hook: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
     )
 
 
+@network
 def test_check_hook_fails_and_prints_the_finding(project, pre_commit_home):
     proc = pre_commit("gradlint", project, pre_commit_home)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -149,6 +159,7 @@ def test_check_hook_fails_and_prints_the_finding(project, pre_commit_home):
     assert (project / "model.py").read_text() == LEGACY
 
 
+@network
 def test_fix_hook_fixes_then_passes(project, pre_commit_home):
     first = pre_commit("gradlint-fix", project, pre_commit_home)
     assert first.returncode == 1, first.stdout + first.stderr
@@ -160,3 +171,32 @@ def test_fix_hook_fixes_then_passes(project, pre_commit_home):
     assert second.returncode == 0, second.stdout + second.stderr
     assert (project / "model.py").read_text() == LEGACY_FIXED
     assert pre_commit("gradlint", project, pre_commit_home).returncode == 0
+
+
+def _yaml_blocks(text: str) -> list:
+    return re.findall(r"```yaml\n(.*?)```", text, re.S)
+
+
+def test_documented_local_hook_works_without_a_tag_or_the_network(tmp_path, tmp_path_factory):
+    # The snippet users paste, as the README and the pre-commit page print it: no `rev:`
+    # that names a tag the repository does not have.
+    page = (ROOT / "docs" / "integrations" / "pre-commit.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = _yaml_blocks(page)[0]
+    assert snippet in _yaml_blocks(readme)
+    assert "repo: local" in snippet
+    for text in (page, readme, (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")):
+        assert not re.search(r"rev:\s*v\d", text)
+    (tmp_path / ".pre-commit-config.yaml").write_text(snippet)
+    (tmp_path / "model.py").write_text(LEGACY)
+    git("init", "-q", cwd=tmp_path)
+    git("add", "-A", cwd=tmp_path)
+    # `language: system`: the gradlint of the environment the tests run in.
+    bindir = str(Path(sys.executable).parent)
+    home = tmp_path_factory.mktemp("pre-commit-home-local")
+    first = pre_commit("gradlint-fix", tmp_path, home, path=bindir)
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "Found 1 problem (1 fixed, 0 remaining)." in first.stdout
+    assert (tmp_path / "model.py").read_text() == LEGACY_FIXED
+    second = pre_commit("gradlint-fix", tmp_path, home, path=bindir)
+    assert second.returncode == 0, second.stdout + second.stderr
