@@ -98,11 +98,22 @@ def test_stdin_unparsable_or_undecodable_input_comes_back_unchanged(project):
     assert result.stderr.startswith("-:1:1: GL000 cannot decode as UTF-8: invalid byte 0xe9 on line 2")
 
 
-def test_stdin_syntax_error_without_trigger_words_is_reported(project):
-    # As for a file: no rule's trigger word is no reason to let a syntax error pass.
-    result = run("check", "--output-format", "concise", "-", input="import torch\ndef f(:\n pass\n")
+def test_syntax_error_without_trigger_words_is_reported_alike_in_a_file_stdin_and_a_notebook(project):
+    # No rule's trigger word is no reason to let a syntax error pass.
+    source = "import torch\ndef f(:\n pass\n"
+    result = run("check", "--output-format", "concise", "-", input=source)
     assert result.exit_code == 1
     assert result.stdout == "-:2:7: GL000 syntax error: invalid syntax\nFound 1 problem.\n"
+    (project / "broken.py").write_text(source)
+    cell = {"cell_type": "code", "execution_count": None, "id": "a", "metadata": {}, "outputs": [], "source": source.splitlines(True)}
+    (project / "broken.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    result = run("check", "--no-cache", "--output-format", "concise", "broken.py", "broken.ipynb")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "broken.ipynb:cell 1:2:7: GL000 syntax error: invalid syntax",
+        "broken.py:2:7: GL000 syntax error: invalid syntax",
+        "Found 2 problems.",
+    ]
 
 
 def test_stdin_diff(project):
