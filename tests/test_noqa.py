@@ -188,3 +188,13 @@ def test_check_with_the_directive_codes_selected_exits_1_and_fixes(tmp_path):
     proc = subprocess.run([*cmd, "--fix", "m.py"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0
     assert path.read_text() == "import torch\nx = torch.ones(1)\n"
+
+
+def test_json_noqa_row_is_where_the_directive_works(tmp_path):
+    import json
+
+    (tmp_path / "m.py").write_text("def f(loss):\n    return loss.data[0] + \\\n        1, loss.data[0]\n")
+    cmd = [sys.executable, "-m", "gradlint", "check", "--no-cache", "--output-format", "json", "m.py"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    rows = [(d["location"]["row"], d["noqa_row"]) for d in json.loads(proc.stdout)]
+    assert rows == [(2, 3), (3, 3)]
