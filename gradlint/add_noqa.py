@@ -2,8 +2,9 @@
 
 The usual way to adopt a linter on a legacy code base: record today's findings
 in the code, then hold new code to the rules. As in Ruff, the comment goes on
-the line where the finding starts (the line ``# noqa`` is matched against),
-codes already listed in a ``# noqa: ...`` there are kept and merged in sorted
+the line where the finding starts (the line ``# noqa`` is matched against), or,
+where that line cannot take a comment (a backslash continuation, a multi-line
+string), at the end of its logical line, which covers all of it; codes already listed in a ``# noqa: ...`` there are kept and merged in sorted
 order, and nothing else in the file changes. Running it again adds nothing.
 """
 
@@ -14,10 +15,11 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Sequence, Set
+from typing import Dict, List, Sequence, Set, Tuple
 
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
+from gradlint.noqa import NOQA_RE, NoqaMap
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
@@ -26,21 +28,8 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 class NoqaRun:
     added: int = 0
     errors: List[str] = field(default_factory=list)  # "path: message"
-
-
-def _unsafe_lines(source: str) -> Set[int]:
-    """Lines that cannot take a trailing comment: those that end inside a
-    multi-line string or with a backslash continuation."""
-    out: Set[int] = set()
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source, newline=None).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return out
-    for tok in tokens:
-        # FSTRING_MIDDLE and friends (3.12+) span lines inside an f-string the same way.
-        if tok.end[0] > tok.start[0] and tok.type not in (tokenize.NL, tokenize.NEWLINE):
-            out.update(range(tok.start[0], tok.end[0]))
-    return out
+    # "path:row:col: CODE": findings no comment could silence (they stay reported).
+    unplaced: List[str] = field(default_factory=list)
 
 
 def _comment_starts(source: str) -> Dict[int, int]:
@@ -55,41 +44,48 @@ def _comment_starts(source: str) -> Dict[int, int]:
     return out
 
 
-def add_noqa(source: str, codes_by_line: Dict[int, Set[str]]) -> "tuple[str, int]":
+def add_noqa(source: str, codes_by_line: Dict[int, Set[str]]) -> Tuple[str, int, List[int]]:
     """``source`` with the codes of ``codes_by_line`` (1-based rows) in a ``# noqa``
-    comment on each line, and how many lines got a directive added or extended."""
-    from gradlint.engine import _NOQA_RE
+    comment where each silences its finding, how many lines got a directive
+    added or extended, and the rows whose findings no comment can silence.
 
+    A row that cannot take a comment (it ends inside a multi-line string or
+    with a backslash continuation) gets its directive at the end of its
+    logical line, where ``# noqa`` covers every physical line of it."""
     lines = _LINE.findall(source)
     if lines and lines[-1] == "":
         lines.pop()
-    unsafe = _unsafe_lines(source)
+    directives = NoqaMap(source)
     comments = _comment_starts(source)
-    added = 0
+    wanted: Dict[int, Set[str]] = {}
+    unplaced: List[int] = []
     for row in sorted(codes_by_line):
-        if row in unsafe or not 0 < row <= len(lines):
+        target = directives.placement(row)
+        if target is None or not 0 < target <= len(lines):
+            unplaced.append(row)
             continue
+        wanted.setdefault(target, set()).update(codes_by_line[row])
+    added = 0
+    for row in sorted(wanted):
         line = lines[row - 1]
         body = line.rstrip("\r\n")
         ending = line[len(body):]
         start = comments.get(row)
-        if start is None and body.rstrip().endswith("\\"):
-            continue  # a comment after a line continuation is a syntax error
-        match = _NOQA_RE.search(body, start) if start is not None else None
+        match = NOQA_RE.search(body, start) if start is not None else None
         if match is not None:
             listed = match.group("codes")
             if listed is None:  # a bare `# noqa` already silences everything
                 continue
             have = {c for c in re.split(r"[,\s]+", listed.upper().strip()) if c}
-            wanted = have | codes_by_line[row]
-            if wanted == have:
+            codes = have | wanted[row]
+            if codes == have:
                 continue
-            body = f"{body[:match.start()]}# noqa: {', '.join(sorted(wanted))}{body[match.end():]}"
+            body = f"{body[:match.start()]}# noqa: {', '.join(sorted(codes))}{body[match.end():]}"
         else:
-            body = f"{body.rstrip()}  # noqa: {', '.join(sorted(codes_by_line[row]))}"
+            body = f"{body.rstrip()}  # noqa: {', '.join(sorted(wanted[row]))}"
         lines[row - 1] = body + ending
         added += 1
-    return "".join(lines), added
+    return "".join(lines), added, unplaced
 
 
 def add_noqa_paths(files: Sequence[Path], settings: Settings) -> NoqaRun:
@@ -108,12 +104,16 @@ def add_noqa_paths(files: Sequence[Path], settings: Settings) -> NoqaRun:
         codes, options = settings.codes_for(path)
         result = lint_source(doc.text, display, LintSettings(codes, options))
         wanted: Dict[int, Set[str]] = {}
+        where: Dict[int, List[str]] = {}
         for f in result.findings:
             if f.code != PARSE_ERROR:
                 wanted.setdefault(f.start[0], set()).add(f.code)
+                where.setdefault(f.start[0], []).append(f"{display}:{f.start[0]}:{f.start[1] + 1}: {f.code}")
         if not wanted:
             continue
-        new, added = add_noqa(doc.text, wanted)
+        new, added, unplaced = add_noqa(doc.text, wanted)
+        for row in unplaced:
+            run.unplaced.extend(where[row])
         if not added:
             continue
         refused = doc.check_fix(doc.text, new)

@@ -28,6 +28,11 @@ FIX_SAFETIES = ("safe", "unsafe", "varies", "none")
 PARSE_ERROR = "GL000"
 # PyTorch 0.3's `async=` keyword argument: found on the token stream, as the file does not parse.
 ASYNC_ARGUMENT = "GL005"
+# Findings about `# noqa` directives themselves (Ruff's RUF100 and RUF102):
+# computed from the other findings after the rules ran, with no torch claim.
+UNUSED_NOQA = "GL900"
+INVALID_NOQA = "GL901"
+DIRECTIVE_CODES = frozenset({UNUSED_NOQA, INVALID_NOQA})
 _CODE_RE = re.compile(r"^GL\d{3}$")
 _NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _POS_RE = re.compile(r"^(\d+):(\d+)$")

@@ -292,8 +292,13 @@ def _add_noqa(files, settings, quiet: bool) -> None:
     run = add_noqa_paths(files, settings)
     for message in run.errors:
         click.echo(f"error: {message}", err=True)
+    for where in run.unplaced:
+        click.echo(f"warning: {where}: no `# noqa` comment can silence this finding: no line of its logical line can take a comment", err=True)
     if run.added and not quiet:
         click.echo(f"Added {run.added} noqa directive{'s' if run.added != 1 else ''}.", err=True)
+    if run.unplaced and not quiet:
+        n = len(run.unplaced)
+        click.echo(f"{n} finding{'s' if n != 1 else ''} could not be silenced (listed above).", err=True)
     raise click.exceptions.Exit(EXIT_ERROR if run.errors else EXIT_CLEAN)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 import libcst as cst
 
-from gradlint import catalog, legacy_syntax, parsing
+from gradlint import catalog, legacy_syntax, noqa, parsing
 from gradlint.fixes import Fix, apply_fixes, select_compatible
 from gradlint.results import Finding
 from gradlint.rule import FileContext, Rule, RuleOptions
@@ -31,9 +31,6 @@ PARSE_ERROR = catalog.PARSE_ERROR
 ASYNC_ARGUMENT = catalog.ASYNC_ARGUMENT
 MAX_FIX_ROUNDS = 10
 
-_NOQA_RE = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
-)
 _FILE_NOQA_RE = re.compile(
     r"#\s*gradlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
 )
@@ -144,32 +141,6 @@ def _is_comment_at(source: str, offset: int) -> bool:
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
     return False
-
-
-def _noqa_lines(source: str) -> Dict[int, Optional[FrozenSet[str]]]:
-    """``# noqa`` comments by line: None suppresses every code, else the codes listed."""
-    out: Dict[int, Optional[FrozenSet[str]]] = {}
-    try:
-        # newline=None: a lone "\r" ends a line too (rows stay those of the source).
-        tokens = list(tokenize.generate_tokens(io.StringIO(source, newline=None).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return out
-    for tok in tokens:
-        if tok.type != tokenize.COMMENT:
-            continue
-        m = _NOQA_RE.search(tok.string)
-        if m is None:
-            continue
-        codes = m.group("codes")
-        out[tok.start[0]] = frozenset(_CODE_SPLIT.split(codes.upper().strip())) if codes else None
-    return out
-
-
-def _suppressed(finding: Finding, noqa: Dict[int, Optional[FrozenSet[str]]]) -> bool:
-    if finding.start[0] not in noqa:
-        return False
-    codes = noqa[finding.start[0]]
-    return codes is None or finding.code in codes
 
 
 def _unsuppressed(source: str, codes: FrozenSet[str]) -> FrozenSet[str]:
@@ -339,7 +310,7 @@ def lint_source(
     codes = _unsuppressed(source, settings.codes)
     rule_classes = _rules_for(source, codes, prefilter)
     if not rule_classes and not _legacy_async(source, codes) and not _not_python(source, codes):
-        return LintResult([])
+        return _directives_only(source, path, settings, codes, module)
     if module is None:
         try:
             module = parse(source)
@@ -349,10 +320,10 @@ def lint_source(
                 return repaired
             return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
     if not rule_classes:
-        return LintResult([])
+        return _directives_only(source, path, settings, codes, module)
     ctx = FileContext(path, source, module, settings.options, settings.defer_fixes)
     findings = _run_rules(ctx, rule_classes)
-    return LintResult(_without_noqa(findings, source, settings), ctx)
+    return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx)
 
 
 def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool) -> List[Type[Rule]]:
@@ -397,7 +368,7 @@ def _lint_renamed(
         Finding(ASYNC_ARGUMENT, doc.format_message(), (a.line, a.column), (a.line, a.column + width), rename)
         for a in renamed
     ]
-    return LintResult(_without_noqa(findings, source, settings), ctx)
+    return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx)
 
 
 class _Unrename:
@@ -426,12 +397,63 @@ class _Unrename:
         return line, out
 
 
-def _without_noqa(findings: List[Finding], source: str, settings: LintSettings) -> List[Finding]:
-    if findings and settings.line_noqa and "noqa" in source.lower():
-        noqa = _noqa_lines(source)
-        findings = [f for f in findings if not _suppressed(f, noqa)]
+def _without_noqa(
+    findings: List[Finding],
+    source: str,
+    settings: LintSettings,
+    codes: FrozenSet[str],
+    module: Optional[cst.Module] = None,
+) -> List[Finding]:
+    """``findings`` less those a ``# noqa`` silences, plus the findings about
+    the directives themselves where their codes are enabled. ``codes`` are the
+    codes checked in the file; ``module`` is the parsed file, for their fixes."""
+    if settings.line_noqa and "noqa" in source.lower():
+        directives = noqa.NoqaMap(source)
+        findings = noqa.filter_findings(findings, directives)
+        report = codes & catalog.DIRECTIVE_CODES
+        if report and directives.directives:
+            build = _CommentFixer(source, module)
+            extra = noqa.directive_findings(directives, codes, report, build)
+            findings += noqa.filter_findings(extra, directives, explicit=True)
     findings.sort(key=lambda f: (f.start, f.code, f.end))
     return findings
+
+
+class _CommentFixer:
+    """Builds the directive findings' fixes on the parsed file, parsing the
+    source the first time one is asked for when no rule needed it parsed."""
+
+    def __init__(self, source: str, module: Optional[cst.Module]) -> None:
+        self.source = source
+        self.module = module
+
+    def __call__(self, directive: noqa.Directive, text: Optional[str], applicability: str, title: str) -> Optional[Fix]:
+        if self.module is None:
+            try:
+                self.module = parse(self.source)
+            except SourceSyntaxError:
+                return None
+        fix = noqa.comment_fix(self.module, directive, text, applicability, title)
+        return fix if isinstance(fix, Fix) else None
+
+
+def _directives_only(
+    source: str, path: str, settings: LintSettings, codes: FrozenSet[str], module: Optional[cst.Module]
+) -> LintResult:
+    """The result of a file no enabled rule needs to look at: nothing, unless
+    its ``# noqa`` directives are to be judged (a directive there silences nothing)."""
+    if not (codes & catalog.DIRECTIVE_CODES) or not settings.line_noqa or "noqa" not in source.lower():
+        return LintResult([])
+    directives = noqa.NoqaMap(source)
+    if not directives.directives:
+        return LintResult([])
+    build = _CommentFixer(source, module)
+    findings = noqa.directive_findings(directives, codes, codes & catalog.DIRECTIVE_CODES, build)
+    findings = noqa.filter_findings(findings, directives, explicit=True)
+    findings.sort(key=lambda f: (f.start, f.code, f.end))
+    # Their fixes are applied to the parsed file, as every rule's are.
+    ctx = FileContext(path, source, build.module, settings.options, settings.defer_fixes) if findings and build.module is not None else None
+    return LintResult(findings, ctx)
 
 
 def fix_allowed(fix: Optional[Fix], unsafe: bool) -> bool:

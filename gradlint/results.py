@@ -81,6 +81,9 @@ class Diagnostic:
     file_column: Optional[int] = None
     file_end_row: Optional[int] = None
     file_end_column: Optional[int] = None
+    # The row a `# noqa` for this finding must go on, where that is not ``row``
+    # (a line continued with a backslash or ending inside a string cannot take one).
+    noqa_row: Optional[int] = None
 
     @property
     def url(self) -> Optional[str]:

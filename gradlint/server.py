@@ -44,7 +44,9 @@ from gradlint import __version__, catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.checking import check_document, fix_document, lint_settings
 from gradlint.config import ConfigError, Settings, excludes, matches
-from gradlint.engine import _CODE_SPLIT, _NOQA_RE, LintSettings
+from gradlint.engine import _CODE_SPLIT, LintSettings
+from gradlint.noqa import NOQA_RE as _NOQA_RE
+from gradlint.noqa import NoqaMap
 from gradlint.files import is_notebook
 from gradlint.fixes import Fix, FixRenderer, split_lines, text_edits
 from gradlint.results import Diagnostic, Finding, FixInfo, TextEdit, fix_of
@@ -159,6 +161,7 @@ class Version:
     lsp: List[types.Diagnostic] = field(default_factory=list)
     _fix_all: Optional[List[types.TextEdit]] = None
     _comments: Optional[Tuple[Dict[int, Tuple[int, str]], set]] = None
+    _noqa_map: Optional[NoqaMap] = None
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.text)
@@ -182,8 +185,15 @@ class Version:
         ``CODE`` added to the line's noqa comment; None where no comment can go (the
         line ends inside a string) or all codes are already silenced there."""
         comments, in_string = self._tokens()
-        if row in in_string or row > len(self.lines):
-            return None
+        if row in in_string or row > len(self.lines) or self._ends_with_continuation(row):
+            # A comment cannot go here: the directive at the end of the logical
+            # line covers every line of it.
+            if self._noqa_map is None:
+                self._noqa_map = NoqaMap(self.text)
+            target = self._noqa_map.placement(row)
+            if target is None or target == row or target > len(self.lines):
+                return None
+            row = target
         line = self.lines[row - 1].rstrip("\r\n")
         found = comments.get(row)
         if found is not None:
@@ -199,6 +209,10 @@ class Version:
                 return self._edit(row, start + 1, row, end + 1, f"# noqa: {', '.join([*codes, code])}")
         end = len(line.rstrip())
         return self._edit(row, end + 1, row, len(line) + 1, f"  # noqa: {code}")
+
+    def _ends_with_continuation(self, row: int) -> bool:
+        line = self.lines[row - 1].rstrip("\r\n").rstrip()
+        return line.endswith("\\") and row not in self._tokens()[0]
 
     def _tokens(self) -> Tuple[Dict[int, Tuple[int, str]], set]:
         """(row -> (column, text) of its comment, rows that end inside a string)."""

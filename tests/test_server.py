@@ -276,9 +276,9 @@ def test_documents_are_checked_with_the_configuration_for_their_path(tmp_path):
     assert codes("evaluate.py") == ["GL001", "GL003"]
     assert codes("legacy/evaluate.py") == ["GL003"]
     assert codes("build/evaluate.py") == []  # excluded by default, as in `gradlint check`
-    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nselect = ['GL9']\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\nselect = ['GL8']\n")
     broken = check_text(text, tmp_path / "evaluate.py")
-    assert broken.diagnostics == [] and broken.error == f"{tmp_path / 'pyproject.toml'}: unknown rule code or prefix 'GL9'"
+    assert broken.diagnostics == [] and broken.error == f"{tmp_path / 'pyproject.toml'}: unknown rule code or prefix 'GL8'"
 
 
 def _open(client: Client, tmp_path: Path, name: str, text: str) -> str:
@@ -437,10 +437,19 @@ def test_noqa_action_adds_a_comment_or_merges_with_the_one_there(tmp_path):
     assert _noqa_actions(tmp_path, fixed, 4) == []
 
 
-def test_no_noqa_action_where_a_comment_cannot_go(tmp_path):
-    # the finding's line ends inside a string: a comment there would be part of it
+def test_noqa_action_goes_to_the_end_of_the_logical_line_where_the_line_cannot_take_it(tmp_path):
+    # the finding's line ends inside a string: a comment there would be part of
+    # it; the directive after the string's end covers the whole statement
     text = 'import torch\n\n\ndef f(loss):\n    return loss.data[0], """\n    text\n    """\n'
-    assert _noqa_actions(tmp_path, text, 4) == []
+    (action,) = _noqa_actions(tmp_path, text, 4)
+    (edit,) = action.edit.changes[(tmp_path / "m.py").as_uri()]
+    assert edit == types.TextEdit(range=types.Range(types.Position(6, 7), types.Position(6, 7)), new_text="  # noqa: GL003")
+    assert _noqa_actions(tmp_path, text.replace('    """\n', '    """  # noqa: GL003\n'), 4) == []
+    # a backslash continuation: the same
+    text = "import torch\n\n\ndef f(loss):\n    return loss.data[0] + \\\n        1\n"
+    (action,) = _noqa_actions(tmp_path, text, 4)
+    (edit,) = action.edit.changes[(tmp_path / "m.py").as_uri()]
+    assert edit == types.TextEdit(range=types.Range(types.Position(5, 9), types.Position(5, 9)), new_text="  # noqa: GL003")
 
 
 @pytest.mark.slow

@@ -82,8 +82,10 @@ def test_verify_imports_no_torch_into_the_gradlint_process():
 
 
 def test_every_rule_states_its_runtime_claims():
-    # A file with GL000 or GL005 does not compile: there is no run as written to make claims about.
-    missing = [code for code, doc in catalog.load().items() if code not in ("GL000", "GL005") and not doc.verify]
+    # A file with GL000 or GL005 does not compile: there is no run as written to make
+    # claims about; the directive codes are about comments, which never run.
+    exempt = {"GL000", "GL005", *catalog.DIRECTIVE_CODES}
+    missing = [code for code, doc in catalog.load().items() if code not in exempt and not doc.verify]
     assert not missing, f"add [[verify]] claims (rules/README.md) to {missing}"
 
 

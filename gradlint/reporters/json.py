@@ -41,7 +41,7 @@ def diagnostic_dict(path: str, d: Diagnostic) -> Dict[str, Any]:
         "fix": fix,
         "location": {"row": d.row, "column": d.column},
         "message": d.message,
-        "noqa_row": d.row,
+        "noqa_row": d.noqa_row or d.row,
         "url": d.url,
     }
 
