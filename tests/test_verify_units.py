@@ -245,22 +245,25 @@ def test_files_verify_runs_a_file_with_async_arguments_renamed(tmp_path):
     from gradlint.verify import report
     from gradlint.verify.scripts import Options, judge_file, prepare
 
-    source = "import torch\nx = torch.zeros(2)\ny = x.cuda(async=True)\nz = x.sum().data[0]\n"
+    source = "import torch\nx = torch.zeros(2)\ny = x.cuda(async=True)\nz = x.sum().data[0]\nw = x.cuda(async=True)\n"
     (tmp_path / "legacy.py").write_text(source)
     item = prepare(tmp_path / "legacy.py", Settings(cwd=tmp_path), Options())
     # Analysed as `gradlint check` analyses it: every finding, at its place in the file as written.
-    assert [(f.code, f.start) for f in item.findings] == [("GL005", (3, 11)), ("GL003", (4, 4))]
+    assert [(f.code, f.start) for f in item.findings] == [("GL005", (3, 11)), ("GL003", (4, 4)), ("GL005", (5, 11))]
     assert item.source == source.replace("async=", "non_blocking=")
     assert "non_blocking=True" in item.fixed_source and "x.sum().item()" in item.fixed_source
     assert item.note == (
         "as written it does not compile (`async` is a keyword since Python 3.7): run with its "
-        "1 `async=` argument renamed `non_blocking=` (GL005's fix)"
+        "2 `async=` arguments renamed `non_blocking=` (GL005's fix)"
     )
     raised = {"kind": "exception", "types": ["IndexError", "LookupError", "Exception"], "message": "invalid index", "line": 4}
     fv = judge_file(item, _run({4: {"entered": 1}}, end=raised), _run({4: {"entered": 1}}), Options())
-    rename, index = fv.findings
+    rename, index, again = fv.findings
     assert (rename.verdict, rename.fix.verdict) == ("CONFIRMED", "ERROR GONE")
     assert rename.observed == [f"as written: SyntaxError at line 3 on Python {sys.version_info[0]}.{sys.version_info[1]}"]
+    # Each argument is a syntax error of its own, though compiling stops at the first.
+    assert (again.verdict, again.fix.verdict) == ("CONFIRMED", "ERROR GONE")
+    assert again.observed == [f"as written: SyntaxError at line 5 on Python {sys.version_info[0]}.{sys.version_info[1]}"]
     assert (index.verdict, index.fix.verdict) == ("CONFIRMED", "ERROR GONE")
     assert report.file_text(fv).splitlines()[1] == "  " + item.note
 

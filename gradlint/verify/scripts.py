@@ -390,8 +390,14 @@ def _judge_rename(item: _Prepared, rep: FindingReport) -> FindingReport:
     """GL005: ``async=`` is a syntax error, seen by compiling the file as written
     (nothing runs); the rename is what lets the runs happen at all."""
     f = rep.diagnostic
+    # Compiling stops at the first error: each argument is seen on its own, in the
+    # renamed file with only its own line as written.
+    lines = item.source.splitlines(keepends=True)
+    written = item.written.splitlines(keepends=True)
+    if len(lines) == len(written) and f.row <= len(lines):
+        lines[f.row - 1] = written[f.row - 1]
     try:
-        compile(item.written, item.path, "exec", dont_inherit=True)
+        compile("".join(lines), item.path, "exec", dont_inherit=True)
         error = None
     except SyntaxError as exc:
         error = exc
