@@ -471,6 +471,7 @@ def project(tmp_path):
     )
     (root / "pkg" / "train.py").write_text(TRAIN)
     (root / "drive.py").write_text("from pkg import train\n\ntrain.evaluate()\ntrain.evaluate()\n")
+    (root / "run_eval.py").write_text("from pkg.train import evaluate\n\n\ndef main():\n    evaluate()\n")
     return root
 
 
@@ -499,9 +500,13 @@ def test_a_function_nobody_calls_is_reached_with_entry_or_driver(project, monkey
     # What ran is pinned as the recall set pins its sites.
     assert json.loads(result.stdout)["files"][0]["sha256"] == hashlib.sha256(TRAIN.encode()).hexdigest()
 
-    result = run_cli("verify", "-j", "2", "--output-format", "json", "--driver", str(project / "drive.py"), path)
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    (finding,) = data["files"][0]["findings"]
-    assert (finding["verdict"], finding["fix"]["verdict"]) == ("CONFIRMED", "SAME RESULT")
-    assert data["summary"] == {"CONFIRMED": 1, "fix SAME RESULT": 1}
+    # A driver, or an entry in another module, imports the file: each run gets the
+    # version it runs (nothing is saved for backward as fixed), not the file on disk.
+    for option in (["--driver", str(project / "drive.py")], ["--entry", f"{project / 'run_eval.py'}:main"]):
+        result = run_cli("verify", "-j", "2", "--output-format", "json", *option, path)
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        (finding,) = data["files"][0]["findings"]
+        assert (finding["verdict"], finding["fix"]["verdict"]) == ("CONFIRMED", "SAME RESULT")
+        assert finding["fix"]["memory"] == [{"what": "saved for backward", "as_written": 96, "as_fixed": 0}]
+        assert data["summary"] == {"CONFIRMED": 1, "fix SAME RESULT": 1}

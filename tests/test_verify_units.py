@@ -392,13 +392,14 @@ NESTED = (
 
 
 def test_a_behaviour_the_fix_keeps_must_still_show_as_fixed(tmp_path):
-    # GL106: the inner guard's body (line 6 once dedented) must still run with gradients off.
+    # GL106: the inner guard's body (line 7; line 6 of the fixed copy) must still run with gradients off.
     off = {6: {"entered": 1, "grad_disabled_entries": 1}}
     (finding,) = _judge(tmp_path, NESTED, _run(off, "ok\n"), _run(off, "ok\n"))
     assert (finding.code, finding.verdict, finding.fix.verdict) == ("GL106", "CONFIRMED", "SAME RESULT")
     (finding,) = _judge(tmp_path, NESTED, _run(off, "ok\n"), _run({6: {"entered": 1, "grad_disabled_entries": 0}}, "ok\n"))
     assert finding.fix.verdict == "CHANGED"
-    assert finding.fix.details == ["as fixed, no longer: gradients disabled when line 6 started: 0 of 1 times"]
+    # The fixed copy's line 6 is line 7 of the file as written (the inner `with` is gone).
+    assert finding.fix.details == ["as fixed, no longer: gradients disabled when line 7 started: 0 of 1 times"]
 
 
 def test_unsafe_fixes_are_applied_only_when_asked(tmp_path):
@@ -651,17 +652,18 @@ def test_a_fix_on_a_line_that_never_ran_is_not_exercised(tmp_path):
     assert finding.fix.verdict == "NOT EXERCISED"
     assert finding.fix.details == ["line 8 never ran as fixed: nothing to compare"]
     # ... but a fixed run that stops before the line is a change.
+    # (the fixed copy's line 5 is the `def`, line 4 as written: the fix adds a decorator)
     failed = {"kind": "exception", "types": ["NameError", "Exception"], "message": "name 'x' is not defined", "line": 5}
     (finding,) = _judge(tmp_path, EVAL, _run(ran), _run({}, end=failed))
     assert finding.fix.verdict == "CHANGED"
-    assert finding.fix.details == ["line 8 never ran as fixed (as fixed it raised NameError: name 'x' is not defined at line 5)"]
+    assert finding.fix.details == ["line 8 never ran as fixed (as fixed it raised NameError: name 'x' is not defined at line 4)"]
     # Ran in both: judged on the results.
     (finding,) = _judge(tmp_path, EVAL, _run(ran), _run({9: {"entered": 1}}))
     assert finding.fix.verdict == "SAME RESULT"
 
 
 def test_differences_are_numbered_as_in_the_file_as_written(tmp_path):
-    # The fix wraps the loop in `with torch.no_grad():`: line 8 becomes line 9 of the fixed copy.
+    # The fix decorates `evaluate` with `@torch.no_grad()`: line 8 becomes line 9 of the fixed copy.
     def seen(total):
         return {"entered": 1, "first": {"out": {"type": "number", "value": total}}}
 
@@ -795,3 +797,15 @@ def test_entry_and_driver_options(tmp_path):
     # An entry naming the file itself calls into the copy being run; another module is imported.
     assert reach.entry_config(reach.Entry(str(f), "main"), f, ["f"]) == {"module": "f", "function": "main", "path": None}
     assert reach.entry_config(reach.Entry("pkg.run", "main"), f, ["f"]) == {"module": "pkg.run", "function": "main", "path": None}
+
+
+def test_what_the_fixed_copy_did_is_numbered_as_in_the_file_as_written(tmp_path):
+    # An inserted line stands for the line after it; the lines after it move by one.
+    lm = LineMap(EVAL, EVAL.replace("    for x in batches:\n", "    with torch.no_grad():\n    for x in batches:\n"))
+    assert [lm.old_line(n) for n in range(1, 12)] == [1, 2, 3, 4, 5, 6, 7, 7, 8, 9, 10]
+    ran = {8: {"entered": 1}}
+    failed = {"kind": "exception", "types": ["ValueError", "Exception"], "message": "bad", "line": 10}
+    findings = _judge(tmp_path, EVAL, _run(ran), _run({9: {"entered": 1}}, end=failed))
+    (finding,) = findings
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details[0] == "as written it completed; as fixed it raised ValueError: bad at line 9"

@@ -66,7 +66,7 @@ def records_graph(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
     else:
         parts = [f"saved for backward: {NOT_MEASURED}"]
     if graph:
-        parts.append(f"{graph['name']} (line {graph['line']}): grad_fn={graph['grad_fn']}")
+        parts.append(f"{graph['name']} (line {run.line(graph['line'])}): grad_fn={graph['grad_fn']}")
     else:
         site = _tensors(run.statement(plan.site).get("first"))
         parts.extend(tensor_text(n, s) for n, s in list(site.items())[:2])
@@ -152,7 +152,7 @@ def raises(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
     found = matching(claim, run, plan)
     if found:
         event = found[0]
-        return Observation(True, f"raised {exception_text(event)} (line {event.get('line')})")
+        return Observation(True, f"raised {exception_text(event)} (line {run.line(event.get('line'))})")
     seen = [exception_text(e, 80) for e in run.exceptions[:2]]
     return Observation(False, "no " + " or ".join(claim.exceptions) + " raised" + (f" (saw {'; '.join(seen)})" if seen else ""))
 
@@ -192,7 +192,7 @@ def grad_already_disabled(claim: Claim, run: RunView, plan: SitePlan) -> Observa
     disabled = site.get("grad_disabled_entries", 0)
     return Observation(
         entered > 0 and disabled == entered,
-        f"gradients disabled when line {plan.site} started: {disabled} of {entered} times",
+        f"gradients disabled when line {run.line(plan.site)} started: {disabled} of {entered} times",
     )
 
 
@@ -240,11 +240,11 @@ def requires_grad_unchanged(claim: Claim, run: RunView, plan: SitePlan) -> Obser
     if after.get("kind") == "module" and before.get("kind") == "module":
         n0, n1, total = before.get("trainable", 0), after.get("trainable", 0), after.get("parameters", 0)
         return Observation(
-            total > 0 and n0 == n1, f"`{who}`: {n0} → {n1} of {total} parameters require grad across line {plan.site}"
+            total > 0 and n0 == n1, f"`{who}`: {n0} → {n1} of {total} parameters require grad across line {run.line(plan.site)}"
         )
     if after.get("kind") == "tensor" and before.get("kind") == "tensor":
         was, now = before.get("requires_grad"), after.get("requires_grad")
-        return Observation(was == now, f"`{who}`.requires_grad: {was} → {now} across line {plan.site}")
+        return Observation(was == now, f"`{who}`.requires_grad: {was} → {now} across line {run.line(plan.site)}")
     return Observation(False, f"`{who}` is neither a tensor nor a module here" if after else f"`{who}` could not be read")
 
 

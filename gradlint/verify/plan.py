@@ -378,6 +378,22 @@ class LineMap:
                 return min(j1 + 1, self.new_last)
         return self.new_last
 
+    def old_line(self, new_line: int) -> int:
+        """The line of ``old`` that ``new_line`` stands for, to number what the
+        fixed copy did as in the file as written: an inserted line (``with
+        torch.no_grad():``, a decorator) stands for the line after it."""
+        j = new_line - 1
+        old_last = max(1, len(self.a))
+        for tag, i1, i2, j1, j2 in self.opcodes:
+            if j1 <= j < j2:
+                if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+                    return i1 + (j - j1) + 1
+                if tag == "replace":
+                    ratios = [difflib.SequenceMatcher(a=self.b[j], b=self.a[i], autojunk=False).ratio() for i in range(i1, i2)]
+                    return i1 + ratios.index(max(ratios)) + 1
+                return min(i1 + 1, old_last)
+        return old_last
+
 
 @dataclass
 class Watches:

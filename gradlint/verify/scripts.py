@@ -142,6 +142,7 @@ class _Prepared:
     written: str = ""
     driver: Optional[str] = None
     sha256: Optional[str] = None
+    line_map: Optional[LineMap] = None
 
 
 def _claims(code: str) -> Tuple[catalog.Claim, ...]:
@@ -202,6 +203,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     reapplied: Set[int] = set()
     fixed_plans: List[Optional[SitePlan]] = [None] * len(findings)
     fixed_watches = None
+    line_map = None
     if fixed.source != source:
         line_map = LineMap(source, fixed.source)
         final = fixed.final.context if fixed.final is not None else None
@@ -227,7 +229,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
         shown, source, read.encoding, fixed.source, findings, diagnostics, applied, plans, fixed_plans, watches, fixed_watches,
         reapplied, paths=reach.import_paths(path), module_names=names,
         entry=reach.entry_config(options.entry, path, names), note=note, written=written, driver=options.driver,
-        sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        sha256=hashlib.sha256(path.read_bytes()).hexdigest(), line_map=line_map,
     )
 
 
@@ -309,6 +311,9 @@ def _hard_failure(status: RunStatus, view: RunView) -> Optional[str]:
 
 
 def judge_file(item: _Prepared, original: RunView, fixed: Optional[RunView], options: Options) -> FileVerification:
+    if fixed is not None and item.line_map is not None:
+        # What the fixed copy did, numbered as in the file as written.
+        fixed = RunView(fixed.outcome, item.line_map.old_line)
     report = FileVerification(
         item.path,
         original=original.status(),
@@ -482,11 +487,11 @@ def _judge_fix(
             if still and all((tuple(e.get("types", [])), e.get("message", "")) not in before_raised for e in still):
                 # not the error the finding is about: the fix brought a new one
                 fix.verdict = CHANGED
-                fix.details.append(f"as fixed, raises a new error: {exception_text(still[0])} (line {still[0].get('line')})")
+                fix.details.append(f"as fixed, raises a new error: {exception_text(still[0])} (line {fixed.line(still[0].get('line'))})")
                 return fix
             if still:
                 fix.verdict = NOT_FIXED
-                fix.details.append(f"still raises {exception_text(still[0])} (line {still[0].get('line')})")
+                fix.details.append(f"still raises {exception_text(still[0])} (line {fixed.line(still[0].get('line'))})")
                 return fix
             continue
         if after is not None and after.shown:
