@@ -406,6 +406,10 @@ def _judge_rename(item: _Prepared, rep: FindingReport) -> FindingReport:
         error = None
     except SyntaxError as exc:
         error = exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, nesting too deep
+        rep.verdict = NOT_REPRODUCED
+        rep.observed.append(f"as written it cannot be compiled: {type(exc).__name__}")
+        return rep
     if error is not None and error.lineno == f.row:
         rep.verdict = CONFIRMED
         rep.observed.append(f"as written: SyntaxError at line {error.lineno} on Python {sys.version_info[0]}.{sys.version_info[1]}")
