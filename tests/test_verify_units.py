@@ -809,3 +809,17 @@ def test_what_the_fixed_copy_did_is_numbered_as_in_the_file_as_written(tmp_path)
     (finding,) = findings
     assert finding.fix.verdict == "CHANGED"
     assert finding.fix.details[0] == "as written it completed; as fixed it raised ValueError: bad at line 9"
+
+
+def test_a_data_file_that_exists_in_the_project_is_named_with_the_directory_to_run_from(tmp_path):
+    (tmp_path / "proj" / "data").mkdir(parents=True)
+    (tmp_path / "proj" / "scripts").mkdir()
+    (tmp_path / "proj" / "data" / "x.csv").write_text("1,2\n")
+    path = str(tmp_path / "proj" / "scripts" / "train.py")
+    end = _raised(["FileNotFoundError", "OSError"], "[Errno 2] No such file or directory: 'data/x.csv'")
+    root = str(tmp_path / "proj")
+    assert _explain(end, path=path) == (
+        f"the run stopped at line 3: the file reads data/x.csv, which is at {root}/data/x.csv, "
+        "not in the empty temporary directory verify runs it in",
+        f"pass --driver driver.py that calls os.chdir({root!r}) before it imports the file (what the run writes then lands there)",
+    )

@@ -186,6 +186,14 @@ def _after_exception(line: int, end: Dict[str, Any], status_text: str, path: Pat
     if "FileNotFoundError" in types:
         m = _MISSING_FILE.search(message)
         what = m.group("path") if m else "a file"
+        found = _found_from(what, path) if m and not os.path.isabs(what) else None
+        if found is not None:
+            return (
+                f"{stopped}: the file reads {what}, which is at {os.path.join(found, what)}, "
+                "not in the empty temporary directory verify runs it in",
+                f"pass --driver driver.py that calls os.chdir({found!r}) before it imports the file "
+                "(what the run writes then lands there)",
+            )
         where = "" if os.path.isabs(what) else " (verify runs it in an empty temporary directory)"
         return (
             f"{stopped}: the file reads {what}, which is missing{where}",
@@ -205,6 +213,18 @@ def _after_exception(line: int, end: Dict[str, Any], status_text: str, path: Pat
         f"{stopped}: {status_text}",
         "fix what raised there, or pass --entry/--driver to reach the line another way",
     )
+
+
+def _found_from(relative: str, path: Path) -> Optional[str]:
+    """The directory, the file's own or one above it, from which ``relative`` exists."""
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        if os.path.exists(os.path.join(d, relative)):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
 
 
 def _import_error(stopped: str, message: str, path: Path) -> Tuple[str, str]:
