@@ -573,6 +573,8 @@ def server() -> None:
 @_config_option
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("-j", "--jobs", type=int, help="Runs at a time (default: CPUs, at most 4).")
+@click.option("--entry", metavar="MODULE:FUNCTION", help="Import each file, then call FUNCTION() (module or path.py) to reach code nothing calls at import.")
+@click.option("--driver", metavar="DRIVER.py", help="Run DRIVER.py, which imports the files and calls them, instead of running each file.")
 def verify(**options: object) -> None:
     """Run FILES as written and as fixed under torch (each in a sandboxed
     subprocess) and show whether each finding and fix behaves as claimed."""

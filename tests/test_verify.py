@@ -412,8 +412,12 @@ def test_runs_that_do_not_finish_get_clear_verdicts(tmp_path, monkeypatch):
     assert exits["findings"][0]["verdict"] == "CRASHED"
     unused = files["unused.py"]
     assert unused["findings"][0]["verdict"] == "NOT REACHED"
-    assert unused["findings"][0]["observed"] == ["line 5 never ran"]
-    assert unused["findings"][0]["fix"]["verdict"] == "SAME RESULT"
+    # A line that never ran vouches for nothing: it says why, and what would make it run.
+    assert unused["findings"][0]["observed"] == [
+        "line 5 never ran: `report()` is never called",
+        "to run it: pass --driver driver.py that imports `unused` and calls `report(...)` with arguments",
+    ]
+    assert unused["findings"][0]["fix"]["verdict"] == "NOT EXERCISED"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exits.py", "forever.py", "unused.py"]
 
 
@@ -430,3 +434,79 @@ def test_files_using_torch_func_run_without_saved_tensor_hooks():
     assert hooked.payload["outcome"]["message"].startswith("torch.func.{grad, vjp, jacrev, hessian} don't yet support")
     plain = sandbox.run({"mode": "script", "script": "s.py", "saved_hooks": False}, {"s.py": script})
     assert plain.stdout == "True\n" and plain.payload["saved_measured"] is False
+
+
+# -- reaching code that runs only when called ---------------------------------------
+
+TRAIN = '''import torch
+from pkg.helpers import make
+
+
+def evaluate():
+    torch.manual_seed(0)
+    model, batches = make()
+    model.eval()
+    total = 0.0
+    for x in batches:
+        out = model(x)
+        total += out.sum().item()
+    print(f"total {total:.4f}")
+
+
+if __name__ == "__main__":
+    print("as a script")
+'''
+
+
+@pytest.fixture()
+def project(tmp_path):
+    """A package whose module imports a sibling by its package name (so only
+    from the project's root) and whose flagged line is in a function nothing calls."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text(
+        "import torch\n\n\ndef make():\n    return torch.nn.Linear(4, 2), [torch.randn(3, 4) for _ in range(2)]\n"
+    )
+    (root / "pkg" / "train.py").write_text(TRAIN)
+    (root / "drive.py").write_text("from pkg import train\n\ntrain.evaluate()\ntrain.evaluate()\n")
+    (root / "run_eval.py").write_text("from pkg.train import evaluate\n\n\ndef main():\n    evaluate()\n")
+    return root
+
+
+def test_a_function_nobody_calls_is_reached_with_entry_or_driver(project, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    path = str(project / "pkg" / "train.py")
+    result = run_cli("verify", "-j", "2", path)
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    # The sibling import worked (the run completed), and the line never ran: nothing is vouched for.
+    assert lines[1].startswith("  as written: completed") and lines[2].startswith("  as fixed  : completed")
+    assert lines[3:8] == [
+        "  11:15 GL101 NOT REACHED",
+        "        line 11 never ran: `evaluate()` is never called",
+        "        to run it: pass --entry pkg.train:evaluate",
+        "    fix: NOT EXERCISED (safe: Wrap the loop in `with torch.no_grad():`)",
+        "        line 11 never ran as written: nothing to compare",
+    ]
+    assert lines[-1] == "1 file, 1 finding: 1 not reached; 1 fix: 1 not exercised."
+
+    result = run_cli("verify", "-j", "2", "--output-format", "json", "--entry", "pkg.train:evaluate", path)
+    assert result.exit_code == 0, result.output
+    (finding,) = json.loads(result.stdout)["files"][0]["findings"]
+    assert (finding["verdict"], finding["reached"], finding["fix"]["verdict"]) == ("CONFIRMED", True, "SAME RESULT")
+    assert finding["why_not_run"] is None and finding["next_step"] is None
+    # What ran is pinned as the recall set pins its sites.
+    assert json.loads(result.stdout)["files"][0]["sha256"] == hashlib.sha256(TRAIN.encode()).hexdigest()
+
+    # A driver, or an entry in another module, imports the file: each run gets the
+    # version it runs (nothing is saved for backward as fixed), not the file on disk.
+    for option in (["--driver", str(project / "drive.py")], ["--entry", f"{project / 'run_eval.py'}:main"]):
+        result = run_cli("verify", "-j", "2", "--output-format", "json", *option, path)
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        (finding,) = data["files"][0]["findings"]
+        assert (finding["verdict"], finding["fix"]["verdict"]) == ("CONFIRMED", "SAME RESULT")
+        assert finding["fix"]["memory"] == [{"what": "saved for backward", "as_written": 96, "as_fixed": 0}]
+        assert data["summary"] == {"CONFIRMED": 1, "fix SAME RESULT": 1}

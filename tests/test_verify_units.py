@@ -242,16 +242,32 @@ def test_files_verify_cannot_run_get_a_one_line_error(tmp_path):
     assert text.endswith("  no findings: nothing to verify\n\n3 files, 0 findings; 2 files not run.\n")
 
 
-def test_files_verify_does_not_run_a_file_with_async_arguments(tmp_path):
+def test_files_verify_runs_a_file_with_async_arguments_renamed(tmp_path):
     from gradlint.config import Settings
-    from gradlint.verify.scripts import Options, prepare
+    from gradlint.verify import report
+    from gradlint.verify.scripts import Options, judge_file, prepare
 
-    (tmp_path / "legacy.py").write_text("import torch\nx = torch.zeros(2)\ny = x.cuda(async=True)\nz = loss.data[0]\n")
+    source = "import torch\nx = torch.zeros(2)\ny = x.cuda(async=True)\nz = x.sum().data[0]\nw = x.cuda(async=True)\n"
+    (tmp_path / "legacy.py").write_text(source)
     item = prepare(tmp_path / "legacy.py", Settings(cwd=tmp_path), Options())
-    assert item.error == (
-        "cannot run it: `async=` was renamed `non_blocking=` in PyTorch 0.4, and `async` has been a keyword since "
-        "Python 3.7: this call is a syntax error; use `non_blocking=` (line 3)"
+    # Analysed as `gradlint check` analyses it: every finding, at its place in the file as written.
+    assert [(f.code, f.start) for f in item.findings] == [("GL005", (3, 11)), ("GL003", (4, 4)), ("GL005", (5, 11))]
+    assert item.source == source.replace("async=", "non_blocking=")
+    assert "non_blocking=True" in item.fixed_source and "x.sum().item()" in item.fixed_source
+    assert item.note == (
+        "as written it does not compile (`async` is a keyword since Python 3.7): run with its "
+        "2 `async=` arguments renamed `non_blocking=` (GL005's fix)"
     )
+    raised = {"kind": "exception", "types": ["IndexError", "LookupError", "Exception"], "message": "invalid index", "line": 4}
+    fv = judge_file(item, _run({4: {"entered": 1}}, end=raised), _run({4: {"entered": 1}}), Options())
+    rename, index, again = fv.findings
+    assert (rename.verdict, rename.fix.verdict) == ("CONFIRMED", "ERROR GONE")
+    assert rename.observed == [f"as written: SyntaxError at line 3 on Python {sys.version_info[0]}.{sys.version_info[1]}"]
+    # Each argument is a syntax error of its own, though compiling stops at the first.
+    assert (again.verdict, again.fix.verdict) == ("CONFIRMED", "ERROR GONE")
+    assert again.observed == [f"as written: SyntaxError at line 5 on Python {sys.version_info[0]}.{sys.version_info[1]}"]
+    assert (index.verdict, index.fix.verdict) == ("CONFIRMED", "ERROR GONE")
+    assert report.file_text(fv).splitlines()[1] == "  " + item.note
 
 
 def test_results_key_of_claims():
@@ -378,13 +394,14 @@ NESTED = (
 
 
 def test_a_behaviour_the_fix_keeps_must_still_show_as_fixed(tmp_path):
-    # GL106: the inner guard's body (line 6 once dedented) must still run with gradients off.
+    # GL106: the inner guard's body (line 7; line 6 of the fixed copy) must still run with gradients off.
     off = {6: {"entered": 1, "grad_disabled_entries": 1}}
     (finding,) = _judge(tmp_path, NESTED, _run(off, "ok\n"), _run(off, "ok\n"))
     assert (finding.code, finding.verdict, finding.fix.verdict) == ("GL106", "CONFIRMED", "SAME RESULT")
     (finding,) = _judge(tmp_path, NESTED, _run(off, "ok\n"), _run({6: {"entered": 1, "grad_disabled_entries": 0}}, "ok\n"))
     assert finding.fix.verdict == "CHANGED"
-    assert finding.fix.details == ["as fixed, no longer: gradients disabled when line 6 started: 0 of 1 times"]
+    # The fixed copy's line 6 is line 7 of the file as written (the inner `with` is gone).
+    assert finding.fix.details == ["as fixed, no longer: gradients disabled when line 7 started: 0 of 1 times"]
 
 
 def test_unsafe_fixes_are_applied_only_when_asked(tmp_path):
@@ -599,3 +616,212 @@ def test_a_kept_graph_is_confirmed_by_the_nodes_the_accumulator_references():
     )
     # after `.detach()`: nothing referenced, nothing grows
     assert not claims.retains_memory(claim, run(0, 0), plan).shown
+
+
+# -- verify vouches only for what ran ------------------------------------------------------
+
+EVAL = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "def evaluate(model, batches):\n"
+    "    model.eval()\n"
+    "    outs = []\n"
+    "    for x in batches:\n"
+    "        out = model(x)\n"
+    "        outs.append(out.sum().item())\n"
+    "    return outs\n"
+)
+
+
+def test_a_fix_on_a_line_that_never_ran_is_not_exercised(tmp_path):
+    from gradlint.verify import report
+    from gradlint.verify.scripts import FileVerification
+
+    (finding,) = _judge(tmp_path, EVAL, _run({}), _run({}))
+    assert (finding.code, finding.verdict, finding.fix.verdict) == ("GL101", "NOT REACHED", "NOT EXERCISED")
+    assert finding.fix.details == ["line 8 never ran as written: nothing to compare"]
+    assert finding.observed == [
+        "line 8 never ran: `evaluate()` is never called",
+        "to run it: pass --driver driver.py that imports `f` and calls `evaluate(...)` with arguments",
+    ]
+    assert not finding.ok
+    fv = FileVerification("f.py", findings=[finding])
+    assert report.files_summary([fv]) == "\n1 file, 1 finding: 1 not reached; 1 fix: 1 not exercised.\n"
+    # Ran as written, never as fixed, and the two runs ended alike: nothing vouches for the fix either.
+    ran = {8: {"entered": 1}, 9: {"entered": 1}}
+    (finding,) = _judge(tmp_path, EVAL, _run(ran), _run({}))
+    assert finding.fix.verdict == "NOT EXERCISED"
+    assert finding.fix.details == ["line 8 never ran as fixed: nothing to compare"]
+    # ... but a fixed run that stops before the line is a change.
+    # (the fixed copy's line 5 is the `def`, line 4 as written: the fix adds a decorator)
+    failed = {"kind": "exception", "types": ["NameError", "Exception"], "message": "name 'x' is not defined", "line": 5}
+    (finding,) = _judge(tmp_path, EVAL, _run(ran), _run({}, end=failed))
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details == ["line 8 never ran as fixed (as fixed it raised NameError: name 'x' is not defined at line 4)"]
+    # Ran in both: judged on the results.
+    (finding,) = _judge(tmp_path, EVAL, _run(ran), _run({9: {"entered": 1}}))
+    assert finding.fix.verdict == "SAME RESULT"
+
+
+def test_differences_are_numbered_as_in_the_file_as_written(tmp_path):
+    # The fix decorates `evaluate` with `@torch.no_grad()`: line 8 becomes line 9 of the fixed copy.
+    def seen(total):
+        return {"entered": 1, "first": {"out": {"type": "number", "value": total}}}
+
+    (finding,) = _judge(tmp_path, EVAL, _run({8: seen(1.0)}), _run({9: seen(2.0)}))
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details[0] == "at line 8: out: 1.0 as written, 2.0 as fixed"
+
+
+GL003_SOURCE = "import torch\n\nloss = torch.ones(3).sum()\nprint(loss.data[0])\n"
+
+
+@pytest.mark.parametrize("message", ["invalid index of a 0-dim tensor", "too many indices for tensor of dimension 0"])
+def test_an_exception_claim_at_the_flagged_line_is_matched_by_its_type(tmp_path, message):
+    error = {"kind": "exception", "types": ["IndexError", "LookupError", "Exception"], "message": message, "line": 4}
+    (finding,) = _judge(tmp_path, GL003_SOURCE, _run({4: {"entered": 1}}, end=error), _run({4: {"entered": 1}}, "3.0\n"))
+    assert (finding.verdict, finding.fix.verdict) == ("CONFIRMED", "ERROR GONE")
+    assert finding.observed == [f"raised IndexError: {message} (line 4)"]
+    # The claimed type at another line is no evidence; another type at the line neither.
+    for other in ({**error, "line": 3}, {**error, "types": ["TypeError", "Exception"]}):
+        (finding,) = _judge(tmp_path, GL003_SOURCE, _run({4: {"entered": 1}}, end=other), _run({4: {"entered": 1}}, "3.0\n"))
+        assert finding.verdict == "NOT REPRODUCED", other
+
+
+def test_a_later_exception_claim_still_needs_its_wording():
+    from gradlint.verify.claims import matching
+    from gradlint.verify.plan import SitePlan
+
+    claim = parse_claim("x", {"claim": "raises", "exception": "RuntimeError", "match": "inplace", "where": "later"})
+    plan = SitePlan(3, (3, 3))
+    run = _run({3: {"entered": 1, "first_seq": 1}})
+    run.payload["exceptions"] = [
+        {"types": ["RuntimeError"], "message": "CUDA error", "line": 5, "lines": [5], "seq": 2},
+        {"types": ["RuntimeError"], "message": "modified by an inplace operation", "line": 6, "lines": [6], "seq": 3},
+    ]
+    assert [e["line"] for e in matching(claim, run, plan)] == [6]
+
+
+# -- why a line did not run, and what would make it run --------------------------------------
+
+
+def _explain(end, caller=None, path="proj/train.py", imported=False):
+    from pathlib import Path
+
+    from gradlint.verify import reach
+
+    status = {"exception": "raised X", "exit": "exited with status 2", "completed": "completed"}[end.get("kind", "completed")]
+    return reach.explain(12, end, status, caller, Path(path), ["train"], imported)
+
+
+def _raised(types, message, line=3):
+    return {"kind": "exception", "types": types + ["Exception"], "message": message, "line": line}
+
+
+def test_why_a_line_did_not_run():
+    from gradlint.verify.reach import Caller
+
+    assert _explain(_raised(["FileNotFoundError", "OSError"], "[Errno 2] No such file or directory: 'data/x.csv'")) == (
+        "the run stopped at line 3: the file reads data/x.csv, which is missing (verify runs it in an empty temporary directory)",
+        "pass --driver driver.py that writes a small stand-in for it before it imports the file, or --entry a function that does not read it",
+    )
+    why, step = _explain(_raised(["AssertionError"], "Torch not compiled with CUDA enabled"))
+    assert why == "the run stopped at line 3: it needs CUDA, which torch does not have here (Torch not compiled with CUDA enabled)"
+    assert step.startswith("run verify on a machine where torch.cuda.is_available()")
+    why, step = _explain(_raised(["RuntimeError"], "Found no NVIDIA driver on your system."))
+    assert "needs CUDA" in why
+    assert _explain({"kind": "completed"}, Caller("train", False, False, 0)) == (
+        "`train()` is never called",
+        "pass --entry train:train",
+    )
+    assert _explain({"kind": "completed"}, Caller("Trainer.fit", True, False, 0))[1] == (
+        "pass --driver driver.py that imports `train`, builds a `Trainer` and calls `fit()`"
+    )
+    assert _explain({"kind": "completed"}, Caller("train", False, False, 2))[0] == (
+        "`train()` ran 2 times but not through line 12 (a branch not taken, or it returned earlier)"
+    )
+    assert _explain({"kind": "completed"}) == ("line 12 is in a branch not taken", "pass --driver driver.py that takes that branch")
+    assert _explain({"kind": "exit", "code": 2})[0] == "the file exited with status 2 before line 12 ran"
+
+
+def test_why_an_import_failed_a_sibling_or_a_package_not_installed(tmp_path):
+    (tmp_path / "proj" / "scripts").mkdir(parents=True)
+    (tmp_path / "proj" / "utils.py").write_text("")
+    path = str(tmp_path / "proj" / "scripts" / "train.py")
+    why, step = _explain(_raised(["ModuleNotFoundError", "ImportError"], "No module named 'utils'"), path=path)
+    assert why == f"the run stopped at line 3: `utils` is a module of the project ({tmp_path / 'proj' / 'utils.py'}), not on the path"
+    assert step == f"run verify from {tmp_path / 'proj'} (the project root), so that `utils` imports"
+    why, step = _explain(_raised(["ModuleNotFoundError", "ImportError"], "No module named 'visdom'"), path=path)
+    assert (why, step) == (
+        "the run stopped at line 3: `visdom` is not installed",
+        "install visdom (pip install visdom, or the package that provides it)",
+    )
+    why, _ = _explain(_raised(["ModuleNotFoundError", "ImportError"], "No module named 'pytest.ffi'"), path=path)
+    assert why == "the run stopped at line 3: `pytest.ffi` is not part of the installed `pytest` (it may have been removed)"
+
+
+def test_import_paths_and_module_names(tmp_path):
+    from gradlint.verify import reach
+
+    root = tmp_path / "proj"
+    (root / "src" / "pkg" / "sub").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    for d in ("pkg", "pkg/sub"):
+        (root / "src" / d / "__init__.py").write_text("")
+    path = root / "src" / "pkg" / "sub" / "model.py"
+    path.write_text("")
+    assert reach.module_names(path) == ["pkg.sub.model", "model"]
+    assert reach.import_paths(path, cwd=str(tmp_path)) == [
+        str(root / "src" / "pkg" / "sub"), str(root / "src"), str(root), str(tmp_path)
+    ]
+    assert reach.module_names(root / "src" / "pkg" / "__init__.py") == ["pkg"]
+
+
+def test_entry_and_driver_options(tmp_path):
+    from gradlint.verify import reach
+
+    assert reach.parse_entry("pkg.train:main") == reach.Entry("pkg.train", "main")
+    assert reach.parse_entry("scripts/run.py:Trainer.fit") == reach.Entry("scripts/run.py", "Trainer.fit")
+    f = tmp_path / "f.py"
+    f.write_text("import torch\n")
+    for args, error in [
+        (["--entry", "train"], "error: --entry: 'train' is not 'module:function' or 'path.py:function'"),
+        (["--entry", "pkg/x:main"], "error: --entry: 'pkg/x:main' is not 'module:function' or 'path.py:function'"),
+        (["--entry", "nowhere.py:main"], "error: --entry: nowhere.py: No such file"),
+        (["--driver", "nowhere.py"], "error: --driver: nowhere.py: No such file"),
+        (["--entry", "f:main", "--driver", str(f)], "error: give either --entry or --driver, not both"),
+    ]:
+        result = run_cli("verify", str(f), *args)
+        assert (result.exit_code, result.output.strip().splitlines()[-1]) == (2, error), args
+    result = run_cli("verify", "--probes", "--entry", "f:main")
+    assert (result.exit_code, result.output.strip()) == (2, "error: --entry and --driver run files, not --probes")
+    # An entry naming the file itself calls into the copy being run; another module is imported.
+    assert reach.entry_config(reach.Entry(str(f), "main"), f, ["f"]) == {"module": "f", "function": "main", "path": None}
+    assert reach.entry_config(reach.Entry("pkg.run", "main"), f, ["f"]) == {"module": "pkg.run", "function": "main", "path": None}
+
+
+def test_what_the_fixed_copy_did_is_numbered_as_in_the_file_as_written(tmp_path):
+    # An inserted line stands for the line after it; the lines after it move by one.
+    lm = LineMap(EVAL, EVAL.replace("    for x in batches:\n", "    with torch.no_grad():\n    for x in batches:\n"))
+    assert [lm.old_line(n) for n in range(1, 12)] == [1, 2, 3, 4, 5, 6, 7, 7, 8, 9, 10]
+    ran = {8: {"entered": 1}}
+    failed = {"kind": "exception", "types": ["ValueError", "Exception"], "message": "bad", "line": 10}
+    findings = _judge(tmp_path, EVAL, _run(ran), _run({9: {"entered": 1}}, end=failed))
+    (finding,) = findings
+    assert finding.fix.verdict == "CHANGED"
+    assert finding.fix.details[0] == "as written it completed; as fixed it raised ValueError: bad at line 9"
+
+
+def test_a_data_file_that_exists_in_the_project_is_named_with_the_directory_to_run_from(tmp_path):
+    (tmp_path / "proj" / "data").mkdir(parents=True)
+    (tmp_path / "proj" / "scripts").mkdir()
+    (tmp_path / "proj" / "data" / "x.csv").write_text("1,2\n")
+    path = str(tmp_path / "proj" / "scripts" / "train.py")
+    end = _raised(["FileNotFoundError", "OSError"], "[Errno 2] No such file or directory: 'data/x.csv'")
+    root = str(tmp_path / "proj")
+    assert _explain(end, path=path) == (
+        f"the run stopped at line 3: the file reads data/x.csv, which is at {root}/data/x.csv, "
+        "not in the empty temporary directory verify runs it in",
+        f"pass --driver driver.py that calls os.chdir({root!r}) before it imports the file (what the run writes then lands there)",
+    )

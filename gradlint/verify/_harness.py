@@ -852,6 +852,63 @@ def _is_memory_error(exc):
     return isinstance(exc, RuntimeError) and ("can't allocate memory" in text or "out of memory" in text.lower())
 
 
+class _ScriptFinder:
+    """Imports the file under test by its module names (``pkg.model``, ``model``)
+    from the copy that is being run, as written or as fixed, not from the
+    user's directory: a driver, an entry module or a sibling that imports it
+    gets the version under test, traced."""
+
+    def __init__(self, names, path, code):
+        self.names = set(names)
+        self.path = path
+        self.code = code
+
+    def find_spec(self, fullname, target_path=None, target=None):
+        if fullname not in self.names:
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_file_location(fullname, self.path, loader=self)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        exec(self.code, module.__dict__)
+
+
+class EntryError(Exception):
+    """``--entry`` names something that cannot be called."""
+
+
+def _call_entry(entry, names):
+    """Import the entry's module (the file under test, or a module that uses it),
+    and call the entry function with no arguments."""
+    import importlib
+    import importlib.util
+
+    spec = entry["module"] or names[0]
+    try:
+        if entry.get("path"):
+            mspec = importlib.util.spec_from_file_location(entry["module"], entry["path"])
+            target = importlib.util.module_from_spec(mspec)
+            sys.modules[entry["module"]] = target
+            mspec.loader.exec_module(target)
+        else:
+            target = importlib.import_module(spec)
+    except ImportError as exc:
+        raise EntryError(f"--entry: cannot import `{spec}`: {_exc_text(exc)}") from None
+    func = target
+    for part in entry["function"].split("."):
+        try:
+            func = getattr(func, part)
+        except AttributeError:
+            raise EntryError(f"--entry: `{spec}` has no `{entry['function']}`") from None
+    if not callable(func):
+        raise EntryError(f"--entry: `{spec}.{entry['function']}` is not callable")
+    func()
+
+
 def run_script(cfg):
     global _state, _reserve
     path = cfg["script"]
@@ -866,6 +923,18 @@ def run_script(cfg):
     sys.modules["__main__"] = module
     sys.argv = [path]
     sys.path.insert(0, os.path.dirname(path))
+    # Where the file lives (its own directory, its project's root): sibling
+    # modules import as they would from the project, after the copy's own directory.
+    for i, entry in enumerate(cfg.get("paths") or (), 1):
+        if entry not in sys.path:
+            sys.path.insert(i, entry)
+    names = cfg.get("module_names") or []
+    if names:
+        sys.meta_path.insert(0, _ScriptFinder(names, path, code))
+    entry = cfg.get("entry")
+    driver = cfg.get("driver")
+    if driver:
+        sys.argv = [driver]
 
     if cfg.get("seed") is not None:
         _seed(cfg["seed"])
@@ -895,9 +964,21 @@ def run_script(cfg):
             hooks.__enter__()
         sys.settrace(_global_tracer)
         try:
-            exec(code, module.__dict__)
+            if driver:
+                # The driver imports the file (as its module, through _ScriptFinder) and calls it.
+                import runpy
+
+                module.__dict__.update(runpy.run_path(driver, run_name="__main__"))
+            elif entry:
+                _call_entry(entry, names)
+            else:
+                exec(code, module.__dict__)
         finally:
             sys.settrace(None)
+            if (driver or entry) and sys.modules.get(names[0]) is not None:
+                # The values compared at the end are those of the file's own module.
+                found = sys.modules[names[0]].__dict__
+                module.__dict__.update({k: v for k, v in found.items() if not k.startswith("__")})
             if hooks is not None:
                 hooks.__exit__(None, None, None)
     except SystemExit as exc:

@@ -66,7 +66,7 @@ def records_graph(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
     else:
         parts = [f"saved for backward: {NOT_MEASURED}"]
     if graph:
-        parts.append(f"{graph['name']} (line {graph['line']}): grad_fn={graph['grad_fn']}")
+        parts.append(f"{graph['name']} (line {run.line(graph['line'])}): grad_fn={graph['grad_fn']}")
     else:
         site = _tensors(run.statement(plan.site).get("first"))
         parts.extend(tensor_text(n, s) for n, s in list(site.items())[:2])
@@ -114,25 +114,45 @@ def _node_growth(run: RunView, plan: SitePlan) -> Optional[Tuple[int, int, float
     return int(first), int(last), (int(last) - int(first)) / (updates - 1)
 
 
-def _matches(claim: Claim, types: List[str], message: str) -> bool:
+def _matches(claim: Claim, types: List[str], message: str, at_site: bool = False) -> bool:
+    """An exception of the claimed type; raised away from the flagged line
+    (``where = "later"``), its message must match too, since only the wording ties
+    it to the finding. At the flagged line the type is the claim: wording varies
+    between versions (and ``match`` documents torch's)."""
     if claim.exceptions and not set(claim.exceptions) & set(types):
         return False
-    return not claim.match or re.search(claim.match, message) is not None
+    return at_site or not claim.match or re.search(claim.match, message) is not None
 
 
-def raises(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
-    site = run.statement(plan.site)
-    first = site.get("first_seq")
+def _at_site(claim: Claim, event: Dict[str, Any], plan: Optional[SitePlan]) -> bool:
+    if claim.where != "finding" or plan is None or plan.site is None:
+        return False
     start, end = plan.span
+    lines = [line for line in event.get("lines", [event.get("line")]) if line is not None]
+    return any(start <= line <= end for line in lines)
+
+
+def matching(claim: Claim, run: RunView, plan: Optional[SitePlan]) -> List[Dict[str, Any]]:
+    """The exceptions of ``run`` that show a ``raises`` claim (for ``where = "finding"``,
+    raised while the site ran)."""
+    out = []
+    first = run.statement(plan.site).get("first_seq") if plan is not None else None
     for event in run.exceptions:
-        if not _matches(claim, event.get("types", []), event.get("message", "")):
-            continue
-        lines = [line for line in event.get("lines", [event.get("line")]) if line is not None]
-        if claim.where == "finding" and not any(start <= line <= end for line in lines):
+        here = _at_site(claim, event, plan)
+        if claim.where == "finding" and not here:
             continue
         if claim.where == "later" and (first is None or event.get("seq", 0) < first):
             continue
-        return Observation(True, f"raised {exception_text(event)} (line {event.get('line')})")
+        if _matches(claim, event.get("types", []), event.get("message", ""), here):
+            out.append(event)
+    return out
+
+
+def raises(claim: Claim, run: RunView, plan: SitePlan) -> Observation:
+    found = matching(claim, run, plan)
+    if found:
+        event = found[0]
+        return Observation(True, f"raised {exception_text(event)} (line {run.line(event.get('line'))})")
     seen = [exception_text(e, 80) for e in run.exceptions[:2]]
     return Observation(False, "no " + " or ".join(claim.exceptions) + " raised" + (f" (saw {'; '.join(seen)})" if seen else ""))
 
@@ -172,7 +192,7 @@ def grad_already_disabled(claim: Claim, run: RunView, plan: SitePlan) -> Observa
     disabled = site.get("grad_disabled_entries", 0)
     return Observation(
         entered > 0 and disabled == entered,
-        f"gradients disabled when line {plan.site} started: {disabled} of {entered} times",
+        f"gradients disabled when line {run.line(plan.site)} started: {disabled} of {entered} times",
     )
 
 
@@ -220,11 +240,11 @@ def requires_grad_unchanged(claim: Claim, run: RunView, plan: SitePlan) -> Obser
     if after.get("kind") == "module" and before.get("kind") == "module":
         n0, n1, total = before.get("trainable", 0), after.get("trainable", 0), after.get("parameters", 0)
         return Observation(
-            total > 0 and n0 == n1, f"`{who}`: {n0} → {n1} of {total} parameters require grad across line {plan.site}"
+            total > 0 and n0 == n1, f"`{who}`: {n0} → {n1} of {total} parameters require grad across line {run.line(plan.site)}"
         )
     if after.get("kind") == "tensor" and before.get("kind") == "tensor":
         was, now = before.get("requires_grad"), after.get("requires_grad")
-        return Observation(was == now, f"`{who}`.requires_grad: {was} → {now} across line {plan.site}")
+        return Observation(was == now, f"`{who}`.requires_grad: {was} → {now} across line {run.line(plan.site)}")
     return Observation(False, f"`{who}` is neither a tensor nor a module here" if after else f"`{who}` could not be read")
 
 

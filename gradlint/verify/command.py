@@ -11,6 +11,7 @@ from gradlint.verify import INSTALL_HINT, sandbox, torch_available
 
 if TYPE_CHECKING:
     from gradlint.config import Settings
+    from gradlint.verify import reach
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
@@ -45,6 +46,8 @@ def run(
     jobs: Optional[int],
     echo: Callable[[str], None],
     config_overrides: Optional[Dict[str, Any]] = None,
+    entry: Optional[str] = None,
+    driver: Optional[str] = None,
 ) -> int:
     from gradlint.config import ConfigError
 
@@ -56,6 +59,20 @@ def run(
         raise UsageError("--timeout must be a positive number of seconds")
     if jobs is not None and jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if probes and (entry or driver):
+        raise UsageError("--entry and --driver run files, not --probes")
+    if entry and driver:
+        raise UsageError("give either --entry or --driver, not both")
+    from gradlint.verify import reach
+
+    try:
+        parsed_entry = reach.parse_entry(entry) if entry else None
+    except reach.EntryError as exc:
+        raise UsageError(str(exc)) from None
+    if parsed_entry is not None and parsed_entry.is_path and not Path(parsed_entry.module).is_file():
+        raise UsageError(f"--entry: {parsed_entry.module}: No such file")
+    if driver is not None and not Path(driver).is_file():
+        raise UsageError(f"--driver: {driver}: No such file")
     limits = sandbox.Limits(timeout=timeout, memory=parse_size(memory_limit))
     workers = jobs or sandbox.default_workers()
     try:
@@ -68,7 +85,7 @@ def run(
 
         settings = Settings(config_path, select=select, overrides=config_overrides)
         _need_torch()
-        return _files(paths, settings, unsafe_fixes, limits, seed, workers, output_format, echo)
+        return _files(paths, settings, unsafe_fixes, limits, seed, workers, output_format, echo, parsed_entry, driver)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
@@ -131,11 +148,13 @@ def _files(
     workers: int,
     output_format: str,
     echo: Callable[[str], None],
+    entry: Optional["reach.Entry"] = None,
+    driver: Optional[str] = None,
 ) -> int:
     from gradlint.verify import report
     from gradlint.verify.scripts import Options, SetupError, verify_files
 
-    options = Options(limits=limits, seed=seed, unsafe_fixes=unsafe_fixes, workers=workers)
+    options = Options(limits=limits, seed=seed, unsafe_fixes=unsafe_fixes, workers=workers, entry=entry, driver=driver)
     text = output_format != "json"
     # Each file as it finishes (runs take seconds each); JSON is one document, printed at the end.
     on_result = (lambda fv: echo(report.file_text(fv))) if text else None

@@ -48,6 +48,8 @@ class Unit:
     # For a ``with`` header: its body's lines. Python reports the header's line
     # again when the block exits; coming from there is not the statement starting.
     exit_from: Optional[Tuple[int, int]] = None
+    # The outermost function around the unit, as code outside the file would call it.
+    caller: Optional["CallerInfo"] = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,9 @@ class _Indexer(cst.CSTVisitor):
         self.units: List[Unit] = []
         self.loops: List[Tuple[int, int]] = []
         self.functions: List[FunctionInfo] = []
+        # Enclosing class names and callable functions, outermost first.
+        self.classes: List[str] = []
+        self.callers: List[Optional[CallerInfo]] = []
 
     def _lines(self, node: cst.CSTNode) -> Tuple[int, int]:
         rng = self.pos[node]
@@ -130,6 +135,7 @@ class _Indexer(cst.CSTVisitor):
     def _context(self, unit: Unit) -> Unit:
         unit.loop = self.loops[-1] if self.loops else None
         unit.function = self.functions[-1] if self.functions else None
+        unit.caller = self.callers[0] if self.callers else None
         return unit
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
@@ -201,21 +207,53 @@ class _Indexer(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         start, end = self._lines(node)
         first = min([start] + [self.pos[d].start.line for d in node.decorators])
-        self.functions.append(FunctionInfo(node.name.value, first, start, end))
+        info = FunctionInfo(node.name.value, first, start, end)
+        self.functions.append(info)
+        if len(self.functions) == 1 and len(self.classes) <= 1:
+            is_method = bool(self.classes)
+            qualname = ".".join(self.classes + [info.name])
+            self.callers.append(CallerInfo(info, qualname, is_method, _needs_arguments(node, is_method)))
+        else:
+            self.callers.append(None)
         # A nested function is its own scope: the enclosing loop does not run its body.
         self.loops.append(None)  # type: ignore[arg-type]
         return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.functions.pop()
+        self.callers.pop()
         self.loops.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.loops.append(None)  # type: ignore[arg-type]
+        self.classes.append(node.name.value)
         return True
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.loops.pop()
+        self.classes.pop()
+
+
+@dataclass(frozen=True)
+class CallerInfo:
+    """A function defined at module level, or a method of a module-level class:
+    what an entry point can call to reach the lines inside it."""
+
+    function: FunctionInfo
+    qualname: str  # ``train``, ``Trainer.fit``
+    is_method: bool
+    needs_arguments: bool
+
+
+def _needs_arguments(node: cst.FunctionDef, is_method: bool) -> bool:
+    params = node.params
+    positional = list(params.posonly_params) + list(params.params)
+    if is_method and positional and not any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators
+    ):
+        positional = positional[1:]  # self or cls
+    required = [p for p in positional + list(params.kwonly_params) if p.default is None]
+    return bool(required)
 
 
 class SourceIndex:
@@ -340,6 +378,22 @@ class LineMap:
                 return min(j1 + 1, self.new_last)
         return self.new_last
 
+    def old_line(self, new_line: int) -> int:
+        """The line of ``old`` that ``new_line`` stands for, to number what the
+        fixed copy did as in the file as written: an inserted line (``with
+        torch.no_grad():``, a decorator) stands for the line after it."""
+        j = new_line - 1
+        old_last = max(1, len(self.a))
+        for tag, i1, i2, j1, j2 in self.opcodes:
+            if j1 <= j < j2:
+                if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+                    return i1 + (j - j1) + 1
+                if tag == "replace":
+                    ratios = [difflib.SequenceMatcher(a=self.b[j], b=self.a[i], autojunk=False).ratio() for i in range(i1, i2)]
+                    return i1 + ratios.index(max(ratios)) + 1
+                return min(i1 + 1, old_last)
+        return old_last
+
 
 @dataclass
 class Watches:
@@ -411,6 +465,9 @@ class SitePlan:
     function: Optional[str] = None
     function_name: Optional[str] = None
     receiver: Optional[str] = None
+    # The module-level function (or method) around the site, watched for calls.
+    caller: Optional[str] = None
+    caller_info: Optional[CallerInfo] = None
 
 
 def plan_site(
@@ -440,6 +497,9 @@ def plan_site(
         for other in index.units:
             if span[0] <= other.start and other.end <= span[1] and (other.names or other.returns):
                 watches.statement(other)
+    if unit.caller is not None:
+        plan.caller = watches.function(unit.caller.function)
+        plan.caller_info = unit.caller
     if want_function and unit.function is not None:
         plan.function = watches.function(unit.function)
         plan.function_name = unit.function.name

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from gradlint.reporters.json import diagnostic_dict
 from gradlint.verify.probes import CONFIRMED, ProbeResult
 from gradlint.verify.runs import RunStatus, fmt_bytes
-from gradlint.verify.scripts import FileVerification, FindingReport, summary
+from gradlint.verify.scripts import CRASHED, NOT_REACHED, TIMEOUT, FileVerification, FindingReport, summary
 
 INDENT = "    "
 
@@ -112,6 +112,8 @@ def file_text(fv: FileVerification) -> str:
     elif not fv.findings:
         lines.append(f"{INDENT[:2]}no findings: nothing to verify")
     else:
+        if fv.note:
+            lines.append(f"{INDENT[:2]}{fv.note}")
         lines.append(_run_line("as written", fv.original))
         fixes = f", {_plural(fv.fixes_applied, 'fix')} applied" if fv.fixed is not None else ""
         lines.append(_run_line("as fixed  ", fv.fixed, fixes))
@@ -157,6 +159,10 @@ def _finding_json(path: str, f: FindingReport) -> Dict[str, Any]:
         observed=f.observed,
         saved_bytes=f.memory.get("records-graph"),
         retained_bytes=f.memory.get("retains-memory"),
+        # Whether the flagged line ran as written: a verdict vouches only for lines that ran.
+        reached=f.verdict not in (NOT_REACHED, TIMEOUT, CRASHED),
+        why_not_run=f.why_not_run,
+        next_step=f.next_step,
     )
     if f.fix is not None and item["fix"] is not None:
         item["fix"].update(
@@ -175,6 +181,8 @@ def files_json(files: Sequence[FileVerification]) -> str:
         {
             "filename": fv.path,
             "error": fv.error,
+            "note": fv.note,
+            "sha256": fv.sha256,
             "runs": {"as_written": _run_json(fv.original), "as_fixed": _run_json(fv.fixed)},
             "fixes_applied": fv.fixes_applied,
             "findings": [_finding_json(fv.path, f) for f in fv.findings],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from gradlint.verify.sandbox import RunOutcome
 
@@ -36,9 +36,17 @@ class RunStatus:
 class RunView:
     """One run: its outcome and the harness's measurements (possibly partial)."""
 
-    def __init__(self, outcome: RunOutcome) -> None:
+    def __init__(self, outcome: RunOutcome, to_original: Optional[Callable[[int], int]] = None) -> None:
         self.outcome = outcome
         self.payload: Dict[str, Any] = outcome.payload or {}
+        self._to_original = to_original
+
+    def line(self, line: Optional[int]) -> Optional[int]:
+        """A line of the file this run ran, as numbered in the file as written
+        (the fixed copy's lines move where a fix adds or removes some)."""
+        if line is None or self._to_original is None:
+            return line
+        return self._to_original(int(line))
 
     @property
     def measured(self) -> bool:
@@ -78,7 +86,7 @@ class RunView:
             return RunStatus("exit", text, o.seconds, cuda)
         if kind == "out-of-memory":
             limit = (self.payload.get("limits") or {}).get("memory")
-            where = f" at line {end['line']}" if end.get("line") else ""
+            where = f" at line {self.line(end['line'])}" if end.get("line") else ""
             return RunStatus(
                 "out-of-memory",
                 f"CRASHED: out of memory{where} (limit {fmt_bytes(limit)}): {exception_text(end)}",
@@ -86,7 +94,7 @@ class RunView:
                 cuda,
             )
         if kind == "exception":
-            where = f" at line {end['line']}" if end.get("line") else ""
+            where = f" at line {self.line(end['line'])}" if end.get("line") else ""
             return RunStatus("exception", f"raised {exception_text(end)}{where}", o.seconds, cuda)
         return RunStatus("completed", "completed", o.seconds, cuda)
 

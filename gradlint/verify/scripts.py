@@ -8,8 +8,10 @@ what it removed and whether the results stayed the same (``compare``).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -22,7 +24,7 @@ from gradlint.files import ReadError, read_source
 from gradlint.results import Diagnostic, Finding
 from gradlint.runner import Mode, to_diagnostics
 from gradlint.verify import claims as claims_mod
-from gradlint.verify import compare, sandbox
+from gradlint.verify import compare, reach, sandbox
 from gradlint.verify.plan import LineMap, SitePlan, SourceIndex, Watches, plan_site, receiver_of
 from gradlint.verify.runs import RunStatus, RunView, exception_text
 
@@ -39,6 +41,8 @@ ERROR_GONE = "ERROR GONE"
 INTENDED_CHANGE = "INTENDED CHANGE"
 CHANGED = "CHANGED"
 NOT_FIXED = "NOT FIXED"
+# The flagged line did not run in both runs: nothing was seen that could vouch for the fix.
+NOT_EXERCISED = "NOT EXERCISED"
 # Either, when a run ended before it could say anything
 TIMEOUT = "TIMEOUT"
 CRASHED = "CRASHED"
@@ -66,6 +70,9 @@ class FindingReport:
     observed: List[str] = field(default_factory=list)
     memory: Dict[str, Optional[int]] = field(default_factory=dict)
     fix: Optional[FixReport] = None
+    # For a line that never ran: why, and what would make it run.
+    why_not_run: Optional[str] = None
+    next_step: Optional[str] = None
 
     @property
     def code(self) -> str:
@@ -86,6 +93,10 @@ class FileVerification:
     fixed: Optional[RunStatus] = None
     fixes_applied: int = 0
     torch: Optional[str] = None
+    # How the file was run, when not as written (a GL005 file runs renamed).
+    note: Optional[str] = None
+    # Of the file's bytes as read: pins what ran, as benchmarks/recall pins its sites.
+    sha256: Optional[str] = None
 
     @property
     def ok(self) -> bool:
@@ -98,6 +109,9 @@ class Options:
     seed: Optional[int] = None
     unsafe_fixes: bool = False
     workers: int = 1
+    # Code that nothing calls at import: a function to call after import, or a driver script.
+    entry: Optional[reach.Entry] = None
+    driver: Optional[str] = None
 
 
 class SetupError(Exception):
@@ -119,6 +133,16 @@ class _Prepared:
     fixed_watches: Optional[Watches]
     # Findings whose fix was applied yet that are reported again in the fixed source.
     reapplied: Set[int] = field(default_factory=set)
+    # sys.path entries, the file's module names and the --entry to call (see ``reach``).
+    paths: List[str] = field(default_factory=list)
+    module_names: List[str] = field(default_factory=list)
+    entry: Optional[Dict[str, object]] = None
+    note: Optional[str] = None
+    # The file as read, when what runs as written differs from it (GL005's rename).
+    written: str = ""
+    driver: Optional[str] = None
+    sha256: Optional[str] = None
+    line_map: Optional[LineMap] = None
 
 
 def _claims(code: str) -> Tuple[catalog.Claim, ...]:
@@ -141,20 +165,32 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
         read = read_source(path)
     except ReadError as exc:
         return FileVerification(shown, error=str(exc))
-    source = read.text
+    written = read.text
     codes, rule_options = settings.codes_for(path)
-    lint = check_document(shown, source, LintSettings(codes | {PARSE_ERROR}, rule_options))
+    # GL005 comes along whatever is selected: a file with `async=` arguments is analysed renamed.
+    lint = check_document(shown, written, LintSettings(codes | {PARSE_ERROR, ASYNC_ARGUMENT}, rule_options))
     findings = lint.findings
-    # A file with `async=` arguments is analysed as renamed, but as written it does not compile.
-    broken = [f for f in findings if f.code in (PARSE_ERROR, ASYNC_ARGUMENT)]
+    broken = [f for f in findings if f.code == PARSE_ERROR]
     if broken:
         return FileVerification(shown, error=f"cannot run it: {broken[0].message} (line {broken[0].start[0]})")
+    renamed = [f for f in findings if f.code == ASYNC_ARGUMENT]
     findings = [f for f in findings if f.code in codes]
     if not findings:
         return FileVerification(shown)
     # As `gradlint check --output-format json` reports them, fix edits included.
-    diagnostics = to_diagnostics(findings, source, lint.context, Mode(edits=True))
-    fixed = fix_document(shown, source, LintSettings(codes, rule_options), unsafe=options.unsafe_fixes)
+    diagnostics = to_diagnostics(findings, written, lint.context, Mode(edits=True))
+    fix_codes = codes | {ASYNC_ARGUMENT} if renamed else codes
+    fixed = fix_document(shown, written, LintSettings(fix_codes, rule_options), unsafe=options.unsafe_fixes)
+    note = None
+    source = written
+    if renamed and lint.context is not None:
+        # As written it does not compile on Python 3.7+: what runs "as written" is the
+        # file with only its `async=` arguments renamed (same lines, same statements).
+        source = lint.context.source
+        note = (
+            f"as written it does not compile (`async` is a keyword since Python 3.7): run with its "
+            f"{len(renamed)} `async=` argument{'s' if len(renamed) != 1 else ''} renamed `non_blocking=` (GL005's fix)"
+        )
     # The tree the findings were found in: their nodes are its nodes.
     index = SourceIndex(source, lint.context.module)
     watches = Watches()
@@ -167,6 +203,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     reapplied: Set[int] = set()
     fixed_plans: List[Optional[SitePlan]] = [None] * len(findings)
     fixed_watches = None
+    line_map = None
     if fixed.source != source:
         line_map = LineMap(source, fixed.source)
         final = fixed.final.context if fixed.final is not None else None
@@ -187,9 +224,12 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
             applied[i] = allowed and (not still_there or rounds >= wanted)
             if allowed and still_there and applied[i]:
                 reapplied.add(i)
+    names = reach.module_names(path)
     return _Prepared(
         shown, source, read.encoding, fixed.source, findings, diagnostics, applied, plans, fixed_plans, watches, fixed_watches,
-        reapplied,
+        reapplied, paths=reach.import_paths(path), module_names=names,
+        entry=reach.entry_config(options.entry, path, names), note=note, written=written, driver=options.driver,
+        sha256=hashlib.sha256(path.read_bytes()).hexdigest(), line_map=line_map,
     )
 
 
@@ -199,14 +239,20 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
 _REFUSES_SAVED_HOOKS = re.compile(r"\btorch\.func\b|\bfunctorch\b|from\s+torch\s+import\s+[^\n]*\b(func|compile)\b|\btorch\.(compile|_dynamo|export)\b")
 
 
-def _job(name: str, source: str, encoding: str, watches: Watches, options: Options) -> Callable[[], sandbox.RunOutcome]:
+def _job(item: "_Prepared", source: str, watches: Watches, options: Options) -> Callable[[], sandbox.RunOutcome]:
+    name = os.path.basename(item.path)
     config = {
         "mode": "script",
         "script": name,
         "seed": options.seed,
         "saved_hooks": not _REFUSES_SAVED_HOOKS.search(source),
+        "paths": item.paths,
+        "module_names": item.module_names,
+        "entry": item.entry,
+        "driver": os.path.abspath(options.driver) if options.driver else None,
         **watches.to_config(),
     }
+    encoding = item.encoding
     return lambda: sandbox.run(config, {name: source}, options.limits, encoding)
 
 
@@ -223,10 +269,9 @@ def verify_files(
     last_job: List[int] = []  # per file: the index of its last run (-1: none, or before any)
     for item in prepared:
         if isinstance(item, _Prepared):
-            name = os.path.basename(item.path)
-            jobs.append(_job(name, item.source, item.encoding, item.watches, options))
+            jobs.append(_job(item, item.source, item.watches, options))
             if item.fixed_watches is not None:
-                jobs.append(_job(name, item.fixed_source, item.encoding, item.fixed_watches, options))
+                jobs.append(_job(item, item.fixed_source, item.fixed_watches, options))
         last_job.append(len(jobs) - 1)
     outcomes: List[sandbox.RunOutcome] = []
     results: List[FileVerification] = []
@@ -266,12 +311,17 @@ def _hard_failure(status: RunStatus, view: RunView) -> Optional[str]:
 
 
 def judge_file(item: _Prepared, original: RunView, fixed: Optional[RunView], options: Options) -> FileVerification:
+    if fixed is not None and item.line_map is not None:
+        # What the fixed copy did, numbered as in the file as written.
+        fixed = RunView(fixed.outcome, item.line_map.old_line)
     report = FileVerification(
         item.path,
         original=original.status(),
         fixed=fixed.status() if fixed is not None else None,
         fixes_applied=sum(item.applied),
         torch=original.payload.get("torch"),
+        note=item.note,
+        sha256=item.sha256,
     )
     # An exception that a finding claims and whose fix is applied stops the
     # original run early: the fixed run can only be compared up to there.
@@ -298,6 +348,8 @@ def _judge_finding(
     hard = _hard_failure(status, original)
     claims = _claims(f.code)
     observations: List[Tuple[catalog.Claim, claims_mod.Observation]] = []
+    if f.code == ASYNC_ARGUMENT:
+        return _judge_rename(item, rep)
     if hard:
         rep.verdict = hard
         rep.observed.append(status.text)
@@ -305,7 +357,9 @@ def _judge_finding(
         site = original.statement(plan.site)
         if not site.get("entered"):
             rep.verdict = NOT_REACHED
-            rep.observed.append(f"line {f.start[0]} never ran" + ("" if status.kind == "completed" else f" (the run {status.text})"))
+            rep.why_not_run, rep.next_step = _why_not_run(item, plan, f.start[0], original)
+            rep.observed.append(f"line {f.start[0]} never ran: {rep.why_not_run}")
+            rep.observed.append(f"to run it: {rep.next_step}")
         else:
             observations = [(c, claims_mod.judge(c, original, plan)) for c in claims]
             for claim, obs in observations:
@@ -324,6 +378,49 @@ def _judge_finding(
                 rep.observed.append(f"(measured until the run's {status.text})")
     if f.fix is not None:
         rep.fix = _judge_fix(item, i, original, fixed, claims, observations, claimed_stop, options)
+    return rep
+
+
+def _why_not_run(item: _Prepared, plan: SitePlan, line: int, view: RunView) -> Tuple[str, str]:
+    info = plan.caller_info
+    caller = None
+    if info is not None:
+        calls = int(view.function(plan.caller).get("calls", 0))
+        caller = reach.Caller(info.qualname, info.is_method, info.needs_arguments, calls)
+    imported = item.entry is not None or item.driver
+    return reach.explain(line, view.end, view.status().text, caller, Path(item.path), item.module_names, bool(imported))
+
+
+def _judge_rename(item: _Prepared, rep: FindingReport) -> FindingReport:
+    """GL005: ``async=`` is a syntax error, seen by compiling the file as written
+    (nothing runs); the rename is what lets the runs happen at all."""
+    f = rep.diagnostic
+    # Compiling stops at the first error: each argument is seen on its own, in the
+    # renamed file with only its own line as written.
+    lines = item.source.splitlines(keepends=True)
+    written = item.written.splitlines(keepends=True)
+    if len(lines) == len(written) and f.row <= len(lines):
+        lines[f.row - 1] = written[f.row - 1]
+    try:
+        compile("".join(lines), item.path, "exec", dont_inherit=True)
+        error = None
+    except SyntaxError as exc:
+        error = exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, nesting too deep
+        rep.verdict = NOT_REPRODUCED
+        rep.observed.append(f"as written it cannot be compiled: {type(exc).__name__}")
+        return rep
+    if error is not None and error.lineno == f.row:
+        rep.verdict = CONFIRMED
+        rep.observed.append(f"as written: SyntaxError at line {error.lineno} on Python {sys.version_info[0]}.{sys.version_info[1]}")
+    else:
+        rep.verdict = NOT_REPRODUCED
+        rep.observed.append("as written it compiles" if error is None else f"as written: SyntaxError at line {error.lineno}")
+    fix = item.findings[item.diagnostics.index(f)].fix
+    if fix is not None:
+        rep.fix = FixReport(fix.applicability, fix.title, True)
+        rep.fix.verdict = ERROR_GONE if error is not None else SAME_RESULT
+        rep.fix.details.append("renamed, it compiles: both runs are of the renamed file")
     return rep
 
 
@@ -359,6 +456,21 @@ def _judge_fix(
             fix.details.append(f"{label}: {status.text}")
             return fix
     status = fixed.status()
+    # Only a line that ran in both runs can vouch for the fix. A fixed run that ended
+    # differently before reaching it is a change, judged below.
+    line = f.start[0]
+    if not original.statement(item.plans[i].site).get("entered"):
+        fix.verdict = NOT_EXERCISED
+        fix.details.append(f"line {line} never ran as written: nothing to compare")
+        return fix
+    if plan is not None and plan.site is not None and not fixed.statement(plan.site).get("entered"):
+        if status.kind in ("completed", "exit") and compare.end_state(original.end) == compare.end_state(fixed.end):
+            fix.verdict = NOT_EXERCISED
+            fix.details.append(f"line {line} never ran as fixed: nothing to compare")
+        else:  # it ran as written, and the fixed run ended otherwise without it
+            fix.verdict = CHANGED
+            fix.details.append(f"line {line} never ran as fixed (as fixed it {status.text})")
+        return fix
     # 1. What the claims said must go away has gone; what they said the fix keeps is still there.
     for claim, before in observations:
         after = claims_mod.judge(claim, fixed, plan) if plan is not None and plan.site is not None else None
@@ -374,16 +486,16 @@ def _judge_fix(
                 return fix
             continue
         if claim.kind == "raises":
-            still = [e for e in fixed.exceptions if claims_mod._matches(claim, e.get("types", []), e.get("message", ""))]
+            still = claims_mod.matching(claim, fixed, plan)
             before_raised = {(tuple(e.get("types", [])), e.get("message", "")) for e in original.exceptions}
             if still and all((tuple(e.get("types", [])), e.get("message", "")) not in before_raised for e in still):
                 # not the error the finding is about: the fix brought a new one
                 fix.verdict = CHANGED
-                fix.details.append(f"as fixed, raises a new error: {exception_text(still[0])} (line {still[0].get('line')})")
+                fix.details.append(f"as fixed, raises a new error: {exception_text(still[0])} (line {fixed.line(still[0].get('line'))})")
                 return fix
             if still:
                 fix.verdict = NOT_FIXED
-                fix.details.append(f"still raises {exception_text(still[0])} (line {still[0].get('line')})")
+                fix.details.append(f"still raises {exception_text(still[0])} (line {fixed.line(still[0].get('line'))})")
                 return fix
             continue
         if after is not None and after.shown:
@@ -467,7 +579,8 @@ def _difference(item: _Prepared, i: int, original: RunView, fixed: RunView, clai
         for key in ("first",) if claimed_stop else ("first", "last"):
             diff = compare.compare_namespaces(o_site.get(key) or {}, f_site.get(key) or {}, "")
             if diff:
-                return f"at line {fplan.site}: {diff}"
+                # Numbered as in the file the user has, not as in the fixed copy.
+                return f"at line {plan.site}: {diff}"
     if not claimed_stop and o_end == ("completed", None):
         diff = compare.compare_namespaces(original.globals, fixed.globals, "")
         if diff:
