@@ -14,10 +14,11 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Sequence, Set
+from typing import Dict, List, Sequence, Set, Union
 
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
+from gradlint.session import Session
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
@@ -92,11 +93,15 @@ def add_noqa(source: str, codes_by_line: Dict[int, Set[str]]) -> "tuple[str, int
     return "".join(lines), added
 
 
-def add_noqa_paths(files: Sequence[Path], settings: Settings) -> NoqaRun:
-    """Add ``# noqa`` comments for every finding in ``files`` (notebooks too), writing each file changed."""
-    from gradlint.engine import LintSettings, lint_source
+def add_noqa_paths(files: Sequence[Path], settings: Union[Session, Settings]) -> NoqaRun:
+    """Add ``# noqa`` comments for every finding in ``files`` (notebooks too), writing
+    each file changed. ``settings``: the run's session (bare settings: one is built,
+    with the index of ``files``), so that the comments go where ``check`` reports."""
+    from gradlint.checking import check_document
     from gradlint.files import ReadError, WriteError, read_document, write_source
     from gradlint.runner import display_path
+
+    session = settings if isinstance(settings, Session) else Session(settings).indexed(files)
 
     run = NoqaRun()
     for path in files:
@@ -105,8 +110,7 @@ def add_noqa_paths(files: Sequence[Path], settings: Settings) -> NoqaRun:
             doc = read_document(path)
         except ReadError:
             continue  # reported by `check`; a comment cannot silence it
-        codes, options = settings.codes_for(path)
-        result = lint_source(doc.text, display, LintSettings(codes, options))
+        result = check_document(display, doc.text, session)
         wanted: Dict[int, Set[str]] = {}
         for f in result.findings:
             if f.code != PARSE_ERROR:

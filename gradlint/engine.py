@@ -48,6 +48,9 @@ class LintSettings:
     # Fixes that rules build only on request (``Rule.report``) are left unbuilt:
     # for callers that show findings and ask for a fix later, if at all.
     defer_fixes: bool = False
+    # What the other files of the run say about this one (``gradlint.session``
+    # builds it; None: nothing). Not compared: it is the run's, not the rules'.
+    index: Optional[project.Project] = field(default=None, compare=False, hash=False)
 
 
 @dataclass
@@ -82,7 +85,7 @@ class SourceSyntaxError(Exception):
 
     @property
     def detail(self) -> str:
-        """What GL000 says."""
+        """What the parse-error finding says."""
         return f"syntax error: {self.message}"
 
 
@@ -189,10 +192,11 @@ def _legacy_async(source: str, codes: FrozenSet[str]) -> bool:
     )
 
 
-def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
-    """Whether ``lint_source`` would parse ``source``: when it would not, it finds nothing."""
+def needs_parse(source: str, codes: FrozenSet[str], index: Optional[project.Project] = None) -> bool:
+    """Whether ``lint_source`` would parse ``source`` (with the project index
+    ``index``): when it would not, it finds nothing."""
     codes = _unsuppressed(source, codes)
-    return bool(triggered_rules(source, codes)) or _legacy_async(source, codes)
+    return bool(triggered_rules(source, codes, index)) or _legacy_async(source, codes)
 
 
 # The last answers of ``triggered_rules``: the scheduler asks first (to decide
@@ -205,11 +209,11 @@ _TRIGGERED_FOR: List[Any] = [None]
 _TRIGGERED_MAX = 4096
 
 
-def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
+def triggered_rules(source: str, codes: FrozenSet[str], index: Optional[project.Project] = None) -> List[Type[Rule]]:
     """The enabled rules that could fire on ``source``, judged by their trigger
-    substrings and then their gates (see ``Rule``)."""
+    substrings and then their gates (see ``Rule``; project gates ask ``index``)."""
     rules = all_rules()
-    basis = (project.current(), [(r.triggers, r.gates, r.project_gate) for r in rules.values()])
+    basis = (index, [(r.triggers, r.gates, r.project_gate) for r in rules.values()])
     if _TRIGGERED_FOR[0] is None or _TRIGGERED_FOR[0][0] is not basis[0] or _TRIGGERED_FOR[0][1] != basis[1]:
         _TRIGGERED.clear()
         _TRIGGERED_FOR[0] = basis
@@ -221,7 +225,7 @@ def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
         rule
         for rule in (rules[c] for c in sorted(codes) if c in rules)
         if any(t in source for t in rule.triggers)
-        and (all(g.search(source) for g in rule.gates) or (rule.project_gate is not None and rule.project_gate(source)))
+        and (all(g.search(source) for g in rule.gates) or (rule.project_gate is not None and rule.project_gate(source, index)))
     ]
     if len(_TRIGGERED) >= _TRIGGERED_MAX:
         _TRIGGERED.clear()
@@ -304,7 +308,7 @@ def lint_source(
     (tests use it to prove the triggers are adequate).
     """
     codes = _unsuppressed(source, settings.codes)
-    rule_classes = _rules_for(source, codes, prefilter)
+    rule_classes = _rules_for(source, codes, prefilter, settings.index)
     if not rule_classes and not _legacy_async(source, codes):
         return LintResult([])
     if module is None:
@@ -317,14 +321,14 @@ def lint_source(
             return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
     if not rule_classes:
         return LintResult([])
-    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes)
+    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes, settings.index)
     findings = _run_rules(ctx, rule_classes)
     return LintResult(_without_noqa(findings, source, settings), ctx)
 
 
-def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool) -> List[Type[Rule]]:
+def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool, index: Optional[project.Project]) -> List[Type[Rule]]:
     if prefilter:
-        return triggered_rules(source, codes)
+        return triggered_rules(source, codes, index)
     rules_by_code = all_rules()
     return [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
 
@@ -349,11 +353,11 @@ def _lint_renamed(
         module = parse(text)
     except SourceSyntaxError:
         return None
-    ctx = FileContext(path, text, module, settings.options, settings.defer_fixes)
+    ctx = FileContext(path, text, module, settings.options, settings.defer_fixes, settings.index)
     shift = _Unrename(renamed)
     findings = [
         Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix, deferred_fix=f.deferred_fix)
-        for f in _run_rules(ctx, _rules_for(text, codes, prefilter))
+        for f in _run_rules(ctx, _rules_for(text, codes, prefilter, settings.index))
     ]
     doc = catalog.load()[ASYNC_ARGUMENT]
     # The renamed module already holds the new name: the fix has no edit of its

@@ -1,7 +1,9 @@
 """A flake8 plugin (entry point ``GL`` in ``flake8.extension``): ``flake8 --select GL`` runs gradlint.
 
 Which rules run is gradlint's own configuration (the nearest ``[tool.gradlint]``,
-as for ``gradlint check``), so both report the same findings; flake8's
+as for ``gradlint check``), and each file is checked with the index of its
+project (the files of its directory and packages, as ``gradlint check`` on one
+file indexes them), so both report the same findings; flake8's
 ``--select``, ``--ignore``, ``per-file-ignores`` and ``# noqa`` then filter them
 as they filter any plugin. Check only: fixes need ``gradlint check --fix``.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
-from typing import Dict, Iterator, Sequence, Tuple
+from typing import Dict, Iterator, Optional, Sequence, Tuple
 
 from gradlint import __version__
 
@@ -19,6 +21,10 @@ Result = Tuple[int, int, str, type]
 
 # One Settings per working directory and process: it caches the configs it reads.
 _settings: Dict[str, object] = {}
+# The summaries of the files indexed so far in this process (by path, mtime and
+# size): flake8 checks one file at a time, and the files next to it are the
+# next ones' neighbours too.
+_summaries: Dict[Tuple[str, int, int], Optional[dict]] = {}
 
 
 def _settings_for_cwd():
@@ -43,11 +49,16 @@ class Plugin:
     def run(self) -> Iterator[Result]:
         from gradlint.checking import check_document
         from gradlint.config import ConfigError
+        from gradlint.session import Session
 
+        text = "".join(self.lines)
         try:
+            session = Session(_settings_for_cwd())  # type: ignore[arg-type]
+            if self.filename not in ("-", "stdin"):
+                session = session.indexed([Path(self.filename)], texts={self.filename: text}, memo=_summaries)
             # flake8 applies noqa comments itself; were gradlint to drop a silenced
             # finding, flake8-noqa and yesqa would take the comment for unused.
-            result = check_document(self.filename, "".join(self.lines), _settings_for_cwd(), line_noqa=False)
+            result = check_document(self.filename, text, session, line_noqa=False)
         except ConfigError as exc:
             yield 1, 0, f"GL000 gradlint configuration error: {exc}", type(self)
             return

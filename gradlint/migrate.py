@@ -16,11 +16,12 @@ Nothing here prints: the command line renders :class:`MigrationRun` with
 from __future__ import annotations
 
 import ast
+import dataclasses
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from gradlint import catalog, legacy_syntax, parsing, volatile_scope
 from gradlint.config import ConfigError, Settings, expand_selector
@@ -29,6 +30,7 @@ from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, FixGate, LintSettings, 
 from gradlint.files import ReadError, WriteError, read_document, write_source
 from gradlint.results import Diagnostic, Finding, fix_of
 from gradlint.runner import Mode, display_path, to_diagnostics
+from gradlint.session import Session
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def migrate_source(
         refused = gate(source, text) if renamed and gate is not None else None
         if refused is not None:
             return MigratedSource(source, skipped=f"the renamed `async=` arguments cannot be written back: {refused}")
-    if not renamed and not triggered_rules(text, codes):
+    if not renamed and not triggered_rules(text, codes, settings.index):
         return MigratedSource(source)  # nothing any migration could change; not even parsed
     try:
         parsing.check(text)  # before CPython's compile too: see gradlint.parsing
@@ -143,7 +145,7 @@ def migrate_source(
         text = scoped_text
     trusted = codes & trusted_codes()
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
-    lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
+    lint_settings = dataclasses.replace(settings, codes=codes | {PARSE_ERROR}, line_noqa=True, defer_fixes=False)
     result = fix_document(path, text, lint_settings, unsafe=unsafe, trusted=trusted, gate=gate)
     for f in result.remaining:
         if f.code == PARSE_ERROR:
@@ -212,7 +214,7 @@ class FileMigration:
     eval_mode_flags: int = 0
 
 
-def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigration:
+def migrate_file(path: Path, settings: Union[Session, Settings], mode: MigrateMode) -> FileMigration:
     report = FileMigration(display_path(path))
     rules = lint_settings(path, settings)
     try:
@@ -288,4 +290,5 @@ class MigrationRun:
 
 
 def migrate_paths(files: Sequence[Path], settings: Settings, mode: MigrateMode) -> MigrationRun:
-    return MigrationRun([migrate_file(path, settings, mode) for path in files], mode)
+    session = Session(settings).indexed(files)
+    return MigrationRun([migrate_file(path, session, mode) for path in files], mode)

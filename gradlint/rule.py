@@ -22,6 +22,7 @@ from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
 from gradlint.semantic import SemanticModel
+from gradlint.semantic.project import Project
 from gradlint.semantic.tree import Tree
 from gradlint.traversal import TRIVIA
 from gradlint.results import Finding  # re-exported: rules and tests import it from here
@@ -32,7 +33,13 @@ class FileContext:
     semantic model rules share."""
 
     def __init__(
-        self, path: str, source: str, module: cst.Module, options: RuleOptions = RuleOptions(), defer_fixes: bool = False
+        self,
+        path: str,
+        source: str,
+        module: cst.Module,
+        options: RuleOptions = RuleOptions(),
+        defer_fixes: bool = False,
+        project: Optional[Project] = None,
     ) -> None:
         self.path = path
         self.source = source
@@ -40,13 +47,17 @@ class FileContext:
         self.options = options
         # Fixes given to ``Rule.report`` as callables are built only when asked for.
         self.defer_fixes = defer_fixes
+        # The run's project index (``gradlint.semantic.project``), handed to the semantic model.
+        self.project = project
         self.tree = Tree(module)
         self._semantic: Optional[SemanticModel] = None
 
     @property
     def semantic(self) -> SemanticModel:
         if self._semantic is None:
-            self._semantic = SemanticModel(self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "")
+            self._semantic = SemanticModel(
+                self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "", self.project
+            )
         return self._semantic
 
     @property
@@ -138,13 +149,14 @@ class Rule:
     fixture and catalog example, and requires the same findings.
 
     ``project_gate`` (optional) passes a file the gates do not, on what the
-    other files of the run say about it (``gradlint.semantic.project``).
+    other files of the run say about it: called with the source and the run's
+    project index (``gradlint.semantic.project``; None when there is none).
     """
 
     code: ClassVar[str]
     triggers: ClassVar[Tuple[str, ...]]
     gates: ClassVar[Tuple[Gate, ...]] = ()
-    project_gate: ClassVar[Optional[Callable[[str], bool]]] = None
+    project_gate: ClassVar[Optional[Callable[[str, Optional[Project]], bool]]] = None
     _registry: ClassVar[Dict[str, Type["Rule"]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -285,9 +285,7 @@ class GradMode:
         """A function this file never calls, entered as the other files of the run
         call it: no_grad when every call site of its name there (at least one) runs
         under a no_grad guard (``semantic.project``)."""
-        from gradlint.semantic import project
-
-        index = project.current()
+        index = self.model.project
         if index is not None and func.name.value not in ("forward", "__call__", "__init__"):
             total, disabled = index.call_counts(func.name.value, self.model.path)
             if total and total == disabled:

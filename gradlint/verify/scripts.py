@@ -17,10 +17,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 from gradlint import catalog
 from gradlint.config import Settings
 from gradlint.checking import check_document, fix_document
-from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, fix_allowed
+from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, fix_allowed
 from gradlint.files import ReadError, read_source
 from gradlint.results import Diagnostic, Finding
 from gradlint.runner import Mode, to_diagnostics
+from gradlint.session import Session
 from gradlint.verify import claims as claims_mod
 from gradlint.verify import compare, sandbox
 from gradlint.verify.plan import LineMap, SitePlan, SourceIndex, Watches, plan_site, receiver_of
@@ -133,7 +134,7 @@ def _needs(claims: Sequence[catalog.Claim]) -> Tuple[List[str], bool, bool]:
     return regions, receiver, function
 
 
-def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | FileVerification":
+def prepare(path: Path, settings: "Settings | Session", options: Options) -> "_Prepared | FileVerification":
     shown = os.path.normpath(str(path))
     if path.suffix.lower() == ".ipynb":
         return FileVerification(shown, error="verify runs Python files: export the notebook first (jupyter nbconvert --to script)")
@@ -142,8 +143,11 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     except ReadError as exc:
         return FileVerification(shown, error=str(exc))
     source = read.text
-    codes, rule_options = settings.codes_for(path)
-    lint = check_document(shown, source, LintSettings(codes | {PARSE_ERROR}, rule_options))
+    session = Session.of(settings)
+    if session.index is None:
+        session = session.indexed([path])
+    codes, _ = session.settings.codes_for(path)
+    lint = check_document(shown, source, session, extra_codes=frozenset({PARSE_ERROR}))
     findings = lint.findings
     # A file with `async=` arguments is analysed as renamed, but as written it does not compile.
     broken = [f for f in findings if f.code in (PARSE_ERROR, ASYNC_ARGUMENT)]
@@ -154,7 +158,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
         return FileVerification(shown)
     # As `gradlint check --output-format json` reports them, fix edits included.
     diagnostics = to_diagnostics(findings, source, lint.context, Mode(edits=True))
-    fixed = fix_document(shown, source, LintSettings(codes, rule_options), unsafe=options.unsafe_fixes)
+    fixed = fix_document(shown, source, session, unsafe=options.unsafe_fixes)
     # The tree the findings were found in: their nodes are its nodes.
     index = SourceIndex(source, lint.context.module)
     watches = Watches()
@@ -218,7 +222,8 @@ def verify_files(
 ) -> List[FileVerification]:
     """Each file's verification, in order; ``on_result`` gets each one as soon as
     its runs (and those of the files before it) have finished."""
-    prepared: List["_Prepared | FileVerification"] = [prepare(p, settings, options) for p in paths]
+    session = Session(settings).indexed(paths)  # the files' findings are those `gradlint check` reports
+    prepared: List["_Prepared | FileVerification"] = [prepare(p, session, options) for p in paths]
     jobs = []
     last_job: List[int] = []  # per file: the index of its last run (-1: none, or before any)
     for item in prepared:
