@@ -17,7 +17,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 from gradlint import catalog
 from gradlint.config import Settings
 from gradlint.checking import check_document, fix_document
-from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, fix_allowed
+from gradlint.catalog import ASYNC_ARGUMENT
+from gradlint.engine import PARSE_ERROR, fix_allowed
 from gradlint.files import ReadError, read_source
 from gradlint.results import Diagnostic, Finding
 from gradlint.runner import Mode, to_diagnostics
