@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any, FrozenSet, List, Optional, Union
 from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
+from gradlint.options import LintSettings
 from gradlint.results import Finding
 from gradlint.session import Session
 
 if TYPE_CHECKING:
-    from gradlint.engine import FixGate, FixResult, LintSettings
+    from gradlint.engine import FixGate, FixResult
 
 TOO_DEEP = "too deeply nested to analyse"
 
@@ -36,7 +37,7 @@ TOO_DEEP = "too deeply nested to analyse"
 class DocumentCheck:
     findings: List[Finding]
     # The rules and options the document was checked with (to fix it the same way).
-    settings: "LintSettings"
+    settings: LintSettings
     # The parsed document (a ``gradlint.rule.FileContext``), when it was parsed:
     # findings' nodes are nodes of its tree.
     context: Optional[Any] = None
@@ -48,7 +49,7 @@ def lint_settings(
     *,
     extra_codes: FrozenSet[str] = frozenset(),
     line_noqa: bool = True,
-) -> "LintSettings":
+) -> LintSettings:
     """The rules and options that govern ``path``, with the session's project index
     (ConfigError when its configuration is broken)."""
     return Session.of(settings).rules(path, extra_codes=extra_codes, line_noqa=line_noqa)
@@ -63,7 +64,7 @@ def too_deep_finding() -> Finding:
 def check_document(
     path: Union[str, Path],
     source: str,
-    settings: Union[Session, Settings, "LintSettings"],
+    settings: Union[Session, Settings, LintSettings],
     *,
     extra_codes: FrozenSet[str] = frozenset(),
     line_noqa: bool = True,
@@ -76,7 +77,7 @@ def check_document(
     ``line_noqa=False`` leaves ``# noqa`` comments to the caller (flake8
     applies its own).
     """
-    from gradlint.engine import LintSettings, lint_source
+    from gradlint.engine import lint_source
 
     if not isinstance(settings, LintSettings):
         settings = lint_settings(path, settings, extra_codes=extra_codes, line_noqa=line_noqa)
@@ -90,7 +91,7 @@ def check_document(
 def fix_document(
     path: Union[str, Path],
     source: str,
-    settings: Union[Session, Settings, "LintSettings"],
+    settings: Union[Session, Settings, LintSettings],
     *,
     unsafe: bool = False,
     trusted: FrozenSet[str] = frozenset(),
@@ -99,7 +100,7 @@ def fix_document(
 ) -> "FixResult":
     """``source`` with every allowed fix applied (see ``engine.fix_source``); a document
     too deeply nested to analyse comes back unchanged, with a parse-error finding."""
-    from gradlint.engine import FixResult, LintResult, LintSettings, fix_source
+    from gradlint.engine import FixResult, LintResult, fix_source
 
     if not isinstance(settings, LintSettings):
         settings = lint_settings(path, settings, extra_codes=extra_codes)

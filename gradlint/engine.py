@@ -19,8 +19,9 @@ import libcst as cst
 
 from gradlint import catalog, parsing
 from gradlint.fixes import Fix, apply_fixes, select_compatible
+from gradlint.options import LintSettings  # re-exported: callers and tests import it from here
 from gradlint.results import Finding
-from gradlint.rule import FileContext, Rule, RuleOptions, SourceRepair
+from gradlint.rule import FileContext, Rule, SourceRepair
 from gradlint.rules import all_rules
 from gradlint.semantic import project
 from gradlint.semantic.tree import Tree
@@ -35,21 +36,6 @@ _FILE_NOQA_RE = re.compile(
     r"#\s*gradlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
 )
 _CODE_SPLIT = re.compile(r"[,\s]+")
-
-
-@dataclass(frozen=True)
-class LintSettings:
-    codes: FrozenSet[str]
-    options: RuleOptions = RuleOptions()
-    # False leaves line `# noqa` comments to the caller (flake8 applies its own,
-    # and flake8-noqa/yesqa must see the findings they silence).
-    line_noqa: bool = True
-    # Fixes that rules build only on request (``Rule.report``) are left unbuilt:
-    # for callers that show findings and ask for a fix later, if at all.
-    defer_fixes: bool = False
-    # What the other files of the run say about this one (``gradlint.session``
-    # builds it; None: nothing). Not compared: it is the run's, not the rules'.
-    index: Optional[project.Project] = field(default=None, compare=False, hash=False)
 
 
 @dataclass

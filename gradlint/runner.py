@@ -17,14 +17,12 @@ from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
 from gradlint.files import Document, ReadError, SourceFile, WriteError, decode_with_note, read_document, write_source
-from gradlint.options import RuleOptions
+from gradlint.options import LintSettings
 from gradlint.results import Diagnostic, FileReport, Finding, FixInfo, TextEdit
 from gradlint.session import Session
 
 if TYPE_CHECKING:
-    from gradlint.engine import LintSettings
     from gradlint.fixes import FixRenderer
-    from gradlint.semantic.project import Project
 
 # The engine (and so LibCST, a fifth of a second to import) is imported only
 # by the functions that lint: a run answered from the cache never needs it.
@@ -167,29 +165,18 @@ def check_file(path: Path, run_settings: Union[Session, Settings], mode: Mode) -
     session = Session.of(run_settings)
     if session.index is None:
         session = session.indexed([path])
-    codes, options = session.settings.codes_for(path)
-    return lint_file(path, codes, options, mode, index=session.index)
+    return lint_file(path, session.rules(path), mode)
 
 
-def lint_file(
-    path: Path,
-    codes: FrozenSet[str],
-    options: RuleOptions,
-    mode: Mode,
-    source: Optional[Document] = None,
-    *,
-    index: Optional["Project"] = None,
-) -> FileReport:
-    """Check (or fix) one file with the rules ``codes`` and the run's project
-    index ``index``; ``source``: the file, if already read."""
-    from gradlint.engine import LintSettings
-
+def lint_file(path: Path, rules: LintSettings, mode: Mode, source: Optional[Document] = None) -> FileReport:
+    """Check (or fix) one file with ``rules`` (its rules, their options and the
+    run's project index: ``Session.rules``); ``source``: the file, if already read."""
     report = FileReport(display_path(path))
     if source is None:
         try:
             source = read_document(path)
         except ReadError as exc:
-            if PARSE_ERROR in codes:
+            if PARSE_ERROR in rules.codes:
                 report.diagnostics.append(_read_error_diagnostic(str(exc)))
             return report
         except Exception as exc:  # a bug reading one file must not end the run; it exits 2
@@ -197,7 +184,7 @@ def lint_file(
             report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
             return report
     report.notes.extend(getattr(source, "notes", ()))
-    _check_source(report, source, LintSettings(codes, options, index=index), mode, write_source)
+    _check_source(report, source, rules, mode, write_source)
     return report
 
 
@@ -214,7 +201,7 @@ def check_stdin(
     """
     session = Session.of(run_settings)
     report = FileReport(display)
-    codes, options = session.settings.codes_for(path)
+    codes, _ = session.settings.codes_for(path)
     try:
         text, encoding, note = decode_with_note(data)
     except ReadError as exc:

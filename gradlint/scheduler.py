@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
+from gradlint.options import LintSettings
 from gradlint.results import FileReport
 from gradlint.runner import Mode, display_path, lint_file
 from gradlint.semantic import project, star_exports
@@ -57,15 +59,19 @@ def check_paths(
         session = Session(session, cache=cache)
     reports: List[Optional[FileReport]] = [None] * len(files)
     index, read = index_files(files, session.cache, jobs or _cpu_count())
+    session = replace(session, index=index)
     _RUN_INDEX[0] = index
     try:
-        return _check(files, session.settings, mode, on_file_done, jobs, session.cache, reports, index, read)
+        return _check(files, session, mode, on_file_done, jobs, reports, read)
     finally:
         _RUN_INDEX[0] = None
 
 
-def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, read) -> List[FileReport]:
+def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> List[FileReport]:
     from gradlint import parallel
+
+    cache, index = session.cache, session.index
+    assert index is not None
 
     if cache is not None:
         from gradlint import cache as cache_mod
@@ -75,14 +81,14 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
         if on_file_done is not None:
             on_file_done(report)
 
-    # (index, path, codes, options, source, cache key, stat before reading)
-    todo: List[Tuple[int, Path, Any, Any, Optional[Document], Optional[str], Optional[os.stat_result]]] = []
+    # (index, path, rules, source, cache key, stat before reading)
+    todo: List[Tuple[int, Path, LintSettings, Optional[Document], Optional[str], Optional[os.stat_result]]] = []
     for i, path in enumerate(files):
-        codes, options = settings.codes_for(path)
+        rules = session.rules(path)
         key, st, source = None, None, None
         if cache is not None:
             # A file's findings depend on the facts other files give it, too.
-            key = cache.key(path, cache_mod.settings_key(codes, options, mode.edits) + index.digest)
+            key = cache.key(path, cache_mod.settings_key(rules.codes, rules.options, mode.edits) + index.digest)
             try:
                 st = os.stat(path)
             except OSError:
@@ -108,30 +114,30 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
                     if not (mode.source and diagnostics and report.source is None):
                         done(i, report)
                         continue
-        todo.append((i, path, codes, options, source, key, st))
+        todo.append((i, path, rules, source, key, st))
 
     jobs = jobs or parallel.cpu_count()
     # Many files and forked workers: the workers themselves decide which files
     # to parse, so that the gates run in parallel too (``_lint_gated``).
     gate_there = jobs > 1 and len(todo) >= GATE_IN_WORKERS and parallel.forks()
-    parse: List[Tuple[int, Path, Any, Any, Document]] = []
+    parse: List[Tuple[int, Path, LintSettings, Document]] = []
     # What to cache once the reports are in: (index, source, key, stat)
     to_store: List[Tuple[int, Document, str, os.stat_result]] = []
     if todo:
         from gradlint.engine import needs_parse  # imports LibCST: only when something is not cached
 
-        for i, path, codes, options, source, key, st in todo:
+        for i, path, rules, source, key, st in todo:
             if source is None:
                 source = read.get(i) or _read(path)
             if source is None:  # unreadable: lint_file reports why
-                done(i, lint_file(path, codes, options, mode, index=index))
+                done(i, lint_file(path, rules, mode))
                 continue
             if key is not None and st is not None:
                 to_store.append((i, source, key, st))
-            if gate_there or needs_parse(source.text, codes, index):
-                parse.append((i, path, codes, options, source))
+            if gate_there or needs_parse(source.text, rules.codes, index):
+                parse.append((i, path, rules, source))
             else:
-                done(i, lint_file(path, codes, options, mode, source, index=index))  # no parse: cheap
+                done(i, lint_file(path, rules, mode, source))  # no parse: cheap
 
     if jobs > 1 and len(parse) >= MIN_PARALLEL:
         if (mode.edits or mode.fix or mode.diff) and parallel.forks():
@@ -139,22 +145,23 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
 
             preload_import_changes()
         # The largest files first, so that no worker is left with one at the end.
-        parse.sort(key=lambda t: -len(t[4].text))
-        # Forked workers inherit the project index; others (spawn) are sent it with each file.
+        parse.sort(key=lambda t: -len(t[3].text))
+        # Forked workers inherit the project index; others (spawn) are sent it with each
+        # file. Either way the rules go without it: it is not pickled once per file.
         shared = parallel.forks()
         parallel.map_ordered(
             _lint_gated if gate_there else _lint_parsed if shared else _lint_with_index,
             # A notebook is read again in the worker rather than sent to it.
             [
-                (*(() if shared else (index,)), path, codes, options, mode, source if isinstance(source, SourceFile) else None)
-                for _, path, codes, options, source in parse
+                (*(() if shared else (index,)), path, replace(rules, index=None), mode, source if isinstance(source, SourceFile) else None)
+                for _, path, rules, source in parse
             ],
             jobs,
             on_result=lambda k, result: done(parse[k][0], _as_report(parse[k][1], result)),
         )
     else:
-        for i, path, codes, options, source in parse:
-            done(i, _lint_parsed(path, codes, options, mode, source, index))
+        for i, path, rules, source in parse:
+            done(i, _lint_parsed(path, rules, mode, source))
 
     if cache is not None:
         if not (mode.fix or mode.diff):  # fixes change the files: their results are not what was read
@@ -172,28 +179,29 @@ def _check(files, settings, mode, on_file_done, jobs, cache, reports, index, rea
     return reports  # type: ignore[return-value]
 
 
-def _lint_gated(path: Path, codes: Any, options: Any, mode: Mode, source: Optional[SourceFile]) -> FileReport:
-    """``lint_file`` of a file that may or may not need parsing, in a forked worker."""
+def _lint_gated(path: Path, rules: LintSettings, mode: Mode, source: Optional[SourceFile]) -> FileReport:
+    """``lint_file`` of a file that may or may not need parsing, in a forked worker
+    (``rules`` without the index, which the worker inherited)."""
     from gradlint.engine import needs_parse
 
-    index = _RUN_INDEX[0]
-    if source is not None and not needs_parse(source.text, codes, index):
-        return lint_file(path, codes, options, mode, source, index=index)
-    return _lint_parsed(path, codes, options, mode, source, index)
+    rules = replace(rules, index=_RUN_INDEX[0])
+    if source is not None and not needs_parse(source.text, rules.codes, rules.index):
+        return lint_file(path, rules, mode, source)
+    return _lint_parsed(path, rules, mode, source)
 
 
-def _lint_parsed(
-    path: Path, codes: Any, options: Any, mode: Mode, source: Optional[Document], index: Optional[project.Project] = None
-) -> FileReport:
-    """``lint_file`` for a file that is parsed; in a forked worker (no ``index``
-    given), with the run's index it inherited."""
+def _lint_parsed(path: Path, rules: LintSettings, mode: Mode, source: Optional[Document]) -> FileReport:
+    """``lint_file`` for a file that is parsed; in a forked worker (``rules`` without
+    the index), with the run's index it inherited."""
+    if rules.index is None:
+        rules = replace(rules, index=_RUN_INDEX[0])
     with one_file():
-        return lint_file(path, codes, options, mode, source, index=index if index is not None else _RUN_INDEX[0])
+        return lint_file(path, rules, mode, source)
 
 
-def _lint_with_index(index: project.Project, *args: Any) -> FileReport:
-    """``_lint_parsed(*args)`` in a worker that did not inherit the run's project index."""
-    return _lint_parsed(*args, index)
+def _lint_with_index(index: project.Project, path: Path, rules: LintSettings, mode: Mode, source: Optional[Document]) -> FileReport:
+    """``_lint_parsed`` in a worker that did not inherit the run's project index."""
+    return _lint_parsed(path, replace(rules, index=index), mode, source)
 
 
 def _cpu_count() -> int:

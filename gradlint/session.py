@@ -23,14 +23,12 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
+from gradlint.options import LintSettings
 from gradlint.semantic import project
-
-if TYPE_CHECKING:
-    from gradlint.engine import LintSettings
 
 # A run of at most this many files (a pre-commit hook, an editor) also indexes
 # the files around them (``semantic.project.extra_files``).
@@ -75,11 +73,9 @@ class Session:
         extra_codes: FrozenSet[str] = frozenset(),
         line_noqa: bool = True,
         defer_fixes: bool = False,
-    ) -> "LintSettings":
+    ) -> LintSettings:
         """The rules and options that govern ``path``, with the session's index
         (ConfigError when its configuration is broken)."""
-        from gradlint.engine import LintSettings
-
         codes, options = self.settings.codes_for(Path(path))
         return LintSettings(codes | extra_codes, options, line_noqa=line_noqa, defer_fixes=defer_fixes, index=self.index)
 
