@@ -21,10 +21,9 @@ Result = Tuple[int, int, str, type]
 
 # One Settings per working directory and process: it caches the configs it reads.
 _settings: Dict[str, object] = {}
-# The summaries of the files indexed so far in this process (by path, mtime and
-# size): flake8 checks one file at a time, and the files next to it are the
-# next ones' neighbours too.
-_summaries: Dict[Tuple[str, int, int], Optional[dict]] = {}
+# What indexing has found so far in this process: flake8 checks one file at a
+# time, and the files next to it are the next ones' neighbours too.
+_memo = None
 
 
 def _settings_for_cwd():
@@ -34,6 +33,17 @@ def _settings_for_cwd():
     if cwd not in _settings:
         _settings[cwd] = Settings(cwd=Path(cwd))
     return _settings[cwd]
+
+
+def _unsaved(filename: str, text: str) -> Optional[Dict[str, str]]:
+    """The text flake8 checks, where it may not be the file's (given on stdin with
+    ``--stdin-display-name``): a file's own text is summarised from the file."""
+    try:
+        if os.stat(filename).st_size == len(text.encode("utf-8")):
+            return None
+    except OSError:
+        pass
+    return {filename: text}
 
 
 class Plugin:
@@ -49,13 +59,16 @@ class Plugin:
     def run(self) -> Iterator[Result]:
         from gradlint.checking import check_document
         from gradlint.config import ConfigError
-        from gradlint.session import Session
+        from gradlint.session import Session, SummaryMemo
 
+        global _memo
+        if _memo is None:
+            _memo = SummaryMemo()
         text = "".join(self.lines)
         try:
             session = Session(_settings_for_cwd())  # type: ignore[arg-type]
             if self.filename not in ("-", "stdin"):
-                session = session.indexed([Path(self.filename)], texts={self.filename: text}, memo=_summaries)
+                session = session.indexed([Path(self.filename)], texts=_unsaved(self.filename, text), memo=_memo)
             # flake8 applies noqa comments itself; were gradlint to drop a silenced
             # finding, flake8-noqa and yesqa would take the comment for unused.
             result = check_document(self.filename, text, session, line_noqa=False)

@@ -312,7 +312,7 @@ class WorkspaceIndex:
 
     def __init__(self) -> None:
         self.summaries: Dict[str, dict] = {}
-        self._memo: SummaryMemo = {}
+        self._memo = SummaryMemo()
         self._covered: Set[str] = set()
         self._project: Optional[project.Project] = None
 

@@ -36,9 +36,16 @@ FEW_FILES = 16
 # Files per task: the summary of one takes about 2 ms, a task's round trip more than that.
 _SUMMARY_CHUNK = 64
 
-# Summaries kept between sessions of one process that has no results cache (the
-# flake8 plugin, the language server): (real path, mtime, size) -> summary.
-SummaryMemo = Dict[Tuple[str, int, int], Optional[dict]]
+class SummaryMemo:
+    """What index building keeps between sessions of one process that has no
+    results cache (the flake8 plugin, the language server): each file's summary
+    by its identity and version (device, inode, mtime, size), and each index
+    built from unchanged files, so that the files of one directory, checked one
+    after another, share one index and the answers it has already given."""
+
+    def __init__(self) -> None:
+        self.summaries: Dict[Tuple[int, int, int, int], Optional[dict]] = {}
+        self.projects: Dict[Tuple[Tuple[str, Tuple[int, int, int, int]], ...], project.Project] = {}
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,9 @@ def index_files(
     read: Dict[int, Document] = {}
     # Files to summarise: (display name, path, text, document, stat)
     pending: List[Tuple[str, Path, str, Optional[Document], Optional[os.stat_result]]] = []
-    memo_keys: Dict[str, Tuple[str, int, int]] = {}
+    memo_keys: Dict[str, Tuple[int, int, int, int]] = {}
+    # Whether the index is made of files on disk only, each known by its memo key.
+    reusable = memo is not None and not given
     for k, path in enumerate(paths):
         if path.suffix != ".py":
             continue  # notebooks are checked, not imported
@@ -137,6 +146,7 @@ def index_files(
             try:
                 st = os.stat(path)
             except OSError:
+                reusable = False
                 continue
         if cache is not None:
             found, summary, known = cache.lookup_summary(path, st)
@@ -145,14 +155,14 @@ def index_files(
                     summaries[name], hashes[name] = summary, known
                 continue
         elif memo is not None and st is not None:
-            key = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
-            if key in memo:
-                if memo[key] is not None:
-                    summaries[name] = memo[key]
+            key = memo_keys[name] = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+            if key in memo.summaries:
+                if memo.summaries[key] is not None:
+                    summaries[name] = memo.summaries[key]
                 continue
-            memo_keys[name] = key
         doc = _read(path)
         if doc is None:
+            reusable = False
             continue
         if k < len(files):
             read[k] = doc
@@ -166,9 +176,15 @@ def index_files(
         if cache is not None and st is not None and isinstance(doc, SourceFile):
             cache.store_summary(path, doc.digest, st, summary)
         if memo is not None and name in memo_keys:
-            memo[memo_keys[name]] = summary
+            memo.summaries[memo_keys[name]] = summary
         if summary is not None:
             summaries[name] = summary
+    if reusable and memo is not None:
+        whole = tuple(sorted(memo_keys.items()))
+        found = memo.projects.get(whole)
+        if found is None:
+            found = memo.projects[whole] = project.Project(summaries)
+        return found, read
     return project.Project(summaries, {p: h for p, h in hashes.items() if h}), read
 
 

@@ -9,6 +9,7 @@ GL000 for a document too deep to analyse.
 from __future__ import annotations
 
 import ast
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Optional
@@ -203,3 +204,31 @@ def test_without_the_other_file_nothing_is_known(package):
     json_out = ("check", "--no-cache", "--output-format", "json")
     assert _cli(*json_out, "pkg") == []
     assert _cli(*json_out, "--stdin-filename", "pkg/train.py", "-", stdin=TRAIN) == []
+
+
+def test_files_checked_one_by_one_share_the_index_of_their_directory(package):
+    """The flake8 plugin and the language server index each file's neighbours:
+    unchanged files are summarised once, and give one index, whatever file asks."""
+    from gradlint.session import Session, SummaryMemo
+
+    memo = SummaryMemo()
+    session = Session(Settings(cwd=package))
+    first = session.indexed([Path("pkg/train.py")], memo=memo).index
+    assert session.indexed([Path("pkg/nets.py")], memo=memo).index is first
+    assert first.derives_from_module("pkg.nets.Base", "pkg/train.py") is True
+    # a file that changes is summarised again, into another index
+    (package / "pkg" / "nets.py").write_text("class Base:\n    pass\n")
+    os.utime(package / "pkg" / "nets.py", ns=(1, 1))
+    second = session.indexed([Path("pkg/train.py")], memo=memo).index
+    assert second is not first and second.derives_from_module("pkg.nets.Base", "pkg/train.py") is False
+    # text that is not the file's (an editor's buffer) is never shared
+    given = session.indexed([Path("pkg/train.py")], texts={"pkg/train.py": TRAIN}, memo=memo).index
+    assert given is not second
+
+
+def test_the_flake8_plugin_checks_text_that_is_not_the_file_as_given(package):
+    """flake8 reading stdin with `--stdin-display-name pkg/train.py`: the text is
+    summarised as that file's, not the file on disk."""
+    (package / "pkg" / "train.py").write_text("x = 1\n")
+    flake8 = Plugin(ast.parse(TRAIN), "pkg/train.py", TRAIN.splitlines(keepends=True))
+    assert sorted((m.split(" ", 1)[0], row, col + 1) for row, col, m, _ in flake8.run()) == CROSS_FILE

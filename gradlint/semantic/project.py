@@ -415,9 +415,16 @@ def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List
             entries = sorted(d.iterdir())
         except OSError:
             continue
+        # An entry's real path is its directory's, unless it is a link itself: one
+        # system call per entry, not one per component of its path (the flake8
+        # plugin and the language server index every file's neighbours).
+        real_d = _real(d)
         for p in entries:
-            if p.suffix == ".py" and p.is_file() and _real(p) not in seen:
-                seen.add(_real(p))
+            if p.suffix != ".py" or not p.is_file():
+                continue
+            real = _real(p) if p.is_symlink() else os.path.join(real_d, p.name)
+            if real not in seen:
+                seen.add(real)
                 out.append(p)
                 if len(out) >= limit:
                     return out
