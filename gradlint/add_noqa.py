@@ -15,11 +15,12 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, List, Sequence, Set, Tuple, Union
 
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
 from gradlint.noqa import NOQA_RE, NoqaMap
+from gradlint.session import Session
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
@@ -88,11 +89,15 @@ def add_noqa(source: str, codes_by_line: Dict[int, Set[str]]) -> Tuple[str, int,
     return "".join(lines), added, unplaced
 
 
-def add_noqa_paths(files: Sequence[Path], settings: Settings) -> NoqaRun:
-    """Add ``# noqa`` comments for every finding in ``files`` (notebooks too), writing each file changed."""
-    from gradlint.engine import LintSettings, lint_source
+def add_noqa_paths(files: Sequence[Path], settings: Union[Session, Settings]) -> NoqaRun:
+    """Add ``# noqa`` comments for every finding in ``files`` (notebooks too), writing
+    each file changed. ``settings``: the run's session (bare settings: one is built,
+    with the index of ``files``), so that the comments go where ``check`` reports."""
+    from gradlint.checking import check_document
     from gradlint.files import ReadError, WriteError, read_document, write_source
     from gradlint.runner import display_path
+
+    session = settings if isinstance(settings, Session) else Session(settings).indexed(files)
 
     run = NoqaRun()
     for path in files:
@@ -101,8 +106,7 @@ def add_noqa_paths(files: Sequence[Path], settings: Settings) -> NoqaRun:
             doc = read_document(path)
         except ReadError:
             continue  # reported by `check`; a comment cannot silence it
-        codes, options = settings.codes_for(path)
-        result = lint_source(doc.text, display, LintSettings(codes, options))
+        result = check_document(display, doc.text, session)
         wanted: Dict[int, Set[str]] = {}
         where: Dict[int, List[str]] = {}
         for f in result.findings:

@@ -153,6 +153,8 @@ class RuleDoc:
     # in code written for PyTorch <= 0.3 they restore what the code did then. Empty: migrate
     # applies only the fixes ``check --fix`` calls safe.
     migrate_trust: str = ""
+    # What ``gradlint migrate`` does with the rule (``MIGRATE_MARKS``); empty: it is no migration.
+    migrate: str = ""
 
     @property
     def migrate_trusted(self) -> bool:
@@ -191,8 +193,11 @@ _OPTIONAL = {
     "migrate": str,
     "migrate_trust": str,
 }
-# What ``migrate`` may do with a rule's fixes beyond the safe ones.
-MIGRATE_MARKS = ("trusted",)
+# What ``gradlint migrate`` does with a rule: ``safe``, apply its safe fixes;
+# ``trusted``, its unsafe fixes too (``migrate_trust`` says why); ``report``, list
+# its findings for a human (a rule without a fix). A rule without the key is
+# not a migration.
+MIGRATE_MARKS = ("safe", "trusted", "report")
 
 
 def _check_keys(where: str, table: Mapping[str, Any], required: Mapping[str, type], optional: Mapping[str, type]) -> None:
@@ -273,9 +278,14 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         raise CatalogError(f"{where}: fix must be one of {', '.join(FIX_SAFETIES)}")
     if raw["fix"] != "none" and "fix_title" not in raw:
         raise CatalogError(f"{where}: a fixable rule needs 'fix_title'")
-    if "migrate" in raw:
-        if raw["migrate"] not in MIGRATE_MARKS:
-            raise CatalogError(f"{where}: migrate must be one of {', '.join(MIGRATE_MARKS)}")
+    mark = raw.get("migrate")
+    if mark is not None and mark not in MIGRATE_MARKS:
+        raise CatalogError(f"{where}: migrate must be one of {', '.join(MIGRATE_MARKS)}")
+    if mark == "report" and raw["fix"] != "none":
+        raise CatalogError(f"{where}: migrate = 'report' is for a rule without a fix: use 'safe' or 'trusted'")
+    if mark == "safe" and raw["fix"] == "none":
+        raise CatalogError(f"{where}: migrate = 'safe' needs a rule with a fix: use 'report'")
+    if mark == "trusted":
         if raw["fix"] == "none" or raw["fix"] == "safe":
             raise CatalogError(f"{where}: migrate = 'trusted' needs a rule whose fixes can be unsafe")
         if not raw.get("migrate_trust", "").strip():
@@ -307,6 +317,7 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         examples=examples,
         probe=probe,
         verify=claims,
+        migrate=mark or "",
         migrate_trust=" ".join(raw.get("migrate_trust", "").split()),
     )
 

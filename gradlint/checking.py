@@ -1,11 +1,14 @@
 """One path from a document's text to its findings, shared by every entry point.
 
-``gradlint check`` (the runner), ``gradlint migrate``, ``gradlint verify``, the
-language server and the flake8 plugin all call :func:`check_document` (or
-:func:`fix_document` to fix), so that they resolve a path's rules the same way
-(``Settings.codes_for``: the nearest configuration, per-file ignores) and
-report a file too deeply nested to analyse the same way (GL000 at 1:1), and
-so that what they report for one document cannot drift apart.
+``gradlint check`` (the runner, on paths and on stdin), ``--add-noqa``,
+``gradlint migrate``, ``gradlint verify``, the language server and the flake8
+plugin each build a ``gradlint.session.Session`` (settings, project index,
+cache) and call :func:`check_document` with it (or :func:`fix_document` to
+fix), so that they resolve a path's rules the same way (``Settings.codes_for``:
+the nearest configuration, per-file ignores), see the same facts of the other
+files of the project, and report a file too deeply nested to analyse the same
+way (the parse-error finding at 1:1), and so that what they report for one
+document cannot drift apart.
 
 LibCST is imported by these functions, not by this module: a run answered
 from the cache never needs it.
@@ -20,10 +23,12 @@ from typing import TYPE_CHECKING, Any, FrozenSet, List, Optional, Union
 from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
+from gradlint.options import LintSettings
 from gradlint.results import Finding
+from gradlint.session import Session
 
 if TYPE_CHECKING:
-    from gradlint.engine import FixGate, FixResult, LintSettings
+    from gradlint.engine import FixGate, FixResult
 
 TOO_DEEP = "too deeply nested to analyse"
 
@@ -32,24 +37,26 @@ TOO_DEEP = "too deeply nested to analyse"
 class DocumentCheck:
     findings: List[Finding]
     # The rules and options the document was checked with (to fix it the same way).
-    settings: "LintSettings"
+    settings: LintSettings
     # The parsed document (a ``gradlint.rule.FileContext``), when it was parsed:
     # findings' nodes are nodes of its tree.
     context: Optional[Any] = None
 
 
 def lint_settings(
-    path: Union[str, Path], settings: Settings, *, extra_codes: FrozenSet[str] = frozenset(), line_noqa: bool = True
-) -> "LintSettings":
-    """The rules and options that govern ``path`` (ConfigError when its configuration is broken)."""
-    from gradlint.engine import LintSettings
-
-    codes, options = settings.codes_for(Path(path))
-    return LintSettings(codes | extra_codes, options, line_noqa=line_noqa)
+    path: Union[str, Path],
+    settings: Union[Session, Settings],
+    *,
+    extra_codes: FrozenSet[str] = frozenset(),
+    line_noqa: bool = True,
+) -> LintSettings:
+    """The rules and options that govern ``path``, with the session's project index
+    (ConfigError when its configuration is broken)."""
+    return Session.of(settings).rules(path, extra_codes=extra_codes, line_noqa=line_noqa)
 
 
 def too_deep_finding() -> Finding:
-    """GL000 for a document that parsed but is deeper than the analysis can follow."""
+    """The parse-error finding for a document that parsed but is deeper than the analysis can follow."""
     doc = catalog.load()[PARSE_ERROR]
     return Finding(PARSE_ERROR, doc.format_message(detail=TOO_DEEP), (1, 0), (1, 0))
 
@@ -57,18 +64,20 @@ def too_deep_finding() -> Finding:
 def check_document(
     path: Union[str, Path],
     source: str,
-    settings: Union[Settings, "LintSettings"],
+    settings: Union[Session, Settings, LintSettings],
     *,
     extra_codes: FrozenSet[str] = frozenset(),
     line_noqa: bool = True,
 ) -> DocumentCheck:
     """The findings on ``source``, the text of the document at ``path``.
 
-    ``settings``: the run's configuration (the rules for ``path`` are resolved
-    from it, plus ``extra_codes``), or rules already resolved. ``line_noqa=False``
-    leaves ``# noqa`` comments to the caller (flake8 applies its own).
+    ``settings``: the run's session (the rules for ``path`` are resolved from
+    its settings, plus ``extra_codes``, and see its project index), bare
+    settings (a session without an index), or rules already resolved.
+    ``line_noqa=False`` leaves ``# noqa`` comments to the caller (flake8
+    applies its own).
     """
-    from gradlint.engine import LintSettings, lint_source
+    from gradlint.engine import lint_source
 
     if not isinstance(settings, LintSettings):
         settings = lint_settings(path, settings, extra_codes=extra_codes, line_noqa=line_noqa)
@@ -82,7 +91,7 @@ def check_document(
 def fix_document(
     path: Union[str, Path],
     source: str,
-    settings: Union[Settings, "LintSettings"],
+    settings: Union[Session, Settings, LintSettings],
     *,
     unsafe: bool = False,
     trusted: FrozenSet[str] = frozenset(),
@@ -90,8 +99,8 @@ def fix_document(
     extra_codes: FrozenSet[str] = frozenset(),
 ) -> "FixResult":
     """``source`` with every allowed fix applied (see ``engine.fix_source``); a document
-    too deeply nested to analyse comes back unchanged, with GL000 as its finding."""
-    from gradlint.engine import FixResult, LintResult, LintSettings, fix_source
+    too deeply nested to analyse comes back unchanged, with a parse-error finding."""
+    from gradlint.engine import FixResult, LintResult, fix_source
 
     if not isinstance(settings, LintSettings):
         settings = lint_settings(path, settings, extra_codes=extra_codes)

@@ -192,7 +192,7 @@ def check(
         # Ruff's warning; "All checks passed!" would claim a check that never happened.
         click.echo("warning: No Python files found under the given path(s)", err=True)
     if add_noqa:
-        _add_noqa(files, settings, quiet)
+        _add_noqa(files, settings, quiet, jobs)
 
     # Reporters that show a fix need its text edits; `full` also quotes the source.
     mode = Mode(
@@ -286,10 +286,12 @@ def _warn_missing(files, settings) -> None:
             click.echo(f"warning: {path}: No such file or directory", err=True)
 
 
-def _add_noqa(files, settings, quiet: bool) -> None:
+def _add_noqa(files, settings, quiet: bool, jobs: Optional[int]) -> None:
     from gradlint.add_noqa import add_noqa_paths
+    from gradlint.parallel import cpu_count
+    from gradlint.session import Session
 
-    run = add_noqa_paths(files, settings)
+    run = add_noqa_paths(files, Session(settings).indexed(files, jobs=jobs or cpu_count()))
     for message in run.errors:
         click.echo(f"error: {message}", err=True)
     for where in run.unplaced:
@@ -341,12 +343,14 @@ def _cross_check(reports, guard_report: str, mode):
 def _check_files(files, settings, mode, quiet: bool, jobs: Optional[int], cache):
     from gradlint import progress
     from gradlint.scheduler import check_paths
+    from gradlint.session import Session
 
+    session = Session(settings, cache=cache)  # its index is built by check_paths, over `files`
     if not progress.wanted(len(files), sys.stderr, quiet):
-        return check_paths(files, settings, mode, jobs=jobs, cache=cache)
+        return check_paths(files, session, mode, jobs=jobs)
     bar = progress.Progress(len(files), sys.stderr)
     try:
-        return check_paths(files, settings, mode, on_file_done=bar.advance, jobs=jobs, cache=cache)
+        return check_paths(files, session, mode, on_file_done=bar.advance, jobs=jobs)
     finally:
         bar.close()
 
@@ -366,6 +370,7 @@ def _check_stdin(stdin_filename, settings, mode, force_exclude: bool):
     """
     from gradlint.files import is_excluded
     from gradlint.runner import FileReport, check_stdin, display_path
+    from gradlint.session import Session
 
     data = sys.stdin.buffer.read()
     path = Path(stdin_filename) if stdin_filename is not None else Path("-")
@@ -374,7 +379,8 @@ def _check_stdin(stdin_filename, settings, mode, force_exclude: bool):
         # Excluded: an editor fixing on save must get its text back untouched.
         report, fixed = FileReport(display), data
     else:
-        report, fixed = check_stdin(data, path, display, settings, mode)
+        # The session's index is built by check_stdin: the project of `path`, with the text read.
+        report, fixed = check_stdin(data, path, display, Session(settings), mode)
     if mode.fix and not mode.diff:
         sys.stdout.flush()
         sys.stdout.buffer.write(fixed)

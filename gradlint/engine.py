@@ -19,16 +19,16 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 import libcst as cst
 
-from gradlint import catalog, legacy_syntax, noqa, parsing
+from gradlint import catalog, noqa, parsing
 from gradlint.fixes import Fix, apply_fixes, select_compatible
+from gradlint.options import LintSettings  # re-exported: callers and tests import it from here
 from gradlint.results import Finding
-from gradlint.rule import FileContext, Rule, RuleOptions
+from gradlint.rule import FileContext, Rule, SourceRepair
 from gradlint.rules import all_rules
 from gradlint.semantic import project
 from gradlint.semantic.tree import Tree
 
 PARSE_ERROR = catalog.PARSE_ERROR
-ASYNC_ARGUMENT = catalog.ASYNC_ARGUMENT
 MAX_FIX_ROUNDS = 10
 
 _FILE_NOQA_RE = re.compile(
@@ -37,26 +37,16 @@ _FILE_NOQA_RE = re.compile(
 _CODE_SPLIT = re.compile(r"[,\s]+")
 
 
-@dataclass(frozen=True)
-class LintSettings:
-    codes: FrozenSet[str]
-    options: RuleOptions = RuleOptions()
-    # False leaves line `# noqa` comments to the caller (flake8 applies its own,
-    # and flake8-noqa/yesqa must see the findings they silence).
-    line_noqa: bool = True
-    # Fixes that rules build only on request (``Rule.report``) are left unbuilt:
-    # for callers that show findings and ask for a fix later, if at all.
-    defer_fixes: bool = False
-
-
 @dataclass
 class LintResult:
     findings: List[Finding]
     # The parsed file, when it was parsed (files no enabled rule could match are not).
-    # For a file that parses only once its `async=` arguments are renamed, the
-    # renamed text: ``context.source`` differs from the source linted, and the
-    # findings' positions are those of the source as written.
+    # For a file that parses only once a rule's source repair (``rule.SourceRepair``)
+    # made it parseable, the repaired text: ``context.source`` differs from the
+    # source linted, and the findings' positions are those of the source as written.
     context: Optional[FileContext] = None
+    # Then also: (the code of the rule whose repair it was, how many repairs it made).
+    repaired_by: Optional[Tuple[str, int]] = None
 
 
 @dataclass
@@ -81,7 +71,7 @@ class SourceSyntaxError(Exception):
 
     @property
     def detail(self) -> str:
-        """What GL000 says."""
+        """What the parse-error finding says."""
         return f"syntax error: {self.message}"
 
 
@@ -151,21 +141,25 @@ def _unsuppressed(source: str, codes: FrozenSet[str]) -> FrozenSet[str]:
     return codes - suppressed if suppressed else frozenset()
 
 
-def _legacy_async(source: str, codes: FrozenSet[str]) -> bool:
-    """A 0.3-era ``x.cuda(async=True)`` is a syntax error that the GL005 fix
-    repairs: worth parsing for (to report it, or GL000 with that hint), even
-    where no rule's trigger word appears."""
-    return (
-        (PARSE_ERROR in codes or ASYNC_ARGUMENT in codes)
-        and "async" in source
-        and bool(legacy_syntax.async_arguments(source))
-    )
+def _repairs(codes: FrozenSet[str]) -> List[Tuple[str, SourceRepair]]:
+    """The source repairs of the enabled rules (``rule.SourceRepair``), by code; with
+    the parse-error finding enabled, all of them (it says what a repair would do)."""
+    every = PARSE_ERROR in codes
+    return [(c, r.source_repair) for c, r in all_rules().items() if r.source_repair is not None and (every or c in codes)]
 
 
-def needs_parse(source: str, codes: FrozenSet[str]) -> bool:
-    """Whether ``lint_source`` would parse ``source``: when it would not, it finds nothing."""
+def _repairable(source: str, codes: FrozenSet[str]) -> bool:
+    """Whether ``source`` holds something a rule repairs before it can be parsed:
+    worth parsing for (to report it, or why the file does not parse), even where
+    no rule's trigger appears."""
+    return any(repair.needed(source) for _, repair in _repairs(codes))
+
+
+def needs_parse(source: str, codes: FrozenSet[str], index: Optional[project.Project] = None) -> bool:
+    """Whether ``lint_source`` would parse ``source`` (with the project index
+    ``index``): when it would not, it finds nothing."""
     codes = _unsuppressed(source, codes)
-    return bool(triggered_rules(source, codes)) or _legacy_async(source, codes) or _not_python(source, codes)
+    return bool(triggered_rules(source, codes, index)) or _repairable(source, codes) or _not_python(source, codes)
 
 
 # The last answer of ``_not_python``: the scheduler asks ``needs_parse`` of a file,
@@ -209,11 +203,11 @@ _TRIGGERED_FOR: List[Any] = [None]
 _TRIGGERED_MAX = 4096
 
 
-def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
+def triggered_rules(source: str, codes: FrozenSet[str], index: Optional[project.Project] = None) -> List[Type[Rule]]:
     """The enabled rules that could fire on ``source``, judged by their trigger
-    substrings and then their gates (see ``Rule``)."""
+    substrings and then their gates (see ``Rule``; project gates ask ``index``)."""
     rules = all_rules()
-    basis = (project.current(), [(r.triggers, r.gates, r.project_gate) for r in rules.values()])
+    basis = (index, [(r.triggers, r.gates, r.project_gate) for r in rules.values()])
     if _TRIGGERED_FOR[0] is None or _TRIGGERED_FOR[0][0] is not basis[0] or _TRIGGERED_FOR[0][1] != basis[1]:
         _TRIGGERED.clear()
         _TRIGGERED_FOR[0] = basis
@@ -225,7 +219,7 @@ def triggered_rules(source: str, codes: FrozenSet[str]) -> List[Type[Rule]]:
         rule
         for rule in (rules[c] for c in sorted(codes) if c in rules)
         if any(t in source for t in rule.triggers)
-        and (all(g.search(source) for g in rule.gates) or (rule.project_gate is not None and rule.project_gate(source)))
+        and (all(g.search(source) for g in rule.gates) or (rule.project_gate is not None and rule.project_gate(source, index)))
     ]
     if len(_TRIGGERED) >= _TRIGGERED_MAX:
         _TRIGGERED.clear()
@@ -283,7 +277,9 @@ class _Dispatcher:
 
 def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
     doc = catalog.load()[PARSE_ERROR]
-    hint = legacy_syntax.repair_hint(source, err.line) if "async" in source and not isinstance(err, SourceTooComplex) else ""
+    hint = ""
+    if source and not isinstance(err, SourceTooComplex):
+        hint = "".join(repair.hint(source, err.line) for _, repair in _repairs(frozenset({PARSE_ERROR})))
     return Finding(
         code=PARSE_ERROR,
         message=doc.format_message(detail=f"{err.detail}{hint}"),
@@ -308,27 +304,28 @@ def lint_source(
     (tests use it to prove the triggers are adequate).
     """
     codes = _unsuppressed(source, settings.codes)
-    rule_classes = _rules_for(source, codes, prefilter)
-    if not rule_classes and not _legacy_async(source, codes) and not _not_python(source, codes):
+    rule_classes = _rules_for(source, codes, prefilter, settings.index)
+    if not rule_classes and not _repairable(source, codes) and not _not_python(source, codes):
         return _directives_only(source, path, settings, codes, module)
     if module is None:
         try:
             module = parse(source)
         except SourceSyntaxError as err:
-            repaired = _lint_renamed(source, path, settings, codes, prefilter) if ASYNC_ARGUMENT in codes else None
-            if repaired is not None:
-                return repaired
+            for code, repair in _repairs(codes):
+                repaired = _lint_repaired(source, path, settings, codes, prefilter, code, repair) if code in codes else None
+                if repaired is not None:
+                    return repaired
             return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
     if not rule_classes:
         return _directives_only(source, path, settings, codes, module)
-    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes)
+    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes, settings.index)
     findings = _run_rules(ctx, rule_classes)
     return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx)
 
 
-def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool) -> List[Type[Rule]]:
+def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool, index: Optional[project.Project]) -> List[Type[Rule]]:
     if prefilter:
-        return triggered_rules(source, codes)
+        return triggered_rules(source, codes, index)
     rules_by_code = all_rules()
     return [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
 
@@ -339,62 +336,32 @@ def _run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Fin
     return [f for r in rules for f in r.findings]
 
 
-def _lint_renamed(
-    source: str, path: str, settings: LintSettings, codes: FrozenSet[str], prefilter: bool
+def _lint_repaired(
+    source: str, path: str, settings: LintSettings, codes: FrozenSet[str], prefilter: bool, code: str, repair: SourceRepair
 ) -> Optional[LintResult]:
-    """A 0.3-era file that parses once its ``async=`` arguments are renamed
-    ``non_blocking=``: GL005 for each, and every other rule's findings on the
-    renamed text, moved back to their places in ``source``. None when the file
-    has no such argument or still does not parse."""
-    text, renamed = legacy_syntax.rename_async_arguments(source)
-    if not renamed:
+    """A file that parses once the rule ``code`` repaired it: that rule's finding
+    for each repair, and every other rule's findings on the repaired text, moved
+    back to their places in ``source``. None when there is nothing to repair or
+    the file still does not parse."""
+    repaired = repair.repair(source)
+    if repaired is None:
         return None
     try:
-        module = parse(text)
+        module = parse(repaired.text)
     except SourceSyntaxError:
         return None
-    ctx = FileContext(path, text, module, settings.options, settings.defer_fixes)
-    shift = _Unrename(renamed)
+    ctx = FileContext(path, repaired.text, module, settings.options, settings.defer_fixes, settings.index)
+    shift = repaired.position
     findings = [
         Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix, deferred_fix=f.deferred_fix)
-        for f in _run_rules(ctx, _rules_for(text, codes, prefilter))
+        for f in _run_rules(ctx, _rules_for(repaired.text, codes, prefilter, settings.index))
     ]
-    doc = catalog.load()[ASYNC_ARGUMENT]
-    # The renamed module already holds the new name: the fix has no edit of its
+    doc = catalog.load()[code]
+    # The repaired module already holds the repair: the fix has no edit of its
     # own, and what it changes shows as the difference from the source as written.
-    rename = Fix("safe", doc.fix_title, ())
-    width = len("async")
-    findings += [
-        Finding(ASYNC_ARGUMENT, doc.format_message(), (a.line, a.column), (a.line, a.column + width), rename)
-        for a in renamed
-    ]
-    return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx)
-
-
-class _Unrename:
-    """Positions in the renamed text -> positions in the text as written (only
-    the lines with a renamed argument differ, by the length of the new name)."""
-
-    def __init__(self, renamed: Sequence[legacy_syntax.AsyncArgument]) -> None:
-        self._by_line: Dict[int, List[int]] = {}
-        for a in sorted(renamed, key=lambda a: (a.line, a.column)):
-            self._by_line.setdefault(a.line, []).append(a.column)
-        self._grow = len(legacy_syntax.NEW_NAME) - len("async")
-
-    def __call__(self, pos: Tuple[int, int]) -> Tuple[int, int]:
-        line, column = pos
-        columns = self._by_line.get(line)
-        if not columns:
-            return pos
-        out = column
-        for i, original in enumerate(columns):
-            start = original + i * self._grow  # where the new name starts in the renamed line
-            if column >= start + len(legacy_syntax.NEW_NAME):
-                out -= self._grow
-            elif column > start:
-                out = original + min(column - start, len("async"))
-                break
-        return line, out
+    fix = Fix("safe", doc.fix_title, ())
+    findings += [Finding(code, doc.format_message(), start, end, fix) for start, end in repaired.spans]
+    return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx, (code, len(repaired.spans)))
 
 
 def _without_noqa(
@@ -452,7 +419,7 @@ def _directives_only(
     findings = noqa.filter_findings(findings, directives, explicit=True)
     findings.sort(key=lambda f: (f.start, f.code, f.end))
     # Their fixes are applied to the parsed file, as every rule's are.
-    ctx = FileContext(path, source, build.module, settings.options, settings.defer_fixes) if findings and build.module is not None else None
+    ctx = FileContext(path, source, build.module, settings.options, settings.defer_fixes, settings.index) if findings and build.module is not None else None
     return LintResult(findings, ctx)
 
 
@@ -484,20 +451,20 @@ def fix_source(
     broken: set = set()
     parsed: Optional[cst.Module] = None
     lint: Optional[LintResult] = None
-    if "async" in source:
-        lint = lint_source(source, path, settings)
-        if lint.context is not None and lint.context.source != source:
-            # Analysed with its `async=` arguments renamed: the rename (GL005,
-            # safe) comes first, for all of them at once, or no fix can apply.
-            renamed = lint.context.source
-            n = sum(f.code == ASYNC_ARGUMENT for f in lint.findings)
-            if n != len(legacy_syntax.async_arguments(source)) or (gate is not None and gate(source, renamed) is not None):
-                result.original = result.final = lint  # some are silenced with `# noqa`, or refused
-                result.remaining = lint.findings
-                return result
-            result.original = lint
-            result.source, parsed, lint = renamed, lint.context.module, None
-            result.fixed[ASYNC_ARGUMENT] += n
+    lint = lint_source(source, path, settings)
+    if lint.repaired_by is not None and lint.context is not None:
+        # Analysed as a rule's source repair made it: the repair (safe) comes
+        # first, for all of the file at once, or no fix can apply.
+        code, made = lint.repaired_by
+        repaired = lint.context.source
+        n = sum(f.code == code for f in lint.findings)
+        if n != made or (gate is not None and gate(source, repaired) is not None):
+            result.original = result.final = lint  # some are silenced with `# noqa`, or refused
+            result.remaining = lint.findings
+            return result
+        result.original = lint
+        result.source, parsed, lint = repaired, lint.context.module, None
+        result.fixed[code] += n
     for _ in range(MAX_FIX_ROUNDS):
         if lint is None:
             lint = lint_source(result.source, path, settings, module=parsed)

@@ -64,6 +64,9 @@ class Fix:
     add_imports: Tuple[ImportSpec, ...] = ()
     # Removed only if nothing uses the name any more once the edits are applied.
     remove_imports: Tuple[ImportSpec, ...] = ()
+    # What the fix does, where a caller tells fixes of one rule apart (``gradlint
+    # migrate`` counts some): a word the rule defines; "" for any other fix.
+    kind: str = ""
 
 
 # Python source lines end with \r\n, \r or \n only; str.splitlines() would also

@@ -1,7 +1,9 @@
 """A flake8 plugin (entry point ``GL`` in ``flake8.extension``): ``flake8 --select GL`` runs gradlint.
 
 Which rules run is gradlint's own configuration (the nearest ``[tool.gradlint]``,
-as for ``gradlint check``), so both report the same findings; flake8's
+as for ``gradlint check``), and each file is checked with the index of its
+project (the files of its directory and packages, as ``gradlint check`` on one
+file indexes them), so both report the same findings; flake8's
 ``--select``, ``--ignore``, ``per-file-ignores`` and ``# noqa`` then filter them
 as they filter any plugin. Check only: fixes need ``gradlint check --fix``.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
-from typing import Dict, Iterator, Sequence, Tuple
+from typing import Dict, Iterator, Optional, Sequence, Tuple
 
 from gradlint import __version__
 
@@ -19,6 +21,9 @@ Result = Tuple[int, int, str, type]
 
 # One Settings per working directory and process: it caches the configs it reads.
 _settings: Dict[str, object] = {}
+# What indexing has found so far in this process: flake8 checks one file at a
+# time, and the files next to it are the next ones' neighbours too.
+_memo = None
 
 
 def _settings_for_cwd():
@@ -28,6 +33,17 @@ def _settings_for_cwd():
     if cwd not in _settings:
         _settings[cwd] = Settings(cwd=Path(cwd))
     return _settings[cwd]
+
+
+def _unsaved(filename: str, text: str) -> Optional[Dict[str, str]]:
+    """The text flake8 checks, where it may not be the file's (given on stdin with
+    ``--stdin-display-name``): a file's own text is summarised from the file."""
+    try:
+        if os.stat(filename).st_size == len(text.encode("utf-8")):
+            return None
+    except OSError:
+        pass
+    return {filename: text}
 
 
 class Plugin:
@@ -43,11 +59,19 @@ class Plugin:
     def run(self) -> Iterator[Result]:
         from gradlint.checking import check_document
         from gradlint.config import ConfigError
+        from gradlint.session import Session, SummaryMemo
 
+        global _memo
+        if _memo is None:
+            _memo = SummaryMemo()
+        text = "".join(self.lines)
         try:
+            session = Session(_settings_for_cwd())  # type: ignore[arg-type]
+            if self.filename not in ("-", "stdin"):
+                session = session.indexed([Path(self.filename)], texts=_unsaved(self.filename, text), memo=_memo)
             # flake8 applies noqa comments itself; were gradlint to drop a silenced
             # finding, flake8-noqa and yesqa would take the comment for unused.
-            result = check_document(self.filename, "".join(self.lines), _settings_for_cwd(), line_noqa=False)
+            result = check_document(self.filename, text, session, line_noqa=False)
         except ConfigError as exc:
             yield 1, 0, f"GL000 gradlint configuration error: {exc}", type(self)
             return

@@ -1,8 +1,8 @@
 """``gradlint migrate``: move legacy (PyTorch <= 0.3) autograd code to today's PyTorch.
 
 A migration is a rule whose fix brings a 0.3-era idiom forward; the set of
-migrations is the data below (``MIGRATIONS``), and the catalog decides which
-of them exist in this build. Per file, in one pass: ``async=`` keyword
+migrations is the catalog's word (``migrate = "safe" | "trusted" | "report"``
+in ``rules/*.toml``). Per file, in one pass: ``async=`` keyword
 arguments are renamed on the token stream (no parser accepts the file before),
 then the rules' fixes are applied by the engine (rounds until stable, imports
 that became unused removed), and the result is written once, atomically, by
@@ -16,19 +16,22 @@ Nothing here prints: the command line renders :class:`MigrationRun` with
 from __future__ import annotations
 
 import ast
+import dataclasses
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from gradlint import catalog, legacy_syntax, parsing, volatile_scope
 from gradlint.config import ConfigError, Settings, expand_selector
 from gradlint.checking import TOO_DEEP, fix_document, lint_settings
-from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, FixGate, LintSettings, file_noqa, triggered_rules
+from gradlint.catalog import ASYNC_ARGUMENT
+from gradlint.engine import PARSE_ERROR, FixGate, LintSettings, file_noqa, triggered_rules
 from gradlint.files import ReadError, WriteError, read_document, write_source
 from gradlint.results import Diagnostic, Finding, fix_of
 from gradlint.runner import Mode, display_path, to_diagnostics
+from gradlint.session import Session
 
 
 @dataclass(frozen=True)
@@ -38,18 +41,6 @@ class Migration:
     label: Optional[str] = None
 
 
-# Which unsafe fixes migrate applies as well is the catalog's word (``migrate = "trusted"``,
-# with the reason in ``migrate_trust``): see ``trusted_codes``.
-MIGRATIONS = (
-    Migration(ASYNC_ARGUMENT),
-    Migration("GL001"),
-    Migration("GL002"),
-    Migration("GL003"),
-    # No rewrite: ``x.volatile`` reads are listed for a human.
-    Migration("GL004"),
-    Migration("GL202"),
-    Migration("GL204"),
-)
 
 
 def trusted_codes() -> frozenset:
@@ -59,9 +50,9 @@ def trusted_codes() -> frozenset:
 
 
 def migrations() -> Dict[str, Migration]:
-    """The migrations this build has, by code (a listed code with no catalog entry is left out)."""
-    known = catalog.load()
-    return {m.code: m for m in MIGRATIONS if m.code in known}
+    """The migrations this build has, by code: the rules the catalog marks ``migrate``
+    (which unsafe fixes migrate applies as well is its word too: ``trusted_codes``)."""
+    return {code: Migration(code) for code, doc in catalog.load().items() if doc.migrate}
 
 
 def label(code: str) -> str:
@@ -123,7 +114,7 @@ def migrate_source(
         refused = gate(source, text) if renamed and gate is not None else None
         if refused is not None:
             return MigratedSource(source, skipped=f"the renamed `async=` arguments cannot be written back: {refused}")
-    if not renamed and not triggered_rules(text, codes):
+    if not renamed and not triggered_rules(text, codes, settings.index):
         return MigratedSource(source)  # nothing any migration could change; not even parsed
     try:
         parsing.check(text)  # before CPython's compile too: see gradlint.parsing
@@ -143,7 +134,7 @@ def migrate_source(
         text = scoped_text
     trusted = codes & trusted_codes()
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
-    lint_settings = LintSettings(codes | {PARSE_ERROR}, settings.options)
+    lint_settings = dataclasses.replace(settings, codes=codes | {PARSE_ERROR}, line_noqa=True, defer_fixes=False)
     result = fix_document(path, text, lint_settings, unsafe=unsafe, trusted=trusted, gate=gate)
     for f in result.remaining:
         if f.code == PARSE_ERROR:
@@ -161,13 +152,13 @@ def migrate_source(
 
 def _eval_mode_flags(findings: Sequence[Finding]) -> int:
     """GL001 findings whose fix drops a flag that follows the module's eval mode."""
-    from gradlint.rules.gl001_volatile_flag import EVAL_MODE_FIX_TITLE
+    from gradlint.rules.gl001_volatile_flag import EVAL_MODE_FIX_KIND
 
     count = 0
     for f in findings:
         if f.code == "GL001":
             fix = fix_of(f)
-            count += fix is not None and fix.title == EVAL_MODE_FIX_TITLE
+            count += fix is not None and fix.kind == EVAL_MODE_FIX_KIND
     return count
 
 
@@ -212,7 +203,7 @@ class FileMigration:
     eval_mode_flags: int = 0
 
 
-def migrate_file(path: Path, settings: Settings, mode: MigrateMode) -> FileMigration:
+def migrate_file(path: Path, settings: Union[Session, Settings], mode: MigrateMode) -> FileMigration:
     report = FileMigration(display_path(path))
     rules = lint_settings(path, settings)
     try:
@@ -288,4 +279,5 @@ class MigrationRun:
 
 
 def migrate_paths(files: Sequence[Path], settings: Settings, mode: MigrateMode) -> MigrationRun:
-    return MigrationRun([migrate_file(path, settings, mode) for path in files], mode)
+    session = Session(settings).indexed(files)
+    return MigrationRun([migrate_file(path, session, mode) for path in files], mode)

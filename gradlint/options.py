@@ -6,7 +6,11 @@ import LibCST: a run whose results all come from the cache never needs it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, FrozenSet, Optional
+
+if TYPE_CHECKING:
+    from gradlint.semantic.project import Project
 
 
 @dataclass(frozen=True)
@@ -15,3 +19,22 @@ class RuleOptions:
 
     # The guard that fixes insert: "no_grad" or "inference_mode".
     fix_grad_guard: str = "no_grad"
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    """What one file is checked with: the rules that govern it (``codes``), their
+    options, and the run's project index (``gradlint.session.Session.rules``
+    makes it from the run's settings)."""
+
+    codes: FrozenSet[str]
+    options: RuleOptions = RuleOptions()
+    # False leaves line `# noqa` comments to the caller (flake8 applies its own,
+    # and flake8-noqa/yesqa must see the findings they silence).
+    line_noqa: bool = True
+    # Fixes that rules build only on request (``Rule.report``) are left unbuilt:
+    # for callers that show findings and ask for a fix later, if at all.
+    defer_fixes: bool = False
+    # What the other files of the run say about this one (``gradlint.semantic.project``;
+    # None: nothing). Not compared: it is the run's, not the rules'.
+    index: Optional["Project"] = field(default=None, compare=False, hash=False)

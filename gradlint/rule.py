@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
@@ -22,6 +23,7 @@ from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
 from gradlint.semantic import SemanticModel
+from gradlint.semantic.project import Project
 from gradlint.semantic.tree import Tree
 from gradlint.traversal import TRIVIA
 from gradlint.results import Finding  # re-exported: rules and tests import it from here
@@ -32,7 +34,13 @@ class FileContext:
     semantic model rules share."""
 
     def __init__(
-        self, path: str, source: str, module: cst.Module, options: RuleOptions = RuleOptions(), defer_fixes: bool = False
+        self,
+        path: str,
+        source: str,
+        module: cst.Module,
+        options: RuleOptions = RuleOptions(),
+        defer_fixes: bool = False,
+        project: Optional[Project] = None,
     ) -> None:
         self.path = path
         self.source = source
@@ -40,13 +48,17 @@ class FileContext:
         self.options = options
         # Fixes given to ``Rule.report`` as callables are built only when asked for.
         self.defer_fixes = defer_fixes
+        # The run's project index (``gradlint.semantic.project``), handed to the semantic model.
+        self.project = project
         self.tree = Tree(module)
         self._semantic: Optional[SemanticModel] = None
 
     @property
     def semantic(self) -> SemanticModel:
         if self._semantic is None:
-            self._semantic = SemanticModel(self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "")
+            self._semantic = SemanticModel(
+                self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "", self.project
+            )
         return self._semantic
 
     @property
@@ -117,6 +129,47 @@ class AnyOf:
 
 Gate = Union["re.Pattern[str]", LowercaseGate, AnyOf]
 
+Position = Tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """Source text a :class:`SourceRepair` made parseable."""
+
+    text: str
+    # Where each repair was made, in the source as written: one finding each.
+    spans: Tuple[Tuple[Position, Position], ...]
+    # A position in ``text`` -> the same place in the source as written.
+    position: Callable[[Position], Position]
+
+
+class SourceRepair:
+    """A rewrite of source that no parser accepts into source that one does, for a
+    spelling that stopped being Python (a rule registers it as ``source_repair``).
+
+    When a file does not parse, the engine asks each enabled rule's repair in
+    turn: the first that makes it parse decides. The rule's findings are then
+    the repairs themselves, each with a safe fix of no edit of its own (what it
+    changes shows as the difference from the source as written), and every
+    other rule checks the repaired text, its findings moved back to their places
+    in the source as written. ``--fix`` and ``migrate`` apply all the repairs
+    of a file at once, before any other fix.
+    """
+
+    def needed(self, source: str) -> bool:
+        """Whether ``source`` holds something to repair: the engine parses a file
+        for it (to report it, or why the file does not parse) even where no
+        rule's trigger appears."""
+        raise NotImplementedError
+
+    def repair(self, source: str) -> Optional[Repaired]:
+        """``source`` repaired, or None when there is nothing to repair."""
+        raise NotImplementedError
+
+    def hint(self, source: str, line: int) -> str:
+        """What the syntax-error finding at ``line`` adds about this repair (``""``: nothing)."""
+        return ""
+
 
 class Rule:
     """Base class of every rule; subclasses live one per module in ``gradlint/rules``.
@@ -138,13 +191,18 @@ class Rule:
     fixture and catalog example, and requires the same findings.
 
     ``project_gate`` (optional) passes a file the gates do not, on what the
-    other files of the run say about it (``gradlint.semantic.project``).
+    other files of the run say about it: called with the source and the run's
+    project index (``gradlint.semantic.project``; None when there is none).
+
+    ``source_repair`` (optional): a :class:`SourceRepair`, for a rule whose
+    findings are in files that do not parse as written.
     """
 
     code: ClassVar[str]
     triggers: ClassVar[Tuple[str, ...]]
     gates: ClassVar[Tuple[Gate, ...]] = ()
-    project_gate: ClassVar[Optional[Callable[[str], bool]]] = None
+    project_gate: ClassVar[Optional[Callable[[str, Optional[Project]], bool]]] = None
+    source_repair: ClassVar[Optional[SourceRepair]] = None
     _registry: ClassVar[Dict[str, Type["Rule"]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -203,9 +261,10 @@ class Rule:
         applicability: Optional[str] = None,
         add_imports: Sequence[ImportSpec] = (),
         remove_imports: Sequence[ImportSpec] = (),
+        kind: str = "",
         **title_fields: Any,
     ) -> Fix:
-        """A fix whose safety and title default to the catalog entry's."""
+        """A fix whose safety and title default to the catalog entry's (``kind``: see ``Fix.kind``)."""
         safety = applicability or self.doc.fix
         if safety not in ("safe", "unsafe"):  # "none", or "varies" without a per-finding choice
             raise ValueError(f"{self.code}: catalog says fix = {self.doc.fix!r}, yet the rule builds a fix")
@@ -215,6 +274,7 @@ class Rule:
             edits=tuple(edits),
             add_imports=tuple(add_imports),
             remove_imports=tuple(remove_imports),
+            kind=kind,
         )
 
     def replace(self, node: cst.CSTNode, new: NewNode, key: Any = None) -> Edit:

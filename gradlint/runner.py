@@ -11,18 +11,18 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from gradlint import catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.noqa import NoqaMap
 from gradlint.config import Settings
 from gradlint.files import Document, ReadError, SourceFile, WriteError, decode_with_note, read_document, write_source
-from gradlint.options import RuleOptions
+from gradlint.options import LintSettings
 from gradlint.results import Diagnostic, FileReport, Finding, FixInfo, TextEdit
+from gradlint.session import Session
 
 if TYPE_CHECKING:
-    from gradlint.engine import LintSettings
     from gradlint.fixes import FixRenderer
 
 # The engine (and so LibCST, a fifth of a second to import) is imported only
@@ -50,7 +50,7 @@ def _read_error_diagnostic(message: str) -> Diagnostic:
 
 
 def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnostic]:
-    """GL000 for the parts of a document left out of its text (a notebook cell that does not parse)."""
+    """Parse-error findings for the parts of a document left out of its text (a notebook cell that does not parse)."""
     if PARSE_ERROR not in codes:
         return []
     doc_ = catalog.load()[PARSE_ERROR]
@@ -177,23 +177,24 @@ class _NoqaRows:
         return target if target != row else None
 
 
-def check_file(path: Path, run_settings: Settings, mode: Mode) -> FileReport:
-    codes, options = run_settings.codes_for(path)
-    return lint_file(path, codes, options, mode)
+def check_file(path: Path, run_settings: Union[Session, Settings], mode: Mode) -> FileReport:
+    """Check (or fix) the one file ``path``, with the index of its project (unless
+    ``run_settings`` is a session that has one already)."""
+    session = Session.of(run_settings)
+    if session.index is None:
+        session = session.indexed([path])
+    return lint_file(path, session.rules(path), mode)
 
 
-def lint_file(
-    path: Path, codes: FrozenSet[str], options: RuleOptions, mode: Mode, source: Optional[Document] = None
-) -> FileReport:
-    """Check (or fix) one file with the rules ``codes``; ``source``: the file, if already read."""
-    from gradlint.engine import LintSettings
-
+def lint_file(path: Path, rules: LintSettings, mode: Mode, source: Optional[Document] = None) -> FileReport:
+    """Check (or fix) one file with ``rules`` (its rules, their options and the
+    run's project index: ``Session.rules``); ``source``: the file, if already read."""
     report = FileReport(display_path(path))
     if source is None:
         try:
             source = read_document(path)
         except ReadError as exc:
-            if PARSE_ERROR in codes:
+            if PARSE_ERROR in rules.codes:
                 report.diagnostics.append(_read_error_diagnostic(str(exc)))
             return report
         except Exception as exc:  # a bug reading one file must not end the run; it exits 2
@@ -201,21 +202,24 @@ def lint_file(
             report.errors.append(f"internal error: {type(exc).__name__}: {exc}")
             return report
     report.notes.extend(getattr(source, "notes", ()))
-    _check_source(report, source, LintSettings(codes, options), mode, write_source)
+    _check_source(report, source, rules, mode, write_source)
     return report
 
 
-def check_stdin(data: bytes, path: Path, display: str, run_settings: Settings, mode: Mode) -> Tuple[FileReport, bytes]:
-    """Check source given as bytes (read from stdin) as if it were the file ``path``.
+def check_stdin(
+    data: bytes, path: Path, display: str, run_settings: Union[Session, Settings], mode: Mode
+) -> Tuple[FileReport, bytes]:
+    """Check source given as bytes (read from stdin) as if it were the file ``path``,
+    with the index of the project ``path`` belongs to (``path`` as given, in
+    place of the file on disk, if any).
 
     Nothing is written: with ``mode.fix`` the fixed source comes back as bytes
     in the input's encoding (the input itself when nothing changed), for the
     caller to print.
     """
-    from gradlint.engine import LintSettings
-
+    session = Session.of(run_settings)
     report = FileReport(display)
-    codes, options = run_settings.codes_for(path)
+    codes, _ = session.settings.codes_for(path)
     try:
         text, encoding, note = decode_with_note(data)
     except ReadError as exc:
@@ -225,7 +229,9 @@ def check_stdin(data: bytes, path: Path, display: str, run_settings: Settings, m
     source = SourceFile(path, text, encoding, hashlib.sha256(data).hexdigest(), 0, len(data))
     if note:
         report.notes.append(note)
-    final = _check_source(report, source, LintSettings(codes, options), mode, None)
+    if session.index is None and str(path) != "-":
+        session = session.indexed([path], texts={str(path): text})
+    final = _check_source(report, source, session.rules(path), mode, None)
     if final == text:
         return report, data
     try:

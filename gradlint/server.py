@@ -7,7 +7,10 @@ GLxxx for this line" action that adds (or extends) a ``# noqa`` comment, and a
 ``source.fixAll.gradlint`` action that applies every safe fix, as Ruff's
 server does. Each document is checked with the configuration that governs its
 path (the nearest ``[tool.gradlint]``, per-file ignores, excludes), read
-afresh on every check so that edits to ``pyproject.toml`` take effect at once.
+afresh on every check so that edits to ``pyproject.toml`` take effect at once,
+and with the workspace's project index (``WorkspaceIndex``: what the other
+files say about it, as ``gradlint check`` sees them), kept up to date with
+the open documents' text as they change.
 
 Typing must stay responsive:
 
@@ -33,7 +36,7 @@ import os
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -43,7 +46,7 @@ from pygls.workspace.position_codec import PositionCodec
 from gradlint import __version__, catalog
 from gradlint.catalog import PARSE_ERROR
 from gradlint.checking import check_document, fix_document, lint_settings
-from gradlint.config import ConfigError, Settings, excludes, matches
+from gradlint.config import DEFAULT_EXCLUDE, ConfigError, Settings, excludes, matches
 from gradlint.engine import _CODE_SPLIT, LintSettings
 from gradlint.noqa import NOQA_RE as _NOQA_RE
 from gradlint.noqa import NoqaMap
@@ -52,6 +55,8 @@ from gradlint.fixes import Fix, FixRenderer, split_lines, text_edits
 from gradlint.results import Diagnostic, Finding, FixInfo, TextEdit, fix_of
 from gradlint.runner import fix_renderer
 from gradlint.runner import Mode, to_diagnostics
+from gradlint.semantic import project
+from gradlint.session import Session, SummaryMemo, display_path, index_files
 
 SOURCE = "gradlint"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
@@ -59,6 +64,8 @@ FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
 DEBOUNCE_S = 0.05
 # A buffer that does not parse keeps its last good diagnostics this long.
 SYNTAX_PAUSE_S = 1.0
+# The most files of a workspace summarised when the server starts.
+MAX_WORKSPACE_FILES = 2000
 
 
 @dataclass
@@ -114,14 +121,19 @@ class Checked:
             return []
 
 
-def check_text(text: str, path: Path) -> Checked:
-    """gradlint's findings on ``text``, the current content of the document at ``path``."""
+def check_text(text: str, path: Path, index: Optional[project.Project] = None) -> Checked:
+    """gradlint's findings on ``text``, the current content of the document at ``path``,
+    with the project index ``index`` (None: the index of the files around ``path``,
+    with ``text`` as its content)."""
     try:
         settings = Settings(cwd=path.parent)
         cfg = settings.config_for(path)
         if matches(excludes(cfg), path, cfg.root, ancestors=True):
             return Checked([])
-        rules = lint_settings(path, settings)
+        session = Session(settings, index)
+        if index is None:
+            session = session.indexed([path], texts={str(path): text})
+        rules = lint_settings(path, session)
     except ConfigError as exc:
         return Checked([], error=str(exc))
     # Diagnostics first: fixes a rule builds on request, and every fix's text edits,
@@ -162,6 +174,8 @@ class Version:
     _fix_all: Optional[List[types.TextEdit]] = None
     _comments: Optional[Tuple[Dict[int, Tuple[int, str]], set]] = None
     _noqa_map: Optional[NoqaMap] = None
+    # The project index the version was checked with: a check with an older one is stale.
+    index: Optional[project.Project] = None
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.text)
@@ -303,12 +317,87 @@ def _path(server: LanguageServer, uri: str) -> Path:
     return Path(root, "untitled.py")
 
 
+class WorkspaceIndex:
+    """The project index the server checks documents with: the summaries of the
+    workspace's ``.py`` files (made when the server starts), of the files around
+    each document when it is first checked, and of each open document's current
+    text, made again whenever it changes, so that an edit of one file shows in
+    the checks of the others."""
+
+    def __init__(self) -> None:
+        self.summaries: Dict[str, dict] = {}
+        self._memo = SummaryMemo()
+        self._covered: Set[str] = set()
+        self._project: Optional[project.Project] = None
+
+    def index_root(self, root: Path, limit: int = MAX_WORKSPACE_FILES) -> None:
+        """Summarise the ``.py`` files under ``root`` (at most ``limit``; directories
+        ``gradlint check`` skips by default are skipped)."""
+        files: List[Path] = []
+        for directory, subdirs, names in os.walk(root):
+            subdirs[:] = sorted(d for d in subdirs if d not in DEFAULT_EXCLUDE)
+            files += [Path(directory, n) for n in sorted(names) if n.endswith(".py")]
+            self._covered.add(display_path(Path(directory)))
+            if len(files) >= limit:
+                files = files[:limit]
+                break
+        self._add(files)
+
+    def cover(self, path: Path) -> None:
+        """Summarise the files around ``path`` (its directory and packages) if not done yet."""
+        if display_path(path.parent) in self._covered:
+            return
+        self._covered.add(display_path(path.parent))
+        self._add([path])
+
+    def _add(self, files: Sequence[Path]) -> None:
+        if not files:
+            return
+        found, _ = index_files(files, None, memo=self._memo)
+        for name, summary in found.summaries.items():
+            self.summaries.setdefault(name, summary)  # an open document's text wins over its file
+        self._project = None
+
+    def update(self, path: Path, text: str) -> bool:
+        """Summarise ``text`` as the content of ``path``; whether a fact changed."""
+        name = display_path(path)
+        try:
+            summary = project.summarize(name, text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False  # a buffer half typed: its last summary stands
+        if self.summaries.get(name) == summary:
+            return False
+        if summary is None:
+            self.summaries.pop(name, None)
+        else:
+            self.summaries[name] = summary
+        self._project = None
+        return True
+
+    def project(self) -> project.Project:
+        if self._project is None:
+            self._project = project.Project(dict(self.summaries))
+        return self._project
+
+    @property
+    def built(self) -> Optional[project.Project]:
+        """The index as last built (None: out of date, or never built)."""
+        return self._project
+
+    def is_current(self, index: Optional[project.Project]) -> bool:
+        """Whether a check made with ``index`` saw the workspace as it is now."""
+        return index is None or index is self._project
+
+
 class Documents:
     """Each open document's last check, its pending check and what was published."""
 
-    def __init__(self, server: LanguageServer, check: Callable[[str, Path], Checked] = check_text) -> None:
+    def __init__(self, server: LanguageServer, check: Optional[Callable[[str, Path], Checked]] = None) -> None:
         self.server = server
-        self.check = check
+        self.workspace = WorkspaceIndex()
+        # A check given by the caller makes its own index: the workspace's changes do not concern it.
+        self._own_check = check is None
+        self.check = check if check is not None else self._check
         self.versions: Dict[str, Tuple[Optional[int], Version]] = {}
         # The last version that parsed, and what was published last (uri -> version number).
         self.good: Dict[str, Version] = {}
@@ -316,16 +405,28 @@ class Documents:
         self.timers: Dict[str, asyncio.TimerHandle] = {}
         self.reported_errors: set = set()
 
+    def _check(self, text: str, path: Path) -> Checked:
+        self.workspace.cover(path)
+        self.workspace.update(path, text)
+        return check_text(text, path, self.workspace.project())
+
     def current(self, uri: str) -> Optional[Version]:
-        """The check of the document's current version (done now if not done yet)."""
+        """The check of the document's current version (done now if not done yet,
+        or again if the workspace index changed since)."""
         document = self.server.workspace.get_text_document(uri)
         path = _path(self.server, uri)
         if document.language_id not in (None, "", "python") or is_notebook(path):
             return None  # a notebook's JSON, or another language: nothing gradlint can check here
         found = self.versions.get(uri)
-        if found is not None and found[0] == document.version and found[1].text == document.source:
+        if (
+            found is not None
+            and found[0] == document.version
+            and found[1].text == document.source
+            and self.workspace.is_current(found[1].index)
+        ):
             return found[1]
         version = Version(document.source, path, document.position_codec, self.check(document.source, path))
+        version.index = self.workspace.built if self._own_check else None
         self.versions[uri] = (document.version, version)
         if version.checked.error and version.checked.error not in self.reported_errors:
             self.reported_errors.add(version.checked.error)  # once, not on every keystroke
@@ -398,6 +499,9 @@ def create_server() -> LanguageServer:
 
         all_rules()
         catalog.load()
+        root = server.workspace.root_path
+        if root:
+            documents.workspace.index_root(Path(root))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
@@ -409,7 +513,13 @@ def create_server() -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        documents.publish(params.text_document.uri)
+        uri = params.text_document.uri
+        documents.publish(uri)
+        # The other open documents checked before this one last changed what it
+        # says of itself are checked again (the others keep their check).
+        for other in list(server.workspace.text_documents):
+            if other != uri:
+                documents.schedule(other, DEBOUNCE_S)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:

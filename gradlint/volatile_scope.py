@@ -419,7 +419,7 @@ def _region(
         if assigned is None or (_records(ctx, body[i], whole=True) and not _reads(body[i], volatile)):
             return None
         bound |= assigned
-    if any(_trains_or_yields(s) for s in inside) or _escapes(ctx, inside, bound):
+    if any(_trains_or_yields(ctx, s) for s in inside) or _escapes(ctx, inside, bound):
         return None
     ref = sem.names.torch_ref_at(stmt)
     if ref is None:
@@ -473,14 +473,17 @@ def _reads(stmt: cst.CSTNode, names: Set[str]) -> bool:
     return any(isinstance(n, cst.Name) and n.value in names for n in walk(stmt, into_functions=True))
 
 
-def _trains_or_yields(stmt: cst.CSTNode) -> bool:
+def _trains_or_yields(ctx: FileContext, stmt: cst.CSTNode) -> bool:
+    calls = ctx.semantic.calls
     for node in walk(stmt, into_functions=False):
         if isinstance(node, cst.Yield):
             return True
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if node.func.attr.value in _TRAINING_METHODS:
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _TRAINING_METHODS:
                 return True
-            if node.func.attr.value == "grad" and isinstance(node.func.value, cst.Attribute) and node.func.value.attr.value == "autograd":
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "grad" and isinstance(node.func.value, cst.Attribute) and node.func.value.attr.value == "autograd":
+                return True
+            if calls.is_backward_call(node):
                 return True
     return False
 

@@ -293,3 +293,33 @@ def test_deferred_fixes_are_the_fixes_built_on_request():
                 ctx = lazy.context
                 assert apply_fixes(ctx.module, [built], ctx.parents) == apply_fixes(eager.context.module, [a.fix], eager.context.parents)
     assert deferred >= 5
+
+
+def test_the_pipeline_knows_no_rule_code():
+    """Rules are found by the engine through what they register (triggers, gates,
+    a source repair), never by their codes: the pipeline names none of them."""
+    import re
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "gradlint"
+    modules = [*package.glob("engine*.py"), *(package / "semantic").glob("*.py")]
+    modules += [package / f"{name}.py" for name in ("checking", "runner", "scheduler", "session")]
+    named = [f"{p.name}:{n}" for p in modules for n, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"GL[0-9]{3}", line)]
+    assert named == []
+
+
+def test_a_source_repair_is_registered_by_its_rule():
+    from gradlint.rule import SourceRepair
+    from gradlint.rules import all_rules
+
+    repairs = {code: rule.source_repair for code, rule in all_rules().items() if rule.source_repair is not None}
+    assert list(repairs) == ["GL005"] and isinstance(repairs["GL005"], SourceRepair)
+    source = "x = y.cuda(async=True)\n"
+    repaired = repairs["GL005"].repair(source)
+    assert repaired.text == "x = y.cuda(non_blocking=True)\n"
+    assert repaired.spans == (((1, 11), (1, 16)),)
+    assert repaired.position((1, 28)) == (1, 21)  # after the renamed argument: back by the longer name
+    # switched off, the rename is not tried: the file is a plain syntax error
+    found = lint_source(source, "m.py", LintSettings(frozenset({"GL000"})))
+    assert [(f.code, f.start) for f in found.findings] == [("GL000", (1, 11))]
+    assert "non_blocking" in found.findings[0].message

@@ -9,8 +9,10 @@ GL000 for a document too deep to analyse.
 from __future__ import annotations
 
 import ast
+import os
 from collections import Counter
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -96,3 +98,137 @@ def test_every_entry_point_reports_a_document_too_deep_to_analyse_as_gl000(proje
     assert verified.error == "cannot run it: too deeply nested to analyse (line 1)"
     migrated = migrate_file(path, migration_settings(str(project / "pyproject.toml")), MigrateMode(write=False))
     assert migrated.skipped == "too deeply nested to analyse; left untouched"
+
+
+# A fact from another file of the project: `Encoder` is an `nn.Module` only
+# through `Base`, defined in `pkg/nets.py`.
+NETS = "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n"
+TRAIN = (
+    "from pkg.nets import Base\n"
+    "\n"
+    "\n"
+    "class Encoder(Base):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "\n"
+    "\n"
+    "enc = Encoder()\n"
+    "enc.requires_grad = False\n"
+)
+# (code, row, 1-based column)
+CROSS_FILE = [("GL302", 10, 1)]
+
+
+@pytest.fixture
+def package(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "nets.py").write_text(NETS)
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _cli(*args: str, stdin: Optional[str] = None):
+    import json
+
+    from click.testing import CliRunner
+
+    from gradlint.cli import main
+
+    result = CliRunner().invoke(main, [*args], input=stdin)
+    assert result.exit_code in (0, 1), result.output
+    return sorted((f["code"], f["location"]["row"], f["location"]["column"]) for f in json.loads(result.stdout))
+
+
+def _over_stdio(root: Path, path: Path):
+    pytest.importorskip("pygls")
+    from test_server import Client
+
+    client = Client(root)
+    try:
+        client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
+        client.notify("initialized", {})
+        uri = path.as_uri()
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": TRAIN}})
+        found = client.diagnostics(uri)["diagnostics"]
+        client.request("shutdown", None)
+        client.notify("exit", None)
+    finally:
+        client.proc.kill()
+        client.proc.wait()
+    return sorted((d["code"], d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1) for d in found)
+
+
+def test_every_entry_point_sees_the_facts_of_the_other_files_of_the_project(package, monkeypatch):
+    import dataclasses
+
+    from gradlint import migrate
+    from gradlint.checking import check_document
+
+    train = package / "pkg" / "train.py"
+    json_out = ("check", "--no-cache", "--output-format", "json")
+    assert _cli(*json_out, "pkg") == CROSS_FILE
+    assert _cli(*json_out, "pkg/train.py") == CROSS_FILE
+    assert _cli(*json_out, "--stdin-filename", "pkg/train.py", "-", stdin=TRAIN) == CROSS_FILE
+    # the pre-commit hook is `gradlint check` on the staged files
+    hooks = (Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text()
+    assert "entry: gradlint check --force-exclude\n" in hooks
+    assert _cli("check", "--force-exclude", "--no-cache", "--output-format", "json", "pkg/train.py") == CROSS_FILE
+    assert _over_stdio(package, train) == CROSS_FILE
+    flake8 = Plugin(ast.parse(TRAIN), "pkg/train.py", TRAIN.splitlines(keepends=True))
+    assert sorted((m.split(" ", 1)[0], row, col + 1) for row, col, m, _ in flake8.run()) == CROSS_FILE
+    verified = prepare(train, Settings(cwd=package), Options())
+    assert sorted((d.code, d.row, d.column) for d in verified.diagnostics) == CROSS_FILE
+    # migrate rewrites legacy idioms only; the rules it runs see what `check` sees
+    seen = []
+    real_migrate = migrate.migrate_file
+    monkeypatch.setattr(migrate, "migrate_file", lambda path, session, mode: seen.append(session) or real_migrate(path, session, mode))
+    files = [Path("pkg/nets.py"), Path("pkg/train.py")]
+    run = migrate.migrate_paths(files, migrate.migration_settings(), migrate.MigrateMode(write=False, diff=True))
+    assert not run.internal_error and not run.changed and len(seen) == 2
+    rules = dataclasses.replace(seen[-1].rules("pkg/train.py"), codes=frozenset({"GL302"}))
+    assert [(f.code, f.start[0], f.start[1] + 1) for f in check_document("pkg/train.py", TRAIN, rules).findings] == CROSS_FILE
+    # --add-noqa silences exactly what `check` reports
+    result = __import__("click.testing", fromlist=["CliRunner"]).CliRunner().invoke(
+        __import__("gradlint.cli", fromlist=["main"]).main, ["check", "--no-cache", "--add-noqa", "pkg"]
+    )
+    assert result.exit_code == 0, result.output
+    assert train.read_text().splitlines()[9] == "enc.requires_grad = False  # noqa: GL302"
+    assert (package / "pkg" / "nets.py").read_text() == NETS
+
+
+def test_without_the_other_file_nothing_is_known(package):
+    (package / "pkg" / "nets.py").unlink()
+    json_out = ("check", "--no-cache", "--output-format", "json")
+    assert _cli(*json_out, "pkg") == []
+    assert _cli(*json_out, "--stdin-filename", "pkg/train.py", "-", stdin=TRAIN) == []
+
+
+def test_files_checked_one_by_one_share_the_index_of_their_directory(package):
+    """The flake8 plugin and the language server index each file's neighbours:
+    unchanged files are summarised once, and give one index, whatever file asks."""
+    from gradlint.session import Session, SummaryMemo
+
+    memo = SummaryMemo()
+    session = Session(Settings(cwd=package))
+    first = session.indexed([Path("pkg/train.py")], memo=memo).index
+    assert session.indexed([Path("pkg/nets.py")], memo=memo).index is first
+    assert first.derives_from_module("pkg.nets.Base", "pkg/train.py") is True
+    # a file that changes is summarised again, into another index
+    (package / "pkg" / "nets.py").write_text("class Base:\n    pass\n")
+    os.utime(package / "pkg" / "nets.py", ns=(1, 1))
+    second = session.indexed([Path("pkg/train.py")], memo=memo).index
+    assert second is not first and second.derives_from_module("pkg.nets.Base", "pkg/train.py") is False
+    # text that is not the file's (an editor's buffer) is never shared
+    given = session.indexed([Path("pkg/train.py")], texts={"pkg/train.py": TRAIN}, memo=memo).index
+    assert given is not second
+
+
+def test_the_flake8_plugin_checks_text_that_is_not_the_file_as_given(package):
+    """flake8 reading stdin with `--stdin-display-name pkg/train.py`: the text is
+    summarised as that file's, not the file on disk."""
+    (package / "pkg" / "train.py").write_text("x = 1\n")
+    flake8 = Plugin(ast.parse(TRAIN), "pkg/train.py", TRAIN.splitlines(keepends=True))
+    assert sorted((m.split(" ", 1)[0], row, col + 1) for row, col, m, _ in flake8.run()) == CROSS_FILE

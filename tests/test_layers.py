@@ -38,3 +38,18 @@ def test_every_module_of_the_package_has_a_layer():
     modules |= {f"gradlint.{p.parent.name}" for p in package.glob("*/__init__.py")}
     modules.discard("gradlint._catalog")  # the rule catalog's TOML files, where a build puts them: no code
     assert layered == modules
+
+
+def test_rules_do_not_import_each_other():
+    """What two rules share is a fact of the semantic model or a shape in a family
+    helper (``gradlint/rules/_*.py``), never one rule's module imported by another."""
+    import re
+
+    found = []
+    for path in sorted((ROOT / "gradlint" / "rules").glob("gl*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\bgradlint\.rules\.gl\d{3}|from gradlint\.rules import gl\d{3}|from \.gl\d{3}", line):
+                found.append(f"{path.name}:{n}: {line.strip()}")
+    # GL204 is GL202's analysis with another threshold: the class moves to a family
+    # helper with the rule-in-one-place file moves.
+    assert found == ["gl204_data_update.py:5: from gradlint.rules.gl202_inplace_through_data import InplaceThroughData"]

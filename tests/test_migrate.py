@@ -347,15 +347,15 @@ def test_file_level_noqa_keeps_the_file_as_it_is(project):
 def test_unknown_code_and_non_migration_selection_are_usage_errors(project, monkeypatch):
     result = run("--select", "GL999")
     assert (result.exit_code, result.stderr) == (2, "error: unknown rule code or prefix 'GL999'\n")
-    monkeypatch.setattr(migrate, "MIGRATIONS", tuple(m for m in migrate.MIGRATIONS if m.code != "GL004"))
+    real = migrate.migrations
+    monkeypatch.setattr(migrate, "migrations", lambda: {c: m for c, m in real().items() if c != "GL004"})
     result = run("--select", "GL004")
     assert result.exit_code == 2
     assert result.stderr == ("error: 'GL004' selects no migration (`gradlint migrate` applies GL001, GL002, GL003, GL005, GL202, GL204)\n")
 
 
-def test_listed_migration_without_a_rule_is_left_out(project, monkeypatch):
-    monkeypatch.setattr(migrate, "MIGRATIONS", migrate.MIGRATIONS + (migrate.Migration("GL998"),))
-    assert "GL998" not in migrate.migrations()
+def test_a_rule_the_catalog_does_not_mark_is_no_migration(project):
+    assert "GL101" not in migrate.migrations()
     assert run("--check", "needs_review.py").stdout == "needs_review.py\n"
 
 
@@ -576,3 +576,38 @@ def test_flags_that_follow_eval_mode_are_dropped_and_the_summary_says_what_to_do
     )
     data = json.loads(run("--output-format", "json", str(path)).stdout)
     assert data["eval_mode_flags_dropped"] == 0  # nothing left to drop the second time
+
+
+def test_the_migrations_are_the_rules_the_catalog_marks():
+    from gradlint import catalog
+
+    marked = {code: doc.migrate for code, doc in catalog.load().items() if doc.migrate}
+    assert marked == {
+        "GL001": "trusted",
+        "GL002": "trusted",
+        "GL003": "trusted",
+        "GL004": "report",
+        "GL005": "safe",
+        "GL202": "trusted",
+        "GL204": "trusted",
+    }
+    assert set(migrate.migrations()) == set(marked)
+    assert migrate.trusted_codes() == {code for code, mark in marked.items() if mark == "trusted"}
+
+
+def test_migrate_counts_eval_mode_flags_by_the_kind_of_their_fix_not_its_title():
+    from gradlint.rules.gl001_volatile_flag import EVAL_MODE_FIX_KIND
+
+    source = (
+        "import torch.nn as nn\n"
+        "from torch.autograd import Variable\n"
+        "\n"
+        "\n"
+        "class Encoder(nn.Module):\n"
+        "    def one_hidden(self, w, bs):\n"
+        "        return Variable(w.new(1, bs, 3).zero_(), volatile=not self.training)\n"
+    )
+    result = migrate.migrate_source(source, "m.py", LintSettings(frozenset(migrate.migrations())))
+    assert result.eval_mode_flags == 1
+    lint = lint_source(source, "m.py", LintSettings(frozenset({"GL001"})))
+    assert [f.fix.kind for f in lint.findings] == [EVAL_MODE_FIX_KIND]

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness import FIXTURES
-from gradlint import parallel, scheduler
+from gradlint import parallel, scheduler, session
 from gradlint.cli import main
 
 
@@ -115,7 +115,7 @@ def test_the_collector_waits_for_the_end_of_a_file_then_frees_its_cycles():
     class Node:
         pass
 
-    with scheduler._one_file():
+    with session.one_file():
         node = Node()
         node.self = node  # a reference cycle, as a file's semantic model makes
         alive = weakref.ref(node)
@@ -130,7 +130,7 @@ def test_the_collector_waits_for_the_end_of_a_file_then_frees_its_cycles():
 def test_a_paused_collector_stays_paused():
     gc.disable()
     try:
-        with scheduler._one_file():
+        with session.one_file():
             pass
         assert not gc.isenabled()
     finally:
@@ -173,24 +173,24 @@ SUMMARISED = textwrap.dedent(
 def _documents(count):
     from types import SimpleNamespace
 
-    return [(f"m{n}.py", Path(f"m{n}.py"), SimpleNamespace(text=SUMMARISED.format(n=n)), None) for n in range(count)]
+    return [(f"m{n}.py", Path(f"m{n}.py"), SUMMARISED.format(n=n), SimpleNamespace(), None) for n in range(count)]
 
 
 def test_summaries_made_by_workers_are_those_of_a_serial_run():
-    pending = _documents(2 * scheduler._SUMMARY_CHUNK + 5)  # enough for workers, and a last chunk of 5
-    serial = scheduler._summarize(pending, 1)
+    pending = _documents(2 * session._SUMMARY_CHUNK + 5)  # enough for workers, and a last chunk of 5
+    serial = session._summarize(pending, 1)
     assert serial[7] == {
         "classes": {"Net7": ["torch.nn.Module"]},
         "calls": {"no_grad": [1, 0], "helper7": [1, 1], "act7": [1, 0]},
         "inference_calls": [["act7", "evaluate7", 12]],
         "v": 1,
     }
-    assert scheduler._summarize(pending, 2) == serial
-    assert scheduler._PENDING == []  # nothing kept past the run
+    assert session._summarize(pending, 2) == serial
+    assert session._PENDING == []  # nothing kept past the run
 
 
 def test_files_whose_summary_worker_died_give_no_facts_and_the_others_theirs(monkeypatch):
-    pending = _documents(3 * scheduler._SUMMARY_CHUNK)
+    pending = _documents(3 * session._SUMMARY_CHUNK)
     real = parallel.map_ordered
 
     def one_dies(fn, items, jobs):
@@ -199,9 +199,9 @@ def test_files_whose_summary_worker_died_give_no_facts_and_the_others_theirs(mon
         return results
 
     monkeypatch.setattr(parallel, "map_ordered", one_dies)
-    summaries = scheduler._summarize(pending, 2)
-    serial = scheduler._summarize(pending, 1)
-    chunk = scheduler._SUMMARY_CHUNK
+    summaries = session._summarize(pending, 2)
+    serial = session._summarize(pending, 1)
+    chunk = session._SUMMARY_CHUNK
     assert summaries[chunk : 2 * chunk] == [None] * chunk
     assert summaries[:chunk] == serial[:chunk] and summaries[2 * chunk :] == serial[2 * chunk :]
     assert all(s is not None for s in serial)

@@ -597,3 +597,28 @@ def test_the_benchmark_states_the_pause_the_server_waits():
     finally:
         del sys.modules[spec.name]
     assert bench.DEBOUNCE_S == server.DEBOUNCE_S
+
+
+def test_a_document_is_checked_again_when_another_changes_what_it_says(tmp_path):
+    """The workspace index follows the open documents' text: `Encoder` becomes an
+    `nn.Module` once the other file's `Base` is one, saved or not."""
+    from gradlint import server as server_mod
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    nets, train = tmp_path / "pkg" / "nets.py", tmp_path / "pkg" / "train.py"
+    nets.write_text("class Base:\n    pass\n")
+    text = "from pkg.nets import Base\n\n\nclass Encoder(Base):\n    pass\n\n\nenc = Encoder()\nenc.requires_grad = False\n"
+    train.write_text(text)
+    fake = _FakeServer()
+    documents = server_mod.Documents(fake)  # type: ignore[arg-type]
+    documents.workspace.index_root(tmp_path)
+    fake.text_documents[train.as_uri()] = _FakeDocument(train.as_uri(), text, 1)
+    documents.publish(train.as_uri())
+    assert [d.code for d in fake.published[-1].diagnostics] == []
+    fake.text_documents[nets.as_uri()] = _FakeDocument(nets.as_uri(), "import torch\nclass Base(torch.nn.Module):\n    pass\n", 1)
+    documents.publish(nets.as_uri())
+    documents.publish(train.as_uri())
+    assert [(d.code, d.range.start.line) for d in fake.published[-1].diagnostics] == [("GL302", 8)]
+    # unchanged since: answered from that check
+    assert documents.current(train.as_uri()) is documents.current(train.as_uri())

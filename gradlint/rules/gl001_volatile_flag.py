@@ -15,8 +15,9 @@ from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, VARIABLE
 
-# The fix of a flag that is the module's own eval mode; ``gradlint migrate`` names
-# what it did with such flags by this title.
+# The fix of a flag that is the module's own eval mode (``Fix.kind``): ``gradlint
+# migrate`` counts such fixes, and names what their code now asks of a human.
+EVAL_MODE_FIX_KIND = "eval-mode-flag"
 EVAL_MODE_FIX_TITLE = (
     "Remove the `Variable` wrapper and its eval-mode `volatile=` flag (no effect since PyTorch 0.4); "
     "run evaluation under `torch.no_grad()`: GL101 reports evaluation without it"
@@ -87,6 +88,7 @@ class VolatileFlag(Rule):
         return self.fix(
             self.replace(node, codegen.keep_parens(node, codegen.atomic(value))),
             title=EVAL_MODE_FIX_TITLE,
+            kind=EVAL_MODE_FIX_KIND,
             applicability="safe",
             remove_imports=sem.names.imports_of(VARIABLE),
         )

@@ -104,8 +104,7 @@ class _ProjectGate:
         self._for: Optional[project.Project] = None
         self._defs: Optional["re.Pattern[str]"] = None
 
-    def __call__(self, source: str) -> bool:
-        index = project.current()
+    def __call__(self, source: str, index: Optional[project.Project]) -> bool:
         if index is None:
             return False
         if self._for is not index:
@@ -509,7 +508,7 @@ class EvalWithoutNoGrad(Rule):
         (``agent.act_e_greedy(state)`` in a ``test()`` loop), directly or through the
         methods of its class that call it (``self.act(state)``)."""
         sem = self.ctx.semantic
-        index = project.current()
+        index = sem.project
         if index is None or depth > 2 or sem.tree.method_class(func) is None:
             return None
         name = func.name.value

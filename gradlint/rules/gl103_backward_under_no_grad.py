@@ -9,12 +9,11 @@ import libcst as cst
 
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
+from gradlint.semantic.calls import BACKWARD_METHODS
 from gradlint.semantic.gradmode import GuardSite
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.tree import walk
 
-_BACKWARD = frozenset({"torch.autograd.backward"})
-_GRAD = frozenset({"torch.autograd.grad"})
 # Calls that may hand back a tensor computed elsewhere, graph and all.
 _RETURNS_EXISTING = frozenset(
     "get pop popleft popitem getattr next min max item tolist numpy detach requires_grad_ setdefault "
@@ -33,24 +32,14 @@ class BackwardUnderNoGrad(Rule):
         self._autograd = "autograd" in ctx.source
 
     def visit_Call(self, node: cst.Call) -> None:
-        sem = self.ctx.semantic
         func = node.func
-        autograd = self._autograd
-        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not (
-            autograd and sem.names.refers_to(func, _BACKWARD)
-        ):
-            target: Optional[cst.BaseExpression] = func.value
-            action = "`.backward()`"
-        elif autograd and sem.names.is_call_to(node, _GRAD):
-            arg = call_arg(node, 0, "outputs")
-            target, action = (arg.value if arg is not None else None), "`torch.autograd.grad`"
-        elif autograd and sem.names.is_call_to(node, _BACKWARD):
-            arg = call_arg(node, 0, "tensors")
-            target, action = (arg.value if arg is not None else None), "`torch.autograd.backward`"
-        else:
+        if not (self._autograd or (isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_METHODS)):
+            return  # cheap: most calls are no backward
+        backward = self.ctx.semantic.calls.backward_call(node)
+        if backward is None or backward.tensor is None:
             return
-        if target is None:
-            return
+        target: cst.BaseExpression = backward.tensor
+        action = backward.spelling
         site = self._computed_without_grad(target, node)
         if site is None:
             return

@@ -171,7 +171,7 @@ class InplaceThroughData(InplaceEditRule):
         sem = self.ctx.semantic
         recorded = False
         for sub in walk(body):
-            if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Attribute) and sub.func.attr.value in ("backward", "grad"):
+            if isinstance(sub, cst.Call) and sem.calls.is_backward_call(sub):
                 return False
             value = getattr(sub, "value", None) if isinstance(sub, _STEPS) else None
             if value is not None and sem.values.graph_source(value) is not None and sem.gradmode.mode_at(sub).disabled is not True:
@@ -252,7 +252,7 @@ class InplaceThroughData(InplaceEditRule):
             steps: List[Tuple[cst.CSTNode, FrozenSet[str]]] = []
             backwards: List[cst.CSTNode] = []
             for sub in walk(body):
-                if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Attribute) and sub.func.attr.value == "backward":
+                if isinstance(sub, cst.Call) and sem.calls.is_backward_call(sub):
                     backwards.append(sub)
                 value = getattr(sub, "value", None) if isinstance(sub, _STEPS) else None
                 if value is None or sem.values.graph_source(value) is None:

@@ -10,7 +10,7 @@ from gradlint import codegen
 from gradlint.rule import Rule
 from gradlint.rules._gates import tensor_data
 from gradlint.rules._inplace import short
-from gradlint.rules.gl003_data_index_scalar import is_scalar_data_read
+from gradlint.rules._scalar_read import is_scalar_data_read
 from gradlint.semantic.syntax import inplace_edit
 from gradlint.semantic.tree import walk
 

@@ -283,12 +283,13 @@ class GraphKeptAlive(Rule):
             cur = tree.enclosing_loop(cur)
 
     def _trains(self, loop: cst.CSTNode) -> bool:
-        """The loop body calls ``backward()``: the accumulated values are for logging."""
+        """The loop body runs backward (any spelling: ``Calls.backward_call``): the
+        accumulated values are for logging."""
         found = self._training_loops.get(id(loop))
         if found is None:
+            calls = self.ctx.semantic.calls
             found = self._training_loops[id(loop)] = any(
-                isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
-                for node in walk(loop)
+                isinstance(node, cst.Call) and calls.is_backward_call(node) for node in walk(loop)
             )
         return found
 

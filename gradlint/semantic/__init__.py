@@ -20,7 +20,7 @@ layer, and a test holds it to that (``import-linter`` contracts).
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
     # Only for annotations: ``semantic.project`` (which the runner imports for
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from gradlint.semantic.gradmode import GradMode
     from gradlint.semantic.modules import Modules
     from gradlint.semantic.names import Names
+    from gradlint.semantic.project import Project
     from gradlint.semantic.scopes import Scopes
     from gradlint.semantic.values import Values
 
@@ -43,7 +44,9 @@ class SemanticModel:
     """The facts of one file, each concept computed on first use (and its module
     imported then: a file no rule asks about costs nothing here)."""
 
-    def __init__(self, module: "cst.Module", source: str, tree: "Tree", path: str = "") -> None:
+    def __init__(
+        self, module: "cst.Module", source: str, tree: "Tree", path: str = "", project: "Optional[Project]" = None
+    ) -> None:
         self.module = module
         self.source = source
         self.tree = tree
@@ -51,6 +54,9 @@ class SemanticModel:
         # (``semantic.project``) knows it by, and where star imports of the
         # project's modules are looked up.
         self.path = path
+        # What the other files of the run say about this one (None: nothing;
+        # every cross-file question then keeps its in-file answer).
+        self.project = project
 
     @functools.cached_property
     def scopes(self) -> "Scopes":

@@ -1,12 +1,14 @@
-"""The file's own functions: who calls them, and which one a call calls."""
+"""The file's own functions: who calls them, and which one a call calls; and
+which calls run backward (``backward_call``), however spelled."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
-from gradlint.semantic.frameworks import PER_BATCH_STEPS
+from gradlint.semantic.frameworks import FRAMEWORK_OBJECTS, LIGHTNING_BACKWARD_METHODS, PER_BATCH_STEPS
 from gradlint.semantic.syntax import call_arg
 from gradlint.semantic.torch_api import TORCH_04
 from gradlint.semantic.tree import walk
@@ -14,6 +16,30 @@ from gradlint.semantic.versions import runs_only_before
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
+
+_AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward"})
+_AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
+_AUTOGRAD_FUNCTIONS = _AUTOGRAD_BACKWARD | _AUTOGRAD_GRAD
+# Methods that run backward on their first argument, for some receivers (``frameworks``).
+_BACKWARD_ON_ARGUMENT = LIGHTNING_BACKWARD_METHODS.union(*(o.backward for o in FRAMEWORK_OBJECTS))
+# The names of the methods that may run backward: a call of no other method does.
+BACKWARD_METHODS = frozenset({"backward"}) | _BACKWARD_ON_ARGUMENT
+
+
+@dataclass(frozen=True)
+class Backward:
+    """A call that runs backward through the graph of a tensor."""
+
+    # The tensor backward runs from (a loss); None where the call does not show it,
+    # or where what the receiver is is not known (``self.manual_backward(loss)``
+    # outside a known LightningModule).
+    tensor: Optional[cst.BaseExpression]
+    # How the call is spelled, for messages: "`.backward()`", "`torch.autograd.grad`".
+    spelling: str
+    # ``torch.autograd.grad``: it returns the gradients, and accumulates none in ``.grad``.
+    returns_gradients: bool = False
+    # One of torch.autograd's functions (not a method).
+    function: bool = False
 
 
 class Calls:
@@ -41,6 +67,53 @@ class Calls:
                 names.setdefault(node.value, []).append(node)  # type: ignore[attr-defined]
             self._refs = (names, attrs)
         return self._refs
+
+    def backward_call(self, call: cst.Call) -> Optional[Backward]:
+        """Whether ``call`` runs backward, and from which tensor: ``loss.backward()``
+        (``scaler.scale(loss).backward()`` too), ``torch.autograd.backward(loss)``,
+        ``torch.autograd.grad(loss, x)`` (any import of them), a framework's
+        ``fabric.backward(loss)``/``accelerator.backward(loss)``, and
+        ``self.manual_backward(loss)`` in a LightningModule. None for any other call."""
+        func = call.func
+        names = self.model.names
+        # torch.autograd's functions can be named only in a file that spells "autograd".
+        autograd = "autograd" in self.model.source
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            if attr in _BACKWARD_ON_ARGUMENT:
+                given = call_arg(call, 0, None)
+                if self._backward_on_argument(func.value, attr):
+                    return Backward(given.value if given is not None else None, f"`.{attr}()`")
+                if attr in LIGHTNING_BACKWARD_METHODS:
+                    return Backward(None, f"`.{attr}()`")  # Lightning's name, on a receiver not known
+            if attr == "backward" and not (autograd and names.refers_to(func, _AUTOGRAD_BACKWARD)):
+                return Backward(func.value, "`.backward()`")
+        if autograd and isinstance(func, (cst.Name, cst.Attribute)) and names.refers_to(func, _AUTOGRAD_FUNCTIONS):
+            if names.refers_to(func, _AUTOGRAD_GRAD):
+                arg = call_arg(call, 0, "outputs")
+                return Backward(arg.value if arg is not None else None, "`torch.autograd.grad`", returns_gradients=True, function=True)
+            arg = call_arg(call, 0, "tensors")
+            return Backward(arg.value if arg is not None else None, "`torch.autograd.backward`", function=True)
+        return None
+
+    def is_backward_call(self, node: cst.CSTNode, *, gradients: bool = True) -> bool:
+        """Whether ``node`` is a call that runs backward (see ``backward_call``);
+        ``gradients=False`` leaves out ``torch.autograd.grad``, which accumulates nothing."""
+        if not isinstance(node, cst.Call):
+            return False
+        found = self.backward_call(node)
+        return found is not None and (gradients or not found.returns_gradients)
+
+    def _backward_on_argument(self, receiver: cst.BaseExpression, method: str) -> bool:
+        """``receiver.method(x)`` runs backward on ``x``: a framework's driver object
+        (``fabric.backward(loss)``), or ``self.manual_backward(loss)`` in a LightningModule."""
+        modules = self.model.modules
+        if method in LIGHTNING_BACKWARD_METHODS and isinstance(receiver, cst.Name) and receiver.value == "self":
+            func = self.tree.enclosing_function(receiver)
+            cls = self.tree.method_class(func) if func is not None else None
+            return cls is not None and modules.is_lightning_module(cls)
+        found = modules.framework_object(receiver)
+        return found is not None and method in found.backward
 
     def call_sites(self, func: cst.FunctionDef) -> Optional[List[cst.Call]]:
         """The calls of ``func`` in this module: ``f(...)`` for a function,

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List
 
 import libcst as cst
 
-from gradlint.semantic.frameworks import FRAMEWORK_OBJECTS, LIGHTNING_BACKWARD_METHODS
-from gradlint.semantic.torch_api import AUTOGRAD_GRAD, TORCH
+from gradlint.semantic.calls import BACKWARD_METHODS
+from gradlint.semantic.torch_api import TORCH
 from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
@@ -56,8 +56,10 @@ _KEEPS_NOTHING = frozenset(
     "list tuple dict set iter next getattr hasattr type id hash".split()
 )
 
-# Methods that run backward on their argument for some receivers (see ``frameworks``).
-_BACKWARD_ON_ARGUMENT = LIGHTNING_BACKWARD_METHODS.union(*(o.backward for o in FRAMEWORK_OBJECTS))
+
+def _backward_named(func: cst.BaseExpression) -> bool:
+    """Whether ``func`` names a method that may run backward (cheap: asked of every call)."""
+    return isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_METHODS
 
 # Exception classes, by the way their names end: a raise carries what they hold.
 _EXCEPTIONS = ("Error", "Exception", "Warning")
@@ -470,17 +472,6 @@ class Escape:
             else:
                 return False
 
-    def _backward_on_argument(self, receiver: cst.BaseExpression, method: str) -> bool:
-        """``receiver.method(x)`` runs backward on ``x``: a framework's driver object
-        (``fabric.backward(loss)``), or ``self.manual_backward(loss)`` in a LightningModule."""
-        modules = self.model.modules
-        if method in LIGHTNING_BACKWARD_METHODS and isinstance(receiver, cst.Name) and receiver.value == "self":
-            func = self.tree.enclosing_function(receiver)
-            cls = self.tree.method_class(func) if func is not None else None
-            return cls is not None and modules.is_lightning_module(cls)
-        found = modules.framework_object(receiver)
-        return found is not None and method in found.backward
-
     def _build(self, scope: cst.CSTNode) -> ScopeFlows:
         flows = ScopeFlows(scope, self._plain)
         body = scope if isinstance(scope, cst.Module) else scope.body  # type: ignore[attr-defined]
@@ -566,16 +557,12 @@ class Escape:
 
     def _call(self, node: cst.Call, flows: ScopeFlows, outside, add_sink, names, may_autograd: bool) -> None:
         func = node.func
+        backward = self.model.calls.backward_call(node) if may_autograd or _backward_named(func) else None
+        if backward is not None and backward.tensor is not None:
+            add_sink("backward", node, backward.tensor)  # ``fabric.backward(loss)`` too
+            return
         if isinstance(func, cst.Attribute):
             attr = func.attr.value
-            if attr in _BACKWARD_ON_ARGUMENT:
-                given = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-                if given is not None and self._backward_on_argument(func.value, attr):
-                    add_sink("backward", node, given)  # ``fabric.backward(loss)``
-                    return
-            if attr == "backward":
-                add_sink("backward", node, func.value)
-                return
             if attr in MUTATORS or attr in COPIES_INTO:
                 args = [a for a in node.args if not _literal(a.value)]
                 receiver = _stored_in(func.value)
@@ -588,12 +575,8 @@ class Escape:
                     if kind:
                         add_sink(kind, node, a.value)
                 return
-        if may_autograd and isinstance(func, (cst.Name, cst.Attribute)) and names.refers_to(func, AUTOGRAD_GRAD):
-            for a in node.args:
-                if a.keyword is None or a.keyword.value in ("outputs", "tensors"):
-                    add_sink("backward", node, a.value)
-                    break
-            return
+        if backward is not None and backward.function:
+            return  # torch.autograd's, from a tensor it does not show
         if isinstance(func, cst.Name) and (func.value in _KEEPS_NOTHING or func.value.endswith(_EXCEPTIONS)):
             return
         # What the callee does with its arguments is asked only of the calls a

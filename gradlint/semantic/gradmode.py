@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional
 
 import libcst as cst
 
-from gradlint.semantic.frameworks import LIGHTNING_BACKWARD_METHODS, NO_GRAD_HOOKS
+from gradlint.semantic.frameworks import NO_GRAD_HOOKS
 from gradlint.semantic.syntax import bool_value, call_arg, is_optimizer_name, switch_call
 from gradlint.semantic.torch_api import (
     AUTOGRAD_GRAD,
@@ -285,9 +285,7 @@ class GradMode:
         """A function this file never calls, entered as the other files of the run
         call it: no_grad when every call site of its name there (at least one) runs
         under a no_grad guard (``semantic.project``)."""
-        from gradlint.semantic import project
-
-        index = project.current()
+        index = self.model.project
         if index is not None and func.name.value not in ("forward", "__call__", "__init__"):
             total, disabled = index.call_counts(func.name.value, self.model.path)
             if total and total == disabled:
@@ -393,13 +391,14 @@ class GradMode:
     def needs_gradients(self, node: cst.CSTNode) -> bool:
         """Whether code under ``node`` (not nested functions) computes or requests gradients."""
         names = self.model.names
+        calls = self.model.calls
         for sub in walk(node):
             if isinstance(sub, cst.Call):
+                if calls.is_backward_call(sub):
+                    return True  # ``fabric.backward(loss)``, ``self.manual_backward(loss)`` too
                 func = sub.func
                 if isinstance(func, cst.Attribute):
                     attr = func.attr.value
-                    if attr == "backward" or attr in LIGHTNING_BACKWARD_METHODS:
-                        return True  # ``fabric.backward(loss)`` too
                     if attr == "step" and (
                         is_optimizer_name(func.value) or any(is_optimizer_name(a.value) for a in sub.args)
                     ):

@@ -170,9 +170,7 @@ class Modules:
     def _module_in_project(self, base: cst.BaseExpression, defs: Dict[str, cst.ClassDef]) -> bool:
         """Whether the imported base class ``base`` derives from ``nn.Module`` in another
         file of the run (``class Tagger(flair.nn.Model)``): see ``semantic.project``."""
-        from gradlint.semantic import project
-
-        index = project.current()
+        index = self.model.project
         if index is None or (isinstance(base, cst.Name) and base.value in defs):
             return False
         names = self.model.names

@@ -15,13 +15,14 @@ imported as (every suffix of its path: ``pkg/sub/mod.py`` is ``mod``,
 files, or checked from inside its package, resolves the same). Facts are
 recorded only where the file is sure of them; every query answers None
 (unknown) for what no summary says, and the semantic model then keeps its
-in-file answer. The index in use is the one :func:`use` installed for the run
-(``current()``); without one, nothing changes.
+in-file answer. There is no index in force globally: every entry point builds
+one for its run (``gradlint.session``), and it reaches a file's semantic model
+explicitly (``SemanticModel.project``); without one, nothing changes.
 
-Which files a run indexes is the runner's choice (``gradlint.scheduler``): the
-files it checks, plus, for a run of few files (a pre-commit hook, an editor),
-the other ``.py`` files of their directories and of the packages above them,
-at most ``MAX_EXTRA_FILES``.
+Which files a run indexes is the session's choice: the files it checks, plus,
+for a run of few files (a pre-commit hook, an editor, stdin), the other ``.py``
+files of their directories and of the packages above them, at most
+``MAX_EXTRA_FILES``.
 """
 
 from __future__ import annotations
@@ -384,19 +385,6 @@ def _real(path: PurePath) -> str:
     return os.path.realpath(path)
 
 
-_current: Optional[Project] = None
-
-
-def use(project: Optional[Project]) -> None:
-    """Install ``project`` as the index of the run (None: no index)."""
-    global _current
-    _current = project
-
-
-def current() -> Optional[Project]:
-    return _current
-
-
 def build(sources: Iterable[Tuple[str, str]]) -> Project:
     """The index of ``(path, source)`` pairs (uncached: tests, the language server)."""
     summaries = {}
@@ -427,9 +415,16 @@ def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List
             entries = sorted(d.iterdir())
         except OSError:
             continue
+        # An entry's real path is its directory's, unless it is a link itself: one
+        # system call per entry, not one per component of its path (the flake8
+        # plugin and the language server index every file's neighbours).
+        real_d = _real(d)
         for p in entries:
-            if p.suffix == ".py" and p.is_file() and _real(p) not in seen:
-                seen.add(_real(p))
+            if p.suffix != ".py" or not p.is_file():
+                continue
+            real = _real(p) if p.is_symlink() else os.path.join(real_d, p.name)
+            if real not in seen:
+                seen.add(real)
                 out.append(p)
                 if len(out) >= limit:
                     return out

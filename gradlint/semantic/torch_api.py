@@ -60,7 +60,7 @@ CONVERSIONS = frozenset(
 OPTIMIZER_NAME = re.compile(r"optim|(^|_)opt(_|$)|^opt[gd]$")
 LOADER_NAME = re.compile(r"loader", re.IGNORECASE)
 
-# -- constants of the storage-alias, graph and module facts (GL201-GL303) -------
+# -- constants of the storage-alias, graph and module facts ----------------------
 
 # Methods whose name ends in ``_`` but that change no element of the tensor.
 NOT_INPLACE = frozenset({"requires_grad_", "detach_", "share_memory_", "retain_grad_", "record_stream_"})

@@ -19,10 +19,12 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 from gradlint import catalog
 from gradlint.config import Settings
 from gradlint.checking import check_document, fix_document
-from gradlint.engine import ASYNC_ARGUMENT, PARSE_ERROR, LintSettings, fix_allowed
+from gradlint.catalog import ASYNC_ARGUMENT
+from gradlint.engine import PARSE_ERROR, fix_allowed
 from gradlint.files import ReadError, read_source
 from gradlint.results import Diagnostic, Finding
 from gradlint.runner import Mode, to_diagnostics
+from gradlint.session import Session
 from gradlint.verify import claims as claims_mod
 from gradlint.verify import compare, reach, sandbox
 from gradlint.verify.plan import LineMap, SitePlan, SourceIndex, Watches, plan_site, receiver_of
@@ -157,7 +159,7 @@ def _needs(claims: Sequence[catalog.Claim]) -> Tuple[List[str], bool, bool]:
     return regions, receiver, function
 
 
-def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | FileVerification":
+def prepare(path: Path, settings: "Settings | Session", options: Options) -> "_Prepared | FileVerification":
     shown = os.path.normpath(str(path))
     if path.suffix.lower() == ".ipynb":
         return FileVerification(shown, error="verify runs Python files: export the notebook first (jupyter nbconvert --to script)")
@@ -166,9 +168,12 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     except ReadError as exc:
         return FileVerification(shown, error=str(exc))
     written = read.text
-    codes, rule_options = settings.codes_for(path)
+    session = Session.of(settings)
+    if session.index is None:
+        session = session.indexed([path])
+    codes, _ = session.settings.codes_for(path)
     # GL005 comes along whatever is selected: a file with `async=` arguments is analysed renamed.
-    lint = check_document(shown, written, LintSettings(codes | {PARSE_ERROR, ASYNC_ARGUMENT}, rule_options))
+    lint = check_document(shown, written, session, extra_codes=frozenset({PARSE_ERROR, ASYNC_ARGUMENT}))
     findings = lint.findings
     broken = [f for f in findings if f.code == PARSE_ERROR]
     if broken:
@@ -180,7 +185,7 @@ def prepare(path: Path, settings: Settings, options: Options) -> "_Prepared | Fi
     # As `gradlint check --output-format json` reports them, fix edits included.
     diagnostics = to_diagnostics(findings, written, lint.context, Mode(edits=True))
     fix_codes = codes | {ASYNC_ARGUMENT} if renamed else codes
-    fixed = fix_document(shown, written, LintSettings(fix_codes, rule_options), unsafe=options.unsafe_fixes)
+    fixed = fix_document(shown, written, session, unsafe=options.unsafe_fixes, extra_codes=fix_codes - codes)
     note = None
     source = written
     if renamed and lint.context is not None:
@@ -264,7 +269,8 @@ def verify_files(
 ) -> List[FileVerification]:
     """Each file's verification, in order; ``on_result`` gets each one as soon as
     its runs (and those of the files before it) have finished."""
-    prepared: List["_Prepared | FileVerification"] = [prepare(p, settings, options) for p in paths]
+    session = Session(settings).indexed(paths)  # the files' findings are those `gradlint check` reports
+    prepared: List["_Prepared | FileVerification"] = [prepare(p, session, options) for p in paths]
     jobs = []
     last_job: List[int] = []  # per file: the index of its last run (-1: none, or before any)
     for item in prepared:

@@ -204,3 +204,78 @@ def test_forwarded_to_on_modern_torch(func, modern, line):
         _func(ctx, func), "volatile", "volatile", 2, frozenset({"torch.autograd.Variable"}), modern=modern
     )
     assert (ctx.tree.line(found) if found is not None else None) == line
+
+
+# -- which calls run backward -----------------------------------------------------
+
+
+def _last_call(ctx) -> cst.Call:
+    """The call that is the file's last statement."""
+    return ctx.module.body[-1].body[0].value
+
+
+@pytest.mark.parametrize(
+    "code,tensor,spelling",
+    [
+        ("loss.backward()\n", "loss", "`.backward()`"),
+        ("loss.backward(retain_graph=True)\n", "loss", "`.backward()`"),
+        ("scaler.scale(loss).backward()\n", "scaler.scale(loss)", "`.backward()`"),
+        ("import torch\ntorch.autograd.backward(loss)\n", "loss", "`torch.autograd.backward`"),
+        ("import torch\ntorch.autograd.backward(tensors=[loss])\n", "[loss]", "`torch.autograd.backward`"),
+        ("from torch.autograd import backward\nbackward(loss)\n", "loss", "`torch.autograd.backward`"),
+        ("import torch\ntorch.autograd.grad(loss, x)\n", "loss", "`torch.autograd.grad`"),
+        ("from torch import autograd\nautograd.grad(outputs=loss, inputs=x)\n", "loss", "`torch.autograd.grad`"),
+        ("from lightning.fabric import Fabric\nfabric = Fabric()\nfabric.backward(loss)\n", "loss", "`.backward()`"),
+        ("from accelerate import Accelerator\nacc = Accelerator()\nacc.backward(loss)\n", "loss", "`.backward()`"),
+        # backward of an object gradlint does not know: on the object itself
+        ("trainer.backward(loss)\n", "trainer", "`.backward()`"),
+    ],
+)
+def test_backward_call_spellings(code, tensor, spelling):
+    ctx = context(code)
+    found = ctx.semantic.calls.backward_call(_last_call(ctx))
+    assert found is not None
+    assert (ctx.code_for(found.tensor), found.spelling) == (tensor, spelling)
+    assert ctx.semantic.calls.is_backward_call(_last_call(ctx))
+
+
+def test_manual_backward_runs_backward_on_its_argument_in_a_lightning_module():
+    code = (
+        "import lightning as L\n"
+        "class M(L.LightningModule):\n"
+        "    def training_step(self, batch):\n"
+        "        self.manual_backward(loss)\n"
+    )
+    ctx = context(code)
+    call = next(n for n in ctx.tree.nodes_of(cst.Call) if isinstance(n.func, cst.Attribute))
+    found = ctx.semantic.calls.backward_call(call)
+    assert (ctx.code_for(found.tensor), found.spelling) == ("loss", "`.manual_backward()`")
+    # in a class not known to be one, still a backward call, from a tensor not known
+    ctx = context(code.replace("L.LightningModule", "Base"))
+    call = next(n for n in ctx.tree.nodes_of(cst.Call) if isinstance(n.func, cst.Attribute))
+    found = ctx.semantic.calls.backward_call(call)
+    assert found is not None and found.tensor is None
+    assert ctx.semantic.calls.is_backward_call(call)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "loss.sum()\n",
+        "model.grad(x)\n",  # not torch.autograd.grad
+        "def backward(x):\n    pass\nbackward(loss)\n",  # a function of the file's own
+        "grad(loss, x)\n",  # a name nothing binds to torch.autograd
+    ],
+)
+def test_calls_that_run_no_backward(code):
+    ctx = context(code)
+    call = next(n for n in ctx.tree.nodes_of(cst.Call))
+    assert ctx.semantic.calls.backward_call(call) is None
+    assert not ctx.semantic.calls.is_backward_call(call)
+
+
+def test_autograd_grad_accumulates_no_gradients():
+    ctx = context("import torch\ntorch.autograd.grad(loss, x)\n")
+    call = next(n for n in ctx.tree.nodes_of(cst.Call))
+    assert ctx.semantic.calls.is_backward_call(call)
+    assert not ctx.semantic.calls.is_backward_call(call, gradients=False)

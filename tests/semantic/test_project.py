@@ -13,12 +13,6 @@ from gradlint.semantic import project
 from gradlint.semantic.tree import walk
 
 
-@pytest.fixture(autouse=True)
-def no_index_left_behind():
-    yield
-    project.use(None)
-
-
 def summary(code: str, path: str = "pkg/mod.py") -> dict:
     found = project.summarize(path, textwrap.dedent(code))
     assert found is not None and project.valid(found)
@@ -136,9 +130,9 @@ def test_the_digest_changes_with_the_facts():
     assert a.digest == project.build([("a.py", "class A:\n    pass\n")]).digest
 
 
-def _ctx(code: str, path: str) -> FileContext:
+def _ctx(code: str, path: str, index=None) -> FileContext:
     source = textwrap.dedent(code)
-    return FileContext(path, source, cst.parse_module(source))
+    return FileContext(path, source, cst.parse_module(source), project=index)
 
 
 def test_a_class_is_a_module_through_a_base_of_another_file(tmp_path):
@@ -156,8 +150,7 @@ def test_a_class_is_a_module_through_a_base_of_another_file(tmp_path):
     path = str(tmp_path / "flair" / "models" / "tagger.py")
     ctx = _ctx(code, path)
     assert [c.name.value for c in ctx.semantic.modules.module_classes()] == []
-    project.use(project.build(sources))
-    ctx = _ctx(code, path)
+    ctx = _ctx(code, path, project.build(sources))
     assert [c.name.value for c in ctx.semantic.modules.module_classes()] == ["Tagger"]
 
 
@@ -175,17 +168,17 @@ def test_a_function_only_other_files_call_under_no_grad_is_entered_without_grad(
             return [score_batch(model, b) for b in loader]
     """
 
-    def mode() -> object:
-        ctx = _ctx(code, "helpers.py")
+    def mode(index=None) -> object:
+        ctx = _ctx(code, "helpers.py", index)
         func = next(n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.FunctionDef))
         return ctx.semantic.gradmode.entry_mode(func)
 
     assert (mode().disabled, mode().reason) == (False, "default")
-    project.use(project.build([("run.py", textwrap.dedent(caller))]))
-    assert (mode().disabled, mode().reason) == (True, "project")
+    index = project.build([("run.py", textwrap.dedent(caller))])
+    assert (mode(index).disabled, mode(index).reason) == (True, "project")
     # one call with gradients on anywhere and the entry mode is the default again
-    project.use(project.build([("run.py", textwrap.dedent(caller) + "\ndef train(m, b):\n    score_batch(m, b)\n")]))
-    assert (mode().disabled, mode().reason) == (False, "default")
+    index = project.build([("run.py", textwrap.dedent(caller) + "\ndef train(m, b):\n    score_batch(m, b)\n")])
+    assert (mode(index).disabled, mode(index).reason) == (False, "default")
 
 
 def test_unit_tests_are_not_inference_code():
