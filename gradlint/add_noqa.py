@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Sequence, Set, Tuple, Union
 
-from gradlint.catalog import PARSE_ERROR
+from gradlint.catalog import DIRECTIVE_CODES, PARSE_ERROR
 from gradlint.config import Settings
 from gradlint.noqa import NOQA_RE, NoqaMap
 from gradlint.session import Session
@@ -110,7 +110,9 @@ def add_noqa_paths(files: Sequence[Path], settings: Union[Session, Settings]) ->
         wanted: Dict[int, Set[str]] = {}
         where: Dict[int, List[str]] = {}
         for f in result.findings:
-            if f.code != PARSE_ERROR:
+            # A directive cannot silence a syntax error, and one that silenced a
+            # finding about a directive would only hide a directive to clean up.
+            if f.code != PARSE_ERROR and f.code not in DIRECTIVE_CODES:
                 wanted.setdefault(f.start[0], set()).add(f.code)
                 where.setdefault(f.start[0], []).append(f"{display}:{f.start[0]}:{f.start[1] + 1}: {f.code}")
         if not wanted:

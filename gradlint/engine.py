@@ -169,7 +169,7 @@ _NOT_PYTHON_LAST: List[Any] = [None, False]
 
 def _not_python(source: str, codes: FrozenSet[str]) -> bool:
     """Whether CPython's own parser rejects ``source``, so that it must be parsed
-    for GL000 although no rule's trigger word is in it (Ruff too reports every
+    for the parse-error finding although no rule's trigger word is in it (Ruff too reports every
     syntax error). CPython's parser with its symbol table, and no Python objects
     for the tree, costs a fifteenth of LibCST's parse and a third of ``ast.parse``;
     what it rejects is parsed by LibCST, whose verdict the report is, as it is
