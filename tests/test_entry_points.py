@@ -176,6 +176,9 @@ def test_every_entry_point_sees_the_facts_of_the_other_files_of_the_project(pack
     hooks = (Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text()
     assert "entry: gradlint check --force-exclude\n" in hooks
     assert _cli("check", "--force-exclude", "--no-cache", "--output-format", "json", "pkg/train.py") == CROSS_FILE
+    # the guard's cross-check marks the findings of that same run
+    (package / "guard.json").write_text("[]")
+    assert _cli(*json_out, "--guard-report", "guard.json", "pkg") == CROSS_FILE
     assert _over_stdio(package, train) == CROSS_FILE
     flake8 = Plugin(ast.parse(TRAIN), "pkg/train.py", TRAIN.splitlines(keepends=True))
     assert sorted((m.split(" ", 1)[0], row, col + 1) for row, col, m, _ in flake8.run()) == CROSS_FILE
