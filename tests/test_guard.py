@@ -140,11 +140,12 @@ def test_seeded_findings_report_what_was_measured(pytester):
 
     assert items["GL201", "test_edit_through_detach"]["details"] == {"outcome": "raised"}
     data = items["GL202", "test_edit_through_data"]
-    assert data["details"] == {"outcome": "wrong"}
+    # Sigmoid saved its 4x4 output; `mul_(2)` changed every element of it.
+    assert data["details"] == {"outcome": "used", "changed": 16, "elements": 16}
     assert data["related"]["location"]["row"] == at(SEEDED, "probs.data.mul_(2)")[0] - 1
     assert data["message"] == (
         f"`mul_` edited, through `.data`, a tensor that the forward at test_seeded.py:{data['related']['location']['row']} "
-        "saved for backward: autograd did not see the edit and backward used the edited values: the gradients came out wrong"
+        "saved for backward: changed 16 of 16 elements, autograd did not see the edit, and backward used the edited values"
     )
     assert items["GL105", "test_grad_switched_off"]["message"].startswith(
         "gradients were enabled when this test started and are still disabled at its end"
@@ -328,3 +329,31 @@ def test_grad_switched_off_unseen_is_reported_at_the_test(pytester):
     (item,) = json.loads((pytester.path / "guard.json").read_text())
     assert (item["code"], item["location"], item["test"]) == ("GL105", {"row": 4, "column": 1}, "test_switch.py::test_low_level_switch")
     assert "switched off during this test (not through `torch.set_grad_enabled`)" in item["message"]
+
+
+def test_an_exception_inside_the_guard_never_reaches_the_test(pytester):
+    pytester.makepyfile(
+        test_weird="""
+        import torch
+
+        class Weird(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(2, 2)
+
+            def parameters(self, recurse=True):
+                raise ValueError("parameters are computed lazily")
+
+            def forward(self, x):
+                return self.lin(x)
+
+        def test_forward_and_backward():
+            Weird()(torch.ones(1, 2)).sum().backward()
+        """
+    )
+    result = _run(pytester, "--gradlint-guard", "test_weird.py")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([
+        "no findings",
+        "guard-internal: forward pre-hook: ValueError: parameters are computed lazily; swallowed, no test saw it",
+    ])

@@ -154,3 +154,13 @@ class Guard:
         if n and self.mode == "fail":
             summary += "; the session fails (--gradlint-guard=fail)"
         terminalreporter.write_line(summary)
+        aside = self.monitor.stepped_aside
+        if aside:
+            total = sum(aside.values())
+            regions = " / ".join(k for k in ("torch.func", "compile", "saved-tensor hooks") if k in aside)
+            terminalreporter.write_line(
+                f"stepped aside {total} time{'s' if total != 1 else ''}: {regions} regions, not watched"
+            )
+        for (where, what), count in sorted(self.monitor.notes.items()):
+            times = "" if count == 1 else f" ({count} times)"
+            terminalreporter.write_line(f"guard-internal: {where}: {what}{times}; swallowed, no test saw it")
