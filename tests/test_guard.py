@@ -357,3 +357,113 @@ def test_an_exception_inside_the_guard_never_reaches_the_test(pytester):
         "no findings",
         "guard-internal: forward pre-hook: ValueError: parameters are computed lazily; swallowed, no test saw it",
     ])
+
+
+HOLDERS = """import unittest.mock as mock
+
+import torch
+from torch import nn
+
+from helpers import predict
+
+LOSSES = []
+
+
+class Recorder:
+    history = []
+
+
+def make():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+
+
+def test_append_of_a_forward():
+    model = make()
+    acc = []
+    for _ in range(5):
+        acc.append(model(torch.ones(2, 4)))
+    assert len(acc) == 5
+
+
+def test_forward_in_another_file():
+    model = make()
+    outs = []
+    for _ in range(5):
+        out = predict(model, torch.ones(2, 4))
+        outs.append(out)
+
+
+def test_module_global_holder():
+    model = make()
+    for _ in range(5):
+        loss = model(torch.ones(2, 4)).sum()
+        LOSSES.append(loss)
+
+
+def test_class_level_holder():
+    model = make()
+    rec = Recorder()
+    for _ in range(5):
+        loss = model(torch.ones(2, 4)).sum()
+        rec.history.append(loss)
+
+
+def test_mock_records_losses():
+    model = make()
+    logger = mock.Mock()
+    for _ in range(5):
+        loss = model(torch.ones(2, 4)).sum()
+        logger.log_metric("loss", loss)
+    assert logger.log_metric.call_count == 5
+
+
+def test_data_edit_that_changes_nothing():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Sigmoid())
+    probs = model(torch.ones(2, 4))
+    probs.data.clamp_(0, 1)
+    probs.sum().backward()
+"""
+
+
+def test_holders_named_at_the_accumulation_line(pytester):
+    pytester.makepyfile(test_holders=HOLDERS, helpers="def predict(model, x):\n    return model(x)\n")
+    pytester.syspathinsert()
+    result = _run(pytester, "--gradlint-guard-report=guard.json", "test_holders.py")
+    result.assert_outcomes(passed=6)
+    items = {f["test"].split("::")[1]: f for f in json.loads((pytester.path / "guard.json").read_text())}
+    got = {test: (f["code"], f["location"]["row"], f["location"]["column"], f.get("details", {}).get("holder"),
+                  f.get("details", {}).get("kind"), f.get("details", {}).get("category"))
+           for test, f in items.items()}
+    assert got == {
+        # At the append that holds the forward's output, not at `acc = []` or the next use of `acc`.
+        "test_append_of_a_forward": ("GL301", *at(HOLDERS, "acc.append(model("), "acc", None, None),
+        "test_forward_in_another_file": ("GL301", *at(HOLDERS, "outs.append(out)"), "outs", None, None),
+        "test_module_global_holder": ("GL301", *at(HOLDERS, "LOSSES.append(loss)"), "test_holders.LOSSES", "global", None),
+        "test_class_level_holder": ("GL301", *at(HOLDERS, "rec.history.append(loss)"), "test_holders.Recorder.history",
+                                    "global", None),
+        "test_mock_records_losses": ("GL301", *at(HOLDERS, 'logger.log_metric("loss", loss)'), "logger", "mock",
+                                     "test-artifact"),
+        "test_data_edit_that_changes_nothing": ("GL202", *at(HOLDERS, "probs.data.clamp_(0, 1)"), None, None, None),
+    }
+    # The forward is named with its file when it is in another one.
+    assert "the forward at helpers.py:2 alive" in items["test_forward_in_another_file"]["message"]
+    assert items["test_forward_in_another_file"]["related"]["filename"] == "helpers.py"
+    assert f"the forward at line {at(HOLDERS, 'acc.append(model(')[0]} alive" in items["test_append_of_a_forward"]["message"]
+    row = at(HOLDERS, "loss = model(torch.ones(2, 4)).sum()\n        LOSSES")[0]
+    assert (f"keeps the autograd graph of every call of the forward at line {row} alive after its iteration and after "
+            "the test, as long as the module lives; they were still alive when the session ended (4 graphs") in (
+        items["test_module_global_holder"]["message"])
+    assert items["test_mock_records_losses"]["message"].startswith(
+        "a `Mock`'s `call_args_list` (`logger` recorded the call arguments) keeps the autograd graph")
+    assert "a test artifact, not a defect of the code under test" in items["test_mock_records_losses"]["message"]
+    edit = items["test_data_edit_that_changes_nothing"]
+    assert edit["details"] == {"outcome": "unchanged", "changed": 0, "elements": 8}
+    assert edit["message"].endswith("saved for backward: values unchanged (no element differs from what the forward saved)")
+    assert "wrong" not in edit["message"]
+    # Test artifacts come last in the terminal, under a heading of their own.
+    lines = result.stdout.lines
+    heading = lines.index("test artifacts (a Mock recorded the arguments; not defects of the code under test):")
+    assert any("GL301 a `Mock`'s `call_args_list`" in line for line in lines[heading:])
+    assert not any("GL301 a `Mock`'s" in line for line in lines[:heading])
+    result.stdout.fnmatch_lines(["5 findings and 1 test artifact; report written to guard.json"])

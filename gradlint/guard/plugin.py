@@ -141,14 +141,14 @@ class Guard:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        from gradlint.guard.report import terminal_lines
+        from gradlint.guard.report import summary as summarize, terminal_lines
 
         findings = self.monitor.findings
         terminalreporter.section("gradlint guard")
         for line in terminal_lines(findings, self.root):
             terminalreporter.write_line(line)
         n = len(findings)
-        summary = f"{n} finding{'s' if n != 1 else ''}" if n else "no findings"
+        summary = summarize(findings)
         if self.report:
             summary += f"; report written to {self.report}"
         if n and self.mode == "fail":

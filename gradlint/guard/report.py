@@ -147,13 +147,36 @@ def _order(f: GuardFinding) -> Tuple[str, int, int, str, str]:
     return (f.site.path, f.site.row, f.site.column, f.code, f.test)
 
 
+ARTIFACT = "test-artifact"
+ARTIFACTS_HEADING = "test artifacts (a Mock recorded the arguments; not defects of the code under test):"
+
+
+def is_artifact(details: Optional[Dict[str, Any]]) -> bool:
+    """A finding about the test's own scaffolding (a Mock keeping its call arguments), not the code under test."""
+    return bool(details) and details.get("category") == ARTIFACT
+
+
 def terminal_lines(findings: Sequence[GuardFinding], root: Optional[str]) -> List[str]:
     lines = []
-    for f in sorted(findings, key=_order):
-        where = f"{display_path(f.site.path, root)}:{f.site.row}:{f.site.column}"
-        lines.append(f"{where}: {f.code} {f.message}")
-        lines.append(f"    in {f.test}")
+    defects = [f for f in findings if not is_artifact(f.details)]
+    artifacts = [f for f in findings if is_artifact(f.details)]
+    for group in (defects, artifacts):
+        if group is artifacts and artifacts:
+            lines.append(ARTIFACTS_HEADING)
+        for f in sorted(group, key=_order):
+            where = f"{display_path(f.site.path, root)}:{f.site.row}:{f.site.column}"
+            lines.append(f"{where}: {f.code} {f.message}")
+            lines.append(f"    in {f.test}")
     return lines
+
+
+def summary(findings: Sequence[GuardFinding]) -> str:
+    artifacts = sum(1 for f in findings if is_artifact(f.details))
+    n = len(findings) - artifacts
+    text = f"{n} finding{'s' if n != 1 else ''}" if n or artifacts else "no findings"
+    if artifacts:
+        text += f" and {artifacts} test artifact{'s' if artifacts != 1 else ''}"
+    return text
 
 
 # --- the cross-check: `gradlint check --guard-report PATH` -------------------------------
