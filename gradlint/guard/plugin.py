@@ -136,7 +136,7 @@ class Guard:
         self.monitor.finish()
         self.finished = True
         if self.report:
-            write_json(self.monitor.findings, self.report, self.root)
+            write_json(self.monitor.findings, self.report, self.root, str(self.config.rootpath))
         if self.mode == "fail" and self.monitor.findings and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
