@@ -467,3 +467,52 @@ def test_holders_named_at_the_accumulation_line(pytester):
     assert any("GL301 a `Mock`'s `call_args_list`" in line for line in lines[heading:])
     assert not any("GL301 a `Mock`'s" in line for line in lines[:heading])
     result.stdout.fnmatch_lines(["5 findings and 1 test artifact; report written to guard.json"])
+
+
+def test_a_mock_called_by_the_code_under_test_is_reported_at_the_tests_call(pytester):
+    pytester.makepyfile(
+        test_fit="""
+        from types import SimpleNamespace
+        from unittest.mock import Mock
+
+        import torch
+        from torch import nn
+
+
+        class Trainer:
+            def __init__(self, parts):
+                self.parts = parts
+
+            def fit(self, steps):
+                for _ in range(steps):
+                    self.parts.criterion(self.parts.model(torch.ones(2, 4))).backward()
+
+
+        def fit(model, criterion, steps):
+            for _ in range(steps):
+                criterion(model(torch.ones(2, 4))).backward()
+
+
+        def test_criterion_deep_in_the_code_under_test():
+            criterion = Mock(side_effect=lambda out: out.sum())
+            trainer = Trainer(SimpleNamespace(model=nn.Linear(4, 1), criterion=criterion))
+            trainer.fit(5)
+            assert len(criterion.call_args_list) == 5
+
+
+        def test_criterion_passed_in():
+            criterion = Mock(side_effect=lambda out: out.sum())
+            fit(nn.Linear(4, 1), criterion, 5)
+        """
+    )
+    _run(pytester, "--gradlint-guard-report=guard.json", "test_fit.py")
+    items = {i["test"].split("::")[1]: i for i in json.loads((pytester.path / "guard.json").read_text())}
+    deep = items["test_criterion_deep_in_the_code_under_test"]
+    # The Mock is out of the code's reach by name: it records inside `trainer.fit(5)`, the test's
+    # statement, not at the later read of `call_args_list`.
+    assert (deep["code"], deep["location"], deep["end_location"]) == ("GL301", {"row": 25, "column": 5}, {"row": 25, "column": 19})
+    assert deep["details"]["category"] == "test-artifact" and deep["details"]["holder"] == "criterion"
+    assert deep["related"]["location"]["row"] == 14
+    # Named where it is called: the call is the accumulation.
+    passed = items["test_criterion_passed_in"]
+    assert (passed["location"], passed["details"]["holder"]) == ({"row": 19, "column": 9}, "criterion")

@@ -703,7 +703,12 @@ class Monitor:
                 kept.holder = f"{name}.{attr}" if attr else name
                 kept.nodes = nodes
                 kept.kind = "mock" if is_mock else "local"
-                site = _accumulation_site(f, attr or name)
+                if is_mock and f is not frame:
+                    # The Mock records inside the call this statement makes (the code
+                    # under test calls it): that statement, not a later read of it.
+                    site = _current_statement(f)
+                else:
+                    site = _accumulation_site(f, attr or name)
                 if site is not None:
                     kept.site = site
                 return
@@ -999,6 +1004,19 @@ def _accumulation_site(frame, name: str) -> Optional[Site]:
             first = site
     # The next statement that names it, or one before the forward in the loop body.
     return after or first
+
+
+def _current_statement(frame) -> Optional[Site]:
+    """The line the frame is executing, from its first column."""
+    row = frame.f_lineno
+    if not row:
+        return None
+    import linecache
+
+    path = os.path.abspath(frame.f_code.co_filename)
+    text = linecache.getline(path, row)
+    column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
+    return Site(path, row, column, row, len(text.rstrip()) + 1 if text.strip() else column)
 
 
 def _line_of(code, offset: int) -> Optional[int]:
