@@ -503,6 +503,27 @@ def test_a_mock_called_by_the_code_under_test_is_reported_at_the_tests_call(pyte
         def test_criterion_passed_in():
             criterion = Mock(side_effect=lambda out: out.sum())
             fit(nn.Linear(4, 1), criterion, 5)
+
+
+        class Net:
+            def __init__(self, callbacks):
+                self.callbacks = callbacks
+                self.module = nn.Linear(4, 1)
+
+            def notify(self, loss):
+                for _, cb in self.callbacks:
+                    cb.on_batch_end(self, loss=loss)
+
+            def fit(self, steps):
+                for _ in range(steps):
+                    loss = self.module(torch.ones(2, 4)).sum()
+                    loss.backward()
+                    self.notify(loss)
+
+
+        def test_callback_mock_in_a_list():
+            net = Net([("dummy", Mock())])
+            net.fit(5)
         """
     )
     _run(pytester, "--gradlint-guard-report=guard.json", "test_fit.py")
@@ -516,3 +537,8 @@ def test_a_mock_called_by_the_code_under_test_is_reported_at_the_tests_call(pyte
     # Named where it is called: the call is the accumulation.
     passed = items["test_criterion_passed_in"]
     assert (passed["location"], passed["details"]["holder"]) == ({"row": 19, "column": 9}, "criterion")
+    listed = items["test_callback_mock_in_a_list"]
+    assert (listed["location"]["row"], listed["details"]["holder"], listed["details"]["category"]) == (
+        52, "self.callbacks", "test-artifact")
+    assert listed["message"].startswith(
+        "a `Mock`'s `call_args_list` (a Mock in `self.callbacks` recorded the call arguments) keeps the autograd graph")

@@ -72,11 +72,19 @@ def _excluded_prefixes() -> Tuple[str, ...]:
     return tuple(os.path.normcase(os.path.abspath(d)) + os.sep for d in dirs)
 
 
+def _runner_prefixes() -> Tuple[str, ...]:
+    import pluggy
+    import _pytest
+
+    return tuple(os.path.normcase(os.path.abspath(os.path.dirname(m.__file__))) + os.sep for m in (_pytest, pluggy))
+
+
 class _Frames:
     """Finds the user's frame: the innermost one outside torch, the guard, pytest and installed packages."""
 
     def __init__(self) -> None:
         self._prefixes = _excluded_prefixes()
+        self._runner = _runner_prefixes()
         self._user: Dict[Any, bool] = {}
         self._positions: Dict[Any, list] = {}
         self._sites: Dict[Tuple[Any, int], Site] = {}
@@ -91,6 +99,11 @@ class _Frames:
             )
             self._user[code] = known
         return known
+
+    def is_runner(self, code) -> bool:
+        """Whether ``code`` is pytest's or pluggy's: the test's caller."""
+        name = code.co_filename
+        return not name.startswith("<") and os.path.normcase(os.path.abspath(name)).startswith(self._runner)
 
     def user_frame(self, frame):
         while frame is not None:
@@ -692,21 +705,23 @@ class Monitor:
         kept.holder, kept.nodes = None, 0
         frames = []
         f = frame
-        while f is not None:
+        while f is not None and not self.frames.is_runner(f.f_code):
+            # Up to the frame pytest called (the test or a fixture): beyond it lie the
+            # runner's frames, and (for a session run inside a test) another test's.
             if self.frames.is_user(f.f_code):
                 frames.append(f)
             f = f.f_back
         for f in frames:
             found = self._find_holder(f, wanted)
             if found is not None:
-                name, attr, nodes, is_mock = found
+                name, attr, nodes, mock = found
                 kept.holder = f"{name}.{attr}" if attr else name
                 kept.nodes = nodes
-                kept.kind = "mock" if is_mock else "local"
-                if is_mock and f is not frame:
-                    # The Mock records inside the call this statement makes (the code
-                    # under test calls it): that statement, not a later read of it.
-                    site = _current_statement(f)
+                kept.kind = {"direct": "mock", "container": "mock-in"}.get(mock, "local")
+                if mock and (f is not frame or mock == "container"):
+                    # The Mock records inside a call the code under test makes: the
+                    # test's (or fixture's) statement running it, not a later read of it.
+                    site = _current_statement(frames[-1])
                 else:
                     site = _accumulation_site(f, attr or name)
                 if site is not None:
@@ -734,13 +749,13 @@ class Monitor:
                         break
             return
 
-    def _find_holder(self, frame, wanted: Set[int]) -> Optional[Tuple[str, str, int, bool]]:
+    def _find_holder(self, frame, wanted: Set[int]) -> Optional[Tuple[str, str, int, str]]:
         """The local (or attribute of a local) whose graph reaches the most kept events: at least two.
 
         The previous iteration's own variables (``loss``, ``out``) reach one event
         each; the accumulator reaches all of them.
         """
-        best: Optional[Tuple[str, str, int, bool]] = None
+        best: Optional[Tuple[str, str, int, str]] = None
         best_hits = 1
         for name, value in list(frame.f_locals.items()):
             candidates = [("", value)]
@@ -749,8 +764,15 @@ class Monitor:
                 candidates += list(attrs.items())
             for attr, inner in candidates:
                 hits, nodes = self._reaches(inner, wanted)
+                mock = "direct" if _is_mock(inner) else ""
+                if hits <= best_hits:
+                    # Mocks in a container (a callbacks list): what they recorded.
+                    mocks = _mocks_in(inner)
+                    if mocks:
+                        hits, nodes = self._reaches([a for m in mocks for a in _mock_arguments(m)], wanted)
+                        mock = "container"
                 if hits > best_hits:
-                    best, best_hits = (name, attr, nodes, _is_mock(inner)), hits
+                    best, best_hits = (name, attr, nodes, mock), hits
         return best
 
     def _find_global_holder(self, module_globals, wanted: Set[int]) -> Optional[Tuple[str, str, int, bool]]:
@@ -808,6 +830,8 @@ class Monitor:
     def _kept_finding(kept: _Kept, test: str, alive: bool) -> GuardFinding:
         if kept.kind == "mock":
             holder = f"a `Mock`'s `call_args_list` (`{kept.holder}` recorded the call arguments)"
+        elif kept.kind == "mock-in":
+            holder = f"a `Mock`'s `call_args_list` (a Mock in `{kept.holder}` recorded the call arguments)"
         elif kept.holder:
             holder = f"`{kept.holder}`"
         else:
@@ -830,14 +854,14 @@ class Monitor:
         if alive:
             lifetime += "; they were still alive when the session ended"
         advice = "keep `.item()` or `.detach()` of it instead"
-        if kept.kind == "mock":
+        if kept.kind.startswith("mock"):
             advice = ("a test artifact, not a defect of the code under test: the Mock keeps every argument it was "
                       "called with; `reset_mock()` it, or assert on detached values")
         details = {"steps": kept.steps, "bytes_per_step": kept.bytes_per_step, "nodes": kept.nodes,
                    "holder": kept.holder}
         if kept.kind != "local":
-            details["kind"] = kept.kind
-        if kept.kind == "mock":
+            details["kind"] = "mock" if kept.kind.startswith("mock") else kept.kind
+        if kept.kind.startswith("mock"):
             details["category"] = "test-artifact"
         return GuardFinding(
             "GL301",
@@ -917,6 +941,19 @@ class Monitor:
 def _is_mock(value) -> bool:
     mock = sys.modules.get("unittest.mock")
     return mock is not None and isinstance(value, mock.NonCallableMock)
+
+
+def _mocks_in(value) -> list:
+    """Mocks in a list or tuple, or in its tuples (``[("name", mock)]``)."""
+    if not isinstance(value, (list, tuple)) or len(value) > 1000:
+        return []
+    out = []
+    for item in value:
+        if _is_mock(item):
+            out.append(item)
+        elif isinstance(item, tuple):
+            out.extend(i for i in item if _is_mock(i))
+    return out
 
 
 def _mock_arguments(mock) -> list:
