@@ -988,13 +988,10 @@ def _unwatchable(module) -> str:
         # Inside grad/vmap/jacrev/functional_call under a transform: tensors are
         # wrappers without storages, and the transforms refuse saved-tensor hooks.
         return "torch.func"
-    if "torch._dynamo" in sys.modules:
-        from torch._C._dynamo import eval_frame
-
-        if eval_frame.get_eval_frame_callback() is not None:
-            return "compile"
-        dynamo = sys.modules.get("torch._dynamo.eval_frame")
-        if dynamo is not None and dynamo._is_in_optimized_module():
+    dynamo = sys.modules.get("torch._dynamo.eval_frame")
+    if dynamo is not None:
+        # Set while compiled code (or code it falls back to) runs.
+        if torch._C._dynamo.eval_frame.get_eval_frame_callback() is not None or dynamo._is_in_optimized_module():
             return "compile"
     return ""
 
