@@ -262,6 +262,7 @@ class Monitor:
         # Exceptions raised inside the guard's own hooks, swallowed: (where, what) -> count.
         self.notes: Dict[Tuple[str, str], int] = {}
         self._orig_disable: Optional[Callable] = None
+        self._disable_wrapper: Optional[Callable] = None
         self._orig_has_global_hook: Optional[Callable] = None
 
     def note(self, where: str, exc: BaseException) -> None:
@@ -287,7 +288,7 @@ class Monitor:
         def __init__(self, mode: bool) -> None:
             was = torch.is_grad_enabled()
             orig(self, mode)
-            if was and not mode and threading.get_ident() == monitor._thread:
+            if was and not mode and not torch.compiler.is_compiling() and threading.get_ident() == monitor._thread:
                 try:
                     frame = monitor.frames.user_frame(sys._getframe(1))
                     monitor._last_disable = monitor.frames.site(frame) if frame is not None else None
@@ -327,22 +328,31 @@ class Monitor:
 
         # torch.func's transforms refuse to run while any saved-tensor hooks are
         # on (they enter `disable_saved_tensors_hooks`, which raises then): the
-        # guard's own hooks are lifted for the transform's duration.
+        # guard's own hooks are lifted for the transform's duration. The wrapper
+        # replaces torch's function only while a watched forward runs: Dynamo
+        # recognises the original by identity.
         graph = torch.autograd.graph
         self._orig_disable = orig_disable = graph.disable_saved_tensors_hooks
 
         @contextlib.contextmanager
-        def disable_saved_tensors_hooks(error_message: str):
-            lifted = monitor._lift_hooks()
+        def lifted(error_message: str):
+            was_lifted = monitor._lift_hooks()
             try:
                 with orig_disable(error_message):
                     yield
             finally:
-                if lifted:
+                if was_lifted:
                     monitor._restore_hooks()
 
+        def disable_saved_tensors_hooks(error_message: str):
+            # Under Dynamo the original is what it knows how to trace; outside a
+            # watched forward there is nothing to lift.
+            if torch.compiler.is_compiling() or monitor._hooks_ctx is None:
+                return orig_disable(error_message)
+            return lifted(error_message)
+
         disable_saved_tensors_hooks.__doc__ = orig_disable.__doc__
-        graph.disable_saved_tensors_hooks = disable_saved_tensors_hooks
+        self._disable_wrapper = disable_saved_tensors_hooks
 
         # `torch.compile(module)` warns on every call while any global module hook
         # is registered; the guard steps aside inside compiled modules, so its
@@ -365,7 +375,7 @@ class Monitor:
         self._handles = []
         if self._orig_disable is not None:
             torch.autograd.graph.disable_saved_tensors_hooks = self._orig_disable
-            self._orig_disable = None
+            self._orig_disable = self._disable_wrapper = None
         if self._orig_has_global_hook is not None:
             torch.nn.modules.module._has_any_global_hook = self._orig_has_global_hook
             self._orig_has_global_hook = None
@@ -464,6 +474,8 @@ class Monitor:
         ctx = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         ctx.__enter__()
         self._event, self._hooks_ctx = event, ctx
+        if self._disable_wrapper is not None:
+            torch.autograd.graph.disable_saved_tensors_hooks = self._disable_wrapper
 
     def _lift_hooks(self) -> bool:
         """Takes the guard's saved-tensor hooks off the stack when they are on top of it (for torch.func)."""
@@ -499,6 +511,8 @@ class Monitor:
         event, self._event = self._event, None
         ctx, self._hooks_ctx = self._hooks_ctx, None
         try:
+            if self._orig_disable is not None:
+                torch.autograd.graph.disable_saved_tensors_hooks = self._orig_disable
             if ctx is not None:
                 ctx.__exit__(None, None, None)
             self._forward_ends(event, output)

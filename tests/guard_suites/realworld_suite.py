@@ -165,6 +165,30 @@ def test_compiled_eval_under_no_grad():
         torch.testing.assert_close(compiled(x), model(x))
 
 
+def test_compiled_vmap_of_grad_fullgraph():
+    @torch.compile(backend="eager", fullgraph=True)
+    def per_row_grad(x):
+        return vmap(grad(lambda v: (v ** 2).sum()))(x)
+
+    torch.testing.assert_close(per_row_grad(torch.ones(3, 2)), 2 * torch.ones(3, 2))
+
+
+class JacobianLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x) + jacrev(torch.sin)(x).sum(-1)
+
+
+def test_compiled_module_with_jacrev_in_its_forward():
+    torch.manual_seed(0)
+    layer = JacobianLayer()
+    torch.compile(layer, backend="eager")(torch.ones(4)).sum().backward()
+    assert layer.lin.weight.grad is not None
+
+
 @pytest.mark.skipif(not os.environ.get("GUARD_SUITE_INDUCTOR"), reason="inductor compiles for minutes on CPU")
 def test_compiled_default_inductor():
     model = mlp()
