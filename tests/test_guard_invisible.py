@@ -10,8 +10,6 @@ must be the same.
 import re
 from pathlib import Path
 
-import pytest
-
 pytest_plugins = ["pytester"]
 
 SUITE = (Path(__file__).resolve().parent / "guard_suites" / "realworld_suite.py").read_text()
