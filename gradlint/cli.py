@@ -335,7 +335,8 @@ def _cross_check(reports, guard_report: str, mode):
     from gradlint.guard.report import GuardReportError, cross_check, load
 
     try:
-        return cross_check(reports, load(guard_report), read_sources=mode.source)
+        return cross_check(reports, load(guard_report), read_sources=mode.source,
+                           warn=lambda message: click.echo(f"warning: {message}", err=True))
     except GuardReportError as exc:
         raise _fail(str(exc))
 

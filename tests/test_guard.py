@@ -140,11 +140,12 @@ def test_seeded_findings_report_what_was_measured(pytester):
 
     assert items["GL201", "test_edit_through_detach"]["details"] == {"outcome": "raised"}
     data = items["GL202", "test_edit_through_data"]
-    assert data["details"] == {"outcome": "wrong"}
+    # Sigmoid saved its 4x4 output; `mul_(2)` changed every element of it.
+    assert data["details"] == {"outcome": "used", "changed": 16, "elements": 16}
     assert data["related"]["location"]["row"] == at(SEEDED, "probs.data.mul_(2)")[0] - 1
     assert data["message"] == (
         f"`mul_` edited, through `.data`, a tensor that the forward at test_seeded.py:{data['related']['location']['row']} "
-        "saved for backward: autograd did not see the edit and backward used the edited values: the gradients came out wrong"
+        "saved for backward: changed 16 of 16 elements, autograd did not see the edit, and backward used the edited values"
     )
     assert items["GL105", "test_grad_switched_off"]["message"].startswith(
         "gradients were enabled when this test started and are still disabled at its end"
@@ -328,3 +329,216 @@ def test_grad_switched_off_unseen_is_reported_at_the_test(pytester):
     (item,) = json.loads((pytester.path / "guard.json").read_text())
     assert (item["code"], item["location"], item["test"]) == ("GL105", {"row": 4, "column": 1}, "test_switch.py::test_low_level_switch")
     assert "switched off during this test (not through `torch.set_grad_enabled`)" in item["message"]
+
+
+def test_an_exception_inside_the_guard_never_reaches_the_test(pytester):
+    pytester.makepyfile(
+        test_weird="""
+        import torch
+
+        class Weird(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(2, 2)
+
+            def parameters(self, recurse=True):
+                raise ValueError("parameters are computed lazily")
+
+            def forward(self, x):
+                return self.lin(x)
+
+        def test_forward_and_backward():
+            Weird()(torch.ones(1, 2)).sum().backward()
+        """
+    )
+    result = _run(pytester, "--gradlint-guard", "test_weird.py")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([
+        "no findings",
+        "guard-internal: forward pre-hook: ValueError: parameters are computed lazily; swallowed, no test saw it",
+    ])
+
+
+HOLDERS = """import unittest.mock as mock
+
+import torch
+from torch import nn
+
+from helpers import predict
+
+LOSSES = []
+
+
+class Recorder:
+    history = []
+
+
+def make():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+
+
+def test_append_of_a_forward():
+    model = make()
+    acc = []
+    for _ in range(5):
+        acc.append(model(torch.ones(2, 4)))
+    assert len(acc) == 5
+
+
+def test_forward_in_another_file():
+    model = make()
+    outs = []
+    for _ in range(5):
+        out = predict(model, torch.ones(2, 4))
+        outs.append(out)
+
+
+def test_module_global_holder():
+    model = make()
+    for _ in range(5):
+        loss = model(torch.ones(2, 4)).sum()
+        LOSSES.append(loss)
+
+
+def test_class_level_holder():
+    model = make()
+    rec = Recorder()
+    for _ in range(5):
+        loss = model(torch.ones(2, 4)).sum()
+        rec.history.append(loss)
+
+
+def test_mock_records_losses():
+    model = make()
+    logger = mock.Mock()
+    for _ in range(5):
+        loss = model(torch.ones(2, 4)).sum()
+        logger.log_metric("loss", loss)
+    assert logger.log_metric.call_count == 5
+
+
+def test_data_edit_that_changes_nothing():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Sigmoid())
+    probs = model(torch.ones(2, 4))
+    probs.data.clamp_(0, 1)
+    probs.sum().backward()
+"""
+
+
+def test_holders_named_at_the_accumulation_line(pytester):
+    pytester.makepyfile(test_holders=HOLDERS, helpers="def predict(model, x):\n    return model(x)\n")
+    pytester.syspathinsert()
+    result = _run(pytester, "--gradlint-guard-report=guard.json", "test_holders.py")
+    result.assert_outcomes(passed=6)
+    items = {f["test"].split("::")[1]: f for f in json.loads((pytester.path / "guard.json").read_text())}
+    got = {test: (f["code"], f["location"]["row"], f["location"]["column"], f.get("details", {}).get("holder"),
+                  f.get("details", {}).get("kind"), f.get("details", {}).get("category"))
+           for test, f in items.items()}
+    assert got == {
+        # At the append that holds the forward's output, not at `acc = []` or the next use of `acc`.
+        "test_append_of_a_forward": ("GL301", *at(HOLDERS, "acc.append(model("), "acc", None, None),
+        "test_forward_in_another_file": ("GL301", *at(HOLDERS, "outs.append(out)"), "outs", None, None),
+        "test_module_global_holder": ("GL301", *at(HOLDERS, "LOSSES.append(loss)"), "test_holders.LOSSES", "global", None),
+        "test_class_level_holder": ("GL301", *at(HOLDERS, "rec.history.append(loss)"), "test_holders.Recorder.history",
+                                    "global", None),
+        "test_mock_records_losses": ("GL301", *at(HOLDERS, 'logger.log_metric("loss", loss)'), "logger", "mock",
+                                     "test-artifact"),
+        "test_data_edit_that_changes_nothing": ("GL202", *at(HOLDERS, "probs.data.clamp_(0, 1)"), None, None, None),
+    }
+    # The forward is named with its file when it is in another one.
+    assert "the forward at helpers.py:2 alive" in items["test_forward_in_another_file"]["message"]
+    assert items["test_forward_in_another_file"]["related"]["filename"] == "helpers.py"
+    assert f"the forward at line {at(HOLDERS, 'acc.append(model(')[0]} alive" in items["test_append_of_a_forward"]["message"]
+    row = at(HOLDERS, "loss = model(torch.ones(2, 4)).sum()\n        LOSSES")[0]
+    assert (f"keeps the autograd graph of every call of the forward at line {row} alive after its iteration and after "
+            "the test, as long as the module lives; they were still alive when the session ended (4 graphs") in (
+        items["test_module_global_holder"]["message"])
+    assert items["test_mock_records_losses"]["message"].startswith(
+        "a `Mock`'s `call_args_list` (`logger` recorded the call arguments) keeps the autograd graph")
+    assert "a test artifact, not a defect of the code under test" in items["test_mock_records_losses"]["message"]
+    edit = items["test_data_edit_that_changes_nothing"]
+    assert edit["details"] == {"outcome": "unchanged", "changed": 0, "elements": 8}
+    assert edit["message"].endswith("saved for backward: values unchanged (no element differs from what the forward saved)")
+    assert "wrong" not in edit["message"]
+    # Test artifacts come last in the terminal, under a heading of their own.
+    lines = result.stdout.lines
+    heading = lines.index("test artifacts (a Mock recorded the arguments; not defects of the code under test):")
+    assert any("GL301 a `Mock`'s `call_args_list`" in line for line in lines[heading:])
+    assert not any("GL301 a `Mock`'s" in line for line in lines[:heading])
+    result.stdout.fnmatch_lines(["5 findings and 1 test artifact; report written to guard.json"])
+
+
+def test_a_mock_called_by_the_code_under_test_is_reported_at_the_tests_call(pytester):
+    pytester.makepyfile(
+        test_fit="""
+        from types import SimpleNamespace
+        from unittest.mock import Mock
+
+        import torch
+        from torch import nn
+
+
+        class Trainer:
+            def __init__(self, parts):
+                self.parts = parts
+
+            def fit(self, steps):
+                for _ in range(steps):
+                    self.parts.criterion(self.parts.model(torch.ones(2, 4))).backward()
+
+
+        def fit(model, criterion, steps):
+            for _ in range(steps):
+                criterion(model(torch.ones(2, 4))).backward()
+
+
+        def test_criterion_deep_in_the_code_under_test():
+            criterion = Mock(side_effect=lambda out: out.sum())
+            trainer = Trainer(SimpleNamespace(model=nn.Linear(4, 1), criterion=criterion))
+            trainer.fit(5)
+            assert len(criterion.call_args_list) == 5
+
+
+        def test_criterion_passed_in():
+            criterion = Mock(side_effect=lambda out: out.sum())
+            fit(nn.Linear(4, 1), criterion, 5)
+
+
+        class Net:
+            def __init__(self, callbacks):
+                self.callbacks = callbacks
+                self.module = nn.Linear(4, 1)
+
+            def notify(self, loss):
+                for _, cb in self.callbacks:
+                    cb.on_batch_end(self, loss=loss)
+
+            def fit(self, steps):
+                for _ in range(steps):
+                    loss = self.module(torch.ones(2, 4)).sum()
+                    loss.backward()
+                    self.notify(loss)
+
+
+        def test_callback_mock_in_a_list():
+            net = Net([("dummy", Mock())])
+            net.fit(5)
+        """
+    )
+    _run(pytester, "--gradlint-guard-report=guard.json", "test_fit.py")
+    items = {i["test"].split("::")[1]: i for i in json.loads((pytester.path / "guard.json").read_text())}
+    deep = items["test_criterion_deep_in_the_code_under_test"]
+    # The Mock is out of the code's reach by name: it records inside `trainer.fit(5)`, the test's
+    # statement, not at the later read of `call_args_list`.
+    assert (deep["code"], deep["location"], deep["end_location"]) == ("GL301", {"row": 25, "column": 5}, {"row": 25, "column": 19})
+    assert deep["details"]["category"] == "test-artifact" and deep["details"]["holder"] == "criterion"
+    assert deep["related"]["location"]["row"] == 14
+    # Named where it is called: the call is the accumulation.
+    passed = items["test_criterion_passed_in"]
+    assert (passed["location"], passed["details"]["holder"]) == ({"row": 19, "column": 9}, "criterion")
+    listed = items["test_callback_mock_in_a_list"]
+    assert (listed["location"]["row"], listed["details"]["holder"], listed["details"]["category"]) == (
+        52, "self.callbacks", "test-artifact")
+    assert listed["message"].startswith(
+        "a `Mock`'s `call_args_list` (a Mock in `self.callbacks` recorded the call arguments) keeps the autograd graph")

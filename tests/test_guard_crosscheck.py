@@ -173,3 +173,55 @@ def test_cross_check_does_not_import_torch(project):
         "sys.exit(3 if 'torch' in sys.modules else r.exit_code)"
     )
     assert subprocess.run([sys.executable, "-c", code], cwd=project).returncode == 1
+
+
+def test_a_report_written_in_another_checkout_matches_by_project_path(project):
+    (project / "tests").mkdir()
+    (project / "tests" / "test_seeded.py").write_text(SEEDED)
+    moved = item("GL101", "model(x)\n        correct", "test_eval_without_no_grad")
+    moved.update(path="/ci/build/checkout/tests/test_seeded.py", filename="test_seeded.py",
+                 project_path="tests/test_seeded.py")
+    (project / "guard.json").write_text(json.dumps([moved]))
+    result = run("--output-format", "concise", "--guard-report", "guard.json", "tests/test_seeded.py", "test_seeded.py")
+    confirmed = [line for line in result.stdout.splitlines() if "; confirmed by " in line]
+    row, col = at("model(x)\n        correct")
+    assert [line.split(": ")[0] for line in confirmed] == [f"tests/test_seeded.py:{row}:{col}"]
+    assert result.stderr == ""
+
+
+def test_findings_matching_no_checked_file_are_named_on_stderr(project):
+    result = run("--output-format", "concise", "--guard-report", "guard.json", "test_seeded.py")
+    assert result.stderr == "warning: --guard-report: 1 guard finding matches no file of this run: elsewhere.py\n"
+
+
+def test_runtime_only_counts_are_summed_over_tests(project):
+    def gl101(test, count, saved):
+        f = item("GL101", "fn(batch)", test, width=9)
+        times = "once" if count == 1 else f"{count} times"
+        f.update(count=count, details={"saved_bytes": saved},
+                 message=f"this forward recorded an autograd graph that was freed without any backward running "
+                         f"through it ({times}; {saved} B saved for backward in all, parameters not counted): run it "
+                         "under `torch.no_grad()`")
+        return f
+
+    (project / "guard.json").write_text(json.dumps([gl101("test_a", 2, 768), gl101("test_b", 3, 100)]))
+    result = run("--output-format", "concise", "--guard-report", "guard.json", "test_seeded.py")
+    (line,) = [line for line in result.stdout.splitlines() if "seen at run time" in line]
+    assert line.endswith(
+        "GL101 seen at run time by tests/test_seeded.py::test_a and 1 more test, by no static rule: this forward "
+        "recorded an autograd graph that was freed without any backward running through it (5 times over 2 tests; "
+        "868 B saved for backward in all, parameters not counted): run it under `torch.no_grad()`"
+    )
+
+
+def test_mock_artifacts_are_grouped_apart_and_not_counted(project):
+    artifact = item("GL301", "total += loss", "test_logging", width=13)
+    artifact["details"] = {"holder": "logger", "kind": "mock", "category": "test-artifact"}
+    (project / "guard.json").write_text(json.dumps([artifact]))
+    result = run("--output-format", "concise", "--guard-report", "guard.json", "test_seeded.py")
+    assert "confirmed" not in result.stdout and "seen at run time" not in result.stdout
+    row = at("total += loss")[0]
+    assert result.stderr == (
+        "warning: --guard-report: 1 test artifact (a Mock recorded the arguments; not defects of the code under "
+        f"test) left out: test_seeded.py:{row}\n"
+    )

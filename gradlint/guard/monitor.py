@@ -33,6 +33,7 @@ Mechanisms (their limits are listed in docs/guard.md):
 
 from __future__ import annotations
 
+import contextlib
 import dis
 import gc
 import os
@@ -71,11 +72,19 @@ def _excluded_prefixes() -> Tuple[str, ...]:
     return tuple(os.path.normcase(os.path.abspath(d)) + os.sep for d in dirs)
 
 
+def _runner_prefixes() -> Tuple[str, ...]:
+    import pluggy
+    import _pytest
+
+    return tuple(os.path.normcase(os.path.abspath(os.path.dirname(m.__file__))) + os.sep for m in (_pytest, pluggy))
+
+
 class _Frames:
     """Finds the user's frame: the innermost one outside torch, the guard, pytest and installed packages."""
 
     def __init__(self) -> None:
         self._prefixes = _excluded_prefixes()
+        self._runner = _runner_prefixes()
         self._user: Dict[Any, bool] = {}
         self._positions: Dict[Any, list] = {}
         self._sites: Dict[Tuple[Any, int], Site] = {}
@@ -90,6 +99,11 @@ class _Frames:
             )
             self._user[code] = known
         return known
+
+    def is_runner(self, code) -> bool:
+        """Whether ``code`` is pytest's or pluggy's: the test's caller."""
+        name = code.co_filename
+        return not name.startswith("<") and os.path.normcase(os.path.abspath(name)).startswith(self._runner)
 
     def user_frame(self, frame):
         while frame is not None:
@@ -135,6 +149,13 @@ class _Holder:
         self.event = event
         self.edits: Optional[list] = None
 
+    @classmethod
+    def bare(cls, tensor) -> "_Holder":
+        """A holder that only hands the tensor back (when the guard could not look at it)."""
+        holder = cls.__new__(cls)
+        holder.tensor, holder.version, holder.event, holder.edits = tensor, None, None, None
+        return holder
+
 
 class _Event:
     """One outermost forward call that recorded a graph."""
@@ -156,21 +177,26 @@ class _Event:
 
 
 class _Edit:
-    __slots__ = ("code", "site", "forward", "op", "test", "outcome")
+    __slots__ = ("code", "site", "forward", "op", "test", "outcome", "changed", "elements")
 
     def __init__(self, code: str, site: Site, forward: Site, op: str, test: str) -> None:
         self.code, self.site, self.forward, self.op, self.test = code, site, forward, op, test
         self.outcome = "not-run"
+        self.changed = self.elements = 0
 
 
 class _Kept:
     """A detected accumulation: events from one line kept alive across iterations."""
 
-    __slots__ = ("site", "forward", "test", "events", "unused_then", "steps", "holder", "nodes", "bytes_per_step")
+    __slots__ = ("site", "forward", "test", "events", "unused_then", "steps", "holder", "nodes", "bytes_per_step",
+                 "kind")
 
     def __init__(self) -> None:
         self.events: list = []
         self.unused_then: list = []
+        # How the holder was found: "local", "global" (a module or class attribute: it
+        # outlives the test), "mock" (arguments a Mock recorded: a test artifact).
+        self.kind = "local"
 
 
 # Trailing-underscore methods that change a tensor's flags, not its values
@@ -194,23 +220,17 @@ class _EditMode(TorchFunctionMode):
         m = self.monitor
         if not m.saved or not args:
             return func(*args, **kwargs)
-        name = getattr(func, "__name__", "")
-        if not ((name.endswith("_") and not name.endswith("__")) or name in _INPLACE_DUNDERS) or name in _NOT_EDITS:
-            return func(*args, **kwargs)
-        target = args[0]
-        if not isinstance(target, torch.Tensor) or target.requires_grad:
-            # An edit of a tensor that requires grad is one autograd tracks itself.
-            return func(*args, **kwargs)
         try:
-            refs = m.saved.get(target.untyped_storage().data_ptr())
-        except (RuntimeError, NotImplementedError):
-            refs = None
-        holders = [h for h in (r() for r in refs or ()) if h is not None]
-        if not holders:
-            return func(*args, **kwargs)
-        before = [h.tensor._version for h in holders]
+            watch = m.before_edit(func, args)
+        except Exception as exc:
+            m.note("in-place op", exc)
+            watch = None
         result = func(*args, **kwargs)
-        m.edited(holders, before, _OP_NAMES.get(name, name))
+        if watch is not None:
+            try:
+                m.edited(*watch)
+            except Exception as exc:
+                m.note("in-place op", exc)
         return result
 
 
@@ -237,6 +257,21 @@ class Monitor:
         self._orig_init: Optional[Callable] = None
         self._patched: Dict[str, Any] = {}
         self._aliases: List[Tuple[Any, int]] = []
+        # Regions the guard does not watch (torch.func transforms, torch.compile): how often it stepped aside.
+        self.stepped_aside: Dict[str, int] = {}
+        # Exceptions raised inside the guard's own hooks, swallowed: (where, what) -> count.
+        self.notes: Dict[Tuple[str, str], int] = {}
+        self._orig_disable: Optional[Callable] = None
+        self._disable_wrapper: Optional[Callable] = None
+        self._orig_has_global_hook: Optional[Callable] = None
+
+    def note(self, where: str, exc: BaseException) -> None:
+        """Records an exception of the guard's own: the code under test never sees it."""
+        key = (where, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}")
+        self.notes[key] = self.notes.get(key, 0) + 1
+
+    def _step_aside(self, why: str) -> None:
+        self.stepped_aside[why] = self.stepped_aside.get(why, 0) + 1
 
     # --- session ---------------------------------------------------------------------
 
@@ -253,9 +288,12 @@ class Monitor:
         def __init__(self, mode: bool) -> None:
             was = torch.is_grad_enabled()
             orig(self, mode)
-            if was and not mode and threading.get_ident() == monitor._thread:
-                frame = monitor.frames.user_frame(sys._getframe(1))
-                monitor._last_disable = monitor.frames.site(frame) if frame is not None else None
+            if was and not mode and not torch.compiler.is_compiling() and threading.get_ident() == monitor._thread:
+                try:
+                    frame = monitor.frames.user_frame(sys._getframe(1))
+                    monitor._last_disable = monitor.frames.site(frame) if frame is not None else None
+                except Exception as exc:
+                    monitor.note("set_grad_enabled", exc)
 
         cls.__init__ = __init__
 
@@ -265,13 +303,19 @@ class Monitor:
         def detach(tensor):
             alias = base_detach(tensor)
             if monitor.saved and monitor.test:
-                monitor._alias(tensor, alias)
+                try:
+                    monitor._alias(tensor, alias)
+                except Exception as exc:
+                    monitor.note("Tensor.detach", exc)
             return alias
 
         def get_data(tensor):
             alias = base_data.__get__(tensor)
             if monitor.saved and monitor.test:
-                monitor._alias(tensor, alias)
+                try:
+                    monitor._alias(tensor, alias)
+                except Exception as exc:
+                    monitor.note("Tensor.data", exc)
             return alias
 
         def set_data(tensor, value) -> None:
@@ -282,10 +326,59 @@ class Monitor:
         torch.Tensor.detach = detach
         torch.Tensor.data = property(get_data, set_data, doc=base_data.__doc__)
 
+        # torch.func's transforms refuse to run while any saved-tensor hooks are
+        # on (they enter `disable_saved_tensors_hooks`, which raises then): the
+        # guard's own hooks are lifted for the transform's duration. The wrapper
+        # replaces torch's function only while a watched forward runs: Dynamo
+        # recognises the original by identity.
+        graph = torch.autograd.graph
+        self._orig_disable = orig_disable = graph.disable_saved_tensors_hooks
+
+        @contextlib.contextmanager
+        def lifted(error_message: str):
+            was_lifted = monitor._lift_hooks()
+            try:
+                with orig_disable(error_message):
+                    yield
+            finally:
+                if was_lifted:
+                    monitor._restore_hooks()
+
+        def disable_saved_tensors_hooks(error_message: str):
+            # Under Dynamo the original is what it knows how to trace; outside a
+            # watched forward there is nothing to lift.
+            if torch.compiler.is_compiling() or monitor._hooks_ctx is None:
+                return orig_disable(error_message)
+            return lifted(error_message)
+
+        disable_saved_tensors_hooks.__doc__ = orig_disable.__doc__
+        self._disable_wrapper = disable_saved_tensors_hooks
+
+        # `torch.compile(module)` warns on every call while any global module hook
+        # is registered; the guard steps aside inside compiled modules, so its
+        # hooks are not the ones that warning is about.
+        self._orig_has_global_hook = orig_has = module._has_any_global_hook
+
+        def _has_any_global_hook():
+            if not orig_has():
+                return False
+            hooks = [*module._global_forward_pre_hooks.values(), *module._global_forward_hooks.values()]
+            return (len(hooks) != sum(1 for h in hooks if h == self._pre or h == self._post)
+                    or bool(module._global_backward_pre_hooks or module._global_backward_hooks
+                            or module._global_forward_hooks_with_kwargs))
+
+        module._has_any_global_hook = _has_any_global_hook
+
     def uninstall(self) -> None:
         for handle in self._handles:
             handle.remove()
         self._handles = []
+        if self._orig_disable is not None:
+            torch.autograd.graph.disable_saved_tensors_hooks = self._orig_disable
+            self._orig_disable = self._disable_wrapper = None
+        if self._orig_has_global_hook is not None:
+            torch.nn.modules.module._has_any_global_hook = self._orig_has_global_hook
+            self._orig_has_global_hook = None
         for name, original in self._patched.items():
             if original is None:
                 delattr(torch.Tensor, name)
@@ -326,24 +419,46 @@ class Monitor:
         if self._site_live:
             gc.collect()
         for test in {k[0] for k in list(self._unused) + list(self._kept)} | {e.test for e in self._edits}:
-            self._flush(test)
+            self._flush(test, final=True)
 
     # --- forward events -------------------------------------------------------------
 
     def _pre(self, module, args) -> None:
+        if torch.compiler.is_compiling():
+            # Dynamo is tracing this call: nothing here may become part of the graph.
+            return
         if threading.get_ident() != self._thread:
             return
         self._depth += 1
+        try:
+            self._forward_starts(module)
+        except Exception as exc:
+            self.note("forward pre-hook", exc)
+
+    def _forward_starts(self, module) -> None:
         if self._mode is not None and self._depth == 1 and not self._live_aliases():
             self._pop_mode()
         if self._depth > 1 or not self.test or not torch.is_grad_enabled() or torch.is_inference_mode_enabled():
             return
-        params = {p.untyped_storage().data_ptr() for p in module.parameters() if p.requires_grad}
+        why = _unwatchable(module)
+        if not why and torch._C._autograd._top_saved_tensors_default_hooks(True) is not None:
+            # The code's own saved-tensor hooks (activation checkpointing, offloading):
+            # the guard's on top of them would take the tensors they are there to see.
+            why = "saved-tensor hooks"
+        if why:
+            self._step_aside(why)
+            return
+        try:
+            params = {p.untyped_storage().data_ptr() for p in module.parameters() if p.requires_grad}
+        except (RuntimeError, NotImplementedError):
+            # Parameters without a storage of their own (functorch wrappers, fakes).
+            self._step_aside("torch.func")
+            return
         if not params:
             # A parameter-free module (a loss, an activation) records a graph only
             # because its input has one: the waste belongs to the forward upstream.
             return
-        frame = self.frames.user_frame(sys._getframe(1))
+        frame = self.frames.user_frame(sys._getframe(2))
         if frame is None:
             return
         event = _Event(self.frames.site(frame), self.test, params)
@@ -351,24 +466,60 @@ class Monitor:
         if live and len(live) >= KEPT_ALIVE_STEPS and (self.test, event.site) not in self._kept:
             try:
                 self._detect_kept(event, list(live), frame)
-            except Exception:  # a user's object that fails on inspection must not fail the forward
-                pass
+            except Exception as exc:  # a user's object that fails on inspection must not fail the forward
+                self.note("holder search", exc)
         elif live and (self.test, event.site) in self._kept:
             kept = self._kept[(self.test, event.site)]
             kept.steps = max(kept.steps, len(live))
-        self._event = event
-        self._hooks_ctx = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
-        self._hooks_ctx.__enter__()
+        ctx = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        ctx.__enter__()
+        self._event, self._hooks_ctx = event, ctx
+        if self._disable_wrapper is not None:
+            torch.autograd.graph.disable_saved_tensors_hooks = self._disable_wrapper
+
+    def _lift_hooks(self) -> bool:
+        """Takes the guard's saved-tensor hooks off the stack when they are on top of it (for torch.func)."""
+        try:
+            if self._hooks_ctx is None or threading.get_ident() != self._thread:
+                return False
+            top = torch._C._autograd._top_saved_tensors_default_hooks(True)
+            if top is None or top[0] != self._pack:
+                return False  # a test's own hooks are above ours: torch.func refuses them, as without the guard
+            self._hooks_ctx.__exit__(None, None, None)
+            self._step_aside("torch.func")
+            return True
+        except Exception as exc:
+            self.note("torch.func entry", exc)
+            return False
+
+    def _restore_hooks(self) -> None:
+        try:
+            if self._hooks_ctx is not None:
+                self._hooks_ctx.__enter__()
+        except Exception as exc:
+            self.note("torch.func exit", exc)
+            self._hooks_ctx = None
 
     def _post(self, module, args, output) -> None:
+        if torch.compiler.is_compiling():
+            return
         if threading.get_ident() != self._thread:
             return
-        self._depth -= 1
+        self._depth = max(0, self._depth - 1)
         if self._depth or self._event is None:
             return
         event, self._event = self._event, None
-        self._hooks_ctx.__exit__(None, None, None)
-        self._hooks_ctx = None
+        ctx, self._hooks_ctx = self._hooks_ctx, None
+        try:
+            if self._orig_disable is not None:
+                torch.autograd.graph.disable_saved_tensors_hooks = self._orig_disable
+            if ctx is not None:
+                ctx.__exit__(None, None, None)
+            self._forward_ends(event, output)
+        except Exception as exc:
+            self.note("forward hook", exc)
+
+    def _forward_ends(self, event: "_Event", output) -> None:
         nodes: Dict[int, Any] = {}
         _graph_roots(output, nodes, 3)
         if not nodes:
@@ -392,6 +543,12 @@ class Monitor:
 
     def _node_freed(self, event: _Event):
         def callback(_ref) -> None:
+            try:
+                freed(event)
+            except Exception as exc:
+                self.note("graph freed", exc)
+
+        def freed(event: _Event) -> None:
             event.live_nodes -= 1
             if event.live_nodes:
                 return
@@ -414,26 +571,42 @@ class Monitor:
 
     def _pack(self, tensor):
         event = self._event
-        # TensorBase's own detach: the patched one would take this for a user's alias.
-        holder = _Holder(_detach(tensor), event)
+        try:
+            # TensorBase's own detach: the patched one would take this for a user's alias.
+            holder = _Holder(_detach(tensor), event)
+        except Exception as exc:
+            self.note("pack hook", exc)
+            return _Holder.bare(tensor)
         if event is None:
             return holder
         try:
+            self._count_saved(tensor, holder, event)
+        except Exception as exc:
+            self.note("pack hook", exc)
+        return holder
+
+    def _count_saved(self, tensor, holder: "_Holder", event: "_Event") -> None:
+        try:
             ptr = tensor.untyped_storage().data_ptr()
         except (RuntimeError, NotImplementedError):
-            return holder
+            return
         if ptr in event.params:
-            return holder
+            return
         if ptr not in event.storages:
             event.storages.add(ptr)
             event.saved_bytes += tensor.untyped_storage().nbytes()
         event.live_holders += 1
         refs = self.saved.setdefault(ptr, [])
         refs.append(weakref.ref(holder, self._holder_freed(ptr, event)))
-        return holder
 
     def _holder_freed(self, ptr: int, event: _Event):
         def callback(ref) -> None:
+            try:
+                freed(ref)
+            except Exception as exc:
+                self.note("saved tensor freed", exc)
+
+        def freed(ref) -> None:
             event.live_holders -= 1
             refs = self.saved.get(ptr)
             if refs is not None:
@@ -448,12 +621,15 @@ class Monitor:
 
     def _unpack(self, holder):
         tensor = holder.tensor
-        if holder.event is not None:
-            holder.event.used = True
-        if holder.edits:
-            for edit in holder.edits:
-                edit.outcome = "raised" if edit.code == "GL201" else "wrong"
-        if tensor._version != holder.version:
+        try:
+            if holder.event is not None:
+                holder.event.used = True
+            if holder.edits:
+                for edit in holder.edits:
+                    edit.outcome = "raised" if edit.code == "GL201" else "used"
+        except Exception as exc:
+            self.note("unpack hook", exc)
+        if holder.version is not None and tensor._version != holder.version:
             # Autograd skips its own check when saved-tensor hooks are on; this is its message.
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
@@ -491,17 +667,38 @@ class Monitor:
         if torch._C._len_torch_function_stack() == 1 and torch._C._get_function_stack_at(0) is mode:
             mode.__exit__(None, None, None)
 
-    def edited(self, holders: List[_Holder], before: List[int], op: str) -> None:
+    def before_edit(self, func, args):
+        """(holders, their versions, their values, op) when ``func`` edits in place a tensor saved for backward."""
+        name = getattr(func, "__name__", "")
+        if not ((name.endswith("_") and not name.endswith("__")) or name in _INPLACE_DUNDERS) or name in _NOT_EDITS:
+            return None
+        target = args[0]
+        if not isinstance(target, torch.Tensor) or target.requires_grad:
+            # An edit of a tensor that requires grad is one autograd tracks itself.
+            return None
+        try:
+            refs = self.saved.get(target.untyped_storage().data_ptr())
+        except (RuntimeError, NotImplementedError):
+            refs = None
+        holders = [h for h in (r() for r in refs or ()) if h is not None]
+        if not holders:
+            return None
+        # The values before the edit: whether it changed any is what GL202 can say for sure.
+        values = [h.tensor.clone() for h in holders]
+        return holders, [h.tensor._version for h in holders], values, _OP_NAMES.get(name, name)
+
+    def edited(self, holders: List[_Holder], before: List[int], values: list, op: str) -> None:
         frame = self.frames.user_frame(sys._getframe(2))
         if frame is None or not self.test:
             return
         site = self.frames.site(frame)
-        for holder, version in zip(holders, before):
+        for holder, version, old in zip(holders, before, values):
             event = holder.event
             if event is None:
                 continue
             code = "GL201" if holder.tensor._version != version else "GL202"
             edit = _Edit(code, site, event.site, op, self.test)
+            edit.changed, edit.elements = _changed(old, holder.tensor), holder.tensor.numel()
             self._edits.append(edit)
             holder.edits = (holder.edits or []) + [edit]
 
@@ -517,43 +714,106 @@ class Monitor:
         kept.bytes_per_step = sum(e.saved_bytes for e in live if e.live_holders) // max(1, len(live))
         for e in live:
             e.kept = kept
+        self._kept[(event.test, event.site)] = kept
         wanted = {id(e) for e in live}
         kept.holder, kept.nodes = None, 0
+        frames = []
         f = frame
-        while f is not None and kept.holder is None:
+        while f is not None and not self.frames.is_runner(f.f_code):
+            # Up to the frame pytest called (the test or a fixture): beyond it lie the
+            # runner's frames, and (for a session run inside a test) another test's.
             if self.frames.is_user(f.f_code):
-                found = self._find_holder(f, wanted)
-                if found is not None:
-                    name, attr, nodes = found
-                    kept.holder = f"{name}.{attr}" if attr else name
-                    kept.nodes = nodes
+                frames.append(f)
+            f = f.f_back
+        for f in frames:
+            found = self._find_holder(f, wanted)
+            if found is not None:
+                name, attr, nodes, mock = found
+                kept.holder = f"{name}.{attr}" if attr else name
+                kept.nodes = nodes
+                kept.kind = {"direct": "mock", "container": "mock-in"}.get(mock, "local")
+                if mock and (f is not frame or mock == "container"):
+                    # The Mock records inside a call the code under test makes: the
+                    # test's (or fixture's) statement running it, not a later read of it.
+                    site = _current_statement(frames[-1])
+                else:
                     site = _accumulation_site(f, attr or name)
+                if site is not None:
+                    kept.site = site
+                return
+        # Not in any frame's locals: a module-level or class-level holder, which
+        # outlives the test (and, unless emptied, the session).
+        seen_modules: Set[int] = set()
+        for f in frames:
+            module_globals = f.f_globals
+            if id(module_globals) in seen_modules:
+                continue
+            seen_modules.add(id(module_globals))
+            found = self._find_global_holder(module_globals, wanted)
+            if found is None:
+                continue
+            qualified, search, nodes, is_mock = found
+            kept.holder, kept.nodes = qualified, nodes
+            kept.kind = "mock" if is_mock else "global"
+            for g in frames:  # the frame whose code names it: where the accumulation is
+                if search in g.f_code.co_names:
+                    site = _accumulation_site(g, search)
                     if site is not None:
                         kept.site = site
-            f = f.f_back
-        self._kept[(event.test, event.site)] = kept
+                        break
+            return
 
-    def _find_holder(self, frame, wanted: Set[int]) -> Optional[Tuple[str, str, int]]:
+    def _find_holder(self, frame, wanted: Set[int]) -> Optional[Tuple[str, str, int, str]]:
         """The local (or attribute of a local) whose graph reaches the most kept events: at least two.
 
         The previous iteration's own variables (``loss``, ``out``) reach one event
         each; the accumulator reaches all of them.
         """
-        best: Optional[Tuple[str, str, int]] = None
+        best: Optional[Tuple[str, str, int, str]] = None
         best_hits = 1
         for name, value in list(frame.f_locals.items()):
             candidates = [("", value)]
-            attrs = getattr(value, "__dict__", None)
+            attrs = getattr(value, "__dict__", None) if not _is_mock(value) else None
             if isinstance(attrs, dict) and not isinstance(value, type):
                 candidates += list(attrs.items())
             for attr, inner in candidates:
                 hits, nodes = self._reaches(inner, wanted)
+                mock = "direct" if _is_mock(inner) else ""
+                if hits <= best_hits:
+                    # Mocks in a container (a callbacks list): what they recorded.
+                    mocks = _mocks_in(inner)
+                    if mocks:
+                        hits, nodes = self._reaches([a for m in mocks for a in _mock_arguments(m)], wanted)
+                        mock = "container"
                 if hits > best_hits:
-                    best, best_hits = (name, attr, nodes), hits
+                    best, best_hits = (name, attr, nodes, mock), hits
+        return best
+
+    def _find_global_holder(self, module_globals, wanted: Set[int]) -> Optional[Tuple[str, str, int, bool]]:
+        """(qualified name, name the code uses, nodes, is a Mock) of a module global or class attribute that holds them."""
+        module = module_globals.get("__name__", "?")
+        best: Optional[Tuple[str, str, int, bool]] = None
+        best_hits = 1
+        for name, value in list(module_globals.items()):
+            if name.startswith("__"):
+                continue
+            candidates = []
+            if isinstance(value, type):
+                if getattr(value, "__module__", None) == module:
+                    candidates = [(f"{module}.{name}.{attr}", attr, inner) for attr, inner in list(vars(value).items())
+                                  if not attr.startswith("__")]
+            elif not callable(value) or _is_mock(value):
+                candidates = [(f"{module}.{name}", name, value)]
+            for qualified, search, inner in candidates:
+                hits, nodes = self._reaches(inner, wanted)
+                if hits > best_hits:
+                    best, best_hits = (qualified, search, nodes, _is_mock(inner)), hits
         return best
 
     def _reaches(self, value, wanted: Set[int]) -> Tuple[int, int]:
         """(wanted events reached, nodes visited) from ``value``: a tensor, or a list, tuple or dict of them."""
+        if _is_mock(value):
+            value = _mock_arguments(value)
         if isinstance(value, torch.Tensor):
             roots = [value.grad_fn] if value.grad_fn is not None else []
         elif isinstance(value, (list, tuple)):
@@ -580,13 +840,57 @@ class Monitor:
 
     # --- findings -------------------------------------------------------------------
 
+    @staticmethod
+    def _kept_finding(kept: _Kept, test: str, alive: bool) -> GuardFinding:
+        if kept.kind == "mock":
+            holder = f"a `Mock`'s `call_args_list` (`{kept.holder}` recorded the call arguments)"
+        elif kept.kind == "mock-in":
+            holder = f"a `Mock`'s `call_args_list` (a Mock in `{kept.holder}` recorded the call arguments)"
+        elif kept.holder:
+            holder = f"`{kept.holder}`"
+        else:
+            holder = "an object that outlives the iteration"
+        parts = []
+        if kept.nodes:
+            parts.append(f"+{max(1, kept.nodes // max(1, kept.steps))} autograd nodes")
+        if kept.bytes_per_step:
+            parts.append(f"+{fmt_bytes(kept.bytes_per_step)} saved for backward")
+        per_step = (" and ".join(parts) or "+1 graph") + " per step"
+        if not kept.bytes_per_step:
+            per_step += ", the nodes only: backward freed the saved tensors"
+        if os.path.normcase(kept.forward.path) == os.path.normcase(kept.site.path):
+            forward = f"line {kept.forward.row}"
+        else:
+            forward = f"{os.path.basename(kept.forward.path)}:{kept.forward.row}"
+        lifetime = "after its iteration"
+        if kept.kind == "global":
+            lifetime = "after its iteration and after the test, as long as the module lives"
+        if alive:
+            lifetime += "; they were still alive when the session ended"
+        advice = "keep `.item()` or `.detach()` of it instead"
+        if kept.kind.startswith("mock"):
+            advice = ("a test artifact, not a defect of the code under test: the Mock keeps every argument it was "
+                      "called with; `reset_mock()` it, or assert on detached values")
+        details = {"steps": kept.steps, "bytes_per_step": kept.bytes_per_step, "nodes": kept.nodes,
+                   "holder": kept.holder}
+        if kept.kind != "local":
+            details["kind"] = "mock" if kept.kind.startswith("mock") else kept.kind
+        if kept.kind.startswith("mock"):
+            details["category"] = "test-artifact"
+        return GuardFinding(
+            "GL301",
+            f"{holder} keeps the autograd graph of every call of the forward at {forward} alive {lifetime} "
+            f"({kept.steps} graphs alive at once, growing step after step: {per_step}); {advice}",
+            kept.site, test, related=kept.forward, details=details,
+        )
+
     def _add(self, finding: GuardFinding) -> None:
         from gradlint.guard.report import suppressed
 
         if not suppressed(finding.code, finding.site.path, finding.site.row):
             self.findings.append(finding)
 
-    def _flush(self, test: str) -> None:
+    def _flush(self, test: str, final: bool = False) -> None:
         for key in [k for k in self._unused if k[0] == test]:
             count, total = self._unused.pop(key)
             site = key[1]
@@ -600,28 +904,13 @@ class Monitor:
             ))
         for key in [k for k in self._kept if k[0] == test]:
             kept = self._kept[key]
-            if any(e.live_nodes for e in kept.events):
+            alive = any(e.live_nodes for e in kept.events)
+            if alive and not final:
                 continue  # still kept (by a fixture or a global): decided when freed or at session end
             del self._kept[key]
             if kept.unused_then and all(e.used for e in kept.unused_then):
                 continue  # a backward ran through the kept graphs: gradient accumulation
-            holder = f"`{kept.holder}`" if kept.holder else "an object that outlives the iteration"
-            parts = []
-            if kept.nodes:
-                parts.append(f"+{max(1, kept.nodes // max(1, kept.steps))} autograd nodes")
-            if kept.bytes_per_step:
-                parts.append(f"+{fmt_bytes(kept.bytes_per_step)} saved for backward")
-            per_step = (" and ".join(parts) or "+1 graph") + " per step"
-            if not kept.bytes_per_step:
-                per_step += ", the nodes only: backward freed the saved tensors"
-            self._add(GuardFinding(
-                "GL301",
-                f"{holder} keeps the autograd graph of every call of the forward at line {kept.forward.row} alive "
-                f"after its iteration ({kept.steps} graphs alive at once, growing step after step: {per_step}); keep `.item()` or `.detach()` of it instead",
-                kept.site, test, related=kept.forward,
-                details={"steps": kept.steps, "bytes_per_step": kept.bytes_per_step, "nodes": kept.nodes,
-                         "holder": kept.holder},
-            ))
+            self._add(self._kept_finding(kept, test, alive))
         done = [e for e in self._edits if e.test == test]
         self._edits = [e for e in self._edits if e.test != test]
         merged: Dict[Tuple[str, Site], List[_Edit]] = {}
@@ -631,23 +920,94 @@ class Monitor:
             edit = edits[0]
             outcomes = {e.outcome for e in edits}
             fwd = f"{os.path.basename(edit.forward.path)}:{edit.forward.row}"
+            changed = sum(e.changed for e in edits)
+            elements = sum(e.elements for e in edits)
+            details: Dict[str, Any] = {}
             if code == "GL201":
                 outcome = ("backward raised autograd's RuntimeError (modified by an inplace operation)"
                            if "raised" in outcomes else
                            "no backward ran through it; one would raise autograd's RuntimeError")
                 via = "a `.detach()` alias"
+                details["outcome"] = "raised" if "raised" in outcomes else "not-run"
             else:
-                outcome = ("autograd did not see the edit and backward used the edited values: "
-                           "the gradients came out wrong" if "wrong" in outcomes else
-                           "autograd did not see the edit; no backward ran through it, one would compute "
-                           "wrong gradients")
                 via = "`.data`"
+                # The guard cannot rerun backward on the unedited values, so it says
+                # what it measured, not that the gradients are wrong.
+                if not changed:
+                    outcome = "values unchanged (no element differs from what the forward saved)"
+                    details["outcome"] = "unchanged"
+                elif "used" in outcomes:
+                    outcome = (f"changed {changed} of {elements} elements, autograd did not see the edit, "
+                               "and backward used the edited values")
+                    details["outcome"] = "used"
+                else:
+                    outcome = (f"changed {changed} of {elements} elements, autograd did not see the edit; "
+                               "no backward ran through it")
+                    details["outcome"] = "not-run"
+                details.update(changed=changed, elements=elements)
             self._add(GuardFinding(
                 code,
                 f"`{edit.op}` edited, through {via}, a tensor that the forward at {fwd} saved for backward: {outcome}",
-                site, test, related=edit.forward, count=len(edits),
-                details={"outcome": "raised" if "raised" in outcomes else ("wrong" if "wrong" in outcomes else "not-run")},
+                site, test, related=edit.forward, count=len(edits), details=details,
             ))
+
+
+def _is_mock(value) -> bool:
+    mock = sys.modules.get("unittest.mock")
+    return mock is not None and isinstance(value, mock.NonCallableMock)
+
+
+def _mocks_in(value) -> list:
+    """Mocks in a list or tuple, or in its tuples (``[("name", mock)]``)."""
+    if not isinstance(value, (list, tuple)) or len(value) > 1000:
+        return []
+    out = []
+    for item in value:
+        if _is_mock(item):
+            out.append(item)
+        elif isinstance(item, tuple):
+            out.extend(i for i in item if _is_mock(i))
+    return out
+
+
+def _mock_arguments(mock) -> list:
+    """The tensors among the arguments a Mock (and its children) recorded."""
+    out = []
+    for call in list(mock.mock_calls):
+        try:
+            _, args, kwargs = call
+        except (TypeError, ValueError):
+            continue
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, (list, tuple)):
+                out.extend(value)
+            else:
+                out.append(value)
+    return out
+
+
+def _changed(old, new) -> int:
+    """Elements of ``new`` that differ from ``old`` (NaN equals NaN: an edit that keeps a NaN changed nothing)."""
+    if old.shape != new.shape:
+        return new.numel()
+    same = old == new
+    if old.is_floating_point() or old.is_complex():
+        same |= old.isnan() & new.isnan()
+    return int((~same).sum())
+
+
+def _unwatchable(module) -> str:
+    """Why the guard must not watch this forward: "torch.func", "compile", or ""."""
+    if torch._C._functorch.maybe_current_level() is not None:
+        # Inside grad/vmap/jacrev/functional_call under a transform: tensors are
+        # wrappers without storages, and the transforms refuse saved-tensor hooks.
+        return "torch.func"
+    dynamo = sys.modules.get("torch._dynamo.eval_frame")
+    if dynamo is not None:
+        # Set while compiled code (or code it falls back to) runs.
+        if torch._C._dynamo.eval_frame.get_eval_frame_callback() is not None or dynamo._is_in_optimized_module():
+            return "compile"
+    return ""
 
 
 def _graph_roots(value, nodes: Dict[int, Any], depth: int) -> None:
@@ -668,7 +1028,9 @@ def _accumulation_site(frame, name: str) -> Optional[Site]:
     """Where ``name`` is first named after the call in progress (the accumulating statement)."""
     path = os.path.abspath(frame.f_code.co_filename)
     lasti = frame.f_lasti
+    row = frame.f_lineno
     first = None
+    after = None
     for ins in dis.get_instructions(frame.f_code):
         if ins.argval != name or ins.opname not in _NAME_OPS:
             continue
@@ -680,12 +1042,29 @@ def _accumulation_site(frame, name: str) -> Optional[Site]:
             site = Site(path, line) if line else None
         if site is None:
             continue
-        if ins.offset > lasti:
+        if site.row == row:
+            # Named in the statement of the call in progress (`acc.append(model(x))`,
+            # `total = total + model(x)`): that statement is the accumulation.
             return site
+        if ins.offset > lasti and after is None:
+            after = site
         if first is None:
             first = site
-    # The accumulation comes before the forward in the loop body.
-    return first
+    # The next statement that names it, or one before the forward in the loop body.
+    return after or first
+
+
+def _current_statement(frame) -> Optional[Site]:
+    """The line the frame is executing, from its first column."""
+    row = frame.f_lineno
+    if not row:
+        return None
+    import linecache
+
+    path = os.path.abspath(frame.f_code.co_filename)
+    text = linecache.getline(path, row)
+    column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
+    return Site(path, row, column, row, len(text.rstrip()) + 1 if text.strip() else column)
 
 
 def _line_of(code, offset: int) -> Optional[int]:

@@ -136,21 +136,31 @@ class Guard:
         self.monitor.finish()
         self.finished = True
         if self.report:
-            write_json(self.monitor.findings, self.report, self.root)
+            write_json(self.monitor.findings, self.report, self.root, str(self.config.rootpath))
         if self.mode == "fail" and self.monitor.findings and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        from gradlint.guard.report import terminal_lines
+        from gradlint.guard.report import summary as summarize, terminal_lines
 
         findings = self.monitor.findings
         terminalreporter.section("gradlint guard")
         for line in terminal_lines(findings, self.root):
             terminalreporter.write_line(line)
         n = len(findings)
-        summary = f"{n} finding{'s' if n != 1 else ''}" if n else "no findings"
+        summary = summarize(findings)
         if self.report:
             summary += f"; report written to {self.report}"
         if n and self.mode == "fail":
             summary += "; the session fails (--gradlint-guard=fail)"
         terminalreporter.write_line(summary)
+        aside = self.monitor.stepped_aside
+        if aside:
+            total = sum(aside.values())
+            regions = " / ".join(k for k in ("torch.func", "compile", "saved-tensor hooks") if k in aside)
+            terminalreporter.write_line(
+                f"stepped aside {total} time{'s' if total != 1 else ''}: {regions} regions, not watched"
+            )
+        for (where, what), count in sorted(self.monitor.notes.items()):
+            times = "" if count == 1 else f" ({count} times)"
+            terminalreporter.write_line(f"guard-internal: {where}: {what}{times}; swallowed, no test saw it")

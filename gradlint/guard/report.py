@@ -11,7 +11,7 @@ import linecache
 import os
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 # The noqa comments `gradlint check` honours: bare (every code) or with a list of codes.
 _NOQA_RE = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -107,7 +107,7 @@ def _in_comment(line: str, offset: int) -> bool:
     return quote is None
 
 
-def to_dict(f: GuardFinding, root: Optional[str]) -> Dict[str, Any]:
+def to_dict(f: GuardFinding, root: Optional[str], project_root: Optional[str] = None) -> Dict[str, Any]:
     """A finding shaped like one item of ``gradlint check --output-format json``, plus the test id."""
     end_row, end_column = f.site.end()
     out: Dict[str, Any] = {
@@ -124,6 +124,9 @@ def to_dict(f: GuardFinding, root: Optional[str]) -> Dict[str, Any]:
         "count": f.count,
         "path": f.site.path,
     }
+    if project_root:
+        # What the cross-check matches on: the same in every checkout of the project.
+        out["project_path"] = display_path(f.site.path, project_root).replace(os.sep, "/")
     if f.related is not None:
         out["related"] = {
             "filename": display_path(f.related.path, root),
@@ -135,8 +138,8 @@ def to_dict(f: GuardFinding, root: Optional[str]) -> Dict[str, Any]:
     return out
 
 
-def write_json(findings: Sequence[GuardFinding], path: str, root: Optional[str]) -> None:
-    items = [to_dict(f, root) for f in sorted(findings, key=_order)]
+def write_json(findings: Sequence[GuardFinding], path: str, root: Optional[str], project_root: Optional[str] = None) -> None:
+    items = [to_dict(f, root, project_root) for f in sorted(findings, key=_order)]
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
@@ -147,13 +150,36 @@ def _order(f: GuardFinding) -> Tuple[str, int, int, str, str]:
     return (f.site.path, f.site.row, f.site.column, f.code, f.test)
 
 
+ARTIFACT = "test-artifact"
+ARTIFACTS_HEADING = "test artifacts (a Mock recorded the arguments; not defects of the code under test):"
+
+
+def is_artifact(details: Optional[Dict[str, Any]]) -> bool:
+    """A finding about the test's own scaffolding (a Mock keeping its call arguments), not the code under test."""
+    return bool(details) and details.get("category") == ARTIFACT
+
+
 def terminal_lines(findings: Sequence[GuardFinding], root: Optional[str]) -> List[str]:
     lines = []
-    for f in sorted(findings, key=_order):
-        where = f"{display_path(f.site.path, root)}:{f.site.row}:{f.site.column}"
-        lines.append(f"{where}: {f.code} {f.message}")
-        lines.append(f"    in {f.test}")
+    defects = [f for f in findings if not is_artifact(f.details)]
+    artifacts = [f for f in findings if is_artifact(f.details)]
+    for group in (defects, artifacts):
+        if group is artifacts and artifacts:
+            lines.append(ARTIFACTS_HEADING)
+        for f in sorted(group, key=_order):
+            where = f"{display_path(f.site.path, root)}:{f.site.row}:{f.site.column}"
+            lines.append(f"{where}: {f.code} {f.message}")
+            lines.append(f"    in {f.test}")
     return lines
+
+
+def summary(findings: Sequence[GuardFinding]) -> str:
+    artifacts = sum(1 for f in findings if is_artifact(f.details))
+    n = len(findings) - artifacts
+    text = f"{n} finding{'s' if n != 1 else ''}" if n or artifacts else "no findings"
+    if artifacts:
+        text += f" and {artifacts} test artifact{'s' if artifacts != 1 else ''}"
+    return text
 
 
 # --- the cross-check: `gradlint check --guard-report PATH` -------------------------------
@@ -199,23 +225,85 @@ def _tests_text(tests: Iterable[str]) -> str:
     return text
 
 
-def cross_check(reports: list, guard: Sequence[Dict[str, Any]], read_sources: bool = False) -> list:
+def _parts(path: str) -> Tuple[str, ...]:
+    return tuple(p for p in os.path.normcase(path).replace("\\", "/").split("/") if p not in ("", "."))
+
+
+def _assign(reports: list, guard: Sequence[Dict[str, Any]]) -> Tuple[Dict[int, List[Dict[str, Any]]], List[Dict[str, Any]]]:
+    """Guard findings per checked file (by index in ``reports``), and those that match no checked file.
+
+    A finding matches the file at its absolute path; failing that (a report
+    written in another checkout, or on another machine), the checked file whose
+    path ends with the finding's project-relative path.
+    """
+    by_abs = {os.path.normcase(os.path.abspath(r.path)): i for i, r in enumerate(reports)}
+    parts = [_parts(os.path.abspath(r.path)) for r in reports]
+    out: Dict[int, List[Dict[str, Any]]] = {}
+    unmatched = []
+    for item in guard:
+        index = by_abs.get(os.path.normcase(os.path.abspath(item["path"])))
+        if index is None:
+            rel = _parts(item.get("project_path") or item["filename"])
+            if rel and ".." not in rel and not os.path.isabs(item.get("project_path") or item["filename"]):
+                hits = [i for i, p in enumerate(parts) if p[-len(rel):] == rel]
+                if hits:
+                    index = min(hits, key=lambda i: len(parts[i]))
+        if index is None:
+            unmatched.append(item)
+        else:
+            out.setdefault(index, []).append(item)
+    return out, unmatched
+
+
+def _count(items: Sequence[Dict[str, Any]]) -> int:
+    return sum(int(item.get("count") or 1) for item in items)
+
+
+_TIMES_RE = re.compile(r"\((?:once|\d+ times); [0-9.]+ (?:B|KiB|MiB|GiB) saved for backward in all")
+
+
+def _summed_message(group: Sequence[Dict[str, Any]]) -> str:
+    """The first test's message, with a GL101 count and size summed over every test of the group."""
+    message = group[0]["message"]
+    if len(group) == 1:
+        return message
+    total = _count(group)
+    sizes = [(item.get("details") or {}).get("saved_bytes") for item in group]
+    if all(isinstance(n, int) for n in sizes) and _TIMES_RE.search(message):
+        times = "once" if total == 1 else f"{total} times"
+        return _TIMES_RE.sub(f"({times} over {len(group)} tests; {fmt_bytes(sum(sizes))} saved for backward in all",
+                             message, count=1)
+    return message
+
+
+def cross_check(reports: list, guard: Sequence[Dict[str, Any]], read_sources: bool = False,
+                warn: Optional[Callable[[str], None]] = None) -> list:
     """Mark the static findings that the guard saw at run time; add the ones only it saw.
 
     A static finding is confirmed by a guard finding of the same code in the same
     file on a row the static finding spans; its message ends with "confirmed by
     <test id>", in every output format. Guard findings that no static finding
     matches, in the files checked, become findings of their own whose message
-    says so: they count as findings (exit code 1).
+    says so: they count as findings (exit code 1). Test artifacts (arguments a
+    Mock recorded) neither confirm nor count: ``warn`` names them apart, and the
+    findings that match no checked file.
     """
     from gradlint.runner import Diagnostic
 
-    by_file: Dict[str, List[Dict[str, Any]]] = {}
-    for item in guard:
-        by_file.setdefault(os.path.normcase(os.path.abspath(item["path"])), []).append(item)
+    artifacts = [item for item in guard if is_artifact(item.get("details"))]
+    assigned, unmatched = _assign(reports, [item for item in guard if not is_artifact(item.get("details"))])
+    if warn is not None and unmatched:
+        names = sorted({item.get("project_path") or item["filename"] for item in unmatched})
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        warn(f"--guard-report: {len(unmatched)} guard finding{'s match' if len(unmatched) != 1 else ' matches'} no file of this "
+             f"run: {', '.join(names[:3])}{more}")
+    if warn is not None and artifacts:
+        where = sorted({f"{item.get('project_path') or item['filename']}:{item['location']['row']}" for item in artifacts})
+        warn(f"--guard-report: {len(artifacts)} test artifact{'s' if len(artifacts) != 1 else ''} (a Mock recorded the "
+             f"arguments; not defects of the code under test) left out: {', '.join(where)}")
     out = []
-    for report in reports:
-        items = by_file.get(os.path.normcase(os.path.abspath(report.path)), [])
+    for index, report in enumerate(reports):
+        items = assigned.get(index, [])
         if not items:
             out.append(report)
             continue
@@ -240,7 +328,7 @@ def cross_check(reports: list, guard: Sequence[Dict[str, Any]], read_sources: bo
             first = group[0]
             end = first.get("end_location") or {}
             tests = _tests_text(item["test"] for item in group)
-            message = f"seen at run time by {tests}, by no static rule: {first['message']}"
+            message = f"seen at run time by {tests}, by no static rule: {_summed_message(group)}"
             diagnostics.append(
                 Diagnostic(code, message, row, column, end.get("row", row), end.get("column", column))
             )
