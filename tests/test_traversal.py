@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from functools import lru_cache
-from typing import List, Tuple
+from typing import Dict, List, Mapping, Tuple
 
 import libcst as cst
 import pytest
@@ -155,14 +155,34 @@ def test_walk_visits_what_libcst_visits_in_its_order(index):
     assert ours == libcst_events.events
 
 
+# (source, provider) -> (a tree of source, what LibCST's provider gives for it).
+# Two tests compare against each provider: LibCST's answer is computed once
+# (a third of this file's time), while each test builds its own FileContext, so
+# that one test's answers never come from another's caches.
+_LIBCST: Dict[Tuple[str, type], Tuple[cst.Module, Mapping]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_libcsts_answers():
+    yield
+    _LIBCST.clear()
+
+
+def _libcsts(source: str, provider: type) -> Tuple[cst.Module, Mapping]:
+    key = (source, provider)
+    if key not in _LIBCST:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        _LIBCST[key] = (wrapper.module, wrapper.resolve(provider))
+    return _LIBCST[key]
+
+
 def _prepared(source: str, provider: type):
-    """(what LibCST's ``provider`` gives, a FileContext, every node in visiting order)
-    for ``source``, its tree shared by both."""
-    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-    provided = wrapper.resolve(provider)
-    ctx = FileContext("x.py", source, wrapper.module)
+    """(what LibCST's ``provider`` gives, a new FileContext, every node in visiting
+    order) for ``source``, its tree shared by both."""
+    module, provided = _libcsts(source, provider)
+    ctx = FileContext("x.py", source, module)
     nodes: List[cst.CSTNode] = []
-    walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+    walk(module, lambda n, p: nodes.append(n), lambda n: None)
     return provided, ctx, nodes
 
 
@@ -359,12 +379,11 @@ def test_scope_metadata_is_libcsts(fresh, monkeypatch):
     if fresh:  # as in a new process: no node type's fields learned yet
         monkeypatch.setattr(traversal, "_FIELDS", {})
     for source in SOURCES:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-        theirs = wrapper.resolve(ScopeProvider)
-        ours = scope_metadata(wrapper.module)
+        module, theirs = _libcsts(source, ScopeProvider)
+        ours = scope_metadata(module)
         # String annotations are parsed anew by each run: their nodes differ.
         in_tree: List[cst.CSTNode] = []
-        walk(wrapper.module, lambda n, p: in_tree.append(n), lambda n: None)
+        walk(module, lambda n, p: in_tree.append(n), lambda n: None)
         assert len(ours) == len(theirs)
         assert {n for n in in_tree if n in ours} == {n for n in in_tree if n in theirs}
         pairs = {}
