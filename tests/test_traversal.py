@@ -473,8 +473,8 @@ def test_dispatcher_visits_and_leaves_in_libcsts_order():
                 return lambda node: self.events.append((name, id(node)))
             raise AttributeError(name)
 
-    for source in SOURCES:
-        ctx = FileContext("x.py", source, cst.parse_module(source))
+    for index, source in enumerate(SOURCES):
+        ctx = FileContext("x.py", source, _module(index))
         probe = Probe()
         _Dispatcher([probe], ctx.tree).run(ctx.module)
         expected: List[Tuple[str, int]] = []
