@@ -755,8 +755,11 @@ FORMATS_TARGET = 1.2  # every format's time over concise's
 LSP_TARGET_S = 0.3  # last change -> diagnostics, 500-line file
 DEBOUNCE_S = 0.05  # gradlint.server.DEBOUNCE_S (not imported: the benchmark runs without pygls too)
 SECTION = "<!-- output formats and language server: benchmarks/run.py --formats --lsp -->"
+# Written by hand from pytest's timings (no run of this script measures the
+# test suite): every run keeps it as it is.
+SUITE_SECTION = "<!-- test suite: measured with pytest, not by benchmarks/run.py -->"
 # The marked sections of docs/benchmarks.md, in the order they appear after the main run's text.
-_MARKERS = (SPEED_SECTION, SECTION)
+_MARKERS = (SPEED_SECTION, SECTION, SUITE_SECTION)
 
 
 def build_legacy_corpus() -> Path:

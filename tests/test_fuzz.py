@@ -34,7 +34,6 @@ from datetime import timedelta
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
-import hypothesmith
 import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -105,15 +104,31 @@ def assert_robust(source: str) -> None:
 
 # -- generated programs -------------------------------------------------------------
 
+# Built when a test first draws, not at import: importing hypothesmith and
+# building its grammar strategy costs about 2 s of CPU, which every collection of
+# the suite (``-k``, ``-m``, one file) paid.
+
+
+def _from_grammar() -> st.SearchStrategy[str]:
+    import hypothesmith
+
+    return hypothesmith.from_grammar()
+
+
+def _from_node() -> st.SearchStrategy[str]:
+    import hypothesmith
+
+    return hypothesmith.from_node()
+
 
 @fuzz
-@given(hypothesmith.from_grammar())
+@given(st.deferred(_from_grammar))
 def test_programs_from_the_grammar(program):
     assert_robust(TRIGGERS + program)
 
 
 @fuzz
-@given(hypothesmith.from_node())
+@given(st.deferred(_from_node))
 def test_programs_from_libcst_nodes(program):
     assert_robust(TRIGGERS + program)
 

@@ -7,6 +7,12 @@ every file under fixtures/ (sources and expected fix outputs), every catalog
 example and the spellings in GATE_CASES, and require the same findings: a
 rule added without the triggers or with gates stricter than its fixtures need
 fails here.
+
+One run of every rule over each corpus file (prefilter off, and on) stands for
+the run of each rule alone: a rule's findings are its share of the joint run.
+Rules share a file's semantic model, so the slow test
+``test_one_run_of_every_rule_is_the_runs_of_each_rule`` checks that against
+each rule run alone, file by file.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import pytest
 
 from harness import FIXTURES, settings_for
 from gradlint import catalog
-from gradlint.engine import LintSettings, lint_source, needs_parse, triggered_rules
+from gradlint.engine import LintSettings, SourceSyntaxError, lint_source, needs_parse, parse, triggered_rules
 from gradlint.rules import all_rules
 
 
@@ -38,31 +44,67 @@ CORPUS = _corpus()
 RULES = sorted(all_rules())
 
 
-def _findings(source: str, codes, prefilter: bool) -> List[Tuple[str, Tuple[int, int]]]:
-    result = lint_source(source, "case.py", LintSettings(frozenset(codes)), prefilter=prefilter)
+ALL = frozenset(RULES) | {catalog.PARSE_ERROR}
+
+Found = List[Tuple[str, Tuple[int, int]]]
+
+
+def _findings(source: str, codes, prefilter: bool, module=None) -> Found:
+    result = lint_source(source, "case.py", LintSettings(frozenset(codes)), prefilter=prefilter, module=module)
     return [(f.code, f.start) for f in result.findings]
 
 
+def _share(findings: Found, code: str) -> Found:
+    """One rule's findings out of a joint run's: the engine sorts by position, then code."""
+    return [f for f in findings if f[0] == code]
+
+
 @pytest.fixture(scope="module")
-def unfiltered() -> Dict[Tuple[str, str], list]:
+def every_rule() -> Dict[str, Tuple[Found, Found]]:
+    """Each corpus file's findings with every rule enabled: (prefilter off, prefilter on)."""
+    return {name: (_findings(src, ALL, False), _findings(src, ALL, True)) for name, src in CORPUS}
+
+
+@pytest.fixture(scope="module")
+def unfiltered(every_rule) -> Dict[Tuple[str, str], Found]:
     """Each rule's findings on each corpus file, with the prefilter off."""
-    return {(code, name): _findings(src, [code], prefilter=False) for code in RULES for name, src in CORPUS}
+    return {(code, name): _share(every_rule[name][0], code) for code in RULES for name, _ in CORPUS}
 
 
 @pytest.mark.parametrize("code", RULES)
-def test_prefilter_never_skips_a_file_with_findings(code, unfiltered):
+def test_prefilter_never_skips_a_file_with_findings(code, every_rule, unfiltered):
     missed = []
-    for name, src in CORPUS:
+    for name, _ in CORPUS:
         want = unfiltered[(code, name)]
-        if _findings(src, [code], prefilter=True) != want:
+        if _share(every_rule[name][1], code) != want:
             missed.append(f"{name}: {want}")
     assert not missed, f"{code}'s triggers {all_rules()[code].triggers} make the engine skip files it has findings in: {missed}"
 
 
-def test_prefilter_with_all_rules_enabled():
-    codes = frozenset(RULES) | {catalog.PARSE_ERROR}
+def test_prefilter_with_all_rules_enabled(every_rule):
+    for name, _ in CORPUS:
+        off, on = every_rule[name]
+        assert on == off, name
+    assert any(off for off, _ in every_rule.values()), "no findings at all: the corpus tests nothing"
+
+
+@pytest.mark.slow
+def test_one_run_of_every_rule_is_the_runs_of_each_rule(every_rule):
+    # The fixtures above split one joint run per file; here each rule runs alone
+    # (on a tree parsed once per file: the fix loop hands ``lint_source`` its
+    # tree the same way), with the prefilter off and on.
+    differ = []
     for name, src in CORPUS:
-        assert _findings(src, codes, True) == _findings(src, codes, False), name
+        try:
+            module = parse(src)
+        except SourceSyntaxError:
+            module = None
+        for code in RULES:
+            for prefilter, joint in zip((False, True), every_rule[name]):
+                alone = _findings(src, [code], prefilter, module)
+                if alone != _share(joint, code):
+                    differ.append(f"{name} {code} prefilter={prefilter}: alone {alone}, joint {_share(joint, code)}")
+    assert not differ, differ
 
 
 @pytest.mark.parametrize("code", RULES)
@@ -82,7 +124,7 @@ def test_a_rule_without_adequate_triggers_is_caught(monkeypatch, unfiltered):
     # What the tests above would say about GL003 declaring a trigger its fixtures lack.
     rule = all_rules()["GL003"]
     monkeypatch.setattr(rule, "triggers", (".data [",))
-    skipped = [name for name, src in CORPUS if unfiltered[("GL003", name)] and not _findings(src, ["GL003"], True)]
+    skipped = [name for name, src in CORPUS if unfiltered[("GL003", name)] and not _share(_findings(src, ALL, True), "GL003")]
     assert "GL003/logging_losses.py" in skipped and "GL003 example 0 bad" in skipped
 
 
@@ -132,8 +174,8 @@ def test_a_rule_with_a_too_strict_gate_is_caught(monkeypatch, unfiltered):
     # aliases (``d_p = p.grad.data``).
     rule = all_rules()["GL204"]
     monkeypatch.setattr(rule, "gates", (re.compile(r"\.data\.\w+_\("),))
-    skipped = [name for name, src in CORPUS if unfiltered[("GL204", name)] and not _findings(src, ["GL204"], True)]
-    assert "GL204/manual_sgd.unsafe.py" in skipped  
+    skipped = [name for name, src in CORPUS if unfiltered[("GL204", name)] and not _share(_findings(src, ALL, True), "GL204")]
+    assert "GL204/manual_sgd.unsafe.py" in skipped
 
 
 def test_a_lowercase_gate_matches_any_case_and_is_written_in_lower_case():

@@ -9,8 +9,10 @@ every fixture, every catalog example and a file using all of Python's syntax.
 
 from __future__ import annotations
 
+import ast
 import textwrap
-from typing import List, Tuple
+from functools import lru_cache
+from typing import Dict, List, Mapping, Tuple
 
 import libcst as cst
 import pytest
@@ -85,14 +87,13 @@ EVERY_SYNTAX = textwrap.dedent(
 )
 
 
-def _sources() -> List[str]:
-    """Every fixture and catalog example that parses, and EVERY_SYNTAX."""
+def _candidates() -> List[str]:
     out = [EVERY_SYNTAX]
     out += [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))]
     for doc in catalog.load().values():
         for ex in doc.examples:
             out += [ex.bad, ex.good]
-    return [s for s in out if _parses(s)]
+    return out
 
 
 def _parses(source: str) -> bool:
@@ -103,7 +104,32 @@ def _parses(source: str) -> bool:
     return True
 
 
-SOURCES = _sources()
+def _cpython_parses(source: str) -> bool:
+    # Decides at collection which sources the tests take: CPython's parser is
+    # some twenty times faster than LibCST's, and
+    # test_the_sources_are_those_libcst_parses holds the two to the same answer.
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True
+
+
+CANDIDATES = _candidates()
+# Every fixture and catalog example that parses, and EVERY_SYNTAX.
+SOURCES = [s for s in CANDIDATES if _cpython_parses(s)]
+
+
+@lru_cache(maxsize=None)
+def _module(index: int) -> cst.Module:
+    """SOURCES[index] parsed, once for all the tests that only read it."""
+    return cst.parse_module(SOURCES[index])
+
+
+def test_the_sources_are_those_libcst_parses():
+    left_out = [s for s in CANDIDATES if not _cpython_parses(s)]
+    assert left_out and not any(_parses(s) for s in left_out)
+    assert all(isinstance(_module(i), cst.Module) for i in range(len(SOURCES)))
 
 
 class _Recorder(cst.CSTVisitor):
@@ -121,7 +147,7 @@ class _Recorder(cst.CSTVisitor):
 
 @pytest.mark.parametrize("index", range(len(SOURCES)))
 def test_walk_visits_what_libcst_visits_in_its_order(index):
-    module = cst.parse_module(SOURCES[index])
+    module = _module(index)
     libcst_events = _Recorder()
     module.visit(libcst_events)
     ours: List[tuple] = []
@@ -129,14 +155,34 @@ def test_walk_visits_what_libcst_visits_in_its_order(index):
     assert ours == libcst_events.events
 
 
+# (source, provider) -> (a tree of source, what LibCST's provider gives for it).
+# Two tests compare against each provider: LibCST's answer is computed once
+# (a third of this file's time), while each test builds its own FileContext, so
+# that one test's answers never come from another's caches.
+_LIBCST: Dict[Tuple[str, type], Tuple[cst.Module, Mapping]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_libcsts_answers():
+    yield
+    _LIBCST.clear()
+
+
+def _libcsts(source: str, provider: type) -> Tuple[cst.Module, Mapping]:
+    key = (source, provider)
+    if key not in _LIBCST:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        _LIBCST[key] = (wrapper.module, wrapper.resolve(provider))
+    return _LIBCST[key]
+
+
 def _prepared(source: str, provider: type):
-    """(what LibCST's ``provider`` gives, a FileContext, every node in visiting order)
-    for ``source``, its tree shared by both."""
-    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-    provided = wrapper.resolve(provider)
-    ctx = FileContext("x.py", source, wrapper.module)
+    """(what LibCST's ``provider`` gives, a new FileContext, every node in visiting
+    order) for ``source``, its tree shared by both."""
+    module, provided = _libcsts(source, provider)
+    ctx = FileContext("x.py", source, module)
     nodes: List[cst.CSTNode] = []
-    walk(wrapper.module, lambda n, p: nodes.append(n), lambda n: None)
+    walk(module, lambda n, p: nodes.append(n), lambda n: None)
     return provided, ctx, nodes
 
 
@@ -333,12 +379,11 @@ def test_scope_metadata_is_libcsts(fresh, monkeypatch):
     if fresh:  # as in a new process: no node type's fields learned yet
         monkeypatch.setattr(traversal, "_FIELDS", {})
     for source in SOURCES:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-        theirs = wrapper.resolve(ScopeProvider)
-        ours = scope_metadata(wrapper.module)
+        module, theirs = _libcsts(source, ScopeProvider)
+        ours = scope_metadata(module)
         # String annotations are parsed anew by each run: their nodes differ.
         in_tree: List[cst.CSTNode] = []
-        walk(wrapper.module, lambda n, p: in_tree.append(n), lambda n: None)
+        walk(module, lambda n, p: in_tree.append(n), lambda n: None)
         assert len(ours) == len(theirs)
         assert {n for n in in_tree if n in ours} == {n for n in in_tree if n in theirs}
         pairs = {}
@@ -389,7 +434,7 @@ def test_ends_before_is_the_order_of_source_positions(index):
     """``Tree.ends_before`` (the one ordering primitive) answers as
     the rendered positions would: from a walk of the whole file, and during the
     engine's walk from what it has seen so far, without walking the file again."""
-    module = cst.parse_module(SOURCES[index])
+    module = _module(index)
     span = positions(module)
     binders, names = _binders_and_names(module)
 
@@ -428,8 +473,8 @@ def test_dispatcher_visits_and_leaves_in_libcsts_order():
                 return lambda node: self.events.append((name, id(node)))
             raise AttributeError(name)
 
-    for source in SOURCES:
-        ctx = FileContext("x.py", source, cst.parse_module(source))
+    for index, source in enumerate(SOURCES):
+        ctx = FileContext("x.py", source, _module(index))
         probe = Probe()
         _Dispatcher([probe], ctx.tree).run(ctx.module)
         expected: List[Tuple[str, int]] = []
