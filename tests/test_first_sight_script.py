@@ -99,3 +99,44 @@ def test_committed_batches_parse_and_name_six_code_bases_each():
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
+
+
+_rspec = importlib.util.spec_from_file_location("first_sight_recall", ROOT / "benchmarks" / "recall" / "first-sight-score.py")
+fr = importlib.util.module_from_spec(_rspec)
+sys.modules[_rspec.name] = fr
+_rspec.loader.exec_module(fr)
+
+
+def test_recall_tally_splits_scope_rule_and_era_and_leaves_out_unavailable():
+    sites = [
+        {"id": "a", "project": "p/a", "expect": "GL101", "year": 2018, "in_scope": True},
+        {"id": "b", "project": "p/a", "expect": "GL101", "year": 2020, "in_scope": True},
+        {"id": "c", "project": "p/b", "expect": "GL301", "year": 2023, "in_scope": False},
+        {"id": "d", "project": "p/b", "expect": "GL301", "year": 2021, "in_scope": True},
+    ]
+    t = fr.tally(sites, missed=["b", "c"], unavailable=["d"])
+    assert t == {
+        "all": (1, 3),
+        "era up to 2019": (1, 1),
+        "era 2020-21": (0, 1),
+        "era 2022+": (0, 1),
+        "in scope": (1, 2),
+        "in scope, GL101": (1, 2),
+    }
+    assert fr.format_tally(t, 2, 2)[:3] == [
+        "3 sites from 2 projects; 2 fixed in 2020 or later",
+        "  all                            1 / 3    33.3%",
+        "  in scope                       1 / 2    50.0%",
+    ]
+
+
+def test_first_sight_sites_carry_scope_and_year_and_no_site_of_the_recall_set():
+    import tomllib
+
+    recall = ROOT / "benchmarks" / "recall"
+    known = tomllib.loads((recall / "sites.toml").read_text())["site"]
+    known_projects = {s["project"] for s in known}
+    for path in recall.glob("first-sight-*.toml"):
+        for s in tomllib.loads(path.read_text())["site"]:
+            assert isinstance(s["in_scope"], bool) and 2010 < s["year"] < 2030, s["id"]
+            assert s["project"] not in known_projects, s["id"]
