@@ -55,7 +55,7 @@ def tally(sites: Sequence[dict], missed: Iterable[str], unavailable: Iterable[st
         add(f"era {era(int(s['year']))}", caught)
         if s["in_scope"]:
             add("in scope", caught)
-            add(f"in scope, {s['expect']}", caught)
+            add(f"in scope, {s['expect'].split('|')[0]}", caught)
     return {k: (v[0], v[1]) for k, v in out.items()}
 
 
