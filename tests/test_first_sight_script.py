@@ -140,3 +140,31 @@ def test_first_sight_sites_carry_scope_and_year_and_no_site_of_the_recall_set():
         for s in tomllib.loads(path.read_text())["site"]:
             assert isinstance(s["in_scope"], bool) and 2010 < s["year"] < 2030, s["id"]
             assert s["project"] not in known_projects, s["id"]
+
+
+def test_later_run_carries_judgements_over_and_stubs_the_rest(tmp_path):
+    run = fs.read_run(
+        tsv(
+            tmp_path,
+            "a\tc1\tx.py\t3\tGL101\tTP\tsafe\tyes\teval loop",
+            "a\tc1\tx.py\t9\tGL301\tFP\tsafe\tno\t.detach() on a module",
+        )
+    )
+    findings = [
+        {"filename": "a/x.py", "location": {"row": 3}, "code": "GL101", "fix": {"applicability": "safe"}},
+        # same finding, but its fix is no longer offered: the old fix judgement goes
+        {"filename": "a/x.py", "location": {"row": 9}, "code": "GL301", "fix": None},
+        {"filename": "a/y.py", "location": {"row": 1}, "code": "GL202", "fix": {"applicability": "safe"}},
+    ]
+    later = fs.later_run(run.judged, findings, {"a": "c1"})
+    assert [(j.key, j.verdict, j.fix, j.fix_ok) for j in later] == [
+        (("a", "x.py", 3, "GL101"), "TP", "safe", "yes"),
+        (("a", "x.py", 9, "GL301"), "FP", "none", "-"),
+        (("a", "y.py", 1, "GL202"), "?", "safe", "?"),
+    ]
+    out = tmp_path / "after.tsv"
+    fs.write_run(out, ["# gradlint: fff", "# stage: after"], later)
+    back = fs.read_run(out)
+    assert [j.key for j in back.judged] == [j.key for j in later]
+    assert fs.precision(back.judged) == {"GL101": (1, 1), "GL301": (0, 1), "all": (1, 2)}
+    assert fs.report("b", back)[-1] == "  not judged yet: 1"

@@ -8,6 +8,10 @@
     .venv/bin/python benchmarks/judged/first-sight/score.py --rerun DIR [--batch batch-1]
         # run gradlint on DIR/<batch>/<name> and say which judged findings are
         # still reported, which are gone and which findings are new (unjudged)
+    .venv/bin/python benchmarks/judged/first-sight/score.py --rerun DIR --batch batch-2 \
+            --write-run findings --revision abc1234
+        # and write the findings as a TSV to judge: judgements of the batch's
+        # first-sight run carried over, the rest as stubs (verdict ``?``)
 
 Each batch (``batches.toml``) is a directory ``batch-N/`` holding one TSV per
 judged run: ``findings.tsv`` is the first-sight run (gradlint before anything
@@ -45,6 +49,9 @@ import tomllib
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent.parent
 VERDICTS = ("TP", "FP", "debatable")
+# A later run's findings that the first-sight run did not have are written as
+# stubs ("?") until someone judges them; stubs count as not judged.
+STUB = "?"
 FIXES = ("safe", "unsafe", "none")
 COLUMNS = ("repo", "commit", "path", "line", "code", "verdict", "fix", "fix_ok", "reason")
 
@@ -99,11 +106,11 @@ def read_run(path: Path) -> Run:
         if len(cells) != len(COLUMNS):
             raise ValueError(f"{path}:{n}: {len(cells)} columns, expected {len(COLUMNS)}")
         repo, commit, rel, lineno, code, verdict, fix, fix_ok, reason = cells
-        if verdict not in VERDICTS:
+        if verdict not in VERDICTS and verdict != STUB:
             raise ValueError(f"{path}:{n}: verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
         if fix not in FIXES:
             raise ValueError(f"{path}:{n}: fix {fix!r} is not one of {', '.join(FIXES)}")
-        if (fix == "safe") != (fix_ok in ("yes", "no")):
+        if fix_ok != STUB and (fix == "safe") != (fix_ok in ("yes", "no")):
             raise ValueError(f"{path}:{n}: fix_ok is yes/no for a safe fix and - otherwise")
         judged.append(Judged((repo, rel, int(lineno), code), commit, verdict, fix, fix_ok, reason))
     return Run(path.stem, meta.get("stage", "first sight"), meta.get("gradlint", "?"), judged)
@@ -113,6 +120,8 @@ def precision(judged: Iterable[Judged]) -> Dict[str, Tuple[int, int]]:
     """Per code and under "all": (true, judged), debatable counted as false."""
     out: Dict[str, List[int]] = {}
     for j in judged:
+        if j.verdict == STUB:
+            continue
         for k in (j.key[3], "all"):
             cell = out.setdefault(k, [0, 0])
             cell[0] += j.verdict == "TP"
@@ -122,7 +131,7 @@ def precision(judged: Iterable[Judged]) -> Dict[str, Tuple[int, int]]:
 
 def fix_counts(judged: Iterable[Judged]) -> Tuple[int, int]:
     """(safe fixes judged, safe fixes that would change behaviour)."""
-    safe = [j for j in judged if j.fix == "safe"]
+    safe = [j for j in judged if j.fix == "safe" and j.fix_ok != STUB]
     return len(safe), sum(j.fix_ok == "no" for j in safe)
 
 
@@ -141,6 +150,9 @@ def report(batch: str, run: Run) -> List[str]:
     t, n = p.get("all", (0, 0))
     lines.append(f"  all default rules: {t}/{n} true ({pct(t, n)})")
     lines.append(f"  safe fixes: {safe}, of which change behaviour: {broken}")
+    stubs = sum(j.verdict == STUB or j.fix_ok == STUB for j in run.judged)
+    if stubs:
+        lines.append(f"  not judged yet: {stubs}")
     return lines
 
 
@@ -217,6 +229,36 @@ def compare(judged: Sequence[Judged], reported: Set[Key]) -> Dict[str, List]:
     }
 
 
+def fix_of(finding: dict) -> str:
+    return (finding.get("fix") or {}).get("applicability") or "none"
+
+
+def later_run(judged: Sequence[Judged], findings: Iterable[dict], commits: Dict[str, str]) -> List[Judged]:
+    """A later revision's findings, judgements carried over from the first-sight run.
+
+    A finding judged before keeps its verdict and reason; its fix judgement is
+    kept only while the fix's applicability is the same. Everything else is a stub.
+    """
+    known = {j.key: j for j in judged}
+    out: List[Judged] = []
+    for f in findings:
+        (key,) = finding_keys([f])
+        fix = fix_of(f)
+        old = known.get(key)
+        if old is None:
+            out.append(Judged(key, commits.get(key[0], "?"), STUB, fix, STUB if fix == "safe" else "-", "not judged yet"))
+        elif old.fix == fix:
+            out.append(Judged(key, old.commit, old.verdict, fix, old.fix_ok, old.reason))
+        else:
+            out.append(Judged(key, old.commit, old.verdict, fix, STUB if fix == "safe" else "-", old.reason))
+    return sorted(out, key=lambda j: j.key)
+
+
+def write_run(path: Path, header: Sequence[str], judged: Sequence[Judged]) -> None:
+    rows = ["\t".join((j.key[0], j.commit, j.key[1], str(j.key[2]), j.key[3], j.verdict, j.fix, j.fix_ok, j.reason)) for j in judged]
+    path.write_text("\n".join([*header, "\t".join(COLUMNS), *rows]) + "\n")
+
+
 def rerun_report(batch: str, run: Run, split: Dict[str, List]) -> List[str]:
     kept, gone, new = split["kept"], split["gone"], split["new"]
     lines = [f"{batch}: against {run.name} ({run.stage}; gradlint {run.gradlint})"]
@@ -241,6 +283,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--gradlint", default=None, help="gradlint command (default: this Python's -m gradlint)")
     ap.add_argument("--gradlint-arg", action="append", default=[], help="extra argument to gradlint check (repeatable)")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--write-run", metavar="NAME", help="with --rerun and --batch: write the findings to <batch>/NAME.tsv, judgements carried over, new ones as stubs")
+    ap.add_argument("--revision", default="?", help="the gradlint revision measured, for --write-run's header")
     args = ap.parse_args(argv)
 
     batches = load_batches()
@@ -255,12 +299,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         runs = batch_runs(HERE / batch) if (HERE / batch).is_dir() else []
         if not runs:
             print(f"{batch}: not judged yet")
-            continue
         for run in runs:
             print("\n".join(report(batch, run)))
-        if args.rerun:
-            found = run_gradlint(args.rerun / batch, [r["name"] for r in repos], gradlint, args.gradlint_arg, args.jobs)
-            print("\n".join(rerun_report(batch, runs[0], compare(runs[0].judged, finding_keys(found)))))
+        if not args.rerun:
+            continue
+        found = run_gradlint(args.rerun / batch, [r["name"] for r in repos], gradlint, args.gradlint_arg, args.jobs)
+        first = runs[0] if runs else Run("findings", "first sight", args.revision, [])
+        print("\n".join(rerun_report(batch, first, compare(first.judged, finding_keys(found)))))
+        if args.write_run:
+            commits = {r["name"]: r["commit"] for r in repos}
+            stage = (
+                "first sight (no rule changed for this batch)"
+                if not runs
+                else "after, not first sight (the batch was measured before)"
+            )
+            header = [
+                f"# {batch}: default findings of gradlint {args.revision} on the batch's code bases"
+                + (", judgements carried over from findings.tsv" if runs else ""),
+                f"# gradlint: {args.revision}",
+                f"# stage: {stage}",
+            ]
+            (HERE / batch).mkdir(exist_ok=True)
+            write_run(HERE / batch / f"{args.write_run}.tsv", header, later_run(first.judged, found, commits))
     return 0
 
 
