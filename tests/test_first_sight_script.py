@@ -39,7 +39,7 @@ def test_precision_counts_debatable_as_false_and_safe_fixes_that_break(tmp_path)
         "  GL101: 1/2 true (50%)",
         "  GL202: 0/1 true (0%)",
         "  GL301: 0/1 true (0%)",
-        "  all default rules: 1/4 true (25%)",
+        "  all findings of the run: 1/4 true (25%)",
         "  safe fixes: 3, of which change behaviour: 1",
     ]
 

@@ -148,7 +148,7 @@ def report(batch: str, run: Run) -> List[str]:
         t, n = p[code]
         lines.append(f"  {code}: {t}/{n} true ({pct(t, n)})")
     t, n = p.get("all", (0, 0))
-    lines.append(f"  all default rules: {t}/{n} true ({pct(t, n)})")
+    lines.append(f"  all findings of the run: {t}/{n} true ({pct(t, n)})")
     lines.append(f"  safe fixes: {safe}, of which change behaviour: {broken}")
     stubs = sum(j.verdict == STUB or j.fix_ok == STUB for j in run.judged)
     if stubs:
