@@ -73,6 +73,9 @@ def format_tally(t: Dict[str, Tuple[int, int]], n_projects: int, n_recent: int) 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if "-h" in args or "--help" in args:
+        print(__doc__)
+        return 0
     sites_path = DEFAULT_SITES
     if "--sites" in args:
         sites_path = Path(args[args.index("--sites") + 1])
