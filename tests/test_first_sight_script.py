@@ -1,0 +1,170 @@
+"""Accounting of benchmarks/judged/first-sight/score.py, on synthetic TSVs and findings (no checkouts)."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("first_sight_score", ROOT / "benchmarks" / "judged" / "first-sight" / "score.py")
+fs = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = fs
+_spec.loader.exec_module(fs)
+
+HEADER = "repo\tcommit\tpath\tline\tcode\tverdict\tfix\tfix_ok\treason"
+
+
+def tsv(tmp_path, *rows, name="findings.tsv", meta=("# gradlint: abc1234", "# stage: first sight")):
+    path = tmp_path / name
+    path.write_text("\n".join([*meta, HEADER, *rows]) + "\n")
+    return path
+
+
+def test_precision_counts_debatable_as_false_and_safe_fixes_that_break(tmp_path):
+    run = fs.read_run(
+        tsv(
+            tmp_path,
+            "a\tc1\tx.py\t3\tGL101\tTP\tsafe\tyes\teval loop",
+            "a\tc1\tx.py\t9\tGL101\tdebatable\tsafe\tyes\tone forward in a test",
+            "b\tc2\ty.py\t5\tGL301\tFP\tsafe\tno\t.detach() on a module",
+            "b\tc2\ty.py\t7\tGL202\tFP\tnone\t-\tdict .data",
+        )
+    )
+    assert (run.stage, run.gradlint) == ("first sight", "abc1234")
+    assert fs.precision(run.judged) == {"GL101": (1, 2), "GL301": (0, 1), "GL202": (0, 1), "all": (1, 4)}
+    assert fs.fix_counts(run.judged) == (3, 1)
+    assert fs.report("batch-9", run) == [
+        "batch-9 / findings (first sight; gradlint abc1234; findings in a, b)",
+        "  GL101: 1/2 true (50%)",
+        "  GL202: 0/1 true (0%)",
+        "  GL301: 0/1 true (0%)",
+        "  all findings of the run: 1/4 true (25%)",
+        "  safe fixes: 3, of which change behaviour: 1",
+    ]
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ("a\tc\tx.py\t3\tGL101\tmaybe\tsafe\tyes\tr", "verdict 'maybe'"),
+        ("a\tc\tx.py\t3\tGL101\tTP\tsafe\t-\tr", "fix_ok is yes/no for a safe fix"),
+        ("a\tc\tx.py\t3\tGL101\tTP\tsafe", "7 columns, expected 9"),
+    ],
+)
+def test_malformed_lines_name_file_and_line(tmp_path, row, message):
+    path = tsv(tmp_path, row)
+    with pytest.raises(ValueError) as err:
+        fs.read_run(path)
+    assert str(err.value).startswith(f"{path}:4: ")
+    assert message in str(err.value)
+
+
+def test_rerun_splits_kept_gone_and_new_by_repo_path_line_code(tmp_path):
+    run = fs.read_run(
+        tsv(
+            tmp_path,
+            "a\tc1\tsrc/x.py\t3\tGL101\tTP\tsafe\tyes\tr",
+            "a\tc1\tsrc/x.py\t9\tGL301\tFP\tsafe\tno\tr",
+        )
+    )
+    findings = [
+        {"filename": "a/src/x.py", "location": {"row": 3, "column": 5}, "code": "GL101"},
+        {"filename": "a/src/x.py", "location": {"row": 9, "column": 1}, "code": "GL202"},
+    ]
+    split = fs.compare(run.judged, fs.finding_keys(findings))
+    assert [j.key for j in split["kept"]] == [("a", "src/x.py", 3, "GL101")]
+    assert [j.key for j in split["gone"]] == [("a", "src/x.py", 9, "GL301")]
+    assert split["new"] == [("a", "src/x.py", 9, "GL202")]
+    assert fs.rerun_report("batch-9", run, split) == [
+        "batch-9: against findings (first sight; gradlint abc1234)",
+        "  still reported: 1 (1 judged true; 100% of them)",
+        "  no longer reported: 1 (0 of them judged true)",
+        "  new, not judged: 1",
+        "    a/src/x.py:9 GL202",
+    ]
+
+
+def test_first_sight_run_is_listed_before_later_runs(tmp_path):
+    tsv(tmp_path, name="after-fff.tsv", meta=("# stage: after",))
+    tsv(tmp_path)
+    assert [r.name for r in fs.batch_runs(tmp_path)] == ["findings", "after-fff"]
+
+
+def test_committed_batches_parse_and_name_six_code_bases_each():
+    batches = fs.load_batches()
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6}
+    names = [r["name"] for repos in batches.values() for r in repos]
+    assert len(set(names)) == 12
+    for batch in batches:
+        for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
+            assert run.judged, (batch, run.name)
+
+
+_rspec = importlib.util.spec_from_file_location("first_sight_recall", ROOT / "benchmarks" / "recall" / "first-sight-score.py")
+fr = importlib.util.module_from_spec(_rspec)
+sys.modules[_rspec.name] = fr
+_rspec.loader.exec_module(fr)
+
+
+def test_recall_tally_splits_scope_rule_and_era_and_leaves_out_unavailable():
+    sites = [
+        {"id": "a", "project": "p/a", "expect": "GL101", "year": 2018, "in_scope": True},
+        {"id": "b", "project": "p/a", "expect": "GL101", "year": 2020, "in_scope": True},
+        {"id": "c", "project": "p/b", "expect": "GL301", "year": 2023, "in_scope": False},
+        {"id": "d", "project": "p/b", "expect": "GL301", "year": 2021, "in_scope": True},
+    ]
+    t = fr.tally(sites, missed=["b", "c"], unavailable=["d"])
+    assert t == {
+        "all": (1, 3),
+        "era up to 2019": (1, 1),
+        "era 2020-21": (0, 1),
+        "era 2022+": (0, 1),
+        "in scope": (1, 2),
+        "in scope, GL101": (1, 2),
+    }
+    assert fr.format_tally(t, 2, 2)[:3] == [
+        "3 sites from 2 projects; 2 fixed in 2020 or later",
+        "  all                            1 / 3    33.3%",
+        "  in scope                       1 / 2    50.0%",
+    ]
+
+
+def test_first_sight_sites_carry_scope_and_year_and_no_site_of_the_recall_set():
+    import tomllib
+
+    recall = ROOT / "benchmarks" / "recall"
+    known = tomllib.loads((recall / "sites.toml").read_text())["site"]
+    known_projects = {s["project"] for s in known}
+    for path in recall.glob("first-sight-*.toml"):
+        for s in tomllib.loads(path.read_text())["site"]:
+            assert isinstance(s["in_scope"], bool) and 2010 < s["year"] < 2030, s["id"]
+            assert s["project"] not in known_projects, s["id"]
+
+
+def test_later_run_carries_judgements_over_and_stubs_the_rest(tmp_path):
+    run = fs.read_run(
+        tsv(
+            tmp_path,
+            "a\tc1\tx.py\t3\tGL101\tTP\tsafe\tyes\teval loop",
+            "a\tc1\tx.py\t9\tGL301\tFP\tsafe\tno\t.detach() on a module",
+        )
+    )
+    findings = [
+        {"filename": "a/x.py", "location": {"row": 3}, "code": "GL101", "fix": {"applicability": "safe"}},
+        # same finding, but its fix is no longer offered: the old fix judgement goes
+        {"filename": "a/x.py", "location": {"row": 9}, "code": "GL301", "fix": None},
+        {"filename": "a/y.py", "location": {"row": 1}, "code": "GL202", "fix": {"applicability": "safe"}},
+    ]
+    later = fs.later_run(run.judged, findings, {"a": "c1"})
+    assert [(j.key, j.verdict, j.fix, j.fix_ok) for j in later] == [
+        (("a", "x.py", 3, "GL101"), "TP", "safe", "yes"),
+        (("a", "x.py", 9, "GL301"), "FP", "none", "-"),
+        (("a", "y.py", 1, "GL202"), "?", "safe", "?"),
+    ]
+    out = tmp_path / "after.tsv"
+    fs.write_run(out, ["# gradlint: fff", "# stage: after"], later)
+    back = fs.read_run(out)
+    assert [j.key for j in back.judged] == [j.key for j in later]
+    assert fs.precision(back.judged) == {"GL101": (1, 1), "GL301": (0, 1), "all": (1, 2)}
+    assert fs.report("b", back)[-1] == "  not judged yet: 1"
