@@ -437,6 +437,82 @@ def gl30x_family() -> Iterator[Program]:
             )
 
 
+# GL302 `= True`: parameters frozen before it by any route, and the attribute read
+# back by any route. Each program freezes or reads in one way, then backpropagates.
+GL302_STATE_HEAD = "import torch\nfrom torch import nn, randn\n"
+# Helpers a program defines only where it uses them: a freeze anywhere in the file
+# already makes the fix unsafe.
+GL302_HELPERS = {
+    "freeze(": "def freeze(m):\n    for p in m.parameters():\n        p.requires_grad = False\n",
+    "log_flag(": 'def log_flag(m):\n    print("flag", getattr(m, "requires_grad", "unset"))\n',
+    "Gated(": """\
+class Gated(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x) * (2.0 if getattr(self, "requires_grad", False) else 1.0)
+""",
+}
+
+
+def _gl302_program(name: str, family: str, body: str) -> Program:
+    helpers = "".join(f"\n\n{text}" for key, text in GL302_HELPERS.items() if key in body)
+    return Program(name, "GL302", family, f"{GL302_STATE_HEAD}{helpers}\n\ndef run():\n{body}")
+
+
+GL302_BEFORE = {
+    "nothing": "",
+    "param-loop": "for p in model[0].parameters():\n        p.requires_grad = False",
+    "submodule-call": "model[0].requires_grad_(False)",
+    "named-parameters": "for n, p in model.named_parameters():\n        p.requires_grad_('bias' in n)",
+    "helper": "freeze(model[0])",
+    "setattr": "setattr(model[0].weight, 'requires_grad', False)",
+    "frozen-parameter": "model[0].scale = nn.Parameter(randn(1), requires_grad=False)",
+}
+GL302_AFTER = {
+    "nothing": "",
+    "getattr": "print(getattr(model, 'requires_grad', 'unset'))",
+    "hasattr": "print(hasattr(model, 'requires_grad'))",
+    "vars": "print(sorted(vars(model)))",
+    "dict": "print('requires_grad' in model.__dict__)",
+    "helper": "log_flag(model)",
+}
+
+
+def gl302_state_family() -> Iterator[Program]:
+    for before, after in itertools.product(GL302_BEFORE, GL302_AFTER):
+        if before != "nothing" and after != "nothing":
+            continue
+        yield _gl302_program(
+            f"gl302-state-{before}-{after}",
+            f"unfreeze before={before} read={after}",
+            f"    model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))\n"
+            f"    {GL302_BEFORE[before] or 'pass'}\n    model.requires_grad = True\n    {GL302_AFTER[after] or 'pass'}\n"
+            "    model(randn(3, 4)).sum().backward()\n    return [p.grad for p in model.parameters()]\n",
+        )
+    yield _gl302_program(
+        "gl302-state-self-flag",
+        "unfreeze read=self-flag",
+        "    model = Gated()\n    model.requires_grad = True\n    model(randn(3, 4)).sum().backward()\n    return model.fc.weight.grad\n",
+    )
+    yield _gl302_program(
+        "gl302-state-self-flag-library-model",
+        "unfreeze read=self-flag-elsewhere",
+        "    gated = Gated()\n    model = nn.Linear(4, 2)\n    model.requires_grad = True\n"
+        "    print(gated(randn(3, 4)).sum().item() != 0)\n    model(randn(3, 4)).sum().backward()\n    return model.weight.grad\n",
+    )
+    # the fix stays safe where nothing freezes or reads: a device move, an optimizer, a print
+    yield _gl302_program(
+        "gl302-state-optimizer-print",
+        "unfreeze before=optimizer read=print",
+        "    model = nn.Linear(4, 2).to('cpu')\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    model.requires_grad = True\n    print(model)\n    model(randn(3, 4)).sum().backward()\n    opt.step()\n"
+        "    return list(model.parameters())\n",
+    )
+
+
 # GL102: a bare guard inside a try that relied on the TypeError.
 def gl102_family() -> Iterator[Program]:
     for exc in ("TypeError", "AttributeError", "(TypeError, AttributeError)", "Exception"):
@@ -741,6 +817,7 @@ def generate() -> List[Program]:
     programs += gl106_family()
     programs += gl301_family()
     programs += gl30x_family()
+    programs += gl302_state_family()
     programs += gl102_family()
     programs += migrate_family()
     programs += eval_mode_flag_family()
@@ -781,6 +858,7 @@ DEFECT_CLASSES = {
     "GL301 totals that leave the function": ("GL301", "total="),
     "GL302 non-bool value, read back": ("GL302", "rhs="),
     "GL303 non-leaf, integer, config objects": ("GL303", "target="),
+    "GL302 = True after parameters were frozen, or with the attribute read back": ("GL302", "unfreeze "),
     "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
     "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
     "GL001 flag that follows a module's eval mode": ("GL001", "eval-mode-flag"),
