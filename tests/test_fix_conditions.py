@@ -130,3 +130,124 @@ def test_attribute_reads_name_every_route():
 )
 def test_gl303_an_attribute_read_by_name_is_the_codes_own(code, found):
     assert len(fixes("import torch\n" + code, "GL303")) == found
+
+
+# -- what a grad guard changes besides the graph (GL101, GL001) -----------------------
+
+EVAL = "import torch\nimport torch.nn as nn\n{defs}\n\ndef evaluate(x):\n    {build}\n    model.eval()\n    out = model(x)\n    print(out.sum().item())\n"
+VOLATILE = (
+    "import torch\nimport torch.nn as nn\nfrom torch.autograd import Variable\n{defs}\n\n"
+    "def evaluate(model, x):\n    out = model(Variable(x, volatile=True))\n    print(out.sum().item())\n"
+)
+HOOKED = "\n\nclass Net(nn.Module):\n    def forward(self, x):\n        y = x * 2\n        y.{call}\n        return y\n"
+
+
+@pytest.mark.parametrize(
+    "build,defs,safety",
+    [
+        ("model = nn.Linear(4, 4)", "", "safe"),
+        ("model = nn.MultiheadAttention(8, 2, batch_first=True)", "", "unsafe"),
+        ("model = nn.TransformerEncoderLayer(8, 2, batch_first=True)", "", "unsafe"),
+        ("model = torch.nn.LSTM(8, 8)", "", "unsafe"),
+        # a module class of the file built on one
+        ("model = Net()", "\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+         "        self.enc = nn.TransformerDecoderLayer(8, 2)\n", "unsafe"),
+        ("model = Net()", HOOKED.format(call="register_hook(print)"), "unsafe"),
+        ("model = Net()", HOOKED.format(call="retain_grad()"), "unsafe"),
+        ("model = nn.Linear(4, 4)\n    model.register_forward_hook(keep)", "\n\ndef keep(m, i, o):\n    o.retain_grad()\n", "unsafe"),
+    ],
+)
+def test_guard_fixes_unsafe_where_the_guard_changes_more_than_the_graph(build, defs, safety):
+    assert fixes(EVAL.format(build=build, defs=defs), "GL101") == [safety]
+    if "model = nn.Linear(4, 4)" != build:
+        defs = defs or f"\n\nbuilt = {build.split('= ', 1)[1]}\n"
+    assert fixes(VOLATILE.format(defs=defs), "GL001") == [safety]
+
+
+def test_the_grad_dependent_modules_are_catalog_data_the_probe_measures():
+    from gradlint import catalog
+
+    doc = catalog.load()["GL001"]
+    assert doc.no_grad_changes == (
+        "torch.nn.LSTM",
+        "torch.nn.MultiheadAttention",
+        "torch.nn.Transformer",
+        "torch.nn.TransformerDecoder",
+        "torch.nn.TransformerDecoderLayer",
+        "torch.nn.TransformerEncoder",
+        "torch.nn.TransformerEncoderLayer",
+    )
+    listed = {q.rsplit(".", 1)[1] for q in doc.no_grad_changes}
+    import ast
+    import re
+
+    written = re.search(r"^LISTED = (\{.*?\})$", doc.probe.code, re.M | re.S)
+    assert written is not None and ast.literal_eval(written.group(1)) == listed
+
+
+def test_the_catalog_rejects_a_grad_dependent_module_that_is_no_qualified_name():
+    from gradlint.catalog import CatalogError, load, parse_entry
+
+    raw = _raw("GL001")
+    raw["no_grad_changes"] = ["LSTM"]
+    with pytest.raises(CatalogError, match="no_grad_changes: must be a list of dotted qualified names"):
+        parse_entry("rules/GL001.toml", raw)
+    assert load()["GL001"].no_grad_changes
+
+
+def _raw(code: str) -> dict:
+    import tomllib
+    from pathlib import Path
+
+    return tomllib.loads((Path(__file__).resolve().parent.parent / "rules" / f"{code}.toml").read_text(encoding="utf-8"))
+
+
+# -- fix-grad-guard = "inference_mode": only where the results stay plain ---------------
+
+
+def guard_written(src: str, code: str) -> str:
+    from gradlint.engine import fix_source
+    from gradlint.rule import RuleOptions
+
+    settings = LintSettings(frozenset({code}), RuleOptions(fix_grad_guard="inference_mode"))
+    out = fix_source(textwrap.dedent(src), "x.py", settings, unsafe=True).source
+    return "inference_mode" if "inference_mode" in out else "no_grad" if "no_grad" in out else "none"
+
+
+# the training at the end keeps the guard a `with` around the evaluation
+INFER = (
+    "import torch\nimport torch.nn as nn\n\n\ndef run(model, x, head, kept):\n    model.eval()\n    {compute}\n"
+    "    model.train()\n    {use}\n    head(x).sum().backward()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "compute,use,guard",
+    [
+        ("preds = model(x).argmax(1)", "print(preds.tolist())", "inference_mode"),
+        ("loss = model(x).mean()", "print(f'{loss.item():.4f}', float(loss))", "inference_mode"),
+        # edited in place, used where autograd saves it, kept in a list of the caller: no_grad
+        ("labels = model(x).argmax(1)", "labels[labels == 2] = 0", "no_grad"),
+        ("feats = model(x)", "head(feats).sum().backward()", "no_grad"),
+        ("kept.append(model(x))", "print(len(kept))", "no_grad"),
+        ("mine = []\n    mine.append(model(x))", "torch.cat(mine).mul_(2)", "no_grad"),
+    ],
+)
+def test_gl101_writes_inference_mode_only_where_results_stay_plain(compute, use, guard):
+    assert guard_written(INFER.format(compute=compute, use=use), "GL101") == guard
+
+
+@pytest.mark.parametrize(
+    "ret,guard",
+    [
+        ("print(model(x).sum().item())", "inference_mode"),
+        ("return model(x).sum().item()", "inference_mode"),
+        ("return model(x).argmax(1)", "no_grad"),  # a caller may edit the indices in place
+    ],
+)
+def test_gl001_decorates_with_inference_mode_only_where_nothing_tensor_leaves(ret, guard):
+    src = (
+        "import torch\nfrom torch.autograd import Variable\n\n\ndef evaluate(model, x):\n"
+        f"    x = Variable(x, volatile=True)\n    {ret}\n"
+    )
+    assert guard_written(src, "GL001") == guard

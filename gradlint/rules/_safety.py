@@ -10,7 +10,7 @@ offered where even an unsafe fix would crash. The differential oracle
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -63,3 +63,156 @@ def function_values_escape(ctx, func: cst.FunctionDef) -> bool:
     yielded, raised, stored outside, handed to a callee that may keep it, captured):
     then a guard around the whole function decides for code it cannot see."""
     return bool(ctx.semantic.escape.leaving(func))
+
+
+# -- what a grad guard changes besides the graph --------------------------------------
+
+# Tensor methods that raise on a tensor that does not require grad, which is what
+# every forward output is under ``no_grad``/``inference_mode``.
+_NEEDS_GRAD_MODE = frozenset({"register_hook", "retain_grad"})
+# Module hooks: their code runs inside the forward, where the file does not show it.
+_MODULE_HOOKS = frozenset(
+    "register_forward_hook register_forward_pre_hook register_full_backward_hook "
+    "register_full_backward_pre_hook register_backward_hook register_module_forward_hook "
+    "register_module_forward_pre_hook register_module_full_backward_hook".split()
+)
+
+
+def guard_changes_more_than_graph(ctx) -> bool:
+    """Whether putting code of this file under ``no_grad`` / ``inference_mode`` may change
+    more than the graph: a ``register_hook`` / ``retain_grad`` call (it raises on the
+    outputs of a forward run under a guard) or a module hook (whose code may make one);
+    a module of the catalog's ``no_grad_changes`` (eval-mode numbers differ under a
+    guard). Read over the whole file: a module class or hook of the file runs inside
+    any forward. What a model built elsewhere holds (a parameter, ``torch.hub.load``)
+    is not shown, as for every fact the rules read off one file."""
+    cache = ctx.semantic.__dict__
+    if "_guard_sensitive" not in cache:
+        cache["_guard_sensitive"] = _guard_sensitive(ctx)
+    return cache["_guard_sensitive"]
+
+
+def _guard_sensitive(ctx) -> bool:
+    from gradlint.catalog import load
+
+    source = ctx.semantic.source
+    sensitive = frozenset(q for doc in load().values() for q in doc.no_grad_changes)
+    short = {q.rsplit(".", 1)[1] for q in sensitive}
+    words = _NEEDS_GRAD_MODE | _MODULE_HOOKS | short
+    if not any(w in source for w in words):
+        return False
+    names = ctx.semantic.names
+    for node in walk(ctx.module, into_functions=True):
+        if isinstance(node, cst.Attribute):
+            attr = node.attr.value
+            if attr in _NEEDS_GRAD_MODE or attr in _MODULE_HOOKS:
+                return True
+            if attr in short and names.refers_to(node, sensitive):
+                return True
+        elif isinstance(node, cst.Name) and node.value in short and names.refers_to(node, sensitive):
+            return True
+    return False
+
+
+# -- where an inference tensor would go ------------------------------------------------
+
+# Uses of a value that give a plain Python value or only print it: an inference
+# tensor read this way meets neither autograd nor an in-place edit.
+_PLAIN_CALLS = frozenset({"print", "float", "int", "bool", "str", "len", "round", "format", "repr"})
+_PLAIN_METHODS = frozenset({"item", "tolist"})
+
+
+def grad_guard(ctx, scope: cst.CSTNode, wrapped: Optional[Sequence[cst.CSTNode]]) -> str:
+    """The guard a fix writes: the configured ``fix-grad-guard``, except that
+    ``inference_mode`` is written only where what the guarded code computes provably
+    never meets autograd or an in-place edit after the guard (``wrapped``: the
+    statements a ``with`` goes around; None: the function ``scope`` gets a decorator);
+    elsewhere ``no_grad``, which differs from it in nothing else the fix relies on."""
+    guard = ctx.options.fix_grad_guard
+    if guard != "inference_mode":
+        return guard
+    proven = _decorated_results_stay(ctx, scope) if wrapped is None else _wrapped_results_stay(ctx, scope, wrapped)
+    return guard if proven else "no_grad"
+
+
+def _decorated_results_stay(ctx, func: cst.CSTNode) -> bool:
+    """The whole function runs under the guard: what it returns is the only way out
+    (``function_values_escape`` covers the others), and must be proven no tensor."""
+    if not isinstance(func, cst.FunctionDef) or is_generator(func) or function_values_escape(ctx, func):
+        return False
+    values = ctx.semantic.values
+    for node in walk(func.body):
+        if isinstance(node, cst.Return) and node.value is not None and not values.value(node.value).not_tensor:
+            return False
+    return True
+
+
+def _wrapped_results_stay(ctx, scope: cst.CSTNode, wrapped: Sequence[cst.CSTNode]) -> bool:
+    """Every name the wrapped statements bind or fill (``preds.append(...)``,
+    ``acc[i] = ...``) is read after them only as a plain value (printed, ``float``,
+    ``.item()``...), and they store nothing on an attribute or item of anything else."""
+    touched: Set[str] = set()
+    inside: Set[int] = set()
+    for stmt in wrapped:
+        for node in walk(stmt, into_functions=True):
+            inside.add(id(node))
+            if isinstance(node, (cst.Return, cst.Yield, cst.Raise, cst.Global, cst.Nonlocal)):
+                return False
+            targets: List[cst.BaseExpression] = []
+            if isinstance(node, cst.Assign):
+                targets = [t.target for t in node.targets]
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+                targets = [node.target]
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                targets = [node.asname.name]
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                base = node.func.value
+                while isinstance(base, (cst.Attribute, cst.Subscript)):
+                    base = base.value  # a method of a call's result edits no name
+                if (
+                    isinstance(base, cst.Name)
+                    and node.func.attr.value not in _PLAIN_METHODS
+                    and not ctx.semantic.names.is_imported(base)  # ``torch.cat``, ``np.mean``
+                ):
+                    touched.add(base.value)  # ``preds.append(out)``, ``self.kept.append(out)`` may keep a result
+            for target in targets:
+                for t in walk(target):
+                    if isinstance(t, cst.Name):
+                        touched.add(t.value)
+                if isinstance(target, (cst.Attribute, cst.Subscript)):
+                    root = target
+                    while isinstance(root, (cst.Attribute, cst.Subscript)):
+                        root = root.value
+                    if not isinstance(root, cst.Name):
+                        return False
+                    touched.add(root.value)
+    if isinstance(scope, cst.FunctionDef):
+        # a parameter or a global filled under the guard hands its results to code not shown
+        info = ctx.semantic.scopes.scope(scope)
+        for name in touched:
+            binds = info.bindings.get(name, []) if info is not None else []
+            if info is None or not info.is_local(name) or any(b.form == "param" for b in binds):
+                return False
+    for node in walk(scope, into_functions=True):
+        if id(node) in inside or not isinstance(node, cst.Name) or node.value not in touched:
+            continue
+        if not _plain_use(ctx, node):
+            return False
+    return True
+
+
+def _plain_use(ctx, name: cst.Name) -> bool:
+    parent = ctx.parent(name)
+    if isinstance(parent, cst.AssignTarget) and parent.target is name:
+        return True  # rebound: the old value is not read here
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias)):
+        return True  # a definition of another thing by that name
+    if isinstance(parent, cst.Attribute) and parent.value is name:
+        holder = ctx.parent(parent)
+        return parent.attr.value in _PLAIN_METHODS and isinstance(holder, cst.Call) and holder.func is parent
+    if isinstance(parent, cst.FormattedStringExpression):
+        return True
+    if isinstance(parent, cst.Arg):
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _PLAIN_CALLS
+    return False

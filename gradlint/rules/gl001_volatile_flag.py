@@ -10,7 +10,13 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.rules._safety import function_values_escape, in_async_function, is_generator
+from gradlint.rules._safety import (
+    function_values_escape,
+    grad_guard,
+    guard_changes_more_than_graph,
+    in_async_function,
+    is_generator,
+)
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, VARIABLE
@@ -153,9 +159,10 @@ class VolatileFlag(Rule):
                 or is_generator(func)
                 or function_values_escape(self.ctx, func)
                 or sem.gradmode.may_compute_gradients(func)
+                or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
             ):
                 applicability = "unsafe"
-            guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
+            guard = f"{torch_name}.{grad_guard(self.ctx, func, None)}()"
             edits.append(
                 self.transform(func, lambda f: codegen.add_decorator(f, guard), key=("grad-guard-decorator", id(func)))
             )

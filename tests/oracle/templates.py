@@ -513,6 +513,157 @@ def gl302_state_family() -> Iterator[Program]:
     )
 
 
+# What a grad guard changes besides the graph: forwards that need grad mode (a hook
+# or retain_grad in a module class of the file, or in a hook registered on the model)
+# and modules whose eval-mode numbers differ under no_grad. Each is evaluated by
+# GL101's shape (`model.eval()` then a forward) and GL001's (a volatile input).
+GUARD_MODELS = {
+    "linear": ("model = nn.Linear(8, 8)", "randn(3, 8)"),
+    "attention": ("model = Attn()", "randn(3, 5, 8)"),
+    "encoder-layer": ("model = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)", "randn(3, 5, 8)"),
+    "encoder": (
+        "model = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2, "
+        "enable_nested_tensor=False)",
+        "randn(3, 5, 8)",
+    ),
+    "decoder-layer": ("model = Dec()", "randn(3, 5, 8)"),
+    "lstm": ("model = Rnn()", "randn(3, 5, 8)"),
+    "register-hook": ("model = Hooked()", "randn(3, 8)"),
+    "retain-grad": ("model = Kept()", "randn(3, 8)"),
+    "forward-hook": ("model = nn.Linear(8, 8)\nmodel.register_forward_hook(keep_grad)", "randn(3, 8)"),
+}
+GUARD_HEAD = """\
+import torch
+from torch import nn, randn
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+GRADS = []
+"""
+# Definitions a program carries only where it uses them: the file is what the
+# fixes read, and a hook anywhere in it already makes them unsafe.
+GUARD_DEFS = {
+    "Attn(": """\
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        return self.mha(x, x, x, need_weights=False)[0]
+""",
+    "Dec(": """\
+class Dec(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        self.memory = randn(3, 5, 8)
+
+    def forward(self, x):
+        return self.layer(x, self.memory)
+""",
+    "Rnn(": """\
+class Rnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(8, 8, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+""",
+    "Hooked(": """\
+class Hooked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y.register_hook(GRADS.append)
+        return y
+""",
+    "Kept(": """\
+class Kept(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y.retain_grad()
+        return y * 2
+""",
+    "keep_grad)": """\
+def keep_grad(module, inputs, output):
+    output.retain_grad()
+""",
+}
+
+
+def _guard_head(build: str) -> str:
+    return GUARD_HEAD + "".join(f"\n\n{text}" for key, text in GUARD_DEFS.items() if key in build)
+
+
+def guard_effect_family() -> Iterator[Program]:
+    for mname, (build, data) in GUARD_MODELS.items():
+        setup = build.replace("\n", "\n    ")
+        yield Program(
+            f"gl101-guard-effect-{mname}",
+            "GL101",
+            f"guard-effect model={mname}",
+            f"{_guard_head(build)}\n\ndef run():\n    {setup}\n    x = {data}\n    model.eval()\n    out = model(x)\n"
+            '    print(f"{float(out.sum()):.17g}")\n',
+        )
+        yield Program(
+            f"gl001-guard-effect-{mname}",
+            "GL001",
+            f"guard-effect model={mname}",
+            f"{_guard_head(build)}\n\ndef evaluate(model, x):\n    out = model(Variable(x, volatile=True))\n"
+            '    print(f"{float(out.sum()):.17g}")\n\n\n'
+            f"def run():\n    {setup}\n    model.eval()\n    evaluate(model, {data})\n",
+        )
+
+
+# `fix-grad-guard = "inference_mode"`: the guarded results edited in place or used
+# with autograd after the guard raise; read as plain values they do not.
+INFERENCE_USES = {
+    "printed": ("preds = model(x).argmax(1)", 'print(preds.tolist())'),
+    "item": ("loss = model(x).pow(2).mean()", "print(round(loss.item(), 6))"),
+    "edited-in-place": ("labels = model(x).argmax(1)", "labels[labels == 1] = 0\n    print(labels.tolist())"),
+    "meets-autograd": ("feats = model(x)", "head(feats).sum().backward()\n    print(head.weight.grad.shape)"),
+    "appended": ("kept.append(model(x))", "torch.cat(kept).sum().mul_(2)\n    print(len(kept))"),
+    "returned-index": ("idx = model(x).argmax(1)", "return idx"),
+}
+
+
+def inference_mode_family() -> Iterator[Program]:
+    from gradlint.rule import RuleOptions
+
+    options = RuleOptions(fix_grad_guard="inference_mode")
+    head = "import torch\nfrom torch import nn, randn\n\ntorch.manual_seed(0)\nhead = nn.Linear(4, 2)\n"
+    for uname, (compute, use) in INFERENCE_USES.items():
+        yield Program(
+            f"gl101-inference-mode-{uname}",
+            "GL101",
+            f"inference-mode use={uname}",
+            f"{head}\n\ndef run():\n    model = nn.Linear(4, 4)\n    x = randn(3, 4)\n    kept = []\n    model.eval()\n"
+            f"    {compute}\n    {use}\n",
+            options=options,
+        )
+        ret = "return idx" if uname == "returned-index" else f"{use}"
+        yield Program(
+            f"gl001-inference-mode-{uname}",
+            "GL001",
+            f"inference-mode use={uname}",
+            f"{head}from torch.autograd import Variable\n\n\ndef evaluate(model, x, kept):\n"
+            f"    x = Variable(x, volatile=True)\n    {compute}\n"
+            + ("    return idx\n" if uname == "returned-index" else "    return None\n")
+            + f"\n\ndef run():\n    model = nn.Linear(4, 4)\n    kept = []\n    got = evaluate(model, randn(3, 4), kept)\n"
+            + ("    got[got == 1] = 0\n    print(got.tolist())\n" if uname == "returned-index" else "    print(len(kept))\n"),
+            options=options,
+        )
+
+
 # GL102: a bare guard inside a try that relied on the TypeError.
 def gl102_family() -> Iterator[Program]:
     for exc in ("TypeError", "AttributeError", "(TypeError, AttributeError)", "Exception"):
@@ -818,6 +969,8 @@ def generate() -> List[Program]:
     programs += gl301_family()
     programs += gl30x_family()
     programs += gl302_state_family()
+    programs += guard_effect_family()
+    programs += inference_mode_family()
     programs += gl102_family()
     programs += migrate_family()
     programs += eval_mode_flag_family()
@@ -859,6 +1012,10 @@ DEFECT_CLASSES = {
     "GL302 non-bool value, read back": ("GL302", "rhs="),
     "GL303 non-leaf, integer, config objects": ("GL303", "target="),
     "GL302 = True after parameters were frozen, or with the attribute read back": ("GL302", "unfreeze "),
+    "GL101 guard around hooks, retain_grad, grad-dependent fast paths": ("GL101", "guard-effect "),
+    "GL001 guard around hooks, retain_grad, grad-dependent fast paths": ("GL001", "guard-effect "),
+    "GL101 inference_mode results edited or used with autograd later": ("GL101", "inference-mode "),
+    "GL001 inference_mode results edited or used with autograd later": ("GL001", "inference-mode "),
     "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
     "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
     "GL001 flag that follows a module's eval mode": ("GL001", "eval-mode-flag"),
