@@ -251,3 +251,35 @@ def test_gl001_decorates_with_inference_mode_only_where_nothing_tensor_leaves(re
         f"    x = Variable(x, volatile=True)\n    {ret}\n"
     )
     assert guard_written(src, "GL001") == guard
+
+
+# -- GL102: every handler that may catch the error, and the callers' ---------------------
+
+GUARDED = "with torch.no_grad:\n    y = m(x)\n"
+
+
+@pytest.mark.parametrize(
+    "src,safety",
+    [
+        ("import torch\n" + GUARDED, "safe"),
+        # a tuple constant of the module, and names bound to classes
+        ("import torch\nERRORS = (ValueError, KeyError)\ntry:\n    " + GUARDED.replace("\n    ", "\n        ") + "except ERRORS:\n    pass\n", "safe"),
+        ("import torch\nERRORS = (ValueError, TypeError)\ntry:\n    " + GUARDED.replace("\n    ", "\n        ") + "except ERRORS:\n    pass\n", "unsafe"),
+        ("import torch\nERRORS = Exception\ntry:\n    " + GUARDED.replace("\n    ", "\n        ") + "except ERRORS:\n    pass\n", "unsafe"),
+        ("import torch\nfrom errors import ERRORS\ntry:\n    " + GUARDED.replace("\n    ", "\n        ") + "except ERRORS:\n    pass\n", "unsafe"),
+        ("import torch\nclass Stop(Exception):\n    pass\ntry:\n    " + GUARDED.replace("\n    ", "\n        ") + "except Stop:\n    pass\n", "safe"),
+        ("import torch\ntry:\n    " + GUARDED.replace("\n    ", "\n        ") + "except LookupError:\n    pass\n", "safe"),
+        # contextlib.suppress
+        ("import contextlib\nimport torch\nwith contextlib.suppress(TypeError):\n    " + GUARDED.replace("\n    ", "\n        "), "unsafe"),
+        ("import torch\nfrom contextlib import suppress\nwith suppress(Exception), torch.no_grad:\n    y = m(x)\n", "unsafe"),
+        ("import contextlib\nimport torch\nwith contextlib.suppress(KeyError):\n    " + GUARDED.replace("\n    ", "\n        "), "safe"),
+        # a caller's handler; callers the file does not show
+        ("import torch\n\n\ndef f(m, x):\n    " + GUARDED.replace("\n    ", "\n        ") + "\n\ntry:\n    f(m, x)\nexcept TypeError:\n    pass\n", "unsafe"),
+        ("import torch\n\n\ndef f(m, x):\n    " + GUARDED.replace("\n    ", "\n        ") + "\n\ndef g():\n    try:\n        f(m, x)\n    except Exception:\n        pass\n\n\ng()\n", "unsafe"),
+        ("import torch\n\n\ndef f(m, x):\n    " + GUARDED.replace("\n    ", "\n        ") + "\n\nf(m, x)\n", "safe"),
+        ("import torch\n\n\ndef f(m, x):\n    " + GUARDED.replace("\n    ", "\n        "), "unsafe"),
+        ("import torch\n\n\ndef f(m, x):\n    " + GUARDED.replace("\n    ", "\n        ") + "\n\nrun_safely(f)\n", "unsafe"),
+    ],
+)
+def test_gl102_unsafe_wherever_a_handler_may_catch_the_error(src, safety):
+    assert fixes(src, "GL102") == [safety]

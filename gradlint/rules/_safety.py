@@ -36,25 +36,76 @@ def is_generator(func: cst.FunctionDef) -> bool:
     return any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(func.body))
 
 
-_CATCHES_TYPE_ERROR = frozenset({"TypeError", "AttributeError", "Exception", "BaseException"})
+# What entering a guard class as a context manager raises: ``TypeError`` (Python 3.11+),
+# ``AttributeError: __enter__`` before.
+_RAISED = (TypeError, AttributeError)
 
 
-def in_try_that_catches(ctx, node: cst.CSTNode, names=_CATCHES_TYPE_ERROR) -> bool:
-    """Inside the body of a ``try`` with a bare ``except`` or one naming any of ``names``
-    (or an expression it cannot read)."""
+def error_may_be_caught(ctx, node: cst.CSTNode, raised=_RAISED, _depth: int = 0) -> bool:
+    """Whether an error of one of the ``raised`` classes, raised at ``node``, may be
+    caught rather than end the program: a ``try`` around it whose handler may catch
+    it (a bare ``except``, a class it is an instance of, a tuple of such, a name bound
+    to one: ``except ERRORS:``; an expression whose value is not known), a
+    ``contextlib.suppress(...)`` around it, or a caller of its function that is
+    inside either. A function whose callers are not all in the file (none there,
+    or it is also passed around) may be called inside a handler: unknown, caught."""
+    if _depth > 6:
+        return True
     child, parent = node, ctx.parent(node)
     while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         if isinstance(parent, (cst.Try, cst.TryStar)) and child is parent.body:
             for handler in parent.handlers:
-                if handler.type is None:
+                if handler.type is None or _handler_catches(ctx, handler.type, raised, 0):
                     return True
-                types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-                for t in types:
-                    expr = t.value if isinstance(t, cst.Element) else t
-                    last = expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else None
-                    if last is None or last in names:
+        if isinstance(parent, cst.With):
+            for item in parent.items:
+                call = item.item
+                if isinstance(call, cst.Call) and ctx.semantic.names.is_call_to(call, _SUPPRESS):
+                    if not call.args or any(a.star or _handler_catches(ctx, a.value, raised, 0) for a in call.args):
                         return True
         child, parent = parent, ctx.parent(parent)
+    if not isinstance(parent, cst.FunctionDef):
+        return False  # module level (a class body runs there too)
+    sites = ctx.semantic.calls.call_sites(parent)
+    if not sites:
+        return True  # called from where the file does not show, or passed around
+    return any(error_may_be_caught(ctx, site, raised, _depth + 1) for site in sites)
+
+
+_SUPPRESS = frozenset({"contextlib.suppress"})
+
+
+def _handler_catches(ctx, expr: cst.BaseExpression, raised, depth: int) -> bool:
+    """Whether ``except <expr>:`` may catch an instance of one of ``raised``; what is
+    not known may."""
+    import builtins
+
+    if depth > 6:
+        return True
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return any(_handler_catches(ctx, el.value, raised, depth + 1) for el in expr.elements)
+    if isinstance(expr, cst.Attribute):
+        if ctx.semantic.names.refers_to(expr, frozenset({f"builtins.{expr.attr.value}"})):
+            expr = expr.attr
+        else:
+            return True  # a class of a module the file does not show may be an alias of one
+    if not isinstance(expr, cst.Name):
+        return True
+    visible = ctx.semantic.scopes.visible(expr.value, expr)
+    for b in visible.bindings:
+        if b.form == "class":
+            continue  # a class of the file is a new class: a builtin error is no instance of it
+        if b.kind == "assign" and b.form == "assign" and b.value is not None:
+            if _handler_catches(ctx, b.value, raised, depth + 1):
+                return True
+            continue
+        return True  # imported, a parameter, unpacked: not known
+    if visible.unbound or not visible.bindings:
+        builtin = getattr(builtins, expr.value, None)
+        if not (isinstance(builtin, type) and issubclass(builtin, BaseException)):
+            return True
+        if any(issubclass(r, builtin) for r in raised):
+            return True
     return False
 
 

@@ -698,6 +698,31 @@ def gl102_family() -> Iterator[Program]:
         """)
 
 
+# GL102: handlers the original relied on, beyond a `try` naming the error.
+GL102_CATCHERS = {
+    "tuple-constant": ("ERRORS = (TypeError, AttributeError)\n", "try:\n        {call}\n    except ERRORS:\n        out = model(x)"),
+    "tuple-constant-other": ("ERRORS = (ValueError, KeyError)\n", "try:\n        {call}\n    except ERRORS:\n        out = model(x)"),
+    "suppress": ("", "out = model(x)\n    with contextlib.suppress(TypeError):\n        {call}"),
+    "caller-handler": ("", "try:\n        out = guarded()\n    except Exception:\n        out = model(x)"),
+    "caller-plain": ("", "out = guarded()"),
+}
+
+
+def gl102_handler_family() -> Iterator[Program]:
+    # the fallback gives a result that requires grad, the guard one that does not
+    guarded = "\n\ndef guarded():\n    with torch.no_grad:\n        return model(x)\n"
+    for name, (defs, body) in GL102_CATCHERS.items():
+        call = "with torch.no_grad:\n            out = model(x)"
+        yield Program(
+            f"gl102-handler-{name}",
+            "GL102",
+            f"handler={name}",
+            "import contextlib\nimport torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\nx = randn(3, 4)\n"
+            f"{defs}{guarded if 'guarded' in body else ''}\n\n"
+            f"def run():\n    {body.format(call=call)}\n    print(out.requires_grad)\n",
+        )
+
+
 # migrate: GL202 on a PackedSequence's data.
 def migrate_family() -> Iterator[Program]:
     yield _prog("GL202", "packed-sequence", "row-edit", """
@@ -972,6 +997,7 @@ def generate() -> List[Program]:
     programs += guard_effect_family()
     programs += inference_mode_family()
     programs += gl102_family()
+    programs += gl102_handler_family()
     programs += migrate_family()
     programs += eval_mode_flag_family()
     programs += callback_family()
@@ -1017,6 +1043,7 @@ DEFECT_CLASSES = {
     "GL101 inference_mode results edited or used with autograd later": ("GL101", "inference-mode "),
     "GL001 inference_mode results edited or used with autograd later": ("GL001", "inference-mode "),
     "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
+    "GL102 tuple constant, suppress, a caller's handler": ("GL102", "handler="),
     "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
     "GL001 flag that follows a module's eval mode": ("GL001", "eval-mode-flag"),
     "GL001 callback parameter called like a model": ("GL001", "callback-param"),
