@@ -283,3 +283,67 @@ GUARDED = "with torch.no_grad:\n    y = m(x)\n"
 )
 def test_gl102_unsafe_wherever_a_handler_may_catch_the_error(src, safety):
     assert fixes(src, "GL102") == [safety]
+
+
+# -- GL106: what runs between the guards, and suspensions -------------------------------
+
+HELPERS = """\
+import torch
+from torch import nn
+
+
+def enable():
+    torch.set_grad_enabled(True)
+
+
+def relay():
+    enable()
+
+
+class Tuner(nn.Module):
+    def forward(self, x):
+        torch.set_grad_enabled(True)
+        return x
+
+
+class Plain(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+"""
+
+
+@pytest.mark.parametrize(
+    "between,safety",
+    [
+        ("m(x)", "safe"),
+        ("Plain()(x)", "safe"),
+        ("print(len(x))", "safe"),
+        ("enable()", "unsafe"),
+        ("relay()", "unsafe"),  # through what it calls
+        ("Tuner()(x)", "unsafe"),  # a module forward of the file
+    ],
+)
+def test_gl106_unsafe_where_a_call_in_between_may_switch_grad_on(between, safety):
+    src = HELPERS + f"def f(m, x):\n    with torch.no_grad():\n        {between}\n        with torch.no_grad():\n            return m(x)\n"
+    assert fixes(src, "GL106") == [safety]
+
+
+def test_gl106_unsafe_where_the_callee_is_project_code_not_shown():
+    src = "import torch\nfrom .tuning import adapt\n\n\ndef f(m, x):\n    with torch.no_grad():\n        adapt(m)\n        with torch.no_grad():\n            return m(x)\n"
+    assert fixes(src, "GL106") == ["unsafe"]
+
+
+@pytest.mark.parametrize(
+    "body,safety",
+    [
+        # resumed by a consumer that may run with grad on
+        ("    with torch.no_grad():\n        for x in xs:\n            yield x\n            with torch.no_grad():\n                y = m(x)\n", "unsafe"),
+        ("    with torch.no_grad():\n        for x in xs:\n            with torch.no_grad():\n                y = m(x)\n            yield y\n", "unsafe"),
+        # no suspension inside the outer guard
+        ("    with torch.no_grad():\n        with torch.no_grad():\n            y = m(xs)\n    yield y\n", "safe"),
+    ],
+)
+def test_gl106_a_generator_suspended_inside_the_outer_guard(body, safety):
+    assert fixes("import torch\n\n\ndef g(m, xs):\n" + body, "GL106") == [safety]

@@ -267,3 +267,63 @@ def _plain_use(ctx, name: cst.Name) -> bool:
         call = ctx.parent(parent)
         return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _PLAIN_CALLS
     return False
+
+
+# -- what a call may do to grad mode ------------------------------------------------------
+
+_ENABLING = frozenset({"set_grad_enabled", "enable_grad", "_set_grad_enabled"})
+
+
+def call_may_enable_grad(ctx, call: cst.Call, _depth: int = 0, _seen: Optional[Set[int]] = None) -> bool:
+    """Whether ``call`` may switch gradients on for the code after it: the function,
+    method or module ``forward`` of the file it runs names ``set_grad_enabled`` or
+    ``enable_grad`` (a ``set_grad_enabled(True)`` statement outlives the call), also
+    through what it calls; a function imported from the project itself (a relative
+    import), whose code this file does not show, may; a callee that is not
+    callable code (an expression) may too. Calls of libraries do not."""
+    seen = set() if _seen is None else _seen
+    if _depth > 4:
+        return True
+    func = call.func
+    if not isinstance(func, (cst.Name, cst.Attribute, cst.Call)):
+        return True  # ``handlers[k](x)``, ``(f or g)(x)``: not known
+    sem = ctx.semantic
+    if isinstance(func, cst.Name) and _relative_import(ctx, func):
+        return True
+    bodies = []
+    if isinstance(func, cst.Call):  # ``Net()(x)``: the forward of what the call builds
+        forward = sem.modules.forward_method(func)
+        if forward is None:
+            return True
+        bodies.append(forward)
+    else:
+        local = sem.calls.local_function(call)
+        if local is not None:
+            bodies.append(local)
+        forward = sem.modules.forward_method(func)
+        if forward is not None:
+            bodies.append(forward)
+        method = sem.modules.method_forward(call)
+        if method is not None:
+            bodies.append(method)
+    for body in bodies:
+        if id(body) in seen:
+            continue
+        seen.add(id(body))
+        for n in walk(body.body):
+            if isinstance(n, (cst.Name, cst.Attribute)) and _last(n) in _ENABLING:
+                return True
+            if isinstance(n, cst.Call) and call_may_enable_grad(ctx, n, _depth + 1, seen):
+                return True
+    return False
+
+
+def _last(node: cst.CSTNode) -> Optional[str]:
+    return node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else None
+
+
+def _relative_import(ctx, name: cst.Name) -> bool:
+    for b in ctx.semantic.scopes.visible(name.value, name).bindings:
+        if b.form == "import" and isinstance(b.node, cst.ImportFrom) and b.node.relative:
+            return True
+    return False

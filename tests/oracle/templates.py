@@ -723,6 +723,43 @@ def gl102_handler_family() -> Iterator[Program]:
         )
 
 
+# GL106: grad switched back on between the guards by code the inner `with` does
+# not show, and a generator resumed by a consumer with grad on.
+GL106_BETWEEN = {
+    "plain-call": "scale(x)",
+    "helper-enables": "enable()",
+    "helper-through-helper": "relay()",
+    "forward-enables": "Tuner()(x)",
+}
+
+
+def gl106_between_family() -> Iterator[Program]:
+    head = (
+        "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\nx = randn(3, 4)\n\n\n"
+        "def scale(t):\n    return t * 2\n\n\ndef enable():\n    torch.set_grad_enabled(True)\n\n\n"
+        "def relay():\n    enable()\n\n\nclass Tuner(nn.Module):\n    def forward(self, t):\n"
+        "        torch.set_grad_enabled(True)\n        return t\n"
+    )
+    for name, call in GL106_BETWEEN.items():
+        yield Program(
+            f"gl106-between-{name}",
+            "GL106",
+            f"between={name}",
+            f"{head}\n\ndef run():\n    with torch.no_grad():\n        {call}\n        with torch.no_grad():\n"
+            "            out = model(x)\n    torch.set_grad_enabled(True)\n    print(out.requires_grad)\n",
+        )
+    yield Program(
+        "gl106-between-generator-resumed",
+        "GL106",
+        "between=generator-resumed",
+        "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\n\n\n"
+        "def outputs(batches):\n    with torch.no_grad():\n        for b in batches:\n            yield b\n"
+        "            with torch.no_grad():\n                kept.append(model(b))\n\n\nkept = []\n\n\n"
+        "def run():\n    for b in outputs([randn(3, 4), randn(3, 4)]):\n        torch.set_grad_enabled(True)\n"
+        "    torch.set_grad_enabled(True)\n    print([k.requires_grad for k in kept])\n",
+    )
+
+
 # migrate: GL202 on a PackedSequence's data.
 def migrate_family() -> Iterator[Program]:
     yield _prog("GL202", "packed-sequence", "row-edit", """
@@ -991,6 +1028,7 @@ def generate() -> List[Program]:
     programs += gl003_family()
     programs += gl101_extra()
     programs += gl106_family()
+    programs += gl106_between_family()
     programs += gl301_family()
     programs += gl30x_family()
     programs += gl302_state_family()
@@ -1034,6 +1072,7 @@ DEFECT_CLASSES = {
     "GL003 non-scalar receivers": ("GL003", "value="),
     "GL106 the only guard in effect": ("GL106", "async-decorator"),
     "GL106 grad enabled in an if": ("GL106", "enabled-in-if"),
+    "GL106 grad enabled by a helper, a forward, a consumer between the guards": ("GL106", "between="),
     "GL301 totals that leave the function": ("GL301", "total="),
     "GL302 non-bool value, read back": ("GL302", "rhs="),
     "GL303 non-leaf, integer, config objects": ("GL303", "target="),
