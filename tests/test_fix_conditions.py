@@ -347,3 +347,25 @@ def test_gl106_unsafe_where_the_callee_is_project_code_not_shown():
 )
 def test_gl106_a_generator_suspended_inside_the_outer_guard(body, safety):
     assert fixes("import torch\n\n\ndef g(m, xs):\n" + body, "GL106") == [safety]
+
+
+# -- GL003: 0-dim where it is read, not only where it was bound ------------------------
+
+
+@pytest.mark.parametrize(
+    "between,safety",
+    [
+        ("", "safe"),
+        ("loss.backward()\n    ", "safe"),
+        ("loss.mul_(2)\n    ", "safe"),  # in place, same shape
+        ("loss.unsqueeze_(0)\n    ", "unsafe"),
+        ("loss.resize_(1)\n    ", "unsafe"),
+        ("loss.data = loss.data.view(1)\n    ", "unsafe"),
+    ],
+)
+def test_gl003_a_loss_reshaped_in_place_is_not_proven_0_dim(between, safety):
+    src = (
+        "import torch.nn.functional as F\n\n\ndef step(model, x, y):\n    loss = F.mse_loss(model(x), y)\n"
+        f"    {between}print(loss.data[0])\n"
+    )
+    assert fixes(src, "GL003") == [safety]

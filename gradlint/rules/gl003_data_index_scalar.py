@@ -11,6 +11,7 @@ from gradlint import codegen
 from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import data_scalar_reads
 from gradlint.semantic.syntax import last_name
+from gradlint.semantic.tree import walk
 from gradlint.semantic.torch_api import TORCH_04
 from gradlint.semantic.versions import runs_only_before
 
@@ -166,6 +167,8 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
     (``out.sum()``), a ``torch.nn.functional`` loss with its default reduction, or a
     name bound once in its scope, to one of those; or a bound of 0 dimensions that
     torch's shape rules prove (an element of iterating a row of ``x.t()``)."""
+    if depth == 0 and isinstance(receiver, cst.Name) and reshaped_in_place(ctx, receiver):
+        return False  # ``loss.unsqueeze_(0)``: its shape is not what it was bound to
     if depth == 0 and ctx.semantic.values.value(receiver).max_dims == 0:
         return True
     if isinstance(receiver, cst.Call):
@@ -179,6 +182,32 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
         sem = ctx.semantic
         binds = sem.scopes.bindings(sem.tree.function_scope(receiver)).get(receiver.value, [])
         return len(binds) == 1 and binds[0].kind == "assign" and binds[0].value is not None and _zero_dim(ctx, binds[0].value, 1)
+    return False
+
+
+# In-place methods that change a tensor's shape (the others keep it: an in-place
+# result must fit its receiver).
+_RESHAPING = frozenset(
+    "unsqueeze_ squeeze_ resize_ resize_as_ t_ transpose_ swapdims_ swapaxes_ as_strided_ set_ "
+    "unflatten_ flatten_ view_ reshape_".split()
+)
+
+
+def reshaped_in_place(ctx, name: cst.Name) -> bool:
+    """Whether the tensor ``name`` holds may change shape in place somewhere in its
+    scope (or a function nested in it): a shape-changing in-place method called on
+    it (``loss.unsqueeze_(0)``, ``resize_``, ``set_``), or its ``.data`` replaced
+    (``loss.data = loss.data.view(1)``). Its binding then says nothing of its shape
+    where it is read."""
+    scope = ctx.semantic.tree.function_scope(name)
+    for node in walk(scope, into_functions=True):
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name.value):
+            continue
+        parent = ctx.parent(node)
+        if node.attr.value in _RESHAPING and isinstance(parent, cst.Call) and parent.func is node:
+            return True
+        if node.attr.value == "data" and isinstance(parent, cst.AssignTarget) and parent.target is node:
+            return True
     return False
 
 

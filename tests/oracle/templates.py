@@ -262,6 +262,28 @@ def gl003_family() -> Iterator[Program]:
         yield Program(f"gl003-{vname}-{uname}", "GL003", f"value={vname}", body)
 
 
+# GL003: a loss bound to a 0-dim value, then reshaped in place before it is read.
+GL003_RESHAPES = {
+    "none": "",
+    "same-shape-edit": "loss.mul_(2)",
+    "unsqueeze": "loss.unsqueeze_(0)",
+    "resize": "loss.resize_(1)",
+    "data-view": "loss.data = loss.data.view(1)",
+}
+
+
+def gl003_reshape_family() -> Iterator[Program]:
+    head = "import torch\nimport torch.nn.functional as F\nfrom torch import nn, randn\n\ntorch.manual_seed(0)\nmodel = nn.Linear(4, 2)\n"
+    for name, edit in GL003_RESHAPES.items():
+        yield Program(
+            f"gl003-reshape-{name}",
+            "GL003",
+            f"reshaped={name}",
+            f"{head}\n\ndef run():\n    loss = F.mse_loss(model(randn(3, 4)), randn(3, 2))\n    {edit or 'pass'}\n"
+            "    value = loss.data[0]\n    print(value)\n    return value\n",
+        )
+
+
 # GL101: escapes named in the issue beyond the generic flows.
 def gl101_extra() -> Iterator[Program]:
     yield _prog("GL101", "lazy-generator-input", "graph-building-generator", """
@@ -1026,6 +1048,7 @@ def generate() -> List[Program]:
     programs += flow_family("GL002", GL002_SITE, GL001_HEAD)
     programs += gl002_family()
     programs += gl003_family()
+    programs += gl003_reshape_family()
     programs += gl101_extra()
     programs += gl106_family()
     programs += gl106_between_family()
@@ -1070,6 +1093,7 @@ DEFECT_CLASSES = {
     "GL002 values that carry a graph": ("GL002", "value="),
     "GL002 two leaves sharing a base": ("GL002", "shared-base"),
     "GL003 non-scalar receivers": ("GL003", "value="),
+    "GL003 a 0-dim loss reshaped in place": ("GL003", "reshaped="),
     "GL106 the only guard in effect": ("GL106", "async-decorator"),
     "GL106 grad enabled in an if": ("GL106", "enabled-in-if"),
     "GL106 grad enabled by a helper, a forward, a consumer between the guards": ("GL106", "between="),
