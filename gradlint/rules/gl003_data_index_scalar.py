@@ -48,7 +48,12 @@ class DataIndexScalar(Rule):
         # dataflow's shape facts also come from names (`criterion(...)`), enough to report
         # but not to rewrite safely.
         safety = "safe" if _zero_dim(self.ctx, receiver) else "unsafe"
-        self.report(node, fix=self.fix(self.replace(node, new), applicability=safety, receiver=text), receiver=text, read=read)
+        fix = self.fix(self.replace(node, new), applicability=safety, receiver=text)
+        if safety == "unsafe" and unreduced_loss(self.ctx, receiver):
+            # One value per sample: `.item()` raises where `data[0]` read the first one
+            # (a number in 0.3): even an unsafe fix would crash, and migrate leaves it.
+            fix = None
+        self.report(node, fix=fix, receiver=text, read=read)
 
 
 def shown(ctx, expr: cst.BaseExpression, limit: int = 30) -> str:
@@ -207,6 +212,52 @@ def reshaped_in_place(ctx, name: cst.Name) -> bool:
         if node.attr.value in _RESHAPING and isinstance(parent, cst.Call) and parent.func is node:
             return True
         if node.attr.value == "data" and isinstance(parent, cst.AssignTarget) and parent.target is node:
+            return True
+    return False
+
+
+def unreduced_loss(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
+    """Whether ``receiver`` is proven a loss per element: a functional loss or a call
+    of a loss module built with ``reduction="none"`` or ``reduce=False``, or a name
+    bound once to one."""
+    if depth > 3:
+        return False
+    sem = ctx.semantic
+    if isinstance(receiver, cst.Name):
+        binds = sem.scopes.bindings(sem.tree.function_scope(receiver)).get(receiver.value, [])
+        if len(binds) != 1 and sem.tree.function_scope(receiver) is not sem.module:
+            binds = binds or sem.scopes.bindings(sem.module).get(receiver.value, [])
+        return (
+            len(binds) == 1
+            and binds[0].kind == "assign"
+            and binds[0].value is not None
+            and unreduced_loss(ctx, binds[0].value, depth + 1)
+        )
+    if not isinstance(receiver, cst.Call) or not isinstance(receiver.func, (cst.Name, cst.Attribute)):
+        return False
+    if sem.names.refers_to(receiver.func, _FUNCTIONAL_LOSSES):
+        return _unreduced(receiver)
+    callee = receiver.func
+    if isinstance(callee, cst.Name):
+        # ``crit = nn.CrossEntropyLoss(reduce=False)`` then ``crit(out, y)``
+        binds = sem.scopes.visible(callee.value, callee).bindings
+        if len(binds) == 1 and binds[0].kind == "assign" and isinstance(binds[0].value, cst.Call):
+            built = binds[0].value
+            if isinstance(built.func, (cst.Name, cst.Attribute)) and any(
+                q.startswith("torch.nn.") and q.endswith("Loss") for q in sem.names.qualnames(built.func)
+            ):
+                return _unreduced(built)
+    return False
+
+
+def _unreduced(call: cst.Call) -> bool:
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value == "reduction" and isinstance(arg.value, cst.SimpleString):
+            if arg.value.evaluated_value == "none":
+                return True
+        if arg.keyword.value == "reduce" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
             return True
     return False
 

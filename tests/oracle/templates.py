@@ -782,6 +782,83 @@ def gl106_between_family() -> Iterator[Program]:
     )
 
 
+# migrate's trusted rewrites where the common case does not hold: a second value
+# returned beside the volatile one, a wrapped batch changed as an object, a loss per
+# sample read the 0.3 way.
+MIGRATE_TRUSTED = {
+    "gl001-second-value-before": ("GL001", """
+        def evaluate(model, x):
+            penalty = reg(x).pow(2).mean()
+            out = model(Variable(x, volatile=True))
+            return out.argmax(1), penalty
+
+
+        def run():
+            idx, penalty = evaluate(model, randn(3, 4))
+            penalty.backward()
+            print(idx.tolist())
+            return reg.weight.grad
+        """),
+    "gl001-second-value-after": ("GL001", """
+        def evaluate(model, x):
+            out = model(Variable(x, volatile=True))
+            penalty = reg(x).pow(2).mean()
+            return out.argmax(1), penalty
+
+
+        def run():
+            idx, penalty = evaluate(model, randn(3, 4))
+            penalty.backward()
+            print(idx.tolist())
+            return reg.weight.grad
+        """),
+    "gl002-requires-grad": ("GL002", """
+        def run():
+            for epoch in range(2):
+                for x, y in loader:
+                    x = Variable(x)
+                    x.requires_grad = True
+                    loss = ((model(x) - y) ** 2).mean()
+                    loss.backward()
+            print(loader[0][0].grad is None)
+            return model.weight.grad
+        """),
+    "gl002-in-place": ("GL002", """
+        def run():
+            for x, y in loader:
+                x = Variable(x)
+                x.mul_(2)
+                print(round(model(x).sum().item(), 4))
+            return loader[0][0]
+        """),
+    "gl003-per-sample": ("GL003", """
+        def run():
+            losses = per_sample(model(randn(3, 4)), randn(3, 2))
+            print(losses.data[0])
+            return losses
+        """),
+}
+MIGRATE_TRUSTED_HEAD = """\
+import torch
+from torch import nn, randn
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+model = nn.Linear(4, 2)
+reg = nn.Linear(4, 1)
+loader = [(randn(3, 4), randn(3, 2)) for _ in range(2)]
+per_sample = nn.MSELoss(reduce=False)
+"""
+
+
+def migrate_trusted_family() -> Iterator[Program]:
+    for name, (rule, body) in MIGRATE_TRUSTED.items():
+        yield Program(
+            f"migrate-trusted-{name}", rule, f"trusted-migration {name}",
+            MIGRATE_TRUSTED_HEAD + "\n\n" + textwrap.dedent(body).lstrip("\n"),
+        )
+
+
 # migrate: GL202 on a PackedSequence's data.
 def migrate_family() -> Iterator[Program]:
     yield _prog("GL202", "packed-sequence", "row-edit", """
@@ -1060,6 +1137,7 @@ def generate() -> List[Program]:
     programs += gl102_family()
     programs += gl102_handler_family()
     programs += migrate_family()
+    programs += migrate_trusted_family()
     programs += eval_mode_flag_family()
     programs += callback_family()
     programs += logged_family()
@@ -1108,6 +1186,9 @@ DEFECT_CLASSES = {
     "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
     "GL102 tuple constant, suppress, a caller's handler": ("GL102", "handler="),
     "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
+    "migrate GL001 second returned value": ("GL001", "trusted-migration "),
+    "migrate GL002 wrapped batch changed as an object": ("GL002", "trusted-migration "),
+    "migrate GL003 per-sample loss": ("GL003", "trusted-migration "),
     "GL001 flag that follows a module's eval mode": ("GL001", "eval-mode-flag"),
     "GL001 callback parameter called like a model": ("GL001", "callback-param"),
     "GL101 callback parameter called like a model": ("GL101", "callback-param"),
