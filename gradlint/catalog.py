@@ -155,6 +155,10 @@ class RuleDoc:
     migrate_trust: str = ""
     # What ``gradlint migrate`` does with the rule (``MIGRATE_MARKS``); empty: it is no migration.
     migrate: str = ""
+    # ``torch.nn`` classes whose outputs in eval mode differ under ``no_grad`` (a native
+    # fast path taken only with grad off), as measured by benchmarks/no_grad_numerics.py
+    # and re-measured by the rule's probe: a fix that adds a guard is unsafe near them.
+    no_grad_changes: Tuple[str, ...] = ()
 
     @property
     def migrate_trusted(self) -> bool:
@@ -192,6 +196,7 @@ _OPTIONAL = {
     "verify": list,
     "migrate": str,
     "migrate_trust": str,
+    "no_grad_changes": list,
 }
 # What ``gradlint migrate`` does with a rule: ``safe``, apply its safe fixes;
 # ``trusted``, its unsafe fixes too (``migrate_trust`` says why); ``report``, list
@@ -319,7 +324,14 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         verify=claims,
         migrate=mark or "",
         migrate_trust=" ".join(raw.get("migrate_trust", "").split()),
+        no_grad_changes=_qualified_names(f"{where}: no_grad_changes", raw.get("no_grad_changes", [])),
     )
+
+
+def _qualified_names(where: str, raw: List[Any]) -> Tuple[str, ...]:
+    if not all(isinstance(n, str) and re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_]\w*)+", n) for n in raw):
+        raise CatalogError(f"{where}: must be a list of dotted qualified names")
+    return tuple(raw)
 
 
 @functools.lru_cache(maxsize=None)

@@ -44,6 +44,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import FileContext
+from gradlint.semantic.derivation import not_derived_leaving, volatile_inputs
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.torch_api import NO_GRAPH_ATTRIBUTES, NO_GRAPH_METHODS, PYTHON_VALUE_FUNCS, VARIABLE
 from gradlint.semantic.tree import walk
@@ -254,8 +255,12 @@ def _regions(ctx: FileContext) -> Tuple[List[_Region], List[Tuple[cst.Call, cst.
         if bool_value(flag.value) is not True:
             continue
         func = sem.tree.enclosing_function(call)
-        if func is not None and (func.asynchronous is not None or not sem.gradmode.needs_gradients(func)):
-            continue  # GL001's fix decorates the function
+        if (
+            func is not None
+            and (func.asynchronous is not None or not sem.gradmode.needs_gradients(func))
+            and not not_derived_leaving(sem, func, volatile_inputs(sem, func) or [call])
+        ):
+            continue  # GL001's fix decorates the function (nothing else it returns keeps a graph)
         if sem.gradmode.grad_disabled(call) is True:
             continue  # already under no_grad: GL001 removes the wrapper
         if sem.tree.enclosing(call, (cst.Lambda,)) is not None:

@@ -10,7 +10,14 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.rules._safety import function_values_escape, in_async_function, is_generator
+from gradlint.semantic.derivation import not_derived_leaving, volatile_inputs
+from gradlint.rules._safety import (
+    function_values_escape,
+    grad_guard,
+    guard_changes_more_than_graph,
+    in_async_function,
+    is_generator,
+)
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, VARIABLE
@@ -129,6 +136,10 @@ class VolatileFlag(Rule):
         func = sem.tree.enclosing_function(node)
         if func is None or func.asynchronous is not None or sem.gradmode.needs_gradients(func):
             return None
+        if not_derived_leaving(sem, func, volatile_inputs(sem, func) or [node]):
+            # `return out, penalty`: `penalty` kept its graph in 0.3 too; a decorator would
+            # take it. migrate puts a `with` around what flows from the input instead.
+            return None
         value = data.value
         stmt = self_assignment(self.ctx, node, allow_volatile=True)
         if stmt is not None:
@@ -155,9 +166,10 @@ class VolatileFlag(Rule):
                 or is_generator(func)
                 or function_values_escape(self.ctx, func)
                 or sem.gradmode.may_compute_gradients(func)
+                or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
             ):
                 applicability = "unsafe"
-            guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
+            guard = f"{torch_name}.{grad_guard(self.ctx, func, None)}()"
             edits.append(
                 self.transform(func, lambda f: codegen.add_decorator(f, guard), key=("grad-guard-decorator", id(func)))
             )

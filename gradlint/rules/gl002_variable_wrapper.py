@@ -10,11 +10,14 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.syntax import bool_value, call_arg, is_inplace_method
+from gradlint.semantic.tree import walk
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, CONVERSIONS, REQUIRES_GRAD_FACTORIES, TENSOR_FACTORIES, VARIABLE
 
 _SHORT = 24
+# Members whose use depends on which object holds the tensor, not on its values.
+_IDENTITY_ATTRS = frozenset({"requires_grad", "requires_grad_", "grad", "register_hook", "retain_grad", "grad_fn"})
 
 
 class VariableWrapper(Rule):
@@ -54,6 +57,12 @@ class VariableWrapper(Rule):
         # gradients start flowing where `Variable` cut them. `.detach()` is what it does today.
         fresh = self._is_fresh(value)
         safety = "safe" if fresh else "unsafe"
+        if flag is False and free and not fresh and self._identity_matters(node):
+            # `x = Variable(batch)` then `x.requires_grad = True` (or an in-place edit, a
+            # hook): without the wrapper these land on the loader's own tensor, which then
+            # keeps a `.grad` across epochs. `.detach()` is the new object `Variable` made,
+            # sharing storage as it did (in 0.3 too).
+            free = False
         if flag is False:
             stmt = self_assignment(self.ctx, node, allow_volatile=False) if free else None
             if stmt is not None:
@@ -90,6 +99,34 @@ class VariableWrapper(Rule):
             title=title,
             remove_imports=sem.names.imports_of(VARIABLE),
         )
+
+    def _identity_matters(self, node: cst.Call) -> bool:
+        """Whether the object ``node`` makes is used as an object of its own: bound to a
+        name whose flag, gradient or hooks are set or read, that is edited in place,
+        given attributes, or handed where that may happen (stored, returned, passed to a
+        function of the file or one not known). Only a name used for reading its values
+        (a forward, arithmetic, printing) is not."""
+        parent = self.ctx.parent(node)
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+            return False  # ``model(Variable(x))``: a value read where it is made
+        name = parent.targets[0].target.value
+        scope = self.ctx.semantic.tree.function_scope(node)
+        for ref in walk(scope, into_functions=True):
+            if not (isinstance(ref, cst.Name) and ref.value == name) or ref is parent.targets[0].target:
+                continue
+            holder = self.ctx.parent(ref)
+            if isinstance(holder, cst.Attribute) and holder.value is ref:
+                attr = holder.attr.value
+                outer = self.ctx.parent(holder)
+                if isinstance(outer, cst.AssignTarget) or attr in _IDENTITY_ATTRS or is_inplace_method(attr):
+                    return True
+            elif isinstance(holder, (cst.AugAssign,)) and holder.target is ref:
+                return True  # ``x += noise`` edits the tensor in place
+            elif isinstance(holder, cst.Subscript) and holder.value is ref:
+                outer = self.ctx.parent(holder)
+                if isinstance(outer, (cst.AssignTarget, cst.AugAssign)):
+                    return True  # ``x[mask] = 0``
+        return False
 
     def _is_fresh(self, value: cst.BaseExpression) -> bool:
         """A tensor made right there by a factory (``torch.zeros(3)``, ``torch.from_numpy(a)``),

@@ -10,6 +10,7 @@ from gradlint import codegen
 from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import data_scalar_reads
 from gradlint.rules._scalar_read import is_data_index, scalar_read
+from gradlint.semantic.tree import walk
 from gradlint.semantic.torch_api import TORCH_04
 from gradlint.semantic.versions import runs_only_before
 
@@ -35,7 +36,12 @@ class DataIndexScalar(Rule):
         # dataflow's shape facts also come from names (`criterion(...)`), enough to report
         # but not to rewrite safely.
         safety = "safe" if _zero_dim(self.ctx, receiver) else "unsafe"
-        self.report(node, fix=self.fix(self.replace(node, new), applicability=safety, receiver=text), receiver=text, read=read)
+        fix = self.fix(self.replace(node, new), applicability=safety, receiver=text)
+        if safety == "unsafe" and unreduced_loss(self.ctx, receiver):
+            # One value per sample: `.item()` raises where `data[0]` read the first one
+            # (a number in 0.3): even an unsafe fix would crash, and migrate leaves it.
+            fix = None
+        self.report(node, fix=fix, receiver=text, read=read)
 
 
 def shown(ctx, expr: cst.BaseExpression, limit: int = 30) -> str:
@@ -75,6 +81,8 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
     (``out.sum()``), a ``torch.nn.functional`` loss with its default reduction, or a
     name bound once in its scope, to one of those; or a bound of 0 dimensions that
     torch's shape rules prove (an element of iterating a row of ``x.t()``)."""
+    if depth == 0 and isinstance(receiver, cst.Name) and reshaped_in_place(ctx, receiver):
+        return False  # ``loss.unsqueeze_(0)``: its shape is not what it was bound to
     if depth == 0 and ctx.semantic.values.value(receiver).max_dims == 0:
         return True
     if isinstance(receiver, cst.Call):
@@ -88,4 +96,76 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
         sem = ctx.semantic
         binds = sem.scopes.bindings(sem.tree.function_scope(receiver)).get(receiver.value, [])
         return len(binds) == 1 and binds[0].kind == "assign" and binds[0].value is not None and _zero_dim(ctx, binds[0].value, 1)
+    return False
+
+
+# In-place methods that change a tensor's shape (the others keep it: an in-place
+# result must fit its receiver).
+_RESHAPING = frozenset(
+    "unsqueeze_ squeeze_ resize_ resize_as_ t_ transpose_ swapdims_ swapaxes_ as_strided_ set_ "
+    "unflatten_ flatten_ view_ reshape_".split()
+)
+
+
+def reshaped_in_place(ctx, name: cst.Name) -> bool:
+    """Whether the tensor ``name`` holds may change shape in place somewhere in its
+    scope (or a function nested in it): a shape-changing in-place method called on
+    it (``loss.unsqueeze_(0)``, ``resize_``, ``set_``), or its ``.data`` replaced
+    (``loss.data = loss.data.view(1)``). Its binding then says nothing of its shape
+    where it is read."""
+    scope = ctx.semantic.tree.function_scope(name)
+    for node in walk(scope, into_functions=True):
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name.value):
+            continue
+        parent = ctx.parent(node)
+        if node.attr.value in _RESHAPING and isinstance(parent, cst.Call) and parent.func is node:
+            return True
+        if node.attr.value == "data" and isinstance(parent, cst.AssignTarget) and parent.target is node:
+            return True
+    return False
+
+
+def unreduced_loss(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
+    """Whether ``receiver`` is proven a loss per element: a functional loss or a call
+    of a loss module built with ``reduction="none"`` or ``reduce=False``, or a name
+    bound once to one."""
+    if depth > 3:
+        return False
+    sem = ctx.semantic
+    if isinstance(receiver, cst.Name):
+        binds = sem.scopes.bindings(sem.tree.function_scope(receiver)).get(receiver.value, [])
+        if len(binds) != 1 and sem.tree.function_scope(receiver) is not sem.module:
+            binds = binds or sem.scopes.bindings(sem.module).get(receiver.value, [])
+        return (
+            len(binds) == 1
+            and binds[0].kind == "assign"
+            and binds[0].value is not None
+            and unreduced_loss(ctx, binds[0].value, depth + 1)
+        )
+    if not isinstance(receiver, cst.Call) or not isinstance(receiver.func, (cst.Name, cst.Attribute)):
+        return False
+    if sem.names.refers_to(receiver.func, _FUNCTIONAL_LOSSES):
+        return _unreduced(receiver)
+    callee = receiver.func
+    if isinstance(callee, cst.Name):
+        # ``crit = nn.CrossEntropyLoss(reduce=False)`` then ``crit(out, y)``
+        binds = sem.scopes.visible(callee.value, callee).bindings
+        if len(binds) == 1 and binds[0].kind == "assign" and isinstance(binds[0].value, cst.Call):
+            built = binds[0].value
+            if isinstance(built.func, (cst.Name, cst.Attribute)) and any(
+                q.startswith("torch.nn.") and q.endswith("Loss") for q in sem.names.qualnames(built.func)
+            ):
+                return _unreduced(built)
+    return False
+
+
+def _unreduced(call: cst.Call) -> bool:
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value == "reduction" and isinstance(arg.value, cst.SimpleString):
+            if arg.value.evaluated_value == "none":
+                return True
+        if arg.keyword.value == "reduce" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+            return True
     return False

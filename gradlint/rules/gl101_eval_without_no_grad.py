@@ -28,7 +28,7 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import AnyOf, LowercaseGate, Rule
 from gradlint.rules._gates import word
-from gradlint.rules._safety import in_async_function, is_generator
+from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function, is_generator
 from gradlint.semantic import project
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
@@ -716,7 +716,7 @@ class EvalWithoutNoGrad(Rule):
         if ref is None:
             return None  # `torch.no_grad()` would not name the module there
         torch_name, imports = ref
-        guard = f"{torch_name}.{self.ctx.options.fix_grad_guard}()"
+        guard = f"{torch_name}.{grad_guard(self.ctx, scope, None if decorate else wrapped)}()"
         if decorate:
             assert isinstance(scope, cst.FunctionDef)
             flow.analyse(scope.body.body)
@@ -748,6 +748,7 @@ class EvalWithoutNoGrad(Rule):
             # its functions (run later, maybe to backpropagate) can read.
             seeds = [c for c, _ in region.calls]
             risky = sem.gradmode.needs_gradients(scope) or bool(sem.escape.module_results_leave(seeds))
+        risky = risky or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
     def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:

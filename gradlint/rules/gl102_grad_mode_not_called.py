@@ -8,7 +8,7 @@ import libcst as cst
 
 from gradlint.rule import Rule
 from gradlint.rules._gates import ALL_GUARDS
-from gradlint.rules._safety import in_try_that_catches
+from gradlint.rules._safety import error_may_be_caught
 
 _WITH_ERROR = (
     "is the class, not a context manager: entering it raises "
@@ -39,7 +39,7 @@ class GradModeNotCalled(Rule):
         new = cst.Call(func=node.item)
         # The original raises at the `with`; the fixed one runs (the error goes). Inside a
         # `try` whose handler catches that error, the code relied on the fallback instead.
-        safety = "unsafe" if in_try_that_catches(self.ctx, node) else "safe"
+        safety = "unsafe" if error_may_be_caught(self.ctx, node) else "safe"
         fix = self.fix(self.replace(node.item, new), title=f"Call it: `{expr}()`", applicability=safety)
         self.report(node.item, fix=fix, expr=expr, problem=_WITH_ERROR, call=f"{expr}()")
 

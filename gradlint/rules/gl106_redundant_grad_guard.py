@@ -11,6 +11,7 @@ import libcst as cst
 from gradlint.fixes import Fix
 from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import DISABLING_GUARDS
+from gradlint.rules._safety import call_may_enable_grad, is_generator
 from gradlint.semantic.gradmode import Guard
 from gradlint.semantic.syntax import last_name
 from gradlint.semantic.tree import walk
@@ -57,6 +58,10 @@ class RedundantGradGuard(Rule):
             between: Sequence[cst.CSTNode] = [func.body]
         elif isinstance(outer, cst.With):
             between = [outer.body]
+            # a generator suspended inside the guard resumes in its consumer's grad mode
+            func = self.ctx.semantic.tree.enclosing_function(inner)
+            if func is not None and is_generator(func) and any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(outer.body)):
+                return "unsafe"
         else:
             # a global switch (``torch.set_grad_enabled(False)`` as a statement): only the
             # statements after it in the same block, up to the one holding the guard
@@ -74,8 +79,8 @@ class RedundantGradGuard(Rule):
                     return "safe"
                 if isinstance(n, (cst.Name, cst.Attribute)) and last_name(n) in ("set_grad_enabled", "enable_grad", "_set_grad_enabled"):
                     return "unsafe"
-                if isinstance(n, cst.Call) and not isinstance(n.func, (cst.Name, cst.Attribute)):
-                    return "unsafe"
+                if isinstance(n, cst.Call) and call_may_enable_grad(self.ctx, n):
+                    return "unsafe"  # a helper or forward of the file that switches grad on
         return "safe"
 
     def _fix(self, node: cst.With, item: cst.WithItem, safety: str) -> Optional[Fix]:

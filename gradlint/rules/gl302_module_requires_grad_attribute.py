@@ -10,7 +10,6 @@ import libcst as cst
 from gradlint.rule import Rule
 from gradlint.rules._freezing import requires_grad_call, single_assignment
 from gradlint.rules._inplace import short
-from gradlint.semantic.tree import walk
 
 
 class ModuleRequiresGradAttribute(Rule):
@@ -36,26 +35,31 @@ class ModuleRequiresGradAttribute(Rule):
             if single_assignment(node) is target:
                 fix = self.fix(
                     self.replace(node, requires_grad_call(target, node.value)),
-                    applicability=self._safety(node.value),
+                    applicability=self._safety(target, node.value),
                     module=module,
                     value=value,
                 )
             self.report(target, fix=fix, module=module, value=value)
 
-    def _safety(self, value: cst.BaseExpression) -> str:
-        """Safe only for ``= True``, which changes nothing on parameters that already
-        require grad, and only where no code reads the attribute back (the call does
-        not set it, so a later ``model.requires_grad`` would raise AttributeError).
-        ``= False`` really freezes the parameters: the intended effect, but gradients
-        change, so it is unsafe; any other value may be no bool (``None`` raises)."""
+    def _safety(self, target: cst.Attribute, value: cst.BaseExpression) -> str:
+        """Safe only for ``= True`` on a module whose parameters are proven to require
+        grad already (``Attributes.unfreezes_nothing``: built by a library factory,
+        nothing in the file sets ``requires_grad`` to another value, the module object
+        goes nowhere a callee could freeze or read it), and only where nothing reads
+        the module's ``requires_grad`` attribute back by any route
+        (``Attributes.reads``: the call does not set it, so a later read would raise
+        ``AttributeError`` or see another value). ``= False`` really freezes the
+        parameters: the intended effect, but gradients change, so it is unsafe; any
+        other value may be no bool (``None`` raises)."""
         if not (isinstance(value, cst.Name) and value.value == "True"):
             return "unsafe"
+        attributes = self.ctx.semantic.attributes
+        if not attributes.unfreezes_nothing(target.value):
+            return "unsafe"
         if self._read_back is None:
+            modules = self.ctx.semantic.modules
             self._read_back = any(
-                isinstance(n, cst.Attribute)
-                and n.attr.value == "requires_grad"
-                and not (isinstance(self.ctx.parent(n), cst.AssignTarget))
-                and self.ctx.semantic.modules.is_module(n.value)
-                for n in walk(self.ctx.module, into_functions=True)
+                read.receiver is None or modules.is_module(read.receiver)
+                for read in attributes.reads("requires_grad")
             )
         return "unsafe" if self._read_back else "safe"

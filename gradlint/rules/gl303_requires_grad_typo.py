@@ -9,7 +9,6 @@ import libcst as cst
 from gradlint.rule import Rule
 from gradlint.rules._freezing import requires_grad_call, single_assignment
 from gradlint.rules._inplace import short
-from gradlint.semantic.tree import walk
 
 
 class RequiresGradTypo(Rule):
@@ -54,13 +53,9 @@ class RequiresGradTypo(Rule):
         self.report(target, fix=fix, receiver=receiver, advice=advice)
 
     def _attribute_is_read(self) -> bool:
+        """Whether the file reads ``require_grad`` by name anywhere (``x.require_grad``,
+        ``getattr(x, "require_grad")``, ``hasattr``...): the code's own attribute.
+        ``vars(args)`` and the like read every attribute and are no such evidence."""
         if self._read_somewhere is None:
-            self._read_somewhere = False
-            for node in walk(self.ctx.module, into_functions=True):
-                if isinstance(node, cst.Attribute) and node.attr.value == "require_grad":
-                    parent = self.ctx.parent(node)
-                    if not (isinstance(parent, cst.AssignTarget) and parent.target is node):
-                        self._read_somewhere = True
-                        break
+            self._read_somewhere = bool(self.ctx.semantic.attributes.reads("require_grad", named_only=True))
         return self._read_somewhere
-

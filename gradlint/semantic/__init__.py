@@ -10,7 +10,8 @@ rule asks it something (most files never need most of them):
 - ``gradmode`` (``gradmode.GradMode``): the grad mode at a node, and a function's entry mode;
 - ``modules`` (``modules.Modules``): ``nn.Module`` evidence, forwards, eval/train, freezing;
 - ``values`` (``values.Values``): abstract values, graph evidence, storage aliases;
-- ``escape`` (``escape.Escape``): where a value goes.
+- ``escape`` (``escape.Escape``): where a value goes;
+- ``attributes`` (``attributes.Attributes``): who reads an attribute, what sets ``requires_grad``.
 
 Knowledge of torch and of frameworks is data (``torch_api``, ``frameworks``).
 Nothing here knows about rules: this package imports nothing of the rule
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
     from gradlint.semantic.tree import Tree
     from gradlint.semantic.calls import Calls
+    from gradlint.semantic.attributes import Attributes
     from gradlint.semantic.escape import Escape
     from gradlint.semantic.gradmode import GradMode
     from gradlint.semantic.modules import Modules
@@ -99,3 +101,9 @@ class SemanticModel:
         from gradlint.semantic.escape import Escape
 
         return Escape(self)
+
+    @functools.cached_property
+    def attributes(self) -> "Attributes":
+        from gradlint.semantic.attributes import Attributes
+
+        return Attributes(self)

@@ -23,6 +23,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from gradlint import catalog
 from gradlint.engine import LintSettings, fix_source
 from gradlint.migrate import migrate_source, migrations
+from gradlint.rule import RuleOptions
 from gradlint.verify import sandbox
 
 DRIVER = Path(__file__).with_name("driver.py")
@@ -40,6 +41,8 @@ class Program:
     # A notebook's code cells, when the program is one: fixed through the notebook
     # (whose cells run in one namespace: ``source`` is their concatenation).
     cells: Optional[Tuple[str, ...]] = None
+    # Rule options the fixes run with (``fix-grad-guard``); None: the defaults.
+    options: Optional[RuleOptions] = None
 
 
 @dataclass
@@ -120,7 +123,8 @@ def make_versions(program: Program) -> Dict[str, Version]:
     """The fixed, unsafe-fixed and migrated sources of ``program`` (no torch needed)."""
     notebook = program.cells is not None
     path = f"{program.name}.ipynb" if notebook else f"{program.name}.py"
-    settings = LintSettings(all_codes())
+    options = program.options or RuleOptions()
+    settings = LintSettings(all_codes(), options)
 
     def fixed(source: str, fix) -> Tuple[str, Counter, bool]:
         """(what runs after ``fix``, the fixes applied, whether it could be written)."""
@@ -144,7 +148,7 @@ def make_versions(program: Program) -> Dict[str, Version]:
             converged = fixed(source, run_fix)[0] == source
         out[name] = Version(source, applied, converged=converged, written=written)
     codes = frozenset(migrations())
-    source, applied, written = fixed(program.source, lambda src, gate: migrate_source(src, path, LintSettings(codes), gate=gate))
+    source, applied, written = fixed(program.source, lambda src, gate: migrate_source(src, path, LintSettings(codes, options), gate=gate))
     out["migrated"] = Version(source, applied, written=written)
     return out
 

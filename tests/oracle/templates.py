@@ -262,6 +262,28 @@ def gl003_family() -> Iterator[Program]:
         yield Program(f"gl003-{vname}-{uname}", "GL003", f"value={vname}", body)
 
 
+# GL003: a loss bound to a 0-dim value, then reshaped in place before it is read.
+GL003_RESHAPES = {
+    "none": "",
+    "same-shape-edit": "loss.mul_(2)",
+    "unsqueeze": "loss.unsqueeze_(0)",
+    "resize": "loss.resize_(1)",
+    "data-view": "loss.data = loss.data.view(1)",
+}
+
+
+def gl003_reshape_family() -> Iterator[Program]:
+    head = "import torch\nimport torch.nn.functional as F\nfrom torch import nn, randn\n\ntorch.manual_seed(0)\nmodel = nn.Linear(4, 2)\n"
+    for name, edit in GL003_RESHAPES.items():
+        yield Program(
+            f"gl003-reshape-{name}",
+            "GL003",
+            f"reshaped={name}",
+            f"{head}\n\ndef run():\n    loss = F.mse_loss(model(randn(3, 4)), randn(3, 2))\n    {edit or 'pass'}\n"
+            "    value = loss.data[0]\n    print(value)\n    return value\n",
+        )
+
+
 # GL101: escapes named in the issue beyond the generic flows.
 def gl101_extra() -> Iterator[Program]:
     yield _prog("GL101", "lazy-generator-input", "graph-building-generator", """
@@ -437,6 +459,233 @@ def gl30x_family() -> Iterator[Program]:
             )
 
 
+# GL302 `= True`: parameters frozen before it by any route, and the attribute read
+# back by any route. Each program freezes or reads in one way, then backpropagates.
+GL302_STATE_HEAD = "import torch\nfrom torch import nn, randn\n"
+# Helpers a program defines only where it uses them: a freeze anywhere in the file
+# already makes the fix unsafe.
+GL302_HELPERS = {
+    "freeze(": "def freeze(m):\n    for p in m.parameters():\n        p.requires_grad = False\n",
+    "log_flag(": 'def log_flag(m):\n    print("flag", getattr(m, "requires_grad", "unset"))\n',
+    "Gated(": """\
+class Gated(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x) * (2.0 if getattr(self, "requires_grad", False) else 1.0)
+""",
+}
+
+
+def _gl302_program(name: str, family: str, body: str) -> Program:
+    helpers = "".join(f"\n\n{text}" for key, text in GL302_HELPERS.items() if key in body)
+    return Program(name, "GL302", family, f"{GL302_STATE_HEAD}{helpers}\n\ndef run():\n{body}")
+
+
+GL302_BEFORE = {
+    "nothing": "",
+    "param-loop": "for p in model[0].parameters():\n        p.requires_grad = False",
+    "submodule-call": "model[0].requires_grad_(False)",
+    "named-parameters": "for n, p in model.named_parameters():\n        p.requires_grad_('bias' in n)",
+    "helper": "freeze(model[0])",
+    "setattr": "setattr(model[0].weight, 'requires_grad', False)",
+    "frozen-parameter": "model[0].scale = nn.Parameter(randn(1), requires_grad=False)",
+}
+GL302_AFTER = {
+    "nothing": "",
+    "getattr": "print(getattr(model, 'requires_grad', 'unset'))",
+    "hasattr": "print(hasattr(model, 'requires_grad'))",
+    "vars": "print(sorted(vars(model)))",
+    "dict": "print('requires_grad' in model.__dict__)",
+    "helper": "log_flag(model)",
+}
+
+
+def gl302_state_family() -> Iterator[Program]:
+    for before, after in itertools.product(GL302_BEFORE, GL302_AFTER):
+        if before != "nothing" and after != "nothing":
+            continue
+        yield _gl302_program(
+            f"gl302-state-{before}-{after}",
+            f"unfreeze before={before} read={after}",
+            f"    model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))\n"
+            f"    {GL302_BEFORE[before] or 'pass'}\n    model.requires_grad = True\n    {GL302_AFTER[after] or 'pass'}\n"
+            "    model(randn(3, 4)).sum().backward()\n    return [p.grad for p in model.parameters()]\n",
+        )
+    yield _gl302_program(
+        "gl302-state-self-flag",
+        "unfreeze read=self-flag",
+        "    model = Gated()\n    model.requires_grad = True\n    model(randn(3, 4)).sum().backward()\n    return model.fc.weight.grad\n",
+    )
+    yield _gl302_program(
+        "gl302-state-self-flag-library-model",
+        "unfreeze read=self-flag-elsewhere",
+        "    gated = Gated()\n    model = nn.Linear(4, 2)\n    model.requires_grad = True\n"
+        "    print(gated(randn(3, 4)).sum().item() != 0)\n    model(randn(3, 4)).sum().backward()\n    return model.weight.grad\n",
+    )
+    # the fix stays safe where nothing freezes or reads: a device move, an optimizer, a print
+    yield _gl302_program(
+        "gl302-state-optimizer-print",
+        "unfreeze before=optimizer read=print",
+        "    model = nn.Linear(4, 2).to('cpu')\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    model.requires_grad = True\n    print(model)\n    model(randn(3, 4)).sum().backward()\n    opt.step()\n"
+        "    return list(model.parameters())\n",
+    )
+
+
+# What a grad guard changes besides the graph: forwards that need grad mode (a hook
+# or retain_grad in a module class of the file, or in a hook registered on the model)
+# and modules whose eval-mode numbers differ under no_grad. Each is evaluated by
+# GL101's shape (`model.eval()` then a forward) and GL001's (a volatile input).
+GUARD_MODELS = {
+    "linear": ("model = nn.Linear(8, 8)", "randn(3, 8)"),
+    "attention": ("model = Attn()", "randn(3, 5, 8)"),
+    "encoder-layer": ("model = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)", "randn(3, 5, 8)"),
+    "encoder": (
+        "model = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2, "
+        "enable_nested_tensor=False)",
+        "randn(3, 5, 8)",
+    ),
+    "decoder-layer": ("model = Dec()", "randn(3, 5, 8)"),
+    "lstm": ("model = Rnn()", "randn(3, 5, 8)"),
+    "register-hook": ("model = Hooked()", "randn(3, 8)"),
+    "retain-grad": ("model = Kept()", "randn(3, 8)"),
+    "forward-hook": ("model = nn.Linear(8, 8)\nmodel.register_forward_hook(keep_grad)", "randn(3, 8)"),
+}
+GUARD_HEAD = """\
+import torch
+from torch import nn, randn
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+GRADS = []
+"""
+# Definitions a program carries only where it uses them: the file is what the
+# fixes read, and a hook anywhere in it already makes them unsafe.
+GUARD_DEFS = {
+    "Attn(": """\
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        return self.mha(x, x, x, need_weights=False)[0]
+""",
+    "Dec(": """\
+class Dec(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        self.memory = randn(3, 5, 8)
+
+    def forward(self, x):
+        return self.layer(x, self.memory)
+""",
+    "Rnn(": """\
+class Rnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(8, 8, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+""",
+    "Hooked(": """\
+class Hooked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y.register_hook(GRADS.append)
+        return y
+""",
+    "Kept(": """\
+class Kept(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y.retain_grad()
+        return y * 2
+""",
+    "keep_grad)": """\
+def keep_grad(module, inputs, output):
+    output.retain_grad()
+""",
+}
+
+
+def _guard_head(build: str) -> str:
+    return GUARD_HEAD + "".join(f"\n\n{text}" for key, text in GUARD_DEFS.items() if key in build)
+
+
+def guard_effect_family() -> Iterator[Program]:
+    for mname, (build, data) in GUARD_MODELS.items():
+        setup = build.replace("\n", "\n    ")
+        yield Program(
+            f"gl101-guard-effect-{mname}",
+            "GL101",
+            f"guard-effect model={mname}",
+            f"{_guard_head(build)}\n\ndef run():\n    {setup}\n    x = {data}\n    model.eval()\n    out = model(x)\n"
+            '    print(f"{float(out.sum()):.17g}")\n',
+        )
+        yield Program(
+            f"gl001-guard-effect-{mname}",
+            "GL001",
+            f"guard-effect model={mname}",
+            f"{_guard_head(build)}\n\ndef evaluate(model, x):\n    out = model(Variable(x, volatile=True))\n"
+            '    print(f"{float(out.sum()):.17g}")\n\n\n'
+            f"def run():\n    {setup}\n    model.eval()\n    evaluate(model, {data})\n",
+        )
+
+
+# `fix-grad-guard = "inference_mode"`: the guarded results edited in place or used
+# with autograd after the guard raise; read as plain values they do not.
+INFERENCE_USES = {
+    "printed": ("preds = model(x).argmax(1)", 'print(preds.tolist())'),
+    "item": ("loss = model(x).pow(2).mean()", "print(round(loss.item(), 6))"),
+    "edited-in-place": ("labels = model(x).argmax(1)", "labels[labels == 1] = 0\n    print(labels.tolist())"),
+    "meets-autograd": ("feats = model(x)", "head(feats).sum().backward()\n    print(head.weight.grad.shape)"),
+    "appended": ("kept.append(model(x))", "torch.cat(kept).sum().mul_(2)\n    print(len(kept))"),
+    "returned-index": ("idx = model(x).argmax(1)", "return idx"),
+}
+
+
+def inference_mode_family() -> Iterator[Program]:
+    from gradlint.rule import RuleOptions
+
+    options = RuleOptions(fix_grad_guard="inference_mode")
+    head = "import torch\nfrom torch import nn, randn\n\ntorch.manual_seed(0)\nhead = nn.Linear(4, 2)\n"
+    for uname, (compute, use) in INFERENCE_USES.items():
+        yield Program(
+            f"gl101-inference-mode-{uname}",
+            "GL101",
+            f"inference-mode use={uname}",
+            f"{head}\n\ndef run():\n    model = nn.Linear(4, 4)\n    x = randn(3, 4)\n    kept = []\n    model.eval()\n"
+            f"    {compute}\n    {use}\n",
+            options=options,
+        )
+        ret = "return idx" if uname == "returned-index" else f"{use}"
+        yield Program(
+            f"gl001-inference-mode-{uname}",
+            "GL001",
+            f"inference-mode use={uname}",
+            f"{head}from torch.autograd import Variable\n\n\ndef evaluate(model, x, kept):\n"
+            f"    x = Variable(x, volatile=True)\n    {compute}\n"
+            + ("    return idx\n" if uname == "returned-index" else "    return None\n")
+            + f"\n\ndef run():\n    model = nn.Linear(4, 4)\n    kept = []\n    got = evaluate(model, randn(3, 4), kept)\n"
+            + ("    got[got == 1] = 0\n    print(got.tolist())\n" if uname == "returned-index" else "    print(len(kept))\n"),
+            options=options,
+        )
+
+
 # GL102: a bare guard inside a try that relied on the TypeError.
 def gl102_family() -> Iterator[Program]:
     for exc in ("TypeError", "AttributeError", "(TypeError, AttributeError)", "Exception"):
@@ -469,6 +718,145 @@ def gl102_family() -> Iterator[Program]:
                 out = model(randn(3, 4))
             return out
         """)
+
+
+# GL102: handlers the original relied on, beyond a `try` naming the error.
+GL102_CATCHERS = {
+    "tuple-constant": ("ERRORS = (TypeError, AttributeError)\n", "try:\n        {call}\n    except ERRORS:\n        out = model(x)"),
+    "tuple-constant-other": ("ERRORS = (ValueError, KeyError)\n", "try:\n        {call}\n    except ERRORS:\n        out = model(x)"),
+    "suppress": ("", "out = model(x)\n    with contextlib.suppress(TypeError):\n        {call}"),
+    "caller-handler": ("", "try:\n        out = guarded()\n    except Exception:\n        out = model(x)"),
+    "caller-plain": ("", "out = guarded()"),
+}
+
+
+def gl102_handler_family() -> Iterator[Program]:
+    # the fallback gives a result that requires grad, the guard one that does not
+    guarded = "\n\ndef guarded():\n    with torch.no_grad:\n        return model(x)\n"
+    for name, (defs, body) in GL102_CATCHERS.items():
+        call = "with torch.no_grad:\n            out = model(x)"
+        yield Program(
+            f"gl102-handler-{name}",
+            "GL102",
+            f"handler={name}",
+            "import contextlib\nimport torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\nx = randn(3, 4)\n"
+            f"{defs}{guarded if 'guarded' in body else ''}\n\n"
+            f"def run():\n    {body.format(call=call)}\n    print(out.requires_grad)\n",
+        )
+
+
+# GL106: grad switched back on between the guards by code the inner `with` does
+# not show, and a generator resumed by a consumer with grad on.
+GL106_BETWEEN = {
+    "plain-call": "scale(x)",
+    "helper-enables": "enable()",
+    "helper-through-helper": "relay()",
+    "forward-enables": "Tuner()(x)",
+}
+
+
+def gl106_between_family() -> Iterator[Program]:
+    head = (
+        "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\nx = randn(3, 4)\n\n\n"
+        "def scale(t):\n    return t * 2\n\n\ndef enable():\n    torch.set_grad_enabled(True)\n\n\n"
+        "def relay():\n    enable()\n\n\nclass Tuner(nn.Module):\n    def forward(self, t):\n"
+        "        torch.set_grad_enabled(True)\n        return t\n"
+    )
+    for name, call in GL106_BETWEEN.items():
+        yield Program(
+            f"gl106-between-{name}",
+            "GL106",
+            f"between={name}",
+            f"{head}\n\ndef run():\n    with torch.no_grad():\n        {call}\n        with torch.no_grad():\n"
+            "            out = model(x)\n    torch.set_grad_enabled(True)\n    print(out.requires_grad)\n",
+        )
+    yield Program(
+        "gl106-between-generator-resumed",
+        "GL106",
+        "between=generator-resumed",
+        "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\n\n\n"
+        "def outputs(batches):\n    with torch.no_grad():\n        for b in batches:\n            yield b\n"
+        "            with torch.no_grad():\n                kept.append(model(b))\n\n\nkept = []\n\n\n"
+        "def run():\n    for b in outputs([randn(3, 4), randn(3, 4)]):\n        torch.set_grad_enabled(True)\n"
+        "    torch.set_grad_enabled(True)\n    print([k.requires_grad for k in kept])\n",
+    )
+
+
+# migrate's trusted rewrites where the common case does not hold: a second value
+# returned beside the volatile one, a wrapped batch changed as an object, a loss per
+# sample read the 0.3 way.
+MIGRATE_TRUSTED = {
+    "gl001-second-value-before": ("GL001", """
+        def evaluate(model, x):
+            penalty = reg(x).pow(2).mean()
+            out = model(Variable(x, volatile=True))
+            return out.argmax(1), penalty
+
+
+        def run():
+            idx, penalty = evaluate(model, randn(3, 4))
+            penalty.backward()
+            print(idx.tolist())
+            return reg.weight.grad
+        """),
+    "gl001-second-value-after": ("GL001", """
+        def evaluate(model, x):
+            out = model(Variable(x, volatile=True))
+            penalty = reg(x).pow(2).mean()
+            return out.argmax(1), penalty
+
+
+        def run():
+            idx, penalty = evaluate(model, randn(3, 4))
+            penalty.backward()
+            print(idx.tolist())
+            return reg.weight.grad
+        """),
+    "gl002-requires-grad": ("GL002", """
+        def run():
+            for epoch in range(2):
+                for x, y in loader:
+                    x = Variable(x)
+                    x.requires_grad = True
+                    loss = ((model(x) - y) ** 2).mean()
+                    loss.backward()
+            print(loader[0][0].grad is None)
+            return model.weight.grad
+        """),
+    "gl002-in-place": ("GL002", """
+        def run():
+            for x, y in loader:
+                x = Variable(x)
+                x.mul_(2)
+                print(round(model(x).sum().item(), 4))
+            return loader[0][0]
+        """),
+    "gl003-per-sample": ("GL003", """
+        def run():
+            losses = per_sample(model(randn(3, 4)), randn(3, 2))
+            print(losses.data[0])
+            return losses
+        """),
+}
+MIGRATE_TRUSTED_HEAD = """\
+import torch
+from torch import nn, randn
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+model = nn.Linear(4, 2)
+reg = nn.Linear(4, 1)
+loader = [(randn(3, 4), randn(3, 2)) for _ in range(2)]
+per_sample = nn.MSELoss(reduce=False)
+"""
+
+
+def migrate_trusted_family() -> Iterator[Program]:
+    for name, (rule, body) in MIGRATE_TRUSTED.items():
+        yield Program(
+            f"migrate-trusted-{name}", rule, f"trusted-migration {name}",
+            MIGRATE_TRUSTED_HEAD + "\n\n" + textwrap.dedent(body).lstrip("\n"),
+        )
 
 
 # migrate: GL202 on a PackedSequence's data.
@@ -737,12 +1125,19 @@ def generate() -> List[Program]:
     programs += flow_family("GL002", GL002_SITE, GL001_HEAD)
     programs += gl002_family()
     programs += gl003_family()
+    programs += gl003_reshape_family()
     programs += gl101_extra()
     programs += gl106_family()
+    programs += gl106_between_family()
     programs += gl301_family()
     programs += gl30x_family()
+    programs += gl302_state_family()
+    programs += guard_effect_family()
+    programs += inference_mode_family()
     programs += gl102_family()
+    programs += gl102_handler_family()
     programs += migrate_family()
+    programs += migrate_trusted_family()
     programs += eval_mode_flag_family()
     programs += callback_family()
     programs += logged_family()
@@ -776,13 +1171,24 @@ DEFECT_CLASSES = {
     "GL002 values that carry a graph": ("GL002", "value="),
     "GL002 two leaves sharing a base": ("GL002", "shared-base"),
     "GL003 non-scalar receivers": ("GL003", "value="),
+    "GL003 a 0-dim loss reshaped in place": ("GL003", "reshaped="),
     "GL106 the only guard in effect": ("GL106", "async-decorator"),
     "GL106 grad enabled in an if": ("GL106", "enabled-in-if"),
+    "GL106 grad enabled by a helper, a forward, a consumer between the guards": ("GL106", "between="),
     "GL301 totals that leave the function": ("GL301", "total="),
     "GL302 non-bool value, read back": ("GL302", "rhs="),
     "GL303 non-leaf, integer, config objects": ("GL303", "target="),
+    "GL302 = True after parameters were frozen, or with the attribute read back": ("GL302", "unfreeze "),
+    "GL101 guard around hooks, retain_grad, grad-dependent fast paths": ("GL101", "guard-effect "),
+    "GL001 guard around hooks, retain_grad, grad-dependent fast paths": ("GL001", "guard-effect "),
+    "GL101 inference_mode results edited or used with autograd later": ("GL101", "inference-mode "),
+    "GL001 inference_mode results edited or used with autograd later": ("GL001", "inference-mode "),
     "GL102 try/except TypeError fallback": ("GL102", "try-fallback"),
+    "GL102 tuple constant, suppress, a caller's handler": ("GL102", "handler="),
     "migrate GL202 on a PackedSequence": ("GL202", "packed-sequence"),
+    "migrate GL001 second returned value": ("GL001", "trusted-migration "),
+    "migrate GL002 wrapped batch changed as an object": ("GL002", "trusted-migration "),
+    "migrate GL003 per-sample loss": ("GL003", "trusted-migration "),
     "GL001 flag that follows a module's eval mode": ("GL001", "eval-mode-flag"),
     "GL001 callback parameter called like a model": ("GL001", "callback-param"),
     "GL101 callback parameter called like a model": ("GL101", "callback-param"),
