@@ -1,6 +1,6 @@
 """Who reads an attribute, and what may set ``requires_grad`` on parameters.
 
-Two facts the freezing rules' fixes rest on (GL302, GL303), stated by what
+Two facts the freezing rules' fixes rest on (a module's `requires_grad` attribute, and its misspellings), stated by what
 the code does rather than how one spelling looks:
 
 - ``reads(attr)``: every place that may read attribute ``attr`` of some
