@@ -148,6 +148,14 @@ class RuleDoc:
     # in code written for PyTorch <= 0.3 they restore what the code did then. Empty: migrate
     # applies only the fixes ``check --fix`` calls safe.
     migrate_trust: str = ""
+    # What the semantic model must prove before the rule reports in the default
+    # tier (one sentence each); a premise it cannot prove means no finding.
+    premises: Tuple[str, ...] = ()
+    # A preview rule runs only with ``preview = true`` / ``--preview``.
+    preview: bool = False
+    # Its weak part, which reports only in the preview tier, and the precision measured for it.
+    preview_what: str = ""
+    preview_precision: str = ""
 
     @property
     def migrate_trusted(self) -> bool:
@@ -185,6 +193,10 @@ _OPTIONAL = {
     "verify": list,
     "migrate": str,
     "migrate_trust": str,
+    "premises": list,
+    "preview": bool,
+    "preview_what": str,
+    "preview_precision": str,
 }
 # What ``migrate`` may do with a rule's fixes beyond the safe ones.
 MIGRATE_MARKS = ("trusted",)
@@ -285,6 +297,13 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         _check_keys(f"{where}: probe", raw["probe"], {"claim": str, "code": str}, {})
         probe = Probe(raw["probe"]["claim"], raw["probe"]["code"])
     claims = tuple(parse_claim(f"{where}: verify[{i}]", c) for i, c in enumerate(raw.get("verify", ())))
+    premises = raw.get("premises", [])
+    if not all(isinstance(p, str) and p.strip() for p in premises):
+        raise CatalogError(f"{where}: 'premises' must be a list of sentences")
+    if raw.get("preview") and raw.get("default"):
+        raise CatalogError(f"{where}: a preview rule cannot be on by default")
+    if ("preview_what" in raw) != ("preview_precision" in raw):
+        raise CatalogError(f"{where}: 'preview_what' and 'preview_precision' go together")
     return RuleDoc(
         code=code,
         name=raw["name"],
@@ -303,6 +322,10 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         probe=probe,
         verify=claims,
         migrate_trust=" ".join(raw.get("migrate_trust", "").split()),
+        premises=tuple(" ".join(p.split()) for p in premises),
+        preview=raw.get("preview", False),
+        preview_what=raw.get("preview_what", "").strip(),
+        preview_precision=" ".join(raw.get("preview_precision", "").split()),
     )
 
 

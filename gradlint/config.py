@@ -75,6 +75,7 @@ class Config:
     extend_exclude: List[str] = field(default_factory=list)
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
     fix_grad_guard: str = "no_grad"
+    preview: bool = False
 
 
 _KEYS = {
@@ -85,6 +86,7 @@ _KEYS = {
     "extend-exclude",
     "per-file-ignores",
     "fix-grad-guard",
+    "preview",
 }
 
 
@@ -116,6 +118,10 @@ def parse_table(table: Mapping[str, Any], root: Path, where: str) -> Config:
         if guard not in GRAD_GUARDS:
             raise ConfigError(f"{where}: 'fix-grad-guard' must be one of {', '.join(repr(g) for g in GRAD_GUARDS)}")
         cfg.fix_grad_guard = guard
+    if "preview" in table:
+        if not isinstance(table["preview"], bool):
+            raise ConfigError(f"{where}: 'preview' must be true or false")
+        cfg.preview = table["preview"]
     # Validate every selector now, so a typo fails the run before any file is read.
     for sel in (*(cfg.select or ()), *cfg.ignore, *cfg.extend_select):
         expand_selector(sel, where)
@@ -309,6 +315,11 @@ def default_codes() -> FrozenSet[str]:
     return frozenset(code for code, doc in catalog.load().items() if doc.default)
 
 
+def preview_codes() -> FrozenSet[str]:
+    """Rules that run only with ``preview = true`` (``--preview``), even when selected."""
+    return frozenset(code for code, doc in catalog.load().items() if doc.preview)
+
+
 @dataclass(frozen=True)
 class Selection:
     """The effective rule set and options for a run (before per-file ignores)."""
@@ -332,8 +343,10 @@ def resolve(
     else:
         base = default_codes()
     codes = (base | expand(cfg.extend_select) | expand(extend_select)) - expand(cfg.ignore) - expand(ignore)
+    if not cfg.preview:
+        codes -= preview_codes()
     pfi = tuple((pattern, expand(sels)) for pattern, sels in cfg.per_file_ignores.items())
-    return Selection(codes, RuleOptions(fix_grad_guard=cfg.fix_grad_guard), pfi)
+    return Selection(codes, RuleOptions(fix_grad_guard=cfg.fix_grad_guard, preview=cfg.preview), pfi)
 
 
 def split_selectors(values: Sequence[str]) -> List[str]:

@@ -47,6 +47,7 @@ class FileContext:
     def semantic(self) -> SemanticModel:
         if self._semantic is None:
             self._semantic = SemanticModel(self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "")
+            self._semantic.preview = self.options.preview
         return self._semantic
 
     @property
@@ -168,6 +169,8 @@ class Rule:
         self.ctx = ctx
         self.doc = catalog.load()[self.code]
         self.findings: List[Finding] = []
+        # The preview tier: report also what rests on a guess from names (see ``RuleOptions``).
+        self.preview = ctx.options.preview
 
     # -- reporting --------------------------------------------------------
 

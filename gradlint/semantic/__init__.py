@@ -51,6 +51,9 @@ class SemanticModel:
         # (``semantic.project``) knows it by, and where star imports of the
         # project's modules are looked up.
         self.path = path
+        # The preview tier (``RuleOptions.preview``): queries that separate proof from
+        # guesses from names (``values.proven_graph_source``) accept the guesses too.
+        self.preview = False
 
     @functools.cached_property
     def scopes(self) -> "Scopes":
