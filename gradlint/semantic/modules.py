@@ -242,6 +242,10 @@ class Modules:
             return self._module_name(expr, _depth)
         if isinstance(expr, cst.Attribute):
             cls = self._instance_class(expr.value, _depth)
+            if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                # ``self.criterion = nn.CrossEntropyLoss()`` in a plain class (a trainer):
+                # what every assignment of the attribute in the class builds
+                cls = self.tree.enclosing_class(expr)
             return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
         return False
 
