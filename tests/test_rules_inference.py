@@ -413,14 +413,19 @@ def test_gl101_messages_for_inference_code_and_containers():
         for images, labels in test_loader:
             print(net(images).argmax(1))
     """
-    assert messages(src, ["GL101"]) == [
+    in_eval_mode = (
+        "`models[\"encoder\"]` is in eval mode (line 7) but gradients are still enabled here: `.eval()` does not stop "
+        "autograd, so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`"
+    )
+    assert messages(src, ["GL101"], options=RuleOptions(preview=True)) == [
         "`generator` runs for inference in `sample_image()` but gradients are still enabled here: this forward "
         "records a graph and keeps its activations alive; run it under `torch.no_grad()`",
-        "`models[\"encoder\"]` is in eval mode (line 7) but gradients are still enabled here: `.eval()` does not stop "
-        "autograd, so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`",
+        in_eval_mode,
         "`net` runs for inference in a loop over `test_loader` but gradients are still enabled here: this forward "
         "records a graph and keeps its activations alive; run it under `torch.no_grad()`",
     ]
+    # inference judged from the names `sample_image` and `test_loader`: preview only
+    assert messages(src, ["GL101"]) == [in_eval_mode]
 
 
 GL101_FIXES = [

@@ -573,6 +573,10 @@ class Escape:
                 if given is not None and self._backward_on_argument(func.value, attr):
                     add_sink("backward", node, given)  # ``fabric.backward(loss)``
                     return
+                if given is not None and not self.model.values.proven_tensor(func.value):
+                    # ``accelerator.backward(losses[i])`` on a driver object the file does not
+                    # show: it may run backward on its argument, which is then wanted
+                    add_sink("backward", node, given)
             if attr == "backward":
                 add_sink("backward", node, func.value)
                 return

@@ -1,0 +1,351 @@
+"""The shapes that the rules got wrong on code nobody had tuned them on.
+
+Each false shape must give no finding in the default tier (its premises are not
+proven: the value is not a tensor, nothing grows, a backward uses it, the call is
+no forward, grad mode is off); each true shape that the semantic model can prove
+must give its finding.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gradlint.rule import RuleOptions
+
+from harness import fix, lint
+
+PREVIEW = RuleOptions(preview=True)
+
+
+def src(code: str) -> str:
+    return textwrap.dedent(code)
+
+
+# -- GL301: not tensors, not growth, used by a backward ------------------------------
+
+GL301_FALSE = {
+    "modules collected for a ModuleList": """\
+        import torch.nn as nn
+
+
+        def build(block, params):
+            layers = []
+            for p in params:
+                layer = block(**p)
+                layers.append(layer)
+            return nn.ModuleList(layers)
+        """,
+    "learning rates are floats": """\
+        def train(model, loader, opt, criterion):
+            lrs = []
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                opt.step()
+                lrs.append(opt.param_groups[0]["lr"])
+            return lrs
+        """,
+    "a generator's artifacts are lists": """\
+        def render(generator, mels):
+            audio_list = []
+            for m in mels:
+                audio, imgs = generator.generate_artifacts(m)
+                audio_list += audio
+            return audio_list
+        """,
+    "parts of a string": """\
+        def keys(state, i):
+            out = []
+            for key in state:
+                parts = key.split("_")
+                out.append(parts[i])
+            return out
+        """,
+    "futures of remote calls": """\
+        def push(rrefs, w):
+            futures = []
+            for rref in rrefs:
+                futures.append(rref.rpc_async().update(w))
+            return [f.wait() for f in futures]
+        """,
+    "numpy embeddings": """\
+        import numpy as np
+
+
+        def embed(model, loader):
+            vectors = []
+            for x in loader:
+                vectors.append(np.asarray(model(x).detach().cpu()))
+            return np.concatenate(vectors)
+        """,
+    "dataclass records": """\
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Record:
+            loss: float
+            step: int
+
+
+        def log_steps(model, loader, criterion):
+            records = []
+            for step, (x, y) in enumerate(loader):
+                records.append(Record(criterion(model(x), y).item(), step))
+            return records
+        """,
+    "a slot of a buffer updated in place": """\
+        import torch
+        import torch.nn as nn
+
+
+        def roll(net: nn.Module, xs):
+            buf = torch.zeros(4, 8)
+            for x in xs:
+                buf[..., :-1] += net(x)
+            return buf.sum().item()
+        """,
+    "losses kept for accelerator.backward": """\
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        def step(model: nn.Module, batches, accelerator):
+            losses = []
+            for x, y in batches:
+                losses.append(F.cross_entropy(model(x), y))
+            for i in range(len(losses)):
+                accelerator.backward(losses[i])
+        """,
+    "a total for manual_backward": """\
+        import lightning as L
+        import torch.nn.functional as F
+
+
+        class Model(L.LightningModule):
+            def training_step(self, batch, batch_idx):
+                total = 0
+                for x, y in batch:
+                    total = total + F.cross_entropy(self(x), y)
+                self.manual_backward(total)
+        """,
+}
+
+
+@pytest.mark.parametrize("code", GL301_FALSE.values(), ids=list(GL301_FALSE))
+def test_gl301_false_shapes_are_silent(code):
+    assert lint(src(code), ["GL301"]) == []
+
+
+GL301_TRUE = {
+    # a module built here, a torch loss: the total holds each batch's graph
+    "a sum of torch losses of a built model": (
+        """\
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        model = nn.Linear(4, 2)
+
+
+        def evaluate(loader):
+            total = 0.0
+            for x, y in loader:
+                total += F.cross_entropy(model(x), y)
+            return total.item()
+        """,
+        [(10, 9, "GL301")],
+        "        total += F.cross_entropy(model(x), y).detach()\n",
+    ),
+    # an instance of a module class of the file: proven a module, its output is not a proven tensor
+    "outputs of a module class of the file": (
+        """\
+        import torch
+        import torch.nn as nn
+
+
+        class RNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = nn.GRU(4, 4)
+
+            def forward(self, x):
+                return self.cell(x)
+
+
+        def run(xs):
+            rnn = RNN()
+            outs = []
+            for x in xs:
+                outs.append(rnn(x))
+            return len(outs)
+        """,
+        [(18, 9, "GL301")],
+        None,  # ``rnn(x)`` gives ``(out, h)``: no ``.detach()`` on a tuple
+    ),
+}
+
+
+@pytest.mark.parametrize("code,expected,fixed", GL301_TRUE.values(), ids=list(GL301_TRUE))
+def test_gl301_true_shapes_are_reported(code, expected, fixed):
+    source = src(code)
+    assert lint(source, ["GL301"]) == expected
+    out = fix(source, ["GL301"], unsafe=True)
+    if fixed is None:
+        assert out == source
+    else:
+        assert fixed in out
+
+
+# -- GL202: `.data` of what is not a tensor, or that no pending backward saved ------------
+
+GL202_FALSE = {
+    "a recipe's data is a datamodule": """\
+        def configure(recipe, datamodule, model, x):
+            out = model(x)
+            recipe.data = datamodule
+            out.sum().backward()
+        """,
+    "a fresh tensor no graph saved": """\
+        import torch
+
+
+        def scale(model, x):
+            w = torch.ones(3)
+            out = model(x)
+            w.data.mul_(2)
+            out.sum().backward()
+            return w
+        """,
+    "a tensor of unknown kind after an untyped forward": """\
+        def clip(netD, real, opt):
+            loss = netD(real).mean()
+            for p in netD.parameters():
+                p.data.clamp_(-0.01, 0.01)
+            loss.backward()
+        """,
+}
+
+
+@pytest.mark.parametrize("code", GL202_FALSE.values(), ids=list(GL202_FALSE))
+def test_gl202_false_shapes_are_silent(code):
+    assert lint(src(code), ["GL202"]) == []
+
+
+def test_gl202_true_shape_with_a_typed_module():
+    code = """\
+        import torch
+
+
+        def clip(netD: torch.nn.Module, real, opt):
+            loss = netD(real).mean()
+            for p in netD.parameters():
+                p.data.clamp_(-0.01, 0.01)
+            loss.backward()
+        """
+    assert lint(src(code), ["GL202"]) == [(7, 9, "GL202")]
+
+
+# -- GL101: guards by what they do; forwards by types --------------------------------------
+
+GL101_FALSE = {
+    "no_grad entered on an ExitStack": """\
+        import contextlib
+
+        import torch
+
+
+        def evaluate(model, x):
+            model.eval()
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(torch.no_grad())
+                out = model(x)
+            return out.argmax(1).tolist()
+        """,
+    "the project's own context manager enters no_grad": """\
+        import contextlib
+
+        import torch
+
+
+        @contextlib.contextmanager
+        def eval_mode(model):
+            model.eval()
+            with torch.no_grad():
+                yield
+            model.train()
+
+
+        def evaluate(model, x):
+            model.eval()
+            with eval_mode(model):
+                out = model(x)
+            return out.argmax(1).tolist()
+        """,
+    "constructors and getters are no forwards": """\
+        class Runner:
+            def __init__(self, model_class, trainer, accelerator):
+                self.model_class = model_class
+                self.trainer = trainer
+                self.accelerator = accelerator
+
+            def evaluate(self, kw, m):
+                model = self.model_class(**kw)
+                net = self.trainer.get_model()
+                raw = self.accelerator.unwrap_model(m)
+                return model, net, raw
+        """,
+    "a test that only constructs a model": """\
+        import torch.nn as nn
+
+
+        def test_build():
+            model = nn.Linear(2, 2)
+            assert model.weight.shape == (2, 2)
+        """,
+}
+
+
+@pytest.mark.parametrize("code", GL101_FALSE.values(), ids=list(GL101_FALSE))
+def test_gl101_false_shapes_are_silent(code):
+    assert lint(src(code), ["GL101"]) == []
+    assert lint(src(code), ["GL101"], options=PREVIEW) == []
+
+
+def test_gl101_predict_of_a_module_subclass_is_a_forward():
+    code = """\
+        import torch.nn as nn
+
+
+        class Classifier(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+            def predict(self, x):
+                return self(x).argmax(-1)
+
+
+        def score(xs):
+            clf = Classifier()
+            clf.eval()
+            out = clf.predict(xs)
+            return out.tolist()
+        """
+    assert lint(src(code), ["GL101"]) == [(19, 11, "GL101")]
+
+
+def test_gl101_inference_judged_by_names_is_preview_only():
+    code = """\
+        def evaluate(net, loader):
+            correct = 0
+            for x, y in loader:
+                correct += (net(x).argmax(1) == y).sum().item()
+            return correct
+        """
+    assert lint(src(code), ["GL101"]) == []
+    assert lint(src(code), ["GL101"], options=PREVIEW) == [(4, 21, "GL101")]
