@@ -349,3 +349,33 @@ def test_gl101_inference_judged_by_names_is_preview_only():
         """
     assert lint(src(code), ["GL101"]) == []
     assert lint(src(code), ["GL101"], options=PREVIEW) == [(4, 21, "GL101")]
+
+
+# -- types across the project ---------------------------------------------------------
+
+
+def test_a_module_class_of_another_file_is_a_module(tmp_path, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    from gradlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nets.py").write_text(
+        "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n\n\nclass Net(Base):\n"
+        "    def forward(self, x):\n        return x\n"
+    )
+    (tmp_path / "run.py").write_text(
+        "from nets import Net\n\n\ndef collect(xs):\n    net = Net()\n    outs = []\n    for x in xs:\n"
+        "        outs.append(net(x))\n    return len(outs)\n"
+    )
+
+    def found(*paths):
+        result = CliRunner().invoke(main, ["check", "--no-cache", "--select", "GL301", "--output-format", "json", *paths])
+        return [(f["filename"].rsplit("/", 1)[-1], f["location"]["row"]) for f in json.loads(result.stdout)]
+
+    # ``Net`` reaches ``nn.Module`` through ``Base`` in nets.py: its forward's output has a graph
+    assert found("run.py", "nets.py") == [("run.py", 8)]
+    (tmp_path / "nets.py").write_text("class Net:\n    def __call__(self, x):\n        return x\n")
+    assert found("run.py", "nets.py") == []

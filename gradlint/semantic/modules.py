@@ -77,7 +77,7 @@ def is_module_factory(q: str) -> bool:
         )
     if q.startswith("torchvision.models."):
         return last not in TORCHVISION_NOT_MODELS and not any(p.endswith("Weights") for p in parts)
-    if q in ("timm.create_model", "timm.models.create_model", "torch.hub.load"):
+    if q in ("timm.create_model", "timm.models.create_model", "torch.hub.load", "torch.jit.load"):
         return True
     if q.startswith("transformers.") and len(parts) >= 2:
         cls = parts[-2] if last in ("from_pretrained", "from_config") else last
@@ -166,6 +166,17 @@ class Modules:
                             break
             self._module_class_cache = found
         return self._module_class_cache
+
+    def _imported_module_class(self, ref: cst.BaseExpression) -> bool:
+        """``Net`` imported from another file of the run (or of the project index) whose
+        class hierarchy reaches ``nn.Module`` there: ``Net(...)`` builds a module."""
+        from gradlint.semantic import project
+
+        index = project.current()
+        names = self.model.names
+        if index is None or not names.is_imported(ref):
+            return False
+        return any(index.derives_from_module(q, self.model.path) for q in names.qualnames(ref))
 
     def _module_in_project(self, base: cst.BaseExpression, defs: Dict[str, cst.ClassDef]) -> bool:
         """Whether the imported base class ``base`` derives from ``nn.Module`` in another
@@ -330,6 +341,8 @@ class Modules:
                 if is_module_factory(q):
                     return True
             if self.module_class(func) is not None:
+                return True
+            if self._imported_module_class(func):
                 return True
             if names.refers_to(func, MODULE_COPIES) and call.args:
                 return self.is_module(call.args[0].value, depth + 1)
