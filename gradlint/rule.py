@@ -47,7 +47,7 @@ class FileContext:
     def semantic(self) -> SemanticModel:
         if self._semantic is None:
             self._semantic = SemanticModel(self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "")
-            self._semantic.preview = self.options.preview
+            self._semantic.preview = bool(getattr(self.options, "preview", False))
         return self._semantic
 
     @property
@@ -170,7 +170,7 @@ class Rule:
         self.doc = catalog.load()[self.code]
         self.findings: List[Finding] = []
         # The preview tier: report also what rests on a guess from names (see ``RuleOptions``).
-        self.preview = ctx.options.preview
+        self.preview = bool(getattr(ctx.options, "preview", False))
 
     # -- reporting --------------------------------------------------------
 

@@ -568,9 +568,11 @@ def test_gl203_is_off_by_default_and_needs_torch():
 
 
 def test_gl203_fix():
-    src = "import torch\nh = (hidden.data)\nv = out.data.cpu()\n"
+    src = "import torch\nhidden = torch.zeros(3)\nh = (hidden.data)\nv = out.data.cpu()\n"
     assert fix(src, ["GL203"]) == src
-    assert fix(src, ["GL203"], unsafe=True) == "import torch\nh = (hidden.detach())\nv = out.detach().cpu()\n"
+    # ``.detach()`` only on what is proven a tensor: ``out`` may be anything with a `.data`
+    assert fix(src, ["GL203"], unsafe=True) == "import torch\nhidden = torch.zeros(3)\nh = (hidden.detach())\nv = out.data.cpu()\n"
+    assert lint(src, ["GL203"]) == [(3, 6, "GL203"), (4, 5, "GL203")]
 
 
 def test_gl203_message():

@@ -26,9 +26,6 @@ Block = Union[cst.IndentedBlock, cst.Module]
 # Statements whose value may be a step of a forward: ``out = model(x)``, ``loss += ...``, ``return net(x)``.
 _STEPS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)
 
-# Attributes of a module that hold its parameters (``nn.Linear`` and the like).
-_PARAMETER_ATTRIBUTES = frozenset({"weight", "bias"})
-
 # Functions that initialise parameters, by name.
 _INIT_NAME = re.compile(r"init|reset_param|initiali[sz]e", re.IGNORECASE)
 
@@ -82,33 +79,12 @@ class InplaceThroughData(InplaceEditRule):
         return values.forward_output(value) if self.preview or not self.reports_pending else values.proven_forward_output(value)
 
     def _proven_tensor(self, source: cst.BaseExpression) -> bool:
-        """Whether the object whose ``.data`` is edited is proven a tensor: a tensor by
-        the value analysis (``torch.sigmoid(...)``, a loss, a tensor method's result), the
-        output of a proven module's forward, a parameter of a proven module (``p`` of
-        ``for p in net.parameters()``, ``self.proj.weight``), or a ``.grad``."""
-        sem = self.ctx.semantic
-        values = sem.values
-        if isinstance(source, cst.Attribute) and source.attr.value == "grad":
-            return True
-        if values.proven_tensor(source) or values.proven_forward_output(source) is not None:
-            return True
-        if isinstance(source, cst.Attribute) and source.attr.value in _PARAMETER_ATTRIBUTES:
-            return sem.modules.is_module(source.value)
-        if isinstance(source, cst.Name):
-            reaching = sem.scopes.reaching(source)
-            if reaching.unbound or not reaching.bindings:
-                return False
-            for b in reaching.bindings:
-                loop = b.value if b.form == "for" else None
-                if not (
-                    isinstance(loop, cst.Call)
-                    and isinstance(loop.func, cst.Attribute)
-                    and loop.func.attr.value in ("parameters", "buffers")
-                    and sem.modules.is_module(loop.func.value)
-                ):
-                    return False
-            return True
-        return False
+        """Whether the object whose ``.data`` is edited is proven a tensor: by the value
+        analysis, as a parameter of a proven module or a ``.grad``, or as the output of
+        a proven module's forward (what has ``.data`` with in-place methods there is a
+        tensor's)."""
+        values = self.ctx.semantic.values
+        return values.proven_tensor_or_parameter(source) or values.proven_forward_output(source) is not None
 
     def _swap(self, node: cst.CSTNode) -> Optional[StorageAlias]:
         """``p.data = other``: ``p`` keeps its identity (what a graph saved) and takes

@@ -1071,7 +1071,35 @@ class Values:
             found = self._proven_tensors[key] = _depth <= 10 and self._prove_tensor(expr, _depth)
         return found
 
+    def proven_tensor_or_parameter(self, expr: cst.BaseExpression) -> bool:
+        """``proven_tensor``, or a parameter of what is proven a module: ``p`` of ``for p
+        in net.parameters()``, ``self.proj.weight``; or a ``.grad``."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "grad":
+            return True
+        if self.proven_tensor(expr):
+            return True
+        modules = self.model.modules
+        if isinstance(expr, cst.Attribute) and expr.attr.value in ("weight", "bias"):
+            return modules.is_module(expr.value)
+        if isinstance(expr, cst.Name):
+            reaching = self.model.scopes.reaching(expr)
+            if reaching.unbound or not reaching.bindings:
+                return False
+            for b in reaching.bindings:
+                loop = b.value if b.form == "for" else None
+                if not (
+                    isinstance(loop, cst.Call)
+                    and isinstance(loop.func, cst.Attribute)
+                    and loop.func.attr.value in ("parameters", "buffers")
+                    and modules.is_module(loop.func.value)
+                ):
+                    return False
+            return True
+        return False
+
     def _prove_tensor(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if isinstance(expr, cst.Name) and self.tensor_checked(expr):
+            return True  # in the branch of ``if isinstance(h, torch.Tensor)``
         if not self.value(expr).is_tensor:
             return False
         if isinstance(expr, cst.Name):
