@@ -379,3 +379,55 @@ def test_a_module_class_of_another_file_is_a_module(tmp_path, monkeypatch):
     assert found("run.py", "nets.py") == [("run.py", 8)]
     (tmp_path / "nets.py").write_text("class Net:\n    def __call__(self, x):\n        return x\n")
     assert found("run.py", "nets.py") == []
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        "import torch\nfrom helpers import evaluate\n\n\ndef main(model, loader):\n    torch.set_grad_enabled(False)\n    print(evaluate(model, loader))\n",
+        "import torch\nfrom helpers import evaluate\n\n\n@torch.inference_mode()\ndef main(model, loader):\n    print(evaluate(model, loader))\n",
+        "import torch\nfrom helpers import evaluate\n\n\ndef main(model, loader):\n    with torch.set_grad_enabled(False):\n        print(evaluate(model, loader))\n",
+    ],
+    ids=["after-set_grad_enabled-False", "under-inference_mode", "with-set_grad_enabled-False"],
+)
+def test_callers_in_other_files_that_turn_gradients_off(tmp_path, monkeypatch, caller):
+    import json
+
+    from click.testing import CliRunner
+
+    from gradlint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helpers.py").write_text(
+        "def evaluate(model, loader):\n    model.eval()\n    total = 0\n    for x, y in loader:\n"
+        "        total += (model(x).argmax(1) == y).sum().item()\n    return total\n"
+    )
+    (tmp_path / "run.py").write_text(caller)
+
+    def found():
+        result = CliRunner().invoke(main, ["check", "--no-cache", "--select", "GL101", "--output-format", "json", "helpers.py", "run.py"])
+        return [(f["filename"].rsplit("/", 1)[-1], f["location"]["row"]) for f in json.loads(result.stdout)]
+
+    assert found() == []
+    (tmp_path / "run.py").write_text(caller.replace("False", "True").replace("inference_mode()", "enable_grad()"))
+    assert found() == [("helpers.py", 5)]
+
+
+def test_a_lightning_eval_step_called_only_from_validation_step():
+    code = """\
+        import lightning as L
+        import torch.nn.functional as F
+
+
+        class Model(L.LightningModule):
+            def eval_step(self, batch):
+                total = 0.0
+                for x, y in batch:
+                    total += F.cross_entropy(self(x), y)
+                return total.item()
+
+            def validation_step(self, batch, batch_idx):
+                self.log("val", self.eval_step(batch))
+        """
+    assert lint(src(code), ["GL301"]) == []
+    assert lint(src(code).replace("def validation_step", "def training_step"), ["GL301"]) == [(9, 13, "GL301")]
