@@ -431,3 +431,35 @@ def test_a_lightning_eval_step_called_only_from_validation_step():
         """
     assert lint(src(code), ["GL301"]) == []
     assert lint(src(code).replace("def validation_step", "def training_step"), ["GL301"]) == [(9, 13, "GL301")]
+
+
+def test_gl301_a_method_forward_of_a_module_class_is_judged_by_what_it_returns():
+    code = """\
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+            def forward_features(self, x):
+                return self.fc(x).relu()
+
+            def predict(self, x):
+                return self(x).argmax(-1)
+
+
+        def collect(xs):
+            net = Net()
+            feats = []
+            labels = []
+            for x in xs:
+                feats.append(net.forward_features(x))
+                labels.append(net.predict(x))
+            print(len(feats), len(labels))
+        """
+    assert lint(src(code), ["GL301"]) == [(24, 9, "GL301")]

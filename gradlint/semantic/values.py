@@ -1192,6 +1192,11 @@ class Values:
         local = self.model.calls.local_function(call)
         if local is not None:  # a function of this file: what it returns decides
             return call if self._returns_history(local, depth) else None
+        method = self.model.modules.method_forward(call)
+        if method is not None:
+            # ``clf.predict(x)``: a method of a module class of the file that runs its
+            # layers; what it returns decides (``self(x).argmax(-1)`` has no history)
+            return call if self._returns_history(method, depth) else None
         if self._library_number_method(call):
             return None
         if isinstance(func, (cst.Name, cst.Attribute)) and self.model.modules.is_module(func):
