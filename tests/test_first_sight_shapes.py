@@ -463,3 +463,50 @@ def test_gl301_a_method_forward_of_a_module_class_is_judged_by_what_it_returns()
             print(len(feats), len(labels))
         """
     assert lint(src(code), ["GL301"]) == [(24, 9, "GL301")]
+
+
+@pytest.mark.parametrize(
+    "layer,fixed",
+    [
+        ("nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.MaxPool1d(2))", True),
+        ("nn.LSTM(4, 4)", False),  # (output, (h, c))
+        ("nn.Sequential(nn.Linear(4, 4), nn.Identity())", False),  # Identity returns its input
+        ("nn.MaxPool1d(2, return_indices=True)", False),  # (output, indices)
+    ],
+)
+def test_gl301_fix_on_the_output_of_a_torch_layer_only_when_it_is_one_tensor(layer, fixed):
+    code = f"""\
+import torch.nn as nn
+
+net = {layer}
+
+
+def collect(xs):
+    outs = []
+    for x in xs:
+        outs.append(net(x))
+    print(len(outs))
+"""
+    assert lint(code, ["GL301"]) == [(9, 9, "GL301")]
+    out = fix(code, ["GL301"])
+    assert ("outs.append(net(x).detach())" in out) is fixed
+    assert (out == code) is not fixed
+
+
+def test_a_parameter_every_caller_passes_a_module_for_is_a_module():
+    code = """\
+        import torch.nn as nn
+
+        model = nn.Linear(4, 2)
+
+
+        def predict(model, x):
+            x.requires_grad = False
+            return model(x).argmax(1)
+
+
+        print(predict(model, x))
+        """
+    assert lint(src(code), ["GL104"]) == [(7, 5, "GL104")]
+    # a caller that passes something else: the parameter's kind is unknown
+    assert lint(src(code) + "print(predict(lambda t: t, x))\n", ["GL104"]) == []

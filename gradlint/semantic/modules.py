@@ -11,7 +11,7 @@ methods, or a same-file helper (``self.infer(...)``) that makes one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Set
 
 import libcst as cst
 
@@ -95,6 +95,8 @@ class Modules:
         self._forward_helpers: Dict[int, bool] = {}
         # (function, "eval", depth) -> the model it leaves in eval mode; (function, model, depth) -> whether it may train it
         self._callee_effects: Dict[Tuple[int, str, int], object] = {}
+        # Parameters whose callers are being asked whether they pass modules (a cycle guard).
+        self._params_asked: Set[int] = set()
 
     # -- classes ----------------------------------------------------------------------
 
@@ -428,6 +430,13 @@ class Modules:
             if isinstance(ann, (cst.Name, cst.Attribute)):
                 return self.model.names.refers_to(ann, NN_MODULE) or self.module_class(ann) is not None
             return False
+        if b.kind == "param" and isinstance(b.node, cst.Param) and id(b.node) not in self._params_asked:
+            # every call of the function in the file passes a module for it
+            self._params_asked.add(id(b.node))
+            try:
+                return self.callers_pass_modules(b.node) is True
+            finally:
+                self._params_asked.discard(id(b.node))
         if b.kind == "for" and isinstance(b.node, cst.For):
             return _module_loop_variable(b.node, name, self.model.values.value_of)
         return False

@@ -17,7 +17,7 @@ which tensor an in-place edit really overwrites.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -1097,6 +1097,38 @@ class Values:
             return True
         return False
 
+    def _single_tensor_module(self, ref: cst.BaseExpression, depth: int) -> bool:
+        """Whether ``ref`` certainly holds a ``torch.nn`` layer whose forward returns one
+        tensor: every binding reaching a name (or every ``self.<attr> = ...`` of the class)
+        builds one, ``nn.Sequential`` of such layers included; not ``nn.LSTM`` and the other
+        layers that return tuples, nor ``nn.Identity``, which returns what it is given."""
+        built: Sequence[cst.BaseExpression] = ()
+        if isinstance(ref, cst.Name):
+            seen = self.model.scopes.visible(ref.value, ref)  # a global of the module too
+            if seen.unbound or not seen.bindings or not all(b.kind == "assign" and b.value is not None for b in seen.bindings):
+                return False
+            built = [b.value for b in seen.bindings]  # type: ignore[misc]
+        elif isinstance(ref, cst.Attribute) and isinstance(ref.value, cst.Name) and ref.value.value == "self":
+            cls = self.tree.enclosing_class(ref)
+            built = _attr_assignments(cls, ref.attr.value) if cls is not None else []
+        return bool(built) and all(self._single_tensor_layer(v, depth) for v in built)
+
+    def _single_tensor_layer(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if depth > 8 or not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+            return False
+        names = self.model.names.qualnames_in(expr.func, TORCH)
+        layer = next((q for q in names if q.startswith("torch.nn.") and q.count(".") == 2), None)
+        if layer is None:
+            return False
+        cls = layer.rsplit(".", 1)[1]
+        if cls == "Sequential":
+            return bool(expr.args) and all(
+                a.keyword is None and not a.star and self._single_tensor_layer(a.value, depth + 1) for a in expr.args
+            )
+        if "MaxPool" in cls:
+            return call_arg(expr, None, "return_indices") is None  # else (output, indices)
+        return cls[:1].isupper() and cls not in _NOT_SINGLE_TENSOR_LAYERS
+
     def _prove_tensor(self, expr: cst.BaseExpression, depth: int) -> bool:
         if isinstance(expr, cst.Name) and self.tensor_checked(expr):
             return True  # in the branch of ``if isinstance(h, torch.Tensor)``
@@ -1129,6 +1161,8 @@ class Values:
             return True
         if isinstance(func, cst.Name) and self._callee_value(func, depth) is not None:
             return True  # ``criterion(out, y)`` for ``criterion = nn.CrossEntropyLoss()``
+        if self._single_tensor_module(func, depth):
+            return True  # ``net(x)`` for ``net = nn.Sequential(nn.Linear(...), nn.ReLU())``
         if any(q.startswith("torch.") for q in qualified):
             # ``torch.stack(outs)``, ``F.relu(h)``: value() knows those returning pairs and numbers
             return True
@@ -1460,6 +1494,30 @@ class Values:
             if local is not None:
                 return expr if self._returns_part_history(local, path, depth) else None
         return self.graph_source(expr, depth)
+
+
+# ``torch.nn`` classes whose call does not return one tensor: recurrent layers and
+# attention (tuples), containers (not callable), ``Identity`` (its input), and the
+# adaptive softmax (a named tuple); max pools do with ``return_indices`` given.
+_NOT_SINGLE_TENSOR_LAYERS = frozenset(
+    {
+        "RNN", "LSTM", "GRU", "RNNBase", "MultiheadAttention", "Transformer", "Identity",
+        "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "AdaptiveLogSoftmaxWithLoss",
+        "Module", "Parameter",
+    }
+)
+
+
+def _attr_assignments(cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+    """What every ``self.<attr> = ...`` in the methods of ``cls`` assigns."""
+    found: List[cst.BaseExpression] = []
+    for node in walk(cls.body, into_functions=True):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                tgt = t.target
+                if isinstance(tgt, cst.Attribute) and tgt.attr.value == attr and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                    found.append(node.value)
+    return found
 
 
 # A step of a part path that selects any value of a mapping (``d.values()``).
