@@ -510,3 +510,20 @@ def test_a_parameter_every_caller_passes_a_module_for_is_a_module():
     assert lint(src(code), ["GL104"]) == [(7, 5, "GL104")]
     # a caller that passes something else: the parameter's kind is unknown
     assert lint(src(code) + "print(predict(lambda t: t, x))\n", ["GL104"]) == []
+
+
+def test_gl104_a_loss_module_records_no_graph_through_parameters():
+    code = """\
+        import torch.nn as nn
+
+
+        class TacotronLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mse_loss = nn.MSELoss()
+
+            def forward(self, mel_out, mel_target):
+                mel_target.requires_grad = False
+                return self.mse_loss(mel_out, mel_target)
+        """
+    assert lint(src(code), ["GL104"]) == []

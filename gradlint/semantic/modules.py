@@ -262,6 +262,27 @@ class Modules:
             return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
         return False
 
+    def is_loss_module(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` certainly holds an ``nn.*Loss`` instance (no parameters to
+        record a graph through): every binding of the name that can reach it, or every
+        ``self.<attr> = ...`` of the class, builds one."""
+        built: List[cst.BaseExpression] = []
+        if isinstance(expr, cst.Name):
+            seen = self.model.scopes.visible(expr.value, expr)
+            if seen.unbound or not seen.bindings or not all(b.kind == "assign" and b.value is not None for b in seen.bindings):
+                return False
+            built = [b.value for b in seen.bindings]  # type: ignore[misc]
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = self.tree.enclosing_class(expr)
+            built = _attr_values(cls, expr.attr.value) if cls is not None else []
+        names = self.model.names
+        return bool(built) and all(
+            isinstance(v, cst.Call)
+            and isinstance(v.func, (cst.Name, cst.Attribute))
+            and any(q.startswith("torch.nn.") and q.endswith("Loss") for q in names.qualnames(v.func))
+            for v in built
+        )
+
     def passed_for(self, param: cst.Param) -> Optional[List[Optional[cst.BaseExpression]]]:
         """What each call of the function that declares ``param`` in this file passes
         for it (None for a call whose argument cannot be told: ``*args``, missing);
