@@ -42,7 +42,6 @@ class GraphKeptAlive(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._training_loops: Dict[int, bool] = {}
-        self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
 
     # On leaving, not visiting: the operands have been walked by then, so their
     # parents are known without a walk over the whole file.
@@ -148,9 +147,6 @@ class GraphKeptAlive(Rule):
             return
         # The value's history first: it looks only at what was computed before this
         # point; where the total goes looks at the whole function.
-        if self._in_unit_test(node) and not any(self._over_batches(outer) for outer in self._loops_out_from(loop)):
-            # a test's few outputs, compared and freed when it returns: no growth to speak of
-            return
         source = sem.values.proven_graph_source(value)
         if source is None:
             return
@@ -205,17 +201,6 @@ class GraphKeptAlive(Rule):
             remedy=remedy,
             held=_HELD_AFTER_BACKWARD if any(self._trains(outer) for outer in loops) else _HELD,
         )
-
-    def _in_unit_test(self, node: cst.CSTNode) -> bool:
-        """Inside a function pytest collects (``test*`` in ``test_*.py``/``*_test.py``)."""
-        if not self._test_file:
-            return False
-        func = self.ctx.semantic.tree.enclosing_function(node)
-        while func is not None:
-            if func.name.value.startswith("test"):
-                return True
-            func = self.ctx.semantic.tree.enclosing_function(func)
-        return False
 
     def _safety(self, key: str, leaves: bool, target: cst.BaseExpression, loop: cst.CSTNode) -> str:
         """Safe only when the total stays in this function: one that is returned or
@@ -329,9 +314,6 @@ class GraphKeptAlive(Rule):
         elif sem.values.proven_graph_source(value) is not None or sem.values.requires_grad_leaf(value) is not None:
             yield value
 
-
-# Files pytest collects.
-_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 # Routes (``semantic.escape``) that make an accumulation deliberate.
 _TO_BACKWARD = frozenset({"backward", "helper"})
