@@ -159,6 +159,14 @@ class RuleDoc:
     # fast path taken only with grad off), as measured by benchmarks/no_grad_numerics.py
     # and re-measured by the rule's probe: a fix that adds a guard is unsafe near them.
     no_grad_changes: Tuple[str, ...] = ()
+    # What the semantic model must prove before the rule reports in the default
+    # tier (one sentence each); a premise it cannot prove means no finding.
+    premises: Tuple[str, ...] = ()
+    # A preview rule runs only with ``preview = true`` / ``--preview``.
+    preview: bool = False
+    # Its weak part, which reports only in the preview tier, and the precision measured for it.
+    preview_what: str = ""
+    preview_precision: str = ""
 
     @property
     def migrate_trusted(self) -> bool:
@@ -197,6 +205,10 @@ _OPTIONAL = {
     "migrate": str,
     "migrate_trust": str,
     "no_grad_changes": list,
+    "premises": list,
+    "preview": bool,
+    "preview_what": str,
+    "preview_precision": str,
 }
 # What ``gradlint migrate`` does with a rule: ``safe``, apply its safe fixes;
 # ``trusted``, its unsafe fixes too (``migrate_trust`` says why); ``report``, list
@@ -305,6 +317,13 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         _check_keys(f"{where}: probe", raw["probe"], {"claim": str, "code": str}, {})
         probe = Probe(raw["probe"]["claim"], raw["probe"]["code"])
     claims = tuple(parse_claim(f"{where}: verify[{i}]", c) for i, c in enumerate(raw.get("verify", ())))
+    premises = raw.get("premises", [])
+    if not all(isinstance(p, str) and p.strip() for p in premises):
+        raise CatalogError(f"{where}: 'premises' must be a list of sentences")
+    if raw.get("preview") and raw.get("default"):
+        raise CatalogError(f"{where}: a preview rule cannot be on by default")
+    if ("preview_what" in raw) != ("preview_precision" in raw):
+        raise CatalogError(f"{where}: 'preview_what' and 'preview_precision' go together")
     return RuleDoc(
         code=code,
         name=raw["name"],
@@ -325,6 +344,10 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
         migrate=mark or "",
         migrate_trust=" ".join(raw.get("migrate_trust", "").split()),
         no_grad_changes=_qualified_names(f"{where}: no_grad_changes", raw.get("no_grad_changes", [])),
+        premises=tuple(" ".join(p.split()) for p in premises),
+        preview=raw.get("preview", False),
+        preview_what=raw.get("preview_what", "").strip(),
+        preview_precision=" ".join(raw.get("preview_precision", "").split()),
     )
 
 

@@ -93,6 +93,7 @@ _config_option = click.option(
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--stdin-filename", metavar="PATH", help="With `-` (read source from stdin): the path to report and to match configuration against.")
 @_config_option
+@click.option("--preview/--no-preview", default=None, help="Also report what rests on guesses from names (the preview tier, with its measured precision in docs/precision.md); same as `preview = true` in [tool.gradlint].")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (2 still means an error).")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix fixed anything, even if nothing remains.")
 @click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and rule, before the summary.")
@@ -129,6 +130,7 @@ def check(
     statistics: bool,
     stdin_filename: Optional[str],
     config_options: Tuple[str, ...],
+    preview: Optional[bool],
     exit_zero: bool,
     exit_non_zero_on_fix: bool,
     show_fixes: bool,
@@ -172,6 +174,8 @@ def check(
 
     try:
         config_path, overrides = config_mod.split_config_options(config_options)
+        if preview is not None:
+            overrides["preview"] = preview
         settings = config_mod.Settings(
             config_path,
             select=_selectors(select),
@@ -502,6 +506,7 @@ def rules(output_format: str) -> None:
                         "name": d.name,
                         "summary": d.summary,
                         "default": d.default,
+                        "preview": d.preview,
                         "fix": d.fix,
                         "url": d.url,
                     }
@@ -514,7 +519,9 @@ def rules(output_format: str) -> None:
     width = max(len(d.name) for d in docs)
     click.echo(f"{'CODE':<6}  {'NAME':<{width}}  {'DEFAULT':<7}  {'FIX':<6}  SUMMARY")
     for d in docs:
-        click.echo(f"{d.code:<6}  {d.name:<{width}}  {'on' if d.default else 'off':<7}  {d.fix:<6}  {d.summary}")
+        default = "preview" if d.preview else "on" if d.default else "off"
+        summary = d.summary + (" [weak part in preview]" if d.preview_what else "")
+        click.echo(f"{d.code:<6}  {d.name:<{width}}  {default:<7}  {d.fix:<6}  {summary}")
 
 
 @main.command()

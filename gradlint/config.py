@@ -77,6 +77,7 @@ class Config:
     fix_grad_guard: str = "no_grad"
     # As Ruff's: directory walks skip what .gitignore, .git/info/exclude say git ignores.
     respect_gitignore: bool = True
+    preview: bool = False
 
 
 _KEYS = {
@@ -88,6 +89,7 @@ _KEYS = {
     "per-file-ignores",
     "fix-grad-guard",
     "respect-gitignore",
+    "preview",
 }
 
 
@@ -123,6 +125,10 @@ def parse_table(table: Mapping[str, Any], root: Path, where: str) -> Config:
         if not isinstance(table["respect-gitignore"], bool):
             raise ConfigError(f"{where}: 'respect-gitignore' must be true or false")
         cfg.respect_gitignore = table["respect-gitignore"]
+    if "preview" in table:
+        if not isinstance(table["preview"], bool):
+            raise ConfigError(f"{where}: 'preview' must be true or false")
+        cfg.preview = table["preview"]
     # Validate every selector now, so a typo fails the run before any file is read.
     for sel in (*(cfg.select or ()), *cfg.ignore, *cfg.extend_select):
         expand_selector(sel, where)
@@ -325,6 +331,11 @@ def default_codes() -> FrozenSet[str]:
     return frozenset(code for code, doc in catalog.load().items() if doc.default)
 
 
+def preview_codes() -> FrozenSet[str]:
+    """Rules that run only with ``preview = true`` (``--preview``), even when selected."""
+    return frozenset(code for code, doc in catalog.load().items() if doc.preview)
+
+
 @dataclass(frozen=True)
 class Selection:
     """The effective rule set and options for a run (before per-file ignores)."""
@@ -348,8 +359,10 @@ def resolve(
     else:
         base = default_codes()
     codes = (base | expand(cfg.extend_select) | expand(extend_select)) - expand(cfg.ignore) - expand(ignore)
+    if not cfg.preview:
+        codes -= preview_codes()
     pfi = tuple((pattern, expand(sels)) for pattern, sels in cfg.per_file_ignores.items())
-    return Selection(codes, RuleOptions(fix_grad_guard=cfg.fix_grad_guard), pfi)
+    return Selection(codes, RuleOptions(fix_grad_guard=cfg.fix_grad_guard, preview=cfg.preview), pfi)
 
 
 def split_selectors(values: Sequence[str]) -> List[str]:

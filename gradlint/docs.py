@@ -36,7 +36,7 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
     parts: List[str] = [
         f"{heading} {doc.name} ({doc.code})",
         "",
-        f"Enabled by default: {'yes' if doc.default else 'no'}. "
+        f"Enabled by default: {'preview only (`--preview`)' if doc.preview else 'yes' if doc.default else 'no'}. "
         f"Fix: {FIX_SENTENCE[doc.fix]}. "
         f"Holds for torch {doc.torch}.",
         "",
@@ -44,6 +44,26 @@ def rule_markdown(doc: RuleDoc, heading: str = "#") -> str:
         "",
         doc.what,
         "",
+    ]
+    if doc.premises:
+        parts += [
+            f"{h2} Premises",
+            "",
+            "It reports only where the semantic model proves each of these; where one is unknown, "
+            "the default tier reports nothing:",
+            "",
+        ] + [f"- {p}" for p in doc.premises] + [""]
+    if doc.preview_what:
+        parts += [
+            f"{h2} Preview",
+            "",
+            "With `--preview` (`preview = true`) it also reports what follows; measured precision: "
+            + doc.preview_precision,
+            "",
+            doc.preview_what,
+            "",
+        ]
+    parts += [
         f"{h2} Why is this bad?",
         "",
         doc.why,
@@ -103,7 +123,7 @@ def rules_table(docs: Optional[Iterable[RuleDoc]] = None) -> str:
         summary = doc.summary.replace("|", "\\|").replace("\n", " ")
         rows.append(
             f"| [{doc.code}](docs/rules/{doc.code}.md) | `{doc.name}` | {summary} | "
-            f"{'on' if doc.default else 'off'} | {FIX_LABEL[doc.fix]} |"
+            f"{'preview' if doc.preview else 'on' if doc.default else 'off'} | {FIX_LABEL[doc.fix]} |"
         )
     return "\n".join(rows) + "\n"
 

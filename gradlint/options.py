@@ -19,6 +19,10 @@ class RuleOptions:
 
     # The guard that fixes insert: "no_grad" or "inference_mode".
     fix_grad_guard: str = "no_grad"
+    # The preview tier (Ruff's convention): findings whose premises rest on a
+    # guess from names, not on what the semantic model proves, and rules marked
+    # ``preview = true`` in the catalog. Off by default.
+    preview: bool = False
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ class FileContext:
             self._semantic = SemanticModel(
                 self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "", self.project
             )
+            self._semantic.preview = bool(getattr(self.options, "preview", False))
         return self._semantic
 
     @property
@@ -226,6 +227,8 @@ class Rule:
         self.ctx = ctx
         self.doc = catalog.load()[self.code]
         self.findings: List[Finding] = []
+        # The preview tier: report also what rests on a guess from names (see ``RuleOptions``).
+        self.preview = bool(getattr(ctx.options, "preview", False))
 
     # -- reporting --------------------------------------------------------
 

@@ -48,8 +48,8 @@ def lint(code: str, select: Sequence[str] = ("ALL",), options: RuleOptions = Rul
     return [(f.start[0], f.start[1] + 1, f.code) for f in result.findings]
 
 
-def messages(code: str, select: Sequence[str] = ("ALL",)) -> List[str]:
-    result = lint_source(textwrap.dedent(code), "snippet.py", settings_for(select))
+def messages(code: str, select: Sequence[str] = ("ALL",), options: RuleOptions = RuleOptions()) -> List[str]:
+    result = lint_source(textwrap.dedent(code), "snippet.py", settings_for(select, options))
     return [f.message for f in result.findings]
 
 

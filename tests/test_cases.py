@@ -6,6 +6,9 @@ findings of ``<CODE>`` are compared with the markers written on its lines:
 - ``# expect: GL301`` -- exactly one finding of that code starts on this line;
   ``# expect: GL301:12`` also pins its 1-based column. Several entries
   (``# expect: GL301:5 GL301:20``) expect several findings on the line.
+- ``# expect-preview: GL301`` -- a finding that only the preview tier owes (its
+  premises rest on a guess from names): with ``preview`` on it is expected as by
+  ``expect``; in the default tier, the line is banned as by ``expect-not``.
 - ``# expect-not: GL301`` -- a line where a finding would be a false positive.
   Any finding of the directory's code on a line without an ``expect`` marker is
   a failure already; the marker says where the trap is.
@@ -44,13 +47,14 @@ import pytest
 
 from gradlint.config import default_codes, expand
 from gradlint.engine import LintSettings, lint_source
+from gradlint.options import RuleOptions
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 MANIFEST = CASES_DIR / "EXPECTED_FAILURES.txt"
 LEGACY = "legacy"
 
 _CODE = r"GL\d{3}"
-_MARKER = re.compile(rf"#\s*(?P<kind>expect|expect-not)\s*:\s*(?P<items>{_CODE}(?::\d+)?(?:[\s,]+{_CODE}(?::\d+)?)*)\s*$")
+_MARKER = re.compile(rf"#\s*(?P<kind>expect|expect-not|expect-preview)\s*:\s*(?P<items>{_CODE}(?::\d+)?(?:[\s,]+{_CODE}(?::\d+)?)*)\s*$")
 _ITEM = re.compile(rf"(?P<code>{_CODE})(?::(?P<col>\d+))?")
 _ASYNC_KEYWORD = re.compile(r"\basync\s*=")
 
@@ -78,8 +82,9 @@ def read_manifest() -> Dict[str, str]:
     return listed
 
 
-def markers(source: str) -> Tuple[List[Expected], Dict[int, List[str]]]:
-    """(the findings the ``expect`` markers ask for, the codes ``expect-not`` bans by row).
+def markers(source: str, preview: bool = False) -> Tuple[List[Expected], Dict[int, List[str]]]:
+    """(the findings the ``expect`` markers ask for, the codes ``expect-not`` bans by row),
+    in the default tier or, with ``preview``, in the preview tier.
 
     Comments are found with the tokenizer so that a marker-like text inside a
     string is not one; a legacy file that does not tokenize falls back to lines."""
@@ -97,8 +102,11 @@ def markers(source: str) -> Tuple[List[Expected], Dict[int, List[str]]]:
         if m is None:
             assert not re.match(r"#\s*expect", text), f"line {row}: malformed marker {text!r}"
             continue
+        kind = m.group("kind")
+        if kind == "expect-preview":
+            kind = "expect" if preview else "expect-not"
         for item in _ITEM.finditer(m.group("items")):
-            if m.group("kind") == "expect":
+            if kind == "expect":
                 col = item.group("col")
                 expected.append((item.group("code"), row, int(col) if col else None))
             else:
@@ -106,12 +114,12 @@ def markers(source: str) -> Tuple[List[Expected], Dict[int, List[str]]]:
     return expected, banned
 
 
-def compared(path: Path, source: str) -> List[Tuple[str, int, int]]:
+def compared(path: Path, source: str, preview: bool = False) -> List[Tuple[str, int, int]]:
     """The findings (code, row, 1-based column) this case is judged on."""
     relative = path.relative_to(CASES_DIR).as_posix()
     legacy = path.parent.name == LEGACY
     codes = default_codes() if legacy else expand(["ALL"])
-    findings = lint_source(source, relative, LintSettings(codes)).findings
+    findings = lint_source(source, relative, LintSettings(codes, RuleOptions(preview=preview))).findings
     found = [(f.code, f.start[0], f.start[1] + 1) for f in findings]
     if legacy:
         lines = source.splitlines()
@@ -121,8 +129,18 @@ def compared(path: Path, source: str) -> List[Tuple[str, int, int]]:
 
 def mismatches(path: Path) -> List[str]:
     source = path.read_text(encoding="utf-8")
-    expected, banned = markers(source)
-    found = compared(path, source)
+    problems = _mismatches(path, source, False)
+    if _PREVIEW_MARKER.search(source):
+        problems += [f"preview tier: {p}" for p in _mismatches(path, source, True)]
+    return problems
+
+
+_PREVIEW_MARKER = re.compile(r"#\s*expect-preview\s*:")
+
+
+def _mismatches(path: Path, source: str, preview: bool) -> List[str]:
+    expected, banned = markers(source, preview)
+    found = compared(path, source, preview)
     problems: List[str] = []
     left = Counter(found)
     for code, row, col in expected:
@@ -195,6 +213,6 @@ def test_case_is_well_formed(path):
     if doc.startswith("Precision case"):
         assert banned, "a precision case marks the lines that must not be reported"
     else:
-        assert expected, "a recall case marks the lines that must be reported"
+        assert markers(source, preview=True)[0], "a recall case marks the lines that must be reported"
     lines = len(source.splitlines())
     assert 8 <= lines <= 60, f"{lines} lines: a case is a small file"

@@ -149,7 +149,7 @@ def test_inline_config_overrides_pyproject(project):
 @pytest.mark.parametrize(
     "value, message",
     [
-        ('ignor = ["GL001"]', "error: --config 'ignor = [\"GL001\"]': unknown key 'ignor' in [tool.gradlint] (known keys: exclude, extend-exclude, extend-select, fix-grad-guard, ignore, per-file-ignores, respect-gitignore, select)\n"),
+        ('ignor = ["GL001"]', "error: --config 'ignor = [\"GL001\"]': unknown key 'ignor' in [tool.gradlint] (known keys: exclude, extend-exclude, extend-select, fix-grad-guard, ignore, per-file-ignores, preview, respect-gitignore, select)\n"),
         ('select = ["XX1"]', "error: --config 'select = [\"XX1\"]': unknown rule code or prefix 'XX1'\n"),
         ("select = GL001", "error: --config 'select = GL001': not a valid `key = value` TOML fragment: Invalid value (at line 1, column 10)\n"),
         ("missing.toml", "error: --config missing.toml: config file not found\n"),

@@ -202,15 +202,16 @@ def test_gl102_unsafe_inside_a_try_that_catches_the_error(handler, safety):
     assert [s for _, s in fixes(src, "GL102")] == [safety]
 
 
-GL301_LOOP = "import torch\n\ndef run(model, loader):\n{body}"
+# ``model`` proven a module, and ``torch.mean`` proven to give a tensor: GL301 reports and fixes it
+GL301_LOOP = "import torch\n\ndef run(model: torch.nn.Module, loader):\n{body}"
 
 
 @pytest.mark.parametrize(
     "body,safety",
     [
-        ("    total = 0.0\n    for x in loader:\n        total += model(x).mean()\n    print(total)\n", "safe"),
-        ("    total = 0.0\n    for x in loader:\n        total += model(x).mean()\n    return total\n", "unsafe"),
-        ("    for x in loader:\n        self.stats['loss'] += model(x).mean()\n", "unsafe"),
+        ("    total = 0.0\n    for x in loader:\n        total += torch.mean(model(x))\n    print(total)\n", "safe"),
+        ("    total = 0.0\n    for x in loader:\n        total += torch.mean(model(x))\n    return total\n", "unsafe"),
+        ("    for x in loader:\n        self.stats['loss'] += torch.mean(model(x))\n", "unsafe"),
     ],
 )
 def test_gl301_unsafe_where_the_total_leaves_the_function(body, safety):

@@ -116,12 +116,14 @@ def test_a_method_called_from_inference_code_in_another_file_is_reported(tmp_pat
     monkeypatch.chdir(tmp_path)
     (tmp_path / "agent.py").write_text(AGENT)
     (tmp_path / "evaluation.py").write_text(EVALUATION)
-    assert findings("--no-cache", "agent.py", "evaluation.py") == [("agent.py", "GL101", 10)]
-    result = CliRunner().invoke(main, ["check", "--no-cache", "--select", "GL101", "agent.py"])
+    # ``test()`` is inference code by its name: the preview tier's evidence
+    assert findings("--no-cache", "agent.py", "evaluation.py") == []
+    assert findings("--no-cache", "--preview", "agent.py", "evaluation.py") == [("agent.py", "GL101", 10)]
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--preview", "--select", "GL101", "agent.py"])
     assert "`self.online_net` runs for inference in `act()`, called from `test()` (evaluation.py:6)" in result.output
     # without the caller, ``act`` is a method like any other
     (tmp_path / "evaluation.py").unlink()
-    assert findings("--no-cache", "agent.py") == []
+    assert findings("--no-cache", "--preview", "agent.py") == []
 
 
 def test_workers_that_do_not_fork_are_sent_the_index(tree, monkeypatch):

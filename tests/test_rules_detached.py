@@ -9,12 +9,20 @@ import pytest
 from harness import fix, lint, messages
 from gradlint.config import default_codes
 from gradlint.engine import LintSettings, lint_source
+from gradlint.rule import RuleOptions
+
+PREVIEW = RuleOptions(preview=True)
 
 HEAD = "import torch\n\n\ndef f(model, x, mask, idx, noise, lr):\n"
 
 
 def body(code: str) -> str:
     return HEAD + textwrap.indent(textwrap.dedent(code), "    ")
+
+
+def typed_body(code: str) -> str:
+    """``body`` with ``model`` proven an ``nn.Module`` (only its name says so in ``body``)."""
+    return body(code).replace("def f(model,", "def f(model: torch.nn.Module,", 1)
 
 
 # -- GL201 ------------------------------------------------------------------------
@@ -46,7 +54,12 @@ def body(code: str) -> str:
     ],
 )
 def test_gl201_findings(code, expected):
-    assert lint(body(code), ["GL201"]) == [(r, c, "GL201") for r, c in expected]
+    found = [(r, c, "GL201") for r, c in expected]
+    assert lint(body(code), ["GL201"], options=PREVIEW) == found
+    # `model(x)` has a graph by the name `model` only; leaves that require grad need no name
+    assert lint(body(code), ["GL201"]) == ([] if "model" in code else found)
+    # typed, except a submodule of a module of unknown class (`model.fc`, `model.rnn`)
+    assert lint(typed_body(code), ["GL201"]) == ([] if "model." in code else found)
 
 
 @pytest.mark.parametrize(
@@ -96,12 +109,12 @@ def test_gl201_follows_the_loop_variable_only_inside_its_loop():
     ],
 )
 def test_gl201_fix_is_unsafe_and_clones(code, out):
-    assert fix(body(code), ["GL201"]) == body(code)
-    assert fix(body(code), ["GL201"], unsafe=True) == body(out)
+    assert fix(typed_body(code), ["GL201"]) == typed_body(code)
+    assert fix(typed_body(code), ["GL201"], unsafe=True) == typed_body(out)
 
 
 def test_gl201_message_names_the_variables():
-    assert messages(body("h = model(x)\ny = h.detach()\ny.add_(1)\nreturn h\n"), ["GL201"]) == [
+    assert messages(typed_body("h = model(x)\ny = h.detach()\ny.add_(1)\nreturn h\n"), ["GL201"]) == [
         "`y.add_(1)` edits the storage of `h` through `y`, an alias of `h.detach()`: if `h` was saved for "
         "`backward()`, backward fails with \"one of the variables needed for gradient computation has been "
         "modified by an inplace operation\", and later reads of `h` see the edit; edit a copy (`.detach().clone()`)"
@@ -492,7 +505,10 @@ def step(model, x, y, opt, t):
 
 @pytest.mark.parametrize("source,expected", GL202_PENDING.values(), ids=list(GL202_PENDING))
 def test_gl202_kept_where_a_pending_graph_sees_it(source, expected):
-    assert lint(source, ["GL202"]) == expected
+    assert lint(source, ["GL202"], options=PREVIEW) == expected
+    # ``netD``/``model`` handed in untyped: only their names say they are modules
+    by_name = "def critic_step(netD," in source or "def step(model," in source
+    assert lint(source, ["GL202"]) == ([] if by_name else expected)
     assert lint(source, ["GL204"]) == []
 
 
@@ -507,7 +523,11 @@ def test_gl202_and_gl204_split_the_edits_at_the_backward():
         "    for p in netD.parameters():\n"
         "        p.data.clamp_(-0.01, 0.01)\n"
     )
-    assert lint(src, ["GL202", "GL204"]) == [(4, 9, "GL202"), (8, 9, "GL204")]
+    assert lint(src, ["GL202", "GL204"], options=PREVIEW) == [(4, 9, "GL202"), (8, 9, "GL204")]
+    # untyped, the graph before the first clamp is a guess from names: neither claims it
+    assert lint(src, ["GL202", "GL204"]) == [(8, 9, "GL204")]
+    typed = src.replace("def critic_step(netD,", "def critic_step(netD: torch.nn.Module,")
+    assert lint("import torch\n" + typed, ["GL202", "GL204"]) == [(5, 9, "GL202"), (9, 9, "GL204")]
     assert "GL204" not in default_codes() and "GL202" in default_codes()
 
 
@@ -548,9 +568,11 @@ def test_gl203_is_off_by_default_and_needs_torch():
 
 
 def test_gl203_fix():
-    src = "import torch\nh = (hidden.data)\nv = out.data.cpu()\n"
+    src = "import torch\nhidden = torch.zeros(3)\nh = (hidden.data)\nv = out.data.cpu()\n"
     assert fix(src, ["GL203"]) == src
-    assert fix(src, ["GL203"], unsafe=True) == "import torch\nh = (hidden.detach())\nv = out.detach().cpu()\n"
+    # ``.detach()`` only on what is proven a tensor: ``out`` may be anything with a `.data`
+    assert fix(src, ["GL203"], unsafe=True) == "import torch\nhidden = torch.zeros(3)\nh = (hidden.detach())\nv = out.data.cpu()\n"
+    assert lint(src, ["GL203"]) == [(3, 6, "GL203"), (4, 5, "GL203")]
 
 
 def test_gl203_message():

@@ -413,14 +413,19 @@ def test_gl101_messages_for_inference_code_and_containers():
         for images, labels in test_loader:
             print(net(images).argmax(1))
     """
-    assert messages(src, ["GL101"]) == [
+    in_eval_mode = (
+        "`models[\"encoder\"]` is in eval mode (line 7) but gradients are still enabled here: `.eval()` does not stop "
+        "autograd, so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`"
+    )
+    assert messages(src, ["GL101"], options=RuleOptions(preview=True)) == [
         "`generator` runs for inference in `sample_image()` but gradients are still enabled here: this forward "
         "records a graph and keeps its activations alive; run it under `torch.no_grad()`",
-        "`models[\"encoder\"]` is in eval mode (line 7) but gradients are still enabled here: `.eval()` does not stop "
-        "autograd, so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`",
+        in_eval_mode,
         "`net` runs for inference in a loop over `test_loader` but gradients are still enabled here: this forward "
         "records a graph and keeps its activations alive; run it under `torch.no_grad()`",
     ]
+    # inference judged from the names `sample_image` and `test_loader`: preview only
+    assert messages(src, ["GL101"]) == [in_eval_mode]
 
 
 GL101_FIXES = [
@@ -912,11 +917,19 @@ def test_gl103_message():
     ],
 )
 def test_gl104_findings(src, expected):
-    assert lint(src, select=["GL104"]) == [(r, c, "GL104") for r, c in expected]
+    assert lint(src, select=["GL104"], options=RuleOptions(preview=True)) == [(r, c, "GL104") for r, c in expected]
+    if not any(".eval()" in line or "nn." in line for line in src.splitlines()):
+        assert lint(src, select=["GL104"]) == []  # the model is judged from its name only
+
+
+def test_gl104_default_tier_needs_a_proven_model():
+    src = "import torch\n\n\ndef f(model: torch.nn.Module, x):\n    x.requires_grad = False\n    return model(x)\n"
+    assert lint(src, select=["GL104"]) == [(5, 5, "GL104")]
+    assert lint(src.replace(": torch.nn.Module", ""), select=["GL104"]) == []
 
 
 def test_gl104_message():
-    assert messages("def f(model, x):\n    x.requires_grad = False\n    return model(x)\n", ["GL104"]) == [
+    assert messages("def f(model, x):\n    x.requires_grad = False\n    return model(x)\n", ["GL104"], options=RuleOptions(preview=True)) == [
         "setting `x.requires_grad` to False does not disable gradient tracking: an input does not require grad "
         "anyway, and `model` (line 3) still records a graph through its parameters; run it under "
         "`torch.no_grad()` or `torch.inference_mode()`"

@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 
+from gradlint.options import RuleOptions
 from harness import fix, lint, messages
 
 
@@ -415,8 +416,10 @@ def test_gl301_message_says_what_a_backward_in_the_loop_frees():
                 total += loss
     """
     evaluate = "\n".join(line for line in train.splitlines() if "backward" not in line and "step" not in line)
-    (in_training,) = messages(train, ["GL301"])
-    (in_evaluation,) = messages(evaluate, ["GL301"])
+    # ``model`` and ``criterion`` untyped: their history is judged from names (preview)
+    preview = RuleOptions(preview=True)
+    (in_training,) = messages(train, ["GL301"], options=preview)
+    (in_evaluation,) = messages(evaluate, ["GL301"], options=preview)
     assert "(`backward()` frees its saved activations, but its graph nodes stay referenced)" in in_training
     assert "after the iteration ends, with the activations it saved: memory grows" in in_evaluation
 

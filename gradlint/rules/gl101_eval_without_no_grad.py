@@ -159,7 +159,10 @@ class EvalWithoutNoGrad(Rule):
         if self.ctx.semantic.gradmode.module_grad_off():
             return
         for scope in [node, *self._functions]:
-            if not self._check_scope(scope):
+            # Code taken for inference by its name (``def evaluate``, ``for x in
+            # test_loader``, ``net(x_val)``), with no ``eval()`` of its own: the
+            # preview tier's; the default tier needs the ``eval()`` that shows it.
+            if not self._check_scope(scope) and self.preview:
                 self._check_inference_code(scope)
 
     def _skip_function(self, func: cst.FunctionDef) -> bool:

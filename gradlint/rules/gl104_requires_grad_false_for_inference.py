@@ -87,8 +87,11 @@ class RequiresGradFalseForInference(Rule):
             if func is None:
                 continue
             model = self.ctx.code_for(func)
-            if model not in eval_models and not looks_like_model(func):
+            # a model: put in eval mode here, proven a module, or (preview) named like one
+            if model not in eval_models and not sem.modules.is_module(func) and not (self.preview and looks_like_model(func)):
                 continue
+            if sem.modules.is_loss_module(func):
+                continue  # ``self.mse_loss(out, target)``: a loss has no parameters to record a graph through
             if any(_is_tensor_arg(arg.value, tensor, self.ctx) for arg in node.args if arg.keyword is None):
                 yield node, model
 

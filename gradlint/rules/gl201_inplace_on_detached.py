@@ -45,7 +45,8 @@ class InplaceOnDetached(InplaceEditRule):
         a temporary (``model(x).detach()``) or of a plain parameter is left alone."""
         sem = self.ctx.semantic
         root = root_name(alias.source)
-        if root is None or sem.values.graph_source(alias.source) is None:
+        history = sem.values.graph_source if self.preview else sem.values.proven_graph_source
+        if root is None or history(alias.source) is None:
             return False
         scope = sem.tree.function_scope(alias.origin)
         for node in walk(scope):

@@ -54,6 +54,8 @@ class InplaceThroughData(InplaceEditRule):
             return
         if self._graph_may_hold(node, alias, swapped is not None) is not self.reports_pending:
             return
+        if self.reports_pending and not self.preview and not self._proven_tensor(alias.source):
+            return  # ``recipe.data = datamodule``: `.data` of what may not be a tensor
         source = short(self.ctx, alias.source) or "the tensor"
         data = short(self.ctx, alias.origin) or f"{source}.data"
         if swapped is not None:
@@ -63,6 +65,26 @@ class InplaceThroughData(InplaceEditRule):
         edited = short(self.ctx, inplace_edit(node))  # type: ignore[arg-type]
         via = f"`{edited}`, an alias of `{data}`" if alias.through_name and edited else "`.data`"
         self.report(node, fix=self._fix(node, alias), edit=edit_text(self.ctx, node), source=source, via=via)
+
+    # GL202 claims a pending backward saw the edit: in the default tier, only where the
+    # semantic model proves the graph. GL204 claims none did: it takes every hint of a
+    # graph, names included, as a reason to stay silent.
+
+    def _graph_source(self, value: cst.BaseExpression) -> Optional[cst.CSTNode]:
+        values = self.ctx.semantic.values
+        return values.graph_source(value) if self.preview or not self.reports_pending else values.proven_graph_source(value)
+
+    def _forward_output(self, value: cst.BaseExpression) -> Optional[cst.CSTNode]:
+        values = self.ctx.semantic.values
+        return values.forward_output(value) if self.preview or not self.reports_pending else values.proven_forward_output(value)
+
+    def _proven_tensor(self, source: cst.BaseExpression) -> bool:
+        """Whether the object whose ``.data`` is edited is proven a tensor: by the value
+        analysis, as a parameter of a proven module or a ``.grad``, or as the output of
+        a proven module's forward (what has ``.data`` with in-place methods there is a
+        tensor's)."""
+        values = self.ctx.semantic.values
+        return values.proven_tensor_or_parameter(source) or values.proven_forward_output(source) is not None
 
     def _swap(self, node: cst.CSTNode) -> Optional[StorageAlias]:
         """``p.data = other``: ``p`` keeps its identity (what a graph saved) and takes
@@ -110,7 +132,7 @@ class InplaceThroughData(InplaceEditRule):
             return True
         steps, backwards = self._graph_steps(scope)
         # An activation (a forward's output, or a view of one), not a leaf.
-        produced = sem.values.forward_output(source)
+        produced = self._forward_output(source)
         if produced is not None and not tree.is_inside(scope, produced):
             # Handed in by a caller: its graph is alive from the function's entry until a
             # backward here runs, if it was when the call was made.
@@ -174,7 +196,7 @@ class InplaceThroughData(InplaceEditRule):
             if isinstance(sub, cst.Call) and sem.calls.is_backward_call(sub):
                 return False
             value = getattr(sub, "value", None) if isinstance(sub, _STEPS) else None
-            if value is not None and sem.values.graph_source(value) is not None and sem.gradmode.mode_at(sub).disabled is not True:
+            if value is not None and self._graph_source(value) is not None and sem.gradmode.mode_at(sub).disabled is not True:
                 recorded = True
         return recorded
 
@@ -255,7 +277,7 @@ class InplaceThroughData(InplaceEditRule):
                 if isinstance(sub, cst.Call) and sem.calls.is_backward_call(sub):
                     backwards.append(sub)
                 value = getattr(sub, "value", None) if isinstance(sub, _STEPS) else None
-                if value is None or sem.values.graph_source(value) is None:
+                if value is None or self._graph_source(value) is None:
                     continue
                 if sem.gradmode.mode_at(sub).disabled is True:
                     continue  # computed under no_grad: nothing recorded

@@ -47,8 +47,12 @@ class DataAttribute(Rule):
         if isinstance(parent, cst.Subscript) and parent.value is node and is_scalar_data_read(self.ctx, parent):
             return  # ``loss.data[0]`` read as a number: GL003's finding, fixed to ``loss.item()``
         receiver = short(self.ctx, node.value) or "x"
-        new = codegen.keep_parens(node, codegen.method_call(node.value, "detach"))
-        self.report(node, fix=self.fix(self.replace(node, new), receiver=receiver), receiver=receiver)
+        fix = None
+        if sem.values.proven_tensor_or_parameter(node.value):
+            # ``.detach()`` exists on tensors only; `.data` of anything else stays as it is
+            new = codegen.keep_parens(node, codegen.method_call(node.value, "detach"))
+            fix = self.fix(self.replace(node, new), receiver=receiver)
+        self.report(node, fix=fix, receiver=receiver)
 
     def _part_of_data_edit(self, node: cst.Attribute) -> bool:
         """Inside an in-place edit through ``.data`` (its receiver or its arguments)."""

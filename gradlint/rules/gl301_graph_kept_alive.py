@@ -147,9 +147,11 @@ class GraphKeptAlive(Rule):
             return
         # The value's history first: it looks only at what was computed before this
         # point; where the total goes looks at the whole function.
-        source = sem.values.graph_source(value)
+        source = sem.values.proven_graph_source(value)
         if source is None:
             return
+        if isinstance(node, cst.AugAssign) and isinstance(target, cst.Subscript) and not self._grows(target, loop):
+            return  # ``buf[..., :-1] += x``, ``totals[i] += v``: a slot updated, not a collection growing
         flows = sem.escape.flows(sem.tree.function_scope(node))
         if flows.routes([key], _TO_BACKWARD):
             return  # accumulated on purpose, to call backward() on the total
@@ -182,12 +184,17 @@ class GraphKeptAlive(Rule):
         carriers = list(self._carriers(value))
         if not carriers:
             return
-        edits = [self.replace(c, codegen.method_call(c, method)) for c in carriers]
         first = _text(self.ctx, carriers[0])
         remedy = f"{first}.{method}()"
+        fix = None
+        if all(sem.values.proven_tensor(c) for c in carriers):
+            # ``.detach()`` exists on tensors only: on a forward's tuple (``rnn(s)`` gives
+            # ``(out, h)``), a model output dataclass or a number it would raise.
+            edits = [self.replace(c, codegen.method_call(c, method)) for c in carriers]
+            fix = self.fix(*edits, title=f"Keep `{remedy}` instead", applicability=self._safety(key, bool(leaves), target, loop))
         self.report(
             node,
-            fix=self.fix(*edits, title=f"Keep `{remedy}` instead", applicability=self._safety(key, bool(leaves), target, loop)),
+            fix=fix,
             statement=short(self.ctx, node, 50) or edit_text(self.ctx, node),
             value=_text(self.ctx, value),
             target=_text(self.ctx, target),
@@ -305,7 +312,7 @@ class GraphKeptAlive(Rule):
             yield from self._carriers(value.right)
         elif isinstance(value, cst.UnaryOperation) and not value.lpar:
             yield from self._carriers(value.expression)
-        elif sem.values.graph_source(value) is not None or sem.values.requires_grad_leaf(value) is not None:
+        elif sem.values.proven_graph_source(value) is not None or sem.values.requires_grad_leaf(value) is not None:
             yield value
 
 

@@ -59,6 +59,9 @@ class SemanticModel:
         # What the other files of the run say about this one (None: nothing;
         # every cross-file question then keeps its in-file answer).
         self.project = project
+        # The preview tier (``RuleOptions.preview``): queries that separate proof from
+        # guesses from names (``values.proven_graph_source``) accept the guesses too.
+        self.preview = False
 
     @functools.cached_property
     def scopes(self) -> "Scopes":

@@ -560,6 +560,12 @@ class Escape:
         backward = self.model.calls.backward_call(node) if may_autograd or _backward_named(func) else None
         if backward is not None and backward.tensor is not None:
             add_sink("backward", node, backward.tensor)  # ``fabric.backward(loss)`` too
+            if isinstance(func, cst.Attribute) and backward.tensor is func.value:
+                given = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+                if given is not None and not self.model.values.proven_tensor(func.value):
+                    # ``accelerator.backward(losses[i])`` on a driver object the file does not
+                    # show: it may run backward on its argument, which is then wanted
+                    add_sink("backward", node, given)
             return
         if isinstance(func, cst.Attribute):
             attr = func.attr.value

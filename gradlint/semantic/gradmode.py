@@ -23,7 +23,7 @@ here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
 
@@ -87,6 +87,7 @@ class GradMode:
         self._module_grad_off: Optional[bool] = None
         self._entry_modes: Dict[int, Mode] = {}
         self._computes: Dict[int, bool] = {}
+        self._own_managers_seen: Set[int] = set()
 
     # -- guards -------------------------------------------------------------------
 
@@ -118,6 +119,10 @@ class GradMode:
         g = self.guard(expr)
         if g is not None:
             return g if g.called or g.kind == "set_grad_enabled" else None
+        if isinstance(expr, cst.Call) and self._may_name_guards:
+            own = self._own_context_manager(expr)
+            if own is not None:
+                return own
         if isinstance(expr, cst.IfExp) and self._may_name_guards:
             # ``torch.no_grad() if evaluating else nullcontext()``: decided at run time
             branches = [self.entered_guard(expr.body), self.entered_guard(expr.orelse)]
@@ -145,6 +150,46 @@ class GradMode:
         if len({g.kind for g in found}) == 1 and len(disables) == 1:
             return first
         return Guard(first.kind, True, disables.pop() if len(disables) == 1 else None)
+
+    def _own_context_manager(self, call: cst.Call) -> Optional[Guard]:
+        """The guard a context manager of this file enters by what it does, not by its
+        name: ``with eval_mode(model):`` for a ``@contextmanager`` function whose every
+        ``yield`` runs under a guard that disables gradients (``with torch.no_grad():
+        yield``, or after ``torch.set_grad_enabled(False)``)."""
+        func = self.model.calls.local_function(call)
+        if func is None or id(func) in self._own_managers_seen:
+            return None
+        if not any(
+            isinstance(d.decorator, (cst.Name, cst.Attribute)) and self.tree.code_for(d.decorator).split(".")[-1] == "contextmanager"
+            for d in func.decorators
+        ):
+            return None
+        self._own_managers_seen.add(id(func))
+        try:
+            yields = [n for n in walk(func.body) if isinstance(n, cst.Yield)]
+            sites = [self.guard_at(y) for y in yields]
+            if yields and all(site is not None and site.guard.disables is True for site in sites):
+                return Guard("no_grad", True, True)
+            return None
+        finally:
+            self._own_managers_seen.discard(id(func))
+
+    def _stack_entered(self, stmt: cst.CSTNode) -> Optional[GuardSite]:
+        """``stack.enter_context(torch.no_grad())`` as a statement: the guard holds until
+        the ``ExitStack`` closes, past the rest of the block."""
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+            return None
+        call = stmt.body[0].value
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "enter_context"
+            and len(call.args) == 1
+            and call.args[0].keyword is None
+        ):
+            return None
+        g = self.entered_guard(call.args[0].value)
+        return GuardSite(g, stmt, call.args[0].value) if g is not None else None
 
     def with_guard(self, node: cst.With) -> Optional[Guard]:
         """The innermost grad-mode guard a ``with`` statement enters, if any."""
@@ -221,6 +266,9 @@ class GradMode:
                             g = self.global_switch(prev)
                             if g is not None:
                                 return GuardSite(g, prev, switch_call(prev))
+                            stacked = self._stack_entered(prev) if self._may_name_guards else None
+                            if stacked is not None:
+                                return stacked
                             nested = self._switch_inside(prev)
                             if nested is not None:
                                 g = self.global_switch(nested)

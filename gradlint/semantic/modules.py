@@ -11,7 +11,7 @@ methods, or a same-file helper (``self.infer(...)``) that makes one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Set
 
 import libcst as cst
 
@@ -77,7 +77,7 @@ def is_module_factory(q: str) -> bool:
         )
     if q.startswith("torchvision.models."):
         return last not in TORCHVISION_NOT_MODELS and not any(p.endswith("Weights") for p in parts)
-    if q in ("timm.create_model", "timm.models.create_model", "torch.hub.load"):
+    if q in ("timm.create_model", "timm.models.create_model", "torch.hub.load", "torch.jit.load"):
         return True
     if q.startswith("transformers.") and len(parts) >= 2:
         cls = parts[-2] if last in ("from_pretrained", "from_config") else last
@@ -95,6 +95,8 @@ class Modules:
         self._forward_helpers: Dict[int, bool] = {}
         # (function, "eval", depth) -> the model it leaves in eval mode; (function, model, depth) -> whether it may train it
         self._callee_effects: Dict[Tuple[int, str, int], object] = {}
+        # Parameters whose callers are being asked whether they pass modules (a cycle guard).
+        self._params_asked: Set[int] = set()
 
     # -- classes ----------------------------------------------------------------------
 
@@ -166,6 +168,17 @@ class Modules:
                             break
             self._module_class_cache = found
         return self._module_class_cache
+
+    def _imported_module_class(self, ref: cst.BaseExpression) -> bool:
+        """``Net`` imported from another file of the run (or of the project index) whose
+        class hierarchy reaches ``nn.Module`` there: ``Net(...)`` builds a module."""
+        from gradlint.semantic import project
+
+        index = project.current()
+        names = self.model.names
+        if index is None or not names.is_imported(ref):
+            return False
+        return any(index.derives_from_module(q, self.model.path) for q in names.qualnames(ref))
 
     def _module_in_project(self, base: cst.BaseExpression, defs: Dict[str, cst.ClassDef]) -> bool:
         """Whether the imported base class ``base`` derives from ``nn.Module`` in another
@@ -240,8 +253,33 @@ class Modules:
             return self._module_name(expr, _depth)
         if isinstance(expr, cst.Attribute):
             cls = self._instance_class(expr.value, _depth)
+            if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                # ``self.criterion = nn.CrossEntropyLoss()`` in a plain class (a trainer):
+                # what every assignment of the attribute in the class builds
+                cls = self.tree.enclosing_class(expr)
             return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
         return False
+
+    def is_loss_module(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` certainly holds an ``nn.*Loss`` instance (no parameters to
+        record a graph through): every binding of the name that can reach it, or every
+        ``self.<attr> = ...`` of the class, builds one."""
+        built: List[cst.BaseExpression] = []
+        if isinstance(expr, cst.Name):
+            seen = self.model.scopes.visible(expr.value, expr)
+            if seen.unbound or not seen.bindings or not all(b.kind == "assign" and b.value is not None for b in seen.bindings):
+                return False
+            built = [b.value for b in seen.bindings]  # type: ignore[misc]
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = self.tree.enclosing_class(expr)
+            built = _attr_values(cls, expr.attr.value) if cls is not None else []
+        names = self.model.names
+        return bool(built) and all(
+            isinstance(v, cst.Call)
+            and isinstance(v.func, (cst.Name, cst.Attribute))
+            and any(q.startswith("torch.nn.") and q.endswith("Loss") for q in names.qualnames(v.func))
+            for v in built
+        )
 
     def passed_for(self, param: cst.Param) -> Optional[List[Optional[cst.BaseExpression]]]:
         """What each call of the function that declares ``param`` in this file passes
@@ -324,6 +362,8 @@ class Modules:
                 if is_module_factory(q):
                     return True
             if self.module_class(func) is not None:
+                return True
+            if self._imported_module_class(func):
                 return True
             if names.refers_to(func, MODULE_COPIES) and call.args:
                 return self.is_module(call.args[0].value, depth + 1)
@@ -409,6 +449,13 @@ class Modules:
             if isinstance(ann, (cst.Name, cst.Attribute)):
                 return self.model.names.refers_to(ann, NN_MODULE) or self.module_class(ann) is not None
             return False
+        if b.kind == "param" and isinstance(b.node, cst.Param) and id(b.node) not in self._params_asked:
+            # every call of the function in the file passes a module for it
+            self._params_asked.add(id(b.node))
+            try:
+                return self.callers_pass_modules(b.node) is True
+            finally:
+                self._params_asked.discard(id(b.node))
         if b.kind == "for" and isinstance(b.node, cst.For):
             return _module_loop_variable(b.node, name, self.model.values.value_of)
         return False

@@ -41,7 +41,7 @@ from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
@@ -53,7 +53,7 @@ _MODULE_BASES = NN_MODULE | frozenset(
 # Words that make a file worth summarising at all: classes, calls made from
 # inference code or under a grad-mode guard.
 _UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
-_WORTH = re.compile(r"\bclass\b|no_grad|inference_mode|\.eval\(|def\s+\w*(?:eval|valid|test|predict|infer)", re.IGNORECASE)
+_WORTH = re.compile(r"\bclass\b|no_grad|inference_mode|set_grad_enabled|\.eval\(|def\s+\w*(?:eval|valid|test|predict|infer)", re.IGNORECASE)
 
 
 def module_names(path: str) -> List[str]:
@@ -143,10 +143,35 @@ def _dotted(expr: ast.expr) -> Optional[str]:
 
 
 def _guard_disables(expr: ast.expr) -> bool:
-    """``torch.no_grad()``, ``torch.inference_mode()`` (any spelling of the module)."""
+    """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``
+    (any spelling of the module)."""
     func = expr.func if isinstance(expr, ast.Call) else expr
-    name = _dotted(func) or ""
-    return name.rpartition(".")[2] in _NO_GRAD_GUARDS
+    name = (_dotted(func) or "").rpartition(".")[2]
+    if name == "set_grad_enabled":
+        return _switches_off(expr)
+    return name in _NO_GRAD_GUARDS
+
+
+def _switches_off(expr: ast.expr) -> bool:
+    """``set_grad_enabled(False)``: a literal False as its first argument."""
+    return (
+        isinstance(expr, ast.Call)
+        and len(expr.args) == 1
+        and isinstance(expr.args[0], ast.Constant)
+        and expr.args[0].value is False
+    )
+
+
+def _grad_switch(stmt: ast.stmt) -> Optional[bool]:
+    """A ``torch.set_grad_enabled(flag)`` statement: whether it turns gradients off
+    (True), on (False); None for any other statement or a flag not written out."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    call = stmt.value
+    if (_dotted(call.func) or "").rpartition(".")[2] != "set_grad_enabled" or len(call.args) != 1:
+        return None
+    flag = call.args[0]
+    return (not flag.value) if isinstance(flag, ast.Constant) and isinstance(flag.value, bool) else None
 
 
 def _is_inference_function(name: str) -> bool:
@@ -182,6 +207,9 @@ class _Summarizer:
     def _block(self, body: Sequence[ast.stmt], no_grad: bool, inference: Optional[str]) -> None:
         for stmt in body:
             self._stmt(stmt, no_grad, inference)
+            switch = _grad_switch(stmt)
+            if switch is not None:
+                no_grad = switch  # ``torch.set_grad_enabled(False)``: the rest of the block
 
     def _stmt(self, stmt: ast.stmt, no_grad: bool, inference: Optional[str]) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -17,7 +17,7 @@ which tensor an in-place edit really overwrites.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -32,6 +32,7 @@ from gradlint.semantic.syntax import (
     is_tensor_data_syntax,
     last_name,
     looks_forward,
+    root_name,
 )
 from gradlint.semantic.torch_api import (
     ARGPARSE,
@@ -211,6 +212,12 @@ class Values:
         self._dataclasses: Optional[FrozenSet[str]] = None
         self._edited: Dict[int, FrozenSet[str]] = {}
         self._forward_outputs: Dict[int, Optional[cst.CSTNode]] = {}
+        # Whether graph evidence may rest on names (a callee named like a model or a
+        # loss): True for ``graph_source``, False inside ``proven_graph_source``,
+        # which keeps memos of its own.
+        self._by_name = True
+        self._proven_memos: Tuple[Dict[int, Optional[cst.CSTNode]], Dict[int, Optional[cst.CSTNode]]] = ({}, {})
+        self._proven_tensors: Dict[int, bool] = {}
 
     # -- the abstract value ---------------------------------------------------------------
 
@@ -1021,6 +1028,148 @@ class Values:
     def _operand_graph_source(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.CSTNode]:
         return self.graph_source(expr, depth) or self.requires_grad_leaf(expr, depth)
 
+    def _proven(self, compute: Callable[[], Any]) -> Any:
+        """``compute()`` with graph evidence limited to what types prove (see
+        ``proven_graph_source``); in the preview tier, as ``graph_source`` has it."""
+        if self.model.preview or not self._by_name:
+            return compute()
+        saved = self._graph_by_name, self._forward_outputs
+        self._graph_by_name, self._forward_outputs = self._proven_memos
+        self._by_name = False
+        try:
+            return compute()
+        finally:
+            self._graph_by_name, self._forward_outputs = saved
+            self._by_name = True
+
+    def proven_graph_source(self, expr: cst.BaseExpression) -> Optional[cst.CSTNode]:
+        """``graph_source`` without guesses from names: the history must come from a
+        forward of what is proven a module (an ``nn.*`` constructor, a class whose
+        bases reach ``nn.Module`` in the project, ``self(...)``), a torch loss or
+        function, a leaf that requires grad, or a function of the file returning
+        such, never from a callee named like a model or a loss (``model(x)`` for a
+        parameter ``model`` of unknown type, ``criterion(out, y)``,
+        ``trainer.train_step(b)``, ``model.fc(x)``). With ``preview`` on, the guesses
+        count too."""
+        return self._proven(lambda: self.graph_source(expr))
+
+    def proven_forward_output(self, expr: cst.BaseExpression) -> Optional[cst.CSTNode]:
+        """``forward_output`` with the evidence of ``proven_graph_source``."""
+        return self._proven(lambda: self.forward_output(expr))
+
+    def proven_tensor(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """Whether ``expr`` is certainly a ``torch.Tensor``: what a tensor method, a
+        torch loss, an ``nn.*Loss`` instance or a torch function known to return one
+        gives, arithmetic and basic indexing of such, a name every binding that may
+        reach it binds to such. A forward's output is not (``rnn(x)`` returns
+        ``(out, h)``, Hugging Face models a dataclass), nor anything judged from a name.
+        What a fix that calls a tensor method (``.detach()``) requires of its receiver."""
+        key = id(expr)
+        found = self._proven_tensors.get(key)
+        if found is None:
+            self._proven_tensors[key] = False  # a cycle proves nothing
+            found = self._proven_tensors[key] = _depth <= 10 and self._prove_tensor(expr, _depth)
+        return found
+
+    def proven_tensor_or_parameter(self, expr: cst.BaseExpression) -> bool:
+        """``proven_tensor``, or a parameter of what is proven a module: ``p`` of ``for p
+        in net.parameters()``, ``self.proj.weight``; or a ``.grad``."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "grad":
+            return True
+        if self.proven_tensor(expr):
+            return True
+        modules = self.model.modules
+        if isinstance(expr, cst.Attribute) and expr.attr.value in ("weight", "bias"):
+            return modules.is_module(expr.value)
+        if isinstance(expr, cst.Name):
+            reaching = self.model.scopes.reaching(expr)
+            if reaching.unbound or not reaching.bindings:
+                return False
+            for b in reaching.bindings:
+                loop = b.value if b.form == "for" else None
+                if not (
+                    isinstance(loop, cst.Call)
+                    and isinstance(loop.func, cst.Attribute)
+                    and loop.func.attr.value in ("parameters", "buffers")
+                    and modules.is_module(loop.func.value)
+                ):
+                    return False
+            return True
+        return False
+
+    def _single_tensor_module(self, ref: cst.BaseExpression, depth: int) -> bool:
+        """Whether ``ref`` certainly holds a ``torch.nn`` layer whose forward returns one
+        tensor: every binding reaching a name (or every ``self.<attr> = ...`` of the class)
+        builds one, ``nn.Sequential`` of such layers included; not ``nn.LSTM`` and the other
+        layers that return tuples, nor ``nn.Identity``, which returns what it is given."""
+        built: Sequence[cst.BaseExpression] = ()
+        if isinstance(ref, cst.Name):
+            seen = self.model.scopes.visible(ref.value, ref)  # a global of the module too
+            if seen.unbound or not seen.bindings or not all(b.kind == "assign" and b.value is not None for b in seen.bindings):
+                return False
+            built = [b.value for b in seen.bindings]  # type: ignore[misc]
+        elif isinstance(ref, cst.Attribute) and isinstance(ref.value, cst.Name) and ref.value.value == "self":
+            cls = self.tree.enclosing_class(ref)
+            built = _attr_assignments(cls, ref.attr.value) if cls is not None else []
+        return bool(built) and all(self._single_tensor_layer(v, depth) for v in built)
+
+    def _single_tensor_layer(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if depth > 8 or not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+            return False
+        names = self.model.names.qualnames_in(expr.func, TORCH)
+        layer = next((q for q in names if q.startswith("torch.nn.") and q.count(".") == 2), None)
+        if layer is None:
+            return False
+        cls = layer.rsplit(".", 1)[1]
+        if cls == "Sequential":
+            return bool(expr.args) and all(
+                a.keyword is None and not a.star and self._single_tensor_layer(a.value, depth + 1) for a in expr.args
+            )
+        if "MaxPool" in cls:
+            return call_arg(expr, None, "return_indices") is None  # else (output, indices)
+        return cls[:1].isupper() and cls not in _NOT_SINGLE_TENSOR_LAYERS
+
+    def _prove_tensor(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if isinstance(expr, cst.Name) and self.tensor_checked(expr):
+            return True  # in the branch of ``if isinstance(h, torch.Tensor)``
+        if not self.value(expr).is_tensor:
+            return False
+        if isinstance(expr, cst.Name):
+            reaching = self.model.scopes.reaching(expr)
+            if reaching.unbound or not reaching.bindings:
+                return False
+            for b in reaching.bindings:
+                if b.form == "aug" and isinstance(b.node, cst.AugAssign):
+                    if not (self.proven_tensor(b.node.value, depth + 1) or self.proven_tensor(b.node.target, depth + 1)):
+                        return False
+                elif b.kind != "assign" or b.value is None or not self.proven_tensor(b.value, depth + 1):
+                    return False
+            return True
+        if isinstance(expr, cst.BinaryOperation):
+            return self.proven_tensor(expr.left, depth + 1) or self.proven_tensor(expr.right, depth + 1)
+        if isinstance(expr, cst.UnaryOperation):
+            return self.proven_tensor(expr.expression, depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self._view_index(expr) and self.proven_tensor(expr.value, depth + 1)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in VIEW_ATTRIBUTES | {"data", "grad"} and self.proven_tensor(expr.value, depth + 1)
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+            return False
+        func = expr.func
+        qualified = self.model.names.qualnames_in(func, TORCH)
+        if qualified & (LOSS_FUNCTIONS | TENSOR_FACTORIES | REQUIRES_GRAD_FACTORIES | AS_TENSOR | FROM_NUMPY | _PARAMETER):
+            return True
+        if isinstance(func, cst.Name) and self._callee_value(func, depth) is not None:
+            return True  # ``criterion(out, y)`` for ``criterion = nn.CrossEntropyLoss()``
+        if self._single_tensor_module(func, depth):
+            return True  # ``net(x)`` for ``net = nn.Sequential(nn.Linear(...), nn.ReLU())``
+        if any(q.startswith("torch.") for q in qualified):
+            # ``torch.stack(outs)``, ``F.relu(h)``: value() knows those returning pairs and numbers
+            return True
+        if isinstance(func, cst.Attribute) and not self.model.names.is_imported(func.value):
+            return self.proven_tensor(func.value, depth + 1)  # ``loss.mean()``, ``out.softmax(-1)``
+        return False
+
     def requires_grad_leaf(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
         """The call that made ``expr`` a leaf requiring grad (``torch.zeros(3, requires_grad=True)``,
         ``nn.Parameter(t)``, ``t.requires_grad_()``), directly or through a variable."""
@@ -1049,8 +1198,9 @@ class Values:
         names_ = self.model.names
         if isinstance(func, cst.Name) and func.value in PYTHON_VALUE_FUNCS and not names_.is_imported(func):
             return None
-        # Every name asked about below is torch's.
-        names = names_.qualnames_in(func, TORCH) if isinstance(func, (cst.Name, cst.Attribute)) else frozenset()
+        # Every name asked about below is torch's; ``F.mse_loss(o, y).abs`` is a method of
+        # what the call returned, not a torch function, whatever its dotted name reads.
+        names = names_.qualnames_in(func, TORCH) if isinstance(func, (cst.Name, cst.Attribute)) and root_name(func) is not None else frozenset()
         if names & (TENSOR_FACTORIES | VARIABLE) or self.carries_no_graph(call, self.tree.function_scope(call)):
             return None
         if self.model.gradmode.grad_disabled(call) is True:
@@ -1062,7 +1212,7 @@ class Values:
         if isinstance(func, cst.Attribute):
             if func.attr.value in NO_GRAPH_METHODS or func.attr.value in PYTHON_VALUE_METHODS:
                 return None
-            if names_.is_imported(func.value):
+            if root_name(func.value) is not None and names_.is_imported(func.value):
                 return None  # a function of some other module: unknown
             # A method keeps its receiver's history (loss.mean(), out.cpu(), w.pow(2));
             # else the receiver may be a model (self.model(x) is an attribute call too).
@@ -1076,13 +1226,20 @@ class Values:
         local = self.model.calls.local_function(call)
         if local is not None:  # a function of this file: what it returns decides
             return call if self._returns_history(local, depth) else None
+        method = self.model.modules.method_forward(call)
+        if method is not None:
+            # ``clf.predict(x)``: a method of a module class of the file that runs its
+            # layers; what it returns decides (``self(x).argmax(-1)`` has no history)
+            return call if self._returns_history(method, depth) else None
         if self._library_number_method(call):
             return None
+        if isinstance(func, (cst.Name, cst.Attribute)) and self.model.modules.is_module(func):
+            return call
+        if not self._by_name:
+            return None  # what follows is judged from names: the preview tier's evidence
         if isinstance(func, cst.Attribute) and func.attr.value in LOSS_STEPS and call.args:
             return call  # ``trainer.train_step(batch)``: the step's loss, by the framework's contract
         if looks_forward(last_name(func)):
-            return call
-        if isinstance(func, (cst.Name, cst.Attribute)) and self.model.modules.is_module(func):
             return call
         if (
             isinstance(func, cst.Attribute)
@@ -1337,6 +1494,30 @@ class Values:
             if local is not None:
                 return expr if self._returns_part_history(local, path, depth) else None
         return self.graph_source(expr, depth)
+
+
+# ``torch.nn`` classes whose call does not return one tensor: recurrent layers and
+# attention (tuples), containers (not callable), ``Identity`` (its input), and the
+# adaptive softmax (a named tuple); max pools do with ``return_indices`` given.
+_NOT_SINGLE_TENSOR_LAYERS = frozenset(
+    {
+        "RNN", "LSTM", "GRU", "RNNBase", "MultiheadAttention", "Transformer", "Identity",
+        "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "AdaptiveLogSoftmaxWithLoss",
+        "Module", "Parameter",
+    }
+)
+
+
+def _attr_assignments(cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+    """What every ``self.<attr> = ...`` in the methods of ``cls`` assigns."""
+    found: List[cst.BaseExpression] = []
+    for node in walk(cls.body, into_functions=True):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                tgt = t.target
+                if isinstance(tgt, cst.Attribute) and tgt.attr.value == attr and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                    found.append(node.value)
+    return found
 
 
 # A step of a part path that selects any value of a mapping (``d.values()``).

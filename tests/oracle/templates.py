@@ -16,6 +16,7 @@ import random
 import textwrap
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from oracle.nontensor import nontensor_family
 from oracle.runner import Program
 
 # What every template program starts with (after its `torch` binding).
@@ -1145,6 +1146,7 @@ def generate() -> List[Program]:
     programs += notebook_family()
     programs += catalog_family()
     programs += fixture_family()
+    programs += nontensor_family()
     names = [p.name for p in programs]
     assert len(names) == len(set(names)), "program names must be unique"
     return programs
@@ -1153,6 +1155,7 @@ def generate() -> List[Program]:
 # The defect classes the oracle was built to close, each with the generated family
 # that holds it (rule, family prefix): the CI sample always runs a few of each.
 DEFECT_CLASSES = {
+    "tensor-method fixes fed a non-tensor receiver": ("GL301", "receiver="),
     "GL001 result reaches a backward elsewhere": ("GL001", "flow=returned-backprop"),
     "GL001 sync def nested in an async def": ("GL001", "flow=printed shape=sync-in-async"),
     "GL001 torch is a class attribute": ("GL001", "flow=printed shape=staticmethod torch=class-attribute"),

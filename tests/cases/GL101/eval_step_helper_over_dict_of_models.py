@@ -12,7 +12,7 @@ import torch
 class VocoderTrainer:
     def _eval_step(self, batch):
         noise, cond, target = batch
-        fake = self.model["generator"](noise, cond)  # expect: GL101:16
+        fake = self.model["generator"](noise, cond)  # expect-preview: GL101:16
         score = self.model["discriminator"](fake)
         self.totals["adv"] += self.criterion(score, torch.ones_like(score)).item()
         self.totals["l1"] += (fake - target).abs().mean().item()

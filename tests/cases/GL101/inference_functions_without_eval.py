@@ -12,7 +12,7 @@ import torch.nn.functional as F
 def evaluate(model, loader):
     correct, total = 0, 0
     for images, labels in loader:
-        outputs = model(images)  # expect: GL101:19
+        outputs = model(images)  # expect-preview: GL101:19
         correct += (outputs.argmax(1) == labels).sum().item()
         total += labels.size(0)
     return correct / total
@@ -21,6 +21,6 @@ def evaluate(model, loader):
 def validate(net, val_loader):
     losses = []
     for batch in val_loader:
-        logits = net(batch["input_ids"])  # expect: GL101:18
+        logits = net(batch["input_ids"])  # expect-preview: GL101:18
         losses.append(F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten()).item())
     return sum(losses) / len(losses)

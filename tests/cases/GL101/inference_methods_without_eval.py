@@ -16,12 +16,12 @@ class Trainer:
 
     def _validate(self, epoch):
         for x, y in self.val_loader:
-            logits = self.model(x)  # expect: GL101:22
+            logits = self.model(x)  # expect-preview: GL101:22
             print(epoch, (logits.argmax(1) == y).float().mean())
 
     def test(self):
-        scores = [self.model(x).data.numpy() for x, _ in self.test_loader]  # expect: GL101:19
+        scores = [self.model(x).data.numpy() for x, _ in self.test_loader]  # expect-preview: GL101:19
         return sum(s.mean() for s in scores) / len(scores)
 
     def predict(self, images):
-        return torch.softmax(self.model(images), dim=1).argmax(1).tolist()  # expect: GL101:30
+        return torch.softmax(self.model(images), dim=1).argmax(1).tolist()  # expect-preview: GL101:30

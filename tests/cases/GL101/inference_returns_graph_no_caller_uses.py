@@ -18,7 +18,7 @@ class TextClassifierTrainer:
         predictions = []
         for i in range(0, len(sentences), batch_size):
             batch = sentences[i : i + batch_size]
-            scores = self.model.forward(batch)  # expect: GL101:22
+            scores = self.model.forward(batch)  # expect-preview: GL101:22
             eval_loss += self.model.calculate_loss(scores, batch)
             predictions.extend(self.model.obtain_labels(scores))
         return predictions, eval_loss / len(sentences)

@@ -41,7 +41,7 @@ if __name__ == "__main__":
 
         optimizer.step(closure)
         print("train loss:", criterion(seq(train_input), train_target).item())  # expect-not: GL101
-        pred = seq(test_input, future=1000)  # expect: GL101:16
+        pred = seq(test_input, future=1000)  # expect-preview: GL101:16
         print("test loss:", criterion(pred[:, :-1000], test_target).item())
         plt.plot(pred.detach().numpy()[0])
         plt.savefig(f"predict{i}.pdf")

@@ -23,7 +23,7 @@ for epoch in range(5):
 
 correct, total = 0, 0
 for images, labels in test_loader:
-    outputs = model(images)  # expect: GL101:15
+    outputs = model(images)  # expect-preview: GL101:15
     _, predicted = torch.max(outputs.data, 1)
     total += labels.size(0)
     correct += (predicted == labels).sum().item()

@@ -21,6 +21,6 @@ class TinyGPT(nn.Module):
 
     def generate(self, ids, max_new_tokens):
         for _ in range(max_new_tokens):
-            logits = self(ids[:, -256:])  # expect: GL101:22
+            logits = self(ids[:, -256:])  # expect-preview: GL101:22
             ids = torch.cat([ids, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
         return ids

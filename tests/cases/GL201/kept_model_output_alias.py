@@ -10,7 +10,7 @@ import torch.nn.functional as F
 def distill_loss(student, teacher, images, temperature=4.0):
     teacher_logits = teacher(images)
     target = teacher_logits.detach()
-    target.clamp_(min=-10.0, max=10.0)  # expect: GL201:5
+    target.clamp_(min=-10.0, max=10.0)  # expect-preview: GL201:5
     soft = F.softmax(target / temperature, dim=1)
     student_logp = F.log_softmax(student(images) / temperature, dim=1)
     return F.kl_div(student_logp, soft, reduction="batchmean") + 0.1 * teacher_logits.pow(2).mean()

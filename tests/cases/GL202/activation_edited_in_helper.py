@@ -21,13 +21,13 @@ class Generator(nn.Module):
 
 
 def to_unit_range(perturbation, mean, std, budget):
-    perturbation.data.add_(1.0).mul_(0.5)  # expect: GL202:5
+    perturbation.data.add_(1.0).mul_(0.5)  # expect-preview: GL202:5
     for channel in range(perturbation.size(1)):
-        perturbation.data[:, channel] = (perturbation.data[:, channel] - mean[channel]) / std[channel]  # expect: GL202:9
+        perturbation.data[:, channel] = (perturbation.data[:, channel] - mean[channel]) / std[channel]  # expect-preview: GL202:9
     for n in range(perturbation.size(0)):
         for channel in range(perturbation.size(1)):
             peak = perturbation[n, channel].data.abs().max()
-            perturbation[n, channel].data *= min(1.0, budget / float(peak))  # expect: GL202:13
+            perturbation[n, channel].data *= min(1.0, budget / float(peak))  # expect-preview: GL202:13
     return perturbation
 
 

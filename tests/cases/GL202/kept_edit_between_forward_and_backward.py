@@ -10,7 +10,7 @@ def critic_step(netD, netG, real, noise, optimizerD, clip=0.01):
     optimizerD.zero_grad()
     errD = netD(netG(noise).detach()).mean() - netD(real).mean()
     for p in netD.parameters():
-        p.data.clamp_(-clip, clip)  # expect: GL202:9
+        p.data.clamp_(-clip, clip)  # expect-preview: GL202:9
     errD.backward()
     optimizerD.step()
     return errD.item()

@@ -12,7 +12,7 @@ def noisy_weight_step(model, criterion, x, y, sigma, optimizer):
     optimizer.zero_grad()
     loss = criterion(model(x), y)
     for name, p in model.named_parameters():
-        p.data = p.data + sigma * torch.randn_like(p)  # expect: GL202:9
-    model.head.weight.data = model.head.weight.data.clamp(-1, 1)  # expect: GL202:5
+        p.data = p.data + sigma * torch.randn_like(p)  # expect-preview: GL202:9
+    model.head.weight.data = model.head.weight.data.clamp(-1, 1)  # expect-preview: GL202:5
     loss.backward()
     optimizer.step()

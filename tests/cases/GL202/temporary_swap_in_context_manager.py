@@ -18,7 +18,7 @@ def clipped_weights(layer, bound):
     originals = {}
     for name, param in layer.named_parameters(recurse=False):
         originals[name] = param.data
-        param.data = param.data.clamp(-bound, bound)  # expect: GL202:9
+        param.data = param.data.clamp(-bound, bound)  # expect-preview: GL202:9
     try:
         yield layer
     finally:
@@ -28,7 +28,7 @@ def clipped_weights(layer, bound):
 
 @contextlib.contextmanager
 def scaled_weight(layer, factor):
-    layer.weight.data.mul_(factor)  # expect: GL202:5
+    layer.weight.data.mul_(factor)  # expect-preview: GL202:5
     yield layer
     layer.weight.data.div_(factor)
 

@@ -19,6 +19,6 @@ class Trainer:
             scores = self.model.forward(batch)
             predictions.extend(self.model.obtain_labels(scores))
             loss = self.model.calculate_loss(scores, batch)
-            eval_loss += loss  # expect: GL301:13
+            eval_loss += loss  # expect-preview: GL301:13
         eval_loss /= len(sentences)
         return predictions, eval_loss

@@ -30,6 +30,6 @@ class Solver:
         for batch_size, images, targets in dataloader:
             parts = self.train_one_batch(images, targets)
             for name, value in parts.items():
-                totals[name] += value * batch_size  # expect: GL301:17
+                totals[name] += value * batch_size  # expect-preview: GL301:17
             samples += batch_size
         return {name: total / samples for name, total in totals.items()}

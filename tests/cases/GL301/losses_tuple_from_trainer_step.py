@@ -25,8 +25,8 @@ def fit_one_epoch(gen, epoch_size):
                 images = torch.from_numpy(images).float()
             losses = trainer.train_step(images, targets)
             box, cls, total = losses
-            total_loss += total  # expect: GL301:13
-            box_loss += box  # expect: GL301:13
-            cls_loss += cls  # expect: GL301:13
+            total_loss += total  # expect-preview: GL301:13
+            box_loss += box  # expect-preview: GL301:13
+            cls_loss += cls  # expect-preview: GL301:13
             pbar.set_postfix(total=total_loss.item() / (iteration + 1))
             pbar.update(1)
