@@ -162,7 +162,8 @@ class RuleDoc:
     # What the semantic model must prove before the rule reports in the default
     # tier (one sentence each); a premise it cannot prove means no finding.
     premises: Tuple[str, ...] = ()
-    # A preview rule runs only with ``preview = true`` / ``--preview``.
+    # A preview rule runs only with ``preview = true`` / ``--preview`` (and then by
+    # default when ``default`` is true too, as Ruff's preview rules in a selected family).
     preview: bool = False
     # Its weak part, which reports only in the preview tier, and the precision measured for it.
     preview_what: str = ""
@@ -320,8 +321,6 @@ def parse_entry(where: str, raw: Mapping[str, Any]) -> RuleDoc:
     premises = raw.get("premises", [])
     if not all(isinstance(p, str) and p.strip() for p in premises):
         raise CatalogError(f"{where}: 'premises' must be a list of sentences")
-    if raw.get("preview") and raw.get("default"):
-        raise CatalogError(f"{where}: a preview rule cannot be on by default")
     if ("preview_what" in raw) != ("preview_precision" in raw):
         raise CatalogError(f"{where}: 'preview_what' and 'preview_precision' go together")
     return RuleDoc(

@@ -87,19 +87,47 @@ def test_rules_listing_marks_the_preview_tier():
     code, out = run("rules")
     assert code == 0
     gl301 = next(line for line in out.splitlines() if line.startswith("GL301"))
-    assert gl301.endswith("[weak part in preview]")
+    assert gl301.split()[2] == "preview" and gl301.endswith("[weak part in preview]")
+    gl101 = next(line for line in out.splitlines() if line.startswith("GL101"))
+    assert gl101.split()[2] == "on" and gl101.endswith("[weak part in preview]")
     listed = {d["code"]: d for d in json.loads(run("rules", "--output-format", "json")[1])}
-    assert listed["GL301"]["preview"] is False and listed["GL301"]["default"] is True
+    assert listed["GL301"]["preview"] is True and listed["GL301"]["default"] is True
+    assert listed["GL101"]["preview"] is False
 
 
 def test_catalog_premises_and_preview_fields():
     doc = catalog.get("GL301")
     assert doc.premises and all(p.endswith(".") for p in doc.premises)
-    assert "0 of 75" in doc.preview_precision
-    with pytest.raises(catalog.CatalogError, match="a preview rule cannot be on by default"):
-        raw = {
-            "code": "GL999", "name": "x-y", "summary": "s", "message": "m", "default": True, "fix": "none",
-            "fix_safety": "n", "why": "w", "torch": "t", "references": [],
-            "examples": [{"bad": "x\n", "good": "x\n", "findings": []}], "preview": True,
-        }
-        catalog.parse_entry("rules/GL999.toml", raw)
+    assert "0 of 75" in doc.preview_precision and "0 of 4" in doc.preview_precision
+
+
+# ``model`` is an nn.Module built in the function, and the loss a torch loss: every
+# premise of GL301 is proven, yet the whole rule is in preview (none of its findings
+# were true at first sight), so the default tier stays silent.
+PROVEN = textwrap.dedent(
+    """    import torch
+    import torch.nn.functional as F
+
+
+    def train(loader):
+        model = torch.nn.Linear(4, 2)
+        total = 0
+        for x, y in loader:
+            loss = F.cross_entropy(model(x), y)
+            total += loss
+        return float(total)
+    """
+)
+
+
+def test_a_preview_rule_that_is_on_by_default_runs_by_default_in_preview_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(PROVEN, encoding="utf-8")
+    assert run("check", "--no-cache", "--output-format", "concise", "-q", "train.py") == (0, "")
+    assert run("check", "--no-cache", "--select", "GL301", "--output-format", "concise", "-q", "train.py") == (0, "")
+    code, out = run("check", "--no-cache", "--preview", "--output-format", "concise", "-q", "train.py")
+    assert code == 1 and out.startswith("train.py:10:9: GL301 ")
+    cfg = config_mod.Config(root=tmp_path)
+    assert "GL301" not in config_mod.resolve(cfg).codes
+    cfg.preview = True
+    assert "GL301" in config_mod.resolve(cfg).codes

@@ -172,9 +172,7 @@ class Modules:
     def _imported_module_class(self, ref: cst.BaseExpression) -> bool:
         """``Net`` imported from another file of the run (or of the project index) whose
         class hierarchy reaches ``nn.Module`` there: ``Net(...)`` builds a module."""
-        from gradlint.semantic import project
-
-        index = project.current()
+        index = self.model.project
         names = self.model.names
         if index is None or not names.is_imported(ref):
             return False
