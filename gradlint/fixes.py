@@ -356,6 +356,19 @@ def _update_imports_now(module: cst.Module, adds: Sequence[ImportSpec], removes:
     return module
 
 
+def parse_fixed(text: str) -> Optional[cst.Module]:
+    """The check every fix passes before it is written (``--fix``, ``--diff``) or
+    offered (``[*]``, the fixable counts, JSON and SARIF edits, an editor's quick
+    fix): its result parses, with the bounds gradlint parses any file within. The
+    parsed module, or None."""
+    from gradlint import parsing  # it imports this module
+
+    try:
+        return parsing.parse_module(text)
+    except (parsing.NotParsed, cst.ParserSyntaxError, RecursionError, MemoryError):
+        return None
+
+
 def text_edits(old: str, new: str) -> List[TextEdit]:
     """The smallest text edits turning ``old`` into ``new``, one per changed hunk."""
     old_lines = split_lines(old)
@@ -426,19 +439,28 @@ class FixRenderer:
         scopes: Optional[Callable[[], Mapping[cst.CSTNode, Any]]] = None,
         names: Optional[Callable[[], Any]] = None,
         span: Optional[Callable[[cst.CSTNode], Span]] = None,
+        parsed: Optional[str] = None,
     ) -> None:
         """``scopes``: gives LibCST's scope metadata of ``module`` (the rules' own, when
         they computed it: a second analysis of the file costs as much as a lint).
         ``names``: gives the file's ``gradlint.semantic.names.Names``, which answers
         most "is this import still used" questions without any scope analysis.
         ``span``: a node's position, as the rules' findings have it (with it, a
-        one-line statement's text is found without rendering the whole module)."""
+        one-line statement's text is found without rendering the whole module).
+        ``parsed``: the text ``module`` was parsed from, where that is not ``source``
+        (a file read with its ``async=`` arguments renamed, line for line): fixes are
+        rendered on it, and their edits given on ``source``."""
         self.module = module
         self._scopes = scopes
         self._names = names
         self._node_span = span
         self._one_spans: Dict[int, Optional[Tuple[int, int, List[str]]]] = {}
-        self.source = source
+        self.written = source
+        self.source = source if parsed is None else parsed
+        self._renamed: Optional[List[TextEdit]] = None
+        self._starts_written: Optional[List[int]] = None
+        self._locals: Dict[int, Tuple[Fix, Optional[Tuple[int, int, str, Optional[List[str]]]]]] = {}
+        self._parses: Dict[int, bool] = {}
         self.parents = parents
         self._spans: Optional[Dict[int, Tuple[int, int, List[str]]]] = None
         self._line_starts: Optional[List[int]] = None
@@ -452,28 +474,91 @@ class FixRenderer:
 
     def fixed_text(self, fix: Fix) -> str:
         """The source with ``fix`` applied (what ``apply_fixes`` returns)."""
-        local = self._local(fix)
+        if _no_change(fix):
+            return self.source
+        local = self._local_once(fix)
         if local is None:
             return apply_fixes(self.module, [fix], self.parents)
-        start, end, text = local
+        start, end, text, _ = local
         return self.source[:start] + text + self.source[end:]
 
     def text_edits(self, fix: Fix) -> List[TextEdit]:
         """``text_edits(source, fixed_text(fix))``, computed on the changed statement only."""
-        local = self._local(fix)
+        if _no_change(fix):  # the renaming fix of `async=` arguments: all of them
+            return [] if self.written is self.source else list(self._renames())
+        local = self._local_once(fix)
         if local is None:
-            return text_edits(self.source, apply_fixes(self.module, [fix], self.parents))
-        start, end, text = local
+            return text_edits(self.written, self.fixed_text(fix))
+        start, end, text, _ = local
         first_row = self._row_of(start)
-        return [
+        old = self.source[start:end]
+        outside: List[TextEdit] = []
+        if self.written is not self.source:
+            # Rows are the same in both texts: the region as written, and the renames
+            # in the rest of the file (which the fixed text holds too).
+            last_row = self._row_of(end - 1) if end > start else first_row
+            starts = self._written_starts()
+            old = self.written[starts[first_row - 1] : starts[last_row] if last_row < len(starts) else len(self.written)]
+            for e in self._renames():
+                if e.end_row < first_row or e.row > last_row:
+                    outside.append(e)
+                elif e.row < first_row or e.end_row > last_row:  # across the region's edge
+                    return text_edits(self.written, self.fixed_text(fix))
+        inside = [
             TextEdit(e.content, e.row + first_row - 1, e.column, e.end_row + first_row - 1, e.end_column)
-            for e in text_edits(self.source[start:end], text)
+            for e in text_edits(old, text)
         ]
+        return sorted(outside + inside, key=lambda e: (e.row, e.column))
+
+    def parses(self, fix: Fix) -> bool:
+        """Whether ``fix``'s result passes :func:`parse_fixed`, the check ``--fix`` makes
+        before it writes anything: only such a fix is offered. A fix confined to one
+        statement is checked on that statement alone, within blocks standing in for
+        those around it (the rest of the file is as it parsed); any other on the whole
+        fixed text."""
+        found = self._parses.get(id(fix))
+        if found is None:
+            try:
+                found = self._check(fix)
+            except Exception:  # a fix that cannot be rendered cannot be applied either
+                found = False
+            self._parses[id(fix)] = found
+        return found
+
+    def _check(self, fix: Fix) -> bool:
+        if _no_change(fix):
+            return True  # the module as it parsed
+        local = self._local_once(fix)
+        if local is not None and local[3] is not None:
+            start, end, text, indents = local
+            newline = self.module.default_newline
+            head = "".join("".join(indents[:k]) + "if 1:" + newline for k in range(len(indents)))
+            return parse_fixed(head + text) is not None
+        return parse_fixed(self.fixed_text(fix)) is not None
+
+    def _written_starts(self) -> List[int]:
+        if self._starts_written is None:
+            self._starts_written = [0] + [m.end() for m in _LINE_BREAK.finditer(self.written)]
+        return self._starts_written
+
+    def _renames(self) -> List[TextEdit]:
+        if self._renamed is None:
+            self._renamed = text_edits(self.written, self.source)
+        return self._renamed
 
     # -- one statement -----------------------------------------------------
 
-    def _local(self, fix: Fix) -> Optional[Tuple[int, int, str]]:
-        """(start offset, end offset, new text) of the one region ``fix`` changes, or None."""
+    def _local_once(self, fix: Fix) -> Optional[Tuple[int, int, str, Optional[List[str]]]]:
+        """``_local``, once per fix (offering it, its edits and its check all need it)."""
+        found = self._locals.get(id(fix))
+        if found is None or found[0] is not fix:
+            found = self._locals[id(fix)] = (fix, self._local(fix))
+        return found[1]
+
+    def _local(self, fix: Fix) -> Optional[Tuple[int, int, str, Optional[List[str]]]]:
+        """(start offset, end offset, new text, indentation of its block or None) of the
+        one region ``fix`` changes, or None. The indentation is given for a region that
+        is one statement of a block (None: the head of the module, imports changed)."""
         if not fix.edits or not self.module.has_trailing_newline:
             return None
         stmt = self._statement(fix.edits)
@@ -497,8 +582,9 @@ class FixRenderer:
         adds = [imp for imp in fix.add_imports if not self._import_present(imp)]
         removes = [imp for imp in fix.remove_imports if not self._still_used(imp, fix.edits)]
         if not adds and not removes:
-            return start, end, text
-        return self._with_imports(fix, stmt, start, end, text, adds, removes)
+            return start, end, text, indents
+        head = self._with_imports(fix, stmt, start, end, text, adds, removes)
+        return None if head is None else (*head, None)
 
     def _with_imports(
         self, fix: Fix, stmt: cst.CSTNode, start: int, end: int, text: str, adds: List[ImportSpec], removes: List[ImportSpec]
@@ -796,6 +882,11 @@ class FixRenderer:
 
 
 _MISSING = object()
+
+
+def _no_change(fix: Fix) -> bool:
+    """Whether ``fix`` leaves the parsed module as it is."""
+    return not fix.edits and not fix.add_imports and not fix.remove_imports
 # Statements that LibCST's import codemods treat as any other non-import statement.
 _LARGE_STATEMENTS = (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

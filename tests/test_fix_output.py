@@ -1,0 +1,138 @@
+"""A fix is offered only if ``--fix`` would apply it, and what is offered is what it writes.
+
+``[*]``, the fixable counts, JSON edits and an editor's quick fixes all ask
+``FixRenderer.parses``, which applies the check ``--fix`` makes
+(``fixes.parse_fixed``). The property test runs every fix found on the
+fixtures and the rule-case corpus: its exported edits, applied by a plain
+text applier, give code that parses and equals what applying the fix writes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+
+from gradlint import codegen
+from gradlint.checking import check_document
+from gradlint.cli import main
+from gradlint.config import Settings
+from gradlint.fixes import apply_fixes, parse_fixed
+from gradlint.runner import Mode, to_diagnostics
+from test_fix_renderer import apply_text_edits
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = sorted(
+    p
+    for base in (ROOT / "fixtures", ROOT / "tests" / "cases")
+    for p in base.rglob("*.py")
+    if not p.name.endswith((".fixed.py", ".unsafe.py"))
+)
+
+# GL002 on a two-line argument: lifted out of `Variable(...)`, the line break is no
+# longer inside brackets.
+LIFTED = (
+    "import torch\n"
+    "from torch.autograd import Variable\n"
+    "\n"
+    "\n"
+    "def f(c):\n"
+    "    x = Variable(torch.zeros(3).float()\n"
+    "    .cuda(), requires_grad=False)\n"
+    "    return x\n"
+)
+LIFTED_FIXED = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "def f(c):\n"
+    "    x = (torch.zeros(3).float()\n"
+    "    .cuda())\n"
+    "    return x\n"
+)
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["check", "--no-cache", "--jobs", "1", *args])
+
+
+def test_a_lifted_two_line_argument_is_parenthesised(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(LIFTED)
+    listed = run(str(path))
+    assert listed.stdout.splitlines()[0].startswith(f"{path}:6:9: GL002 [*] ")
+    assert listed.stdout.splitlines()[-1] == "Found 1 problem (1 fixable with --fix)."
+    exported = json.loads(run("--output-format", "json", str(path)).stdout)
+    edits = exported[0]["fix"]["edits"]
+    assert [(e["location"]["row"], e["end_location"]["row"], e["content"]) for e in edits] == [
+        (2, 3, ""),
+        (6, 7, "(torch.zeros(3).float()\n    .cuda()"),
+    ]
+    fixed = run("--fix", str(path))
+    assert fixed.exit_code == 0, fixed.output
+    assert path.read_text() == LIFTED_FIXED
+
+
+@pytest.mark.parametrize(
+    "code, breaks",
+    [
+        ("x", False),
+        ("f(\n    a)", False),  # its own brackets hold it together
+        ("x \\\n  .y", False),  # a backslash continues the line anywhere
+        ("x.f()\n.g()", True),
+        ("x[0]\n[1]", True),
+        ("a +\n b", True),
+        ("'a'\n'b'", True),
+    ],
+)
+def test_breaks_lines(code, breaks):
+    expr = cst.parse_expression(f"({code})").with_changes(lpar=[], rpar=[])
+    assert codegen.breaks_lines(expr) is breaks
+    wrapped = cst.Module([]).code_for_node(codegen.atomic(expr))
+    assert parse_fixed(f"y = {wrapped}\n") is not None
+
+
+def test_a_fix_whose_result_does_not_parse_is_not_offered(tmp_path, monkeypatch):
+    """The same finding, with the parenthesising undone: --fix refuses the fix, so no
+    output format offers it."""
+    monkeypatch.setattr(codegen, "breaks_lines", lambda expr: False)
+    path = tmp_path / "m.py"
+    path.write_text(LIFTED)
+    listed = run(str(path))
+    assert listed.stdout.splitlines()[0] == (
+        f"{path}:6:9: GL002 `Variable(...)` has been deprecated since PyTorch 0.4 and now returns its argument's "
+        "`.detach()`"
+    )
+    assert "(1 fixable" not in listed.stdout
+    exported = json.loads(run("--output-format", "json", str(path)).stdout)
+    assert exported[0]["code"] == "GL002" and exported[0]["fix"] is None
+    sarif = json.loads(run("--output-format", "sarif", str(path)).stdout)
+    assert "fixes" not in sarif["runs"][0]["results"][0]
+    diff = run("--diff", str(path))
+    assert "produced code that does not parse; not applied" in diff.output
+    assert "+++" not in diff.stdout
+
+
+def _fixes_with_edits(path: Path):
+    source = path.read_text(encoding="utf-8")
+    checked = check_document(path, source, Settings(cwd=path.parent, select=["ALL"]))
+    if checked.context is None:
+        return source, None, []
+    diagnostics = to_diagnostics(checked.findings, source, checked.context, Mode(edits=True))
+    pairs = [(f.fix, d.fix) for f, d in zip(checked.findings, diagnostics) if f.fix is not None]
+    return source, checked.context, pairs
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(ROOT)) for p in CORPUS])
+def test_exported_edits_give_what_the_fix_writes(path):
+    source, ctx, pairs = _fixes_with_edits(path)
+    for fix, info in pairs:
+        whole = apply_fixes(ctx.module, [fix], ctx.parents)
+        if info is None:  # not offered: --fix would refuse it
+            assert parse_fixed(whole) is None
+            continue
+        assert apply_text_edits(source, info.edits) == whole, fix.title
+        assert parse_fixed(whole) is not None
