@@ -76,9 +76,154 @@ def split_lines(text: str) -> List[str]:
     return _LINE.findall(text)
 
 
-def unified_diff(label: str, old: str, new: str) -> str:
-    """A patch turning ``old`` into ``new`` that ``git apply`` takes."""
-    return "".join(difflib.unified_diff(split_lines(old), split_lines(new), fromfile=label, tofile=label))
+def unified_diff(label: str, old: str, new: str, context: int = 3) -> str:
+    """A patch turning ``old`` into ``new`` that ``git apply`` takes: a hunk per
+    change (with ``context`` lines around it; changes that close share one)."""
+    a, b = split_lines(old), split_lines(new)
+    groups = list(_Opcodes(a, b).get_grouped_opcodes(context))
+    if not groups or groups == [[("equal", 0, len(a), 0, len(b))]] or not a and not b:
+        return ""
+    out = [f"--- {label}\n", f"+++ {label}\n"]
+    for group in groups:
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [_diff_line(" ", line) for line in a[i1:i2]]
+                continue
+            out += [_diff_line("-", line) for line in a[i1:i2]]
+            out += [_diff_line("+", line) for line in b[j1:j2]]
+    return "".join(out)
+
+
+def _hunk_range(start: int, stop: int) -> str:
+    # As difflib writes it: 1-based start, the length if not 1 (an empty range
+    # starts at the line before it).
+    length = stop - start
+    first = start + 1 if length else start
+    return str(first) if length == 1 else f"{first},{length}"
+
+
+def _diff_line(mark: str, line: str) -> str:
+    return mark + line if line.endswith(("\n", "\r")) else f"{mark}{line}\n\\ No newline at end of file\n"
+
+
+# Below this many line pairs, a stretch between anchors is matched by difflib itself.
+_SMALL_GAP = 40_000
+
+
+def line_opcodes(a: Sequence[str], b: Sequence[str]) -> List[Tuple[str, int, int, int, int]]:
+    """difflib's opcodes turning lines ``a`` into ``b``, found as patience diff finds
+    them: the common start and end, then the lines found once in each side, in
+    order, as anchors, recursively between them; difflib (without its junk
+    heuristic, which on a long file calls its blank lines junk and answers with one
+    hunk for the whole file) only in the small stretches left. Linear in the
+    length of the texts where changes are few, as fixes are."""
+    ops: List[Tuple[str, int, int, int, int]] = []
+    _match(a, b, 0, len(a), 0, len(b), ops)
+    merged: List[Tuple[str, int, int, int, int]] = []
+    for op in ops:
+        if op[1] == op[2] and op[3] == op[4]:
+            continue
+        if merged and merged[-1][0] == op[0] or merged and merged[-1][0] != "equal" and op[0] != "equal":
+            tag = op[0] if merged[-1][0] == op[0] else "replace"
+            prev = merged[-1]
+            merged[-1] = (tag, prev[1], op[2], prev[3], op[4])
+        else:
+            merged.append(op)
+    return [_tagged(op) for op in merged]
+
+
+def _tagged(op: Tuple[str, int, int, int, int]) -> Tuple[str, int, int, int, int]:
+    tag, i1, i2, j1, j2 = op
+    if tag == "equal":
+        return op
+    return ("delete" if j1 == j2 else "insert" if i1 == i2 else "replace", i1, i2, j1, j2)
+
+
+def _match(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int, ops: List[Tuple[str, int, int, int, int]]) -> None:
+    start_a, start_b = alo, blo
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        alo += 1
+        blo += 1
+    tail = 0
+    while ahi - tail > alo and bhi - tail > blo and a[ahi - tail - 1] == b[bhi - tail - 1]:
+        tail += 1
+    ops.append(("equal", start_a, alo, start_b, blo))
+    end_a, end_b = ahi, bhi
+    ahi, bhi = ahi - tail, bhi - tail
+    if alo == ahi or blo == bhi:
+        ops.append(("replace", alo, ahi, blo, bhi))
+    else:
+        anchors = _anchors(a, b, alo, ahi, blo, bhi)
+        if anchors:
+            i, j = alo, blo
+            for ai, bj in anchors:
+                _match(a, b, i, ai, j, bj, ops)
+                ops.append(("equal", ai, ai + 1, bj, bj + 1))
+                i, j = ai + 1, bj + 1
+            _match(a, b, i, ahi, j, bhi, ops)
+        elif (ahi - alo) * (bhi - blo) <= _SMALL_GAP:
+            matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                ops.append((tag, alo + i1, alo + i2, blo + j1, blo + j2))
+        else:
+            ops.append(("replace", alo, ahi, blo, bhi))
+    ops.append(("equal", ahi, end_a, bhi, end_b))
+
+
+def _anchors(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int) -> List[Tuple[int, int]]:
+    """The longest run, in order on both sides, of lines found exactly once on each;
+    where there is none (a file of repeated blocks), of lines found as many times on
+    each side, the k-th on one paired with the k-th on the other."""
+    count_a: Dict[str, int] = {}
+    for i in range(alo, ahi):
+        count_a[a[i]] = count_a.get(a[i], 0) + 1
+    where_b: Dict[str, List[int]] = {}
+    for j in range(blo, bhi):
+        where_b.setdefault(b[j], []).append(j)
+    pairs = [(i, where_b[a[i]][0]) for i in range(alo, ahi) if count_a[a[i]] == 1 and len(where_b.get(a[i], ())) == 1]
+    if not pairs:
+        seen: Dict[str, int] = {}
+        for i in range(alo, ahi):
+            found = where_b.get(a[i])
+            if found is not None and len(found) == count_a[a[i]]:
+                k = seen.get(a[i], 0)
+                seen[a[i]] = k + 1
+                pairs.append((i, found[k]))
+    if not pairs:
+        return []
+    # Longest increasing run of b positions (patience sorting).
+    tops: List[int] = []
+    top_index: List[int] = []
+    back: List[int] = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        at = bisect.bisect_left(tops, j)
+        if at == len(tops):
+            tops.append(j)
+            top_index.append(k)
+        else:
+            tops[at] = j
+            top_index[at] = k
+        back[k] = top_index[at - 1] if at else -1
+    out: List[Tuple[int, int]] = []
+    k = top_index[-1]
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    out.reverse()
+    return out
+
+
+class _Opcodes(difflib.SequenceMatcher):
+    """difflib's grouping of opcodes into hunks, over :func:`line_opcodes`."""
+
+    def __init__(self, a: Sequence[str], b: Sequence[str]) -> None:
+        self.a, self.b = a, b
+        self._ops = line_opcodes(a, b)
+
+    def get_opcodes(self) -> List[Tuple[str, int, int, int, int]]:  # type: ignore[override]
+        return list(self._ops)
 
 
 def _contains(outer: Span, inner: Span) -> bool:
@@ -392,8 +537,7 @@ def text_edits(old: str, new: str) -> List[TextEdit]:
         return lo + 1, offset - line_starts[lo] + 1
 
     edits: List[TextEdit] = []
-    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(old_lines, new_lines):
         if tag == "equal":
             continue
         a = "".join(old_lines[i1:i2])
@@ -461,6 +605,8 @@ class FixRenderer:
         self._starts_written: Optional[List[int]] = None
         self._locals: Dict[int, Tuple[Fix, Optional[Tuple[int, int, str, Optional[List[str]]]]]] = {}
         self._parses: Dict[int, bool] = {}
+        self._keep: List[Fix] = []
+        self._statements: Dict[int, Tuple[Fix, Optional[Tuple[cst.CSTNode, int, int, str, List[str]]]]] = {}
         self.parents = parents
         self._spans: Optional[Dict[int, Tuple[int, int, List[str]]]] = None
         self._line_starts: Optional[List[int]] = None
@@ -515,7 +661,7 @@ class FixRenderer:
         before it writes anything: only such a fix is offered. A fix confined to one
         statement is checked on that statement alone, within blocks standing in for
         those around it (the rest of the file is as it parsed); any other on the whole
-        fixed text."""
+        text its edits give."""
         found = self._parses.get(id(fix))
         if found is None:
             try:
@@ -523,18 +669,48 @@ class FixRenderer:
             except Exception:  # a fix that cannot be rendered cannot be applied either
                 found = False
             self._parses[id(fix)] = found
+            self._keep.append(fix)
         return found
 
+    def check_together(self, fixes: Iterable[Fix]) -> None:
+        """Answer ``parses`` for many fixes at once: those whose edits are apart from one
+        another are applied together and the result parsed once; if it parses, each of
+        them alone does (apart, a fix's edits cannot mend another's). Otherwise, or for
+        the rest, each is checked on its own when asked."""
+        spans: List[Span] = []
+        batch: List[Fix] = []
+        for fix in fixes:
+            if not fix.edits or id(fix) in self._parses:
+                continue
+            mine = [e.span for e in fix.edits]
+            if any(not (a[1] <= b[0] or b[1] <= a[0]) for a in mine for b in spans):
+                continue
+            spans.extend(mine)
+            batch.append(fix)
+        if len(batch) < 2:
+            return
+        try:
+            together = self.module.visit(_Applier([e for f in batch for e in f.edits], self.parents)).code
+        except Exception:
+            return
+        if parse_fixed(together) is not None:
+            for fix in batch:
+                self._parses[id(fix)] = True
+                self._keep.append(fix)  # its id() must not be reused while the answer stands
+
     def _check(self, fix: Fix) -> bool:
-        if _no_change(fix):
-            return True  # the module as it parsed
-        local = self._local_once(fix)
-        if local is not None and local[3] is not None:
-            start, end, text, indents = local
+        # The imports a fix adds or removes are changed by LibCST's codemods, which build
+        # nodes that always render as valid code (an emptied block gets `pass`): what
+        # may not parse is the text its edits render, checked here without them.
+        if not fix.edits:
+            return True  # the module as it parsed, its imports aside
+        found = self._statement_fixed(fix)
+        if found is not None:
+            _, _, _, text, indents = found
             newline = self.module.default_newline
             head = "".join("".join(indents[:k]) + "if 1:" + newline for k in range(len(indents)))
             return parse_fixed(head + text) is not None
-        return parse_fixed(self.fixed_text(fix)) is not None
+        return parse_fixed(self.module.visit(_Applier(fix.edits, self.parents)).code) is not None
 
     def _written_starts(self) -> List[int]:
         if self._starts_written is None:
@@ -559,32 +735,44 @@ class FixRenderer:
         """(start offset, end offset, new text, indentation of its block or None) of the
         one region ``fix`` changes, or None. The indentation is given for a region that
         is one statement of a block (None: the head of the module, imports changed)."""
-        if not fix.edits or not self.module.has_trailing_newline:
-            return None
-        stmt = self._statement(fix.edits)
-        if stmt is None or isinstance(stmt, cst.SimpleStatementLine) and any(
-            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
-        ):
-            return None
-        found = self._span(stmt)
+        found = self._statement_fixed(fix)
         if found is None:
             return None
-        start, end, indents = found
-        new = stmt.visit(_Applier(fix.edits, self.parents))
-        if not isinstance(new, cst.CSTNode):
-            return None
-        recorder = _span_recorder()
-        assert recorder is not None  # the spans were recorded with it
-        state = recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
-        state.indent_tokens = list(indents)
-        new._codegen(state)
-        text = "".join(state.tokens)
+        stmt, start, end, text, indents = found
         adds = [imp for imp in fix.add_imports if not self._import_present(imp)]
         removes = [imp for imp in fix.remove_imports if not self._still_used(imp, fix.edits)]
         if not adds and not removes:
             return start, end, text, indents
         head = self._with_imports(fix, stmt, start, end, text, adds, removes)
         return None if head is None else (*head, None)
+
+    def _statement_fixed(self, fix: Fix) -> Optional[Tuple[cst.CSTNode, int, int, str, List[str]]]:
+        """(the statement of a block holding every edit of ``fix``, its start and end
+        offsets, its text with the edits applied, the indentation of its block), or None."""
+        key = id(fix)
+        if key in self._statements and self._statements[key][0] is fix:
+            return self._statements[key][1]
+        found = None
+        if fix.edits and self.module.has_trailing_newline:
+            stmt = self._statement(fix.edits)
+            span = None
+            if stmt is not None and not (
+                isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+            ):
+                span = self._span(stmt)
+            if span is not None:
+                assert stmt is not None
+                start, end, indents = span
+                new = stmt.visit(_Applier(fix.edits, self.parents))
+                if isinstance(new, cst.CSTNode):
+                    recorder = _span_recorder()
+                    assert recorder is not None  # the spans were recorded with it
+                    state = recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+                    state.indent_tokens = list(indents)
+                    new._codegen(state)
+                    found = (stmt, start, end, "".join(state.tokens), indents)
+        self._statements[key] = (fix, found)
+        return found
 
     def _with_imports(
         self, fix: Fix, stmt: cst.CSTNode, start: int, end: int, text: str, adds: List[ImportSpec], removes: List[ImportSpec]

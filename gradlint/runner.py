@@ -118,6 +118,8 @@ def to_diagnostics(
     out = []
     # One per file: it renders the file once, then each fix on its own statement.
     renderer = fix_renderer(context, text) if context is not None and text is not None else None
+    if renderer is not None and (doc is None or isinstance(doc, SourceFile)):
+        renderer.check_together(f.fix for f in findings if f.fix is not None)
     for f in findings:
         info = None
         fix = f.fix

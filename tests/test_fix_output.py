@@ -136,3 +136,48 @@ def test_exported_edits_give_what_the_fix_writes(path):
             continue
         assert apply_text_edits(source, info.edits) == whole, fix.title
         assert parse_fixed(whole) is not None
+
+
+def test_diff_of_a_long_file_has_a_hunk_per_edit():
+    """A 20,000-line file of repeated blocks (no line found once: difflib's junk
+    heuristic took its blank lines for junk and gave one hunk for the whole file)."""
+    from gradlint.fixes import unified_diff
+
+    block = ["def f(loss):\n", "    x = loss.data[0]\n", "\n", "    return x\n", "\n"]
+    old = block * 4000
+    new = list(old)
+    for row in (101, 9001, 19001):  # 1-based rows of `x = loss.data[0]` lines
+        assert new[row] == "    x = loss.data[0]\n"
+        new[row] = "    x = loss.item()\n"
+    diff = unified_diff("m.py", "".join(old), "".join(new))
+    assert [line for line in diff.splitlines() if line.startswith("@@")] == [
+        "@@ -99,7 +99,7 @@",
+        "@@ -8999,7 +8999,7 @@",
+        "@@ -18999,7 +18999,7 @@",
+    ]
+    assert diff.splitlines()[:2] == ["--- m.py", "+++ m.py"]
+    assert diff.count("\n-") == 3 and diff.count("\n+") == 3 + 1  # the edits, and the +++ line
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("a\nb\nc\n", "a\nB\nc\n"),
+        ("a\nb", "a\nc"),  # no final newline on either side
+        ("a\nb\n", "a\nb"),
+        ("", "x\n"),
+        ("x\n", ""),
+    ],
+)
+def test_diff_is_what_difflib_writes_for_small_changes(old, new):
+    import difflib
+
+    from gradlint.fixes import split_lines, unified_diff
+
+    ours = unified_diff("f", old, new)
+    theirs = "".join(difflib.unified_diff(split_lines(old), split_lines(new), fromfile="f", tofile="f"))
+    if not (old.endswith("\n") and new.endswith("\n")) and old and new:
+        # difflib runs a line without a newline into the next one; git's marker instead.
+        assert "\\ No newline at end of file" in ours
+    else:
+        assert ours == theirs
