@@ -476,8 +476,107 @@ def preload_import_changes() -> None:
 
 
 def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
+    """LibCST's import codemods on ``module``: on its head alone where that gives the
+    same module (see :func:`_import_head`), which spares them a walk of every node
+    of the module, and a scope analysis of all of it, on every application."""
     with _quick_matcher_visitors():
-        return _update_imports_now(module, adds, removes)
+        found = _import_head(module, removes)
+        if found is None:
+            return _update_imports_now(module, adds, removes)
+        k, removes = found
+        if not adds and not removes:
+            return module
+        head = _update_imports_now(module.with_changes(body=module.body[:k], footer=()), adds, removes)
+        return module.with_changes(header=head.header, body=[*head.body, *module.body[k:]])
+
+
+def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[Tuple[int, List[ImportSpec]]]:
+    """(how many statements of ``module`` the import codemods need to see to change it
+    as they would change all of it, the imports left to remove), or None if that is
+    the whole module or not shown.
+
+    The adder looks only at the imports at the top of the module and the statement
+    after them. The remover takes out an import whose name nothing reads, moving its
+    comments onto the next statement. An import whose name is read as a name
+    elsewhere is left (kept, as the remover keeps it, unless a local of that name
+    hides it: then an unused import stays, which changes nothing). The others, each
+    in a top-level statement and spelled nowhere else but in comments, need the head
+    up to the statement after the last of them. A name in a string (an annotation
+    the remover counts as a read) or ``__all__`` (whose names it keeps): not shown."""
+    body = module.body
+    top = 0
+    while top < len(body) and _is_top_import_or_docstring(body[top], top):
+        top += 1
+    k = top + 1
+    left: List[ImportSpec] = []
+    if removes:
+        code = module.code
+        if "__all__" in code:
+            return None
+        names = _name_reads(code)
+        if names is None:
+            return None
+        reads, strings = names
+        holders: Set[int] = set()
+        for imp in removes:
+            if imp.obj is None and imp.asname is None and "." in imp.module:
+                return None
+            name = imp.asname or imp.obj or imp.module
+            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", strings):
+                return None
+            found = [i for i, stmt in enumerate(body) if _binds(stmt, name)]
+            if not found:
+                return None
+            in_holders = 0
+            for i in found:
+                counted = _name_reads(module.code_for_node(body[i]))
+                if counted is None:
+                    return None
+                in_holders += counted[0].get(name, 0)
+            if reads.get(name, 0) > in_holders:
+                continue  # read elsewhere: kept
+            left.append(imp)
+            holders.update(found)
+        if holders:
+            k = max(k, max(holders) + 2)
+            while k - 1 in holders:
+                k += 1
+    return (k, left) if k < len(body) else None
+
+
+def _name_reads(code: str) -> Optional[Tuple[Dict[str, int], str]]:
+    """(how many times each name is spelled as a name, not after a dot; the text of
+    every string) in ``code``, or None if it does not tokenize."""
+    import io
+    import tokenize
+
+    counts: Dict[str, int] = {}
+    strings: List[str] = []
+    prev = ""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.NAME and prev != ".":
+                counts[tok.string] = counts.get(tok.string, 0) + 1
+            elif tok.type == tokenize.STRING or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                strings.append(tok.string)
+            if tok.type not in (tokenize.NL, tokenize.COMMENT):
+                prev = tok.string
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return counts, "\n".join(strings)
+
+
+def _binds(stmt: cst.BaseStatement, name: str) -> bool:
+    """Whether ``stmt`` is an import line binding ``name``."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            for alias in small.names:
+                bound = alias.evaluated_alias or alias.evaluated_name
+                if bound.split(".")[0] == name:
+                    return True
+    return False
 
 
 def _update_imports_now(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
