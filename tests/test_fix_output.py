@@ -181,3 +181,33 @@ def test_diff_is_what_difflib_writes_for_small_changes(old, new):
         assert "\\ No newline at end of file" in ours
     else:
         assert ours == theirs
+
+
+HEAD_CASES = {
+    "unused, comment above moves on": "import torch\n# the wrapper\nfrom torch.autograd import Variable\n\n\ndef f(x):\n    return x\n\n\ndef g():\n    pass\n",
+    "read further down: kept": "import torch\nfrom torch.autograd import Variable\n\n\ndef f(x):\n    return x\n\n\ndef g(y):\n    return Variable(y)\n",
+    "named in a comment only": "from torch.autograd import Variable\n\n\ndef f(x):\n    return x  # was Variable(x)\n\n\nz = 1\n",
+    "in a string annotation": "from torch.autograd import Variable\n\n\ndef f(x) -> 'Variable':\n    return x\n\n\nz = 1\n",
+    "listed in __all__": "from torch.autograd import Variable\n__all__ = ['Variable']\n\n\ndef f(x):\n    return x\n\n\nz = 1\n",
+    "imported again in a function": "from torch.autograd import Variable\n\n\ndef f(x):\n    from torch.autograd import Variable\n    return Variable(x)\n\n\nz = 1\n",
+    "after the code": "import torch\n\n\ndef f(x):\n    return x\n\n\nfrom torch.autograd import Variable\nz = 1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEAD_CASES))
+def test_import_codemods_on_the_head_change_the_module_as_on_all_of_it(name):
+    from gradlint.fixes import ImportSpec, _update_imports, _update_imports_now
+
+    module = cst.parse_module(HEAD_CASES[name])
+    removes = [ImportSpec("torch.autograd", "Variable")]
+    if name in KEEPS_UNUSED:
+        # A local import hides the module's: the remover takes the module's out; read
+        # as a name further down, it is kept here, unused, which changes nothing.
+        assert _update_imports(module, [], removes).code == HEAD_CASES[name]
+        assert _update_imports_now(module, [], removes).code != HEAD_CASES[name]
+        return
+    for adds in ([], [ImportSpec("torch")]):
+        assert _update_imports(module, adds, removes).code == _update_imports_now(module, adds, removes).code
+
+
+KEEPS_UNUSED = {"imported again in a function"}
