@@ -246,15 +246,12 @@ def render(args, trees, corpus_stats, formats, server, diff) -> str:
 
 
 def write_section(text: str) -> None:
-    current = DOCS.read_text(encoding="utf-8") if DOCS.exists() else ""
-    if MARKER in current:
-        head, _, rest = current.partition(MARKER)
-        nxt = rest.find("\n<!-- ")
-        tail = rest[nxt + 1 :] if nxt >= 0 else ""
-        current = head.rstrip("\n") + "\n\n" + text.rstrip("\n") + ("\n\n" + tail if tail else "\n")
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    DOCS.write_text(current, encoding="utf-8")
+    """Replace this script's marked section of docs/benchmarks.md, as run.py replaces its own."""
+    sys.path.insert(0, str(HERE))
+    import run
+
+    assert run.OUTPUT_SECTION == MARKER
+    run._write_section(text, MARKER)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -756,7 +756,9 @@ LSP_TARGET_S = 0.3  # last change -> diagnostics, 500-line file
 DEBOUNCE_S = 0.05  # gradlint.server.DEBOUNCE_S (not imported: the benchmark runs without pygls too)
 SECTION = "<!-- output formats and language server: benchmarks/run.py --formats --lsp -->"
 # The marked sections of docs/benchmarks.md, in the order they appear after the main run's text.
-_MARKERS = (SPEED_SECTION, SECTION)
+# benchmarks/output_formats.py writes the last one (output cost against a baseline, the server, --diff).
+OUTPUT_SECTION = "<!-- output cost, editor server and --diff: benchmarks/output_formats.py -->"
+_MARKERS = (SPEED_SECTION, SECTION, OUTPUT_SECTION)
 
 
 def build_legacy_corpus() -> Path:
