@@ -394,4 +394,5 @@ def test_full_diffs_only_the_lines_around_a_fix(monkeypatch):
         "     - x1002 = 1002",
         "1002 | x1003 = 1003",
         "     |",
+        "",
     ]
