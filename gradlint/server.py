@@ -141,7 +141,9 @@ def check_text(text: str, path: Path) -> Checked:
     # wait until a code action asks for them.
     result = check_document(path, text, dataclasses.replace(rules, defer_fixes=True))
     broken = result.context is None and any(f.code == PARSE_ERROR for f in result.findings)
-    diagnostics = to_diagnostics(result.findings, text, result.context, Mode())
+    # No context: whether each fix is offered (it parses) is asked when a code action
+    # wants it (Checked.fix_info), not on every keystroke.
+    diagnostics = to_diagnostics(result.findings, text, None, Mode())
     return Checked(diagnostics, rules, broken=broken, findings=list(result.findings), context=result.context, text=text)
 
 
