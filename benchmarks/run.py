@@ -759,7 +759,9 @@ SECTION = "<!-- output formats and language server: benchmarks/run.py --formats 
 # test suite): every run keeps it as it is.
 SUITE_SECTION = "<!-- test suite: measured with pytest, not by benchmarks/run.py -->"
 # The marked sections of docs/benchmarks.md, in the order they appear after the main run's text.
-_MARKERS = (SPEED_SECTION, SECTION, SUITE_SECTION)
+# benchmarks/output_formats.py writes the last one (output cost against a baseline, the server, --diff).
+OUTPUT_SECTION = "<!-- output cost, editor server and --diff: benchmarks/output_formats.py -->"
+_MARKERS = (SPEED_SECTION, SECTION, OUTPUT_SECTION, SUITE_SECTION)
 
 
 def build_legacy_corpus() -> Path:

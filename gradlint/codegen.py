@@ -6,6 +6,7 @@ possible: hand-built nodes easily come out with odd whitespace.
 
 from __future__ import annotations
 
+import ast
 from typing import Sequence
 
 import libcst as cst
@@ -33,10 +34,30 @@ _ATOMS = (
 
 
 def atomic(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """``expr``, parenthesised unless it already binds tighter than attribute access."""
-    if isinstance(expr, _ATOMS) or expr.lpar:
+    """``expr``, parenthesised unless it already binds tighter than attribute access
+    and can stand anywhere an expression can (see :func:`breaks_lines`)."""
+    if expr.lpar or isinstance(expr, _ATOMS) and not breaks_lines(expr):
         return expr
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def breaks_lines(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` spans lines outside brackets of its own (``a +\\n b`` or
+    ``x.f()\\n .g()`` as an argument: the call's parentheses held it together).
+    Lifted out of that call it would end its statement at the line break, so a
+    rewrite that lifts it needs parentheses around it."""
+    code = _EMPTY.code_for_node(expr)
+    if "\n" not in code and "\r" not in code:
+        return False
+    try:
+        # Does it parse on its own, as one expression (as it would inside brackets)?
+        compile(code, "<expression>", "eval", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return False
+
+
+_EMPTY = cst.Module(body=[])
 
 
 def keep_parens(original: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 import libcst as cst
 
 from gradlint import catalog, noqa, parsing
-from gradlint.fixes import Fix, apply_fixes, select_compatible
+from gradlint.fixes import Fix, apply_fixes, parse_fixed, select_compatible
 from gradlint.options import LintSettings  # re-exported: callers and tests import it from here
 from gradlint.results import Finding
 from gradlint.rule import FileContext, Rule, SourceRepair
@@ -521,10 +521,11 @@ def _apply_checked(
     """(the fixed source and its parse, or None; whether ``gate`` refused it)."""
     try:
         new_source = apply_fixes(module, fixes)
-        parsed = parse(new_source)
-    except SourceSyntaxError:
-        return None, False
     except Exception:  # a fix that crashes while applying is a bug: never let it write anything
+        return None, False
+    # The one check that also decides which fixes are offered (FixRenderer.parses).
+    parsed = parse_fixed(new_source)
+    if parsed is None:
         return None, False
     if gate is not None and new_source != old and gate(old, new_source) is not None:
         return None, True

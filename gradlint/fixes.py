@@ -79,9 +79,154 @@ def split_lines(text: str) -> List[str]:
     return _LINE.findall(text)
 
 
-def unified_diff(label: str, old: str, new: str) -> str:
-    """A patch turning ``old`` into ``new`` that ``git apply`` takes."""
-    return "".join(difflib.unified_diff(split_lines(old), split_lines(new), fromfile=label, tofile=label))
+def unified_diff(label: str, old: str, new: str, context: int = 3) -> str:
+    """A patch turning ``old`` into ``new`` that ``git apply`` takes: a hunk per
+    change (with ``context`` lines around it; changes that close share one)."""
+    a, b = split_lines(old), split_lines(new)
+    groups = list(_Opcodes(a, b).get_grouped_opcodes(context))
+    if not groups or groups == [[("equal", 0, len(a), 0, len(b))]] or not a and not b:
+        return ""
+    out = [f"--- {label}\n", f"+++ {label}\n"]
+    for group in groups:
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_hunk_range(i1, i2)} +{_hunk_range(j1, j2)} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [_diff_line(" ", line) for line in a[i1:i2]]
+                continue
+            out += [_diff_line("-", line) for line in a[i1:i2]]
+            out += [_diff_line("+", line) for line in b[j1:j2]]
+    return "".join(out)
+
+
+def _hunk_range(start: int, stop: int) -> str:
+    # As difflib writes it: 1-based start, the length if not 1 (an empty range
+    # starts at the line before it).
+    length = stop - start
+    first = start + 1 if length else start
+    return str(first) if length == 1 else f"{first},{length}"
+
+
+def _diff_line(mark: str, line: str) -> str:
+    return mark + line if line.endswith(("\n", "\r")) else f"{mark}{line}\n\\ No newline at end of file\n"
+
+
+# Below this many line pairs, a stretch between anchors is matched by difflib itself.
+_SMALL_GAP = 40_000
+
+
+def line_opcodes(a: Sequence[str], b: Sequence[str]) -> List[Tuple[str, int, int, int, int]]:
+    """difflib's opcodes turning lines ``a`` into ``b``, found as patience diff finds
+    them: the common start and end, then the lines found once in each side, in
+    order, as anchors, recursively between them; difflib (without its junk
+    heuristic, which on a long file calls its blank lines junk and answers with one
+    hunk for the whole file) only in the small stretches left. Linear in the
+    length of the texts where changes are few, as fixes are."""
+    ops: List[Tuple[str, int, int, int, int]] = []
+    _match(a, b, 0, len(a), 0, len(b), ops)
+    merged: List[Tuple[str, int, int, int, int]] = []
+    for op in ops:
+        if op[1] == op[2] and op[3] == op[4]:
+            continue
+        if merged and merged[-1][0] == op[0] or merged and merged[-1][0] != "equal" and op[0] != "equal":
+            tag = op[0] if merged[-1][0] == op[0] else "replace"
+            prev = merged[-1]
+            merged[-1] = (tag, prev[1], op[2], prev[3], op[4])
+        else:
+            merged.append(op)
+    return [_tagged(op) for op in merged]
+
+
+def _tagged(op: Tuple[str, int, int, int, int]) -> Tuple[str, int, int, int, int]:
+    tag, i1, i2, j1, j2 = op
+    if tag == "equal":
+        return op
+    return ("delete" if j1 == j2 else "insert" if i1 == i2 else "replace", i1, i2, j1, j2)
+
+
+def _match(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int, ops: List[Tuple[str, int, int, int, int]]) -> None:
+    start_a, start_b = alo, blo
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        alo += 1
+        blo += 1
+    tail = 0
+    while ahi - tail > alo and bhi - tail > blo and a[ahi - tail - 1] == b[bhi - tail - 1]:
+        tail += 1
+    ops.append(("equal", start_a, alo, start_b, blo))
+    end_a, end_b = ahi, bhi
+    ahi, bhi = ahi - tail, bhi - tail
+    if alo == ahi or blo == bhi:
+        ops.append(("replace", alo, ahi, blo, bhi))
+    else:
+        anchors = _anchors(a, b, alo, ahi, blo, bhi)
+        if anchors:
+            i, j = alo, blo
+            for ai, bj in anchors:
+                _match(a, b, i, ai, j, bj, ops)
+                ops.append(("equal", ai, ai + 1, bj, bj + 1))
+                i, j = ai + 1, bj + 1
+            _match(a, b, i, ahi, j, bhi, ops)
+        elif (ahi - alo) * (bhi - blo) <= _SMALL_GAP:
+            matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                ops.append((tag, alo + i1, alo + i2, blo + j1, blo + j2))
+        else:
+            ops.append(("replace", alo, ahi, blo, bhi))
+    ops.append(("equal", ahi, end_a, bhi, end_b))
+
+
+def _anchors(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int) -> List[Tuple[int, int]]:
+    """The longest run, in order on both sides, of lines found exactly once on each;
+    where there is none (a file of repeated blocks), of lines found as many times on
+    each side, the k-th on one paired with the k-th on the other."""
+    count_a: Dict[str, int] = {}
+    for i in range(alo, ahi):
+        count_a[a[i]] = count_a.get(a[i], 0) + 1
+    where_b: Dict[str, List[int]] = {}
+    for j in range(blo, bhi):
+        where_b.setdefault(b[j], []).append(j)
+    pairs = [(i, where_b[a[i]][0]) for i in range(alo, ahi) if count_a[a[i]] == 1 and len(where_b.get(a[i], ())) == 1]
+    if not pairs:
+        seen: Dict[str, int] = {}
+        for i in range(alo, ahi):
+            found = where_b.get(a[i])
+            if found is not None and len(found) == count_a[a[i]]:
+                k = seen.get(a[i], 0)
+                seen[a[i]] = k + 1
+                pairs.append((i, found[k]))
+    if not pairs:
+        return []
+    # Longest increasing run of b positions (patience sorting).
+    tops: List[int] = []
+    top_index: List[int] = []
+    back: List[int] = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        at = bisect.bisect_left(tops, j)
+        if at == len(tops):
+            tops.append(j)
+            top_index.append(k)
+        else:
+            tops[at] = j
+            top_index[at] = k
+        back[k] = top_index[at - 1] if at else -1
+    out: List[Tuple[int, int]] = []
+    k = top_index[-1]
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    out.reverse()
+    return out
+
+
+class _Opcodes(difflib.SequenceMatcher):
+    """difflib's grouping of opcodes into hunks, over :func:`line_opcodes`."""
+
+    def __init__(self, a: Sequence[str], b: Sequence[str]) -> None:
+        self.a, self.b = a, b
+        self._ops = line_opcodes(a, b)
+
+    def get_opcodes(self) -> List[Tuple[str, int, int, int, int]]:  # type: ignore[override]
+        return list(self._ops)
 
 
 def _contains(outer: Span, inner: Span) -> bool:
@@ -334,8 +479,107 @@ def preload_import_changes() -> None:
 
 
 def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
+    """LibCST's import codemods on ``module``: on its head alone where that gives the
+    same module (see :func:`_import_head`), which spares them a walk of every node
+    of the module, and a scope analysis of all of it, on every application."""
     with _quick_matcher_visitors():
-        return _update_imports_now(module, adds, removes)
+        found = _import_head(module, removes)
+        if found is None:
+            return _update_imports_now(module, adds, removes)
+        k, removes = found
+        if not adds and not removes:
+            return module
+        head = _update_imports_now(module.with_changes(body=module.body[:k], footer=()), adds, removes)
+        return module.with_changes(header=head.header, body=[*head.body, *module.body[k:]])
+
+
+def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[Tuple[int, List[ImportSpec]]]:
+    """(how many statements of ``module`` the import codemods need to see to change it
+    as they would change all of it, the imports left to remove), or None if that is
+    the whole module or not shown.
+
+    The adder looks only at the imports at the top of the module and the statement
+    after them. The remover takes out an import whose name nothing reads, moving its
+    comments onto the next statement. An import whose name is read as a name
+    elsewhere is left (kept, as the remover keeps it, unless a local of that name
+    hides it: then an unused import stays, which changes nothing). The others, each
+    in a top-level statement and spelled nowhere else but in comments, need the head
+    up to the statement after the last of them. A name in a string (an annotation
+    the remover counts as a read) or ``__all__`` (whose names it keeps): not shown."""
+    body = module.body
+    top = 0
+    while top < len(body) and _is_top_import_or_docstring(body[top], top):
+        top += 1
+    k = top + 1
+    left: List[ImportSpec] = []
+    if removes:
+        code = module.code
+        if "__all__" in code:
+            return None
+        names = _name_reads(code)
+        if names is None:
+            return None
+        reads, strings = names
+        holders: Set[int] = set()
+        for imp in removes:
+            if imp.obj is None and imp.asname is None and "." in imp.module:
+                return None
+            name = imp.asname or imp.obj or imp.module
+            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", strings):
+                return None
+            found = [i for i, stmt in enumerate(body) if _binds(stmt, name)]
+            if not found:
+                return None
+            in_holders = 0
+            for i in found:
+                counted = _name_reads(module.code_for_node(body[i]))
+                if counted is None:
+                    return None
+                in_holders += counted[0].get(name, 0)
+            if reads.get(name, 0) > in_holders:
+                continue  # read elsewhere: kept
+            left.append(imp)
+            holders.update(found)
+        if holders:
+            k = max(k, max(holders) + 2)
+            while k - 1 in holders:
+                k += 1
+    return (k, left) if k < len(body) else None
+
+
+def _name_reads(code: str) -> Optional[Tuple[Dict[str, int], str]]:
+    """(how many times each name is spelled as a name, not after a dot; the text of
+    every string) in ``code``, or None if it does not tokenize."""
+    import io
+    import tokenize
+
+    counts: Dict[str, int] = {}
+    strings: List[str] = []
+    prev = ""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.NAME and prev != ".":
+                counts[tok.string] = counts.get(tok.string, 0) + 1
+            elif tok.type == tokenize.STRING or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                strings.append(tok.string)
+            if tok.type not in (tokenize.NL, tokenize.COMMENT):
+                prev = tok.string
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return counts, "\n".join(strings)
+
+
+def _binds(stmt: cst.BaseStatement, name: str) -> bool:
+    """Whether ``stmt`` is an import line binding ``name``."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            for alias in small.names:
+                bound = alias.evaluated_alias or alias.evaluated_name
+                if bound.split(".")[0] == name:
+                    return True
+    return False
 
 
 def _update_imports_now(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
@@ -357,6 +601,19 @@ def _update_imports_now(module: cst.Module, adds: Sequence[ImportSpec], removes:
             AddImportsVisitor.add_needed_import(context, imp.module, imp.obj, imp.asname)
         module = AddImportsVisitor(context).transform_module(module)
     return module
+
+
+def parse_fixed(text: str) -> Optional[cst.Module]:
+    """The check every fix passes before it is written (``--fix``, ``--diff``) or
+    offered (``[*]``, the fixable counts, JSON and SARIF edits, an editor's quick
+    fix): its result parses, with the bounds gradlint parses any file within. The
+    parsed module, or None."""
+    from gradlint import parsing  # it imports this module
+
+    try:
+        return parsing.parse_module(text)
+    except (parsing.NotParsed, cst.ParserSyntaxError, RecursionError, MemoryError):
+        return None
 
 
 def text_edits(old: str, new: str) -> List[TextEdit]:
@@ -382,8 +639,7 @@ def text_edits(old: str, new: str) -> List[TextEdit]:
         return lo + 1, offset - line_starts[lo] + 1
 
     edits: List[TextEdit] = []
-    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(old_lines, new_lines):
         if tag == "equal":
             continue
         a = "".join(old_lines[i1:i2])
@@ -429,19 +685,30 @@ class FixRenderer:
         scopes: Optional[Callable[[], Mapping[cst.CSTNode, Any]]] = None,
         names: Optional[Callable[[], Any]] = None,
         span: Optional[Callable[[cst.CSTNode], Span]] = None,
+        parsed: Optional[str] = None,
     ) -> None:
         """``scopes``: gives LibCST's scope metadata of ``module`` (the rules' own, when
         they computed it: a second analysis of the file costs as much as a lint).
         ``names``: gives the file's ``gradlint.semantic.names.Names``, which answers
         most "is this import still used" questions without any scope analysis.
         ``span``: a node's position, as the rules' findings have it (with it, a
-        one-line statement's text is found without rendering the whole module)."""
+        one-line statement's text is found without rendering the whole module).
+        ``parsed``: the text ``module`` was parsed from, where that is not ``source``
+        (a file read with its ``async=`` arguments renamed, line for line): fixes are
+        rendered on it, and their edits given on ``source``."""
         self.module = module
         self._scopes = scopes
         self._names = names
         self._node_span = span
         self._one_spans: Dict[int, Optional[Tuple[int, int, List[str]]]] = {}
-        self.source = source
+        self.written = source
+        self.source = source if parsed is None else parsed
+        self._renamed: Optional[List[TextEdit]] = None
+        self._starts_written: Optional[List[int]] = None
+        self._locals: Dict[int, Tuple[Fix, Optional[Tuple[int, int, str, Optional[List[str]]]]]] = {}
+        self._parses: Dict[int, bool] = {}
+        self._keep: List[Fix] = []
+        self._statements: Dict[int, Tuple[Fix, Optional[Tuple[cst.CSTNode, int, int, str, List[str]]]]] = {}
         self.parents = parents
         self._spans: Optional[Dict[int, Tuple[int, int, List[str]]]] = None
         self._line_starts: Optional[List[int]] = None
@@ -455,53 +722,159 @@ class FixRenderer:
 
     def fixed_text(self, fix: Fix) -> str:
         """The source with ``fix`` applied (what ``apply_fixes`` returns)."""
-        local = self._local(fix)
+        if _no_change(fix):
+            return self.source
+        local = self._local_once(fix)
         if local is None:
             return apply_fixes(self.module, [fix], self.parents)
-        start, end, text = local
+        start, end, text, _ = local
         return self.source[:start] + text + self.source[end:]
 
     def text_edits(self, fix: Fix) -> List[TextEdit]:
         """``text_edits(source, fixed_text(fix))``, computed on the changed statement only."""
-        local = self._local(fix)
+        if _no_change(fix):  # the renaming fix of `async=` arguments: all of them
+            return [] if self.written is self.source else list(self._renames())
+        local = self._local_once(fix)
         if local is None:
-            return text_edits(self.source, apply_fixes(self.module, [fix], self.parents))
-        start, end, text = local
+            return text_edits(self.written, self.fixed_text(fix))
+        start, end, text, _ = local
         first_row = self._row_of(start)
-        return [
+        old = self.source[start:end]
+        outside: List[TextEdit] = []
+        if self.written is not self.source:
+            # Rows are the same in both texts: the region as written, and the renames
+            # in the rest of the file (which the fixed text holds too).
+            last_row = self._row_of(end - 1) if end > start else first_row
+            starts = self._written_starts()
+            old = self.written[starts[first_row - 1] : starts[last_row] if last_row < len(starts) else len(self.written)]
+            for e in self._renames():
+                if e.end_row < first_row or e.row > last_row:
+                    outside.append(e)
+                elif e.row < first_row or e.end_row > last_row:  # across the region's edge
+                    return text_edits(self.written, self.fixed_text(fix))
+        inside = [
             TextEdit(e.content, e.row + first_row - 1, e.column, e.end_row + first_row - 1, e.end_column)
-            for e in text_edits(self.source[start:end], text)
+            for e in text_edits(old, text)
         ]
+        return sorted(outside + inside, key=lambda e: (e.row, e.column))
+
+    def parses(self, fix: Fix) -> bool:
+        """Whether ``fix``'s result passes :func:`parse_fixed`, the check ``--fix`` makes
+        before it writes anything: only such a fix is offered. A fix confined to one
+        statement is checked on that statement alone, within blocks standing in for
+        those around it (the rest of the file is as it parsed); any other on the whole
+        text its edits give."""
+        found = self._parses.get(id(fix))
+        if found is None:
+            try:
+                found = self._check(fix)
+            except Exception:  # a fix that cannot be rendered cannot be applied either
+                found = False
+            self._parses[id(fix)] = found
+            self._keep.append(fix)
+        return found
+
+    def check_together(self, fixes: Iterable[Fix]) -> None:
+        """Answer ``parses`` for many fixes at once: those whose edits are apart from one
+        another are applied together and the result parsed once; if it parses, each of
+        them alone does (apart, a fix's edits cannot mend another's). Otherwise, or for
+        the rest, each is checked on its own when asked."""
+        spans: List[Span] = []
+        batch: List[Fix] = []
+        for fix in fixes:
+            if not fix.edits or id(fix) in self._parses:
+                continue
+            mine = [e.span for e in fix.edits]
+            if any(not (a[1] <= b[0] or b[1] <= a[0]) for a in mine for b in spans):
+                continue
+            spans.extend(mine)
+            batch.append(fix)
+        if len(batch) < 2:
+            return
+        try:
+            together = self.module.visit(_Applier([e for f in batch for e in f.edits], self.parents)).code
+        except Exception:
+            return
+        if parse_fixed(together) is not None:
+            for fix in batch:
+                self._parses[id(fix)] = True
+                self._keep.append(fix)  # its id() must not be reused while the answer stands
+
+    def _check(self, fix: Fix) -> bool:
+        # The imports a fix adds or removes are changed by LibCST's codemods, which build
+        # nodes that always render as valid code (an emptied block gets `pass`): what
+        # may not parse is the text its edits render, checked here without them.
+        if not fix.edits:
+            return True  # the module as it parsed, its imports aside
+        found = self._statement_fixed(fix)
+        if found is not None:
+            _, _, _, text, indents = found
+            newline = self.module.default_newline
+            head = "".join("".join(indents[:k]) + "if 1:" + newline for k in range(len(indents)))
+            return parse_fixed(head + text) is not None
+        return parse_fixed(self.module.visit(_Applier(fix.edits, self.parents)).code) is not None
+
+    def _written_starts(self) -> List[int]:
+        if self._starts_written is None:
+            self._starts_written = [0] + [m.end() for m in _LINE_BREAK.finditer(self.written)]
+        return self._starts_written
+
+    def _renames(self) -> List[TextEdit]:
+        if self._renamed is None:
+            self._renamed = text_edits(self.written, self.source)
+        return self._renamed
 
     # -- one statement -----------------------------------------------------
 
-    def _local(self, fix: Fix) -> Optional[Tuple[int, int, str]]:
-        """(start offset, end offset, new text) of the one region ``fix`` changes, or None."""
-        if not fix.edits or not self.module.has_trailing_newline:
-            return None
-        stmt = self._statement(fix.edits)
-        if stmt is None or isinstance(stmt, cst.SimpleStatementLine) and any(
-            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
-        ):
-            return None
-        found = self._span(stmt)
+    def _local_once(self, fix: Fix) -> Optional[Tuple[int, int, str, Optional[List[str]]]]:
+        """``_local``, once per fix (offering it, its edits and its check all need it)."""
+        found = self._locals.get(id(fix))
+        if found is None or found[0] is not fix:
+            found = self._locals[id(fix)] = (fix, self._local(fix))
+        return found[1]
+
+    def _local(self, fix: Fix) -> Optional[Tuple[int, int, str, Optional[List[str]]]]:
+        """(start offset, end offset, new text, indentation of its block or None) of the
+        one region ``fix`` changes, or None. The indentation is given for a region that
+        is one statement of a block (None: the head of the module, imports changed)."""
+        found = self._statement_fixed(fix)
         if found is None:
             return None
-        start, end, indents = found
-        new = stmt.visit(_Applier(fix.edits, self.parents))
-        if not isinstance(new, cst.CSTNode):
-            return None
-        recorder = _span_recorder()
-        assert recorder is not None  # the spans were recorded with it
-        state = recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
-        state.indent_tokens = list(indents)
-        new._codegen(state)
-        text = "".join(state.tokens)
+        stmt, start, end, text, indents = found
         adds = [imp for imp in fix.add_imports if not self._import_present(imp)]
         removes = [imp for imp in fix.remove_imports if not self._still_used(imp, fix.edits)]
         if not adds and not removes:
-            return start, end, text
-        return self._with_imports(fix, stmt, start, end, text, adds, removes)
+            return start, end, text, indents
+        head = self._with_imports(fix, stmt, start, end, text, adds, removes)
+        return None if head is None else (*head, None)
+
+    def _statement_fixed(self, fix: Fix) -> Optional[Tuple[cst.CSTNode, int, int, str, List[str]]]:
+        """(the statement of a block holding every edit of ``fix``, its start and end
+        offsets, its text with the edits applied, the indentation of its block), or None."""
+        key = id(fix)
+        if key in self._statements and self._statements[key][0] is fix:
+            return self._statements[key][1]
+        found = None
+        if fix.edits and self.module.has_trailing_newline:
+            stmt = self._statement(fix.edits)
+            span = None
+            if stmt is not None and not (
+                isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+            ):
+                span = self._span(stmt)
+            if span is not None:
+                assert stmt is not None
+                start, end, indents = span
+                new = stmt.visit(_Applier(fix.edits, self.parents))
+                if isinstance(new, cst.CSTNode):
+                    recorder = _span_recorder()
+                    assert recorder is not None  # the spans were recorded with it
+                    state = recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+                    state.indent_tokens = list(indents)
+                    new._codegen(state)
+                    found = (stmt, start, end, "".join(state.tokens), indents)
+        self._statements[key] = (fix, found)
+        return found
 
     def _with_imports(
         self, fix: Fix, stmt: cst.CSTNode, start: int, end: int, text: str, adds: List[ImportSpec], removes: List[ImportSpec]
@@ -799,6 +1172,11 @@ class FixRenderer:
 
 
 _MISSING = object()
+
+
+def _no_change(fix: Fix) -> bool:
+    """Whether ``fix`` leaves the parsed module as it is."""
+    return not fix.edits and not fix.add_imports and not fix.remove_imports
 # Statements that LibCST's import codemods treat as any other non-import statement.
 _LARGE_STATEMENTS = (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

@@ -92,12 +92,18 @@ def names_of(context: Any) -> Optional[Callable[[], Any]]:
 def fix_renderer(context: Any, text: str) -> "FixRenderer":
     """The renderer of the fixes found in ``context`` (a ``gradlint.rule.FileContext``) on
     ``text``, with the facts the rules already have of it. Positions are of the text
-    the rules parsed: where that is not ``text`` (a file read with ``async=`` renamed),
-    each statement is found by rendering the whole module, which notices the difference."""
-    from gradlint.fixes import FixRenderer
+    the rules parsed: where that is not ``text`` but has its lines (a file read with
+    ``async=`` renamed), fixes are rendered on it and their edits given on ``text``."""
+    from gradlint.fixes import FixRenderer, split_lines
 
-    span = context.span if getattr(context, "source", None) == text else None
-    return FixRenderer(context.module, text, context.parents, scopes_of(context), names_of(context), span)
+    parsed = getattr(context, "source", None)
+    if parsed == text:
+        parsed = None
+    elif parsed is not None and len(split_lines(parsed)) != len(split_lines(text)):
+        # Not line for line: each statement is found by rendering the whole module.
+        return FixRenderer(context.module, text, context.parents, scopes_of(context), names_of(context))
+    span = context.span
+    return FixRenderer(context.module, text, context.parents, scopes_of(context), names_of(context), span, parsed)
 
 
 def to_diagnostics(
@@ -114,12 +120,16 @@ def to_diagnostics(
     # One per file: it renders the file once, then each fix on its own statement.
     renderer = fix_renderer(context, text) if context is not None and text is not None else None
     noqa_rows = _NoqaRows(text) if text is not None and (doc is None or isinstance(doc, SourceFile)) else None
+    if renderer is not None and (doc is None or isinstance(doc, SourceFile)):
+        renderer.check_together(f.fix for f in findings if f.fix is not None)
     for f in findings:
         info = None
         fix = f.fix
         if fix is not None:
             edits: Optional[Tuple[TextEdit, ...]] = ()
-            if mode.edits and renderer is not None:
+            if renderer is not None and (doc is None or isinstance(doc, SourceFile)) and not renderer.parses(fix):
+                edits = None  # what --fix would not write is not offered (no [*], no edits)
+            elif mode.edits and renderer is not None:
                 try:
                     if doc is None or isinstance(doc, SourceFile):
                         edits = tuple(renderer.text_edits(fix))

@@ -81,6 +81,8 @@ class Checked:
     # the text edits of their fixes are computed from them when an editor asks.
     findings: List[Finding] = field(default_factory=list)
     context: Optional[Any] = None
+    # The text checked (what the fixes' edits apply to).
+    text: Optional[str] = None
     _renderer: Optional[FixRenderer] = None
     _fixes: Dict[int, Optional[Fix]] = field(default_factory=dict)
 
@@ -103,7 +105,21 @@ class Checked:
         if not self.findings:  # diagnostics made elsewhere carry their fixes
             return self.diagnostics[index].fix
         fix = self.fix(index)
-        return FixInfo(fix.applicability, fix.title) if fix is not None else None
+        if fix is None:
+            return None
+        renderer = self.renderer(self.text)
+        if renderer is not None and not renderer.parses(fix):
+            return None  # `--fix` would not apply it: not offered
+        return FixInfo(fix.applicability, fix.title)
+
+    def renderer(self, text: Optional[str]) -> Optional[FixRenderer]:
+        """The renderer of this check's fixes on ``text`` (made once: it keeps what it
+        learnt of the file, and each fix's rendering, for the next code action)."""
+        if self.context is None or text is None:
+            return None
+        if self._renderer is None:
+            self._renderer = fix_renderer(self.context, text)
+        return self._renderer
 
     def fix_edits(self, index: int, text: str) -> List[TextEdit]:
         """The text edits of the fix of diagnostic ``index`` (a quick fix's edit)."""
@@ -111,12 +127,11 @@ class Checked:
             found = self.diagnostics[index].fix
             return list(found.edits) if found is not None else []
         fix = self.fix(index)
-        if fix is None or self.context is None:
+        renderer = self.renderer(text)
+        if fix is None or renderer is None:
             return []
-        if self._renderer is None:
-            self._renderer = fix_renderer(self.context, text)
         try:
-            return self._renderer.text_edits(fix)
+            return renderer.text_edits(fix)
         except Exception:  # an unrenderable fix is offered without edits, as `check` reports it
             return []
 
@@ -140,8 +155,10 @@ def check_text(text: str, path: Path, index: Optional[project.Project] = None) -
     # wait until a code action asks for them.
     result = check_document(path, text, dataclasses.replace(rules, defer_fixes=True))
     broken = result.context is None and any(f.code == PARSE_ERROR for f in result.findings)
-    diagnostics = to_diagnostics(result.findings, text, result.context, Mode())
-    return Checked(diagnostics, rules, broken=broken, findings=list(result.findings), context=result.context)
+    # No context: whether each fix is offered (it parses) is asked when a code action
+    # wants it (Checked.fix_info), not on every keystroke.
+    diagnostics = to_diagnostics(result.findings, text, None, Mode())
+    return Checked(diagnostics, rules, broken=broken, findings=list(result.findings), context=result.context, text=text)
 
 
 def _range(lines: Sequence[str], codec: PositionCodec, row: int, column: int, end_row: int, end_column: int) -> types.Range:

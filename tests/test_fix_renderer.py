@@ -213,17 +213,53 @@ def test_quick_matcher_visitors_change_nothing_and_are_undone():
     assert plain == "# head\nimport numpy as np\nimport torch\n\nx = np.zeros(1)\n"
 
 
-def test_a_file_read_with_async_renamed_renders_its_fixes_whole(tmp_path):
-    """A 0.3-era file is linted with its `async=` arguments renamed: positions are of
-    that text, not of the file's, so each fix is found by rendering the whole module,
-    and its edits (on the file as written) are what applying it to the module gives."""
+def apply_text_edits(text: str, edits) -> str:
+    """A plain text applier, as an editor or a JSON consumer applies ``fix.edits``."""
+    from gradlint.fixes import split_lines
+
+    starts = [0]
+    for line in split_lines(text):
+        starts.append(starts[-1] + len(line))
+
+    def offset(row: int, column: int) -> int:
+        return starts[row - 1] + column - 1 if row <= len(starts) else len(text)
+
+    for e in sorted(edits, key=lambda e: (e.row, e.column), reverse=True):
+        text = text[: offset(e.row, e.column)] + e.content + text[offset(e.end_row, e.end_column) :]
+    return text
+
+
+def test_a_file_read_with_async_renamed_renders_its_fixes_on_the_renamed_text(tmp_path, monkeypatch):
+    """A 0.3-era file is linted with its `async=` arguments renamed, line for line: each
+    fix is rendered on its statement of that text (not the whole module), and its edits
+    on the file as written give what applying it to the module gives (the renames
+    included: no fix applies without them)."""
+    from gradlint import fixes as fixes_module
     from gradlint.runner import fix_renderer
 
-    source = "import torch\n\n\ndef log(loss, x):\n    x = x.cuda(async=True)\n    print(loss.data[0])\n"
+    source = (
+        "import torch\n\n\ndef log(loss, x):\n    x = x.cuda(async=True)\n    print(loss.data[0])\n"
+        "    y = x.cuda(async=True)\n    return loss.data[0]\n"
+    )
     checked = check_document(Path(tmp_path / "m.py"), source, Settings(cwd=tmp_path, select=["ALL"]))
     ctx = checked.context
     assert ctx.source != source
     fixes = [f.fix for f in checked.findings if f.fix is not None and f.code == "GL003"]
-    assert len(fixes) == 1
-    whole = apply_fixes(ctx.module, fixes, ctx.parents)
-    assert fix_renderer(ctx, source).text_edits(fixes[0]) == text_edits(source, whole)
+    assert len(fixes) == 2
+    wholes = [apply_fixes(ctx.module, [fix], ctx.parents) for fix in fixes]
+    renderer = fix_renderer(ctx, source)
+
+    def not_run(*args, **kwargs):
+        raise AssertionError("the whole module rendered")
+
+    monkeypatch.setattr(fixes_module, "apply_fixes", not_run)
+    monkeypatch.setattr(FixRenderer, "_statement_spans", not_run)
+    for fix, whole in zip(fixes, wholes):
+        edits = renderer.text_edits(fix)
+        assert apply_text_edits(source, edits) == whole
+        assert renderer.parses(fix)
+    assert [(e.row, e.column, e.end_row, e.end_column, e.content) for e in renderer.text_edits(fixes[0])] == [
+        (5, 16, 5, 21, "non_blocking"),
+        (6, 16, 6, 23, "item()"),
+        (7, 16, 7, 21, "non_blocking"),
+    ]

@@ -364,3 +364,35 @@ def test_sarif_for_a_notebook_is_schema_valid(tmp_path, monkeypatch, sarif_valid
         ("GL003", row["loss.data"], 2),
         ("GL005", row["async="], 2),
     ]
+
+
+def test_full_diffs_only_the_lines_around_a_fix(monkeypatch):
+    """A fix's preview compares the lines from its first edit to its last, with their
+    context: not the whole file once per finding."""
+    import difflib
+
+    compared = []
+    real = difflib.SequenceMatcher
+
+    class Recording(real):
+        def __init__(self, isjunk=None, a="", b="", autojunk=True):
+            compared.append((len(a), len(b)))
+            super().__init__(isjunk, a, b, autojunk)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Recording)
+    source = "".join(f"x{i} = {i}\n" for i in range(1, 2001))
+    fix = FixInfo("safe", "Rename", (TextEdit("y", 1000, 1, 1000, 2), TextEdit("", 1002, 1, 1003, 1)))
+    diag = Diagnostic("GL002", "msg", 1000, 1, 1000, 5, fix)
+    out = full.render([_report(source, diag)], RunInfo(quiet=True))
+    assert compared == [(6, 5)]  # rows 999-1004 (one line of context) against the same, less one
+    assert out.split("help: Rename\n")[1].splitlines() == [
+        "     |",
+        " 999 | x999 = 999",
+        "     - x1000 = 1000",
+        "1000 + y1000 = 1000",
+        "1001 | x1001 = 1001",
+        "     - x1002 = 1002",
+        "1002 | x1003 = 1003",
+        "     |",
+        "",
+    ]

@@ -622,3 +622,52 @@ def test_a_document_is_checked_again_when_another_changes_what_it_says(tmp_path)
     assert [(d.code, d.range.start.line) for d in fake.published[-1].diagnostics] == [("GL302", 8)]
     # unchanged since: answered from that check
     assert documents.current(train.as_uri()) is documents.current(train.as_uri())
+
+
+LIFTED = (
+    "import torch\n"
+    "from torch.autograd import Variable\n"
+    "\n"
+    "\n"
+    "def f(c):\n"
+    "    x = Variable(torch.zeros(3).float()\n"
+    "    .cuda(), requires_grad=False)\n"
+    "    return x\n"
+)
+
+
+def _quick_fixes(tmp_path: Path, text: str) -> List[types.CodeAction]:
+    everywhere = types.Range(types.Position(0, 0), types.Position(len(text.splitlines()), 0))
+    actions = code_actions("file:///m.py", text, tmp_path / "m.py", everywhere, PositionCodec(), ["quickfix"])
+    return [a for a in actions if not a.title.startswith("Disable")]
+
+
+def test_a_quick_fix_whose_result_does_not_parse_is_not_offered(tmp_path, monkeypatch):
+    from gradlint import codegen
+
+    offered = _quick_fixes(tmp_path, LIFTED)
+    assert [a.title for a in offered] == ["GL002: Remove the `Variable` wrapper"]
+    edit = offered[0].edit.changes["file:///m.py"][-1]
+    assert edit.new_text == "(torch.zeros(3).float()\n    .cuda()"
+    monkeypatch.setattr(codegen, "breaks_lines", lambda expr: False)  # the parentheses undone
+    assert _quick_fixes(tmp_path, LIFTED) == []
+
+
+def test_quick_fixes_of_a_file_with_async_arguments_render_one_statement(tmp_path, monkeypatch):
+    """Such a file is checked with its `async=` renamed: its quick fixes are rendered
+    on their statements of that text, not by rendering and diffing the whole module."""
+    from gradlint import fixes
+
+    text = "import torch\n\n\ndef log(loss, x):\n    x = x.cuda(async=True)\n    print(loss.data[0])\n"
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the whole module rendered")
+
+    monkeypatch.setattr(fixes, "apply_fixes", whole)
+    offered = {a.title.split(":")[0]: a for a in _quick_fixes(tmp_path, text)}
+    assert sorted(offered) == ["GL003", "GL005"]
+    edits = offered["GL003"].edit.changes["file:///m.py"]
+    assert [(e.range.start.line, e.range.start.character, e.new_text) for e in edits] == [
+        (4, 15, "non_blocking"),
+        (5, 15, "item()"),
+    ]

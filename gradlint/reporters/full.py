@@ -138,11 +138,17 @@ def _fix_preview(text: _Text, edits: Sequence[TextEdit]) -> List[Tuple[str, Opti
         old.pop()  # the empty "line" after a final newline
         new.pop()
     rows: List[Tuple[str, Optional[int], str]] = []
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    # Only the lines from the first edit to the last, with their context, can differ:
+    # diffed alone, not the whole file once per finding.
+    delta = len(new) - len(old)
+    a0 = max(0, clusters[0][0].row - 1 - CONTEXT) if clusters else 0
+    a1 = min(len(old), max(e.end_row for e in clusters[-1]) + CONTEXT) if clusters else len(old)
+    a1 = max(a0, a1)
+    matcher = difflib.SequenceMatcher(a=old[a0:a1], b=new[a0 : a1 + delta], autojunk=False)
     for i, group in enumerate(matcher.get_grouped_opcodes(CONTEXT)):
         if i:
             rows.append(("...", None, ""))
-        for tag, i1, i2, j1, j2 in group:
+        for tag, i1, i2, j1, j2 in ((t, i1 + a0, i2 + a0, j1 + a0, j2 + a0) for t, i1, i2, j1, j2 in group):
             if tag == "equal":
                 rows += [(" ", j + 1, new[j]) for j in range(j1, j2)]
                 continue
