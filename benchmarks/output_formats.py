@@ -46,24 +46,8 @@ FORMATS = ("concise", "full", "json", "sarif", "github")
 FORMATS_TARGET = 1.2
 MARKER = "<!-- output cost, editor server and --diff: benchmarks/output_formats.py -->"
 
-
-def legacy_document(lines: int, async_args: bool = False) -> str:
-    """A PyTorch 0.3-era module of about ``lines`` lines, a legacy finding or more every few lines."""
-    out = ["import torch", "from torch.autograd import Variable", ""]
-    i = 0
-    while len(out) < lines - 8:
-        out += [
-            "",
-            f"def evaluate_{i}(model, loader):",
-            "    total = 0",
-            "    for x, y in loader:",
-            "        x = x.cuda(async=True)" if async_args else "        x = x.cuda()",
-            "        out = model(Variable(x, volatile=True))",
-            "        total += (out - Variable(y)).abs().sum().data[0]",
-            "    return total",
-        ]
-        i += 1
-    return "\n".join(out) + "\n"
+sys.path.insert(0, str(HERE))
+from run import legacy_document  # noqa: E402  (the same 0.3-era module run.py's server figures use)
 
 
 def long_file(lines: int) -> str:

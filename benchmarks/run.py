@@ -815,8 +815,10 @@ def format_times(corpus: Path, repeat: int) -> List[Tuple[str, float, float, flo
     return results
 
 
-def legacy_document(lines: int) -> str:
-    """A PyTorch 0.3-era module of about ``lines`` lines: one legacy finding or more every few lines."""
+def legacy_document(lines: int, async_args: Optional[bool] = None) -> str:
+    """A PyTorch 0.3-era module of about ``lines`` lines: one legacy finding or more every few
+    lines. ``async_args`` True: each loop also moves its batch with 0.3's ``x.cuda(async=True)``
+    (a file that parses only once renamed); False: with ``x.cuda()``, the same file otherwise."""
     out = ["import torch", "from torch.autograd import Variable", ""]
     i = 0
     while len(out) < lines - 8:
@@ -825,6 +827,7 @@ def legacy_document(lines: int) -> str:
             f"def evaluate_{i}(model, loader):",
             "    total = 0",
             "    for x, y in loader:",
+            *(() if async_args is None else ("        x = x.cuda(async=True)" if async_args else "        x = x.cuda()",)),
             "        out = model(Variable(x, volatile=True))",
             "        total += (out - Variable(y)).abs().sum().data[0]",
             "    return total",

@@ -40,3 +40,17 @@ GL001_MESSAGE = (
 )
 GL002_MESSAGE = "`Variable(...)` has been deprecated since PyTorch 0.4 and now returns `x.detach()`"
 GL003_MESSAGE = "`loss.sum().data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.sum().item()`"
+
+
+# GL002 on a two-line argument: lifted out of `Variable(...)`, the line break is no
+# longer inside brackets, so the fix must parenthesise it.
+LIFTED = (
+    "import torch\n"
+    "from torch.autograd import Variable\n"
+    "\n"
+    "\n"
+    "def f(c):\n"
+    "    x = Variable(torch.zeros(3).float()\n"
+    "    .cuda(), requires_grad=False)\n"
+    "    return x\n"
+)

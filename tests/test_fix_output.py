@@ -22,6 +22,7 @@ from gradlint.cli import main
 from gradlint.config import Settings
 from gradlint.fixes import apply_fixes, parse_fixed
 from gradlint.runner import Mode, to_diagnostics
+from samples import LIFTED
 from test_fix_renderer import apply_text_edits
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,18 +33,6 @@ CORPUS = sorted(
     if not p.name.endswith((".fixed.py", ".unsafe.py"))
 )
 
-# GL002 on a two-line argument: lifted out of `Variable(...)`, the line break is no
-# longer inside brackets.
-LIFTED = (
-    "import torch\n"
-    "from torch.autograd import Variable\n"
-    "\n"
-    "\n"
-    "def f(c):\n"
-    "    x = Variable(torch.zeros(3).float()\n"
-    "    .cuda(), requires_grad=False)\n"
-    "    return x\n"
-)
 LIFTED_FIXED = (
     "import torch\n"
     "\n"

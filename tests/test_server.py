@@ -23,6 +23,7 @@ from pygls.workspace.position_codec import PositionCodec  # noqa: E402
 from gradlint import engine  # noqa: E402
 from gradlint.rule import Rule  # noqa: E402
 from gradlint.server import FIX_ALL, code_actions  # noqa: E402
+from samples import LIFTED  # noqa: E402
 
 SOURCE = (
     "import torch\n"
@@ -624,16 +625,6 @@ def test_a_document_is_checked_again_when_another_changes_what_it_says(tmp_path)
     assert documents.current(train.as_uri()) is documents.current(train.as_uri())
 
 
-LIFTED = (
-    "import torch\n"
-    "from torch.autograd import Variable\n"
-    "\n"
-    "\n"
-    "def f(c):\n"
-    "    x = Variable(torch.zeros(3).float()\n"
-    "    .cuda(), requires_grad=False)\n"
-    "    return x\n"
-)
 
 
 def _quick_fixes(tmp_path: Path, text: str) -> List[types.CodeAction]:
