@@ -339,6 +339,55 @@ def test_gl101_predict_of_a_module_subclass_is_a_forward():
     assert lint(src(code), ["GL101"]) == [(19, 11, "GL101")]
 
 
+DECORATED = """\
+    import functools
+
+    import torch
+
+
+    def smart_inference_mode():
+        def decorate(fn):
+            return (torch.inference_mode if USE_IM else torch.no_grad)()(fn)
+        return decorate
+
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    class Runner:
+        {decorator}
+        def run(loader):
+            model = Net()
+            model.eval()
+            preds = []
+            for x in loader:
+                preds.append(model(x).argmax(1).tolist())
+            return preds
+    """
+
+
+@pytest.mark.parametrize(
+    "decorator,found",
+    [
+        # the project's decorator picks inference_mode or no_grad at import: grad mode
+        # is unknown in the function, so only the preview tier reports
+        ("@smart_inference_mode()", []),
+        ("@functools.wraps(print)", [(28, 26, "GL101")]),
+        ("@staticmethod", [(28, 26, "GL101")]),
+    ],
+)
+def test_gl101_grad_mode_under_a_decorator_is_proven_or_silent(decorator, found):
+    code = src(DECORATED).replace("{decorator}", decorator)
+    assert lint(code, ["GL101"]) == found
+    assert lint(code, ["GL101"], options=PREVIEW) == [(28, 26, "GL101")]
+
+
 def test_gl101_inference_judged_by_names_is_preview_only():
     code = """\
         def evaluate(net, loader):

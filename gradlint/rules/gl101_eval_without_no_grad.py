@@ -43,6 +43,13 @@ Block = Union[cst.IndentedBlock, cst.Module]
 # what training_step returns. Freezing a submodule's batch-norm with eval()
 # while it still trains is common there.
 _TRAINING_HOOKS = frozenset({"forward", "__call__", "training_step"})
+# Decorators that leave grad mode as it is; any other makes it unknown in the function.
+_NEUTRAL_DECORATORS = frozenset(
+    {"builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass"}
+)
+_NEUTRAL_DECORATOR_PREFIXES = (
+    "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.",
+)
 # Reading these means gradients are being computed or inspected.
 _GRAD_ATTRS = frozenset({"grad", "retain_grad", "register_hook"})
 _TORCH_FUNC_TRANSFORMS = frozenset(
@@ -170,7 +177,20 @@ class EvalWithoutNoGrad(Rule):
         site = sem.gradmode.guard_at(func.body)
         if site is not None:  # decorated: no_grad (nothing to do) or enable_grad (wanted)
             return True
+        if not self.preview and any(not self._neutral_decorator(d.decorator) for d in func.decorators):
+            # A decorator the model cannot read may run the function under no_grad or
+            # inference_mode (``@smart_inference_mode()`` picks one at import): grad
+            # mode is then unknown, and the default tier stays silent.
+            return True
         return sem.gradmode.always_called_without_grad(func)
+
+    def _neutral_decorator(self, expr: cst.BaseExpression) -> bool:
+        """Whether the decorator ``expr`` is known to leave grad mode as it is."""
+        target = expr.func if isinstance(expr, cst.Call) else expr
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            return False
+        names = self.ctx.semantic.names.qualnames(target)
+        return bool(names) and all(q in _NEUTRAL_DECORATORS or q.startswith(_NEUTRAL_DECORATOR_PREFIXES) for q in names)
 
     # -- regions --------------------------------------------------------------
 
