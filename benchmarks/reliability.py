@@ -51,7 +51,7 @@ import run as benchmark  # noqa: E402  (benchmarks/run.py: the corpus builder)
 
 from gradlint.engine import SourceSyntaxError, parse  # noqa: E402
 from gradlint.files import ReadError, decode  # noqa: E402
-from gradlint.migrate import MIGRATIONS  # noqa: E402
+from gradlint.migrate import migrations  # noqa: E402
 
 GRADLINT = [sys.executable, "-m", "gradlint"]
 # Rows of the original file each fix touches: {file: {code: set of rows}}
@@ -252,7 +252,7 @@ def migrate_runs(corpus: Path, scratch: Path, spans: Spans) -> Dict[str, int]:
     print(f"migrate: {applied:,} fixes applied, exit {proc.returncode}, {len(skipped)} files left untouched")
     for line in skipped[:20]:
         print(f" {line}")
-    codes = {m.code for m in MIGRATIONS}
+    codes = set(migrations())
     # migrate applies its codes' fixes, the unsafe ones it trusts included.
     figures = compare("migrate", before, after, spans, lambda code, applicability: code in codes)
     changed = [f"corpus/{n}" for n in sorted(after) if after[n] != before[n]]

@@ -20,6 +20,8 @@ from typing import Any, Callable, Dict, Hashable, Iterable, Iterator, List, Mapp
 
 import libcst as cst
 
+from gradlint import parsing
+from gradlint.parsing import split_lines  # re-exported: reporters, the server and notebooks split with it
 from gradlint.results import TextEdit  # re-exported: the type of text_edits' results
 
 # (line, column) pairs as LibCST reports them: 1-based lines, 0-based columns.
@@ -67,16 +69,6 @@ class Fix:
     # What the fix does, where a caller tells fixes of one rule apart (``gradlint
     # migrate`` counts some): a word the rule defines; "" for any other fix.
     kind: str = ""
-
-
-# Python source lines end with \r\n, \r or \n only; str.splitlines() would also
-# split at form feeds and other separators that LibCST counts as part of a line.
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def split_lines(text: str) -> List[str]:
-    """The lines of ``text`` with their line endings, as Python's tokenizer counts lines."""
-    return _LINE.findall(text)
 
 
 def unified_diff(label: str, old: str, new: str, context: int = 3) -> str:
@@ -608,8 +600,6 @@ def parse_fixed(text: str) -> Optional[cst.Module]:
     offered (``[*]``, the fixable counts, JSON and SARIF edits, an editor's quick
     fix): its result parses, with the bounds gradlint parses any file within. The
     parsed module, or None."""
-    from gradlint import parsing  # it imports this module
-
     try:
         return parsing.parse_module(text)
     except (parsing.NotParsed, cst.ParserSyntaxError, RecursionError, MemoryError):

@@ -59,7 +59,15 @@ from typing import List, NamedTuple, Optional
 
 import libcst as cst
 
-from gradlint.fixes import split_lines
+# Python source lines end with \r\n, \r or \n only; str.splitlines() would also
+# split at form feeds and other separators that LibCST counts as part of a line.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def split_lines(text: str) -> List[str]:
+    """The lines of ``text`` with their line endings, as Python's tokenizer counts lines."""
+    return _LINE.findall(text)
+
 
 MAX_SOURCE_CHARS = 4 << 20
 MAX_BRACKETS = 200

@@ -54,7 +54,8 @@ def project(tmp_path, monkeypatch):
 
 
 def run(*args):
-    return CliRunner().invoke(main, ["check", "--no-cache", *args])
+    # GL301 is a preview rule: the cross-check of its static findings needs the tier on.
+    return CliRunner().invoke(main, ["check", "--no-cache", "--preview", *args])
 
 
 def test_concise_marks_confirmed_and_lists_runtime_only(project):

@@ -5,8 +5,9 @@
     python benchmarks/recall/guard_sites.py guard.json --root PROJECT --out guard_sites.toml
     python benchmarks/recall/score.py --sites guard_sites.toml --mirror DIR
 
-It runs ``gradlint check --select ALL --guard-report REPORT`` on the files the
-report names, takes every finding "seen at run time ..., by no static rule",
+It runs ``gradlint check --select ALL --preview --guard-report REPORT`` on the
+files the report names (a preview rule that reports it has reached it too),
+takes every finding "seen at run time ..., by no static rule",
 and writes it as a ``[[site]]`` of ``sites.toml``'s format: the file pinned by
 the commit checked out in PROJECT (``before``) and its sha256, the line, the
 code the guard reported (``expect``), ``cause = "runtime-only"``, and
@@ -58,7 +59,7 @@ def runtime_only(command: Sequence[str], report: Path, root: Path) -> List[dict]
     if not files:
         return []
     proc = subprocess.run(
-        [*command, "check", "--select", "ALL", "--output-format", "json", "--no-cache", "--quiet",
+        [*command, "check", "--select", "ALL", "--preview", "--output-format", "json", "--no-cache", "--quiet",
          "--exit-zero", "--guard-report", str(report.resolve()), *files],
         cwd=root, capture_output=True, text=True,
     )

@@ -71,9 +71,15 @@ ROUTES = {
         """,
     "a backward method of an object that is no framework's": """\
         def train(runner, model, x):
-            # read as a tensor's backward, whose argument is the gradient given
-            loss = model(x).sum()  # routes loss: none
+            # `runner` is not shown to be a tensor: it may be a driver that runs
+            # backward on its argument (`accelerator.backward(loss)`), so the loss
+            # counts as backpropagated, and nothing is reported as kept for nothing
+            loss = model(x).sum()  # routes loss: backward
             runner.backward(loss)
+        def step(model, x, gradient):
+            # a tensor's own backward: its argument is the gradient given
+            out = model(x)  # routes out: backward
+            out.backward(gradient)
         class Plain:
             def training_step(self, batch):
                 loss = self.net(batch).sum()  # routes loss: maybe:call
