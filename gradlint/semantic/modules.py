@@ -39,7 +39,7 @@ from gradlint.semantic.torch_api import (
     TORCHVISION_NOT_MODELS,
     TRANSFORMERS_NOT_MODELS,
 )
-from gradlint.semantic.tree import walk
+from gradlint.semantic.tree import self_attribute_values, walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -270,7 +270,7 @@ class Modules:
             built = [b.value for b in seen.bindings]  # type: ignore[misc]
         elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             cls = self.tree.enclosing_class(expr)
-            built = _attr_values(cls, expr.attr.value) if cls is not None else []
+            built = self_attribute_values(cls, expr.attr.value) if cls is not None else []
         names = self.model.names
         return bool(built) and all(
             isinstance(v, cst.Call)
@@ -405,7 +405,7 @@ class Modules:
         elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             func = self.tree.enclosing_function(expr)
             cls = self.tree.method_class(func) if func is not None else None
-            values = _attr_values(cls, expr.attr.value) if cls is not None else []
+            values = self_attribute_values(cls, expr.attr.value) if cls is not None else []
             classes = {self._framework_of(v.func) if isinstance(v, cst.Call) else None for v in values}
             return classes.pop() if len(classes) == 1 else None
         return self._framework_of(value) if value is not None else None
@@ -491,7 +491,7 @@ class Modules:
         if owner is None:
             return None
         found: Optional[cst.ClassDef] = None
-        for value in _attr_values(owner, expr.attr.value):
+        for value in self_attribute_values(owner, expr.attr.value):
             while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SELF_METHODS:
                 value = value.func.value  # Net(...).to(device).eval()
             cls = self.module_class(value.func) if isinstance(value, cst.Call) else None
@@ -822,18 +822,6 @@ def _module_loop_variable(
             and target.elements[1].value.value == name
         )
     return False
-
-
-def _attr_values(cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
-    """The values assigned to ``self.<attr>`` in ``cls``'s methods."""
-    values = []
-    for node in walk(cls.body, into_functions=True):
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                tgt = t.target
-                if isinstance(tgt, cst.Attribute) and tgt.attr.value == attr and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
-                    values.append(node.value)
-    return values
 
 
 _SCALAR_TYPES = frozenset({"int", "float", "str", "bool", "complex", "bytes"})

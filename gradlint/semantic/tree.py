@@ -255,3 +255,15 @@ class Tree:
 
 # A unit of code that runs as a whole: the module, or a function or lambda body.
 FunctionScope = Union[cst.Module, cst.FunctionDef, cst.Lambda]
+
+
+def self_attribute_values(cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+    """What every ``self.<attr> = ...`` in the methods of ``cls`` assigns."""
+    found: List[cst.BaseExpression] = []
+    for node in walk(cls.body, into_functions=True):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                tgt = t.target
+                if isinstance(tgt, cst.Attribute) and tgt.attr.value == attr and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                    found.append(node.value)
+    return found

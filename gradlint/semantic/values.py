@@ -65,7 +65,7 @@ from gradlint.semantic.torch_api import (
     VIEW_ATTRIBUTES,
     VIEW_METHODS,
 )
-from gradlint.semantic.tree import walk
+from gradlint.semantic.tree import self_attribute_values, walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -1110,7 +1110,7 @@ class Values:
             built = [b.value for b in seen.bindings]  # type: ignore[misc]
         elif isinstance(ref, cst.Attribute) and isinstance(ref.value, cst.Name) and ref.value.value == "self":
             cls = self.tree.enclosing_class(ref)
-            built = _attr_assignments(cls, ref.attr.value) if cls is not None else []
+            built = self_attribute_values(cls, ref.attr.value) if cls is not None else []
         return bool(built) and all(self._single_tensor_layer(v, depth) for v in built)
 
     def _single_tensor_layer(self, expr: cst.BaseExpression, depth: int) -> bool:
@@ -1506,18 +1506,6 @@ _NOT_SINGLE_TENSOR_LAYERS = frozenset(
         "Module", "Parameter",
     }
 )
-
-
-def _attr_assignments(cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
-    """What every ``self.<attr> = ...`` in the methods of ``cls`` assigns."""
-    found: List[cst.BaseExpression] = []
-    for node in walk(cls.body, into_functions=True):
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                tgt = t.target
-                if isinstance(tgt, cst.Attribute) and tgt.attr.value == attr and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
-                    found.append(node.value)
-    return found
 
 
 # A step of a part path that selects any value of a mapping (``d.values()``).
