@@ -258,19 +258,25 @@ class Modules:
             return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
         return False
 
+    def assigned_values(self, ref: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """What ``ref`` certainly holds one of: the values of every binding of the name
+        that can reach it (a global of the module too), or of every ``self.<attr> = ...``
+        of the class; empty when any binding is not a plain assignment."""
+        if isinstance(ref, cst.Name):
+            seen = self.model.scopes.visible(ref.value, ref)
+            if seen.unbound or not seen.bindings or not all(b.kind == "assign" and b.value is not None for b in seen.bindings):
+                return []
+            return [b.value for b in seen.bindings]  # type: ignore[misc]
+        if isinstance(ref, cst.Attribute) and isinstance(ref.value, cst.Name) and ref.value.value == "self":
+            cls = self.tree.enclosing_class(ref)
+            return self_attribute_values(cls, ref.attr.value) if cls is not None else []
+        return []
+
     def is_loss_module(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` certainly holds an ``nn.*Loss`` instance (no parameters to
         record a graph through): every binding of the name that can reach it, or every
         ``self.<attr> = ...`` of the class, builds one."""
-        built: List[cst.BaseExpression] = []
-        if isinstance(expr, cst.Name):
-            seen = self.model.scopes.visible(expr.value, expr)
-            if seen.unbound or not seen.bindings or not all(b.kind == "assign" and b.value is not None for b in seen.bindings):
-                return False
-            built = [b.value for b in seen.bindings]  # type: ignore[misc]
-        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            cls = self.tree.enclosing_class(expr)
-            built = self_attribute_values(cls, expr.attr.value) if cls is not None else []
+        built = self.assigned_values(expr)
         names = self.model.names
         return bool(built) and all(
             isinstance(v, cst.Call)

@@ -17,7 +17,7 @@ which tensor an in-place edit really overwrites.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -65,7 +65,7 @@ from gradlint.semantic.torch_api import (
     VIEW_ATTRIBUTES,
     VIEW_METHODS,
 )
-from gradlint.semantic.tree import self_attribute_values, walk
+from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -1102,15 +1102,7 @@ class Values:
         tensor: every binding reaching a name (or every ``self.<attr> = ...`` of the class)
         builds one, ``nn.Sequential`` of such layers included; not ``nn.LSTM`` and the other
         layers that return tuples, nor ``nn.Identity``, which returns what it is given."""
-        built: Sequence[cst.BaseExpression] = ()
-        if isinstance(ref, cst.Name):
-            seen = self.model.scopes.visible(ref.value, ref)  # a global of the module too
-            if seen.unbound or not seen.bindings or not all(b.kind == "assign" and b.value is not None for b in seen.bindings):
-                return False
-            built = [b.value for b in seen.bindings]  # type: ignore[misc]
-        elif isinstance(ref, cst.Attribute) and isinstance(ref.value, cst.Name) and ref.value.value == "self":
-            cls = self.tree.enclosing_class(ref)
-            built = self_attribute_values(cls, ref.attr.value) if cls is not None else []
+        built = self.model.modules.assigned_values(ref)
         return bool(built) and all(self._single_tensor_layer(v, depth) for v in built)
 
     def _single_tensor_layer(self, expr: cst.BaseExpression, depth: int) -> bool:
