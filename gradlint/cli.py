@@ -572,7 +572,7 @@ def server() -> None:
     try:
         from gradlint.server import serve
     except ImportError as exc:
-        raise _fail(f"`gradlint server` needs pygls ({exc}); install it with: pip install 'torch-gradlint[lsp]'")
+        raise _fail(f"`gradlint server` needs pygls ({exc}); install it with: pip install 'pygls>=2,<3' (in a clone of gradlint: pip install '.[lsp]')")
     serve()
 
 

@@ -24,7 +24,7 @@ Typing must stay responsive:
   still does not parse after ``SYNTAX_PAUSE_S``.
 
 pygls is imported here only: ``gradlint check`` never pays for it, and it is
-needed only with the ``lsp`` extra (``pip install 'torch-gradlint[lsp]'``).
+needed only with the ``lsp`` extra (``pip install '.[lsp]'`` in a clone).
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def test_wheel_installs_and_reads_catalog(tmp_path):
     assert "gradlint/verify/_harness.py" in names
     proc = subprocess.run([str(bindir / "gradlint"), "verify", "--probes"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr == "error: `gradlint verify` runs code under torch, which is not installed: pip install 'torch-gradlint[verify]'\n"
+    assert proc.stderr == "error: `gradlint verify` runs code under torch, which is not installed: pip install torch numpy (in a clone of gradlint: pip install '.[verify]')\n"
     spec = importlib.util.find_spec("torch")
     if spec is not None and spec.submodule_search_locations:
         # With torch importable (here through PYTHONPATH, which the sandbox's

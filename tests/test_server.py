@@ -265,7 +265,7 @@ def test_server_without_pygls_is_a_clear_error(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 2
     assert result.stderr.startswith("error: `gradlint server` needs pygls (")
-    assert result.stderr.rstrip().endswith("install it with: pip install 'torch-gradlint[lsp]'")
+    assert result.stderr.rstrip().endswith("install it with: pip install 'pygls>=2,<3' (in a clone of gradlint: pip install '.[lsp]')")
 
 
 def test_documents_are_checked_with_the_configuration_for_their_path(tmp_path):

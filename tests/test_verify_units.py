@@ -30,7 +30,7 @@ def test_without_torch_verify_says_how_to_install_it(monkeypatch):
     assert result.exit_code == 2
     # `output` holds stderr with every click version (8.1 mixes it in, 8.2 also keeps it apart).
     assert result.output == (
-        "error: `gradlint verify` runs code under torch, which is not installed: pip install 'torch-gradlint[verify]'\n"
+        "error: `gradlint verify` runs code under torch, which is not installed: pip install torch numpy (in a clone of gradlint: pip install '.[verify]')\n"
     )
 
 

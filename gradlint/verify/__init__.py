@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import importlib.util
 
-INSTALL_HINT = "pip install 'torch-gradlint[verify]'"
+# The package is not on the index yet: name what works from any environment, and from a clone.
+INSTALL_HINT = "pip install torch numpy (in a clone of gradlint: pip install '.[verify]')"
 
 
 def torch_available() -> bool:
