@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from gradlint.rules.gl202_inplace_through_data import InplaceThroughData
+from gradlint.rules._data_edits import DataEditRule
 
 
-class DataUpdate(InplaceThroughData):
+class DataUpdate(DataEditRule):
     """The pre-0.4 idiom GL202 leaves alone: optimizer-style and EMA updates, gradient
     post-processing, weight copies. Nothing is wrong yet, but the edit bypasses the
     version counter; the fix (GL202's) makes the same update visible to autograd."""
 
     code = "GL204"
-    triggers = InplaceThroughData.triggers
-    gates = InplaceThroughData.gates
+    triggers = DataEditRule.triggers
+    gates = DataEditRule.gates
     reports_pending = False
