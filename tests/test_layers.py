@@ -50,6 +50,4 @@ def test_rules_do_not_import_each_other():
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"\bgradlint\.rules\.gl\d{3}|from gradlint\.rules import gl\d{3}|from \.gl\d{3}", line):
                 found.append(f"{path.name}:{n}: {line.strip()}")
-    # GL204 is GL202's analysis with another threshold: the class moves to a family
-    # helper with the rule-in-one-place file moves.
-    assert found == ["gl204_data_update.py:5: from gradlint.rules.gl202_inplace_through_data import InplaceThroughData"]
+    assert found == []

@@ -14,6 +14,7 @@ from typing import Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from gradlint.semantic.syntax import is_generator
 from gradlint.semantic.tree import walk
 
 
@@ -30,10 +31,6 @@ def in_async_function(ctx, node: cst.CSTNode) -> bool:
     thread-local, and what such code returns goes to a coroutine whose grad mode the
     rules do not know."""
     return any(f.asynchronous is not None for f in enclosing_functions(ctx, node))
-
-
-def is_generator(func: cst.FunctionDef) -> bool:
-    return any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(func.body))
 
 
 # What entering a guard class as a context manager raises: ``TypeError`` (Python 3.11+),

@@ -16,9 +16,8 @@ from gradlint.rules._safety import (
     grad_guard,
     guard_changes_more_than_graph,
     in_async_function,
-    is_generator,
 )
-from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.syntax import bool_value, call_arg, is_generator
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, VARIABLE
 

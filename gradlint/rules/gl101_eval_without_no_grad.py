@@ -28,11 +28,11 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import AnyOf, LowercaseGate, Rule
 from gradlint.rules._gates import word
-from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function, is_generator
+from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import project
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
-from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
+from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name, looks_like_model
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 

@@ -11,9 +11,9 @@ import libcst as cst
 from gradlint.fixes import Fix
 from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import DISABLING_GUARDS
-from gradlint.rules._safety import call_may_enable_grad, is_generator
+from gradlint.rules._safety import call_may_enable_grad
 from gradlint.semantic.gradmode import Guard
-from gradlint.semantic.syntax import last_name
+from gradlint.semantic.syntax import is_generator, last_name
 from gradlint.semantic.tree import walk
 
 

@@ -234,3 +234,10 @@ def call_arg(call: cst.Call, position: Optional[int], keyword: Optional[str]) ->
             return arg
         index += 1
     return None
+
+
+def is_generator(func: cst.FunctionDef) -> bool:
+    """Whether a call of ``func`` may suspend and resume later: a ``yield`` or an
+    ``await`` in its body. Nested functions count too (conservatively): what runs
+    between resumptions runs under the consumer's grad mode, not the caller's."""
+    return any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(func.body))
