@@ -24,51 +24,7 @@ from gradlint import parsing
 from gradlint.parsing import split_lines  # re-exported: reporters, the server and notebooks split with it
 from gradlint.results import TextEdit  # re-exported: the type of text_edits' results
 
-# (line, column) pairs as LibCST reports them: 1-based lines, 0-based columns.
-Span = Tuple[Tuple[int, int], Tuple[int, int]]
-NewNode = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
-
-
-@dataclass(frozen=True)
-class ImportSpec:
-    """``import module`` (obj None) or ``from module import obj [as asname]``."""
-
-    module: str
-    obj: Optional[str] = None
-    asname: Optional[str] = None
-
-
-@dataclass(frozen=True, eq=False)
-class Edit:
-    """One change to the original tree.
-
-    ``replace`` swaps ``target`` for ``new`` (edits inside ``target`` are lost,
-    so they conflict with it); ``transform`` calls ``fn`` on the already
-    updated ``target`` (edits inside compose with it); ``wrap`` replaces the
-    statements ``target`` .. ``last`` of one block with ``fn(updated_statements)``.
-    Two edits with the same non-None ``key`` are the same edit and applied once.
-    """
-
-    kind: str
-    target: cst.CSTNode
-    span: Span
-    new: Optional[NewNode] = None
-    fn: Optional[Callable[..., Any]] = None
-    last: Optional[cst.CSTNode] = None
-    key: Optional[Hashable] = None
-
-
-@dataclass(frozen=True, eq=False)
-class Fix:
-    applicability: str  # "safe" | "unsafe"
-    title: str
-    edits: Tuple[Edit, ...]
-    add_imports: Tuple[ImportSpec, ...] = ()
-    # Removed only if nothing uses the name any more once the edits are applied.
-    remove_imports: Tuple[ImportSpec, ...] = ()
-    # What the fix does, where a caller tells fixes of one rule apart (``gradlint
-    # migrate`` counts some): a word the rule defines; "" for any other fix.
-    kind: str = ""
+from gradlint.fix import Edit, Fix, ImportSpec, NewNode, Span  # re-exported: rules build fixes from here
 
 
 def unified_diff(label: str, old: str, new: str, context: int = 3) -> str:

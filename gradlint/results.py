@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from gradlint import catalog
-
-if TYPE_CHECKING:
-    from gradlint.fixes import Fix
+from gradlint.fix import Fix
 
 
 @dataclass

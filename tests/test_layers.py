@@ -22,6 +22,29 @@ def test_import_contracts_are_kept():
     assert run.stdout.count(" KEPT") == 5
 
 
+def test_no_import_cycle_even_through_type_checking_imports(tmp_path):
+    """The layers leave ``if TYPE_CHECKING:`` imports out (they name types only), but
+    such an import may still not close a cycle: the two modules would then be one
+    design split across two files."""
+    pytest.importorskip("importlinter")
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
+    packages = sorted(f"gradlint.{p.parent.name}" for p in (ROOT / "gradlint").glob("*/__init__.py"))
+    config = tmp_path / "importlinter.toml"
+    config.write_text(
+        "[tool.importlinter]\n"
+        'root_package = "gradlint"\n'
+        "exclude_type_checking_imports = false\n"
+        "[[tool.importlinter.contracts]]\n"
+        'name = "acyclic with TYPE_CHECKING imports"\n'
+        'type = "acyclic_siblings"\n'
+        f"ancestors = {['gradlint', *packages]!r}\n".replace("'", '"'),
+        encoding="utf-8",
+    )
+    run = subprocess.run([exe, "--no-cache", "--config", str(config)], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 kept, 0 broken" in run.stdout
+
+
 def test_every_module_of_the_package_has_a_layer():
     """A module left out of the package's layer contract would be free to import anything."""
     try:
