@@ -223,11 +223,11 @@ def _check_keys(where: str, table: Mapping[str, Any], required: Mapping[str, typ
         if key not in table:
             raise CatalogError(f"{where}: missing key {key!r}")
     for key, value in table.items():
-        typ = required.get(key) or optional.get(key)
-        if typ is None:
+        known = required.get(key) or optional.get(key)
+        if known is None:
             raise CatalogError(f"{where}: unknown key {key!r}")
-        if not isinstance(value, typ):
-            raise CatalogError(f"{where}: {key!r} must be {typ.__name__}")
+        if not isinstance(value, known):
+            raise CatalogError(f"{where}: {key!r} must be {known.__name__}")
 
 
 def _parse_example(where: str, raw: Mapping[str, Any]) -> Example:

@@ -7,7 +7,7 @@ possible: hand-built nodes easily come out with odd whitespace.
 from __future__ import annotations
 
 import ast
-from typing import Sequence
+from typing import Sequence, cast
 
 import libcst as cst
 
@@ -126,7 +126,8 @@ def wrap_in_with(statements: Sequence[cst.BaseStatement], item: str) -> cst.With
     first = statements[0]
     leading = getattr(first, "leading_lines", ())
     body = [first.with_changes(leading_lines=()) if leading else first, *statements[1:]]
-    body = [stmt.visit(_BlankLinesUnindented()) for stmt in body]
+    # The transformer only edits blank lines: each statement comes back as a statement.
+    body = [cast(cst.BaseStatement, stmt.visit(_BlankLinesUnindented())) for stmt in body]
     return cst.With(
         items=[cst.WithItem(item=cst.parse_expression(item))],
         body=cst.IndentedBlock(body=body),

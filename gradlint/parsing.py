@@ -324,7 +324,7 @@ def _parse(source: str) -> cst.Module:
         try:
             return cst.parse_module(source)
         finally:
-            cst.CSTNode.__post_init__ = _VALIDATING  # type: ignore[method-assign]
+            cst.CSTNode.__post_init__ = _VALIDATING  # type: ignore[method-assign,assignment]
 
 
 _stack_lock = threading.Lock()

@@ -243,9 +243,10 @@ def _position_state() -> type:
 
     from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
 
-    class PositionState(PositionProvidingCodegenState):  # type: ignore[misc,valid-type]
+    class PositionState(PositionProvidingCodegenState):
         def __init__(self, default_indent: str, default_newline: str) -> None:
-            super().__init__(default_indent=default_indent, default_newline=default_newline, provider=None)
+            # No provider: the positions are recorded here, in ``spans``, not as metadata.
+            super().__init__(default_indent=default_indent, default_newline=default_newline, provider=None)  # type: ignore[arg-type]
             self.spans: Dict[int, Tuple[int, int, int, int]] = {}
             self.starts: List[Tuple[int, int]] = []
 
@@ -265,8 +266,8 @@ def _position_state() -> type:
             if id(node) not in self.spans:  # a syntactic position was recorded: it wins
                 self.spans[id(node)] = (line, column, self.line, self.column)
 
-        @contextmanager  # type: ignore[misc]
-        def record_syntactic_position(self, node: CSTNode, *, start_node: Optional[CSTNode] = None, end_node: Optional[CSTNode] = None):  # type: ignore[override]
+        @contextmanager
+        def record_syntactic_position(self, node: CSTNode, *, start_node: Optional[CSTNode] = None, end_node: Optional[CSTNode] = None):
             start = (self.line, self.column)
             try:
                 yield

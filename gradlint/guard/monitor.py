@@ -76,7 +76,7 @@ def _runner_prefixes() -> Tuple[str, ...]:
     import pluggy
     import _pytest
 
-    return tuple(os.path.normcase(os.path.abspath(os.path.dirname(m.__file__))) + os.sep for m in (_pytest, pluggy))
+    return tuple(os.path.normcase(os.path.abspath(os.path.dirname(str(m.__file__)))) + os.sep for m in (_pytest, pluggy))
 
 
 class _Frames:
@@ -173,7 +173,7 @@ class _Event:
         self.live_holders = 0
         self.used = False
         self.refs: list = []
-        self.kept = None  # the _Kept detection that counted this event, if any
+        self.kept: Optional[_Kept] = None  # the _Kept detection that counted this event, if any
 
 
 class _Edit:
@@ -190,6 +190,14 @@ class _Kept:
 
     __slots__ = ("site", "forward", "test", "events", "unused_then", "steps", "holder", "nodes", "bytes_per_step",
                  "kind")
+
+    site: "Site"
+    forward: "Site"
+    test: str
+    steps: int
+    holder: Optional[str]
+    nodes: int
+    bytes_per_step: int
 
     def __init__(self) -> None:
         self.events: list = []
@@ -245,7 +253,7 @@ class Monitor:
         self._thread = threading.get_ident()
         self._depth = 0
         self._event: Optional[_Event] = None
-        self._hooks_ctx = None
+        self._hooks_ctx: Optional[torch.autograd.graph.saved_tensors_hooks] = None
         self._site_live: Dict[Tuple[str, Site], Set[_Event]] = {}
         self._unused: Dict[Tuple[str, Site], List[int]] = {}  # (test, site) -> [count, bytes]
         self._kept: Dict[Tuple[str, Site], _Kept] = {}
@@ -295,7 +303,7 @@ class Monitor:
                 except Exception as exc:
                     monitor.note("set_grad_enabled", exc)
 
-        cls.__init__ = __init__
+        setattr(cls, "__init__", __init__)
 
         base_detach = torch.Tensor.__dict__["detach"]
         base_data = torch._C.TensorBase.__dict__["data"]
@@ -323,8 +331,8 @@ class Monitor:
 
         detach.__doc__ = base_detach.__doc__
         self._patched = {"detach": base_detach, "data": torch.Tensor.__dict__.get("data")}
-        torch.Tensor.detach = detach
-        torch.Tensor.data = property(get_data, set_data, doc=base_data.__doc__)
+        setattr(torch.Tensor, "detach", detach)
+        setattr(torch.Tensor, "data", property(get_data, set_data, doc=base_data.__doc__))
 
         # torch.func's transforms refuse to run while any saved-tensor hooks are
         # on (they enter `disable_saved_tensors_hooks`, which raises then): the
@@ -386,7 +394,7 @@ class Monitor:
                 setattr(torch.Tensor, name, original)
         self._patched = {}
         if self._orig_init is not None:
-            torch.autograd.grad_mode.set_grad_enabled.__init__ = self._orig_init
+            setattr(torch.autograd.grad_mode.set_grad_enabled, "__init__", self._orig_init)
             self._orig_init = None
 
     # --- tests ----------------------------------------------------------------------
@@ -749,10 +757,10 @@ class Monitor:
             if id(module_globals) in seen_modules:
                 continue
             seen_modules.add(id(module_globals))
-            found = self._find_global_holder(module_globals, wanted)
-            if found is None:
+            found_global = self._find_global_holder(module_globals, wanted)
+            if found_global is None:
                 continue
-            qualified, search, nodes, is_mock = found
+            qualified, search, nodes, is_mock = found_global
             kept.holder, kept.nodes = qualified, nodes
             kept.kind = "mock" if is_mock else "global"
             for g in frames:  # the frame whose code names it: where the accumulation is
@@ -824,13 +832,14 @@ class Monitor:
             return 0, 0
         seen: Dict[int, Any] = {}
         hits: Set[int] = set()
-        stack = list(roots)
+        stack: List[Optional[torch.autograd.graph.Node]] = list(roots)
         while stack and len(seen) < WALK_LIMIT:
             node = stack.pop()
             if node is None or id(node) in seen:
                 continue
             seen[id(node)] = node  # kept so that ids are not reused during the walk
-            mark = node.metadata.get(_META_KEY) if hasattr(node, "metadata") else None
+            # `metadata` is a property of the C++ nodes (torch's stubs declare a method).
+            mark = getattr(node, "metadata").get(_META_KEY) if hasattr(node, "metadata") else None
             if mark is not None:
                 ev = mark[1]()
                 if ev is not None and id(ev) in wanted:
@@ -972,7 +981,7 @@ def _mocks_in(value) -> list:
 
 def _mock_arguments(mock) -> list:
     """The tensors among the arguments a Mock (and its children) recorded."""
-    out = []
+    out: List[torch.Tensor] = []
     for call in list(mock.mock_calls):
         try:
             _, args, kwargs = call
@@ -1035,6 +1044,7 @@ def _accumulation_site(frame, name: str) -> Optional[Site]:
         if ins.argval != name or ins.opname not in _NAME_OPS:
             continue
         pos = getattr(ins, "positions", None)
+        site: Optional[Site]
         if pos is not None and pos.lineno and pos.col_offset is not None:
             site = Site(path, pos.lineno, pos.col_offset + 1, pos.end_lineno or pos.lineno, (pos.end_col_offset or 0) + 1)
         else:  # Python < 3.11: a line, no columns

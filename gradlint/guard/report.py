@@ -156,7 +156,7 @@ ARTIFACTS_HEADING = "test artifacts (a Mock recorded the arguments; not defects 
 
 def is_artifact(details: Optional[Dict[str, Any]]) -> bool:
     """A finding about the test's own scaffolding (a Mock keeping its call arguments), not the code under test."""
-    return bool(details) and details.get("category") == ARTIFACT
+    return details is not None and details.get("category") == ARTIFACT
 
 
 def terminal_lines(findings: Sequence[GuardFinding], root: Optional[str]) -> List[str]:
@@ -271,7 +271,7 @@ def _summed_message(group: Sequence[Dict[str, Any]]) -> str:
     sizes = [(item.get("details") or {}).get("saved_bytes") for item in group]
     if all(isinstance(n, int) for n in sizes) and _TIMES_RE.search(message):
         times = "once" if total == 1 else f"{total} times"
-        return _TIMES_RE.sub(f"({times} over {len(group)} tests; {fmt_bytes(sum(sizes))} saved for backward in all",
+        return _TIMES_RE.sub(f"({times} over {len(group)} tests; {fmt_bytes(sum(n for n in sizes if isinstance(n, int)))} saved for backward in all",
                              message, count=1)
     return message
 
@@ -327,8 +327,8 @@ def cross_check(reports: list, guard: Sequence[Dict[str, Any]], read_sources: bo
         for (code, row, column), group in sorted(unseen.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
             first = group[0]
             end = first.get("end_location") or {}
-            tests = _tests_text(item["test"] for item in group)
-            message = f"seen at run time by {tests}, by no static rule: {_summed_message(group)}"
+            seen_by = _tests_text(item["test"] for item in group)
+            message = f"seen at run time by {seen_by}, by no static rule: {_summed_message(group)}"
             diagnostics.append(
                 Diagnostic(code, message, row, column, end.get("row", row), end.get("column", column))
             )

@@ -7,7 +7,7 @@ the edits it can see, GL204 (off by default) the others, with the same fix.
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union, cast
 
 import libcst as cst
 
@@ -351,8 +351,9 @@ class DataEditRule(InplaceEditRule):
             call = small.value
             if not (isinstance(call, cst.Call) and inplace_edit(call) is not None):
                 return None
-            while chained_receiver(call.func.value):  # type: ignore[attr-defined]
-                call = call.func.value  # type: ignore[attr-defined]
+            # ``inplace_edit`` found a method call: ``call.func`` is an attribute.
+            while chained_receiver(cast(cst.Attribute, call.func).value):
+                call = cast(cst.Call, cast(cst.Attribute, call.func).value)
             edit: cst.CSTNode = call
         elif isinstance(small, cst.AugAssign) or (isinstance(small, cst.Assign) and len(small.targets) == 1):
             edit = small
@@ -416,7 +417,7 @@ def _is_number(expr: cst.BaseExpression) -> bool:
 def _modernize(stmt: cst.CSTNode, modules: FrozenSet[str]) -> cst.CSTNode:
     """``stmt`` with ``.data`` dropped from tensors and legacy ``add_(alpha, other)``
     overloads rewritten; run under ``no_grad`` it does what the original did."""
-    return stmt.visit(_Modernizer(modules))
+    return cast(cst.CSTNode, stmt.visit(_Modernizer(modules)))
 
 
 class _Modernizer(cst.CSTTransformer):

@@ -228,7 +228,7 @@ def _wrapped_results_stay(ctx, scope: cst.CSTNode, wrapped: Sequence[cst.CSTNode
                     if isinstance(t, cst.Name):
                         touched.add(t.value)
                 if isinstance(target, (cst.Attribute, cst.Subscript)):
-                    root = target
+                    root: cst.BaseExpression = target
                     while isinstance(root, (cst.Attribute, cst.Subscript)):
                         root = root.value
                     if not isinstance(root, cst.Name):

@@ -137,7 +137,7 @@ def _scalar_context(ctx, node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bo
         return False
     if isinstance(parent, cst.FormattedStringExpression):
         spec = parent.format_spec
-        return bool(spec) and any(
+        return spec is not None and bool(spec) and any(
             isinstance(p, cst.FormattedStringText) and re.search(r"[dieEfFgG%]$", p.value) for p in spec
         )
     if isinstance(parent, cst.Arg):

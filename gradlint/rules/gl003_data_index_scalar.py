@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
 from gradlint import codegen
+from gradlint.fix import Fix
 from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import data_scalar_reads
 from gradlint.rules._scalar_read import is_data_index, scalar_read
@@ -36,7 +38,7 @@ class DataIndexScalar(Rule):
         # dataflow's shape facts also come from names (`criterion(...)`), enough to report
         # but not to rewrite safely.
         safety = "safe" if _zero_dim(self.ctx, receiver) else "unsafe"
-        fix = self.fix(self.replace(node, new), applicability=safety, receiver=text)
+        fix: Optional[Fix] = self.fix(self.replace(node, new), applicability=safety, receiver=text)
         if safety == "unsafe" and unreduced_loss(self.ctx, receiver):
             # One value per sample: `.item()` raises where `data[0]` read the first one
             # (a number in 0.3): even an unsafe fix would crash, and migrate leaves it.

@@ -3,6 +3,8 @@ switches autograd off for the rest of the thread, not for the function."""
 
 from __future__ import annotations
 
+from typing import Union, cast
+
 import libcst as cst
 
 from gradlint.rule import Rule
@@ -31,7 +33,8 @@ class GlobalGradSwitch(Rule):
         small = node.body[0]
         if isinstance(small, cst.Assign) and self._used_later(func, small):
             return  # ``ctx = set_grad_enabled(False)`` ... ``with ctx:`` restores the mode on exit
-        call = small.value  # type: ignore[union-attr]
+        # ``global_switch`` found the call as this statement's value (an ``Expr`` or ``Assign``).
+        call = cast(Union[cst.Expr, cst.Assign], small).value
         self.report(call, call=self.ctx.code_for(call), func=func.name.value)
 
     def _used_later(self, func: cst.FunctionDef, assign: cst.Assign) -> bool:

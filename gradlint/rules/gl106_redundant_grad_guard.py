@@ -4,7 +4,7 @@ that already disables gradients."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, cast
 
 import libcst as cst
 
@@ -25,8 +25,8 @@ class RedundantGradGuard(Rule):
 
     def visit_With(self, node: cst.With) -> None:
         sem = self.ctx.semantic
-        guards = [(item, sem.gradmode.guard(item.item)) for item in node.items]
-        guards = [(item, g) for item, g in guards if g is not None and (g.called or g.kind == "set_grad_enabled")]
+        found = [(item, sem.gradmode.guard(item.item)) for item in node.items]
+        guards = [(item, g) for item, g in found if g is not None and (g.called or g.kind == "set_grad_enabled")]
         if len(guards) != 1:
             return  # ``with torch.no_grad(), torch.enable_grad():`` says something else
         item, inner = guards[0]
@@ -53,7 +53,7 @@ class RedundantGradGuard(Rule):
             func = self.ctx.parent(outer)
             if not isinstance(func, cst.FunctionDef) or func.asynchronous is not None:
                 return "unsafe"
-            if any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(func.body)):
+            if is_generator(func):
                 return "unsafe"
             between: Sequence[cst.CSTNode] = [func.body]
         elif isinstance(outer, cst.With):
@@ -67,7 +67,7 @@ class RedundantGradGuard(Rule):
             # statements after it in the same block, up to the one holding the guard
             block = self.ctx.parent(outer)
             body = list(getattr(block, "body", ()))
-            holder = inner
+            holder: Optional[cst.CSTNode] = inner
             while holder is not None and self.ctx.parent(holder) is not block:
                 holder = self.ctx.parent(holder)
             if holder is None or outer not in body or holder not in body:
@@ -123,6 +123,6 @@ def _unwrap(node: cst.With) -> cst.FlattenSentinel:
         return cst.FlattenSentinel(
             [cst.SimpleStatementLine(body=body.body, leading_lines=lead, trailing_whitespace=body.trailing_whitespace)]
         )
-    stmts = list(body.body)
+    stmts: List[Any] = list(cast(cst.IndentedBlock, body).body)  # every statement has leading_lines
     stmts[0] = stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines])
     return cst.FlattenSentinel(stmts)

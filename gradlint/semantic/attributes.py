@@ -22,7 +22,7 @@ the code does rather than how one spelling looks:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -217,7 +217,7 @@ class Attributes:
         return False
 
 
-def _builtin_call(call: cst.Call, names) -> bool:
+def _builtin_call(call: cst.Call, names: Tuple[str, ...]) -> bool:
     return isinstance(call.func, cst.Name) and call.func.value in names
 
 

@@ -10,7 +10,7 @@ leave the function, so that a rewrite can cover only what flows from the input.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Sequence
+from typing import TYPE_CHECKING, List, Sequence, Set, cast
 
 import libcst as cst
 
@@ -23,6 +23,7 @@ _HANDED_BACK = frozenset({"return", "yield", "raise"})
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
+    from gradlint.semantic.escape import ScopeFlows
 
 
 def volatile_inputs(sem: "SemanticModel", func: cst.FunctionDef) -> List[cst.Call]:
@@ -56,7 +57,7 @@ def not_derived_leaving(sem: "SemanticModel", func: cst.FunctionDef, seeds: Sequ
             continue
         if route.kind not in _HANDED_BACK:
             continue  # stored or handed on: ``Escape.leaving`` makes the fix unsafe, not this
-        parts = [e.value for e in expr.elements] if isinstance(expr, (cst.Tuple, cst.List)) else [expr]
+        parts = [e.value for e in expr.elements] if isinstance(expr, (cst.Tuple, cst.List)) else [cast(cst.BaseExpression, expr)]
         for part in parts:
             if any(id(n) in seed_ids for n in walk(part)):
                 continue
@@ -71,7 +72,7 @@ def not_derived_leaving(sem: "SemanticModel", func: cst.FunctionDef, seeds: Sequ
     return found
 
 
-def _plain(sem: "SemanticModel", flows, func: cst.FunctionDef, expr: cst.BaseExpression) -> bool:
+def _plain(sem: "SemanticModel", flows: "ScopeFlows", func: cst.FunctionDef, expr: cst.BaseExpression) -> bool:
     """Carries no graph: numbers added up (``n += 1``), arithmetic of such, what the
     flows of ``func`` (``semantic.escape``) or the values (``semantic.values``) show to
     hold no history (``.item()``, an index, a factory)."""
@@ -89,18 +90,18 @@ def _plain(sem: "SemanticModel", flows, func: cst.FunctionDef, expr: cst.BaseExp
 _FILLING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft"})
 
 
-def _derived_names(func: cst.FunctionDef, seed_ids) -> set:
+def _derived_names(func: cst.FunctionDef, seed_ids: Set[int]) -> Set[str]:
     """The names of ``func`` that may hold something computed from a seed: assigned
     (also ``+=``, a ``for`` target, a walrus) from an expression that holds a seed or
     such a name, or filled with one (``preds.append(...)``, ``acc[i] = ...``). By the
     syntax alone, and including values with no graph: 0.3's volatility followed every
     operation on the volatile input."""
-    found: set = set()
+    found: Set[str] = set()
 
     def holds(expr: cst.CSTNode) -> bool:
         return any(id(n) in seed_ids or (isinstance(n, cst.Name) and n.value in found) for n in walk(expr))
 
-    def names_of(target: cst.CSTNode) -> set:
+    def names_of(target: cst.CSTNode) -> Set[str]:
         while isinstance(target, (cst.Attribute, cst.Subscript)):
             target = target.value  # ``acc[i] = v`` fills ``acc``
         return {n.value for n in walk(target) if isinstance(n, cst.Name)}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Container, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Container, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -89,7 +89,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
                 package = None
                 module_name = None
                 if isinstance(small, cst.ImportFrom):
-                    package = "" if small.relative else (get_full_name_for_node(small.module) or "").partition(".")[0]
+                    package = "" if small.relative or small.module is None else (get_full_name_for_node(small.module) or "").partition(".")[0]
                     # Relative imports are qualified as LibCST's scope analysis spells them,
                     # dots first (``from ..m import C`` binds ``C`` to ``..m.C``), so that
                     # reading them needs no scope analysis either.
@@ -132,8 +132,8 @@ def build_import_index(module: cst.Module) -> ImportIndex:
                 stack.extend((c, inside) for c in reversed(child))
             elif isinstance(child, cst.CSTNode):
                 stack.append((child, inside))
-    origins: Dict[str, set] = {}
-    targets: Dict[str, set] = {}
+    origins: Dict[str, Set[str]] = {}
+    targets: Dict[str, Set[Optional[str]]] = {}
     nested = set()
     for r in records:
         origins.setdefault(r.name, set()).add(r.package)
@@ -153,9 +153,11 @@ def build_import_index(module: cst.Module) -> ImportIndex:
         sole={}
         if star
         else {
-            name: next(iter(found))
+            name: target
             for name, found in targets.items()
-            if len(found) == 1 and None not in found and name not in nested
+            if len(found) == 1 and name not in nested
+            for target in found
+            if target is not None
         },
         star=star,
         star_modules=tuple(star_modules),
@@ -474,9 +476,10 @@ class Names:
 
         found: List[ImportSpec] = []
         for r in self.index.records:
-            if not r.module_level or self.tree.parent(r.statement) is None:
+            holder = self.tree.parent(r.statement)
+            if not r.module_level or holder is None:
                 continue
-            if not isinstance(self.tree.parent(self.tree.parent(r.statement)), cst.Module):
+            if not isinstance(self.tree.parent(holder), cst.Module):
                 continue  # inside an ``if``/``try`` at module level: not a plain import
             stmt = r.statement
             if isinstance(stmt, cst.Import):
@@ -503,25 +506,27 @@ def _non_import_bindings(tree: Tree) -> FrozenSet[str]:
     def targets(expr: cst.CSTNode) -> None:
         found.extend(name.value for name in target_names(expr))
 
-    nodes_of = tree.nodes_of
+    # The node classes differ but share the attribute each loop reads: read through Any.
+    nodes_of: Callable[[type], Iterable[Any]] = tree.nodes_of
     for node in nodes_of(cst.Assign):
-        for t in node.targets:  # type: ignore[attr-defined]
+        for t in node.targets:
             targets(t.target)
+    kind: type
     for kind in (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del):
         for node in nodes_of(kind):
-            targets(node.target)  # type: ignore[attr-defined]
+            targets(node.target)
     for node in nodes_of(cst.WithItem):
-        if node.asname is not None:  # type: ignore[attr-defined]
-            targets(node.asname.name)  # type: ignore[attr-defined]
+        if node.asname is not None:
+            targets(node.asname.name)
     for kind in (cst.ExceptHandler, cst.ExceptStarHandler):
         for node in nodes_of(kind):
-            if node.name is not None:  # type: ignore[attr-defined]
-                targets(node.name.name)  # type: ignore[attr-defined]
+            if node.name is not None:
+                targets(node.name.name)
     for kind in (cst.Param, cst.FunctionDef, cst.ClassDef):
-        found.extend(node.name.value for node in nodes_of(kind))  # type: ignore[attr-defined]
+        found.extend(node.name.value for node in nodes_of(kind))
     for kind in (cst.Global, cst.Nonlocal):
         for node in nodes_of(kind):
-            found.extend(n.name.value for n in node.names)  # type: ignore[attr-defined]
+            found.extend(n.name.value for n in node.names)
     for kind in _MATCH_BINDERS:
         for node in nodes_of(kind):
             for attr in ("name", "rest"):

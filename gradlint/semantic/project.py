@@ -35,9 +35,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE
+
+# One file's summary, as JSON data (it is cached and shared with worker processes).
+Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
@@ -69,7 +72,7 @@ def module_names(path: str) -> List[str]:
     return names
 
 
-def summarize(path: str, source: str) -> Optional[dict]:
+def summarize(path: str, source: str) -> Optional[Summary]:
     """The facts ``source`` (the file at ``path``) gives other files; None when it
     has none or does not parse."""
     if not _WORTH.search(source):
@@ -190,7 +193,7 @@ class _Summarizer:
         # from inference code, with gradients on
         self.inference_calls: List[List[object]] = []
 
-    def run(self, tree: ast.Module) -> dict:
+    def run(self, tree: ast.Module) -> Summary:
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 self.classes[node.name] = [self._qualify(b) for b in node.bases if _dotted(b) is not None]
@@ -272,7 +275,7 @@ class InferenceCaller:
     line: int
 
 
-def summary_hash(summary: dict) -> str:
+def summary_hash(summary: Summary) -> str:
     return hashlib.sha256(json.dumps(summary, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
 
 
@@ -296,7 +299,7 @@ def project_root(path: str) -> str:
 class Project:
     """The summaries of a run's files, by file path."""
 
-    summaries: Dict[str, dict] = field(default_factory=dict)
+    summaries: Dict[str, Summary] = field(default_factory=dict)
     # ``summary_hash`` of each summary, where already known (from a cache).
     hashes: Dict[str, str] = field(default_factory=dict)
 

@@ -28,7 +28,7 @@ name of an enclosing scope, not yet rebound here). ``del`` and the end of an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -251,7 +251,7 @@ class Scopes:
         elif kind is cst.WithItem:
             if node.asname is not None:  # type: ignore[attr-defined]
                 for n in target_names(node.asname.name):  # type: ignore[attr-defined]
-                    self._add(scope, n.value, Binding("other", None, node, "with", n))  # type: ignore[attr-defined]
+                    self._add(scope, n.value, Binding("other", None, node, "with", n))
         elif kind is cst.ExceptHandler or kind is getattr(cst, "ExceptStarHandler", None):
             if node.name is not None and isinstance(node.name.name, cst.Name):  # type: ignore[attr-defined]
                 self._add(scope, node.name.name.value, Binding("other", None, node, "except", node.name.name))  # type: ignore[attr-defined]
@@ -567,19 +567,19 @@ class _Flow:
         # walrus in a comprehension, the enclosing scope's, recorded there).
         node = scope.node
         state: State = {}
-        if scope.kind in ("function", "lambda"):
-            for p in _all_params(node.params):  # type: ignore[union-attr]
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            for p in _all_params(node.params):
                 state[p.name.value] = frozenset(b for b in scope.bindings.get(p.name.value, []) if b.form == "param")
             if isinstance(node, cst.FunctionDef):
                 self._block(node.body, state)
             else:
-                self._expr(node.body, state)  # type: ignore[union-attr]
+                self._expr(node.body, state)
         elif scope.kind == "comprehension":
             self._comprehension(node, state)
-        elif scope.kind == "class":
-            self._block(node.body, state)  # type: ignore[union-attr]
+        elif isinstance(node, cst.ClassDef):
+            self._block(node.body, state)
         else:
-            self._stmts(node.body, state)  # type: ignore[union-attr]
+            self._stmts(cast(cst.Module, node).body, state)
 
     def reaching(self, name: cst.Name) -> Reaching:
         may = self.uses.get(id(name), _ONLY_UNBOUND)
@@ -636,8 +636,8 @@ class _Flow:
             self._expr(target.value, state)
         elif isinstance(target, cst.Subscript):
             self._expr(target.value, state)
-            for el in target.slice:
-                self._expr(el, state)
+            for element in target.slice:
+                self._expr(element, state)
         else:
             self._expr(target, state)
 
@@ -663,7 +663,7 @@ class _Flow:
     def _block(self, body: cst.BaseSuite, state: Optional[State]) -> Optional[State]:
         if isinstance(body, cst.SimpleStatementSuite):
             return self._smalls(body.body, state)
-        return self._stmts(body.body, state)  # type: ignore[attr-defined]
+        return self._stmts(body.body, state)
 
     def _stmts(self, stmts: Iterable[cst.CSTNode], state: Optional[State]) -> Optional[State]:
         for stmt in stmts:
@@ -793,7 +793,7 @@ class _Flow:
             other = self._block(orelse.body, dict(state))
         return _join(then, other)
 
-    def _loop(self, state: State, run_body) -> Tuple[Optional[State], _LoopFrame]:
+    def _loop(self, state: State, run_body: Callable[[State], Optional[State]]) -> Tuple[State, _LoopFrame]:
         """Iterate ``run_body(entry) -> end state`` to a fixed point; the entry
         state (where the loop test or the iterator runs) and the last frame."""
         entry: State = dict(state)
@@ -850,7 +850,7 @@ class _Flow:
                 self._record_before(s, cur)
                 cur = self._stmt(s, cur)
             else:
-                cur = self._smalls(s.body, cur)  # type: ignore[attr-defined]
+                cur = self._smalls(s.body, cur)
             raised.append(cur)
         on_raise = _join(*raised)
         outcomes: List[Optional[State]] = []
@@ -941,7 +941,7 @@ class _Flow:
                 if p.default is not None:
                     self._expr(p.default, state)
         elif kind in _COMPREHENSION_TYPES:
-            if self.scopes.scope(node) is self.scope:  # type: ignore[arg-type]
+            if self.scopes.scope(node) is self.scope:
                 return
             self._expr(node.for_in.iter, state)  # type: ignore[attr-defined]
             # A walrus inside binds here, if the comprehension runs at all.
@@ -983,7 +983,7 @@ def _walrus_in(node: cst.CSTNode) -> Iterable[cst.NamedExpr]:
     while stack:
         cur = stack.pop()
         if type(cur) is cst.NamedExpr:
-            yield cur  # type: ignore[misc]
+            yield cur
         if type(cur) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
             continue
         stack.extend(children(cur))

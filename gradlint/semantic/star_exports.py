@@ -26,7 +26,7 @@ import os
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 _MAX_DEPTH = 6
 _MAX_BYTES = 1 << 20
@@ -138,12 +138,12 @@ def _freeze(torch_exports: Mapping[str, FrozenSet[str]]) -> Tuple[Tuple[str, Fro
     return tuple(sorted(torch_exports.items()))
 
 
-_CACHE: Dict[Tuple, Optional[Exports]] = {}
-_TREES: Dict[Tuple, Optional[ast.Module]] = {}
+_CACHE: Dict[Tuple[Any, ...], Optional[Exports]] = {}
+_TREES: Dict[Tuple[Any, ...], Optional[ast.Module]] = {}
 _CYCLE = Exports({}, True)
 
 
-def _exports_of(path: str, torch_exports: Tuple, depth: int, visiting: Tuple[str, ...], cuts: Optional[Set[str]] = None) -> Optional[Exports]:
+def _exports_of(path: str, torch_exports: Tuple[Any, ...], depth: int, visiting: Tuple[str, ...], cuts: Optional[Set[str]] = None) -> Optional[Exports]:
     """``cuts`` collects the modules still being read that a star import led back to."""
     if path in visiting:
         # An import cycle: Python gives the star import the names the module has bound so
@@ -221,7 +221,7 @@ def _bindings(
         names[name] = None if conditional and names.get(name, target) != target else target
         bound_at[name] = step
 
-    def visit(body, conditional: bool) -> None:
+    def visit(body: Sequence[ast.stmt], conditional: bool) -> None:
         nonlocal opaque_at, declared, step
         for stmt in body:
             step += 1

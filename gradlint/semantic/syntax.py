@@ -7,7 +7,7 @@ model), chains of module methods that return the module itself.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, Optional, Tuple, cast
 
 import libcst as cst
 
@@ -44,7 +44,7 @@ def is_basic_index(node: cst.Subscript) -> bool:
         sl = el.slice
         if isinstance(sl, cst.Slice):
             continue
-        value = sl.value  # type: ignore[union-attr]
+        value = cast(cst.Index, sl).value
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
             value = value.expression
         if isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None"):

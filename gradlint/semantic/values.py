@@ -17,7 +17,7 @@ which tensor an in-place edit really overwrites.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple, TypeVar, cast
 
 import libcst as cst
 
@@ -66,6 +66,8 @@ from gradlint.semantic.torch_api import (
     VIEW_METHODS,
 )
 from gradlint.semantic.tree import walk
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -190,7 +192,7 @@ class _Lazy:
     """A truth computed the first time it is tested (the grad mode at a call costs a
     look at the callers; most calls are settled before it matters)."""
 
-    def __init__(self, compute) -> None:
+    def __init__(self, compute: Callable[[], object]) -> None:
         self._compute = compute
         self._value: Optional[bool] = None
 
@@ -905,7 +907,7 @@ class Values:
         if isinstance(expr, cst.Name):
             if expr.value in _visiting:
                 return True
-            binds = self.model.scopes.bindings(scope).get(expr.value)
+            binds = self.model.scopes.bindings(scope).get(expr.value) or []
             visiting = _visiting | {expr.value}
             return bool(binds) and all(self._binding_free(b, scope, _depth + 1, visiting) for b in binds)
         return False
@@ -1028,7 +1030,7 @@ class Values:
     def _operand_graph_source(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.CSTNode]:
         return self.graph_source(expr, depth) or self.requires_grad_leaf(expr, depth)
 
-    def _proven(self, compute: Callable[[], Any]) -> Any:
+    def _proven(self, compute: Callable[[], _T]) -> _T:
         """``compute()`` with graph evidence limited to what types prove (see
         ``proven_graph_source``); in the preview tier, as ``graph_source`` has it."""
         if self.model.preview or not self._by_name:
@@ -1426,7 +1428,7 @@ class Values:
             sl = el.slice
             if isinstance(sl, cst.Slice):
                 continue
-            value = sl.value  # type: ignore[union-attr]
+            value = cast(cst.Index, sl).value
             if isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None"):
                 continue
             if not (isinstance(value, cst.Name) and self.value(value).what == "number"):
@@ -1595,12 +1597,13 @@ def _pair_indices(expr: cst.Subscript) -> bool:
     return (first.keyword is not None and first.keyword.value == "dim") or (first.keyword is None and isinstance(dim, cst.Integer))
 
 
-def _memo_shallow(memo: Dict[int, Any], key: int, depth: int, compute: Callable[[], Any]) -> Any:
+def _memo_shallow(memo: Dict[int, Any], key: int, depth: int, compute: Callable[[], Optional[_T]]) -> Optional[_T]:
     """``compute()`` memoised under ``key``, with a cycle guard (a question that reaches
     itself gets None); answers found deeper than 2 may have been cut short by the depth
     limit and are not remembered."""
     if key in memo:
-        return memo[key]
+        known: Optional[_T] = memo[key]
+        return known
     memo[key] = None
     found = compute()
     if depth <= 2:

@@ -197,6 +197,7 @@ def prepare(path: Path, settings: "Settings | Session", options: Options) -> "_P
             f"{len(renamed)} `async=` argument{'s' if len(renamed) != 1 else ''} renamed `non_blocking=` (GL005's fix)"
         )
     # The tree the findings were found in: their nodes are its nodes.
+    assert lint.context is not None  # a file with findings other than GL000 was parsed
     index = SourceIndex(source, lint.context.module)
     watches = Watches()
     plans = []
