@@ -37,6 +37,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gradlint.errors import WriteError
 from gradlint.fixes import Fix, split_lines, text_edits
+from gradlint.notebook_json import SourceSpan, raw_offset, skip, source_spans
 from gradlint.results import TextEdit
 
 # Cell magics whose body is Python run in the kernel: the body is checked.
@@ -46,8 +47,6 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "m
 _ESCAPES = ("%", "!", "?", "/", ",", ";")
 _ASSIGN_ESCAPE = re.compile(r"[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[%!]")
 _CELL_MAGIC = re.compile(r"\s*%%(\w*)")
-_WS = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
 # How rule messages refer to another line of the module ("in eval mode (line 8)").
 _LINE_REF = re.compile(r"\(line (\d+)\)")
 
@@ -225,120 +224,6 @@ def mask(source: str, counter: List[int]) -> Optional[Tuple[List[str], Dict[int,
     return out, masks
 
 
-# -- the notebook's JSON text ---------------------------------------------------
-
-
-def _skip(s: str, i: int) -> int:
-    return _WS.match(s, i).end()  # type: ignore[union-attr]
-
-
-def _value_end(s: str, i: int) -> int:
-    return _DECODER.raw_decode(s, i)[1]
-
-
-def _scan_object(s: str, i: int, on_member: Callable[[str, int, int], int]) -> int:
-    """Walk the object at ``s[i] == '{'`` (known to be valid JSON): ``on_member(key,
-    key_start, value_start)`` returns where the value ends. Returns the end of the object."""
-    i = _skip(s, i + 1)
-    if s[i] == "}":
-        return i + 1
-    while True:
-        key, j = json.decoder.scanstring(s, i + 1)  # type: ignore[attr-defined]
-        j = _skip(s, j)
-        end = on_member(key, i, _skip(s, j + 1))
-        i = _skip(s, end)
-        if s[i] == "}":
-            return i + 1
-        i = _skip(s, i + 1)
-
-
-def _scan_array(s: str, i: int, on_item: Callable[[int], int]) -> int:
-    i = _skip(s, i + 1)
-    if s[i] == "]":
-        return i + 1
-    while True:
-        i = _skip(s, on_item(i))
-        if s[i] == "]":
-            return i + 1
-        i = _skip(s, i + 1)
-
-
-@dataclass(frozen=True)
-class _SourceSpan:
-    """Where a cell's ``source`` value is in the JSON text."""
-
-    key_start: int
-    start: int
-    end: int
-    # Spans of the items when the source is a list of lines; None when it is a string.
-    items: Optional[Tuple[Tuple[int, int], ...]]
-
-
-def _source_spans(s: str) -> Tuple[List[Optional[_SourceSpan]], str]:
-    """The span of each cell's ``source`` value, in cell order (None where it has none),
-    and the text between the first two members of the top-level object (``",\\n "``,
-    ``", "``...). As ``json.loads``, the last of duplicate keys wins."""
-    spans: List[Optional[_SourceSpan]] = []
-    members: List[Tuple[int, int]] = []  # (key start, value end) of top-level members
-
-    def item_spans(start: int) -> Tuple[int, Optional[Tuple[Tuple[int, int], ...]]]:
-        if s[start] != "[":
-            return _value_end(s, start), None
-        items: List[Tuple[int, int]] = []
-
-        def item(i: int) -> int:
-            end = _value_end(s, i)
-            items.append((i, end))
-            return end
-
-        return _scan_array(s, start, item), tuple(items)
-
-    def cell(start: int) -> int:
-        found: List[_SourceSpan] = []
-
-        def member(key: str, key_start: int, value_start: int) -> int:
-            if key != "source":
-                return _value_end(s, value_start)
-            end, items = item_spans(value_start)
-            found.append(_SourceSpan(key_start, value_start, end, items))
-            return end
-
-        end = _scan_object(s, start, member) if s[start] == "{" else _value_end(s, start)
-        spans.append(found[-1] if found else None)
-        return end
-
-    def top(key: str, key_start: int, value_start: int) -> int:
-        if key == "cells" and s[value_start] == "[":
-            spans.clear()
-            end = _scan_array(s, value_start, cell)
-        else:
-            end = _value_end(s, value_start)
-        members.append((key_start, end))
-        return end
-
-    _scan_object(s, _skip(s, 0), top)
-    separator = s[members[0][1] : members[1][0]] if len(members) > 1 else ","
-    return spans, separator
-
-
-def _raw_offset(s: str, start: int, decoded: int) -> int:
-    """The offset, from the opening quote at ``s[start]``, of the JSON string's
-    ``decoded``-th character (escapes such as ``\\n`` or ``\\u00e9`` count as one;
-    a surrogate pair of escapes as one code point)."""
-    i, n = start + 1, 0
-    while n < decoded:
-        if s[i] == "\\":
-            if s[i + 1] == "u":
-                high = 0xD800 <= int(s[i + 2 : i + 6], 16) < 0xDC00
-                i += 12 if high and s.startswith("\\u", i + 6) else 6
-            else:
-                i += 2
-        else:
-            i += 1
-        n += 1
-    return i - start
-
-
 def _cell_text(source: Any) -> Optional[str]:
     if isinstance(source, str):
         return source
@@ -414,7 +299,7 @@ class Notebook:
         cells = _validate(nb)
         # Keep a pure-ASCII file pure ASCII: escape what fixes write as it was escaped.
         self._ensure_ascii = self.json.isascii()
-        self._spans, self._separator = _source_spans(self.json)
+        self._spans, self._separator = source_spans(self.json)
         segments: List[Segment] = []
         problems: List[Problem] = []
         counter = [0]
@@ -442,7 +327,7 @@ class Notebook:
         self.text = "".join(seg.text for seg in segments)
         self._layouts: Dict[str, Tuple[Segment, ...]] = {self.text: self.segments}
         # The file's JSON text and cell spans for a fixed module text (see json_position).
-        self._json_layouts: Dict[str, Tuple[str, List[Optional[_SourceSpan]]]] = {}
+        self._json_layouts: Dict[str, Tuple[str, List[Optional[SourceSpan]]]] = {}
 
     # -- positions ------------------------------------------------------------
 
@@ -475,7 +360,7 @@ class Notebook:
         pos = span.start
         for (a, b), value in zip(pieces, values):
             if offset < len(value):
-                pos = a + _raw_offset(s, a, offset)
+                pos = a + raw_offset(s, a, offset)
                 break
             offset -= len(value)
         else:
@@ -484,13 +369,13 @@ class Notebook:
         line_start = s.rfind("\n", 0, pos) + 1
         return s.count("\n", 0, pos) + 1, pos - line_start + 1
 
-    def _json_layout(self, text: str) -> Tuple[str, List[Optional[_SourceSpan]]]:
+    def _json_layout(self, text: str) -> Tuple[str, List[Optional[SourceSpan]]]:
         if text == self.text:
             return self.json, self._spans
         found = self._json_layouts.get(text)
         if found is None:
             s = self.render(text).decode(self.encoding)
-            found = self._json_layouts[text] = (s, _source_spans(s)[0])
+            found = self._json_layouts[text] = (s, source_spans(s)[0])
         return found
 
     def cell_message(self, text: str, message: str) -> str:
@@ -637,7 +522,7 @@ class Notebook:
             out = out[: span.start] + value + out[span.end :]
         return out.encode(self.encoding)
 
-    def _source_json(self, span: _SourceSpan, source: str) -> str:
+    def _source_json(self, span: SourceSpan, source: str) -> str:
         if span.items is None:
             return json.dumps(source, ensure_ascii=self._ensure_ascii)
         # nbformat's own split, so that a notebook saved again by Jupyter reads the same
@@ -656,7 +541,7 @@ class Notebook:
         opening, separator, closing = self._list_layout(span)
         return "[" + opening + separator.join(items) + closing + "]"
 
-    def _list_layout(self, span: _SourceSpan) -> Tuple[str, str, str]:
+    def _list_layout(self, span: SourceSpan) -> Tuple[str, str, str]:
         """The whitespace after ``[``, between items (with the comma) and before ``]``."""
         s = self.json
         items = span.items or ()
@@ -669,7 +554,7 @@ class Notebook:
         # An empty list: indent one level deeper than the "source" key, in the file's unit.
         line_start = s.rfind("\n", 0, span.key_start) + 1
         key_indent = s[line_start : span.key_start]
-        first = _skip(s, _skip(s, 0) + 1)
+        first = skip(s, skip(s, 0) + 1)
         unit = s[s.rfind("\n", 0, first) + 1 : first]
         if "\n" not in self._separator or key_indent.strip() or not unit or unit.strip():
             return "", self._separator, ""
