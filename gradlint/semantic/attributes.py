@@ -191,8 +191,7 @@ class Attributes:
             return self._trainable_origin(func.value, depth + 1)
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return False
-        from gradlint.semantic.modules import is_module_factory
-        from gradlint.semantic.torch_api import MODEL_PACKAGES
+        from gradlint.semantic.torch_api import MODEL_PACKAGES, is_module_factory
 
         names = self.model.names.qualnames_in(func, MODEL_PACKAGES)
         # ``torch.hub.load`` runs a repository's code, which may freeze what it builds.

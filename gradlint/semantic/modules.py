@@ -35,9 +35,8 @@ from gradlint.semantic.torch_api import (
     MODULE_COPIES,
     MODULE_SELF_METHODS,
     NN_MODULE,
-    NN_NOT_MODULES,
-    TORCHVISION_NOT_MODELS,
-    TRANSFORMERS_NOT_MODELS,
+    is_module_factory,
+    is_nn_module_class,
 )
 from gradlint.semantic.tree import self_attribute_values, walk
 
@@ -65,24 +64,6 @@ class Forward:
 
     evidence: str
     module: Optional[cst.BaseExpression] = None
-
-
-def is_module_factory(q: str) -> bool:
-    parts = q.split(".")
-    last = parts[-1]
-    if q.startswith("torch.nn.") and len(parts) >= 3:
-        inner = parts[2:-1]
-        return last[:1].isupper() and last not in NN_NOT_MODULES and not (
-            {"functional", "init", "utils", "parameter"} & set(inner)
-        )
-    if q.startswith("torchvision.models."):
-        return last not in TORCHVISION_NOT_MODELS and not any(p.endswith("Weights") for p in parts)
-    if q in ("timm.create_model", "timm.models.create_model", "torch.hub.load", "torch.jit.load"):
-        return True
-    if q.startswith("transformers.") and len(parts) >= 2:
-        cls = parts[-2] if last in ("from_pretrained", "from_config") else last
-        return cls[:1].isupper() and ("Model" in cls or "For" in cls) and not TRANSFORMERS_NOT_MODELS.search(cls)
-    return False
 
 
 class Modules:
@@ -160,6 +141,7 @@ class Modules:
                         if (
                             names.refers_to(value, NN_MODULE)
                             or names.refers_to(value, LIGHTNING_MODULE)
+                            or any(is_nn_module_class(q) for q in names.qualnames_in(value, MODEL_PACKAGES))
                             or (isinstance(value, cst.Name) and value.value in found)
                             or self._module_in_project(value, defs)
                         ):

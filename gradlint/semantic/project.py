@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE
+from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
 Summary = Dict[str, Any]
@@ -347,7 +347,7 @@ class Project:
         """Whether the class ``qualname`` (``flair.nn.Model``), defined in a file of the
         project of ``origin``, derives from ``nn.Module``; None when no such file
         defines it."""
-        if qualname in _MODULE_BASES:
+        if qualname in _MODULE_BASES or is_nn_module_class(qualname):
             return True
         if _depth > 8:
             return None

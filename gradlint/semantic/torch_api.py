@@ -184,3 +184,32 @@ ARGPARSE = frozenset({"argparse.ArgumentParser"})
 CONFIG_NAME = re.compile(r"^(cfg|config|conf|configs|args|opt|opts|options|hparams|hp|params|settings|flags|FLAGS|ns|namespace|kwargs)$|_(cfg|config|args)$")
 AS_TENSOR = frozenset({"torch.as_tensor", "torch.asarray"})
 FROM_NUMPY = frozenset({"torch.from_numpy"})
+
+
+def is_nn_module_class(q: str) -> bool:
+    """``torch.nn.Linear``, ``torch.nn.modules.conv.Conv2d``: a class of ``torch.nn``
+    that is an ``nn.Module`` (every capitalised name there but the parameter and
+    buffer classes, outside ``functional``/``init``/``utils``/``parameter``)."""
+    parts = q.split(".")
+    if not (q.startswith("torch.nn.") and len(parts) >= 3):
+        return False
+    last, inner = parts[-1], parts[2:-1]
+    return last[:1].isupper() and last not in NN_NOT_MODULES and not ({"functional", "init", "utils", "parameter"} & set(inner))
+
+
+def is_module_factory(q: str) -> bool:
+    """Whether calling ``q`` returns an ``nn.Module``: a ``torch.nn`` class, a
+    torchvision or transformers model, ``timm.create_model``, ``torch.hub.load``,
+    ``torch.jit.load``."""
+    parts = q.split(".")
+    last = parts[-1]
+    if q.startswith("torch.nn."):
+        return is_nn_module_class(q)
+    if q.startswith("torchvision.models."):
+        return last not in TORCHVISION_NOT_MODELS and not any(p.endswith("Weights") for p in parts)
+    if q in ("timm.create_model", "timm.models.create_model", "torch.hub.load", "torch.jit.load"):
+        return True
+    if q.startswith("transformers.") and len(parts) >= 2:
+        cls = parts[-2] if last in ("from_pretrained", "from_config") else last
+        return cls[:1].isupper() and ("Model" in cls or "For" in cls) and not TRANSFORMERS_NOT_MODELS.search(cls)
+    return False

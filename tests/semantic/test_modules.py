@@ -28,6 +28,11 @@ from gradlint.semantic.tree import walk
         ("import torch.nn as nn\nclass A(nn.Module):\n    pass\nm = A().cuda()\nm\n", True),
         ("import lightning as L\nclass A(L.LightningModule):\n    pass\nm = A()\nm\n", True),
         ("class A:\n    pass\nm = A()\nm\n", False),
+        # a class of the file derived from a layer of torch.nn is a module too
+        ("import torch.nn as nn\nclass L(nn.Linear):\n    pass\nm = L(2, 2)\nm\n", True),
+        ("from torch import nn\nclass S(nn.Sequential):\n    pass\nclass T(S):\n    pass\nm = T()\nm\n", True),
+        ("import torch.nn as nn\nclass P(nn.Parameter):\n    pass\nm = P(t)\nm\n", False),
+        ("import torch.nn as nn\nclass F(nn.functional.Foo):\n    pass\nm = F()\nm\n", False),
         ("import torch.nn as nn\nm = nn.Linear(2, 2)\ndef f():\n    m\n", True),  # a global
         ("m = make_model()\nm\n", False),
         ("import torch\nm = torch.compile(torch.nn.Linear(2, 2))\nm\n", True),

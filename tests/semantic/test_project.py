@@ -68,6 +68,7 @@ def test_derives_from_module_follows_bases_across_files(tmp_path):
             "flair/nn.py": "import torch.nn\nclass Model(torch.nn.Module):\n    pass\n",
             "flair/data.py": "class Corpus:\n    pass\nclass Big(Corpus):\n    pass\n",
             "flair/models/tagger.py": "import flair.nn\nclass Local(flair.nn.Model):\n    pass\nclass Sub(Local):\n    pass\n",
+            "flair/layers.py": "from torch import nn\nclass Dense(nn.Linear):\n    pass\nclass Plain(nn.Parameter):\n    pass\n",
         },
     )
     other = _files(tmp_path / "elsewhere", {"flair/nn.py": "class Model:\n    pass\n"})
@@ -76,6 +77,8 @@ def test_derives_from_module_follows_bases_across_files(tmp_path):
     assert index.derives_from_module("flair.nn.Model", asking) is True
     assert index.derives_from_module("flair.models.tagger.Sub", asking) is True  # through a base of its own file
     assert index.derives_from_module("flair.data.Big", asking) is False
+    assert index.derives_from_module("flair.layers.Dense", asking) is True  # a torch.nn layer is a module
+    assert index.derives_from_module("flair.layers.Plain", asking) is False
     assert index.derives_from_module("other.Thing", asking) is None  # no file of the run defines it
     # another project of the same run, with its own ``flair.nn``: its facts stay its own
     assert index.derives_from_module("flair.nn.Model", str(tmp_path / "elsewhere" / "flair" / "x.py")) is False
