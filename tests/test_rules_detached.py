@@ -48,8 +48,7 @@ def typed_body(code: str) -> str:
         # arithmetic on a leaf that requires grad
         ("w = torch.ones(3, requires_grad=True)\nh = w * 2\nh.detach().add_(1)\nreturn h\n", [(7, 5)]),
         ("w = torch.nn.Parameter(x)\nh = w.pow(2)\nh.detach().add_(1)\nreturn h\n", [(7, 5)]),
-        # a parameter read again after the edit: the caller's tensor holds the edit
-        ("x.detach().zero_()\nreturn x\n", [(5, 5)]),
+        # a parameter read again after the edit, through a named alias: the caller's tensor holds the edit
         ("t = x.detach()\nt[idx] = noise\nreturn (x - t).pow(2).mean()\n", [(6, 5)]),
     ],
 )
@@ -90,6 +89,14 @@ def test_gl201_findings(code, expected):
 )
 def test_gl201_negatives(code):
     assert lint(body(code), ["GL201"]) == []
+
+
+def test_gl201_parameter_edited_through_a_temporary_alias_is_preview_only():
+    # `state.detach().copy_(new); return state` fills the caller's tensor on purpose
+    # (loading state): nothing proves the edit unintended, so only the preview tier says it
+    code = "x.detach().zero_()\nreturn x\n"
+    assert lint(body(code), ["GL201"]) == []
+    assert lint(body(code), ["GL201"], options=PREVIEW) == [(5, 5, "GL201")]
 
 
 def test_gl201_follows_the_loop_variable_only_inside_its_loop():

@@ -64,6 +64,12 @@ class InplaceOnDetached(InplaceEditRule):
         root = alias.source
         if not isinstance(root, cst.Name):
             return False
+        if not alias.through_name and not self.preview:
+            # ``state.detach().copy_(new)`` then ``return state``: a write handle made
+            # to fill the caller's tensor on purpose (loading state); only a named
+            # alias edited apart from the original (``target = q.detach()``) is proven
+            # to be meant as a copy.
+            return False
         binding = sem.scopes.reaching_binding(root)
         if binding is None or binding.form != "param":
             return False
