@@ -93,12 +93,26 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_six_code_bases_each():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 12
+    assert len(set(names)) == 18
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 18
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
+
+
+def test_batch_three_shares_no_repository_with_the_recall_sets():
+    # batch 3's selection rule excludes every repository of the recall sets
+    import tomllib
+
+    recall = ROOT / "benchmarks" / "recall"
+    used = set()
+    for path in (recall / "sites.toml", recall / "first-sight-1.toml"):
+        used |= {s["project"].lower() for s in tomllib.loads(path.read_text())["site"]}
+    batch3 = {r["repository"].lower() for r in fs.load_batches()["batch-3"]}
+    assert len(batch3) == 6
+    assert not batch3 & used
 
 
 _rspec = importlib.util.spec_from_file_location("first_sight_recall", ROOT / "benchmarks" / "recall" / "first-sight-score.py")
