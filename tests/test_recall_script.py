@@ -199,6 +199,47 @@ def test_main_end_to_end_with_gradlint(tmp_path, capsys):
     assert "  data0: no local copy of o/proj (give --mirror DIR, or --clone)" in out
 
 
+GROWTH = """\
+import torch
+import torch.nn as nn
+
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+total = 0
+for x in [torch.randn(4, 3)] * 3:
+    loss = model(x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total += loss
+"""
+
+
+def test_preview_option_scores_the_preview_tier_too(tmp_path, capsys):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "mirrors" / "o+proj" / "repo"
+    repo.mkdir(parents=True)
+    (repo / "train.py").write_text(GROWTH)
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "before"], check=True)
+    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    sites = tmp_path / "sites.toml"
+    sites.write_text(
+        f'[[site]]\nid = "growth"\nproject = "proj"\nrepository = "https://github.com/o/proj"\nbefore = "{sha}"\n'
+        f'fix = "{sha}"\npath = "train.py"\nlines = [12]\nexpect = "GL301"\ncause = "loss-accumulated-name"\n'
+        f'sha256 = "{hashlib.sha256(GROWTH.encode()).hexdigest()}"\n'
+    )
+    common = ["--sites", str(sites), "--mirror", str(tmp_path / "mirrors"), "--work", str(tmp_path / "work")]
+    # GL301 sits in the preview tier: the default run misses the site, --preview catches it.
+    assert score_mod.main(common) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "Recall on 1 sites from 1 projects: 0 caught, 0.0%"
+    assert score_mod.main([*common, "--preview"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "Recall on 1 sites from 1 projects: 1 caught, 100.0%"
+
+
 def test_shipped_sites_meet_the_set_size_and_every_cause_has_a_shape():
     sites = score_mod.load_sites(RECALL / "sites.toml")
     assert len(sites) >= 50

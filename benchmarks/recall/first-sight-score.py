@@ -7,7 +7,8 @@ Runs ``score.py --json`` on ``first-sight-1.toml`` (or ``--sites``), then reads
 each site's ``in_scope`` and ``year`` fields (which only the first-sight files
 carry) and prints recall overall, on the in-scope sites, per expected rule
 (in-scope sites only) and by the era of the fix (up to 2019, 2020-21, 2022 and
-later). Any other option is passed to score.py unchanged.
+later). Any other option is passed to score.py unchanged (``--preview`` adds
+the preview tier).
 
 Only the standard library is used.
 """

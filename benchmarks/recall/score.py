@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/recall/score.py --mirror DIR     # before-files from local clones
     .venv/bin/python benchmarks/recall/score.py --clone          # git clone what is missing
     .venv/bin/python benchmarks/recall/score.py --json           # the report as JSON
+    .venv/bin/python benchmarks/recall/score.py --preview        # with the preview tier too
     .venv/bin/python benchmarks/recall/score.py --mirror DIR --write-docs   # and update docs/recall.md
 
 Each site in ``sites.toml`` names a file as it was before a fix (a PyPI
@@ -437,13 +438,18 @@ def _read_member(archive: Path, member: str) -> bytes:
 # -- running gradlint --------------------------------------------------------------
 
 
-def run_gradlint(command: Sequence[str], files: Dict[str, Path], context: Sequence[Path] = ()) -> Dict[str, List[dict]]:
+def run_gradlint(
+    command: Sequence[str], files: Dict[str, Path], context: Sequence[Path] = (), preview: bool = False
+) -> Dict[str, List[dict]]:
     """Findings per site id; one gradlint run over all the before-files (and the
-    sites' context files, whose findings are dropped)."""
+    sites' context files, whose findings are dropped). ``preview`` adds the
+    preview tier, whose rules ``--select ALL`` alone leaves out."""
     if not files:
         return {}
+    tier = ["--preview"] if preview else []
     proc = subprocess.run(
-        [*command, "check", "--select", "ALL", "--output-format", "json", "--no-cache", "--quiet", *map(str, files.values()), *map(str, context)],
+        [*command, "check", "--select", "ALL", *tier, "--output-format", "json", "--no-cache", "--quiet",
+         *map(str, files.values()), *map(str, context)],
         capture_output=True, text=True,
     )
     if proc.returncode not in (0, 1):
@@ -463,6 +469,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--gradlint", default=f"{shlex.quote(sys.executable)} -m gradlint", help="the command that runs gradlint")
     parser.add_argument("--only", action="append", default=[], help="score only these site ids (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--preview", action="store_true", help="also run the preview tier (gradlint check --preview)")
     parser.add_argument("--write-docs", type=Path, nargs="?", const=DOCS, default=None,
                         help="also write the figures into the generated block of this page (default: %(const)s)")
     parser.add_argument("--allow-unavailable", action="store_true", help="exit 0 even when some before-file could not be had")
@@ -504,7 +511,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
                 context.append(path)
-        findings = run_gradlint(shlex.split(args.gradlint), files, context)
+        findings = run_gradlint(shlex.split(args.gradlint), files, context, preview=args.preview)
     report = score(sites, findings, unavailable)
     print(json.dumps(report_json(report), indent=2) if args.json else format_report(report))
     if args.write_docs is not None:
