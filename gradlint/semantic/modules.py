@@ -26,6 +26,7 @@ from gradlint.semantic.syntax import (
     false_arg,
     freezes,
     is_eval_call,
+    is_generator,
     is_model_ref,
     parameter_target,
     parameters_owner,
@@ -34,6 +35,7 @@ from gradlint.semantic.torch_api import (
     MODEL_PACKAGES,
     MODULE_COPIES,
     MODULE_SELF_METHODS,
+    MODULE_WRAPPERS,
     NN_MODULE,
     is_module_factory,
     is_nn_module_class,
@@ -351,12 +353,23 @@ class Modules:
                 return True
             if self._imported_module_class(func):
                 return True
-            if names.refers_to(func, MODULE_COPIES) and call.args:
+            if names.refers_to(func, MODULE_COPIES | MODULE_WRAPPERS) and call.args:
                 return self.is_module(call.args[0].value, depth + 1)
+            helper = self.model.calls.local_function(call)
+            if helper is not None and self._returns_module(helper, depth):
+                return True
         if isinstance(func, cst.Attribute) and func.attr.value in MODULE_SELF_METHODS:
             return self.is_module(func.value, depth + 1)
         given = self._set_up(call, None)
         return given is not None and self.is_module(given, depth + 1)
+
+    def _returns_module(self, func: cst.FunctionDef, depth: int) -> bool:
+        """Whether every ``return`` of the file's ``func`` hands back a proven module
+        (``_build_mlp`` returning ``nn.Linear(...)`` or ``nn.Sequential(*layers)``)."""
+        if depth > 4 or is_generator(func):
+            return False
+        returns = [r for r in walk(func.body) if isinstance(r, cst.Return) and self.tree.enclosing_function(r) is func]
+        return bool(returns) and all(r.value is not None and self.is_module(r.value, depth + 1) for r in returns)
 
     def _set_up(self, call: cst.Call, position: Optional[int]) -> Optional[cst.BaseExpression]:
         """For a framework's set-up call (``fabric.setup(model, opt)``), the argument whose

@@ -116,6 +116,18 @@ NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Where ``_is_module_factory`` finds modules, and what copies one.
 MODEL_PACKAGES = frozenset({"torch", "torchvision", "timm", "transformers"})
 MODULE_COPIES = frozenset({"copy.deepcopy", "copy.copy", "torch.compile"})
+# ``torch.nn.utils`` functions that reparametrise the module they are given and return it.
+MODULE_WRAPPERS = frozenset(
+    {
+        "torch.nn.utils.weight_norm",
+        "torch.nn.utils.spectral_norm",
+        "torch.nn.utils.weight_norm.weight_norm",
+        "torch.nn.utils.spectral_norm.spectral_norm",
+        "torch.nn.utils.parametrizations.weight_norm",
+        "torch.nn.utils.parametrizations.spectral_norm",
+        "torch.nn.utils.parametrizations.orthogonal",
+    }
+)
 # ``torch.nn`` names that are not modules although they are capitalised.
 NN_NOT_MODULES = frozenset({"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"})
 TORCHVISION_NOT_MODELS = frozenset({"get_weight", "get_model_weights", "list_models", "get_model_builder"})

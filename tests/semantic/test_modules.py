@@ -33,6 +33,15 @@ from gradlint.semantic.tree import walk
         ("from torch import nn\nclass S(nn.Sequential):\n    pass\nclass T(S):\n    pass\nm = T()\nm\n", True),
         ("import torch.nn as nn\nclass P(nn.Parameter):\n    pass\nm = P(t)\nm\n", False),
         ("import torch.nn as nn\nclass F(nn.functional.Foo):\n    pass\nm = F()\nm\n", False),
+        # what a function of the file returns on every path
+        ("import torch.nn as nn\ndef build(n):\n    if n:\n        return nn.Linear(n, n)\n    return nn.Sequential()\nm = build(2)\nm\n", True),
+        ("import torch.nn as nn\ndef build(n):\n    if n:\n        return nn.Linear(n, n)\n    return None\nm = build(2)\nm\n", False),
+        ("import torch.nn as nn\ndef build(n):\n    def inner():\n        return nn.Linear(n, n)\n    return inner\nm = build(2)\nm\n", False),
+        ("import torch.nn as nn\ndef build(n):\n    yield nn.Linear(n, n)\nm = build(2)\nm\n", False),
+        # torch.nn.utils reparametrisations return the module they are given
+        ("import torch.nn as nn\nfrom torch.nn.utils import weight_norm\nm = weight_norm(nn.Linear(2, 2))\nm\n", True),
+        ("import torch\nm = torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(2, 2))\nm\n", True),
+        ("from torch.nn.utils import weight_norm\nm = weight_norm(layer)\nm\n", False),
         ("import torch.nn as nn\nm = nn.Linear(2, 2)\ndef f():\n    m\n", True),  # a global
         ("m = make_model()\nm\n", False),
         ("import torch\nm = torch.compile(torch.nn.Linear(2, 2))\nm\n", True),
