@@ -356,6 +356,16 @@ def _qualified_names(where: str, raw: List[Any]) -> Tuple[str, ...]:
     return tuple(raw)
 
 
+def selection_index() -> Dict[str, Tuple[bool, bool]]:
+    """Every code, in code order -> (checked by default, preview only): what rule
+    selection needs, from ``gradlint.catalog_index`` (generated from the catalog
+    by ``tests/update_trigger_table.py``), so that a run whose files have no
+    finding never parses the catalog's TOML."""
+    from gradlint.catalog_index import RULES
+
+    return RULES
+
+
 @functools.lru_cache(maxsize=None)
 def load() -> Dict[str, RuleDoc]:
     """All catalog entries by code, in code order."""

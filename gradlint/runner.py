@@ -51,8 +51,8 @@ def _read_error_diagnostic(message: str) -> Diagnostic:
 
 def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnostic]:
     """Parse-error findings for the parts of a document left out of its text (a notebook cell that does not parse)."""
-    if PARSE_ERROR not in codes:
-        return []
+    if PARSE_ERROR not in codes or not doc.problems:
+        return []  # the catalog's TOML is not parsed for a file without findings
     doc_ = catalog.load()[PARSE_ERROR]
     out = []
     for p in doc.problems:

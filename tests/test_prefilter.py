@@ -317,6 +317,15 @@ def test_the_trigger_table_is_what_the_rules_declare():
     )
 
 
+def test_the_selection_index_is_what_the_catalog_says():
+    import update_trigger_table
+
+    assert update_trigger_table.INDEX.read_text(encoding="utf-8") == update_trigger_table.render_index(), (
+        "gradlint/catalog_index.py is out of date: run python tests/update_trigger_table.py"
+    )
+    assert list(catalog.selection_index()) == list(catalog.load())
+
+
 @pytest.mark.parametrize("codes", [ALL, frozenset(RULES), *(frozenset({c}) for c in RULES), frozenset({catalog.PARSE_ERROR})])
 def test_the_libcst_free_prefilter_lets_through_every_file_the_engine_parses(codes):
     from gradlint import prefilter

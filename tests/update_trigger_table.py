@@ -1,6 +1,7 @@
-"""Write the generated tables that let a run start without LibCST.
+"""Write the generated tables that let a run start without LibCST or the catalog's TOML.
 
-- ``gradlint/triggers.py``: the rules' prefilter as data, from the rule classes.
+- ``gradlint/triggers.py``: the rules' prefilter as data, from the rule classes;
+- ``gradlint/catalog_index.py``: what rule selection reads of the catalog.
 
 Usage: ``python tests/update_trigger_table.py``. ``tests/test_prefilter.py``
 fails while a committed table differs from what this writes.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 TABLE = Path(__file__).resolve().parent.parent / "gradlint" / "triggers.py"
+INDEX = Path(__file__).resolve().parent.parent / "gradlint" / "catalog_index.py"
 
 HEADER = '''"""Each rule's prefilter as data: ``code: (triggers, gates, project gate, source repair pattern)``.
 
@@ -50,7 +52,22 @@ def render() -> str:
     return HEADER + "\n".join(lines) + "\n"
 
 
+INDEX_HEADER = '''"""Every catalog code: ``code: (checked by default, preview only)`` (``catalog.selection_index``).
+
+Generated from the catalog (``rules/*.toml``) by ``tests/update_trigger_table.py``: do not edit.
+"""
+
+'''
+
+
+def render_index() -> str:
+    from gradlint import catalog
+
+    rows = "".join(f"    {code!r}: ({doc.default!r}, {doc.preview!r}),\n" for code, doc in catalog.load().items())
+    return INDEX_HEADER + "RULES = {\n" + rows + "}\n"
+
+
 if __name__ == "__main__":
-    for path, text in ((TABLE, render()),):
+    for path, text in ((TABLE, render()), (INDEX, render_index())):
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}")
