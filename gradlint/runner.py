@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from gradlint import catalog
+from gradlint import catalog, prefilter
 from gradlint.catalog import PARSE_ERROR
 from gradlint.noqa import NoqaMap
 from gradlint.config import Settings
@@ -277,6 +277,8 @@ def _check_source(report: FileReport, doc: Document, settings: LintSettings, mod
 
 def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
     """Fix ``doc``, writing it with ``write`` (None: the caller prints it); returns the resulting text."""
+    if not prefilter.needs_engine(doc.text, settings.codes, settings.index, settings.line_noqa):
+        return doc.text  # no finding, so nothing to fix: LibCST is not imported for it
     from gradlint.checking import fix_document
 
     result = fix_document(report.path, doc.text, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)

@@ -62,6 +62,17 @@ def test_with_every_rule_and_the_concise_and_full_formats_too(project):
         assert _heavy(modules) == [], fmt
 
 
+def test_fix_and_diff_of_a_file_without_triggers_need_no_libcst_either(project):
+    for args in (("--fix",), ("--diff",), ("--fix", "--unsafe-fixes")):
+        code, out, err, modules = _run(project, "--output-format", "concise", *args, "plain.py")
+        assert code == 0 and _heavy(modules) == [], args
+    assert (project / "plain.py").read_text() == PLAIN
+    (project / "wrapped.py").write_text("import torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(2))\n")
+    code, out, err, modules = _run(project, "--output-format", "concise", "--fix", "wrapped.py", "plain.py")
+    assert (code, out, err) == (0, "Found 1 problem (1 fixed, 0 remaining).\n", "")
+    assert (project / "wrapped.py").read_text() == "import torch\n\nx = torch.ones(2)\n"
+
+
 def test_a_file_with_triggers_loads_the_engine_and_gets_its_findings(project):
     (project / "legacy.py").write_text(LEGACY)
     code, out, err, modules = _run(project, "--output-format", "concise", "legacy.py", "plain.py")
