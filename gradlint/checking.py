@@ -58,7 +58,7 @@ def lint_settings(
 
 def too_deep_finding() -> Finding:
     """The parse-error finding for a document that parsed but is deeper than the analysis can follow."""
-    doc = catalog.load()[PARSE_ERROR]
+    doc = catalog.entry(PARSE_ERROR)
     return Finding(PARSE_ERROR, doc.format_message(detail=TOO_DEEP), (1, 0), (1, 0))
 
 

@@ -244,7 +244,7 @@ class _Dispatcher:
 
 
 def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
-    doc = catalog.load()[PARSE_ERROR]
+    doc = catalog.entry(PARSE_ERROR)
     hint = ""
     if source and not isinstance(err, SourceTooComplex):
         hint = "".join(repair.hint(source, err.line) for _, repair in _repairs(frozenset({PARSE_ERROR})))
@@ -324,7 +324,7 @@ def _lint_repaired(
         Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix, deferred_fix=f.deferred_fix)
         for f in _run_rules(ctx, _rules_for(repaired.text, codes, prefilter, settings.index))
     ]
-    doc = catalog.load()[code]
+    doc = catalog.entry(code)
     # The repaired module already holds the repair: the fix has no edit of its
     # own, and what it changes shows as the difference from the source as written.
     fix = Fix("safe", doc.fix_title, ())

@@ -184,7 +184,7 @@ class Rule:
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
-        self.doc = catalog.load()[self.code]
+        self.doc = catalog.entry(self.code)
         self.findings: List[Finding] = []
         # The preview tier: report also what rests on a guess from names (see ``RuleOptions``).
         self.preview = bool(getattr(ctx.options, "preview", False))

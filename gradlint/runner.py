@@ -45,15 +45,15 @@ def display_path(path: Path) -> str:
 
 
 def _read_error_diagnostic(message: str) -> Diagnostic:
-    doc = catalog.load()[PARSE_ERROR]
+    doc = catalog.entry(PARSE_ERROR)
     return Diagnostic(PARSE_ERROR, doc.format_message(detail=message), 1, 1, 1, 1)
 
 
 def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnostic]:
     """Parse-error findings for the parts of a document left out of its text (a notebook cell that does not parse)."""
     if PARSE_ERROR not in codes or not doc.problems:
-        return []  # the catalog's TOML is not parsed for a file without findings
-    doc_ = catalog.load()[PARSE_ERROR]
+        return []
+    doc_ = catalog.entry(PARSE_ERROR)
     out = []
     for p in doc.problems:
         file_row, file_column = doc.json_position(doc.text, p.cell, p.row, p.column + 1)  # type: ignore[union-attr]
