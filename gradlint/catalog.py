@@ -356,6 +356,34 @@ def _qualified_names(where: str, raw: List[Any]) -> Tuple[str, ...]:
     return tuple(raw)
 
 
+def selection_index() -> Dict[str, Tuple[bool, bool]]:
+    """Every code, in code order -> (checked by default, preview only): what rule
+    selection needs, from ``gradlint.catalog_index`` (generated from the catalog
+    by ``tests/update_trigger_table.py``), so that a run whose files have no
+    finding never parses the catalog's TOML."""
+    from gradlint.catalog_index import RULES
+
+    return RULES
+
+
+@functools.lru_cache(maxsize=None)
+def entry(code: str) -> RuleDoc:
+    """The catalog entry of ``code`` (KeyError when there is none), parsed from its
+    own file unless the whole catalog is loaded already: a run with findings of
+    one or two rules need not parse every rule's TOML to word them."""
+    whole = getattr(load, "cache_info", None)
+    if whole is None or whole().currsize:
+        return load()[code]
+    if code not in selection_index():
+        raise KeyError(code)
+    item = resources.files("gradlint._catalog").joinpath(f"{code}.toml")
+    try:
+        raw = tomllib.loads(item.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"rules/{code}.toml: {exc}") from None
+    return parse_entry(f"rules/{code}.toml", raw)
+
+
 @functools.lru_cache(maxsize=None)
 def load() -> Dict[str, RuleDoc]:
     """All catalog entries by code, in code order."""

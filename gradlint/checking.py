@@ -10,8 +10,9 @@ files of the project, and report a file too deeply nested to analyse the same
 way (the parse-error finding at 1:1), and so that what they report for one
 document cannot drift apart.
 
-LibCST is imported by these functions, not by this module: a run answered
-from the cache never needs it.
+LibCST is imported by these functions, not by this module, and only for a
+document that passes ``gradlint.prefilter``: a run answered from the cache,
+or whose files mention nothing a rule looks for, never needs it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, FrozenSet, List, Optional, Union
 
-from gradlint import catalog
+from gradlint import catalog, prefilter
 from gradlint.catalog import PARSE_ERROR
 from gradlint.config import Settings
 from gradlint.options import LintSettings
@@ -57,7 +58,7 @@ def lint_settings(
 
 def too_deep_finding() -> Finding:
     """The parse-error finding for a document that parsed but is deeper than the analysis can follow."""
-    doc = catalog.load()[PARSE_ERROR]
+    doc = catalog.entry(PARSE_ERROR)
     return Finding(PARSE_ERROR, doc.format_message(detail=TOO_DEEP), (1, 0), (1, 0))
 
 
@@ -77,10 +78,12 @@ def check_document(
     ``line_noqa=False`` leaves ``# noqa`` comments to the caller (flake8
     applies its own).
     """
-    from gradlint.engine import lint_source
-
     if not isinstance(settings, LintSettings):
         settings = lint_settings(path, settings, extra_codes=extra_codes, line_noqa=line_noqa)
+    if not prefilter.needs_engine(source, settings.codes, settings.index, settings.line_noqa):
+        return DocumentCheck([], settings)
+    from gradlint.engine import lint_source
+
     try:
         result = lint_source(source, str(path), settings)
     except RecursionError:

@@ -441,6 +441,7 @@ def _finish(
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply the migrations whose fixes may change behaviour.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @_config_option
+@click.option("-j", "--jobs", type=click.IntRange(min=1), metavar="N", help="Worker processes  [default: one per CPU]")
 def migrate_command(
     paths: Tuple[str, ...],
     diff: bool,
@@ -450,10 +451,11 @@ def migrate_command(
     unsafe_fixes: bool,
     output_format: str,
     config_options: Tuple[str, ...],
+    jobs: Optional[int],
 ) -> None:
     """Move legacy (PyTorch <= 0.3) autograd code in PATHS (default: .) to today's PyTorch."""
     from gradlint import config as config_mod
-    from gradlint import migrate
+    from gradlint import migrate, progress
     from gradlint.files import MissingPathError, discover
     from gradlint.reporters import migration as report
 
@@ -462,9 +464,19 @@ def migrate_command(
         settings = migrate.migration_settings(config_path, _selectors(select) or [], _selectors(ignore) or [], overrides)
         files = discover(list(paths) or ["."], settings)
         mode = migrate.MigrateMode(write=not (diff or check_only), diff=diff, unsafe_fixes=unsafe_fixes)
-        run = migrate.migrate_paths(files, settings, mode)
+        # The progress line of `check`: on a terminal, for many files, erased when done.
+        bar = progress.Progress(len(files), sys.stderr) if progress.wanted(len(files), sys.stderr) else None
+        try:
+            run = migrate.migrate_paths(files, settings, mode, jobs=jobs, on_file_done=bar.advance if bar else None)
+        finally:
+            if bar is not None:
+                bar.close()
     except (config_mod.ConfigError, MissingPathError) as exc:
         raise _fail(str(exc))
+    except KeyboardInterrupt:
+        # Workers finish the file they are on (each is written whole or not at all).
+        click.echo("error: interrupted", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
     for f in run.files:
         for message in f.errors:

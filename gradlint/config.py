@@ -310,7 +310,7 @@ class Settings:
 def expand_selector(selector: str, where: str = "") -> FrozenSet[str]:
     """``ALL``, a code (``GL101``) or a code prefix (``GL1``) -> the codes it selects."""
     sel = selector.strip().upper()
-    codes = catalog.load()
+    codes = catalog.selection_index()
     if sel == "ALL":
         return frozenset(codes)
     matched = frozenset(c for c in codes if c.startswith(sel)) if sel.startswith("GL") else frozenset()
@@ -328,12 +328,12 @@ def expand(selectors: Iterable[str]) -> FrozenSet[str]:
 
 
 def default_codes() -> FrozenSet[str]:
-    return frozenset(code for code, doc in catalog.load().items() if doc.default)
+    return frozenset(code for code, (default, _) in catalog.selection_index().items() if default)
 
 
 def preview_codes() -> FrozenSet[str]:
     """Rules that run only with ``preview = true`` (``--preview``), even when selected."""
-    return frozenset(code for code, doc in catalog.load().items() if doc.preview)
+    return frozenset(code for code, (_, preview) in catalog.selection_index().items() if preview)
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import re
-import symtable
 import tokenize
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Type
@@ -20,6 +18,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 import libcst as cst
 
 from gradlint import catalog, noqa, parsing
+from gradlint.prefilter import not_python as _not_python
 from gradlint.fixes import Fix, apply_fixes, parse_fixed, select_compatible
 from gradlint.options import LintSettings  # re-exported: callers and tests import it from here
 from gradlint.results import Finding
@@ -162,37 +161,6 @@ def needs_parse(source: str, codes: FrozenSet[str], index: Optional[project.Proj
     return bool(triggered_rules(source, codes, index)) or _repairable(source, codes) or _not_python(source, codes)
 
 
-# The last answer of ``_not_python``: the scheduler asks ``needs_parse`` of a file,
-# then checks it with ``lint_source`` in the same process, which asks again.
-_NOT_PYTHON_LAST: List[Any] = [None, False]
-
-
-def _not_python(source: str, codes: FrozenSet[str]) -> bool:
-    """Whether CPython's own parser rejects ``source``, so that it must be parsed
-    for the parse-error finding although no rule's trigger word is in it (Ruff too reports every
-    syntax error). CPython's parser with its symbol table, and no Python objects
-    for the tree, costs a fifteenth of LibCST's parse and a third of ``ast.parse``;
-    what it rejects is parsed by LibCST, whose verdict the report is, as it is
-    for files with trigger words. Sources beyond what gradlint parses at all
-    (``parsing.MAX_SOURCE_CHARS``) are not asked about: generated data, mostly."""
-    if PARSE_ERROR not in codes or len(source) > parsing.MAX_SOURCE_CHARS:
-        return False
-    last, answer = _NOT_PYTHON_LAST
-    if last is source or last == source:
-        return answer
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings (an invalid escape) are not gradlint's to print
-            symtable.symtable(source, "<source>", "exec")
-        answer = False
-    except (SyntaxError, ValueError):  # ValueError: a NUL character
-        answer = True
-    except (RecursionError, MemoryError):
-        answer = False  # unknown: silent, as for any file that is not parsed
-    _NOT_PYTHON_LAST[:] = [source, answer]
-    return answer
-
-
 # The last answers of ``triggered_rules``: the scheduler asks first (to decide
 # where a file is checked), then the engine when it checks it, in this process or
 # in a worker forked after the scheduler asked. Keyed by the source itself (an
@@ -276,7 +244,7 @@ class _Dispatcher:
 
 
 def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
-    doc = catalog.load()[PARSE_ERROR]
+    doc = catalog.entry(PARSE_ERROR)
     hint = ""
     if source and not isinstance(err, SourceTooComplex):
         hint = "".join(repair.hint(source, err.line) for _, repair in _repairs(frozenset({PARSE_ERROR})))
@@ -356,7 +324,7 @@ def _lint_repaired(
         Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix, deferred_fix=f.deferred_fix)
         for f in _run_rules(ctx, _rules_for(repaired.text, codes, prefilter, settings.index))
     ]
-    doc = catalog.load()[code]
+    doc = catalog.entry(code)
     # The repaired module already holds the repair: the fix has no edit of its
     # own, and what it changes shows as the difference from the source as written.
     fix = Fix("safe", doc.fix_title, ())

@@ -59,6 +59,8 @@ from typing import List, NamedTuple, Optional
 
 import libcst as cst
 
+from gradlint.prefilter import MAX_SOURCE_CHARS  # re-exported: the prefilter applies the same limit
+
 # Python source lines end with \r\n, \r or \n only; str.splitlines() would also
 # split at form feeds and other separators that LibCST counts as part of a line.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -69,7 +71,6 @@ def split_lines(text: str) -> List[str]:
     return _LINE.findall(text)
 
 
-MAX_SOURCE_CHARS = 4 << 20
 MAX_BRACKETS = 200
 MAX_NESTING = 2000
 DIRECT_NESTING = 200

@@ -85,8 +85,10 @@ class Diagnostic:
 
     @property
     def url(self) -> Optional[str]:
-        doc = catalog.load().get(self.code)
-        return doc.url if doc else None
+        try:
+            return catalog.entry(self.code).url
+        except KeyError:
+            return None
 
 
 @dataclass

@@ -22,6 +22,8 @@ from libcst.metadata import CodePosition, CodeRange
 from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
+# Re-exported: rules build their gates from here; the prefilter reads them without LibCST.
+from gradlint.prefilter import AnyOf, Gate, LowercaseGate
 from gradlint.semantic import SemanticModel
 from gradlint.semantic.project import Project
 from gradlint.semantic.tree import Tree
@@ -83,53 +85,6 @@ class FileContext:
         return self.module.code_for_node(node)
 
 
-class LowercaseGate:
-    """A gate (see ``Rule``) matched against the file's text in lower case, for
-    words of any case (``Model(``, ``netG(``): many times faster than
-    ``re.IGNORECASE``, which folds the case of every character it tries. Its
-    pattern is written in lower case."""
-
-    # The last text lowered, shared by every such gate: one file at a time.
-    _last: List[str] = ["", ""]
-
-    def __init__(self, pattern: str) -> None:
-        bare = re.sub(r"\\.", "", pattern)  # escapes (\A, \S) aside
-        if bare != bare.lower():
-            raise ValueError(f"a lowercase gate's pattern must be in lower case: {pattern!r}")
-        self.pattern = pattern
-        self._regex = re.compile(pattern)
-
-    def search(self, text: str) -> Optional["re.Match[str]"]:
-        last = LowercaseGate._last
-        if last[0] is not text:
-            last[0], last[1] = text, text.lower()
-        return self._regex.search(last[1])
-
-
-class AnyOf:
-    """A gate (see ``Rule``) that matches where any of its patterns does, tried in
-    order: the same files as their alternation in one pattern, often many times
-    faster. Python's ``re`` scans quickly for a pattern that starts with a
-    literal, but tries an alternation whose branches do not all start so at
-    every position; apart, each branch keeps its own fast start, and the first
-    that matches ends the search. The cheapest and likeliest go first."""
-
-    def __init__(self, *patterns: Union["re.Pattern[str]", LowercaseGate]) -> None:
-        if not patterns:
-            raise ValueError("AnyOf needs at least one pattern")
-        self.patterns = patterns
-        self.pattern = "|".join(p.pattern for p in patterns)
-
-    def search(self, text: str) -> Optional["re.Match[str]"]:
-        for part in self.patterns:
-            found = part.search(text)
-            if found is not None:
-                return found
-        return None
-
-
-Gate = Union["re.Pattern[str]", LowercaseGate, AnyOf]
-
 Position = Tuple[int, int]
 
 
@@ -156,6 +111,10 @@ class SourceRepair:
     in the source as written. ``--fix`` and ``migrate`` apply all the repairs
     of a file at once, before any other fix.
     """
+
+    # A regular expression that matches wherever ``needed`` is True (the LibCST-free
+    # prefilter's test, ``gradlint.prefilter``); None: the rule's triggers are.
+    pattern: ClassVar[Optional[str]] = None
 
     def needed(self, source: str) -> bool:
         """Whether ``source`` holds something to repair: the engine parses a file
@@ -225,7 +184,7 @@ class Rule:
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
-        self.doc = catalog.load()[self.code]
+        self.doc = catalog.entry(self.code)
         self.findings: List[Finding] = []
         # The preview tier: report also what rests on a guess from names (see ``RuleOptions``).
         self.preview = bool(getattr(ctx.options, "preview", False))

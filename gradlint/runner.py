@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from gradlint import catalog
+from gradlint import catalog, prefilter
 from gradlint.catalog import PARSE_ERROR
 from gradlint.noqa import NoqaMap
 from gradlint.config import Settings
@@ -45,15 +45,15 @@ def display_path(path: Path) -> str:
 
 
 def _read_error_diagnostic(message: str) -> Diagnostic:
-    doc = catalog.load()[PARSE_ERROR]
+    doc = catalog.entry(PARSE_ERROR)
     return Diagnostic(PARSE_ERROR, doc.format_message(detail=message), 1, 1, 1, 1)
 
 
 def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnostic]:
     """Parse-error findings for the parts of a document left out of its text (a notebook cell that does not parse)."""
-    if PARSE_ERROR not in codes:
+    if PARSE_ERROR not in codes or not doc.problems:
         return []
-    doc_ = catalog.load()[PARSE_ERROR]
+    doc_ = catalog.entry(PARSE_ERROR)
     out = []
     for p in doc.problems:
         file_row, file_column = doc.json_position(doc.text, p.cell, p.row, p.column + 1)  # type: ignore[union-attr]
@@ -277,6 +277,8 @@ def _check_source(report: FileReport, doc: Document, settings: LintSettings, mod
 
 def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: Mode, write: Optional[Writer]) -> str:
     """Fix ``doc``, writing it with ``write`` (None: the caller prints it); returns the resulting text."""
+    if not prefilter.needs_engine(doc.text, settings.codes, settings.index, settings.line_noqa):
+        return doc.text  # no finding, so nothing to fix: LibCST is not imported for it
     from gradlint.checking import fix_document
 
     result = fix_document(report.path, doc.text, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)

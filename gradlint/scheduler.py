@@ -21,8 +21,9 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, FrozenSet, List, Optional, Sequence, Tuple, Union
 
+from gradlint import prefilter
 from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
 from gradlint.options import LintSettings
@@ -124,8 +125,6 @@ def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> 
     # What to cache once the reports are in: (index, source, key, stat)
     to_store: List[Tuple[int, Document, str, os.stat_result]] = []
     if todo:
-        from gradlint.engine import needs_parse  # imports LibCST: only when something is not cached
-
         for i, path, rules, source, key, st in todo:
             if source is None:
                 source = read.get(i) or _read(path)
@@ -134,7 +133,7 @@ def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> 
                 continue
             if key is not None and st is not None:
                 to_store.append((i, source, key, st))
-            if gate_there or needs_parse(source.text, rules.codes, index):
+            if gate_there or _needs_parse(source.text, rules.codes, index):
                 parse.append((i, path, rules, source))
             else:
                 done(i, lint_file(path, rules, mode, source))  # no parse: cheap
@@ -182,12 +181,20 @@ def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> 
 def _lint_gated(path: Path, rules: LintSettings, mode: Mode, source: Optional[SourceFile]) -> FileReport:
     """``lint_file`` of a file that may or may not need parsing, in a forked worker
     (``rules`` without the index, which the worker inherited)."""
-    from gradlint.engine import needs_parse
-
     rules = replace(rules, index=_RUN_INDEX[0])
-    if source is not None and not needs_parse(source.text, rules.codes, rules.index):
+    if source is not None and not _needs_parse(source.text, rules.codes, rules.index):
         return lint_file(path, rules, mode, source)
     return _lint_parsed(path, rules, mode, source)
+
+
+def _needs_parse(text: str, codes: FrozenSet[str], index: Optional[project.Project]) -> bool:
+    """``engine.needs_parse``, asked only of a file the LibCST-free prefilter lets
+    through: the engine (LibCST, the rules) is imported for nothing else."""
+    if not prefilter.may_parse(text, codes, index):
+        return False
+    from gradlint.engine import needs_parse
+
+    return needs_parse(text, codes, index)
 
 
 def _lint_parsed(path: Path, rules: LintSettings, mode: Mode, source: Optional[Document]) -> FileReport:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -116,3 +117,20 @@ def test_lookup_by_code_or_name():
     assert catalog.get("gl001").code == "GL001"
     assert catalog.get("volatile-flag").code == "GL001"
     assert catalog.get("GL998") is None
+
+
+def test_an_entry_read_alone_is_the_entry_of_the_whole_catalog(monkeypatch):
+    from gradlint import catalog as cat
+
+    whole = cat.load()
+    monkeypatch.setattr(cat, "load", functools.lru_cache(maxsize=None)(cat.load.__wrapped__))
+    monkeypatch.setattr(cat, "entry", functools.lru_cache(maxsize=None)(cat.entry.__wrapped__))
+    parsed = []
+    real = cat.tomllib.loads
+    monkeypatch.setattr(cat.tomllib, "loads", lambda text: parsed.append(text) or real(text))
+    assert cat.entry("GL002") == whole["GL002"]
+    assert cat.entry("GL000") == whole["GL000"]
+    assert len(parsed) == 2  # those two files, not the catalog
+    with pytest.raises(KeyError):
+        cat.entry("GL999")
+    assert [cat.entry(code) for code in whole] == list(whole.values())

@@ -259,6 +259,21 @@ def test_progress_bar_on_a_terminal_and_never_in_a_pipe(many_files):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="needs a pseudo-terminal")
+def test_migrate_shows_the_progress_bar_of_check(many_files):
+    n = progress.MIN_FILES + 10
+    code, terminal, stdout, _ = _run_on_tty(["migrate", "--check", "."], many_files, tty_stdout=False, tty_stderr=True)
+    assert code == 1
+    assert re.search(rf"\r\[=+\] {n}/{n} files  \d+\.\ds\r\x1b\[2K$", terminal), terminal[-200:]
+    assert stdout == "m00.py\n"
+    # stderr not a terminal: no bar.
+    code, _, stdout, stderr = _run_on_tty(["migrate", "--check", "."], many_files, tty_stdout=True, tty_stderr=False)
+    assert code == 1 and stderr == ""
+    # Below progress.MIN_FILES files: none on a terminal either.
+    _, terminal, _, _ = _run_on_tty(["migrate", "--check", "m00.py", "m01.py"], many_files, tty_stdout=False, tty_stderr=True)
+    assert terminal == ""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs a pseudo-terminal")
 def test_terminal_gets_full_format_in_colour_unless_no_color(project):
     (project / "legacy.py").write_text(LEGACY)
     _, terminal, _, _ = _run_on_tty(["check", "legacy.py"], project, tty_stdout=True, tty_stderr=True)

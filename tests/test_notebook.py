@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 from click.testing import CliRunner
 
-from gradlint import codegen, engine
+from gradlint import codegen, engine, prefilter
 from gradlint.cli import main
 from gradlint.config import Settings
 from gradlint.files import discover, read_document
@@ -323,6 +323,10 @@ class _WrapInNoGrad(Rule):
 def wrap_rule(monkeypatch):
     _WrapInNoGrad.code = "GL003"  # set after class creation: not registered as a real rule
     monkeypatch.setattr(engine, "all_rules", lambda: {"GL003": _WrapInNoGrad})
+    # The LibCST-free prefilter reads the real rules' triggers (gradlint/triggers.py):
+    # every file goes to the engine, whose prefilter asks this rule's.
+    monkeypatch.setattr(prefilter, "may_parse", lambda *args, **kwargs: True)
+    monkeypatch.setattr(prefilter, "needs_engine", lambda *args, **kwargs: True)
 
 
 @pytest.mark.parametrize(

@@ -273,3 +273,64 @@ def test_forked_workers_get_the_import_codemods_from_the_parent_when_fixes_are_r
     code, out, _ = run("fixtures", "--jobs", "2", "--output-format", fmt)
     assert code == 1 and out
     assert loads == ([fmt] if preloaded else [])
+
+
+# -- gradlint migrate -----------------------------------------------------------
+
+LEGACY_DIRS = ("GL001", "GL002", "GL003", "GL004", "GL005", "migrate")
+
+
+def _migrate(*args):
+    result = CliRunner().invoke(main, ["migrate", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_migrate_on_workers_writes_and_reports_what_a_serial_run_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for run_dir in ("serial", "parallel"):
+        for name in LEGACY_DIRS:
+            shutil.copytree(FIXTURES / name, tmp_path / run_dir / name)
+    pools = []
+    real = parallel.map_ordered
+    monkeypatch.setattr(parallel, "map_ordered", lambda *a, **k: pools.append(a[2]) or real(*a, **k))
+    serial = _migrate("serial", "--jobs", "1", "--output-format", "json")
+    assert pools == []
+    parallel_ = _migrate("parallel", "--jobs", "2", "--output-format", "json")
+    assert pools and pools[-1] == 2  # the migration itself ran on workers
+    assert serial[0] == 1 and '"files_changed": 23,' in serial[1]
+    assert (parallel_[0], parallel_[1], parallel_[2]) == (serial[0], serial[1].replace("serial", "parallel"), serial[2])
+    changed = 0
+    for path in sorted((tmp_path / "serial").rglob("*.py")):
+        twin = tmp_path / "parallel" / path.relative_to(tmp_path / "serial")
+        assert twin.read_bytes() == path.read_bytes(), path
+        changed += path.read_bytes() != (FIXTURES / path.relative_to(tmp_path / "serial")).read_bytes()
+    assert changed >= 10
+    # The diff and the text summary too (the files are migrated already: what is left to do).
+    for name in ("GL001", "GL002"):
+        for run_dir in ("serial", "parallel"):
+            shutil.rmtree(tmp_path / run_dir / name)
+            shutil.copytree(FIXTURES / name, tmp_path / run_dir / name)
+    serial = _migrate("serial", "--jobs", "1", "--diff")
+    parallel_ = _migrate("parallel", "--jobs", "3", "--diff")
+    assert serial[0] == 1 and "+++ serial/GL002/mnist_train.py\n" in serial[1] and serial[2]
+    assert parallel_ == (serial[0], serial[1].replace("serial", "parallel"), serial[2].replace("serial", "parallel"))
+
+
+def test_migrate_reports_a_file_whose_worker_died_and_goes_on(tmp_path, monkeypatch):
+    from gradlint import migrate
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("GL001", "GL002"):
+        shutil.copytree(FIXTURES / name, tmp_path / name)
+    real = migrate.migrate_file
+
+    def die_on_mnist(path, session, mode):
+        if path.name == "mnist_train.py":
+            os._exit(3)  # as a segfault in the parser would
+        return real(path, session, mode)
+
+    monkeypatch.setattr(migrate, "migrate_file", die_on_mnist)
+    code, out, err = _migrate("GL001", "GL002", "--jobs", "2", "--check")
+    assert code == 2
+    assert err.count("error: GL002/mnist_train.py: internal error: WorkerDied: ") == 1
+    assert "GL001/" in out

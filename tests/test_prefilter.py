@@ -304,3 +304,64 @@ def test_gates_keep_out_what_cannot_be_a_finding(code, src):
     rule = all_rules()[code]
     assert any(t in src for t in rule.triggers)
     assert code not in [r.code for r in triggered_rules(src, frozenset([code]))]
+
+
+# -- the LibCST-free prefilter (gradlint.prefilter, the table gradlint/triggers.py) --
+
+
+def test_the_trigger_table_is_what_the_rules_declare():
+    import update_trigger_table
+
+    assert update_trigger_table.TABLE.read_text(encoding="utf-8") == update_trigger_table.render(), (
+        "gradlint/triggers.py is out of date: run python tests/update_trigger_table.py"
+    )
+
+
+def test_the_selection_index_is_what_the_catalog_says():
+    import update_trigger_table
+
+    assert update_trigger_table.INDEX.read_text(encoding="utf-8") == update_trigger_table.render_index(), (
+        "gradlint/catalog_index.py is out of date: run python tests/update_trigger_table.py"
+    )
+    assert list(catalog.selection_index()) == list(catalog.load())
+
+
+@pytest.mark.parametrize("codes", [ALL, frozenset(RULES), *(frozenset({c}) for c in RULES), frozenset({catalog.PARSE_ERROR})])
+def test_the_libcst_free_prefilter_lets_through_every_file_the_engine_parses(codes):
+    from gradlint import prefilter
+
+    cases = CORPUS + [(f"gate case {n}", src) for n, src in enumerate(_ASYNC_SPELLINGS)]
+    missed = [name for name, src in cases if needs_parse(src, codes) and not prefilter.may_parse(src, codes)]
+    assert not missed, f"gradlint.prefilter would skip files the engine parses for {sorted(codes)}: {missed}"
+
+
+# ``async`` then ``=`` with what the tokenizer skips between them: GL005's repair is needed.
+_ASYNC_SPELLINGS = [
+    "x = y.cuda(async=True)\n",
+    "x = y.cuda(async\n=True)\n",
+    "x = y.cuda(async \\\n = True)\n",
+    "x = y.cuda(async  # old\n = True)\n",
+]
+
+
+def test_a_repair_pattern_matches_wherever_its_repair_is_needed():
+    for code in REPAIRING:
+        repair = all_rules()[code].source_repair
+        needed = [src for _, src in CORPUS if repair.needed(src)] + [s for s in _ASYNC_SPELLINGS if repair.needed(s)]
+        assert len(needed) >= 4
+        assert all(re.search(repair.pattern, src) for src in needed), code
+
+
+def test_the_libcst_free_prefilter_keeps_out_files_without_triggers():
+    from gradlint import prefilter
+
+    plain = "import os\n\n\ndef f(x):\n    return os.path.join(x, 'a')\n"
+    assert not prefilter.needs_engine(plain, ALL)
+    assert prefilter.needs_engine("v = Variable(x)\n", ALL)
+    # A syntax error is reported although no trigger is in the file.
+    assert prefilter.needs_engine("import os\ndef f(:\n pass\n", ALL)
+    assert not prefilter.needs_engine("import os\ndef f(:\n pass\n", frozenset(RULES))
+    # The directives are judged where their codes are enabled, and only there.
+    assert prefilter.needs_engine(plain + "x = 1  # noqa: GL001\n", ALL | catalog.DIRECTIVE_CODES)
+    assert not prefilter.needs_engine(plain + "x = 1  # noqa: GL001\n", ALL)
+    assert not prefilter.needs_engine(plain + "x = 1  # noqa: GL001\n", ALL | catalog.DIRECTIVE_CODES, line_noqa=False)

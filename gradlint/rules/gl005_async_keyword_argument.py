@@ -45,6 +45,9 @@ class _Unrename:
 
 
 class _RenameAsyncArguments(SourceRepair):
+    # ``async`` then ``=``, with anything the tokenizer skips between them.
+    pattern = r"\basync(?:[\s\\]|#[^\r\n]*)*="
+
     def needed(self, source: str) -> bool:
         return _OLD_NAME in source and bool(legacy_syntax.async_arguments(source))
 

@@ -26,10 +26,10 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.fixes import Fix
+from gradlint.prefilter import InferenceCalledGate
 from gradlint.rule import AnyOf, LowercaseGate, Rule
 from gradlint.rules._gates import word
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
-from gradlint.semantic import project
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name, looks_like_model
@@ -102,25 +102,6 @@ _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|ker
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 
-class _ProjectGate:
-    """Whether ``source`` defines a method that other files of the run call from
-    inference code (``semantic.project``): such a method is checked as inference
-    code though nothing in its own file says so."""
-
-    def __init__(self) -> None:
-        self._for: Optional[project.Project] = None
-        self._defs: Optional["re.Pattern[str]"] = None
-
-    def __call__(self, source: str, index: Optional[project.Project]) -> bool:
-        if index is None:
-            return False
-        if self._for is not index:
-            names = index.inference_called()
-            self._for = index
-            self._defs = re.compile(r"\bdef\s+(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\(") if names else None
-        return self._defs is not None and self._defs.search(source) is not None
-
-
 @dataclass
 class _Region:
     block: Block
@@ -141,7 +122,7 @@ class EvalWithoutNoGrad(Rule):
         AnyOf(*map(LowercaseGate, (*_EVAL_GATES, _HELD_OUT_GATE, *_MODEL_CALL_GATES))),
     )
 
-    project_gate = _ProjectGate()
+    project_gate = InferenceCalledGate()
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

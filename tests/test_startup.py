@@ -1,0 +1,103 @@
+"""What a run imports: LibCST and the rules only for a file that passes the prefilter.
+
+Importing LibCST and the rules costs more CPU than checking a small file; a
+pre-commit hook or an editor checking files that mention nothing a rule looks
+for must not pay it (``gradlint.prefilter``). Each run here is a fresh
+process, as a hook's is, with ``-X importtime`` listing every module it
+imported.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Set, Tuple
+
+import pytest
+
+# Imported only to lint or fix: LibCST, the engine, the rules, the semantic model
+# of a parsed file, the fixes.
+HEAVY = ("libcst", "gradlint.engine", "gradlint.rules", "gradlint.rule", "gradlint.fixes", "gradlint.semantic", "gradlint.parsing")
+# What every run needs of gradlint.semantic: the project index, built with
+# Python's ast (the cache keys and GL101's project gate read it).
+INDEX = ("gradlint.semantic", "gradlint.semantic.project", "gradlint.semantic.torch_api", "gradlint.semantic.star_exports")
+
+PLAIN = "import os\n\n\ndef join(x):\n    return os.path.join(x, 'a')\n\n\nfor p in ('a', 'b'):\n    print(join(p))\n"
+LEGACY = "import torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(2), volatile=True)\n"
+
+
+def _run(cwd: Path, *args: str) -> Tuple[int, str, str, Set[str]]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRADLINT_")}
+    env["NO_COLOR"] = "1"
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "gradlint", "check", "--no-cache", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+    )
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    errors = "".join(line + "\n" for line in proc.stderr.splitlines() if not line.startswith("import time:"))
+    return proc.returncode, proc.stdout, errors, modules
+
+
+def _heavy(modules: Set[str]) -> List[str]:
+    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY) and m not in INDEX)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\n")
+    (tmp_path / "plain.py").write_text(PLAIN)
+    return tmp_path
+
+
+def test_a_file_without_triggers_is_checked_without_libcst_or_the_rules(project):
+    code, out, err, modules = _run(project, "plain.py")
+    assert (code, out, err) == (0, "All checks passed!\n", "")
+    assert "gradlint.cli" in modules  # the listing is real
+    assert _heavy(modules) == []
+
+
+def test_with_every_rule_and_the_concise_and_full_formats_too(project):
+    for fmt in ("concise", "full", "json"):
+        code, out, err, modules = _run(project, "--select", "ALL", "--output-format", fmt, "plain.py")
+        assert code == 0 and err == "", fmt
+        assert _heavy(modules) == [], fmt
+
+
+def test_fix_and_diff_of_a_file_without_triggers_need_no_libcst_either(project):
+    for args in (("--fix",), ("--diff",), ("--fix", "--unsafe-fixes")):
+        code, out, err, modules = _run(project, "--output-format", "concise", *args, "plain.py")
+        assert code == 0 and _heavy(modules) == [], args
+    assert (project / "plain.py").read_text() == PLAIN
+    (project / "wrapped.py").write_text("import torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(2))\n")
+    code, out, err, modules = _run(project, "--output-format", "concise", "--fix", "wrapped.py", "plain.py")
+    assert (code, out, err) == (0, "Found 1 problem (1 fixed, 0 remaining).\n", "")
+    assert (project / "wrapped.py").read_text() == "import torch\n\nx = torch.ones(2)\n"
+
+
+def test_a_file_with_triggers_loads_the_engine_and_gets_its_findings(project):
+    (project / "legacy.py").write_text(LEGACY)
+    code, out, err, modules = _run(project, "--output-format", "concise", "legacy.py", "plain.py")
+    assert (code, err) == (1, "")
+    assert out == (
+        "legacy.py:4:5: GL001 `volatile=True` has been ignored since PyTorch 0.4: this call still records an"
+        " autograd graph; use `torch.no_grad()`\nFound 1 problem.\n"
+    )
+    assert "libcst" in modules and "gradlint.engine" in modules
+
+
+def test_a_syntax_error_without_triggers_is_still_reported(project):
+    (project / "broken.py").write_text("import os\ndef f(:\n    pass\n")
+    code, out, err, modules = _run(project, "--output-format", "concise", "broken.py", "plain.py")
+    assert (code, err) == (1, "")
+    assert out.startswith("broken.py:2:7: GL000 ")
+    assert out.endswith("\nFound 1 problem.\n")
+
+
+def test_noqa_directives_are_judged_where_their_codes_are_selected(project):
+    (project / "plain.py").write_text(PLAIN + "x = 1  # noqa: GL001\n")
+    code, out, _, modules = _run(project, "--output-format", "concise", "plain.py")
+    assert code == 0 and _heavy(modules) == []
+    code, out, _, _ = _run(project, "--output-format", "concise", "--extend-select", "GL900", "plain.py")
+    assert code == 1 and out == "plain.py:10:8: GL900 [*] Unused `noqa` directive (unused: `GL001`)\nFound 1 problem (1 fixable with --fix).\n"
