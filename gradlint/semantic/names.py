@@ -22,7 +22,7 @@ from typing import Any, Callable, Container, Dict, FrozenSet, Iterable, List, Ma
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from gradlint.fixes import ImportSpec
+from gradlint.fix import ImportSpec
 from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
