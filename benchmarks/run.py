@@ -3,7 +3,7 @@
 
     .venv/bin/python benchmarks/run.py            # everything, 3 repetitions
     .venv/bin/python benchmarks/run.py --repeat 5 --no-write
-    .venv/bin/python benchmarks/run.py --speed --baseline d87ad36   # this tree against another revision
+    .venv/bin/python benchmarks/run.py --speed --baseline d87ad36   # every benchmarks/speed_*.py, this tree against another revision
 
 1. Builds the corpus: downloads pinned releases of torch-using packages from
    PyPI (``pip download --no-deps --require-hashes``: the same bytes on every
@@ -719,6 +719,20 @@ def render_speed(rows: Sequence[Tuple[str, str, str, str, str]], base_short: str
     return lines
 
 
+SPEED_ABOUT = [
+    "`benchmarks/run.py --speed --baseline REV` gathers every speed figure in one run. It unpacks revision REV "
+    "(`git archive`) into a temporary directory and makes a virtualenv whose gradlint is REV's (that tree first on "
+    "its path, this interpreter's packages after it), then runs each `benchmarks/speed_*.py` (found by glob, in both "
+    "trees) twice: with `--python` naming this tree's interpreter and the baseline's, the same `--repeat N`, the order "
+    "swapped from one script to the next. Each side runs its own copy of a script; a script REV lacks runs from this "
+    "tree against REV's interpreter. A script prints what it measures and, as its last line, one JSON object of "
+    "figures (median CPU seconds where the target is CPU time, wall seconds where it is wall time, ratios and counts "
+    "as their names say); its module docstring states each target. The table puts the two sides' figures side by "
+    "side with their ratio (this tree / REV); \"n/a\" where a side has no figure: a script that failed or is "
+    "missing, a figure new in this tree, or one a script skipped (its input absent, with the reason printed).",
+]
+
+
 def speed(args: argparse.Namespace) -> int:
     """``--speed``: every ``benchmarks/speed_*.py`` with this tree's gradlint and with the
     baseline's, side by side; its own section of the docs."""
@@ -752,6 +766,8 @@ def speed(args: argparse.Namespace) -> int:
             f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; gradlint {gradlint_version()}, revision {git_revision()}; baseline {base.short} (`--baseline {base.rev}`)",
             f"- Machine: {os.cpu_count()} logical CPUs; load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in loads_before)}; after: {', '.join(f'{x:.2f}' for x in loads_after)}",
             f"- Each `benchmarks/speed_*.py` run once per tree with `--repeat {args.repeat}` (medians inside each script); figures are seconds unless the name says otherwise.",
+            "",
+            *SPEED_ABOUT,
             "",
             *render_speed(speed_rows(plans, results), base.short, notes),
         ]
