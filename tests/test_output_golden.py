@@ -15,6 +15,7 @@ and review the diff of ``tests/data/outputs/``.
 from __future__ import annotations
 
 import difflib
+import os
 import shutil
 import subprocess
 import sys
@@ -50,7 +51,7 @@ def output(fmt: str, tree: Path) -> str:
         cwd=tree,
         capture_output=True,
         text=True,
-        env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"},
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("GRADLINT") and k != "FORCE_COLOR"}, "NO_COLOR": "1"},
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.replace(tree.resolve().as_uri(), "file://" + PLACEHOLDER).replace(str(tree.resolve()), PLACEHOLDER)
