@@ -3,7 +3,7 @@
 
     .venv/bin/python benchmarks/run.py            # everything, 3 repetitions
     .venv/bin/python benchmarks/run.py --repeat 5 --no-write
-    .venv/bin/python benchmarks/run.py --speed --baseline d87ad36   # this tree against another revision
+    .venv/bin/python benchmarks/run.py --speed --baseline d87ad36   # every benchmarks/speed_*.py, this tree against another revision
 
 1. Builds the corpus: downloads pinned releases of torch-using packages from
    PyPI (``pip download --no-deps --require-hashes``: the same bytes on every
@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import io
+import json
 import os
 import platform
 import shutil
@@ -456,12 +457,42 @@ class BaselineTree:
         catalog, rules = self.path / "gradlint" / "_catalog", self.path / "rules"
         if rules.is_dir() and not catalog.exists():
             catalog.symlink_to(rules, target_is_directory=True)
+        # The baseline's own benchmark scripts find the corpus (and other inputs) where
+        # this tree's do.
+        if (self.path / "benchmarks").is_dir() and WORK.is_dir() and not (self.path / "benchmarks" / ".work").exists():
+            (self.path / "benchmarks" / ".work").symlink_to(WORK, target_is_directory=True)
+        self._python: Optional[Path] = None
+
+    def python(self) -> Path:
+        """An interpreter whose installed gradlint is this revision's: a virtualenv whose
+        one ``.pth`` file puts the unpacked tree first on ``sys.path`` and then adds this
+        interpreter's site-packages (LibCST and the rest, the same versions for both;
+        this tree's editable install there is a finder consulted after ``sys.path``)."""
+        if self._python is None:
+            venv = self.path.parent / f"{self.path.name}-venv"
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+            python = venv / "bin" / "python"
+            purelib = subprocess.run(
+                [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True
+            ).stdout.strip()
+            import site
+
+            lines = [str(self.path)] + [f"import site; site.addsitedir({d!r})" for d in site.getsitepackages() if Path(d).is_dir()]
+            Path(purelib, "gradlint_baseline.pth").write_text("\n".join(lines) + "\n")
+            found = subprocess.run(
+                [str(python), "-c", "import gradlint; print(gradlint.__file__)"], capture_output=True, text=True, check=True, cwd=self.path.parent
+            ).stdout.strip()
+            if not Path(found).resolve().is_relative_to(self.path.resolve()):
+                raise RuntimeError(f"the baseline interpreter imports gradlint from {found}, not from {self.path}")
+            self._python = python
+        return self._python
 
     def env(self) -> Dict[str, str]:
         return {**os.environ, "PYTHONPATH": os.pathsep.join([str(self.path), *filter(None, [os.environ.get("PYTHONPATH")])])}
 
     def close(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+        shutil.rmtree(self.path.parent / f"{self.path.name}-venv", ignore_errors=True)
 
 
 def _module_cmd() -> List[str]:
@@ -569,18 +600,160 @@ def cache_bytecode() -> None:
     os.environ["PYTHONPYCACHEPREFIX"] = str(WORK / "pycache")
 
 
+# -- speed figures: every benchmarks/speed_*.py, this tree against a baseline ------
+# Each script measures one topic with the interpreter given as --python, prints
+# what it does, and as its last line one JSON object of figures (see
+# docs/benchmarks.md, "Speed figures against a baseline revision").
+
+
+@dataclass
+class ScriptPlan:
+    """One speed script, and the file run for each side: the side's own copy, or the
+    other tree's where that side has none (a script newer than the baseline)."""
+
+    topic: str
+    head: Path
+    base: Path
+
+
+def discover_speed_scripts(head_root: Path, base_root: Optional[Path]) -> List[ScriptPlan]:
+    """``benchmarks/speed_*.py`` of both trees, by topic (sorted)."""
+    mine = {p.stem: p for p in sorted((head_root / "benchmarks").glob("speed_*.py"))}
+    theirs = {p.stem: p for p in sorted((base_root / "benchmarks").glob("speed_*.py"))} if base_root is not None else {}
+    return [
+        ScriptPlan(topic[len("speed_") :], mine.get(topic, theirs.get(topic)), theirs.get(topic, mine.get(topic)))  # type: ignore[arg-type]
+        for topic in sorted(set(mine) | set(theirs))
+    ]
+
+
+def last_json(stdout: str) -> Optional[Dict[str, object]]:
+    """The figures a speed script printed: its last non-empty line, a JSON object; None otherwise."""
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    if not lines:
+        return None
+    try:
+        found = json.loads(lines[-1])
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+@dataclass
+class ScriptResult:
+    figures: Optional[Dict[str, object]]
+    note: str = ""  # why there are no figures, or which script file ran
+
+
+def run_speed_script(script: Path, python: Path, repeat: int, timeout: float, label: str) -> ScriptResult:
+    """Runs ``script`` with this interpreter (the scripts use only the standard library),
+    measuring the gradlint of ``python``; its lines are echoed as they come."""
+    cmd = [sys.executable, str(script), "--python", str(python), "--repeat", str(repeat)]
+    out: List[str] = []
+    try:
+        proc = subprocess.Popen(cmd, cwd=script.parent.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError as exc:
+        return ScriptResult(None, f"not started: {exc}")
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            out.append(line)
+            print(f"  [{label}] {line}", end="", flush=True)
+        code = proc.wait()
+    finally:
+        timer.cancel()
+    figures = last_json("".join(out))
+    if code != 0:
+        return ScriptResult(figures, f"exit {code}" + (f" (killed after {timeout:.0f} s)" if code < 0 else ""))
+    return ScriptResult(figures, "" if figures is not None else "no JSON line at the end")
+
+
+def _number(value: object) -> Optional[float]:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+        return None
+    return float(value)
+
+
+def format_figure(value: object) -> str:
+    if value is None:
+        return "n/a"
+    number = _number(value)
+    if number is None:
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{number:.1f}" if abs(number) >= 100 else f"{number:.2f}" if abs(number) >= 1 else f"{number:.3f}"
+
+
+def figure_ratio(head: object, base: object) -> Optional[float]:
+    h, b = _number(head), _number(base)
+    return None if h is None or b is None or b == 0 else h / b
+
+
+def speed_rows(plans: Sequence[ScriptPlan], results: Dict[Tuple[str, str], ScriptResult]) -> List[Tuple[str, str, str, str, str]]:
+    """(topic, figure, this tree, baseline, ratio) for every figure either side printed,
+    in the order the scripts printed them; "n/a" where a side has none. A script that
+    gave no figures on either side still has a row, saying why."""
+    rows = []
+    for plan in plans:
+        head, base = results[(plan.topic, "head")], results[(plan.topic, "base")]
+        h, b = head.figures or {}, base.figures or {}
+        names = list(h) + [n for n in b if n not in h]
+        if not names:
+            rows.append((plan.topic, "(no figures)", head.note or "n/a", base.note or "n/a", "n/a"))
+        for name in names:
+            ratio = figure_ratio(h.get(name), b.get(name))
+            rows.append((plan.topic, name, format_figure(h.get(name)), format_figure(b.get(name)), "n/a" if ratio is None else f"{ratio:.3f}"))
+    return rows
+
+
+def render_speed(rows: Sequence[Tuple[str, str, str, str, str]], base_short: str, notes: Sequence[str]) -> List[str]:
+    lines = [
+        f"| script | figure | this tree | {base_short} | this / {base_short} |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    lines += [f"| `speed_{topic}.py` | {name} | {h} | {b} | {r} |" for topic, name, h, b, r in rows]
+    if notes:
+        lines += ["", *[f"- {n}" for n in notes]]
+    return lines
+
+
+SPEED_ABOUT = [
+    "`benchmarks/run.py --speed --baseline REV` gathers every speed figure in one run. It unpacks revision REV "
+    "(`git archive`) into a temporary directory and makes a virtualenv whose gradlint is REV's (that tree first on "
+    "its path, this interpreter's packages after it), then runs each `benchmarks/speed_*.py` (found by glob, in both "
+    "trees) twice: with `--python` naming this tree's interpreter and the baseline's, the same `--repeat N`, the order "
+    "swapped from one script to the next. Each side runs its own copy of a script; a script REV lacks runs from this "
+    "tree against REV's interpreter. A script prints what it measures and, as its last line, one JSON object of "
+    "figures (median CPU seconds where the target is CPU time, wall seconds where it is wall time, ratios and counts "
+    "as their names say); its module docstring states each target. The table puts the two sides' figures side by "
+    "side with their ratio (this tree / REV); \"n/a\" where a side has no figure: a script that failed or is "
+    "missing, a figure new in this tree, or one a script skipped (its input absent, with the reason printed).",
+]
+
+
 def speed(args: argparse.Namespace) -> int:
-    """``--speed``: this tree against ``--baseline`` only (no peers), its own section of the docs."""
-    print("building the corpus ...", flush=True)
-    corpus = build_corpus()
-    stats = corpus_stats(corpus)
-    print(f"corpus: {stats[0]:,} files, {stats[1]:,} lines", flush=True)
+    """``--speed``: every ``benchmarks/speed_*.py`` with this tree's gradlint and with the
+    baseline's, side by side; its own section of the docs."""
     base = BaselineTree(args.baseline)
     try:
         loads_before = os.getloadavg()
-        small_repeat = max(10, 5 * args.repeat)
-        # Cold only: the target's figure, and half the time of the full run's comparison.
-        versus = versus_baseline(base, args.repeat, small_repeat, serial=False)
+        base_python = base.python()
+        plans = discover_speed_scripts(ROOT, base.path)
+        print(f"speed scripts: {', '.join(p.topic for p in plans) or 'none'}; baseline {base.short} in {base.path}", flush=True)
+        results: Dict[Tuple[str, str], ScriptResult] = {}
+        notes: List[str] = []
+        for k, plan in enumerate(plans):
+            sides = [("head", plan.head, Path(sys.executable)), ("base", plan.base, base_python)]
+            # The order swaps from one script to the next, so that neither side always runs second.
+            for side, script, python in sides if k % 2 == 0 else sides[::-1]:
+                label = f"{plan.topic}, {'this tree' if side == 'head' else base.short}"
+                results[(plan.topic, side)] = result = run_speed_script(script, python, args.repeat, args.script_timeout, label)
+                if result.note:
+                    notes.append(f"`speed_{plan.topic}.py`, {label.split(', ')[1]}: {result.note}")
+            if not plan.base.is_relative_to(base.path):
+                notes.append(f"`speed_{plan.topic}.py` is not in {base.short}: this tree's script measured it")
         loads_after = os.getloadavg()
     finally:
         base.close()
@@ -588,12 +761,15 @@ def speed(args: argparse.Namespace) -> int:
         [
             SPEED_SECTION,
             "",
-            "## Against a baseline revision",
+            "## Speed figures against a baseline revision",
             "",
-            f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; gradlint {gradlint_version()}, revision {git_revision()}",
+            f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; gradlint {gradlint_version()}, revision {git_revision()}; baseline {base.short} (`--baseline {base.rev}`)",
             f"- Machine: {os.cpu_count()} logical CPUs; load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in loads_before)}; after: {', '.join(f'{x:.2f}' for x in loads_after)}",
+            f"- Each `benchmarks/speed_*.py` run once per tree with `--repeat {args.repeat}` (medians inside each script); figures are seconds unless the name says otherwise.",
             "",
-            *render_versus(versus, base, stats, args.repeat, small_repeat),
+            *SPEED_ABOUT,
+            "",
+            *render_speed(speed_rows(plans, results), base.short, notes),
         ]
     ) + "\n"
     print()
@@ -1077,7 +1253,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--formats", action="store_true", help="only time each output format on a legacy corpus")
     parser.add_argument("--lsp", action="store_true", help="only time the language server's diagnostics and code actions")
     parser.add_argument("--baseline", metavar="REV", help="also time the revision REV of this repository, alternating with this tree (CPU and wall)")
-    parser.add_argument("--speed", action="store_true", help="only this tree against --baseline: the corpus cold and one small file (no peers)")
+    parser.add_argument("--speed", action="store_true", help="only the speed figures: every benchmarks/speed_*.py, this tree against --baseline")
+    parser.add_argument("--script-timeout", type=float, default=1800.0, help="seconds before a speed script is stopped (--speed)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")

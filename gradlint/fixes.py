@@ -428,7 +428,11 @@ def preload_import_changes() -> None:
 def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> cst.Module:
     """LibCST's import codemods on ``module``: on its head alone where that gives the
     same module (see :func:`_import_head`), which spares them a walk of every node
-    of the module, and a scope analysis of all of it, on every application."""
+    of the module, and a scope analysis of all of it, on every application. The
+    changes fixes make most are made without the codemods (:func:`_update_imports_quick`)."""
+    quick = _update_imports_quick(module, adds, removes)
+    if quick is not None:
+        return quick
     with _quick_matcher_visitors():
         found = _import_head(module, removes)
         if found is None:
@@ -548,6 +552,138 @@ def _update_imports_now(module: cst.Module, adds: Sequence[ImportSpec], removes:
             AddImportsVisitor.add_needed_import(context, imp.module, imp.obj, imp.asname)
         module = AddImportsVisitor(context).transform_module(module)
     return module
+
+
+def _plain(imp: ImportSpec) -> bool:
+    return imp.obj is None and imp.asname is None
+
+
+def _update_imports_quick(module: cst.Module, adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]) -> Optional[cst.Module]:
+    """What :func:`_update_imports_now` makes of ``module``, for the import changes fixes
+    make most (removing a one-name import line nothing else names, adding ``import X``),
+    built without LibCST's codemods; None for any other change.
+
+    Importing ``libcst.codemod`` (``libcst.matchers`` with it) costs more CPU than
+    rendering every fix of a file: a process rendering edits (JSON, SARIF, ``full``)
+    paid it on the first fix that changed an import. The removal and the addition here
+    follow those codemods step by step (tests/test_fix_renderer.py compares the two)."""
+    if any(not _plain(imp) for imp in adds):
+        return None
+    for imp in removes:
+        module = _remove_import_quick(module, imp)  # type: ignore[assignment]
+        if module is None:
+            return None
+    return _add_imports_quick(module, [imp.module for imp in adds]) if adds else module
+
+
+def _remove_import_quick(module: cst.Module, imp: ImportSpec) -> Optional[cst.Module]:
+    """``RemoveImportsVisitor`` (as ``_remove_imports_visitor`` extends it) removing ``imp``,
+    where it provably removes a whole top-level line: the one statement of that line
+    imports exactly ``imp``, and its name is spelled nowhere else in the module (so no
+    reference, string annotation or ``__all__`` entry keeps it, and no other import
+    statement matches). The line's comment lines above it, if any is a comment, stay
+    (they go to the next statement, or the footer), as the extended remover keeps them."""
+    if _plain(imp) and "." in imp.module:
+        return None  # `import a.b` binds `a`: LibCST checks every dotted prefix
+    name = imp.asname or imp.obj or imp.module
+    code = module.code
+    if "__all__" in code or _ESCAPE.search(code):
+        return None  # an escape in a string annotation could spell the name unseen
+    # After a dot, a name is an attribute or part of a module's name, never a read of
+    # it (a string annotation's `a.name` counts as `a.name` and `a`, not `name`).
+    spelled = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+    body = list(module.body)
+    at = [i for i, stmt in enumerate(body) if _imports_exactly(stmt, imp)]
+    if len(at) != 1:
+        return None
+    i = at[0]
+    stmt = body[i]
+    if len(spelled.findall(code)) != len(spelled.findall(module.code_for_node(stmt))):
+        return None
+    del body[i]
+    lines = list(stmt.leading_lines)
+    if not any(line.comment is not None for line in lines):
+        return module.with_changes(body=body)
+    if i < len(body):
+        body[i] = body[i].with_changes(leading_lines=[*lines, *body[i].leading_lines])
+        return module.with_changes(body=body)
+    return module.with_changes(body=body, footer=[*lines, *module.footer])
+
+
+_ESCAPE = re.compile(r"\\[xuUN0-7]")
+
+
+def _imports_exactly(stmt: cst.BaseStatement, imp: ImportSpec) -> bool:
+    """Whether ``stmt`` is a line of one import statement, of one name, that is ``imp``."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Import) and imp.obj is None:
+        names = small.names
+        module = imp.module
+    elif isinstance(small, cst.ImportFrom) and imp.obj is not None:
+        if small.relative or small.module is None or isinstance(small.names, cst.ImportStar):
+            return False
+        if _dotted(small.module) != imp.module or imp.module == "__future__":
+            return False
+        names = small.names
+        module = imp.obj
+    else:
+        return False
+    return len(names) == 1 and names[0].evaluated_name == module and names[0].evaluated_alias == imp.asname
+
+
+def _dotted(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return None if head is None else f"{head}.{node.attr.value}"
+    return None
+
+
+def _add_imports_quick(module: cst.Module, modules: Sequence[str]) -> cst.Module:
+    """``AddImportsVisitor`` adding ``import M`` for each of ``modules``: those not among
+    the imports at the top of the module go, sorted, after the last of those imports
+    (after a docstring or ``__strict__`` line, if there is no import), and the statement
+    after them starts with an empty line."""
+    missing = sorted({m for m in modules if not _among_top_imports(module, ImportSpec(m))})
+    if not missing:
+        return module
+    body = list(module.body)
+    start = 1 if _skip_first(module) else 0
+    at = start
+    for stmt in body[start:]:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], (cst.Import, cst.ImportFrom))):
+            break
+        at += 1
+    after = body[at:]
+    if after:
+        first = after[0]
+        if not first.leading_lines:
+            after[0] = first.with_changes(leading_lines=(cst.EmptyLine(),))
+        elif first.leading_lines[0].comment is not None:
+            after[0] = first.with_changes(leading_lines=(cst.EmptyLine(), *first.leading_lines))
+    config = module.config_for_parsing
+    new = [cst.parse_statement(f"import {m}", config=config) for m in missing]
+    return module.with_changes(body=[*body[:at], *new, *after])
+
+
+def _skip_first(module: cst.Module) -> bool:
+    """LibCST's ``_skip_first`` of its import adder: whether the module's first statement
+    is a docstring or sets ``__strict__`` (imports then go after it)."""
+    body = module.body
+    if not body or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        return False
+    first = body[0].body[0]
+    if isinstance(first, cst.Expr):
+        return isinstance(first.value, cst.SimpleString)
+    return (
+        isinstance(first, cst.Assign)
+        and len(first.targets) == 1
+        and isinstance(first.targets[0].target, cst.Name)
+        and first.targets[0].target.value == "__strict__"
+    )
 
 
 def parse_fixed(text: str) -> Optional[cst.Module]:
@@ -1007,6 +1143,9 @@ class FixRenderer:
         """Whether adding ``imp`` leaves the module as it is: LibCST's own check, on the
         imports at the top of the module (the only ones it looks at)."""
         found = self._present.get(imp)
+        if found is None and _plain(imp):
+            # For `import X` the rule below is LibCST's own, both ways: no codemod needed.
+            found = self._present[imp] = _among_top_imports(self.module, imp)
         if found is None and _among_top_imports(self.module, imp):
             found = self._present[imp] = True
         if found is None:

@@ -139,7 +139,10 @@ def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> 
                 done(i, lint_file(path, rules, mode, source))  # no parse: cheap
 
     if jobs > 1 and len(parse) >= MIN_PARALLEL:
-        if (mode.edits or mode.fix or mode.diff) and parallel.forks():
+        # Applying fixes may change imports in ways only LibCST's codemods do; rendering
+        # edits (json, sarif, full) does without them (fixes._update_imports_quick) but
+        # for rare changes, which a worker imports them for.
+        if (mode.fix or mode.diff) and parallel.forks():
             from gradlint.fixes import preload_import_changes
 
             preload_import_changes()

@@ -261,16 +261,19 @@ def test_ctrl_c_stops_cleanly(tmp_path, jobs):
         assert p.read_text() == _fixed(n) + "\n" * (n % 3) + "# padding\n" * 40
 
 
-@pytest.mark.parametrize("fmt,preloaded", [("concise", False), ("json", True), ("full", True), ("github", False)])
-def test_forked_workers_get_the_import_codemods_from_the_parent_when_fixes_are_rendered(fixtures_copy, monkeypatch, fmt, preloaded):
-    """Fix edits (json, sarif, full) may change imports, which needs `libcst.codemod`:
-    imported once in the parent before the workers are forked, not once in each."""
+@pytest.mark.parametrize(
+    "fmt,extra,preloaded", [("concise", [], False), ("json", [], False), ("full", [], False), ("github", [], False), ("concise", ["--diff"], True)]
+)
+def test_forked_workers_get_the_import_codemods_from_the_parent_when_fixes_are_applied(fixtures_copy, monkeypatch, fmt, extra, preloaded):
+    """Applying fixes (--fix, --diff) may change imports in ways only `libcst.codemod` does:
+    imported once in the parent before the workers are forked, not once in each. Fix
+    edits (json, sarif, full) are rendered without it: the parent does not pay for it."""
     from gradlint import fixes
 
     loads = []
     monkeypatch.setattr(fixes, "preload_import_changes", lambda: loads.append(fmt))
     monkeypatch.setattr(parallel, "map_ordered", lambda fn, items, jobs, on_result=None: [on_result(k, fn(*item)) for k, item in enumerate(items)])
-    code, out, _ = run("fixtures", "--jobs", "2", "--output-format", fmt)
+    code, out, _ = run("fixtures", "--jobs", "2", "--output-format", fmt, *extra)
     assert code == 1 and out
     assert loads == ([fmt] if preloaded else [])
 
