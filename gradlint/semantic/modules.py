@@ -579,12 +579,83 @@ class Modules:
                     left = self._leaves_in_eval(small.value, _depth + 1)
                     if left is not None and self._module_global(left, stmt):
                         return EvalSwitch(left, small.value, stmt)
+                    left = self.method_leaves_in_eval(small.value, _depth + 1)
+                    if left is not None:
+                        return EvalSwitch(left, small.value, stmt)
             elif isinstance(small, cst.Assign) and len(small.targets) == 1:
                 call, _ = eval_in_chain(small.value)
                 target = small.targets[0].target
                 if call is not None and is_model_ref(target):
                     return EvalSwitch(self.tree.code_for(target), call, stmt)
+                if isinstance(small.value, cst.Call) and is_model_ref(target) and _depth < 3:
+                    if self.returns_in_eval(small.value, _depth + 1):
+                        return EvalSwitch(self.tree.code_for(target), small.value, stmt)
         return None
+
+    def returns_in_eval(self, call: cst.Call, _depth: int = 0) -> bool:
+        """Whether ``call``, of a function or method of this file, returns a value it
+        put in eval mode: every ``return`` of its body is a statement of the body
+        itself (so the switch before it always ran) returning a name that an
+        earlier statement of the body switched to eval mode (``model.eval()``), with
+        nothing between taking it out again or rebinding it. ``model =
+        get_model(conf)`` then binds an eval-mode module, as ``model.eval()`` would."""
+        func = self.model.calls.local_function(call)
+        if func is None or not isinstance(func.body, cst.IndentedBlock) or func.asynchronous is not None:
+            return False
+        key = (id(func), "returns-eval", _depth)
+        if key in self._callee_effects:
+            return bool(self._callee_effects[key])
+        self._callee_effects[key] = False  # recursion
+        found = self._returns_in_eval(func, _depth)
+        self._callee_effects[key] = found
+        return found
+
+    def _returns_in_eval(self, func: cst.FunctionDef, depth: int) -> bool:
+        body = func.body.body  # type: ignore[union-attr]
+        top = {id(stmt.body[0]) for stmt in body if isinstance(stmt, cst.SimpleStatementLine) and stmt.body}
+        returns = [n for n in walk(func.body) if isinstance(n, (cst.Return, cst.Yield))]
+        if not returns or any(not isinstance(n, cst.Return) or id(n) not in top for n in returns):
+            return False  # a generator, a bare fall-through, or a return in a branch
+        left: List[str] = []  # names the body has put in eval mode so far
+        for stmt in body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+            if isinstance(small, cst.Return):
+                value = small.value
+                return isinstance(value, cst.Name) and value.value in left  # the statements after it never run
+            left = [m for m in left if not self.ends_eval_mode(stmt, m, depth)]
+            switch = self.eval_switch(stmt, depth)
+            if switch is not None and switch.model.isidentifier() and switch.model not in left:
+                left.append(switch.model)
+        return False
+
+    def method_leaves_in_eval(self, call: cst.Call, _depth: int = 0) -> Optional[str]:
+        """For ``self.eval_mode()``, a method of the enclosing class, the attribute of
+        ``self`` it leaves in eval mode (``self.model``): a statement of its body
+        itself (so it always runs) switches it, and nothing after that may take it
+        out again. The text means the same object in the caller: the same ``self``."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return None
+        method = self.model.calls.local_function(call)
+        if method is None or not isinstance(method.body, cst.IndentedBlock) or method.asynchronous is not None:
+            return None
+        if self.model.gradmode.decorator_guard(method) is not None or method.decorators:
+            return None  # a decorator may run it some other way (a property, a cached call)
+        key = (id(method), "self-eval", _depth)
+        if key in self._callee_effects:
+            return self._callee_effects[key]  # type: ignore[return-value]
+        self._callee_effects[key] = None  # recursion
+        left: List[str] = []
+        sure = True  # no statement so far may have returned early: a switch now always runs
+        for stmt in method.body.body:
+            left = [m for m in left if not self.ends_eval_mode(stmt, m, _depth)]
+            switch = self.eval_switch(stmt, _depth) if sure else None
+            if switch is not None and switch.model.startswith("self.") and switch.model not in left:
+                left.append(switch.model)
+            if any(isinstance(n, cst.Return) for n in walk(stmt)):
+                sure = False
+        self._callee_effects[key] = left[0] if left else None
+        return self._callee_effects[key]  # type: ignore[return-value]
 
     def container_eval_switch(self, loop: cst.CSTNode) -> Optional[EvalSwitch]:
         """If the loop ``for k in ...: models[k].eval()`` puts items of the container
