@@ -29,7 +29,7 @@ from gradlint.fixes import Fix
 from gradlint.rule import AnyOf, LowercaseGate, Rule
 from gradlint.rules._gates import word
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
-from gradlint.semantic import project
+from gradlint.semantic import branches, project
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name, looks_like_model
@@ -358,22 +358,36 @@ class EvalWithoutNoGrad(Rule):
             if receiver == "self" and _depth < 2:
                 helper = sem.calls.local_function(sub)
                 if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):
-                    model = self._helper_forward(helper, models, _depth + 1)
+                    model = self._helper_forward(helper, models, _depth + 1, sub)
                     if model is not None:
                         found.append((sub, model))
         return found
+
+    def _helper_wants_gradients(self, helper: cst.FunctionDef, call: Optional[cst.Call]) -> bool:
+        """``_wants_gradients`` of the code of ``helper`` that ``call`` runs: a branch
+        that a constant argument rules out (``backward=False`` for ``if backward:
+        loss.backward()``) computes nothing for this call."""
+        if call is None:
+            return self._wants_gradients(helper.body)
+        method = self.ctx.semantic.tree.method_class(helper) is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in helper.decorators
+        )
+        constants = branches.constant_params(helper, call, method)
+        return any(self._wants_gradients(node) for node in branches.live_code(helper.body, constants))
 
     def _checked_alone(self, helper: cst.FunctionDef) -> bool:
         """Whether ``helper``'s forwards are reported in ``helper`` itself: it has an
         evaluation region of its own, or it is inference code reported as such."""
         return bool(self._has_eval and self._regions(helper)) or self._inference_function(helper) is not None
 
-    def _helper_forward(self, helper: cst.FunctionDef, models: FrozenSet[str], depth: int) -> Optional[str]:
+    def _helper_forward(
+        self, helper: cst.FunctionDef, models: FrozenSet[str], depth: int, call: Optional[cst.Call] = None
+    ) -> Optional[str]:
         """The model of ``models`` that the method ``helper`` runs, if it runs one without
         a guard of its own: ``self.model(x)`` for ``self.model``, and for ``self`` (a
         module running itself) a call of one of its callable attributes (``self.head(h)``)."""
         sem = self.ctx.semantic
-        if sem.gradmode.guard_at(helper.body) is not None or self._wants_gradients(helper.body):
+        if sem.gradmode.guard_at(helper.body) is not None or self._helper_wants_gradients(helper, call):
             return None  # no_grad already, or it computes gradients (an attack's forward-and-gradient step)
         for stmt in helper.body.body:
             for call, model in self._forwards(stmt, models, depth):
