@@ -355,6 +355,9 @@ class EvalWithoutNoGrad(Rule):
             if receiver in models and receiver != "self" and sem.modules.method_forward(sub) is not None:
                 found.append((sub, receiver))  # ``model.decode(z)``: a method of its class that runs its layers
                 continue
+            if receiver in models and receiver != "self" and sem.modules.imported_method_forward(sub):
+                found.append((sub, receiver))  # the same, for a module class of another file of the project
+                continue
             if receiver == "self" and _depth < 2:
                 helper = sem.calls.local_function(sub)
                 if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):

@@ -551,6 +551,32 @@ class Modules:
         method = _class_method(cls, func.attr.value)
         return method if method is not None and self._makes_forward(method, 1) else None
 
+    def imported_method_forward(self, call: cst.Call) -> bool:
+        """For ``m.calculate_objective(x, y)`` where every value ``m`` may hold is built
+        by a class imported from another file of the project (``m = Attention()`` or
+        ``m = GatedAttention()``), whether each such class is an ``nn.Module`` whose own
+        method of that name runs the instance's forward (the project index's
+        summaries: ``Project.method_runs_forward``)."""
+        func = call.func
+        index = self.model.project
+        if index is None or not isinstance(func, cst.Attribute) or func.attr.value == "forward":
+            return False
+        values = self.assigned_values(func.value)
+        if not values:
+            return False
+        names = self.model.names
+        for value in values:
+            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SELF_METHODS:
+                value = value.func.value  # Net(...).to(device)
+            if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+                return False
+            if not names.is_imported(value.func):
+                return False
+            qualnames = names.qualnames(value.func)
+            if not qualnames or not all(index.method_runs_forward(q, func.attr.value, self.model.path) for q in qualnames):
+                return False
+        return True
+
     def _makes_forward(self, func: cst.FunctionDef, depth: int) -> bool:
         key = id(func)
         found = self._forward_helpers.get(key)
