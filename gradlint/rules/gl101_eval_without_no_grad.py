@@ -159,8 +159,15 @@ class EvalWithoutNoGrad(Rule):
     # from what the walk recorded instead of walking the file again.
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if node.name.value not in _TRAINING_HOOKS:
+        if node.name.value not in _TRAINING_HOOKS or self._plain_call(node):
             self._functions.append(node)
+
+    def _plain_call(self, func: cst.FunctionDef) -> bool:
+        """``__call__`` of a class that is surely no ``nn.Module`` (a predictor wrapping
+        one): not a module's forward, whose outputs a caller's graph would compose."""
+        sem = self.ctx.semantic
+        cls = sem.tree.method_class(func)
+        return func.name.value == "__call__" and cls is not None and sem.modules.not_module_class(cls)
 
     def leave_Module(self, node: cst.Module) -> None:
         if self.ctx.semantic.gradmode.module_grad_off():
@@ -237,7 +244,24 @@ class EvalWithoutNoGrad(Rule):
                     if switch is not None and not sem.modules.ends_eval_mode(stmt, switch.model):
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(block, i + 1, switch.model, line))
+        regions += self._attribute_regions(scope)
         return [r for r in regions if r.start < r.end]
+
+    def _attribute_regions(self, scope: Scope) -> List[_Region]:
+        """A method of a class that is surely no ``nn.Module``, run after the method that
+        loaded its model (``self._model = torch.jit.load(p); self._model.eval()``):
+        ``self._model`` is in eval mode from its first statement, when every method
+        that assigns it leaves it so and none trains it (``Modules.eval_attributes``)."""
+        sem = self.ctx.semantic
+        cls = sem.tree.method_class(scope) if isinstance(scope, cst.FunctionDef) else None
+        if cls is None or scope.name.value == "__init__" or not isinstance(scope.body, cst.IndentedBlock):  # type: ignore[union-attr]
+            return []
+        found = []
+        for model, call in sem.modules.eval_attributes(cls).items():
+            if any(model == "self." + a for a in _assigned_attributes(scope)):
+                continue  # it loads the model itself: its own eval() opens its region
+            found.append(self._region(scope.body, 0, model, self.ctx.position(call).start.line))  # type: ignore[union-attr, arg-type]
+        return found
 
     def _region(self, block: Block, start: int, model: str, line: int) -> _Region:
         sem = self.ctx.semantic
@@ -831,6 +855,18 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(node, cst.SimpleStatementLine) and sem.gradmode.global_switch(node) is not None:
                 return True
         return False
+
+
+def _assigned_attributes(func: cst.FunctionDef) -> Set[str]:
+    """The attributes ``x`` that ``func`` assigns as ``self.x = ...``."""
+    found: Set[str] = set()
+    for node in walk(func.body, into_functions=True):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    found.add(t.attr.value)
+    return found
 
 
 def _keeps_log_probs(stmt: cst.CSTNode) -> bool:

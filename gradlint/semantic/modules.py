@@ -76,6 +76,8 @@ class Modules:
         self._forward_helpers: Dict[int, bool] = {}
         # (function, "eval", depth) -> the model it leaves in eval mode; (function, model, depth) -> whether it may train it
         self._callee_effects: Dict[Tuple[int, str, int], object] = {}
+        # class -> its attributes in eval mode whenever its methods run (``eval_attributes``)
+        self._eval_attributes: Dict[int, Dict[str, cst.Call]] = {}
         # Parameters whose callers are being asked whether they pass modules (a cycle guard).
         self._params_asked: Set[int] = set()
 
@@ -683,6 +685,104 @@ class Modules:
         self._callee_effects[key] = left[0] if left else None
         return self._callee_effects[key]  # type: ignore[return-value]
 
+    # -- plain classes and the eval mode of their attributes ------------------------------------
+
+    def not_module_class(self, cls: cst.ClassDef, _depth: int = 0) -> bool:
+        """Whether instances of ``cls`` are surely no working ``nn.Module``: every base is
+        ``object``, a class of this file that is none, or a class of the project that
+        the index shows derives from none; or ``cls`` defines ``__init__`` and nothing
+        in the class calls any ``__init__`` (``super().__init__()``), so
+        ``nn.Module.__init__`` never runs: such an object can be neither called as a
+        module nor put in train or eval mode by a parent."""
+        if _depth > 5 or cls in self.module_classes():
+            return False
+        if self._never_initialises_base(cls):
+            return True
+        index = self.model.project
+        names = self.model.names
+        for base in cls.bases:
+            value = base.value
+            if base.keyword is not None:
+                continue  # ``metaclass=ABCMeta``
+            if isinstance(value, cst.Name) and value.value == "object" and not names.is_imported(value):
+                continue
+            local = next(
+                (s for s in self.model.module.body if isinstance(s, cst.ClassDef) and isinstance(value, cst.Name) and s.name.value == value.value),
+                None,
+            )
+            if local is not None and local is not cls and self.not_module_class(local, _depth + 1):
+                continue
+            if (
+                index is not None
+                and isinstance(value, (cst.Name, cst.Attribute))
+                and names.is_imported(value)
+                and names.qualnames(value)
+                and all(index.derives_from_module(q, self.model.path) is False for q in names.qualnames(value))
+            ):
+                continue
+            return False
+        return True
+
+    def _never_initialises_base(self, cls: cst.ClassDef) -> bool:
+        if _class_method(cls, "__init__") is None:
+            return False
+        return not any(
+            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "__init__"
+            for n in walk(cls.body, into_functions=True)
+        )
+
+    def eval_attributes(self, cls: cst.ClassDef) -> Dict[str, cst.Call]:
+        """The attributes of a class that is surely no ``nn.Module`` (``not_module_class``)
+        that are in eval mode whenever a method of the class runs them: every method
+        that assigns ``self.<attr>`` a value (``None`` aside: calling it would raise)
+        leaves it in eval mode (``self._model = torch.jit.load(p)`` then
+        ``self._model.eval()``, in its own body, nothing after taking it out again and
+        no ``return`` in between), and no method of the class calls its ``train()``,
+        itself or through another method. Maps ``self.<attr>`` to the ``eval()`` call.
+        A module class is left out: its own ``train()`` would switch the attribute too."""
+        key = id(cls)
+        cached = self._eval_attributes.get(key)
+        if cached is not None:
+            return cached
+        found: Dict[str, cst.Call] = {}
+        self._eval_attributes[key] = found
+        if not self.not_module_class(cls):
+            return found
+        methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
+        assigned: Dict[str, List[cst.FunctionDef]] = {}
+        for method in methods:
+            for attr in _self_attributes_assigned(method):
+                assigned.setdefault(attr, []).append(method)
+        for attr, setters in assigned.items():
+            text = "self." + attr
+            switches = [self._leaves_attribute_in_eval(m, attr) for m in setters]
+            if any(sw is None for sw in switches):
+                continue
+            if any(self.ends_eval_mode(m.body, text, calls_only=True) for m in methods):
+                continue  # some method trains it
+            found[text] = switches[-1]  # type: ignore[assignment]
+        return found
+
+    def _leaves_attribute_in_eval(self, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
+        """The ``eval()`` after which ``method`` leaves ``self.<attr>``, which it assigns,
+        in eval mode: see ``eval_attributes``."""
+        if not isinstance(method.body, cst.IndentedBlock):
+            return None
+        text = "self." + attr
+        state: Optional[cst.Call] = None
+        dirty = False  # assigned since the last eval()
+        for stmt in method.body.body:
+            switch = self.eval_switch(stmt)
+            if attr in _self_attributes_assigned(stmt):
+                dirty = True
+            if switch is not None and switch.model == text:
+                state, dirty = switch.call, False
+            elif state is not None and self.ends_eval_mode(stmt, text, calls_only=True):
+                state = None
+            if dirty and any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(stmt)):
+                return None  # it may leave with the new value not yet in eval mode
+        return None if dirty or state is None else state
+
     def container_eval_switch(self, loop: cst.CSTNode) -> Optional[EvalSwitch]:
         """If the loop ``for k in ...: models[k].eval()`` puts items of the container
         ``models`` in eval mode, that switch; its ``model`` is ``models[]`` (any item)."""
@@ -931,6 +1031,31 @@ def _plain_init_value(init: cst.FunctionDef, value: cst.BaseExpression) -> bool:
             isinstance(default, cst.Name) and default.value in ("True", "False", "None")
         )
     return False
+
+
+def _self_attributes_assigned(node: cst.CSTNode) -> Set[str]:
+    """The attributes ``x`` that ``node`` binds as ``self.x`` (``self.x = v``, ``self.x
+    += v``, ``for self.x in ...``, ``with ... as self.x``), where ``v`` is not ``None``."""
+    found: Set[str] = set()
+    for sub in walk(node, into_functions=True):
+        targets: Sequence[cst.BaseExpression] = ()
+        if isinstance(sub, cst.Assign):
+            if isinstance(sub.value, cst.Name) and sub.value.value == "None":
+                continue
+            targets = [t.target for t in sub.targets]
+        elif isinstance(sub, (cst.AugAssign, cst.AnnAssign)):
+            if sub.value is None or isinstance(sub.value, cst.Name) and sub.value.value == "None":
+                continue
+            targets = [sub.target]
+        elif isinstance(sub, (cst.For, cst.CompFor)):
+            targets = [sub.target]
+        elif isinstance(sub, cst.WithItem) and sub.asname is not None:
+            targets = [sub.asname.name]
+        for target in targets:
+            for t in all_targets(target):
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    found.add(t.attr.value)
+    return found
 
 
 def class_forward(cls: cst.ClassDef) -> Optional[cst.FunctionDef]:

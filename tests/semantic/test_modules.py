@@ -488,3 +488,74 @@ def test_a_method_that_leaves_an_attribute_in_eval_mode_switches_it_for_its_call
     assert [(s.model, ctx.code_for(s.call)) if s else None for s in found] == [
         ("self.model", "self.eval_mode()"), None, None
     ]
+
+
+def test_classes_that_are_surely_no_module_and_the_attributes_they_keep_in_eval_mode():
+    ctx = context(
+        """\
+        import torch
+        import torch.nn as nn
+        from cvu.interface import IModel
+
+
+        class Yolo(IModel):
+            def __init__(self, weight):
+                self._model = None
+                self._load(weight)
+
+            def _load(self, weight):
+                self._model = torch.jit.load(weight)
+                if self.gpu:
+                    self._model.half()
+                self._model.eval()
+
+            def __call__(self, x):
+                return self._model(x)
+
+
+        class Initialised(IModel):
+            def __init__(self, weight):
+                super().__init__()
+                self.model = torch.jit.load(weight).eval()
+
+
+        class Trains:
+            def __init__(self, weight):
+                self.model = torch.jit.load(weight)
+                self.model.eval()
+                self.head = torch.jit.load(weight)
+
+            def fit(self, batch):
+                self.model.train()
+
+            def reload(self, weight):
+                self.head = torch.jit.load(weight)
+                self.head.eval()
+
+
+        class Early:
+            def load(self, weight, fast):
+                self.model = torch.jit.load(weight)
+                if fast:
+                    return
+                self.model.eval()
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(2, 2)
+                self.enc.eval()
+        """
+    )
+    mods = ctx.semantic.modules
+    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    # Yolo never runs a base __init__ (IModel is unknown); Initialised does, so its
+    # base decides, and it is unknown
+    assert {n: mods.not_module_class(c) for n, c in classes.items()} == {
+        "Yolo": True, "Initialised": False, "Trains": True, "Early": True, "Net": False
+    }
+    found = {n: {a: ctx.tree.line(c) for a, c in mods.eval_attributes(c).items()} for n, c in classes.items()}
+    # Trains: fit() trains self.model; __init__ assigns self.head and leaves it in
+    # train mode. Early may return before the eval().
+    assert found == {"Yolo": {"self._model": 15}, "Initialised": {}, "Trains": {}, "Early": {}, "Net": {}}
