@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# Bases that make no class an ``nn.Module``.
+_PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -706,6 +708,8 @@ class Modules:
                 continue  # ``metaclass=ABCMeta``
             if isinstance(value, cst.Name) and value.value == "object" and not names.is_imported(value):
                 continue
+            if isinstance(value, (cst.Name, cst.Attribute)) and names.refers_to(value, _PLAIN_BASES):
+                continue
             local = next(
                 (s for s in self.model.module.body if isinstance(s, cst.ClassDef) and isinstance(value, cst.Name) and s.name.value == value.value),
                 None,
@@ -717,7 +721,7 @@ class Modules:
                 and isinstance(value, (cst.Name, cst.Attribute))
                 and names.is_imported(value)
                 and names.qualnames(value)
-                and all(index.derives_from_module(q, self.model.path) is False for q in names.qualnames(value))
+                and all(index.surely_not_module(q, self.model.path) for q in names.qualnames(value))
             ):
                 continue
             return False

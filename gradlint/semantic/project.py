@@ -53,6 +53,8 @@ _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
     {"pytorch_lightning.LightningModule", "lightning.LightningModule", "lightning.pytorch.LightningModule"}
 )
+# Bases that make no class an ``nn.Module``.
+_PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
 # Words that make a file worth summarising at all: classes, calls made from
 # inference code or under a grad-mode guard.
 _UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
@@ -437,6 +439,27 @@ class Project:
                 break
         if _depth == 0:
             self._module_class[(root, qualname)] = found
+        return found
+
+    def surely_not_module(self, qualname: str, origin: str, _depth: int = 0) -> bool:
+        """Whether the class ``qualname`` of the project of ``origin`` surely derives
+        from no ``nn.Module``: a file of the index defines it, and each of its bases
+        is ``object``, ``abc.ABC``, ``typing.Generic``/``Protocol`` or such a class
+        itself. A base no file defines leaves it unknown: False. (``derives_from_module``
+        answers False for that too, which says only that no module base was found.)"""
+        if _depth > 8 or qualname in _MODULE_BASES or is_nn_module_class(qualname):
+            return False
+        root = self.root(origin)
+        found = False
+        for path, bases in self._classes(qualname, root):
+            module = module_names(path)[-1] if module_names(path) else ""
+            for base in bases:
+                if base in (".object", "builtins.object") or base in _PLAIN_BASES:
+                    continue
+                full = module + base if base.startswith(".") else base
+                if not self.surely_not_module(full, origin, _depth + 1):
+                    return False
+            found = True
         return found
 
     def method_runs_forward(self, qualname: str, method: str, origin: str) -> bool:

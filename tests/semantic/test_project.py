@@ -325,3 +325,45 @@ def test_gl101_reports_a_method_forward_of_a_module_class_of_another_file(tmp_pa
     assert [(f.code, f.start) for f in found] == [("GL101", (10, 17))]
     # without the index, what Attention is and what its methods do is unknown
     assert lint_source(main, path, LintSettings(frozenset({"GL101"}))).findings == []
+
+
+def test_a_class_is_surely_no_module_only_when_every_base_is_known(tmp_path):
+    sources = _files(
+        tmp_path / "repo",
+        {
+            "base.py": (
+                "import abc\nimport torch.nn as nn\nfrom ludwig.utils import LudwigModule\n"
+                "class Interface(abc.ABC):\n    pass\n"
+                "class Plain(object):\n    pass\n"
+                "class Child(Plain, Interface):\n    pass\n"
+                "class Net(nn.Module):\n    pass\n"
+                "class Unknown(LudwigModule):\n    pass\n"
+            ),
+        },
+    )
+    index = project.build(sources)
+    origin = str(tmp_path / "repo" / "main.py")
+    found = {n: index.surely_not_module(f"base.{n}", origin) for n in ("Interface", "Plain", "Child", "Net", "Unknown", "Missing")}
+    assert found == {"Interface": True, "Plain": True, "Child": True, "Net": False, "Unknown": False, "Missing": False}
+    # derives_from_module answers False for Unknown as well: no module base found there
+    assert index.derives_from_module("base.Unknown", origin) is False
+    code = """
+    import torch
+    from base import Child, Unknown
+
+    class Runner(Child):
+        def __init__(self, path):
+            super().__init__()
+            self.net = torch.jit.load(path)
+            self.net.eval()
+
+    class Other(Unknown):
+        def __init__(self, path):
+            super().__init__()
+            self.net = torch.jit.load(path)
+            self.net.eval()
+    """
+    ctx = _ctx(code, origin, index)
+    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    assert {n: ctx.semantic.modules.not_module_class(c) for n, c in classes.items()} == {"Runner": True, "Other": False}
+    assert list(ctx.semantic.modules.eval_attributes(classes["Runner"])) == ["self.net"]
