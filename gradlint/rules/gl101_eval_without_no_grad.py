@@ -385,9 +385,10 @@ class EvalWithoutNoGrad(Rule):
             if receiver == "self" and _depth < 2:
                 helper = sem.calls.local_function(sub)
                 if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):
-                    model = self._helper_forward(helper, models, _depth + 1, sub)
+                    passed = self._passed_models(helper, sub, models)
+                    model = self._helper_forward(helper, models | frozenset(passed), _depth + 1, sub)
                     if model is not None:
-                        found.append((sub, model))
+                        found.append((sub, passed.get(model, model)))
         return found
 
     def _helper_wants_gradients(self, helper: cst.FunctionDef, call: Optional[cst.Call]) -> bool:
@@ -401,6 +402,22 @@ class EvalWithoutNoGrad(Rule):
         )
         constants = branches.constant_params(helper, call, method)
         return any(self._wants_gradients(node) for node in branches.live_code(helper.body, constants))
+
+    def _passed_models(self, helper: cst.FunctionDef, call: cst.Call, models: FrozenSet[str]) -> Dict[str, str]:
+        """The parameters of the method ``helper`` that ``call`` (``self._predict(self.model,
+        batch)``) binds to a model of ``models``: parameter -> the model's text. A
+        parameter the method rebinds is left out: it may hold something else."""
+        sem = self.ctx.semantic
+        params = [*helper.params.posonly_params, *helper.params.params]
+        if not params or sem.tree.method_class(helper) is None or helper.decorators:
+            return {}
+        bare = helper.params.with_changes(posonly_params=(), params=params[1:])
+        passed: Dict[str, str] = {}
+        for param, arg in _bound_params(helper.with_changes(params=bare), call):
+            text = self.ctx.code_for(arg)
+            if text in models and param not in _rebound_names(helper):
+                passed[param] = text
+        return passed
 
     def _checked_alone(self, helper: cst.FunctionDef) -> bool:
         """Whether ``helper``'s forwards are reported in ``helper`` itself: it has an
@@ -866,6 +883,28 @@ def _assigned_attributes(func: cst.FunctionDef) -> Set[str]:
             for t in targets:
                 if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                     found.add(t.attr.value)
+    return found
+
+
+def _rebound_names(func: cst.FunctionDef) -> Set[str]:
+    """Names that ``func``'s body binds (``model = ...``, ``for model in ...``)."""
+    found: Set[str] = set()
+    for node in walk(func.body, into_functions=True):
+        targets: List[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = [node.asname.name]
+        while targets:
+            t = targets.pop()
+            if isinstance(t, cst.Name):
+                found.add(t.value)
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                targets += [el.value for el in t.elements]
+            elif isinstance(t, cst.StarredElement):
+                targets.append(t.value)
     return found
 
 

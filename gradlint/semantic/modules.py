@@ -565,21 +565,44 @@ class Modules:
         index = self.model.project
         if index is None or not isinstance(func, cst.Attribute) or func.attr.value == "forward":
             return False
-        values = self.assigned_values(func.value)
-        if not values:
+        classes = self._declared_classes(func.value)
+        if not classes:
             return False
         names = self.model.names
-        for value in values:
-            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SELF_METHODS:
-                value = value.func.value  # Net(...).to(device)
-            if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+        for ref in classes:
+            if not names.is_imported(ref):
                 return False
-            if not names.is_imported(value.func):
-                return False
-            qualnames = names.qualnames(value.func)
+            qualnames = names.qualnames(ref)
             if not qualnames or not all(index.method_runs_forward(q, func.attr.value, self.model.path) for q in qualnames):
                 return False
         return True
+
+    def _declared_classes(self, expr: cst.BaseExpression, _depth: int = 0) -> List[cst.BaseExpression]:
+        """The classes that every value ``expr`` may hold is an instance of, as
+        references to them: ``Net`` for ``m = Net(...)`` (``.to(device)`` and the
+        like kept), for a parameter annotated ``m: Net``, or for ``self.m`` when every
+        ``self.m = ...`` of the class is one of those (``self.model =
+        model.to(device)`` in ``__init__(self, model: ECD)``); empty when unknown."""
+        if _depth > 3:
+            return []
+        if isinstance(expr, cst.Name):
+            b = self.model.scopes.reaching_binding(expr)
+            if b is not None and b.kind == "param" and isinstance(b.node, cst.Param):
+                ann = b.node.annotation.annotation if b.node.annotation is not None else None
+                return [ann] if isinstance(ann, (cst.Name, cst.Attribute)) else []
+        found: List[cst.BaseExpression] = []
+        values = self.assigned_values(expr)
+        for value in values:
+            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SELF_METHODS:
+                value = value.func.value  # Net(...).to(device)
+            if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
+                found.append(value.func)
+                continue
+            inner = self._declared_classes(value, _depth + 1) if isinstance(value, cst.Name) else []
+            if not inner:
+                return []
+            found += inner
+        return found
 
     def _makes_forward(self, func: cst.FunctionDef, depth: int) -> bool:
         key = id(func)

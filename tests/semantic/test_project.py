@@ -367,3 +367,51 @@ def test_a_class_is_surely_no_module_only_when_every_base_is_known(tmp_path):
     classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
     assert {n: ctx.semantic.modules.not_module_class(c) for n, c in classes.items()} == {"Runner": True, "Other": False}
     assert list(ctx.semantic.modules.eval_attributes(classes["Runner"])) == ["self.net"]
+
+
+def test_gl101_takes_the_class_of_an_attribute_from_the_annotation_of_what_init_stores(tmp_path):
+    from gradlint.engine import lint_source
+    from gradlint.options import LintSettings
+
+    model = (
+        "import torch.nn as nn\n"
+        "class ECD(nn.Module):\n"
+        "    def forward(self, x):\n        return x\n"
+        "    def evaluation_step(self, x, y):\n        return self(x) - y\n"
+        "    def describe(self):\n        return {}\n"
+    )
+    main = textwrap.dedent(
+        """\
+        from ecd import ECD
+
+
+        class Predictor:
+            def __init__(self, model: ECD, device="cpu"):
+                self.model = model.to(device)
+
+            def batch_evaluation(self, batches):
+                self.model.eval()
+                errors = []
+                for x, y in batches:
+                    errors.append(self.model.evaluation_step(x, y).abs().mean().item())
+                return errors
+
+            def describe_all(self, batches):
+                self.model.eval()
+                return [self.model.describe() for _ in batches]
+
+
+        class Untyped:
+            def __init__(self, model, device="cpu"):
+                self.model = model.to(device)
+
+            def batch_evaluation(self, batches):
+                self.model.eval()
+                return [self.model.evaluation_step(x, y).mean().item() for x, y in batches]
+        """
+    )
+    sources = _files(tmp_path / "repo", {"ecd.py": model, "main.py": main})
+    path = str(tmp_path / "repo" / "main.py")
+    found = lint_source(main, path, LintSettings(frozenset({"GL101"}), index=project.build(sources))).findings
+    # describe() runs no forward; Untyped's model may be anything
+    assert [(f.code, f.start) for f in found] == [("GL101", (12, 26))]
