@@ -253,14 +253,16 @@ class EvalWithoutNoGrad(Rule):
         ``self._model`` is in eval mode from its first statement, when every method
         that assigns it leaves it so and none trains it (``Modules.eval_attributes``)."""
         sem = self.ctx.semantic
-        cls = sem.tree.method_class(scope) if isinstance(scope, cst.FunctionDef) else None
-        if cls is None or scope.name.value == "__init__" or not isinstance(scope.body, cst.IndentedBlock):  # type: ignore[union-attr]
+        if not isinstance(scope, cst.FunctionDef) or scope.name.value == "__init__" or not isinstance(scope.body, cst.IndentedBlock):
+            return []
+        cls = sem.tree.method_class(scope)
+        if cls is None:
             return []
         found = []
         for model, call in sem.modules.eval_attributes(cls).items():
             if any(model == "self." + a for a in _assigned_attributes(scope)):
                 continue  # it loads the model itself: its own eval() opens its region
-            found.append(self._region(scope.body, 0, model, self.ctx.position(call).start.line))  # type: ignore[union-attr, arg-type]
+            found.append(self._region(scope.body, 0, model, self.ctx.position(call).start.line))
         return found
 
     def _region(self, block: Block, start: int, model: str, line: int) -> _Region:

@@ -11,7 +11,7 @@ kept, so what is left out surely does not run for that call.
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -69,10 +69,10 @@ def constant_params(func: cst.FunctionDef, call: cst.Call, method: bool) -> Dict
     return found
 
 
-def _rebound(func: cst.FunctionDef) -> set:
+def _rebound(func: cst.FunctionDef) -> Set[str]:
     """Names the body binds (assignment targets, loop variables, ``with ... as``,
     ``global``/``nonlocal``, ``del``): a parameter among them is not constant."""
-    out = set()
+    out: Set[str] = set()
     for node in walk(func.body, into_functions=True):
         targets: Sequence[cst.CSTNode] = ()
         if isinstance(node, cst.Assign):

@@ -664,7 +664,9 @@ class Modules:
         return found
 
     def _returns_in_eval(self, func: cst.FunctionDef, depth: int) -> bool:
-        body = func.body.body  # type: ignore[union-attr]
+        if not isinstance(func.body, cst.IndentedBlock):
+            return False
+        body = func.body.body
         top = {id(stmt.body[0]) for stmt in body if isinstance(stmt, cst.SimpleStatementLine) and stmt.body}
         returns = [n for n in walk(func.body) if isinstance(n, (cst.Return, cst.Yield))]
         if not returns or any(not isinstance(n, cst.Return) or id(n) not in top for n in returns):
@@ -787,7 +789,9 @@ class Modules:
                 continue
             if any(self.ends_eval_mode(m.body, text, calls_only=True) for m in methods):
                 continue  # some method trains it
-            found[text] = switches[-1]  # type: ignore[assignment]
+            last = switches[-1]
+            if last is not None:
+                found[text] = last
         return found
 
     def _leaves_attribute_in_eval(self, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
