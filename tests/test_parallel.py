@@ -183,7 +183,8 @@ def test_summaries_made_by_workers_are_those_of_a_serial_run():
         "classes": {"Net7": ["torch.nn.Module"]},
         "calls": {"no_grad": [1, 0], "helper7": [1, 1], "act7": [1, 0]},
         "inference_calls": [["act7", "evaluate7", 12]],
-        "v": 2,
+        "forwards": {},
+        "v": 3,
     }
     assert session._summarize(pending, 2) == serial
     assert session._PENDING == []  # nothing kept past the run

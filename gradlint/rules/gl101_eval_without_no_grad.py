@@ -30,6 +30,7 @@ from gradlint.prefilter import InferenceCalledGate
 from gradlint.rule import AnyOf, LowercaseGate, Rule
 from gradlint.rules._gates import word
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
+from gradlint.semantic import branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name, looks_like_model
@@ -140,8 +141,15 @@ class EvalWithoutNoGrad(Rule):
     # from what the walk recorded instead of walking the file again.
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if node.name.value not in _TRAINING_HOOKS:
+        if node.name.value not in _TRAINING_HOOKS or self._plain_call(node):
             self._functions.append(node)
+
+    def _plain_call(self, func: cst.FunctionDef) -> bool:
+        """``__call__`` of a class that is surely no ``nn.Module`` (a predictor wrapping
+        one): not a module's forward, whose outputs a caller's graph would compose."""
+        sem = self.ctx.semantic
+        cls = sem.tree.method_class(func)
+        return func.name.value == "__call__" and cls is not None and sem.modules.not_module_class(cls)
 
     def leave_Module(self, node: cst.Module) -> None:
         if self.ctx.semantic.gradmode.module_grad_off():
@@ -218,7 +226,26 @@ class EvalWithoutNoGrad(Rule):
                     if switch is not None and not sem.modules.ends_eval_mode(stmt, switch.model):
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(block, i + 1, switch.model, line))
+        regions += self._attribute_regions(scope)
         return [r for r in regions if r.start < r.end]
+
+    def _attribute_regions(self, scope: Scope) -> List[_Region]:
+        """A method of a class that is surely no ``nn.Module``, run after the method that
+        loaded its model (``self._model = torch.jit.load(p); self._model.eval()``):
+        ``self._model`` is in eval mode from its first statement, when every method
+        that assigns it leaves it so and none trains it (``Modules.eval_attributes``)."""
+        sem = self.ctx.semantic
+        if not isinstance(scope, cst.FunctionDef) or scope.name.value == "__init__" or not isinstance(scope.body, cst.IndentedBlock):
+            return []
+        cls = sem.tree.method_class(scope)
+        if cls is None:
+            return []
+        found = []
+        for model, call in sem.modules.eval_attributes(cls).items():
+            if any(model == "self." + a for a in _assigned_attributes(scope)):
+                continue  # it loads the model itself: its own eval() opens its region
+            found.append(self._region(scope.body, 0, model, self.ctx.position(call).start.line))
+        return found
 
     def _region(self, block: Block, start: int, model: str, line: int) -> _Region:
         sem = self.ctx.semantic
@@ -336,25 +363,59 @@ class EvalWithoutNoGrad(Rule):
             if receiver in models and receiver != "self" and sem.modules.method_forward(sub) is not None:
                 found.append((sub, receiver))  # ``model.decode(z)``: a method of its class that runs its layers
                 continue
+            if receiver in models and receiver != "self" and sem.modules.imported_method_forward(sub):
+                found.append((sub, receiver))  # the same, for a module class of another file of the project
+                continue
             if receiver == "self" and _depth < 2:
                 helper = sem.calls.local_function(sub)
                 if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):
-                    model = self._helper_forward(helper, models, _depth + 1)
+                    passed = self._passed_models(helper, sub, models)
+                    model = self._helper_forward(helper, models | frozenset(passed), _depth + 1, sub)
                     if model is not None:
-                        found.append((sub, model))
+                        found.append((sub, passed.get(model, model)))
         return found
+
+    def _helper_wants_gradients(self, helper: cst.FunctionDef, call: Optional[cst.Call]) -> bool:
+        """``_wants_gradients`` of the code of ``helper`` that ``call`` runs: a branch
+        that a constant argument rules out (``backward=False`` for ``if backward:
+        loss.backward()``) computes nothing for this call."""
+        if call is None:
+            return self._wants_gradients(helper.body)
+        method = self.ctx.semantic.tree.method_class(helper) is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in helper.decorators
+        )
+        constants = branches.constant_params(helper, call, method)
+        return any(self._wants_gradients(node) for node in branches.live_code(helper.body, constants))
+
+    def _passed_models(self, helper: cst.FunctionDef, call: cst.Call, models: FrozenSet[str]) -> Dict[str, str]:
+        """The parameters of the method ``helper`` that ``call`` (``self._predict(self.model,
+        batch)``) binds to a model of ``models``: parameter -> the model's text. A
+        parameter the method rebinds is left out: it may hold something else."""
+        sem = self.ctx.semantic
+        params = [*helper.params.posonly_params, *helper.params.params]
+        if not params or sem.tree.method_class(helper) is None or helper.decorators:
+            return {}
+        bare = helper.params.with_changes(posonly_params=(), params=params[1:])
+        passed: Dict[str, str] = {}
+        for param, arg in _bound_params(helper.with_changes(params=bare), call):
+            text = self.ctx.code_for(arg)
+            if text in models and param not in _rebound_names(helper):
+                passed[param] = text
+        return passed
 
     def _checked_alone(self, helper: cst.FunctionDef) -> bool:
         """Whether ``helper``'s forwards are reported in ``helper`` itself: it has an
         evaluation region of its own, or it is inference code reported as such."""
         return bool(self._has_eval and self._regions(helper)) or self._inference_function(helper) is not None
 
-    def _helper_forward(self, helper: cst.FunctionDef, models: FrozenSet[str], depth: int) -> Optional[str]:
+    def _helper_forward(
+        self, helper: cst.FunctionDef, models: FrozenSet[str], depth: int, call: Optional[cst.Call] = None
+    ) -> Optional[str]:
         """The model of ``models`` that the method ``helper`` runs, if it runs one without
         a guard of its own: ``self.model(x)`` for ``self.model``, and for ``self`` (a
         module running itself) a call of one of its callable attributes (``self.head(h)``)."""
         sem = self.ctx.semantic
-        if sem.gradmode.guard_at(helper.body) is not None or self._wants_gradients(helper.body):
+        if sem.gradmode.guard_at(helper.body) is not None or self._helper_wants_gradients(helper, call):
             return None  # no_grad already, or it computes gradients (an attack's forward-and-gradient step)
         for stmt in helper.body.body:
             for call, model in self._forwards(stmt, models, depth):
@@ -795,6 +856,40 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(node, cst.SimpleStatementLine) and sem.gradmode.global_switch(node) is not None:
                 return True
         return False
+
+
+def _assigned_attributes(func: cst.FunctionDef) -> Set[str]:
+    """The attributes ``x`` that ``func`` assigns as ``self.x = ...``."""
+    found: Set[str] = set()
+    for node in walk(func.body, into_functions=True):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    found.add(t.attr.value)
+    return found
+
+
+def _rebound_names(func: cst.FunctionDef) -> Set[str]:
+    """Names that ``func``'s body binds (``model = ...``, ``for model in ...``)."""
+    found: Set[str] = set()
+    for node in walk(func.body, into_functions=True):
+        targets: List[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = [node.asname.name]
+        while targets:
+            t = targets.pop()
+            if isinstance(t, cst.Name):
+                found.add(t.value)
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                targets += [el.value for el in t.elements]
+            elif isinstance(t, cst.StarredElement):
+                targets.append(t.value)
+    return found
 
 
 def _keeps_log_probs(stmt: cst.CSTNode) -> bool:

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# Bases that make no class an ``nn.Module``.
+_PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +80,8 @@ class Modules:
         self._forward_helpers: Dict[int, bool] = {}
         # (function, "eval", depth) -> the model it leaves in eval mode; (function, model, depth) -> whether it may train it
         self._callee_effects: Dict[Tuple[int, str, int], object] = {}
+        # class -> its attributes in eval mode whenever its methods run (``eval_attributes``)
+        self._eval_attributes: Dict[int, Dict[str, cst.Call]] = {}
         # Parameters whose callers are being asked whether they pass modules (a cycle guard).
         self._params_asked: Set[int] = set()
 
@@ -564,6 +568,55 @@ class Modules:
         method = _class_method(cls, func.attr.value)
         return method if method is not None and self._makes_forward(method, 1) else None
 
+    def imported_method_forward(self, call: cst.Call) -> bool:
+        """For ``m.calculate_objective(x, y)`` where every value ``m`` may hold is built
+        by a class imported from another file of the project (``m = Attention()`` or
+        ``m = GatedAttention()``), whether each such class is an ``nn.Module`` whose own
+        method of that name runs the instance's forward (the project index's
+        summaries: ``Project.method_runs_forward``)."""
+        func = call.func
+        index = self.model.project
+        if index is None or not isinstance(func, cst.Attribute) or func.attr.value == "forward":
+            return False
+        classes = self._declared_classes(func.value)
+        if not classes:
+            return False
+        names = self.model.names
+        for ref in classes:
+            if not names.is_imported(ref):
+                return False
+            qualnames = names.qualnames(ref)
+            if not qualnames or not all(index.method_runs_forward(q, func.attr.value, self.model.path) for q in qualnames):
+                return False
+        return True
+
+    def _declared_classes(self, expr: cst.BaseExpression, _depth: int = 0) -> List[cst.BaseExpression]:
+        """The classes that every value ``expr`` may hold is an instance of, as
+        references to them: ``Net`` for ``m = Net(...)`` (``.to(device)`` and the
+        like kept), for a parameter annotated ``m: Net``, or for ``self.m`` when every
+        ``self.m = ...`` of the class is one of those (``self.model =
+        model.to(device)`` in ``__init__(self, model: ECD)``); empty when unknown."""
+        if _depth > 3:
+            return []
+        if isinstance(expr, cst.Name):
+            b = self.model.scopes.reaching_binding(expr)
+            if b is not None and b.kind == "param" and isinstance(b.node, cst.Param):
+                ann = b.node.annotation.annotation if b.node.annotation is not None else None
+                return [ann] if isinstance(ann, (cst.Name, cst.Attribute)) else []
+        found: List[cst.BaseExpression] = []
+        values = self.assigned_values(expr)
+        for value in values:
+            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SELF_METHODS:
+                value = value.func.value  # Net(...).to(device)
+            if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
+                found.append(value.func)
+                continue
+            inner = self._declared_classes(value, _depth + 1) if isinstance(value, cst.Name) else []
+            if not inner:
+                return []
+            found += inner
+        return found
+
     def _makes_forward(self, func: cst.FunctionDef, depth: int) -> bool:
         key = id(func)
         found = self._forward_helpers.get(key)
@@ -592,12 +645,187 @@ class Modules:
                     left = self._leaves_in_eval(small.value, _depth + 1)
                     if left is not None and self._module_global(left, stmt):
                         return EvalSwitch(left, small.value, stmt)
+                    left = self.method_leaves_in_eval(small.value, _depth + 1)
+                    if left is not None:
+                        return EvalSwitch(left, small.value, stmt)
             elif isinstance(small, cst.Assign) and len(small.targets) == 1:
                 call, _ = eval_in_chain(small.value)
                 target = small.targets[0].target
                 if call is not None and is_model_ref(target):
                     return EvalSwitch(self.tree.code_for(target), call, stmt)
+                if isinstance(small.value, cst.Call) and is_model_ref(target) and _depth < 3:
+                    if self.returns_in_eval(small.value, _depth + 1):
+                        return EvalSwitch(self.tree.code_for(target), small.value, stmt)
         return None
+
+    def returns_in_eval(self, call: cst.Call, _depth: int = 0) -> bool:
+        """Whether ``call``, of a function or method of this file, returns a value it
+        put in eval mode: every ``return`` of its body is a statement of the body
+        itself (so the switch before it always ran) returning a name that an
+        earlier statement of the body switched to eval mode (``model.eval()``), with
+        nothing between taking it out again or rebinding it. ``model =
+        get_model(conf)`` then binds an eval-mode module, as ``model.eval()`` would."""
+        func = self.model.calls.local_function(call)
+        if func is None or not isinstance(func.body, cst.IndentedBlock) or func.asynchronous is not None:
+            return False
+        key = (id(func), "returns-eval", _depth)
+        if key in self._callee_effects:
+            return bool(self._callee_effects[key])
+        self._callee_effects[key] = False  # recursion
+        found = self._returns_in_eval(func, _depth)
+        self._callee_effects[key] = found
+        return found
+
+    def _returns_in_eval(self, func: cst.FunctionDef, depth: int) -> bool:
+        if not isinstance(func.body, cst.IndentedBlock):
+            return False
+        body = func.body.body
+        top = {id(stmt.body[0]) for stmt in body if isinstance(stmt, cst.SimpleStatementLine) and stmt.body}
+        returns = [n for n in walk(func.body) if isinstance(n, (cst.Return, cst.Yield))]
+        if not returns or any(not isinstance(n, cst.Return) or id(n) not in top for n in returns):
+            return False  # a generator, a bare fall-through, or a return in a branch
+        left: List[str] = []  # names the body has put in eval mode so far
+        for stmt in body:
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+            if isinstance(small, cst.Return):
+                value = small.value
+                return isinstance(value, cst.Name) and value.value in left  # the statements after it never run
+            left = [m for m in left if not self.ends_eval_mode(stmt, m, depth)]
+            switch = self.eval_switch(stmt, depth)
+            if switch is not None and switch.model.isidentifier() and switch.model not in left:
+                left.append(switch.model)
+        return False
+
+    def method_leaves_in_eval(self, call: cst.Call, _depth: int = 0) -> Optional[str]:
+        """For ``self.eval_mode()``, a method of the enclosing class, the attribute of
+        ``self`` it leaves in eval mode (``self.model``): a statement of its body
+        itself (so it always runs) switches it, and nothing after that may take it
+        out again. The text means the same object in the caller: the same ``self``."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
+            return None
+        method = self.model.calls.local_function(call)
+        if method is None or not isinstance(method.body, cst.IndentedBlock) or method.asynchronous is not None:
+            return None
+        if self.model.gradmode.decorator_guard(method) is not None or method.decorators:
+            return None  # a decorator may run it some other way (a property, a cached call)
+        key = (id(method), "self-eval", _depth)
+        if key in self._callee_effects:
+            return self._callee_effects[key]  # type: ignore[return-value]
+        self._callee_effects[key] = None  # recursion
+        left: List[str] = []
+        sure = True  # no statement so far may have returned early: a switch now always runs
+        for stmt in method.body.body:
+            left = [m for m in left if not self.ends_eval_mode(stmt, m, _depth)]
+            switch = self.eval_switch(stmt, _depth) if sure else None
+            if switch is not None and switch.model.startswith("self.") and switch.model not in left:
+                left.append(switch.model)
+            if any(isinstance(n, cst.Return) for n in walk(stmt)):
+                sure = False
+        self._callee_effects[key] = left[0] if left else None
+        return self._callee_effects[key]  # type: ignore[return-value]
+
+    # -- plain classes and the eval mode of their attributes ------------------------------------
+
+    def not_module_class(self, cls: cst.ClassDef, _depth: int = 0) -> bool:
+        """Whether instances of ``cls`` are surely no working ``nn.Module``: every base is
+        ``object``, a class of this file that is none, or a class of the project that
+        the index shows derives from none; or ``cls`` defines ``__init__`` and nothing
+        in the class calls any ``__init__`` (``super().__init__()``), so
+        ``nn.Module.__init__`` never runs: such an object can be neither called as a
+        module nor put in train or eval mode by a parent."""
+        if _depth > 5 or cls in self.module_classes():
+            return False
+        if self._never_initialises_base(cls):
+            return True
+        index = self.model.project
+        names = self.model.names
+        for base in cls.bases:
+            value = base.value
+            if base.keyword is not None:
+                continue  # ``metaclass=ABCMeta``
+            if isinstance(value, cst.Name) and value.value == "object" and not names.is_imported(value):
+                continue
+            if isinstance(value, (cst.Name, cst.Attribute)) and names.refers_to(value, _PLAIN_BASES):
+                continue
+            local = next(
+                (s for s in self.model.module.body if isinstance(s, cst.ClassDef) and isinstance(value, cst.Name) and s.name.value == value.value),
+                None,
+            )
+            if local is not None and local is not cls and self.not_module_class(local, _depth + 1):
+                continue
+            if (
+                index is not None
+                and isinstance(value, (cst.Name, cst.Attribute))
+                and names.is_imported(value)
+                and names.qualnames(value)
+                and all(index.surely_not_module(q, self.model.path) for q in names.qualnames(value))
+            ):
+                continue
+            return False
+        return True
+
+    def _never_initialises_base(self, cls: cst.ClassDef) -> bool:
+        if _class_method(cls, "__init__") is None:
+            return False
+        return not any(
+            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "__init__"
+            for n in walk(cls.body, into_functions=True)
+        )
+
+    def eval_attributes(self, cls: cst.ClassDef) -> Dict[str, cst.Call]:
+        """The attributes of a class that is surely no ``nn.Module`` (``not_module_class``)
+        that are in eval mode whenever a method of the class runs them: every method
+        that assigns ``self.<attr>`` a value (``None`` aside: calling it would raise)
+        leaves it in eval mode (``self._model = torch.jit.load(p)`` then
+        ``self._model.eval()``, in its own body, nothing after taking it out again and
+        no ``return`` in between), and no method of the class calls its ``train()``,
+        itself or through another method. Maps ``self.<attr>`` to the ``eval()`` call.
+        A module class is left out: its own ``train()`` would switch the attribute too."""
+        key = id(cls)
+        cached = self._eval_attributes.get(key)
+        if cached is not None:
+            return cached
+        found: Dict[str, cst.Call] = {}
+        self._eval_attributes[key] = found
+        if not self.not_module_class(cls):
+            return found
+        methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
+        assigned: Dict[str, List[cst.FunctionDef]] = {}
+        for method in methods:
+            for attr in _self_attributes_assigned(method):
+                assigned.setdefault(attr, []).append(method)
+        for attr, setters in assigned.items():
+            text = "self." + attr
+            switches = [self._leaves_attribute_in_eval(m, attr) for m in setters]
+            if any(sw is None for sw in switches):
+                continue
+            if any(self.ends_eval_mode(m.body, text, calls_only=True) for m in methods):
+                continue  # some method trains it
+            last = switches[-1]
+            if last is not None:
+                found[text] = last
+        return found
+
+    def _leaves_attribute_in_eval(self, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
+        """The ``eval()`` after which ``method`` leaves ``self.<attr>``, which it assigns,
+        in eval mode: see ``eval_attributes``."""
+        if not isinstance(method.body, cst.IndentedBlock):
+            return None
+        text = "self." + attr
+        state: Optional[cst.Call] = None
+        dirty = False  # assigned since the last eval()
+        for stmt in method.body.body:
+            switch = self.eval_switch(stmt)
+            if attr in _self_attributes_assigned(stmt):
+                dirty = True
+            if switch is not None and switch.model == text:
+                state, dirty = switch.call, False
+            elif state is not None and self.ends_eval_mode(stmt, text, calls_only=True):
+                state = None
+            if dirty and any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(stmt)):
+                return None  # it may leave with the new value not yet in eval mode
+        return None if dirty or state is None else state
 
     def container_eval_switch(self, loop: cst.CSTNode) -> Optional[EvalSwitch]:
         """If the loop ``for k in ...: models[k].eval()`` puts items of the container
@@ -847,6 +1075,31 @@ def _plain_init_value(init: cst.FunctionDef, value: cst.BaseExpression) -> bool:
             isinstance(default, cst.Name) and default.value in ("True", "False", "None")
         )
     return False
+
+
+def _self_attributes_assigned(node: cst.CSTNode) -> Set[str]:
+    """The attributes ``x`` that ``node`` binds as ``self.x`` (``self.x = v``, ``self.x
+    += v``, ``for self.x in ...``, ``with ... as self.x``), where ``v`` is not ``None``."""
+    found: Set[str] = set()
+    for sub in walk(node, into_functions=True):
+        targets: Sequence[cst.BaseExpression] = ()
+        if isinstance(sub, cst.Assign):
+            if isinstance(sub.value, cst.Name) and sub.value.value == "None":
+                continue
+            targets = [t.target for t in sub.targets]
+        elif isinstance(sub, (cst.AugAssign, cst.AnnAssign)):
+            if sub.value is None or isinstance(sub.value, cst.Name) and sub.value.value == "None":
+                continue
+            targets = [sub.target]
+        elif isinstance(sub, (cst.For, cst.CompFor)):
+            targets = [sub.target]
+        elif isinstance(sub, cst.WithItem) and sub.asname is not None:
+            targets = [sub.asname.name]
+        for target in targets:
+            for t in all_targets(target):
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    found.add(t.attr.value)
+    return found
 
 
 def class_forward(cls: cst.ClassDef) -> Optional[cst.FunctionDef]:

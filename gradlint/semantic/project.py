@@ -44,7 +44,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 2
+SUMMARY_VERSION = 3
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
@@ -53,6 +53,8 @@ _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
     {"pytorch_lightning.LightningModule", "lightning.LightningModule", "lightning.pytorch.LightningModule"}
 )
+# Bases that make no class an ``nn.Module``.
+_PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
 # Words that make a file worth summarising at all: classes, calls made from
 # inference code or under a grad-mode guard.
 _UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
@@ -98,8 +100,11 @@ def valid(summary: object) -> bool:
     if not isinstance(summary, dict) or summary.get("v") != SUMMARY_VERSION:
         return False
     classes, calls, inference = summary.get("classes"), summary.get("calls"), summary.get("inference_calls")
+    forwards = summary.get("forwards")
     return (
-        isinstance(classes, dict)
+        isinstance(forwards, dict)
+        and all(isinstance(v, list) and all(isinstance(m, str) for m in v) for v in forwards.values())
+        and isinstance(classes, dict)
         and all(isinstance(v, list) and all(isinstance(b, str) for b in v) for v in classes.values())
         and isinstance(calls, dict)
         and all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in calls.values())
@@ -187,6 +192,8 @@ class _Summarizer:
         # In a file pytest collects, ``test*`` functions are unit tests, not inference code.
         self.unit_tests = unit_tests
         self.classes: Dict[str, List[str]] = {}
+        # class name -> its methods that run the instance's forward (``_forward_methods``)
+        self.forwards: Dict[str, List[str]] = {}
         # callee name -> [call sites, call sites under no_grad]
         self.calls: Dict[str, List[int]] = {}
         # [method name, calling function, line]: a method called on another object
@@ -197,8 +204,60 @@ class _Summarizer:
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 self.classes[node.name] = [self._qualify(b) for b in node.bases if _dotted(b) is not None]
+                runs = self._forward_methods(node)
+                if runs:
+                    self.forwards[node.name] = runs
         self._block(tree.body, no_grad=False, inference=None)
-        return {"classes": self.classes, "calls": self.calls, "inference_calls": self.inference_calls}
+        return {"classes": self.classes, "calls": self.calls, "inference_calls": self.inference_calls, "forwards": self.forwards}
+
+    def _forward_methods(self, cls: ast.ClassDef) -> List[str]:
+        """The methods of ``cls`` that run a forward of the instance, should it be an
+        ``nn.Module`` (which ``Project.method_runs_forward`` asks of the bases): they
+        call ``self(...)``, ``self.forward(...)``, a submodule ``self.<attr>(...)``
+        that every ``self.<attr> = ...`` of the class builds with a ``torch.nn``
+        constructor, or another such method (``model.calculate_objective(x, y)``
+        calling ``self.forward(x)``)."""
+        methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
+        built: Dict[str, bool] = {}
+        for method in methods.values():
+            for node in ast.walk(method):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    for t in targets:
+                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                            value = node.value
+                            ok = (
+                                not isinstance(node, ast.AugAssign)
+                                and isinstance(value, ast.Call)
+                                and _dotted(value.func) is not None
+                                and is_nn_module_class(self._qualify(value.func))
+                            )
+                            built[t.attr] = built.get(t.attr, True) and ok
+        submodules = {name for name, ok in built.items() if ok}
+        calls: Dict[str, Set[str]] = {}  # method -> what it calls on self
+        for name, method in methods.items():
+            args = method.args.posonlyargs + method.args.args
+            if not args or any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in method.decorator_list):
+                continue
+            me = args[0].arg
+            found: Set[str] = set()
+            for node in _walk_body(method):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    if isinstance(func, ast.Name) and func.id == me:
+                        found.add("forward")
+                    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == me:
+                        found.add(func.attr)
+            calls[name] = found
+        runs = {n for n, c in calls.items() if "forward" in c and n != "forward" or c & submodules}
+        changed = True
+        while changed:
+            changed = False
+            for n, c in calls.items():
+                if n not in runs and c & runs:
+                    runs.add(n)
+                    changed = True
+        return sorted(runs)
 
     def _qualify(self, expr: ast.expr) -> str:
         text = _dotted(expr) or ""
@@ -264,6 +323,19 @@ class _Summarizer:
                 and func.value.id not in self.imports
             ):
                 self.inference_calls.append([name, inference, node.lineno])
+
+
+def _walk_body(func: ast.FunctionDef) -> Iterator[ast.AST]:
+    """The nodes of ``func``'s body, not of the functions, lambdas and classes in it
+    (they run when called, and their ``self`` is another)."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    stack: List[ast.AST] = [s for s in func.body if not isinstance(s, nested)]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, nested):
+                stack.append(child)
 
 
 @dataclass
@@ -368,6 +440,43 @@ class Project:
         if _depth == 0:
             self._module_class[(root, qualname)] = found
         return found
+
+    def surely_not_module(self, qualname: str, origin: str, _depth: int = 0) -> bool:
+        """Whether the class ``qualname`` of the project of ``origin`` surely derives
+        from no ``nn.Module``: a file of the index defines it, and each of its bases
+        is ``object``, ``abc.ABC``, ``typing.Generic``/``Protocol`` or such a class
+        itself. A base no file defines leaves it unknown: False. (``derives_from_module``
+        answers False for that too, which says only that no module base was found.)"""
+        if _depth > 8 or qualname in _MODULE_BASES or is_nn_module_class(qualname):
+            return False
+        root = self.root(origin)
+        found = False
+        for path, bases in self._classes(qualname, root):
+            module = module_names(path)[-1] if module_names(path) else ""
+            for base in bases:
+                if base in (".object", "builtins.object") or base in _PLAIN_BASES:
+                    continue
+                full = module + base if base.startswith(".") else base
+                if not self.surely_not_module(full, origin, _depth + 1):
+                    return False
+            found = True
+        return found
+
+    def method_runs_forward(self, qualname: str, method: str, origin: str) -> bool:
+        """Whether ``x.method(...)`` runs a forward for ``x`` an instance of the class
+        ``qualname`` of the project of ``origin``: the class derives from ``nn.Module``
+        and its own body defines ``method`` as one that runs the instance's forward
+        (see ``_Summarizer._forward_methods``). A method inherited from a base is not
+        looked for: unknown, so False."""
+        if self.derives_from_module(qualname, origin) is not True:
+            return False
+        module, _, name = qualname.rpartition(".")
+        root = self.root(origin)
+        for path in self._by_module.get((root, module), ()):
+            summary = self.summaries[path]
+            if name in summary.get("classes", {}):
+                return method in summary.get("forwards", {}).get(name, ())
+        return False
 
     # -- callers ---------------------------------------------------------------------
 

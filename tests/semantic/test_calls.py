@@ -279,3 +279,47 @@ def test_autograd_grad_accumulates_no_gradients():
     call = next(n for n in ctx.tree.nodes_of(cst.Call))
     assert ctx.semantic.calls.is_backward_call(call)
     assert not ctx.semantic.calls.is_backward_call(call, gradients=False)
+
+
+def test_a_constant_argument_decides_the_branches_of_the_code_a_call_runs():
+    import libcst as cst
+
+    from gradlint.semantic import branches
+
+    module = cst.parse_module(
+        "def f(self, x, backward=True, *, log=None, n=0):\n"
+        "    if backward:\n"
+        "        a()\n"
+        "    elif not log:\n"
+        "        b()\n"
+        "    else:\n"
+        "        c()\n"
+        "    for i in range(n):\n"
+        "        if n:\n"
+        "            d()\n"
+        "    return x\n"
+        "def g(flag=False):\n"
+        "    flag = flag or h()\n"
+        "    if flag:\n"
+        "        e()\n"
+    )
+    f, g = module.body
+
+    def called(func, call, method=True):
+        constants = branches.constant_params(func, cst.parse_expression(call), method)
+        live = [n for node in branches.live_code(func.body, constants) for n in cst_walk(node)]
+        return constants, sorted(n.func.value for n in live if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and len(n.func.value) == 1)
+
+    def cst_walk(node):
+        from gradlint.semantic.tree import walk
+
+        return walk(node)
+
+    assert called(f, "self.f(x, backward=False)") == ({"backward": False, "log": False, "n": False}, ["b"])
+    assert called(f, "self.f(x, False, log='a', n=2)") == ({"backward": False, "log": True, "n": True}, ["c", "d"])
+    assert called(f, "self.f(x)") == ({"backward": True, "log": False, "n": False}, ["a"])
+    # a value that is no literal, or star-arguments that may pass anything, decide nothing
+    assert called(f, "self.f(x, flag, log=y, n=m)")[1] == ["a", "b", "c", "d"]
+    assert called(f, "self.f(*args)")[0] == {}
+    # a parameter the body rebinds is not the constant it was given
+    assert called(g, "g(False)", method=False) == ({}, ["e", "h"])

@@ -402,3 +402,169 @@ def test_callers_pass_modules():
         func = statement_on(ctx, fact.line)
         param = next(p for p in func.params.params if p.name.value == fact.subject)
         assert shown[ctx.semantic.modules.callers_pass_modules(param)] == fact.expected, fact
+
+
+def test_a_function_that_returns_its_value_in_eval_mode_makes_the_callers_binding_an_eval_switch():
+    ctx = context(
+        """\
+        def get_model(conf):
+            model, _ = build(conf)
+            if conf["gpu"]:
+                model.cuda()
+            model.eval()
+            return model
+
+
+        def get_trained(conf):
+            model = build(conf)
+            model.eval()
+            model.train()
+            return model
+
+
+        def get_other(conf):
+            model = build(conf)
+            model.eval()
+            other = build(conf)
+            return other
+
+
+        def get_maybe(conf):
+            model = build(conf)
+            if conf["eval"]:
+                model.eval()
+                return model
+            return model
+
+
+        def get_branch(conf):
+            model = build(conf)
+            if conf["eval"]:
+                return model
+            model.eval()
+            return model
+
+
+        def main(conf):
+            model = get_model(conf)
+            a = get_trained(conf)
+            b = get_other(conf)
+            c = get_maybe(conf)
+            d = get_branch(conf)
+        """
+    )
+    mods = ctx.semantic.modules
+    found = [mods.eval_switch(statement_on(ctx, line)) for line in range(40, 45)]
+    # only get_model surely returns what it switched to eval mode: get_trained trains
+    # it again, get_other returns another object, get_maybe and get_branch return
+    # from a branch (the eval() before it may not have run)
+    assert [(s.model, ctx.code_for(s.call)) if s else None for s in found] == [
+        ("model", "get_model(conf)"), None, None, None, None
+    ]
+
+
+def test_a_method_that_leaves_an_attribute_in_eval_mode_switches_it_for_its_callers():
+    ctx = context(
+        """\
+        class Trainer:
+            def eval_mode(self):
+                self.model.eval()
+                if self.criterion is not None:
+                    self.criterion.eval()
+                return self
+
+            def eval_then_train(self):
+                self.model.eval()
+                self.train_mode()
+
+            def train_mode(self):
+                self.model.train()
+
+            def maybe_eval(self, flag):
+                if not flag:
+                    return
+                self.model.eval()
+
+            def validate(self, batch):
+                self.eval_mode()
+                self.eval_then_train()
+                self.maybe_eval(True)
+        """
+    )
+    mods = ctx.semantic.modules
+    found = [mods.eval_switch(statement_on(ctx, line)) for line in (21, 22, 23)]
+    # eval_then_train calls a method that trains it again; maybe_eval may return first
+    assert [(s.model, ctx.code_for(s.call)) if s else None for s in found] == [
+        ("self.model", "self.eval_mode()"), None, None
+    ]
+
+
+def test_classes_that_are_surely_no_module_and_the_attributes_they_keep_in_eval_mode():
+    ctx = context(
+        """\
+        import torch
+        import torch.nn as nn
+        from cvu.interface import IModel
+
+
+        class Yolo(IModel):
+            def __init__(self, weight):
+                self._model = None
+                self._load(weight)
+
+            def _load(self, weight):
+                self._model = torch.jit.load(weight)
+                if self.gpu:
+                    self._model.half()
+                self._model.eval()
+
+            def __call__(self, x):
+                return self._model(x)
+
+
+        class Initialised(IModel):
+            def __init__(self, weight):
+                super().__init__()
+                self.model = torch.jit.load(weight).eval()
+
+
+        class Trains:
+            def __init__(self, weight):
+                self.model = torch.jit.load(weight)
+                self.model.eval()
+                self.head = torch.jit.load(weight)
+
+            def fit(self, batch):
+                self.model.train()
+
+            def reload(self, weight):
+                self.head = torch.jit.load(weight)
+                self.head.eval()
+
+
+        class Early:
+            def load(self, weight, fast):
+                self.model = torch.jit.load(weight)
+                if fast:
+                    return
+                self.model.eval()
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(2, 2)
+                self.enc.eval()
+        """
+    )
+    mods = ctx.semantic.modules
+    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    # Yolo never runs a base __init__ (IModel is unknown); Initialised does, so its
+    # base decides, and it is unknown
+    assert {n: mods.not_module_class(c) for n, c in classes.items()} == {
+        "Yolo": True, "Initialised": False, "Trains": True, "Early": True, "Net": False
+    }
+    found = {n: {a: ctx.tree.line(c) for a, c in mods.eval_attributes(c).items()} for n, c in classes.items()}
+    # Trains: fit() trains self.model; __init__ assigns self.head and leaves it in
+    # train mode. Early may return before the eval().
+    assert found == {"Yolo": {"self._model": 15}, "Initialised": {}, "Trains": {}, "Early": {}, "Net": {}}

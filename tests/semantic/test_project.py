@@ -194,3 +194,224 @@ def test_the_digest_is_the_same_from_cached_summary_hashes():
     index = project.build([("a.py", "class A:\n    pass\n"), ("b.py", "import torch\nclass B(torch.nn.Module):\n    pass\n")])
     hashes = {p: project.summary_hash(s) for p, s in index.summaries.items()}
     assert project.Project(index.summaries, hashes).digest == index.digest
+
+
+def test_the_methods_of_a_class_that_run_its_forward_are_summarised():
+    s = summary(
+        """
+        import torch.nn as nn
+
+        class Attention(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(2, 1)
+                self.scale = 2.0
+                self.helper = make_helper()
+
+            def forward(self, x):
+                return self.head(x)
+
+            def objective(self, x, y):
+                out = self.forward(x)
+                return (out - y).abs().mean()
+
+            def error(self, x, y):
+                return self.objective(x, y) > 0.5
+
+            def called(self, x):
+                return self(x)
+
+            def scaled(self, x):
+                return self.scale * x
+
+            def assisted(self, x):
+                return self.helper(x)
+
+            def deferred(self, x):
+                def later():
+                    return self.forward(x)
+                return later
+
+        class Plain:
+            def describe(self):
+                return "plain"
+        """
+    )
+    # self.helper is built by something else than a torch.nn class: not known to be a
+    # submodule; a nested function runs when called, not when the method does
+    assert s["forwards"] == {"Attention": ["called", "error", "forward", "objective"]}
+
+
+def test_a_method_of_a_module_class_of_another_file_that_runs_its_forward(tmp_path):
+    sources = _files(
+        tmp_path / "repo",
+        {
+            "model.py": (
+                "import torch.nn as nn\n"
+                "class Attention(nn.Module):\n"
+                "    def forward(self, x):\n        return x\n"
+                "    def objective(self, x):\n        return self.forward(x).mean()\n"
+                "    def config(self):\n        return {}\n"
+                "class Wrapper:\n"
+                "    def forward(self, x):\n        return x\n"
+                "    def objective(self, x):\n        return self.forward(x)\n"
+            ),
+        },
+    )
+    index = project.build(sources)
+    origin = str(tmp_path / "repo" / "main.py")
+    assert index.method_runs_forward("model.Attention", "objective", origin)
+    assert not index.method_runs_forward("model.Attention", "config", origin)
+    assert not index.method_runs_forward("model.Wrapper", "objective", origin)  # not a module
+    assert not index.method_runs_forward("model.Missing", "objective", origin)
+    code = """
+    from model import Attention, Wrapper
+
+    if flag:
+        model = Attention()
+    else:
+        model = Attention().cuda()
+    wrapper = Wrapper()
+    mixed = Attention() if flag else Wrapper()
+
+    def test():
+        model.objective(x)
+        model.config()
+        wrapper.objective(x)
+    """
+    ctx = _ctx(code, origin, index)
+    calls = [n for n in walk(ctx.module, into_functions=True) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)]
+    assert [(ctx.code_for(c.func), ctx.semantic.modules.imported_method_forward(c)) for c in calls[-3:]] == [
+        ("model.objective", True), ("model.config", False), ("wrapper.objective", False)
+    ]
+    assert not ctx.semantic.modules.imported_method_forward(cst.parse_expression("mixed.objective(x)"))
+
+
+def test_gl101_reports_a_method_forward_of_a_module_class_of_another_file(tmp_path):
+    from gradlint.engine import lint_source
+    from gradlint.options import LintSettings
+
+    model = (
+        "import torch.nn as nn\n"
+        "class Attention(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 1)\n"
+        "    def forward(self, x):\n        return self.fc(x)\n"
+        "    def calculate_objective(self, x, y):\n        return ((self.forward(x) - y) ** 2).mean()\n"
+        "    def describe(self, x):\n        return {'n': len(x)}\n"
+    )
+    main = textwrap.dedent(
+        """\
+        from model import Attention
+
+        model = Attention()
+
+
+        def test(loader):
+            model.eval()
+            total = 0.0
+            for x, y in loader:
+                total += model.calculate_objective(x, y).item()
+            return total
+
+
+        def describe(loader):
+            model.eval()
+            return [model.describe(x) for x, _ in loader]
+        """
+    )
+    sources = _files(tmp_path / "repo", {"model.py": model, "main.py": main})
+    path = str(tmp_path / "repo" / "main.py")
+    found = lint_source(main, path, LintSettings(frozenset({"GL101"}), index=project.build(sources))).findings
+    assert [(f.code, f.start) for f in found] == [("GL101", (10, 17))]
+    # without the index, what Attention is and what its methods do is unknown
+    assert lint_source(main, path, LintSettings(frozenset({"GL101"}))).findings == []
+
+
+def test_a_class_is_surely_no_module_only_when_every_base_is_known(tmp_path):
+    sources = _files(
+        tmp_path / "repo",
+        {
+            "base.py": (
+                "import abc\nimport torch.nn as nn\nfrom ludwig.utils import LudwigModule\n"
+                "class Interface(abc.ABC):\n    pass\n"
+                "class Plain(object):\n    pass\n"
+                "class Child(Plain, Interface):\n    pass\n"
+                "class Net(nn.Module):\n    pass\n"
+                "class Unknown(LudwigModule):\n    pass\n"
+            ),
+        },
+    )
+    index = project.build(sources)
+    origin = str(tmp_path / "repo" / "main.py")
+    found = {n: index.surely_not_module(f"base.{n}", origin) for n in ("Interface", "Plain", "Child", "Net", "Unknown", "Missing")}
+    assert found == {"Interface": True, "Plain": True, "Child": True, "Net": False, "Unknown": False, "Missing": False}
+    # derives_from_module answers False for Unknown as well: no module base found there
+    assert index.derives_from_module("base.Unknown", origin) is False
+    code = """
+    import torch
+    from base import Child, Unknown
+
+    class Runner(Child):
+        def __init__(self, path):
+            super().__init__()
+            self.net = torch.jit.load(path)
+            self.net.eval()
+
+    class Other(Unknown):
+        def __init__(self, path):
+            super().__init__()
+            self.net = torch.jit.load(path)
+            self.net.eval()
+    """
+    ctx = _ctx(code, origin, index)
+    classes = {c.name.value: c for c in ctx.module.body if isinstance(c, cst.ClassDef)}
+    assert {n: ctx.semantic.modules.not_module_class(c) for n, c in classes.items()} == {"Runner": True, "Other": False}
+    assert list(ctx.semantic.modules.eval_attributes(classes["Runner"])) == ["self.net"]
+
+
+def test_gl101_takes_the_class_of_an_attribute_from_the_annotation_of_what_init_stores(tmp_path):
+    from gradlint.engine import lint_source
+    from gradlint.options import LintSettings
+
+    model = (
+        "import torch.nn as nn\n"
+        "class ECD(nn.Module):\n"
+        "    def forward(self, x):\n        return x\n"
+        "    def evaluation_step(self, x, y):\n        return self(x) - y\n"
+        "    def describe(self):\n        return {}\n"
+    )
+    main = textwrap.dedent(
+        """\
+        from ecd import ECD
+
+
+        class Predictor:
+            def __init__(self, model: ECD, device="cpu"):
+                self.model = model.to(device)
+
+            def batch_evaluation(self, batches):
+                self.model.eval()
+                errors = []
+                for x, y in batches:
+                    errors.append(self.model.evaluation_step(x, y).abs().mean().item())
+                return errors
+
+            def describe_all(self, batches):
+                self.model.eval()
+                return [self.model.describe() for _ in batches]
+
+
+        class Untyped:
+            def __init__(self, model, device="cpu"):
+                self.model = model.to(device)
+
+            def batch_evaluation(self, batches):
+                self.model.eval()
+                return [self.model.evaluation_step(x, y).mean().item() for x, y in batches]
+        """
+    )
+    sources = _files(tmp_path / "repo", {"ecd.py": model, "main.py": main})
+    path = str(tmp_path / "repo" / "main.py")
+    found = lint_source(main, path, LintSettings(frozenset({"GL101"}), index=project.build(sources))).findings
+    # describe() runs no forward; Untyped's model may be anything
+    assert [(f.code, f.start) for f in found] == [("GL101", (12, 26))]
