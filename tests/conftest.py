@@ -7,7 +7,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # subprocesses, whole-corpus comparisons). Under pytest-xdist with `--dist loadfile`
 # each file goes whole to one worker, in collection order; started first, none of them
 # is left running alone on one worker at the end while the other workers wait.
-# A stale list costs only time, never a result.
+# A stale list costs only time, never a result. pytest_configure keeps xdist
+# from putting the files with most tests first instead.
 LONGEST_FIRST = (
     "test_verify.py",
     "test_oracle.py",
@@ -17,6 +18,13 @@ LONGEST_FIRST = (
     "test_hostile.py",
     "test_migrate_runtime.py",
 )
+
+
+def pytest_configure(config):
+    # xdist's loadfile hands out files with the most tests first unless told not
+    # to; the order that matters here is time, which LONGEST_FIRST gives.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(config, items):

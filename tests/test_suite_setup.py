@@ -3,20 +3,33 @@ command runs the files in worker processes, longest first."""
 
 from __future__ import annotations
 
+import importlib.util
 import shlex
 import subprocess
 import sys
 from types import SimpleNamespace
 
-import conftest
 from harness import ROOT
 
 TESTS = ROOT / "tests"
+
+
+def _load_conftest():
+    # By its path: in a session that has run pytester suites, the module named
+    # `conftest` may be one of theirs.
+    spec = importlib.util.spec_from_file_location("suite_conftest", TESTS / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+conftest = _load_conftest()
 
 # Imports every test module as collection does (the tests' own directories on the
 # path), then says which torch modules are loaded.
 IMPORT_ALL = """
 import importlib.util, sys
+from pathlib import Path
 tests = Path(sys.argv[1])
 sys.path[:0] = [str(tests), str(tests / "semantic")]
 for n, path in enumerate(sorted([*tests.glob("test_*.py"), *tests.glob("semantic/test_*.py")])):
@@ -46,6 +59,15 @@ def test_xdist_workers_start_the_longest_files_first_and_a_serial_run_keeps_its_
     items = [_item(n) for n in names]
     conftest.pytest_collection_modifyitems(SimpleNamespace(), items)
     assert [i.name for i in items] == names
+
+
+def test_xdist_keeps_the_longest_first_order_rather_than_most_tests_first():
+    config = SimpleNamespace(option=SimpleNamespace(loadscopereorder=True))
+    conftest.pytest_configure(config)
+    assert config.option.loadscopereorder is False
+    plain = SimpleNamespace(option=SimpleNamespace())  # without xdist: nothing to set
+    conftest.pytest_configure(plain)
+    assert vars(plain.option) == {}
 
 
 def test_the_longest_files_named_exist():
