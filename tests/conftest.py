@@ -2,3 +2,33 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# The files whose tests take longest (`pytest --durations=0`: torch programs run in
+# subprocesses, whole-corpus comparisons). Under pytest-xdist with `--dist loadfile`
+# each file goes whole to one worker, in collection order; started first, none of them
+# is left running alone on one worker at the end while the other workers wait.
+# A stale list costs only time, never a result. pytest_configure keeps xdist
+# from putting the files with most tests first instead.
+LONGEST_FIRST = (
+    "test_verify.py",
+    "test_oracle.py",
+    "test_traversal.py",
+    "test_migrate_volatile.py",
+    "test_parallel.py",
+    "test_hostile.py",
+    "test_migrate_runtime.py",
+)
+
+
+def pytest_configure(config):
+    # xdist's loadfile hands out files with the most tests first unless told not
+    # to; the order that matters here is time, which LONGEST_FIRST gives.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(config, items):
+    if not hasattr(config, "workerinput"):  # a serial run keeps the usual order
+        return
+    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order

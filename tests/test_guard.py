@@ -10,12 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
-
-# The suites run in this process (pytester's inline runs), which drop the modules
-# a run imported. An optimizer's first step imports torch._dynamo, whose operator
-# library cannot be registered twice in one process: import it here, once.
-import torch._dynamo  # noqa: F401
 
 pytest_plugins = ["pytester"]
 
@@ -46,11 +40,24 @@ EXPECTED = [
 ]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _torch_imported_once():
+    # The suites run in this process (pytester's inline runs), which drop the modules
+    # a run imported. An optimizer's first step imports torch._dynamo, whose operator
+    # library cannot be registered twice in one process: import it here, once, before
+    # the first suite runs. Here rather than at the top of the file, so that
+    # collecting the test suite does not import torch (seconds of CPU in every run).
+    import torch
+    import torch._dynamo  # noqa: F401
+
+    return torch
+
+
 @pytest.fixture(autouse=True)
-def _grad_mode_restored():
+def _grad_mode_restored(_torch_imported_once):
     # The seeded suite leaves gradients off on purpose (GL105), and runs in this process.
     yield
-    torch.set_grad_enabled(True)
+    _torch_imported_once.set_grad_enabled(True)
 
 
 def _suite(pytester, seeded: str = SEEDED, clean: str = CLEAN):
