@@ -553,7 +553,7 @@ def rule_command(rule: Optional[str], all_rules: bool, output_format: str) -> No
 
     if (rule is None) == (not all_rules):
         raise _fail("give either a rule (a code such as GL001, or a name) or --all")
-    _explain(list(catalog.load()) if all_rules else [rule], output_format, as_list=all_rules)
+    _explain(list(catalog.load()) if all_rules or rule is None else [rule], output_format, as_list=all_rules)
 
 
 def _explain(rules: List[str], output_format: str, as_list: bool = False) -> None:

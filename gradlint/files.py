@@ -159,9 +159,9 @@ def _walk(top: Path, settings: Settings) -> Iterator[Path]:
         dirnames[:] = keep
         for name in sorted(filenames):
             if name.endswith(SOURCE_SUFFIXES):
-                full = Path(dirpath, name)
-                if not matches(patterns, full, cfg.root) and not (ignored is not None and ignored(str(full), False)):
-                    yield full
+                file = Path(dirpath, name)
+                if not matches(patterns, file, cfg.root) and not (ignored is not None and ignored(str(file), False)):
+                    yield file
     for directory in unlisted:
         yield Path(directory)
 

@@ -66,7 +66,7 @@ class Plugin:
             _memo = SummaryMemo()
         text = "".join(self.lines)
         try:
-            session = Session(_settings_for_cwd())  # type: ignore[arg-type]
+            session = Session(_settings_for_cwd())
             if self.filename not in ("-", "stdin"):
                 session = session.indexed([Path(self.filename)], texts=_unsaved(self.filename, text), memo=_memo)
             # flake8 applies noqa comments itself; were gradlint to drop a silenced

@@ -109,7 +109,8 @@ def migrate_source(
     suppressed = file_noqa(source)  # the rules honour it; the token-level rename must too
     if suppressed is not None:
         codes = codes - suppressed if suppressed else frozenset()
-    text, renamed = source, []
+    text: str = source
+    renamed: List[legacy_syntax.AsyncArgument] = []
     if ASYNC_ARGUMENT in codes:
         text, renamed = legacy_syntax.rename_async_arguments(source)
         refused = gate(source, text) if renamed and gate is not None else None

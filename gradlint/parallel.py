@@ -36,7 +36,7 @@ class WorkerDied(Exception):
 def cpu_count() -> int:
     """The CPUs this process may run on (fewer than the machine's in a container)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+        return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
 

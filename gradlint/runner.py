@@ -129,7 +129,7 @@ def to_diagnostics(
             edits: Optional[Tuple[TextEdit, ...]] = ()
             if renderer is not None and (doc is None or isinstance(doc, SourceFile)) and not renderer.parses(fix):
                 edits = None  # what --fix would not write is not offered (no [*], no edits)
-            elif mode.edits and renderer is not None:
+            elif mode.edits and renderer is not None and text is not None:
                 try:
                     if doc is None or isinstance(doc, SourceFile):
                         edits = tuple(renderer.text_edits(fix))
@@ -137,7 +137,7 @@ def to_diagnostics(
                         edits = doc.fix_edits(text, renderer.fixed_text(fix))
                 except Exception:  # an unrenderable fix is reported without edits
                     edits = ()
-            elif doc is not None and doc.checks_fixes and renderer is not None:
+            elif doc is not None and doc.checks_fixes and renderer is not None and text is not None:
                 edits = () if doc.fix_fits(text, fix, functools.partial(renderer.fixed_text, fix)) else None
             if edits is not None:
                 info = FixInfo(fix.applicability, fix.title, edits)

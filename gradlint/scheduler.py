@@ -178,7 +178,7 @@ def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> 
                 if deps is not None:
                     cache.store(key, source.digest, st, cache_mod.encode_diagnostics(report.diagnostics), deps)
         cache.save()
-    return reports  # type: ignore[return-value]
+    return reports
 
 
 def _lint_gated(path: Path, rules: LintSettings, mode: Mode, source: Optional[SourceFile]) -> FileReport:

@@ -166,7 +166,7 @@ def index_files(
             continue
         if k < len(files):
             read[k] = doc
-        found, summary, known = cache.lookup_summary(path, st, doc.digest) if cache is not None else (False, None, "")  # type: ignore[arg-type]
+        found, summary, known = cache.lookup_summary(path, st, doc.digest) if cache is not None else (False, None, "")
         if found:
             if summary is not None:
                 summaries[name], hashes[name] = summary, known

@@ -188,15 +188,15 @@ def _render_one(path: str, d: Diagnostic, text: Optional[_Text], info: RunInfo, 
         out.append(f"{paint('help', fg='cyan', bold=True)}: {d.fix.message}")
         if preview:
             out.append(f"{' ' * w} {bar}")
-            for kind, number, text in preview:
+            for kind, number, line in preview:
                 if kind == "...":
                     out.append(f"{' ' * w} {paint('...', fg='blue', bold=True)}")
                 elif kind == "-":
-                    out.append(f"{' ' * w} {paint('-', fg='red', bold=True)} {paint(display(text), fg='red')}".rstrip())
+                    out.append(f"{' ' * w} {paint('-', fg='red', bold=True)} {paint(display(line), fg='red')}".rstrip())
                 elif kind == "+":
-                    out.append(f"{gutter(str(number))} {paint('+', fg='green', bold=True)} {paint(display(text), fg='green')}".rstrip())
+                    out.append(f"{gutter(str(number))} {paint('+', fg='green', bold=True)} {paint(display(line), fg='green')}".rstrip())
                 else:
-                    out.append(f"{gutter(str(number))} {bar} {display(text)}".rstrip())
+                    out.append(f"{gutter(str(number))} {bar} {display(line)}".rstrip())
             out.append(f"{' ' * w} {bar}")
         if d.fix.applicability == "unsafe":
             out.append(f"{paint('note', bold=True)}: This is an unsafe fix and may change runtime behavior")
