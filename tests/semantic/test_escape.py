@@ -152,6 +152,48 @@ ROUTES = {
             outs.append(acc)
             return float(out.sum())
         """,
+    "local aliases of holders the function does not own": """\
+        OUT = []
+        class E:
+            def f(self, x, store, make):
+                kept = self.kept
+                a = self.net(x)  # routes a: self
+                kept.append(a)
+                first = self.kept
+                second = first
+                b = self.net(x)  # routes b: self
+                second.append(b)
+                d = store
+                c = self.net(x)  # routes c: outer
+                d[0] = c
+                g = OUT
+                e = self.net(x)  # routes e: global
+                g.append(e)
+                item = self.named.get("val")
+                h = self.net(x)  # routes h: self
+                item.append(h)
+                for buf in self.bufs:
+                    i = self.net(x)  # routes i: self
+                    buf.append(i)
+                made = make()
+                j = self.net(x)  # routes j: maybe:holder
+                made.append(j)
+                fresh = list()
+                k = self.net(x)  # routes k: none
+                fresh.append(k)
+        """,
+    "holders chosen by name at run time": """\
+        class E:
+            def f(self, x, stage, other):
+                a = self.net(x)  # routes a: self
+                getattr(self, f"{stage}_outputs").append(a)
+                b = self.net(x)  # routes b: self
+                vars(self)[stage] = b
+                c = self.net(x)  # routes c: maybe:holder
+                getattr(other, stage).append(c)
+                d = self.net(x)  # routes d: global
+                globals()[stage] = d
+        """,
     "locals stay": """\
         def f(model, x):
             out = model(x)  # routes out: none
