@@ -21,6 +21,7 @@ from gradlint.rules._safety import (
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, VARIABLE
+from gradlint.semantic.tree import walk
 
 # The fix of a flag that is the module's own eval mode (``Fix.kind``): ``gradlint
 # migrate`` counts such fixes, and names what their code now asks of a human.
@@ -166,6 +167,7 @@ class VolatileFlag(Rule):
                 or is_generator(func)
                 or function_values_escape(self.ctx, func)
                 or sem.gradmode.may_compute_gradients(func)
+                or any(isinstance(n, cst.Call) and sem.gradmode.call_may_train(n) for n in walk(func.body))
                 or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
             ):
                 applicability = "unsafe"

@@ -772,6 +772,12 @@ class EvalWithoutNoGrad(Rule):
             seeds = [c for c, _ in region.calls]
             risky = sem.gradmode.needs_gradients(scope) or bool(sem.escape.module_results_leave(seeds))
         risky = risky or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
+        # A helper or a method of the file's classes run under the guard may train (a
+        # test-time adapter's ``adapter.adapt(x)`` steps an optimizer): the guard breaks it.
+        covered = scope.body.body if decorate else wrapped  # type: ignore[union-attr]
+        risky = risky or any(
+            isinstance(n, cst.Call) and sem.gradmode.call_may_train(n) for stmt in covered for n in walk(stmt)
+        )
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
     def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:
