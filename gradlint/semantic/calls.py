@@ -47,6 +47,7 @@ class Calls:
         self.model = model
         self.tree = model.tree
         self._refs: Optional[Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]] = None
+        self._methods: Optional[Dict[str, List[cst.FunctionDef]]] = None
 
     def references(self) -> Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]:
         """Every load of a name, and every ``x.attr`` access by attribute name."""
@@ -241,12 +242,13 @@ class Calls:
 
     def methods_named(self, name: str) -> List[cst.FunctionDef]:
         """Every method called ``name`` of a class of this file."""
-        return [
-            stmt
-            for cls in self.tree.nodes_of(cst.ClassDef)
-            for stmt in cls.body.body  # type: ignore[attr-defined]
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name
-        ]
+        if self._methods is None:
+            self._methods = {}
+            for cls in self.tree.nodes_of(cst.ClassDef):
+                for stmt in cls.body.body:  # type: ignore[attr-defined]
+                    if isinstance(stmt, cst.FunctionDef):
+                        self._methods.setdefault(stmt.name.value, []).append(stmt)
+        return self._methods.get(name, [])
 
     def _method_of(self, cls: cst.ClassDef, name: str, depth: int) -> Optional[cst.FunctionDef]:
         for stmt in cls.body.body:
