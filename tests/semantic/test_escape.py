@@ -377,6 +377,9 @@ def test_leaving(name):
         ("buf.copy_(out)\nclass Later:\n    kept = buf\n", ["global"]),
         ("backprop(out)\n", ["helper"]),
         ("sink.append(out)\nclass Later:\n    def f(self, sink):\n        return sink\n", []),  # a parameter of its own
+        # stored through a module-level alias: in the list the function reads
+        ("kept = sink\nkept.append(out)\ndef later():\n    return sink\n", ["closure", "global"]),
+        ("kept = sink\nkept[0] = out\ndef later():\n    return sink\n", ["closure", "global"]),
     ],
 )
 def test_module_results_leave(use, expected):
