@@ -3,7 +3,7 @@ guards around a method of the file's classes that trains, and around forwards wh
 outputs are kept where a later backward finds them.
 
 Every program is reported (the family tests the fix, not silence); none gets a safe
-guard fix, and under torch no safe fix changes what any of them does.
+guard fix in either tier, and under torch no safe fix changes what any of them does.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ def test_reported_with_an_unsafe_guard_fix_only(program):
     findings = [f for f in lint_source(program.source, f"{program.name}.py", settings()).findings if f.code == program.rule]
     assert len(findings) == 1, program.name
     assert findings[0].fix is not None and findings[0].fix.applicability == "unsafe"
-    fixed = fix_source(program.source, f"{program.name}.py", settings(), unsafe=False).source
-    assert fixed.count("no_grad") == program.source.count("no_grad")
+    for preview in (False, True):
+        fixed = fix_source(program.source, f"{program.name}.py", settings(preview), unsafe=False).source
+        assert fixed.count("no_grad") == program.source.count("no_grad"), preview
 
 
 def test_safe_fixes_keep_behaviour():
