@@ -577,6 +577,8 @@ class EvalWithoutNoGrad(Rule):
         stmts = region.block.body[region.start : region.end]
         if any(self._wants_gradients(s) or _keeps_log_probs(s) for s in stmts):
             return None
+        if any(self._calls_trainer(n) for s in stmts for n in walk(s)):
+            return None
         frozen = sem.modules.frozen_models_in(scope)
         calls: List[Tuple[cst.Call, str]] = []
         for stmt in stmts:
@@ -601,6 +603,18 @@ class EvalWithoutNoGrad(Rule):
             if routes and not (looped and all(r.kind == "return" for r in routes) and self._returns_unused(scope)):
                 return None  # a graph leaves: the caller may need it
         return region
+
+    def _calls_trainer(self, node: cst.CSTNode) -> bool:
+        """A call of a function or method of the file that may train (a test-time
+        adapter's ``adapter.adapt(x)``): nothing proves the code calling it is for
+        inference only. Not a parameter called like a function (``criterion(out)``),
+        which may be a training step only as far as its callers say."""
+        sem = self.ctx.semantic
+        return (
+            isinstance(node, cst.Call)
+            and (isinstance(node.func, cst.Attribute) or sem.calls.local_function(node) is not None)
+            and sem.gradmode.call_may_train(node)
+        )
 
     def _in_loop(self, node: cst.CSTNode, scope: Scope) -> bool:
         loop = self.ctx.semantic.tree.enclosing_loop(node)
