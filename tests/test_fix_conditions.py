@@ -441,7 +441,7 @@ def test_gl101_the_fix_is_offered_only_with_unsafe_fixes():
     )
 
 
-def test_gl001_a_method_of_the_files_classes_that_trains_makes_the_decorator_unsafe():
+def test_gl001_no_decorator_where_a_method_of_the_files_classes_trains_on_other_values():
     src = ADAPTER + (
         "from torch.autograd import Variable\n\n\n"
         "def evaluate(model, adapter: Adapter, x):\n"
@@ -451,8 +451,24 @@ def test_gl001_a_method_of_the_files_classes_that_trains_makes_the_decorator_uns
     )
     src = src.replace("    def adapt(self, x):", "    def refresh(self):\n        self.adapt(torch.zeros(1, 4))\n\n    def adapt(self, x):")
     line = src.splitlines().index("    out = model(Variable(x, volatile=True))") + 1
-    assert findings_of(src, "GL001") == [((line, 16), "unsafe")]
+    assert findings_of(src, "GL001") == [((line, 16), None)]
     assert findings_of(src.replace("    adapter.refresh()\n", ""), "GL001") == [((line - 1, 16), "safe")]
+    # migrate: only what flows from the volatile input goes under the guard
+    from gradlint.migrate import migrate_source, migrations
+
+    assert migrate_source(src, "x.py", LintSettings(frozenset(migrations()))).source.endswith(
+        "def evaluate(model, adapter: Adapter, x):\n"
+        "    adapter.refresh()\n"
+        "    with torch.no_grad():\n"
+        "        out = model(x.detach())\n"
+        "        print(float(out.sum()))\n"
+    )
+    # the adaptation called on the volatile value itself was volatile in 0.3: decorated
+    called_on_it = src.replace("    def refresh(self):", "    def refresh(self, x=None):").replace(
+        "    adapter.refresh()\n    out = model(Variable(x, volatile=True))\n",
+        "    v = Variable(x, volatile=True)\n    adapter.refresh(v)\n    out = model(v)\n",
+    )
+    assert findings_of(called_on_it, "GL001") == [((line - 1, 8), "unsafe")]
 
 
 HOLDERS = {
