@@ -221,7 +221,8 @@ class Calls:
     def methods_called(self, call: cst.Call) -> Optional[List[cst.FunctionDef]]:
         """For ``obj.meth(...)`` where ``obj`` holds an instance of a class of this file:
         the methods of those classes (or of their bases in the file) that the call may
-        run. ``obj`` is a name every binding of which reaching the call builds one
+        run; for ``super().meth(...)``, the bases' (none when they are not of the file).
+        ``obj`` is a name every binding of which reaching the call builds one
         (``adapter = Adapter(...)``) or is a parameter annotated with one (``adapter:
         Adapter``, ``Optional[Adapter]``), or ``self.<attr>`` whose every assignment in
         the class is such a value. None when that is not known (a class not of the
@@ -229,7 +230,16 @@ class Calls:
         func = call.func
         if not isinstance(func, cst.Attribute) or isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             return None
-        classes = self._instance_classes(func.value, 0)
+        receiver = func.value
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            # ``super().f(...)``: the bases' method; one of a base outside the file is no method of the file
+            cls = self.tree.enclosing_class(call)
+            if cls is None:
+                return None
+            bases = [b for b in (self._class_named(base.value, cls) for base in cls.bases) if b is not None]
+            methods = [m for m in (self._method_of(b, func.attr.value, 0) for b in bases) if m is not None]
+            return methods[:1]
+        classes = self._instance_classes(receiver, 0)
         if not classes:
             return None
         found: List[cst.FunctionDef] = []

@@ -327,3 +327,24 @@ def test_calls_of_methods_of_the_files_classes_that_train():
     for ctx, fact in each(code, "trains"):
         call = next(n for n in walk(statement_on(ctx, fact.line)) if isinstance(n, cst.Call))
         assert ("yes" if ctx.semantic.gradmode.call_may_train(call) else "no") == fact.expected, fact
+
+
+def test_super_calls_run_the_bases_method():
+    code = """\
+        class Base:
+            def f(self, x):
+                return x
+        class Net(Base):
+            def f(self, x):
+                super().f(x)  # trains: no
+                x.sum().backward()
+        class Trainer(Base):
+            def f(self, x):
+                x.sum().backward()
+        class Tuned(Trainer):
+            def f(self, x):
+                super().f(x)  # trains: yes
+        """
+    for ctx, fact in each(code, "trains"):
+        call = next(n for n in walk(statement_on(ctx, fact.line)) if isinstance(n, cst.Call))
+        assert ("yes" if ctx.semantic.gradmode.call_may_train(call) else "no") == fact.expected, fact
