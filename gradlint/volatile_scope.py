@@ -3,7 +3,9 @@
 In PyTorch 0.3 volatility propagated: everything computed from a volatile
 ``Variable`` was volatile, and recorded no graph. GL001's fix restores that by
 decorating the enclosing function with ``@torch.no_grad()``, which it cannot
-do at module level (scripts, notebooks) nor in a function that also trains.
+do at module level (scripts, notebooks) nor in a function that also trains,
+itself or through a function or method of the file it calls on values not
+computed from the volatile input.
 There, ``gradlint migrate`` does what the PyTorch 0.4 migration did by hand:
 it puts ``with torch.no_grad():`` around the statements the volatile value
 flows into, when they can be delimited inside one block, and drops the flag
@@ -44,7 +46,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import FileContext
-from gradlint.semantic.derivation import not_derived_leaving, volatile_inputs
+from gradlint.semantic.derivation import not_derived_leaving, not_derived_training, volatile_inputs
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.torch_api import NO_GRAPH_ATTRIBUTES, NO_GRAPH_METHODS, PYTHON_VALUE_FUNCS, VARIABLE
 from gradlint.semantic.tree import walk
@@ -255,12 +257,14 @@ def _regions(ctx: FileContext) -> Tuple[List[_Region], List[Tuple[cst.Call, cst.
         if bool_value(flag.value) is not True:
             continue
         func = sem.tree.enclosing_function(call)
+        seeds = (volatile_inputs(sem, func) or [call]) if func is not None else []
         if (
             func is not None
             and (func.asynchronous is not None or not sem.gradmode.needs_gradients(func))
-            and not not_derived_leaving(sem, func, volatile_inputs(sem, func) or [call])
+            and not not_derived_leaving(sem, func, seeds)
+            and not not_derived_training(sem, func, seeds)
         ):
-            continue  # GL001's fix decorates the function (nothing else it returns keeps a graph)
+            continue  # GL001's fix decorates the function (nothing else it returns keeps a graph, nothing else trains)
         if sem.gradmode.grad_disabled(call) is True:
             continue  # already under no_grad: GL001 removes the wrapper
         if sem.tree.enclosing(call, (cst.Lambda,)) is not None:

@@ -369,3 +369,131 @@ def test_gl003_a_loss_reshaped_in_place_is_not_proven_0_dim(between, safety):
         f"    {between}print(loss.data[0])\n"
     )
     assert fixes(src, "GL003") == [safety]
+
+
+# -- GL101/GL001: methods of the file's classes that train; where the outputs are kept --
+
+ADAPTER = """\
+import torch
+from torch import nn
+
+
+class Adapter:
+    def __init__(self, model, opt):
+        self.model, self.opt = model, opt
+
+    def adapt(self, x):
+        loss = self.model(x).pow(2).mean()
+        loss.backward()
+        self.opt.step()
+
+"""
+
+
+def findings_of(src: str, code: str):
+    found = lint_source(src, "x.py", LintSettings(frozenset({code}))).findings
+    return [(f.start, f.fix.applicability if f.fix else None) for f in found if f.code == code]
+
+
+@pytest.mark.parametrize(
+    "head, receiver",
+    [
+        ("def evaluate(model, opt, batches):\n    adapter = Adapter(model, opt)\n", "adapter"),
+        ("def evaluate(model, adapter: Adapter, batches):\n", "adapter"),
+        ('def evaluate(model, adapter: "Adapter", batches):\n', "adapter"),
+        ("def evaluate(model, adapter, batches):\n", "adapter"),
+    ],
+    ids=["built", "annotated", "string-annotated", "unannotated"],
+)
+def test_gl101_a_method_of_the_files_classes_that_trains_makes_the_guard_unsafe(head, receiver):
+    src = ADAPTER + head + (
+        "    model.eval()\n"
+        "    for x in batches:\n"
+        f"        {receiver}.adapt(x)\n"
+        "        out = model(x)\n"
+        "        print(float(out.sum()))\n"
+    )
+    line = src.splitlines().index("        out = model(x)") + 1
+    assert findings_of(src, "GL101") == [((line, 14), "unsafe")]
+    # the same loop with a method that only reads: the fix stays safe
+    assert findings_of(src.replace(f"{receiver}.adapt(x)", "print(x.shape)"), "GL101") == [((line, 14), "safe")]
+
+
+def test_gl101_the_fix_is_offered_only_with_unsafe_fixes():
+    src = ADAPTER + (
+        "def evaluate(model, adapter: Adapter, batches):\n"
+        "    model.eval()\n"
+        "    for x in batches:\n"
+        "        adapter.adapt(x)\n"
+        "        print(float(model(x).sum()))\n"
+    )
+    from gradlint.engine import fix_source
+
+    settings = LintSettings(frozenset({"GL101"}))
+    assert fix_source(src, "x.py", settings, unsafe=False).source == src
+    assert fix_source(src, "x.py", settings, unsafe=True).source == ADAPTER + (
+        "@torch.no_grad()\n"
+        "def evaluate(model, adapter: Adapter, batches):\n"
+        "    model.eval()\n"
+        "    for x in batches:\n"
+        "        adapter.adapt(x)\n"
+        "        print(float(model(x).sum()))\n"
+    )
+
+
+def test_gl001_no_decorator_where_a_method_of_the_files_classes_trains_on_other_values():
+    src = ADAPTER + (
+        "from torch.autograd import Variable\n\n\n"
+        "def evaluate(model, adapter: Adapter, x):\n"
+        "    adapter.refresh()\n"
+        "    out = model(Variable(x, volatile=True))\n"
+        "    print(float(out.sum()))\n"
+    )
+    src = src.replace("    def adapt(self, x):", "    def refresh(self):\n        self.adapt(torch.zeros(1, 4))\n\n    def adapt(self, x):")
+    line = src.splitlines().index("    out = model(Variable(x, volatile=True))") + 1
+    assert findings_of(src, "GL001") == [((line, 16), None)]
+    assert findings_of(src.replace("    adapter.refresh()\n", ""), "GL001") == [((line - 1, 16), "safe")]
+    # migrate: only what flows from the volatile input goes under the guard
+    from gradlint.migrate import migrate_source, migrations
+
+    assert migrate_source(src, "x.py", LintSettings(frozenset(migrations()))).source.endswith(
+        "def evaluate(model, adapter: Adapter, x):\n"
+        "    adapter.refresh()\n"
+        "    with torch.no_grad():\n"
+        "        out = model(x.detach())\n"
+        "        print(float(out.sum()))\n"
+    )
+    # the adaptation called on the volatile value itself was volatile in 0.3: decorated
+    called_on_it = src.replace("    def refresh(self):", "    def refresh(self, x=None):").replace(
+        "    adapter.refresh()\n    out = model(Variable(x, volatile=True))\n",
+        "    v = Variable(x, volatile=True)\n    adapter.refresh(v)\n    out = model(v)\n",
+    )
+    assert findings_of(called_on_it, "GL001") == [((line - 1, 8), "unsafe")]
+
+
+HOLDERS = {
+    "self-alias": ("class E:\n    def evaluate(self, model, batches):\n        kept = self.kept\n", "kept.append(model(x))"),
+    "self-alias-item": ("class E:\n    def evaluate(self, model, batches):\n        kept = self.named.get('val')\n", "kept.append(model(x))"),
+    "self-for-alias": ("class E:\n    def evaluate(self, model, batches):\n        pass\n", "for buf in self.bufs:\n                buf.append(model(x))"),
+    "getattr-self": ("class E:\n    def evaluate(self, model, batches, stage):\n        pass\n", 'getattr(self, f"{stage}_outputs").append(model(x))'),
+    "getattr-other": ("class E:\n    def evaluate(self, model, batches, sink, stage):\n        pass\n", "getattr(sink, stage).append(model(x))"),
+    "global-alias": ("OUT = []\nclass E:\n    def evaluate(self, model, batches):\n        kept = OUT\n", "kept.append(model(x))"),
+    "param-alias": ("class E:\n    def evaluate(self, model, batches, store):\n        d = store\n", "d[0] = model(x)"),
+}
+
+
+@pytest.mark.parametrize("holder", sorted(HOLDERS))
+def test_gl101_outputs_kept_through_an_alias_or_a_holder_chosen_at_run_time(holder):
+    head, keep = HOLDERS[holder]
+    src = "import torch\n\n" + head + "        model.eval()\n        for x in batches:\n            " + keep + "\n"
+    line = next(i for i, text in enumerate(src.splitlines(), 1) if "model(x)" in text)
+    column = src.splitlines()[line - 1].index("model(x)")
+    assert findings_of(src, "GL101") == [((line, column), "unsafe")]
+
+
+def test_gl101_a_fresh_local_holder_keeps_the_fix_safe():
+    src = (
+        "import torch\n\n\ndef evaluate(model, batches):\n    model.eval()\n    kept = list()\n"
+        "    for x in batches:\n        kept.append(model(x).argmax(1))\n    print(len(kept))\n"
+    )
+    assert findings_of(src, "GL101") == [((8, 20), "safe")]

@@ -10,7 +10,7 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
-from gradlint.semantic.derivation import not_derived_leaving, volatile_inputs
+from gradlint.semantic.derivation import not_derived_leaving, not_derived_training, volatile_inputs
 from gradlint.rules._safety import (
     function_values_escape,
     grad_guard,
@@ -135,9 +135,11 @@ class VolatileFlag(Rule):
         func = sem.tree.enclosing_function(node)
         if func is None or func.asynchronous is not None or sem.gradmode.needs_gradients(func):
             return None
-        if not_derived_leaving(sem, func, volatile_inputs(sem, func) or [node]):
-            # `return out, penalty`: `penalty` kept its graph in 0.3 too; a decorator would
-            # take it. migrate puts a `with` around what flows from the input instead.
+        seeds = volatile_inputs(sem, func) or [node]
+        if not_derived_leaving(sem, func, seeds) or not_derived_training(sem, func, seeds):
+            # `return out, penalty`: `penalty` kept its graph in 0.3 too; `adapter.refresh()`
+            # trained in 0.3 too; a decorator would take both. migrate puts a `with` around
+            # what flows from the input instead.
             return None
         value = data.value
         stmt = self_assignment(self.ctx, node, allow_volatile=True)

@@ -619,6 +619,8 @@ class EvalWithoutNoGrad(Rule):
         stmts = region.block.body[region.start : region.end]
         if any(self._wants_gradients(s) or _keeps_log_probs(s) for s in stmts):
             return None
+        if any(self._calls_trainer(n) for s in stmts for n in walk(s)):
+            return None
         frozen = sem.modules.frozen_models_in(scope)
         calls: List[Tuple[cst.Call, str]] = []
         for stmt in stmts:
@@ -643,6 +645,18 @@ class EvalWithoutNoGrad(Rule):
             if routes and not (looped and all(r.kind == "return" for r in routes) and self._returns_unused(scope)):
                 return None  # a graph leaves: the caller may need it
         return region
+
+    def _calls_trainer(self, node: cst.CSTNode) -> bool:
+        """A call of a function or method of the file that may train (a test-time
+        adapter's ``adapter.adapt(x)``): nothing proves the code calling it is for
+        inference only. Not a parameter called like a function (``criterion(out)``),
+        which may be a training step only as far as its callers say."""
+        sem = self.ctx.semantic
+        return (
+            isinstance(node, cst.Call)
+            and (isinstance(node.func, cst.Attribute) or sem.calls.local_function(node) is not None)
+            and sem.gradmode.call_may_train(node)
+        )
 
     def _in_loop(self, node: cst.CSTNode, scope: Scope) -> bool:
         loop = self.ctx.semantic.tree.enclosing_loop(node)
@@ -814,6 +828,12 @@ class EvalWithoutNoGrad(Rule):
             seeds = [c for c, _ in region.calls]
             risky = sem.gradmode.needs_gradients(scope) or bool(sem.escape.module_results_leave(seeds))
         risky = risky or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
+        # A helper or a method of the file's classes run under the guard may train (a
+        # test-time adapter's ``adapter.adapt(x)`` steps an optimizer): the guard breaks it.
+        covered = scope.body.body if decorate else wrapped  # type: ignore[union-attr]
+        risky = risky or any(
+            isinstance(n, cst.Call) and sem.gradmode.call_may_train(n) for stmt in covered for n in walk(stmt)
+        )
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
     def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:

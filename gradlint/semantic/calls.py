@@ -11,7 +11,7 @@ import libcst as cst
 from gradlint.semantic.frameworks import FRAMEWORK_OBJECTS, LIGHTNING_BACKWARD_METHODS, PER_BATCH_STEPS
 from gradlint.semantic.syntax import call_arg
 from gradlint.semantic.torch_api import TORCH_04
-from gradlint.semantic.tree import walk
+from gradlint.semantic.tree import self_attribute_values, walk
 from gradlint.semantic.versions import runs_only_before
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class Calls:
         self.model = model
         self.tree = model.tree
         self._refs: Optional[Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]] = None
+        self._methods: Optional[Dict[str, List[cst.FunctionDef]]] = None
 
     def references(self) -> Tuple[Dict[str, List[cst.Name]], Dict[str, List[cst.Attribute]]]:
         """Every load of a name, and every ``x.attr`` access by attribute name."""
@@ -216,6 +217,141 @@ class Calls:
                     if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value:
                         return stmt
         return None
+
+    def methods_called(self, call: cst.Call) -> Optional[List[cst.FunctionDef]]:
+        """For ``obj.meth(...)`` where ``obj`` holds an instance of a class of this file:
+        the methods of those classes (or of their bases in the file) that the call may
+        run; for ``super().meth(...)``, the bases' (none when they are not of the file).
+        ``obj`` is a name every binding of which reaching the call builds one
+        (``adapter = Adapter(...)``) or is a parameter annotated with one (``adapter:
+        Adapter``, ``Optional[Adapter]``), or ``self.<attr>`` whose every assignment in
+        the class is such a value. None when that is not known (a class not of the
+        file, a value of unknown origin, a method the class does not define)."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            return None
+        receiver = func.value
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            # ``super().f(...)``: the bases' method; one of a base outside the file is no method of the file
+            cls = self.tree.enclosing_class(call)
+            if cls is None:
+                return None
+            bases = [b for b in (self._class_named(base.value, cls) for base in cls.bases) if b is not None]
+            methods = [m for m in (self._method_of(b, func.attr.value, 0) for b in bases) if m is not None]
+            return methods[:1]
+        classes = self._instance_classes(receiver, 0)
+        if not classes:
+            return None
+        found: List[cst.FunctionDef] = []
+        for cls in classes:
+            method = self._method_of(cls, func.attr.value, 0)
+            if method is None:
+                return None
+            found.append(method)
+        return found
+
+    def methods_named(self, name: str) -> List[cst.FunctionDef]:
+        """Every method called ``name`` of a class of this file."""
+        if self._methods is None:
+            self._methods = {}
+            for cls in self.tree.nodes_of(cst.ClassDef):
+                for stmt in cls.body.body:  # type: ignore[attr-defined]
+                    if isinstance(stmt, cst.FunctionDef):
+                        self._methods.setdefault(stmt.name.value, []).append(stmt)
+        return self._methods.get(name, [])
+
+    def _method_of(self, cls: cst.ClassDef, name: str, depth: int) -> Optional[cst.FunctionDef]:
+        for stmt in cls.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+                return stmt
+        if depth > 4:
+            return None
+        for base in cls.bases:
+            parent = self._class_named(base.value, cls)
+            if parent is not None:
+                found = self._method_of(parent, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _class_named(self, ref: cst.BaseExpression, at: cst.CSTNode) -> Optional[cst.ClassDef]:
+        """The class of this file that ``ref`` (a name, or a string annotation) denotes."""
+        if isinstance(ref, cst.SimpleString):
+            text = ref.evaluated_value
+            if not isinstance(text, str) or not text.isidentifier():
+                return None
+            classes = [c for c in self.tree.nodes_of(cst.ClassDef) if c.name.value == text]  # type: ignore[attr-defined]
+            return classes[0] if len(classes) == 1 else None  # type: ignore[return-value]
+        if not isinstance(ref, cst.Name):
+            return None
+        seen = self.model.scopes.visible(ref.value, at)
+        defs = [b.node for b in seen.bindings if b.form == "class"]
+        if len(defs) == 1 and len(seen.bindings) == 1 and not seen.unbound and isinstance(defs[0], cst.ClassDef):
+            return defs[0]
+        return None
+
+    def _annotated_classes(self, ann: cst.BaseExpression, at: cst.CSTNode) -> Optional[List[cst.ClassDef]]:
+        """``Adapter``, ``"Adapter"``, ``Optional[Adapter]``, ``Adapter | None``."""
+        if isinstance(ann, cst.Subscript) and isinstance(ann.value, (cst.Name, cst.Attribute)):
+            if (ann.value.attr if isinstance(ann.value, cst.Attribute) else ann.value).value == "Optional" and len(ann.slice) == 1:
+                inner = ann.slice[0].slice
+                return self._annotated_classes(inner.value, at) if isinstance(inner, cst.Index) else None
+            return None
+        if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+            sides = [s for s in (ann.left, ann.right) if not (isinstance(s, cst.Name) and s.value == "None")]
+            found: List[cst.ClassDef] = []
+            for side in sides:
+                classes = self._annotated_classes(side, at)
+                if classes is None:
+                    return None
+                found += classes
+            return found
+        cls = self._class_named(ann, at)
+        return [cls] if cls is not None else None
+
+    def _instance_classes(self, expr: cst.BaseExpression, depth: int) -> Optional[List[cst.ClassDef]]:
+        if depth > 3:
+            return None
+        values: List[Tuple[cst.BaseExpression, cst.CSTNode]] = []
+        if isinstance(expr, cst.Name):
+            seen = self.model.scopes.visible(expr.value, expr)
+            if seen.unbound or not seen.bindings:
+                return None
+            found: List[cst.ClassDef] = []
+            for b in seen.bindings:
+                if b.form == "param" and isinstance(b.node, cst.Param):
+                    ann = b.node.annotation
+                    classes = self._annotated_classes(ann.annotation, b.node) if ann is not None else None
+                    if classes is None:
+                        return None
+                    found += classes
+                elif b.kind == "assign" and b.value is not None:
+                    values.append((b.value, b.value))
+                else:
+                    return None
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            owner = self.tree.enclosing_class(expr)
+            assigned = self_attribute_values(owner, expr.attr.value) if owner is not None else []
+            if not assigned:
+                return None
+            found = []
+            values = [(v, v) for v in assigned]
+        else:
+            return None
+        for value, at in values:
+            if isinstance(value, cst.Call):
+                cls = self._class_named(value.func, at)
+                if cls is None:
+                    return None
+                found.append(cls)
+            elif isinstance(value, cst.Name):
+                classes = self._instance_classes(value, depth + 1)
+                if classes is None:
+                    return None
+                found += classes
+            else:
+                return None
+        return found
 
     def forwarded_to(
         self,

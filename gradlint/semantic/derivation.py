@@ -72,6 +72,24 @@ def not_derived_leaving(sem: "SemanticModel", func: cst.FunctionDef, seeds: Sequ
     return found
 
 
+def not_derived_training(sem: "SemanticModel", func: cst.FunctionDef, seeds: Sequence[cst.CSTNode]) -> List[cst.Call]:
+    """The calls of ``func`` (not of functions nested in it) that may train
+    (``GradMode.call_may_train``: a test-time adapter's ``adapter.refresh()``) on
+    nothing computed from any of ``seeds``: they trained in 0.3, and a guard around
+    the whole function would stop them."""
+    seed_ids = {id(s) for s in seeds}
+    reach = _derived_names(func, seed_ids)
+    found: List[cst.Call] = []
+    for node in walk(func.body):
+        if not isinstance(node, cst.Call) or any(
+            id(n) in seed_ids or (isinstance(n, cst.Name) and n.value in reach) for n in walk(node)
+        ):
+            continue
+        if sem.gradmode.call_may_train(node):
+            found.append(node)
+    return found
+
+
 def _plain(sem: "SemanticModel", flows: "ScopeFlows", func: cst.FunctionDef, expr: cst.BaseExpression) -> bool:
     """Carries no graph: numbers added up (``n += 1``), arithmetic of such, what the
     flows of ``func`` (``semantic.escape``) or the values (``semantic.values``) show to

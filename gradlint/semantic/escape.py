@@ -25,6 +25,13 @@ Routes (``Route.kind``):
 - "outer": stored into something the function does not own: a parameter's
   attribute or item, ``xs += [v]`` or ``xs.append(v)`` on a list passed in,
   ``buf.copy_(v)`` into a parameter;
+- "holder": stored into an object the scope may not own (``certain`` False): a
+  local name bound to what a call returns (``buf = get_buffer()``), or an object
+  chosen by name at run time (``getattr(holder, name)``, ``vars(obj)[k]``);
+  a local alias of a holder on ``self``, of a parameter or of a global
+  (``kept = self.kept``, ``d = store``, an item got from one: ``.get``,
+  ``.setdefault``, ``for buf in self.bufs``) counts as that holder's route, and
+  ``getattr(self, name)`` as "self";
 - "closure": captured by a lambda or a nested function (callbacks, hooks);
 - "raise": carried by a raised exception;
 - "call": handed to a callee this file does not define (``certain`` False:
@@ -242,6 +249,16 @@ class ScopeFlows:
         return False
 
 
+def _mutates(node: cst.CSTNode) -> bool:
+    """``xs.append(v)`` (a mutator's edge), ``xs[i] = v``, ``obj.a = v``: the object
+    changes, not what a name is bound to."""
+    if isinstance(node, cst.Call):
+        return True
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets)
+    return isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, (cst.Subscript, cst.Attribute))
+
+
 def _accumulating(node: cst.CSTNode) -> bool:
     """``total += v``, ``xs.append(v)`` (a mutator), ``xs[i] = v``."""
     if isinstance(node, (cst.AugAssign, cst.Call)):
@@ -297,6 +314,46 @@ def _target_keys(target: cst.BaseExpression) -> FrozenSet[str]:
         return frozenset()
     # ``x.a = v`` / ``x[i] = v`` changes what ``x`` holds too
     return frozenset({k, k.partition(".")[0]})
+
+
+# Methods that return an item their receiver keeps.
+_ITEM_GETTERS = frozenset({"get", "setdefault", "pop", "__getitem__"})
+# Builtins and standard classes whose call makes a new container.
+_CONSTRUCTORS = frozenset(
+    "builtins.list builtins.dict builtins.set builtins.tuple builtins.bytearray collections.defaultdict "
+    "collections.deque collections.OrderedDict collections.Counter queue.Queue".split()
+)
+# Calls that return an object named by a string: what it is is decided at run time.
+_DYNAMIC = frozenset({"builtins.getattr", "builtins.vars", "builtins.globals", "builtins.locals"})
+
+
+def _fresh(value: cst.BaseExpression, names) -> bool:
+    """Whether ``value`` makes a new object: a display, a comprehension, a constructor
+    (a builtin container, a class named in CapWords), an arithmetic result."""
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)):
+        return True
+    if _literal(value) or isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.Lambda)):
+        return True
+    if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
+        if names.qualnames(value.func) & _CONSTRUCTORS:
+            return True
+        last = value.func.attr.value if isinstance(value.func, cst.Attribute) else value.func.value
+        return last[:1].isupper()
+    return False
+
+
+def _dynamic_holder(expr: cst.BaseExpression, names) -> Optional[str]:
+    """For a store into ``getattr(self, f"{stage}_outputs")``, ``vars(obj)[k]``,
+    ``globals()[k]`` (or an attribute or item of one): the object is chosen at run
+    time. "self" when it is an attribute of ``self``, "holder" otherwise."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        expr = expr.value
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and names.qualnames(expr.func) & _DYNAMIC):
+        return None
+    first = expr.args[0].value if expr.args else None
+    if isinstance(first, cst.Name) and first.value in ("self", "cls"):
+        return "self"
+    return "global" if expr.func.value in ("globals", "locals") and not expr.args else "holder"
 
 
 def _literal(expr: cst.CSTNode) -> bool:
@@ -488,9 +545,10 @@ class Escape:
         names = self.model.names
         may_autograd = "autograd" in self.model.source
 
-        def outside(target: cst.BaseExpression, mutate: bool = False) -> Optional[str]:
+        def outside(target: cst.BaseExpression, mutate: bool = False, _depth: int = 0) -> Optional[str]:
             """The route kind of a store into ``target`` (``mutate``: into the object it
-            names, ``xs.append(v)``), if it leaves the scope."""
+            names, ``xs.append(v)``), if it leaves the scope. A local name that may
+            hold an object made elsewhere (``kept = self.kept``) is that object."""
             if isinstance(target, (cst.Tuple, cst.List)):
                 for el in target.elements:
                     found = outside(el.value)
@@ -504,19 +562,58 @@ class Escape:
             root = _root(target)
             if isinstance(target, cst.Name) and not mutate:
                 return "global" if target.value in outer else None
+            if root is None:
+                return _dynamic_holder(target, names)
             if root in ("self", "cls"):
                 return "self"
             if root in outer:
                 return "global"
             if root in params:
                 return "outer"
-            if root is not None and root not in local:
+            if root not in local:
                 return "global"
+            if _depth < 4 and info is not None:
+                return aliased(root, _depth)
             return None
 
-        def add_sink(kind: str, node: cst.CSTNode, expr: Optional[cst.CSTNode], certain: bool = True) -> None:
+        def alias_keys(name: str, depth: int) -> Set[str]:
+            return self._alias_keys_of(info, name, depth)
+
+        def aliased(name: str, depth: int) -> Optional[str]:
+            """Where the object a local ``name`` holds lives, when a binding may make it
+            an alias of one the scope does not own: the kind of the first such binding
+            (``kept = self.kept``: "self"; ``d = store`` for a parameter: "outer"),
+            "holder" where what a call returns is not known."""
+            for b in info.bindings.get(name, ()):
+                if b.form in ("assign", "walrus", "unpack") and b.value is not None:
+                    source = b.value
+                elif b.form in ("for", "with") and b.value is not None:
+                    source = b.value  # an item of a container, what a manager gives
+                else:
+                    continue
+                kind = holder_of(source, depth)
+                if kind:
+                    return kind
+            return None
+
+        def holder_of(value: cst.BaseExpression, depth: int) -> Optional[str]:
+            if _fresh(value, names):
+                return None
+            if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+                if key(value) is None:
+                    return _dynamic_holder(value, names) or "holder"
+                return outside(value, mutate=True, _depth=depth + 1)
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _ITEM_GETTERS:
+                # ``d.get(k)``, ``store.setdefault(k, [])``: an item of that container
+                return outside(value.func.value, mutate=True, _depth=depth + 1) if key(value.func.value) else "holder"
+            if isinstance(value, cst.Call):
+                return _dynamic_holder(value, names) or ("holder" if not self._plain(value) else None)
+            return None
+
+        def add_sink(kind: str, node: cst.CSTNode, expr: Optional[cst.CSTNode]) -> None:
             if expr is not None and kind != "backward" and _literal(expr):
                 return
+            certain = kind != "holder"  # an object that may or may not be kept elsewhere
             flows.sinks.append(_Sink(Route(kind, node, certain), keys_in(expr) if expr is not None else frozenset(), expr))
 
         for node in walk(body):
@@ -553,7 +650,28 @@ class Escape:
                 add_sink("raise", node, node.exc)
             elif isinstance(node, cst.Call):
                 self._call(node, flows, outside, add_sink, names, may_autograd)
+        if info is not None:
+            # What is stored into a local alias (``kept.append(v)`` after ``kept = HOLDER``)
+            # is in the object it names too.
+            for edge in flows.edges:
+                if _mutates(edge.node):
+                    extra = {a for t in edge.targets if "." not in t for a in alias_keys(t, 0)}
+                    if extra:
+                        edge.targets = edge.targets | frozenset(extra)
         return flows
+
+    def _alias_keys_of(self, info, name: str, depth: int) -> Set[str]:
+        found: Set[str] = set()
+        if depth > 3:
+            return found
+        for b in info.bindings.get(name, ()):
+            if b.form in ("assign", "walrus") and isinstance(b.value, (cst.Name, cst.Attribute)):
+                k = key(b.value)
+                if k:
+                    found.add(k)
+                    if "." not in k:
+                        found |= self._alias_keys_of(info, k, depth + 1)
+        return found
 
     def _call(self, node: cst.Call, flows: ScopeFlows, outside, add_sink, names, may_autograd: bool) -> None:
         func = node.func

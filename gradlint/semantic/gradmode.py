@@ -74,6 +74,14 @@ class Mode:
     reason: str = ""  # "guard", "module", "framework", "callers", "project", "wrapped", "default"
 
 
+# ``nn.Module``'s own methods: a call of one on a module is not a method of the file.
+_MODULE_METHODS = frozenset(
+    "train eval to cuda cpu half float double type parameters named_parameters buffers named_buffers modules "
+    "named_modules children named_children state_dict load_state_dict zero_grad apply requires_grad_ "
+    "register_buffer register_parameter add_module".split()
+)
+
+
 class GradMode:
     def __init__(self, model: "SemanticModel") -> None:
         self.model = model
@@ -87,6 +95,7 @@ class GradMode:
         self._module_grad_off: Optional[bool] = None
         self._entry_modes: Dict[int, Mode] = {}
         self._computes: Dict[int, bool] = {}
+        self._trains: Dict[int, bool] = {}
         self._own_managers_seen: Set[int] = set()
 
     # -- guards -------------------------------------------------------------------
@@ -418,6 +427,9 @@ class GradMode:
         local = self.model.calls.local_function(call)
         if local is not None:
             return self.may_compute_gradients(local)
+        methods = self._methods(call)
+        if methods is not None and any(self.may_compute_gradients(m) for m in methods):
+            return True
         modules = self.model.modules
         func = call.func
         if isinstance(func, (cst.Name, cst.Attribute, cst.Call)):
@@ -435,6 +447,62 @@ class GradMode:
                     if forward is not None and self.may_compute_gradients(forward):
                         return True
         return False
+
+    def _methods(self, call: cst.Call) -> Optional[List[cst.FunctionDef]]:
+        """The methods of this file's classes that ``obj.meth(...)`` may run: those of
+        the classes ``obj`` is known to hold an instance of, else (what ``obj`` holds
+        is not known) every method of that name in the file's classes. None for a call
+        of no such method."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value.startswith("__"):
+            return None
+        calls = self.model.calls
+        known = calls.methods_called(call)
+        if known is not None:
+            return known
+        receiver = func.value
+        while isinstance(receiver, (cst.Attribute, cst.Subscript, cst.Call)):
+            receiver = receiver.func if isinstance(receiver, cst.Call) else receiver.value
+        if (
+            func.attr.value in _MODULE_METHODS
+            or isinstance(receiver, cst.Name) and self.model.names.is_imported(receiver)
+            or self.model.modules.is_module(func.value)
+        ):
+            return None  # ``model.train()``, ``torch.cuda.synchronize()``: not a method of the file
+        return calls.methods_named(func.attr.value) or None
+
+    def call_may_train(self, call: cst.Call) -> bool:
+        """Whether the function or method of this file that ``call`` runs (a method
+        through an instance of a class of the file, or a parameter annotated with
+        one; a method of that name of any class of the file where the instance is
+        not known) may, directly or through what it calls, compute gradients, step
+        an optimizer, put a module back in training mode (``.train()``) or switch
+        gradients on (``torch.set_grad_enabled(True)``, ``torch.enable_grad()``):
+        code that trains, which a guard around the call would break."""
+        if self._call_may_compute(call):
+            return True
+        local = self.model.calls.local_function(call)
+        callees = [local] if local is not None else (self._methods(call) or [])
+        return any(self._may_train(f) for f in callees)
+
+    def _may_train(self, func: cst.FunctionDef) -> bool:
+        found = self._trains.get(id(func))
+        if found is None:
+            self._trains[id(func)] = False  # recursion
+            found = self.may_compute_gradients(func) or any(
+                isinstance(n, cst.Call) and (self._switches_training_on(n) or self.call_may_train(n))
+                for n in walk(func.body)
+            )
+            self._trains[id(func)] = found
+        return found
+
+    def _switches_training_on(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "train":
+            mode = call_arg(call, 0, "mode")
+            return mode is None or bool_value(mode.value) is not False
+        g = self.guard(call)
+        return g is not None and g.disables is False
 
     def needs_gradients(self, node: cst.CSTNode) -> bool:
         """Whether code under ``node`` (not nested functions) computes or requests gradients."""

@@ -16,6 +16,7 @@ import random
 import textwrap
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from oracle.escape import escape_family
 from oracle.nontensor import nontensor_family
 from oracle.runner import Program
 
@@ -1147,6 +1148,7 @@ def generate() -> List[Program]:
     programs += catalog_family()
     programs += fixture_family()
     programs += nontensor_family()
+    programs += escape_family()
     names = [p.name for p in programs]
     assert len(names) == len(set(names)), "program names must be unique"
     return programs
@@ -1201,6 +1203,10 @@ DEFECT_CLASSES = {
     "GL101 notebook cells": ("GL101", "flow=stored-on-self shape=notebook"),
     "GL002 notebook cells": ("GL002", "flow=printed shape=notebook"),
     "catalog examples": ("GL001", "catalog-example"),
+    "GL101 a method of the file's classes trains (test-time adaptation)": ("GL101", "trainer "),
+    "GL001 a method of the file's classes trains (test-time adaptation)": ("GL001", "trainer "),
+    "GL101 outputs kept through an alias, a global, a parameter, a computed getattr, a hook": ("GL101", "holder "),
+    "GL001 outputs kept through an alias, a global, a parameter, a computed getattr, a hook": ("GL001", "holder "),
 }
 
 

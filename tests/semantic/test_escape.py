@@ -152,6 +152,48 @@ ROUTES = {
             outs.append(acc)
             return float(out.sum())
         """,
+    "local aliases of holders the function does not own": """\
+        OUT = []
+        class E:
+            def f(self, x, store, make):
+                kept = self.kept
+                a = self.net(x)  # routes a: self
+                kept.append(a)
+                first = self.kept
+                second = first
+                b = self.net(x)  # routes b: self
+                second.append(b)
+                d = store
+                c = self.net(x)  # routes c: outer
+                d[0] = c
+                g = OUT
+                e = self.net(x)  # routes e: global
+                g.append(e)
+                item = self.named.get("val")
+                h = self.net(x)  # routes h: self
+                item.append(h)
+                for buf in self.bufs:
+                    i = self.net(x)  # routes i: self
+                    buf.append(i)
+                made = make()
+                j = self.net(x)  # routes j: maybe:holder
+                made.append(j)
+                fresh = list()
+                k = self.net(x)  # routes k: none
+                fresh.append(k)
+        """,
+    "holders chosen by name at run time": """\
+        class E:
+            def f(self, x, stage, other):
+                a = self.net(x)  # routes a: self
+                getattr(self, f"{stage}_outputs").append(a)
+                b = self.net(x)  # routes b: self
+                vars(self)[stage] = b
+                c = self.net(x)  # routes c: maybe:holder
+                getattr(other, stage).append(c)
+                d = self.net(x)  # routes d: global
+                globals()[stage] = d
+        """,
     "locals stay": """\
         def f(model, x):
             out = model(x)  # routes out: none
@@ -335,6 +377,9 @@ def test_leaving(name):
         ("buf.copy_(out)\nclass Later:\n    kept = buf\n", ["global"]),
         ("backprop(out)\n", ["helper"]),
         ("sink.append(out)\nclass Later:\n    def f(self, sink):\n        return sink\n", []),  # a parameter of its own
+        # stored through a module-level alias: in the list the function reads
+        ("kept = sink\nkept.append(out)\ndef later():\n    return sink\n", ["closure", "global"]),
+        ("kept = sink\nkept[0] = out\ndef later():\n    return sink\n", ["closure", "global"]),
     ],
 )
 def test_module_results_leave(use, expected):

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 
+import libcst as cst
 import pytest
 from marks import each, read_on, statement_on
+
+from gradlint.semantic.tree import walk
 
 _MODES = {True: "off", False: "on", None: "unknown"}
 
@@ -262,3 +265,86 @@ def test_may_compute_gradients_follows_same_file_callees():
     for ctx, fact in each(code, "computes"):
         func = statement_on(ctx, fact.line)
         assert ("yes" if ctx.semantic.gradmode.may_compute_gradients(func) else "no") == fact.expected, fact
+
+
+def test_calls_of_methods_of_the_files_classes_that_train():
+    """``# trains: yes`` marks a call whose callee (a method of a class of the file,
+    known by its receiver, else by its name) may train: run backward, step an
+    optimizer, call ``.train()`` or switch gradients on, itself or through what it
+    calls. ``# computes: yes`` marks a ``def`` that may compute gradients, now
+    through such methods too."""
+    code = """\
+        from typing import Optional
+        import torch
+        from torch import nn
+        class Base:
+            def __init__(self, model, opt):
+                self.model, self.opt = model, opt
+            def adapt(self, x):
+                loss = self.model(x).sum()
+                loss.backward()
+                self.opt.step()
+            def refresh(self, x):
+                self.adapt(x)
+            def unfreeze(self):
+                self.model.train()
+            def grad_on(self):
+                torch.set_grad_enabled(True)
+            def report(self, x):
+                print(self.model(x))
+        class Adapter(Base):
+            pass
+        class Other:
+            def report(self, x):
+                self.helper.adapt(x)
+        def built(model, opt, x):  # computes: yes
+            adapter = Adapter(model, opt)
+            adapter.adapt(x)  # trains: yes
+            adapter.refresh(x)  # trains: yes
+            adapter.unfreeze()  # trains: yes
+            adapter.grad_on()  # trains: yes
+            adapter.report(x)  # trains: no
+            model.train()  # trains: no
+        def annotated(a: Adapter, b: "Adapter", c: Optional[Adapter], d: Adapter | None, x):  # computes: yes
+            a.adapt(x)  # trains: yes
+            b.adapt(x)  # trains: yes
+            c.adapt(x)  # trains: yes
+            d.report(x)  # trains: no
+        def unknown(thing, x):  # computes: yes
+            thing.adapt(x)  # trains: yes
+            thing.report(x)  # trains: yes
+            thing.summary(x)  # trains: no
+        class Evaluator:
+            def __init__(self, model, opt):
+                self.adapter = Adapter(model, opt)
+            def evaluate(self, x):  # computes: yes
+                self.adapter.adapt(x)  # trains: yes
+                self.adapter.report(x)  # trains: no
+        """
+    for ctx, fact in each(code, "computes"):
+        func = statement_on(ctx, fact.line)
+        assert ("yes" if ctx.semantic.gradmode.may_compute_gradients(func) else "no") == fact.expected, fact
+    for ctx, fact in each(code, "trains"):
+        call = next(n for n in walk(statement_on(ctx, fact.line)) if isinstance(n, cst.Call))
+        assert ("yes" if ctx.semantic.gradmode.call_may_train(call) else "no") == fact.expected, fact
+
+
+def test_super_calls_run_the_bases_method():
+    code = """\
+        class Base:
+            def f(self, x):
+                return x
+        class Net(Base):
+            def f(self, x):
+                super().f(x)  # trains: no
+                x.sum().backward()
+        class Trainer(Base):
+            def f(self, x):
+                x.sum().backward()
+        class Tuned(Trainer):
+            def f(self, x):
+                super().f(x)  # trains: yes
+        """
+    for ctx, fact in each(code, "trains"):
+        call = next(n for n in walk(statement_on(ctx, fact.line)) if isinstance(n, cst.Call))
+        assert ("yes" if ctx.semantic.gradmode.call_may_train(call) else "no") == fact.expected, fact
