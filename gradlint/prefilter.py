@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import symtable
 import warnings
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Protocol, Tuple, Union
 
 from gradlint import catalog
 
@@ -78,6 +78,13 @@ class AnyOf:
 
 
 Gate = Union["re.Pattern[str]", LowercaseGate, AnyOf]
+
+
+class ProjectGate(Protocol):
+    """A rule's ``project_gate``: whether ``source`` needs the rule on what the run's
+    project index (None: none) says about it."""
+
+    def __call__(self, source: str, index: Optional["Project"]) -> bool: ...
 
 
 class InferenceCalledGate:

@@ -23,7 +23,7 @@ from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode
 from gradlint.options import RuleOptions  # re-exported: rules and tests import it from here
 # Re-exported: rules build their gates from here; the prefilter reads them without LibCST.
-from gradlint.prefilter import AnyOf, Gate, LowercaseGate
+from gradlint.prefilter import AnyOf, Gate, LowercaseGate, ProjectGate
 from gradlint.semantic import SemanticModel
 from gradlint.semantic.project import Project
 from gradlint.semantic.tree import Tree
@@ -161,7 +161,7 @@ class Rule:
     code: ClassVar[str]
     triggers: ClassVar[Tuple[str, ...]]
     gates: ClassVar[Tuple[Gate, ...]] = ()
-    project_gate: ClassVar[Optional[Callable[[str, Optional[Project]], bool]]] = None
+    project_gate: ClassVar[Optional[ProjectGate]] = None
     source_repair: ClassVar[Optional[SourceRepair]] = None
     _registry: ClassVar[Dict[str, Type["Rule"]]] = {}
 

@@ -40,7 +40,7 @@ GL001's finding stays.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -159,6 +159,7 @@ def _is_program(ctx: FileContext) -> bool:
     sem = ctx.semantic
     if sem.calls.main_block() is not None:
         return True
+    runs: cst.CSTNode
     for stmt in _module_level(ctx.module.body):
         if isinstance(stmt, (cst.For, cst.While)):
             runs = stmt
@@ -207,7 +208,8 @@ def _parameter(ctx: FileContext, name: cst.Name) -> Optional[cst.Param]:
         return None
     param = reaching.bindings[0].node
     func = ctx.semantic.tree.enclosing_function(name)
-    if not isinstance(param, cst.Param) or func is None or ctx.parent(ctx.parent(param)) is not func:
+    params = ctx.parent(param) if isinstance(param, cst.Param) else None
+    if not isinstance(param, cst.Param) or func is None or params is None or ctx.parent(params) is not func:
         return None
     return param
 
@@ -218,7 +220,8 @@ def _passed(ctx: FileContext, param: cst.Param) -> List[Tuple[cst.Call, bool]]:
     ``*args``/``**kwargs``), when the function is used some other way, or when
     nothing calls it."""
     calls = ctx.semantic.calls
-    func = ctx.parent(ctx.parent(param))
+    params = ctx.parent(param)
+    func = ctx.parent(params) if params is not None else None
     if not isinstance(func, cst.FunctionDef) or ctx.semantic.tree.method_class(func) is not None:
         return []
     sites = calls.call_sites(func)
@@ -434,7 +437,7 @@ def _region(
     if ref is None:
         return None
     torch_name, imports = ref
-    return _Region(block, start, end, [(call, flag)] if flag is not None else [], torch_name, bool(imports))
+    return _Region(block, start, end, [(cast(cst.Call, call), flag)] if flag is not None else [], torch_name, bool(imports))
 
 
 def _assigned(stmt: cst.CSTNode, reached: Set[str]) -> Optional[Set[str]]:
@@ -478,7 +481,7 @@ def _flat(target: cst.BaseExpression) -> List[cst.BaseExpression]:
     return [target]
 
 
-def _reads(stmt: cst.CSTNode, names: Set[str]) -> bool:
+def _reads(stmt: cst.CSTNode, names: AbstractSet[str]) -> bool:
     return any(isinstance(n, cst.Name) and n.value in names for n in walk(stmt, into_functions=True))
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
 from gradlint import codegen
-from gradlint.fixes import Fix
+from gradlint.fixes import Fix, ImportSpec
 from gradlint.rule import Rule
 from gradlint.rules._legacy import self_assignment
 from gradlint.semantic.derivation import not_derived_leaving, not_derived_training, volatile_inputs
@@ -150,7 +150,7 @@ class VolatileFlag(Rule):
             if not sem.values.carries_no_graph(value, sem.tree.function_scope(node)):
                 value = codegen.method_call(value, "detach")
             edits = [self.replace(node, codegen.keep_parens(node, codegen.atomic(value)))]
-        imports = ()
+        imports: Tuple[ImportSpec, ...] = ()
         applicability = "safe"
         # Gradients already off here, by a guard around the call or because every caller
         # runs it under one: removing the wrapper is the whole fix, a guard would only nest.

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -154,7 +154,8 @@ class EvalWithoutNoGrad(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         if self.ctx.semantic.gradmode.module_grad_off():
             return
-        for scope in [node, *self._functions]:
+        scopes: List[Scope] = [node, *self._functions]
+        for scope in scopes:
             # Code taken for inference by its name (``def evaluate``, ``for x in
             # test_loader``, ``net(x_val)``), with no ``eval()`` of its own: the
             # preview tier's; the default tier needs the ``eval()`` that shows it.
@@ -304,14 +305,14 @@ class EvalWithoutNoGrad(Rule):
         module = called_module(call)
         if module is not None and sem.modules.records_no_graph(module):
             return False
-        for parent in sem.tree.ancestors(call):
-            if parent is scope:
+        for ancestor in sem.tree.ancestors(call):
+            if ancestor is scope:
                 break
-            if isinstance(parent, cst.With) and any(
+            if isinstance(ancestor, cst.With) and any(
                 isinstance(i.item, cst.Call)
                 and isinstance(i.item.func, (cst.Name, cst.Attribute))
                 and sem.names.refers_to(i.item.func, _PYTEST_RAISES)
-                for i in parent.items
+                for i in ancestor.items
             ):
                 return False  # expected to raise before it computes anything
         loop = sem.tree.enclosing_loop(call)
@@ -489,7 +490,7 @@ class EvalWithoutNoGrad(Rule):
         if self._wants_gradients(helper.body):
             return
         models = frozenset({param}) - sem.modules.frozen_models_in(helper)
-        region = _Region(helper.body, 0, len(helper.body.body), set(models), {param: line})
+        region = _Region(cast(cst.IndentedBlock, helper.body), 0, len(helper.body.body), set(models), {param: line})
         region.calls = [(c, m) for s in helper.body.body for c, m in self._forwards(s, models) if self._records(c, helper)]
         if not region.calls:
             return
@@ -555,10 +556,10 @@ class EvalWithoutNoGrad(Rule):
             if region.calls:
                 region.models = {m for _, m in region.calls}
                 call, model = region.calls[0]
-                arg = self.ctx.code_for(call.args[0].value)
+                held_out = self.ctx.code_for(call.args[0].value)
                 line = self.ctx.position(block.body[steps[-1]]).start.line
                 flow = _Flow(self.ctx, module, frozenset(region.models))
-                self._report(call, self._fix(module, region, flow), f"`{model}` runs on held-out `{arg}` after the training step (line {line})", "")
+                self._report(call, self._fix(module, region, flow), f"`{model}` runs on held-out `{held_out}` after the training step (line {line})", "")
 
     def _inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
         """The region to report in ``func`` when it is inference code without ``eval()``."""

@@ -55,9 +55,11 @@ class Calls:
             names: Dict[str, List[cst.Name]] = {}
             attrs: Dict[str, List[cst.Attribute]] = {}
             parent_of = self.tree.parent
-            for node in self.tree.nodes_of(cst.Attribute):
-                attrs.setdefault(node.attr.value, []).append(node)  # type: ignore[attr-defined]
+            for attr in self.tree.nodes_of(cst.Attribute):
+                assert isinstance(attr, cst.Attribute)
+                attrs.setdefault(attr.attr.value, []).append(attr)
             for node in self.tree.nodes_of(cst.Name):
+                assert isinstance(node, cst.Name)
                 parent = parent_of(node)
                 if isinstance(parent, cst.Attribute) and parent.attr is node:
                     continue
@@ -65,7 +67,7 @@ class Calls:
                     continue
                 if isinstance(parent, cst.Arg) and parent.keyword is node:
                     continue
-                names.setdefault(node.value, []).append(node)  # type: ignore[attr-defined]
+                names.setdefault(node.value, []).append(node)
             self._refs = (names, attrs)
         return self._refs
 
@@ -171,7 +173,7 @@ class Calls:
             for _framework, bases, base_names, methods in PER_BATCH_STEPS:
                 if func.name.value in methods and self.model.modules.derives_from(cls, bases, base_names):
                     return True
-        sites = self.call_sites(func)
+        sites = self.call_sites(func) or []
         return bool(sites) and all(self.tree.enclosing_loop(site) is not None for site in sites)
 
     def main_block(self) -> Optional[cst.If]:

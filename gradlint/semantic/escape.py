@@ -52,6 +52,8 @@ from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
+    from gradlint.semantic.bindings import Scope
+    from gradlint.semantic.names import Names
 
 # Methods that store their arguments in their receiver.
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "put", "put_nowait", "setdefault", "appendleft", "__setitem__"})
@@ -327,7 +329,7 @@ _CONSTRUCTORS = frozenset(
 _DYNAMIC = frozenset({"builtins.getattr", "builtins.vars", "builtins.globals", "builtins.locals"})
 
 
-def _fresh(value: cst.BaseExpression, names) -> bool:
+def _fresh(value: cst.BaseExpression, names: "Names") -> bool:
     """Whether ``value`` makes a new object: a display, a comprehension, a constructor
     (a builtin container, a class named in CapWords), an arithmetic result."""
     if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)):
@@ -342,7 +344,7 @@ def _fresh(value: cst.BaseExpression, names) -> bool:
     return False
 
 
-def _dynamic_holder(expr: cst.BaseExpression, names) -> Optional[str]:
+def _dynamic_holder(expr: cst.BaseExpression, names: "Names") -> Optional[str]:
     """For a store into ``getattr(self, f"{stage}_outputs")``, ``vars(obj)[k]``,
     ``globals()[k]`` (or an attribute or item of one): the object is chosen at run
     time. "self" when it is an attribute of ``self``, "holder" otherwise."""
@@ -584,6 +586,8 @@ class Escape:
             an alias of one the scope does not own: the kind of the first such binding
             (``kept = self.kept``: "self"; ``d = store`` for a parameter: "outer"),
             "holder" where what a call returns is not known."""
+            if info is None:
+                return None
             for b in info.bindings.get(name, ()):
                 if b.form in ("assign", "walrus", "unpack") and b.value is not None:
                     source = b.value
@@ -660,9 +664,9 @@ class Escape:
                         edge.targets = edge.targets | frozenset(extra)
         return flows
 
-    def _alias_keys_of(self, info, name: str, depth: int) -> Set[str]:
+    def _alias_keys_of(self, info: Optional[Scope], name: str, depth: int) -> Set[str]:
         found: Set[str] = set()
-        if depth > 3:
+        if depth > 3 or info is None:
             return found
         for b in info.bindings.get(name, ()):
             if b.form in ("assign", "walrus") and isinstance(b.value, (cst.Name, cst.Attribute)):
@@ -673,7 +677,15 @@ class Escape:
                         found |= self._alias_keys_of(info, k, depth + 1)
         return found
 
-    def _call(self, node: cst.Call, flows: ScopeFlows, outside, add_sink, names, may_autograd: bool) -> None:
+    def _call(
+        self,
+        node: cst.Call,
+        flows: ScopeFlows,
+        outside: Callable[..., Optional[str]],
+        add_sink: Callable[[str, cst.CSTNode, Optional[cst.CSTNode]], None],
+        names: "Names",
+        may_autograd: bool,
+    ) -> None:
         func = node.func
         backward = self.model.calls.backward_call(node) if may_autograd or _backward_named(func) else None
         if backward is not None and backward.tensor is not None:

@@ -135,12 +135,12 @@ class GradMode:
         if isinstance(expr, cst.IfExp) and self._may_name_guards:
             # ``torch.no_grad() if evaluating else nullcontext()``: decided at run time
             branches = [self.entered_guard(expr.body), self.entered_guard(expr.orelse)]
-            found = [b for b in branches if b is not None]
-            if not found:
+            either = [b for b in branches if b is not None]
+            if not either:
                 return None
-            if len(found) == 2 and found[0].disables == found[1].disables:
-                return found[0]
-            return Guard(found[0].kind, True, None)
+            if len(either) == 2 and either[0].disables == either[1].disables:
+                return either[0]
+            return Guard(either[0].kind, True, None)
         if not isinstance(expr, cst.Name) or not self._may_name_guards:
             return None
         reaching = self.model.scopes.reaching(expr)

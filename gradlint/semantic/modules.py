@@ -1018,7 +1018,8 @@ def _module_loop_variable(
     """``for m in model.children()``, ``for _, m in model.named_modules()``,
     ``for i, m in enumerate(model.modules())``; the children kept in a variable first
     (``layers = list(model.children())``, then ``for m in layers[:n]``)."""
-    it, target = loop.iter, loop.target
+    it: cst.BaseExpression = loop.iter
+    target: cst.BaseExpression = loop.target
     followed = 0
     while True:  # list(model.children())[-2:], enumerate(...), reversed(...)
         if isinstance(it, cst.Name) and followed < 4:
