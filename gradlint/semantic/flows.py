@@ -23,10 +23,15 @@ from gradlint.semantic.tree import Tree, walk
 # Calls whose result is a number, a string or a bool made from the argument (or
 # that only print it): the argument's object is not kept, and neither its graph
 # nor its identity shows in the result.
-_READING_CALLS = frozenset({"print", "float", "int", "len", "str", "repr", "round", "bool", "format", "isinstance", "type"})
+_READING_CALLS = frozenset({"print", "float", "int", "len", "round", "bool", "isinstance", "type"})
 # Calls whose result is made from the argument's values (a new tensor or number,
 # possibly with the argument's history): the result is held to the same test.
-_DERIVING_CALLS = frozenset({"sum", "max", "min", "abs", "sorted", "list", "tuple", "reversed", "enumerate", "zip"})
+# A tensor's text (``str``, ``repr``, ``format``, an f-string) shows its ``grad_fn``:
+# printed, that is the annotation the fix is allowed to remove; kept or returned,
+# the text is a value that changes, so it is followed like the others.
+_DERIVING_CALLS = frozenset(
+    {"sum", "max", "min", "abs", "sorted", "list", "tuple", "reversed", "enumerate", "zip", "str", "repr", "format"}
+)
 _DERIVING_TORCH = frozenset({"stack", "cat", "mean", "sum", "tensor", "as_tensor", "exp", "log", "sqrt", "abs"})
 # Tensor attributes read, and methods called, whose result is a number or a
 # description of the values: neither the graph nor the object's identity shows.
@@ -201,7 +206,8 @@ class _Uses:
                     return f"{what()} is compared by identity or membership"
                 return None
             if isinstance(parent, (cst.FormattedString, cst.FormattedStringExpression)):
-                return None
+                cur = parent
+                continue
             if isinstance(parent, (cst.If, cst.While)) and parent.test is cur:
                 return None
             if isinstance(parent, cst.Expr) or isinstance(parent, cst.Del):

@@ -191,3 +191,12 @@ def test_retain_grad_and_hooks_make_the_object_matter():
     tree, func = _func("def f(m, xs):\n    for x in xs:\n        h = m(x)\n        h.retain_grad()\n")
     assert flows.retains_identity(tree, func, ("h",)) == "`h.retain_grad()` is called"
     assert flows.retains_identity(tree, func, ("x",)) is None
+
+
+def test_a_tensors_text_is_followed_where_it_goes():
+    # the text shows ``grad_fn=...``: printed, it is the annotation a fix may remove;
+    # returned, it is a value the fix would change
+    printed = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    print(f'{total}', str(total))\n"
+    returned = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return f'{total}'\n"
+    assert flows.stays_local(*_func(printed), "total") is None
+    assert flows.stays_local(*_func(returned), "total") == "`f'{total}'` leaves by a return"
