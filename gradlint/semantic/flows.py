@@ -84,7 +84,7 @@ def fresh_bindings(tree: Tree, func: cst.FunctionDef, name: str) -> Optional[str
 
 
 def _fresh(value: cst.BaseExpression, name: str) -> bool:
-    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Name)) and not isinstance(value, cst.Name):
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
         return True
     if isinstance(value, cst.Name):
         return value.value in ("None", "True", "False")
