@@ -11,6 +11,7 @@ from gradlint import codegen
 from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import LOOP_STATEMENT, word
 from gradlint.rules._inplace import edit_text, short
+from gradlint.semantic import flows
 from gradlint.semantic.escape import key as escape_key
 from gradlint.semantic.syntax import last_name
 from gradlint.semantic.tree import walk
@@ -191,7 +192,8 @@ class GraphKeptAlive(Rule):
             # ``.detach()`` exists on tensors only: on a forward's tuple (``rnn(s)`` gives
             # ``(out, h)``), a model output dataclass or a number it would raise.
             edits = [self.replace(c, codegen.method_call(c, method)) for c in carriers]
-            fix = self.fix(*edits, title=f"Keep `{remedy}` instead", applicability=self._safety(key, bool(leaves), target, loop))
+            safety = self._safety(key, bool(leaves), target, loop, carriers)
+            fix = self.fix(*edits, title=f"Keep `{remedy}` instead", applicability=safety)
         self.report(
             node,
             fix=fix,
@@ -202,10 +204,13 @@ class GraphKeptAlive(Rule):
             held=_HELD_AFTER_BACKWARD if any(self._trains(outer) for outer in loops) else _HELD,
         )
 
-    def _safety(self, key: str, leaves: bool, target: cst.BaseExpression, loop: cst.CSTNode) -> str:
+    def _safety(self, key: str, leaves: bool, target: cst.BaseExpression, loop: cst.CSTNode, carriers) -> str:
         """Safe only when the total stays in this function: one that is returned or
         yielded may be what a caller backpropagates; one kept on an object
-        (``self.stats[...]``) or in a global may be differentiated by other code."""
+        (``self.stats[...]``) or in a global may be differentiated by other code.
+        "Stays" is proven use by use (``semantic.flows``): an alias, a container it is
+        put in, a call it is handed to or a closure that reads it may take it out, and
+        an activation whose ``retain_grad()`` or hook is asked for is wanted as itself."""
         if leaves or "." in key:
             return "unsafe"
         base = target.value if isinstance(target, cst.Subscript) else target
@@ -215,6 +220,13 @@ class GraphKeptAlive(Rule):
         scope = sem.tree.function_scope(loop)
         if scope is self.ctx.module or base.value not in sem.scopes.bindings(scope):
             return "unsafe"  # a module-level total is visible to every function
+        if not isinstance(scope, cst.FunctionDef):
+            return "unsafe"
+        if flows.fresh_bindings(sem.tree, scope, base.value) or flows.stays_local(sem.tree, scope, base.value):
+            return "unsafe"
+        named = tuple(n.value for c in carriers for n in walk(c) if isinstance(n, cst.Name))
+        if flows.retains_identity(sem.tree, scope, named):
+            return "unsafe"
         return "safe"
 
     # -- what outlives the iteration ------------------------------------------------
