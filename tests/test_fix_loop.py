@@ -19,7 +19,7 @@ import pytest
 
 from gradlint import engine, fixes
 from gradlint.catalog import load
-from gradlint.engine import LintSettings, fix_source
+from gradlint.engine import LintSettings, fix_source, lint_source
 from gradlint.fixes import Edit, Fix, ImportSpec, _import_statements, _update_imports, _update_imports_now
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,3 +151,19 @@ def test_fixes_are_chosen_as_by_comparing_every_pair():
             fixes_.append(Fix("safe", "t", tuple(edits)))
         assert fixes.select_compatible(fixes_) == _plain_select(fixes_)
 
+
+def test_a_fix_loop_given_the_first_lint_does_not_lint_it_again(monkeypatch):
+    source = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(model, x):\n    return model(Variable(x, volatile=True)).argmax(1)\n"
+    settings = LintSettings(frozenset({"GL001", "GL002"}))
+    first = lint_source(source, "m.py", settings)
+    linted: List[str] = []
+    real = engine.lint_source
+    monkeypatch.setattr(engine, "lint_source", lambda text, *a, **k: linted.append(text) or real(text, *a, **k))
+    given = fix_source(source, "m.py", settings, first=first)
+    assert source not in linted and len(linted) == 1  # the fixed text only
+    assert given.original is first
+    linted.clear()
+    fresh = fix_source(source, "m.py", settings)
+    assert linted[0] == source
+    assert (given.source, dict(given.fixed)) == (fresh.source, dict(fresh.fixed))
+    assert given.source == "import torch\n\n\n@torch.no_grad()\ndef f(model, x):\n    return model(x.detach()).argmax(1)\n"
