@@ -507,6 +507,11 @@ def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Seq
     with _quick_matcher_visitors():
         found = _import_head(module, removes)
         if found is None:
+            read = _read_as_globals(module.code, removes)
+            if read:
+                removes = [imp for imp in removes if imp not in read]
+                if not removes:
+                    return _update_imports(module, adds, []) if adds else module
             sparse = _import_statements(module, removes)
             if sparse is None:
                 return _update_imports_now(module, adds, removes)
@@ -570,6 +575,43 @@ def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[
             while k - 1 in holders:
                 k += 1
     return (k, left) if k < len(body) else None
+
+
+def _read_as_globals(code: str, removes: Sequence[ImportSpec]) -> Set[ImportSpec]:
+    """The imports of ``removes`` that the remover would keep because Python reads their
+    name as the module's own (at module level, or in a function or class where it is not
+    bound): Python's symbol table says so without LibCST's scope analysis of the module.
+    Only for a name imported at module level and nowhere deeper (the remover looks at
+    each import in its own scope), and not where ``del`` or postponed annotations are
+    about (the two tell reads differently)."""
+    import symtable
+
+    names: Dict[str, List[ImportSpec]] = {}
+    for imp in removes:
+        if imp.obj is not None or imp.asname is not None:
+            names.setdefault(imp.asname or imp.obj or "", []).append(imp)
+    if not names or re.search(r"(?<!\w)del(?!\w)", code) or "__future__" in code:
+        return set()
+    try:
+        top = symtable.symtable(code, "<fixed>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    imported = {name for name in names if name in top.get_identifiers() and top.lookup(name).is_imported()}
+    read = {name for name in imported if top.lookup(name).is_referenced()}
+    nested: Set[str] = set()
+    tables = list(top.get_children())
+    while tables:
+        table = tables.pop()
+        tables.extend(table.get_children())
+        for name in imported:
+            if name not in table.get_identifiers():
+                continue
+            symbol = table.lookup(name)
+            if symbol.is_imported():
+                nested.add(name)
+            elif symbol.is_referenced() and symbol.is_global() and not symbol.is_declared_global():
+                read.add(name)
+    return {imp for name in read - nested for imp in names[name]}
 
 
 def _import_statements(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[List[int]]:

@@ -167,3 +167,37 @@ def test_a_fix_loop_given_the_first_lint_does_not_lint_it_again(monkeypatch):
     assert linted[0] == source
     assert (given.source, dict(given.fixed)) == (fresh.source, dict(fresh.fixed))
     assert given.source == "import torch\n\n\n@torch.no_grad()\ndef f(model, x):\n    return model(x.detach()).argmax(1)\n"
+
+
+# name -> (module, whether Python's symbol table shows the import read as the module's own)
+READ_CASES = {
+    "in a function": (LATE + "from torch.autograd import Variable\n\n\ndef g(x):\n    return Variable(x)\n", True),
+    "at module level": (LATE + "from torch.autograd import Variable\nz = Variable(1)\n", True),
+    "in a method": (LATE + "from torch.autograd import Variable\n\n\nclass A:\n    def g(self, x):\n        return Variable(x)\n", True),
+    "in a comprehension": (LATE + "from torch.autograd import Variable\nzs = [Variable(x) for x in range(3)]\n", True),
+    "in a lambda": (LATE + "from torch.autograd import Variable\nwrap = lambda x: Variable(x)\n", True),
+    "a parameter of that name": (LATE + "from torch.autograd import Variable\n\n\ndef g(Variable):\n    return Variable\n", False),
+    "bound later in the function": (LATE + "from torch.autograd import Variable\n\n\ndef g(x):\n    y = Variable(x)\n    Variable = 1\n    return y\n", False),
+    "imported again in a function": (LATE + "from torch.autograd import Variable\nz = Variable(1)\n\n\ndef g(x):\n    from torch.autograd import Variable\n    return 1\n", False),
+    "deleted": (LATE + "from torch.autograd import Variable\nz = Variable(1)\ndel z\n", False),
+    "postponed annotations": ("from __future__ import annotations\n" + LATE + "from torch.autograd import Variable\nz = Variable(1)\n", False),
+    "not read": (LATE + "from torch.autograd import Variable\nz = 1\n", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ_CASES))
+def test_an_import_python_reads_as_the_modules_own_is_kept_without_the_codemods(name, monkeypatch):
+    text, read = READ_CASES[name]
+    module = cst.parse_module(text + '\n\ndef doc():\n    "Not torch\'s Variable."\n')
+    removes = [ImportSpec("torch.autograd", "Variable")]
+    assert fixes._import_head(module, removes) is None  # (the name in a string): else the head goes first
+    assert fixes._read_as_globals(module.code, removes) == (set(removes) if read else set())
+    for adds in ([], [ImportSpec("torch", "no_grad")]):
+        whole = _update_imports_now(module, adds, removes).code
+        if read:
+            # kept, and decided without the remover
+            monkeypatch.setattr(fixes, "_remove_imports_visitor", lambda: pytest.fail("the remover ran"))
+        assert _update_imports(module, adds, removes).code == whole
+        monkeypatch.undo()
+    if read:
+        assert _update_imports(module, [], removes) is module
