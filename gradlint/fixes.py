@@ -252,7 +252,9 @@ def select_compatible(fixes: Iterable[Fix]) -> List[Fix]:
             continue
         kept.append(fix)
         for e in fix.edits:
-            edits.add(e.span, e)
+            # An edit several fixes share (a decorator on their function) is entered once:
+            # entered per fix, a long function's lines would each hold one per fix.
+            edits.add(e.span, e, None if e.key is None else (e.key, e.span, e.kind))
     return kept
 
 
@@ -266,8 +268,14 @@ class _SpanIndex(Generic[_T]):
 
     def __init__(self) -> None:
         self._by_line: Dict[int, List[Tuple[Span, _T]]] = {}
+        self._entered: Set[Hashable] = set()
 
-    def add(self, span: Span, item: _T) -> None:
+    def add(self, span: Span, item: _T, same: Optional[Hashable] = None) -> None:
+        """Enter ``item``; not if an item entered before was given the same ``same``."""
+        if same is not None:
+            if same in self._entered:
+                return
+            self._entered.add(same)
         entry = (span, item)
         for line in range(span[0][0], span[1][0] + 1):
             self._by_line.setdefault(line, []).append(entry)
