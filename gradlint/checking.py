@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, FrozenSet, List, Optional, Union
+from typing import TYPE_CHECKING, Any, FrozenSet, List, Optional, Tuple, Union
 
 from gradlint import catalog, prefilter
 from gradlint.catalog import PARSE_ERROR
@@ -29,7 +29,7 @@ from gradlint.results import Finding
 from gradlint.session import Session
 
 if TYPE_CHECKING:
-    from gradlint.engine import FixGate, FixResult
+    from gradlint.engine import FixGate, FixResult, LintResult
 
 TOO_DEEP = "too deeply nested to analyse"
 
@@ -42,6 +42,8 @@ class DocumentCheck:
     # The parsed document (a ``gradlint.rule.FileContext``), when it was parsed:
     # findings' nodes are nodes of its tree.
     context: Optional[Any] = None
+    # Where a rule's source repair made the document parse (``engine.LintResult.repaired_by``).
+    repaired_by: Optional[Tuple[str, int]] = None
 
 
 def lint_settings(
@@ -88,7 +90,7 @@ def check_document(
         result = lint_source(source, str(path), settings)
     except RecursionError:
         return DocumentCheck([too_deep_finding()], settings)
-    return DocumentCheck(result.findings, settings, result.context)
+    return DocumentCheck(result.findings, settings, result.context, result.repaired_by)
 
 
 def fix_document(
@@ -100,15 +102,17 @@ def fix_document(
     trusted: FrozenSet[str] = frozenset(),
     gate: Optional["FixGate"] = None,
     extra_codes: FrozenSet[str] = frozenset(),
+    first: Optional["LintResult"] = None,
 ) -> "FixResult":
     """``source`` with every allowed fix applied (see ``engine.fix_source``); a document
-    too deeply nested to analyse comes back unchanged, with a parse-error finding."""
+    too deeply nested to analyse comes back unchanged, with a parse-error finding.
+    ``first``: its lint already made with these settings (see ``engine.fix_source``)."""
     from gradlint.engine import FixResult, LintResult, fix_source
 
     if not isinstance(settings, LintSettings):
         settings = lint_settings(path, settings, extra_codes=extra_codes)
     try:
-        return fix_source(source, str(path), settings, unsafe=unsafe, trusted=trusted, gate=gate)
+        return fix_source(source, str(path), settings, unsafe=unsafe, trusted=trusted, gate=gate, first=first)
     except RecursionError:
         lint = LintResult([too_deep_finding()])
         return FixResult(source, remaining=lint.findings, original=lint, final=lint)

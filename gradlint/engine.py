@@ -406,6 +406,7 @@ def fix_source(
     unsafe: bool = False,
     trusted: FrozenSet[str] = frozenset(),
     gate: Optional[FixGate] = None,
+    first: Optional[LintResult] = None,
 ) -> FixResult:
     """Apply every allowed fix, re-linting after each round until nothing changes.
 
@@ -414,12 +415,13 @@ def fix_source(
     ``gate`` lets the caller refuse results it cannot write (a notebook refuses
     fixes that change IPython lines or move code across cells); a refused fix
     is left unapplied and its finding remains.
+    ``first``: the lint of ``source`` with ``settings`` already made (an editor's
+    check), which the first round starts from instead of linting it again.
     """
     result = FixResult(source)
     broken: set = set()
     parsed: Optional[cst.Module] = None
-    lint: Optional[LintResult] = None
-    lint = lint_source(source, path, settings)
+    lint: Optional[LintResult] = first if first is not None else lint_source(source, path, settings)
     if lint.repaired_by is not None and lint.context is not None:
         # Analysed as a rule's source repair made it: the repair (safe) comes
         # first, for all of the file at once, or no fix can apply.

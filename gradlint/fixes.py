@@ -15,7 +15,7 @@ import contextlib
 import difflib
 import functools
 import re
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, Generic, Hashable, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar, Union
 
 import libcst as cst
 
@@ -201,13 +201,51 @@ def select_compatible(fixes: Iterable[Fix]) -> List[Fix]:
     The ones left out are retried by the caller on the re-linted result.
     """
     kept: List[Fix] = []
-    edits: List[Edit] = []
+    edits: _SpanIndex[Edit] = _SpanIndex()
     for fix in fixes:
-        if any(_conflict(e, k) for e in fix.edits for k in edits):
+        if any(_conflict(e, k) for e in fix.edits for k in edits.meeting(e.span)):
             continue
         kept.append(fix)
-        edits.extend(fix.edits)
+        for e in fix.edits:
+            # An edit several fixes share (a decorator on their function) is entered once:
+            # entered per fix, a long function's lines would each hold one per fix.
+            edits.add(e.span, e, None if e.key is None else (e.key, e.span, e.kind))
     return kept
+
+
+_T = TypeVar("_T")
+
+
+class _SpanIndex(Generic[_T]):
+    """Items by the lines their spans cover: what may overlap a span is looked up
+    among those on its lines, not among all (a file's fixes, checked against one
+    another, cost their number squared)."""
+
+    def __init__(self) -> None:
+        self._by_line: Dict[int, List[Tuple[Span, _T]]] = {}
+        self._entered: Set[Hashable] = set()
+
+    def add(self, span: Span, item: _T, same: Optional[Hashable] = None) -> None:
+        """Enter ``item``; not if an item entered before was given the same ``same``."""
+        if same is not None:
+            if same in self._entered:
+                return
+            self._entered.add(same)
+        entry = (span, item)
+        for line in range(span[0][0], span[1][0] + 1):
+            self._by_line.setdefault(line, []).append(entry)
+
+    def meeting(self, span: Span) -> List[_T]:
+        """The items whose spans overlap ``span`` (neither ends where the other starts
+        or before), in no particular order, each once."""
+        seen: Set[int] = set()
+        out: List[_T] = []
+        for line in range(span[0][0], span[1][0] + 1):
+            for other, item in self._by_line.get(line, ()):
+                if span[0] < other[1] and other[0] < span[1] and id(item) not in seen:
+                    seen.add(id(item))
+                    out.append(item)
+        return out
 
 
 class _Applier(cst.CSTTransformer):
@@ -436,7 +474,15 @@ def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Seq
     with _quick_matcher_visitors():
         found = _import_head(module, removes)
         if found is None:
-            return _update_imports_now(module, adds, removes)
+            read = _read_as_globals(module.code, removes)
+            if read:
+                removes = [imp for imp in removes if imp not in read]
+                if not removes:
+                    return _update_imports(module, adds, []) if adds else module
+            sparse = _import_statements(module, removes)
+            if sparse is None:
+                return _update_imports_now(module, adds, removes)
+            return _update_imports_sparse(module, sparse, adds, removes)
         k, removes = found
         if not adds and not removes:
             return module
@@ -496,6 +542,158 @@ def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[
             while k - 1 in holders:
                 k += 1
     return (k, left) if k < len(body) else None
+
+
+def _read_as_globals(code: str, removes: Sequence[ImportSpec]) -> Set[ImportSpec]:
+    """The imports of ``removes`` that the remover would keep because Python reads their
+    name as the module's own (at module level, or in a function or class where it is not
+    bound): Python's symbol table says so without LibCST's scope analysis of the module.
+    Only for a name imported at module level and nowhere deeper (the remover looks at
+    each import in its own scope), and not where ``del`` or postponed annotations are
+    about (the two tell reads differently)."""
+    import symtable
+
+    names: Dict[str, List[ImportSpec]] = {}
+    for imp in removes:
+        if imp.obj is not None or imp.asname is not None:
+            names.setdefault(imp.asname or imp.obj or "", []).append(imp)
+    if not names or re.search(r"(?<!\w)del(?!\w)", code) or "__future__" in code:
+        return set()
+    try:
+        top = symtable.symtable(code, "<fixed>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    imported = {name for name in names if name in top.get_identifiers() and top.lookup(name).is_imported()}
+    read = {name for name in imported if top.lookup(name).is_referenced()}
+    nested: Set[str] = set()
+    tables = list(top.get_children())
+    while tables:
+        table = tables.pop()
+        tables.extend(table.get_children())
+        for name in imported:
+            if name not in table.get_identifiers():
+                continue
+            symbol = table.lookup(name)
+            if symbol.is_imported():
+                nested.add(name)
+            elif symbol.is_referenced() and symbol.is_global() and not symbol.is_declared_global():
+                read.add(name)
+    return {imp for name in read - nested for imp in names[name]}
+
+
+def _import_statements(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[List[int]]:
+    """The top-level statements of ``module`` that LibCST's import codemods must see to
+    change it as they would change all of it, by index; None if that is not shown or
+    is every statement.
+
+    The adder needs the head (see :func:`_import_head`). What the remover decides for
+    an import depends only on the statements that spell its name: the scope analysis
+    binds and resolves a name only where it is written (a star import binds nothing),
+    and every scope is inside one top-level statement. A statement it empties hands its
+    comments to the statement after it, which is kept too. Names in strings (string
+    annotations, ``cast("T", x)``, which the remover reads through other imports) and
+    ``__all__`` are not shown."""
+    if not removes:
+        return None
+    body = module.body
+    code = module.code
+    if "__all__" in code:
+        return None
+    names = _name_reads(code)
+    if names is None:
+        return None
+    words = set()
+    for imp in removes:
+        words.update(w for w in (imp.obj, imp.asname) if w)
+        if imp.obj is None and imp.asname is None:
+            words.add(imp.module.split(".")[0])
+    spelled = _words(words)
+    if spelled.search(names[1]) or "\\" in names[1]:
+        # A string annotation, or an argument of ``TypeVar``, may count as a read: the
+        # statements that say which names are ``typing``'s are needed too. A string with
+        # escapes may say the name without spelling it: not shown.
+        if any(spelled.search(_string_value(s)) and not spelled.search(s) for s in _strings(code)):
+            return None
+        spelled = _words(words | _TYPING_WORDS)
+    top = 0
+    while top < len(body) and _is_top_import_or_docstring(body[top], top):
+        top += 1
+    keep = set(range(min(top + 1, len(body))))
+    for i, stmt in enumerate(body):
+        if spelled.search(module.code_for_node(stmt)):
+            keep.add(i)
+            if i + 1 < len(body):
+                keep.add(i + 1)
+    if len(keep) == len(body):
+        return None
+    return sorted(keep)
+
+
+# What LibCST's remover asks of names to find the strings it reads as annotations
+# (``typing.TypeVar`` arguments, ``typing.Literal`` subscripts it skips).
+_TYPING_WORDS = frozenset({"typing", "typing_extensions", "TypeVar", "Literal"})
+
+
+def _words(words: Iterable[str]) -> "re.Pattern[str]":
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in sorted(words)) + r")(?!\w)")
+
+
+def _strings(code: str) -> List[str]:
+    import io
+    import tokenize
+
+    return [tok.string for tok in tokenize.generate_tokens(io.StringIO(code).readline) if tok.type == tokenize.STRING]
+
+
+def _string_value(token: str) -> str:
+    import ast
+
+    try:
+        value = ast.literal_eval(token)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return token
+    return value if isinstance(value, str) else token
+
+
+def _update_imports_sparse(
+    module: cst.Module, keep: Sequence[int], adds: Sequence[ImportSpec], removes: Sequence[ImportSpec]
+) -> cst.Module:
+    """``_update_imports_now`` on the statements ``keep`` of ``module`` alone, each run
+    of the others standing in as one marker statement (a name no import spells, in a
+    statement no removal can empty), put back in place afterwards."""
+    body = module.body
+    runs: Dict[str, List[cst.BaseStatement]] = {}
+    sparse: List[cst.BaseStatement] = []
+    kept = set(keep)
+    tag = f"__gradlint_statements_{id(module):x}_"
+    for i, stmt in enumerate(body):
+        if i in kept:
+            sparse.append(stmt)
+            continue
+        if i == 0 or i - 1 in kept:
+            name = f"{tag}{len(runs)}"
+            runs[name] = []
+            sparse.append(cst.SimpleStatementLine([cst.Expr(cst.Name(name))]))
+        runs[name].append(stmt)
+    changed = _update_imports_now(module.with_changes(body=sparse), adds, removes)
+    out: List[cst.BaseStatement] = []
+    for stmt in changed.body:
+        name = _marker(stmt)
+        if name is not None and name in runs:
+            out.extend(runs.pop(name))
+        else:
+            out.append(stmt)
+    if runs:  # a marker lost: not what the codemods do, but never write a module missing code
+        return _update_imports_now(module, adds, removes)
+    return module.with_changes(header=changed.header, body=out, footer=changed.footer)
+
+
+def _marker(stmt: cst.BaseStatement) -> Optional[str]:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Name):
+            return small.value.value
+    return None
 
 
 def _name_reads(code: str) -> Optional[Tuple[Dict[str, int], str]]:
@@ -860,15 +1058,16 @@ class FixRenderer:
         another are applied together and the result parsed once; if it parses, each of
         them alone does (apart, a fix's edits cannot mend another's). Otherwise, or for
         the rest, each is checked on its own when asked."""
-        spans: List[Span] = []
+        spans: _SpanIndex[Span] = _SpanIndex()
         batch: List[Fix] = []
         for fix in fixes:
             if not fix.edits or id(fix) in self._parses:
                 continue
             mine = [e.span for e in fix.edits]
-            if any(not (a[1] <= b[0] or b[1] <= a[0]) for a in mine for b in spans):
+            if any(spans.meeting(a) for a in mine):
                 continue
-            spans.extend(mine)
+            for a in mine:
+                spans.add(a, a)
             batch.append(fix)
         if len(batch) < 2:
             return

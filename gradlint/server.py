@@ -51,7 +51,7 @@ from gradlint.engine import _CODE_SPLIT, LintSettings
 from gradlint.noqa import NOQA_RE as _NOQA_RE
 from gradlint.noqa import NoqaMap
 from gradlint.files import is_notebook
-from gradlint.fixes import Fix, FixRenderer, split_lines, text_edits
+from gradlint.fixes import Fix, FixRenderer, preload_import_changes, split_lines, text_edits
 from gradlint.results import Diagnostic, Finding, FixInfo, TextEdit, fix_of
 from gradlint.runner import fix_renderer
 from gradlint.runner import Mode, to_diagnostics
@@ -83,6 +83,8 @@ class Checked:
     context: Optional[Any] = None
     # The text checked (what the fixes' edits apply to).
     text: Optional[str] = None
+    # Where a rule's source repair made the text parse (an `async=` argument renamed).
+    repaired_by: Optional[Tuple[str, int]] = None
     _renderer: Optional[FixRenderer] = None
     _fixes: Dict[int, Optional[Fix]] = field(default_factory=dict)
 
@@ -95,6 +97,17 @@ class Checked:
             except Exception:  # a fix that cannot be built is not offered; the finding stays
                 self._fixes[index] = None
         return self._fixes[index]
+
+    def lint(self) -> Optional[Any]:
+        """This check as the fix loop's first round (``engine.LintResult``), its deferred
+        fixes built (those a code action built already are reused); None if the text
+        was not parsed."""
+        if self.context is None or not self.findings:
+            return None
+        from gradlint.engine import LintResult
+
+        findings = [dataclasses.replace(f, fix=self.fix(i), deferred_fix=None) for i, f in enumerate(self.findings)]
+        return LintResult(findings, self.context, self.repaired_by)
 
     def any_fix(self) -> bool:
         """Whether some diagnostic has a fix (building deferred fixes until one has)."""
@@ -158,7 +171,10 @@ def check_text(text: str, path: Path, index: Optional[project.Project] = None) -
     # No context: whether each fix is offered (it parses) is asked when a code action
     # wants it (Checked.fix_info), not on every keystroke.
     diagnostics = to_diagnostics(result.findings, text, None, Mode())
-    return Checked(diagnostics, rules, broken=broken, findings=list(result.findings), context=result.context, text=text)
+    return Checked(
+        diagnostics, rules, broken=broken, findings=list(result.findings), context=result.context, text=text,
+        repaired_by=result.repaired_by,
+    )
 
 
 def _range(lines: Sequence[str], codec: PositionCodec, row: int, column: int, end_row: int, end_column: int) -> types.Range:
@@ -199,11 +215,13 @@ class Version:
         self.lsp = [lsp_diagnostic(d, self.lines, self.codec) for d in self.checked.diagnostics]
 
     def fix_all(self) -> List[types.TextEdit]:
-        """The edits of every safe fix, computed when first asked for."""
+        """The edits of every safe fix, computed when first asked for, from the check
+        of this version (its first round is not linted again)."""
         if self._fix_all is None:
             self._fix_all = []
             if self.checked.settings is not None and self.checked.any_fix():
-                fixed = fix_document(self.path, self.text, self.checked.settings).source
+                first = self.checked.lint() if self.checked.text == self.text else None
+                fixed = fix_document(self.path, self.text, self.checked.settings, first=first).source
                 if fixed != self.text:
                     self._fix_all = [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in text_edits(self.text, fixed)]
         return self._fix_all
@@ -516,6 +534,9 @@ def create_server() -> LanguageServer:
 
         all_rules()
         catalog.load()
+        # What fixes that change imports need (LibCST's codemods): loaded now, not by the
+        # first code action or "fix all" of the session.
+        preload_import_changes()
         root = server.workspace.root_path
         if root:
             documents.workspace.index_root(Path(root))

@@ -662,3 +662,37 @@ def test_quick_fixes_of_a_file_with_async_arguments_render_one_statement(tmp_pat
         (4, 15, "non_blocking"),
         (5, 15, "item()"),
     ]
+
+
+@pytest.mark.parametrize("async_args", [False, True])
+def test_fix_all_starts_from_the_check_of_the_version(tmp_path, monkeypatch, async_args):
+    """"Fix all" lints only what its fixes wrote, not the text the version's check saw,
+    and gives what `--fix` writes (a file with `async=` too: its repair comes first)."""
+    from gradlint import server as server_mod
+    from gradlint.checking import fix_document
+
+    text = _legacy_module(3)
+    if async_args:
+        text = text.replace("    for x, y in loader:\n", "    for x, y in loader:\n        x = x.cuda(async=True)\n")
+    path = tmp_path / "evaluate.py"
+    checked = server_mod.check_text(text, path)
+    version = server_mod.Version(text, path, PositionCodec(), checked)
+    linted: List[str] = []
+    real = engine.lint_source
+    monkeypatch.setattr(engine, "lint_source", lambda source, *a, **k: linted.append(source) or real(source, *a, **k))
+    edits = version.fix_all()
+    assert linted and text not in linted
+    monkeypatch.undo()
+    as_json = [
+        {
+            "range": {
+                "start": {"line": e.range.start.line, "character": e.range.start.character},
+                "end": {"line": e.range.end.line, "character": e.range.end.character},
+            },
+            "newText": e.new_text,
+        }
+        for e in edits
+    ]
+    expected = fix_document(path, text, checked.settings).source
+    assert expected != text
+    assert apply(text, as_json) == expected

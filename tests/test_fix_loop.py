@@ -1,0 +1,203 @@
+"""The fix loop's shortcuts write what the plain loop writes.
+
+``fix_source`` picks each round's fixes with an index of their spans, and has
+LibCST's import codemods look only at the statements that decide what they do
+(``fixes._import_statements``) when the module's head is not enough. The plain
+loop (every pair of fixes compared, the codemods on the whole module) is run
+next to it on every fixture, every rule case and a generated long file: the
+fixed text, the counts, the problems and the findings left are the same.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Iterable, List
+
+import libcst as cst
+import pytest
+
+from gradlint import engine, fixes
+from gradlint.catalog import load
+from gradlint.engine import LintSettings, fix_source, lint_source
+from gradlint.fixes import Edit, Fix, ImportSpec, _import_statements, _update_imports, _update_imports_now
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = sorted(
+    p
+    for base in (ROOT / "fixtures", ROOT / "tests" / "cases")
+    for p in base.rglob("*.py")
+    if not p.name.endswith((".fixed.py", ".unsafe.py"))
+)
+ALL = LintSettings(frozenset(load()))
+
+
+def generated_file(lines: int) -> str:
+    """The GL001-GL003 fixture inputs repeated (what benchmarks/speed_diff.py fixes at 20,000 lines)."""
+    parts = [p.read_text(encoding="utf-8") for p in CORPUS if p.parent.parent.name == "fixtures" and p.parent.name in ("GL001", "GL002", "GL003")]
+    text = "".join(parts)
+    out = text * (lines // text.count("\n") + 1)
+    return "".join(out.splitlines(keepends=True)[:lines])
+
+
+def _plain_select(candidates: Iterable[Fix]) -> List[Fix]:
+    kept: List[Fix] = []
+    edits: List[Edit] = []
+    for fix in candidates:
+        if any(fixes._conflict(e, k) for e in fix.edits for k in edits):
+            continue
+        kept.append(fix)
+        edits.extend(fix.edits)
+    return kept
+
+
+def _outcome(source: str, unsafe: bool):
+    result = fix_source(source, "m.py", ALL, unsafe=unsafe)
+    remaining = [(f.code, f.start, f.end, f.message) for f in result.remaining]
+    return result.source, dict(result.fixed), result.problems, remaining
+
+
+def _both(monkeypatch, source: str, unsafe: bool):
+    new = _outcome(source, unsafe)
+    with monkeypatch.context() as m:
+        m.setattr(engine, "select_compatible", _plain_select)
+        m.setattr(fixes, "_import_statements", lambda module, removes: None)
+        old = _outcome(source, unsafe)
+    return new, old
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(ROOT)) for p in CORPUS])
+def test_the_fix_loop_writes_what_the_plain_loop_writes(path, monkeypatch):
+    new, old = _both(monkeypatch, path.read_text(encoding="utf-8"), unsafe=True)
+    assert new == old
+
+
+@pytest.mark.parametrize("unsafe", [pytest.param(False, marks=pytest.mark.slow), True])
+def test_the_fix_loop_writes_what_the_plain_loop_writes_on_a_long_file(unsafe, monkeypatch):
+    sparse: List[int] = []
+    real = fixes._update_imports_sparse
+    monkeypatch.setattr(fixes, "_update_imports_sparse", lambda *a: sparse.append(1) or real(*a))
+    new, old = _both(monkeypatch, generated_file(1500), unsafe)
+    assert sparse  # the codemods saw part of the module
+    assert new == old
+    assert new[0] != generated_file(1500)
+
+
+# Modules whose imports follow code, so that the head of the module is not enough.
+LATE = "import torch\n\n\ndef f(x):\n    return x\n\n\ndef f2(x):\n    return x\n\n\n"
+SPARSE_CASES = {
+    "comment above moves on": LATE + "# the wrapper\nfrom torch.autograd import Variable\n\n\ndef g():\n    pass\n\n\nz = 1\n",
+    "read further down: kept": LATE + "from torch.autograd import Variable\nz = Variable(1)\n\n\ndef g(y):\n    return y\n",
+    "the last statement": LATE + "z = 1\n# the wrapper\nfrom torch.autograd import Variable\n",
+    "imported again in a function": LATE + "from torch.autograd import Variable\n\n\ndef g(x):\n    # local\n    from torch.autograd import Variable\n\n\nz = 1\n",
+    "hidden by a local": LATE + "from torch.autograd import Variable\n\n\ndef g(Variable):\n    return Variable\n\n\nz = 1\n",
+    "two in a row": LATE + "from torch.autograd import Variable\nfrom torch.autograd import Variable as V\n\n\nz = 1\n\n\ndef h():\n    pass\n",
+    "in a string annotation": LATE + "from torch.autograd import Variable\n\n\ndef g(x) -> 'Variable':\n    return x\n\n\nz = 1\n",
+    "in a docstring": LATE + "from torch.autograd import Variable\n\n\ndef g(x):\n    '''Not a Variable.'''\n\n\nz = 1\n",
+    "a TypeVar named elsewhere": "from typing import TypeVar as T\n" + LATE + "from torch.autograd import Variable\n\n\nq = T('Variable')\n\n\nz = 1\n",
+    "a Literal": "import typing\n" + LATE + "from torch.autograd import Variable\n\n\ndef g(x: typing.Literal['Variable']):\n    pass\n\n\nz = 1\n",
+}
+# Not shown from the statements that spell the name: the whole module is changed.
+WHOLE_CASES = {
+    "listed in __all__": LATE + "from torch.autograd import Variable\n__all__ = ['Variable']\n\n\nz = 1\n",
+    "spelled with an escape": LATE + "from torch.autograd import Variable\n\n\ndef g(x) -> '\\x56ariable':\n    return x\n\n\nz = 1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPARSE_CASES))
+def test_import_codemods_on_the_statements_that_spell_the_names_change_the_module_as_on_all_of_it(name):
+    module = cst.parse_module(SPARSE_CASES[name])
+    removes = [ImportSpec("torch.autograd", "Variable"), ImportSpec("torch.autograd", "Variable", "V")]
+    keep = _import_statements(module, removes)
+    assert keep is not None and len(keep) < len(module.body)
+    for adds in ([], [ImportSpec("torch")], [ImportSpec("torch", "no_grad")]):
+        whole = _update_imports_now(module, adds, removes).code
+        assert fixes._update_imports_sparse(module, keep, adds, removes).code == whole
+        if fixes._import_head(module, removes) is None:  # (the head, where it is enough, goes first)
+            assert _update_imports(module, adds, removes).code == whole
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE_CASES))
+def test_names_the_statements_do_not_show_are_left_to_the_whole_module(name):
+    module = cst.parse_module(WHOLE_CASES[name])
+    removes = [ImportSpec("torch.autograd", "Variable")]
+    assert _import_statements(module, removes) is None
+    assert _update_imports(module, [], removes).code == _update_imports_now(module, [], removes).code
+
+
+def test_the_statements_kept_are_the_head_those_that_spell_a_name_and_the_next():
+    module = cst.parse_module(SPARSE_CASES["comment above moves on"])
+    # 0 import torch, 1 def f, 2 def f2, 3 the import, 4 def g, 5 z = 1
+    assert _import_statements(module, [ImportSpec("torch.autograd", "Variable")]) == [0, 1, 3, 4]
+
+
+def test_fixes_are_chosen_as_by_comparing_every_pair():
+    """The span index finds every edit a fix could conflict with: random spans, nested,
+    touching and overlapping, some with shared keys, give the same choice."""
+    rng = random.Random(29)
+    node = cst.Name("x")
+    for _ in range(200):
+        fixes_: List[Fix] = []
+        for _ in range(rng.randint(1, 12)):
+            edits = []
+            for _ in range(rng.randint(1, 3)):
+                a = (rng.randint(1, 6), rng.randint(0, 4))
+                b = (rng.randint(1, 6), rng.randint(0, 4))
+                start, end = min(a, b), max(a, b)
+                kind = rng.choice(["replace", "transform", "wrap"])
+                key = rng.choice([None, None, "k1", "k2"])
+                edits.append(Edit(kind, node, (start, end), key=key))
+            fixes_.append(Fix("safe", "t", tuple(edits)))
+        assert fixes.select_compatible(fixes_) == _plain_select(fixes_)
+
+
+def test_a_fix_loop_given_the_first_lint_does_not_lint_it_again(monkeypatch):
+    source = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(model, x):\n    return model(Variable(x, volatile=True)).argmax(1)\n"
+    settings = LintSettings(frozenset({"GL001", "GL002"}))
+    first = lint_source(source, "m.py", settings)
+    linted: List[str] = []
+    real = engine.lint_source
+    monkeypatch.setattr(engine, "lint_source", lambda text, *a, **k: linted.append(text) or real(text, *a, **k))
+    given = fix_source(source, "m.py", settings, first=first)
+    assert source not in linted and len(linted) == 1  # the fixed text only
+    assert given.original is first
+    linted.clear()
+    fresh = fix_source(source, "m.py", settings)
+    assert linted[0] == source
+    assert (given.source, dict(given.fixed)) == (fresh.source, dict(fresh.fixed))
+    assert given.source == "import torch\n\n\n@torch.no_grad()\ndef f(model, x):\n    return model(x.detach()).argmax(1)\n"
+
+
+# name -> (module, whether Python's symbol table shows the import read as the module's own)
+READ_CASES = {
+    "in a function": (LATE + "from torch.autograd import Variable\n\n\ndef g(x):\n    return Variable(x)\n", True),
+    "at module level": (LATE + "from torch.autograd import Variable\nz = Variable(1)\n", True),
+    "in a method": (LATE + "from torch.autograd import Variable\n\n\nclass A:\n    def g(self, x):\n        return Variable(x)\n", True),
+    "in a comprehension": (LATE + "from torch.autograd import Variable\nzs = [Variable(x) for x in range(3)]\n", True),
+    "in a lambda": (LATE + "from torch.autograd import Variable\nwrap = lambda x: Variable(x)\n", True),
+    "a parameter of that name": (LATE + "from torch.autograd import Variable\n\n\ndef g(Variable):\n    return Variable\n", False),
+    "bound later in the function": (LATE + "from torch.autograd import Variable\n\n\ndef g(x):\n    y = Variable(x)\n    Variable = 1\n    return y\n", False),
+    "imported again in a function": (LATE + "from torch.autograd import Variable\nz = Variable(1)\n\n\ndef g(x):\n    from torch.autograd import Variable\n    return 1\n", False),
+    "deleted": (LATE + "from torch.autograd import Variable\nz = Variable(1)\ndel z\n", False),
+    "postponed annotations": ("from __future__ import annotations\n" + LATE + "from torch.autograd import Variable\nz = Variable(1)\n", False),
+    "not read": (LATE + "from torch.autograd import Variable\nz = 1\n", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ_CASES))
+def test_an_import_python_reads_as_the_modules_own_is_kept_without_the_codemods(name, monkeypatch):
+    text, read = READ_CASES[name]
+    module = cst.parse_module(text + '\n\ndef doc():\n    "Not torch\'s Variable."\n')
+    removes = [ImportSpec("torch.autograd", "Variable")]
+    assert fixes._import_head(module, removes) is None  # (the name in a string): else the head goes first
+    assert fixes._read_as_globals(module.code, removes) == (set(removes) if read else set())
+    for adds in ([], [ImportSpec("torch", "no_grad")]):
+        whole = _update_imports_now(module, adds, removes).code
+        if read:
+            # kept, and decided without the remover
+            monkeypatch.setattr(fixes, "_remove_imports_visitor", lambda: pytest.fail("the remover ran"))
+        assert _update_imports(module, adds, removes).code == whole
+        monkeypatch.undo()
+    if read:
+        assert _update_imports(module, [], removes) is module
