@@ -421,19 +421,20 @@ def fix_source(
     result = FixResult(source)
     broken: set = set()
     parsed: Optional[cst.Module] = None
-    lint: Optional[LintResult] = first if first is not None else lint_source(source, path, settings)
-    if lint.repaired_by is not None and lint.context is not None:
+    start = first if first is not None else lint_source(source, path, settings)
+    lint: Optional[LintResult] = start
+    if start.repaired_by is not None and start.context is not None:
         # Analysed as a rule's source repair made it: the repair (safe) comes
         # first, for all of the file at once, or no fix can apply.
-        code, made = lint.repaired_by
-        repaired = lint.context.source
-        n = sum(f.code == code for f in lint.findings)
+        code, made = start.repaired_by
+        repaired = start.context.source
+        n = sum(f.code == code for f in start.findings)
         if n != made or (gate is not None and gate(source, repaired) is not None):
-            result.original = result.final = lint  # some are silenced with `# noqa`, or refused
-            result.remaining = lint.findings
+            result.original = result.final = start  # some are silenced with `# noqa`, or refused
+            result.remaining = start.findings
             return result
-        result.original = lint
-        result.source, parsed, lint = repaired, lint.context.module, None
+        result.original = start
+        result.source, parsed, lint = repaired, start.context.module, None
         result.fixed[code] += n
     for _ in range(MAX_FIX_ROUNDS):
         if lint is None:

@@ -281,7 +281,7 @@ class _Applier(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         return self._enter is None or id(node) in self._enter
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:  # type: ignore[override]
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
         result: Any = super().on_leave(original_node, updated_node)
         nid = id(original_node)
         if nid in self._replace:
@@ -388,7 +388,7 @@ def _remove_imports_visitor() -> type:
                 self._orphans = []
             return super().on_visit(node)
 
-        def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:  # type: ignore[override]
+        def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
             result: Any = super().on_leave(original_node, updated_node)
             adopted = self._adopted.pop(id(original_node), [])
             if isinstance(original_node, cst.SimpleStatementLine) and isinstance(result, cst.SimpleStatementLine):
@@ -602,7 +602,7 @@ def _import_statements(module: cst.Module, removes: Sequence[ImportSpec]) -> Opt
     names = _name_reads(code)
     if names is None:
         return None
-    words = set()
+    words: Set[str] = set()
     for imp in removes:
         words.update(w for w in (imp.obj, imp.asname) if w)
         if imp.obj is None and imp.asname is None:
@@ -678,9 +678,9 @@ def _update_imports_sparse(
     changed = _update_imports_now(module.with_changes(body=sparse), adds, removes)
     out: List[cst.BaseStatement] = []
     for stmt in changed.body:
-        name = _marker(stmt)
-        if name is not None and name in runs:
-            out.extend(runs.pop(name))
+        marker = _marker(stmt)
+        if marker is not None and marker in runs:
+            out.extend(runs.pop(marker))
         else:
             out.append(stmt)
     if runs:  # a marker lost: not what the codemods do, but never write a module missing code
@@ -1514,7 +1514,7 @@ def _span_recorder() -> Optional[type]:
     except ImportError:
         return None
 
-    class _SpanRecorder(CodegenState):  # type: ignore[misc, valid-type]
+    class _SpanRecorder(CodegenState):
         def __init__(self, default_indent: str, default_newline: str) -> None:
             super().__init__(default_indent=default_indent, default_newline=default_newline)
             self.spans: Dict[int, Tuple[int, int, List[str]]] = {}

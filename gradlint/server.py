@@ -56,6 +56,7 @@ from gradlint.results import Diagnostic, Finding, FixInfo, TextEdit, fix_of
 from gradlint.runner import fix_renderer
 from gradlint.runner import Mode, to_diagnostics
 from gradlint.semantic import project
+from gradlint.semantic.project import Project
 from gradlint.session import Session, SummaryMemo, display_path, index_files
 
 SOURCE = "gradlint"
@@ -149,7 +150,7 @@ class Checked:
             return []
 
 
-def check_text(text: str, path: Path, index: Optional[project.Project] = None) -> Checked:
+def check_text(text: str, path: Path, index: Optional[Project] = None) -> Checked:
     """gradlint's findings on ``text``, the current content of the document at ``path``,
     with the project index ``index`` (None: the index of the files around ``path``,
     with ``text`` as its content)."""
@@ -208,7 +209,7 @@ class Version:
     _comments: Optional[Tuple[Dict[int, Tuple[int, str]], set]] = None
     _noqa_map: Optional[NoqaMap] = None
     # The project index the version was checked with: a check with an older one is stale.
-    index: Optional[project.Project] = None
+    index: Optional[Project] = None
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.text)
@@ -363,7 +364,7 @@ class WorkspaceIndex:
         self.summaries: Dict[str, dict] = {}
         self._memo = SummaryMemo()
         self._covered: Set[str] = set()
-        self._project: Optional[project.Project] = None
+        self._project: Optional[Project] = None
 
     def index_root(self, root: Path, limit: int = MAX_WORKSPACE_FILES) -> None:
         """Summarise the ``.py`` files under ``root`` (at most ``limit``; directories
@@ -409,17 +410,17 @@ class WorkspaceIndex:
         self._project = None
         return True
 
-    def project(self) -> project.Project:
+    def project(self) -> Project:
         if self._project is None:
-            self._project = project.Project(dict(self.summaries))
+            self._project = Project(dict(self.summaries))
         return self._project
 
     @property
-    def built(self) -> Optional[project.Project]:
+    def built(self) -> Optional[Project]:
         """The index as last built (None: out of date, or never built)."""
         return self._project
 
-    def is_current(self, index: Optional[project.Project]) -> bool:
+    def is_current(self, index: Optional[Project]) -> bool:
         """Whether a check made with ``index`` saw the workspace as it is now."""
         return index is None or index is self._project
 
@@ -589,7 +590,7 @@ def create_server() -> LanguageServer:
         data = action.data if isinstance(action.data, dict) else {}
         uri = data.get("uri")
         version = documents.current(uri) if isinstance(uri, str) and uri in server.workspace.text_documents else None
-        if action.kind == FIX_ALL and version is not None:
+        if action.kind == FIX_ALL and version is not None and isinstance(uri, str):
             action.edit = types.WorkspaceEdit(changes={uri: version.fix_all()})
         return action
 

@@ -254,8 +254,10 @@ class GraphKeptAlive(Rule):
             return isinstance(base, cst.Attribute)  # ``self.history[k] = v``: an attribute, kept as before
         sem = self.ctx.semantic
         binds = sem.scopes.bindings(sem.tree.function_scope(loop)).get(base.value, [])
-        made = [b for b in binds if b.kind == "assign" and b.value is not None and not sem.tree.is_inside(loop, b.node)]
-        if not made or not all(_makes_mapping(b.value) for b in made):
+        made = [
+            b for b in binds if b.kind == "assign" and b.value is not None and (b.node is None or not sem.tree.is_inside(loop, b.node))
+        ]
+        if not made or not all(b.value is not None and _makes_mapping(b.value) for b in made):
             return False
         loop_names = {n.value for n in walk(loop.target) if isinstance(n, cst.Name)} if isinstance(loop, cst.For) else set()
         keys = [n.value for el in target.slice for n in walk(el.slice) if isinstance(n, cst.Name)]

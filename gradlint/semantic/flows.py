@@ -177,7 +177,10 @@ class _Uses:
         """None when what happens to the value at ``node`` (and to what is made from it)
         keeps the object in the function; otherwise why not."""
         cur: cst.CSTNode = node
-        what = lambda: f"`{self.tree.code_for(cur)[:40]}`"  # noqa: E731
+
+        def what() -> str:
+            return f"`{self.tree.code_for(cur)[:40]}`"
+
         while True:
             parent = self.tree.parent(cur)
             if parent is None:
@@ -245,7 +248,7 @@ class _Uses:
                     return None
                 if called and attr in _UPDATING_METHODS and cur is node:
                     return None  # ``losses.append(v)`` on the name itself: its arguments are their own uses
-                if called and attr in _DERIVING_METHODS:
+                if isinstance(holder, cst.Call) and holder.func is parent and attr in _DERIVING_METHODS:
                     cur = holder
                     continue
                 if attr == "data" and not called:
@@ -296,7 +299,10 @@ class _Uses:
             if isinstance(parent, cst.Element) or isinstance(parent, (cst.List, cst.Tuple, cst.Set)):
                 if self._is_binding_target(parent):
                     return None  # ``for i, l in ...``: the name rebound
-                cur = parent if isinstance(parent, (cst.List, cst.Tuple, cst.Set)) else self.tree.parent(parent)
+                up = parent if isinstance(parent, (cst.List, cst.Tuple, cst.Set)) else self.tree.parent(parent)
+                if up is None:
+                    return f"{what()} is used where it cannot be followed"
+                cur = up
                 continue
             if isinstance(parent, (cst.StarredElement, cst.Return, cst.Yield, cst.Raise, cst.Await, cst.DictElement, cst.Dict)):
                 return f"{what()} leaves by a {type(parent).__name__.lower()}"
@@ -318,6 +324,8 @@ class _Uses:
             reason = self._step_one(cur, parent)
             if reason is not None:
                 return reason if reason != "up" else None
+            if parent is None:
+                return None
             cur = parent
 
     def _step_one(self, cur: cst.CSTNode, parent: Optional[cst.CSTNode]) -> Optional[str]:
