@@ -183,3 +183,25 @@ def test_later_run_carries_judgements_over_and_stubs_the_rest(tmp_path):
     assert [j.key for j in back.judged] == [j.key for j in later]
     assert fs.precision(back.judged) == {"GL101": (1, 1), "GL301": (0, 1), "all": (1, 2)}
     assert fs.report("b", back)[-1] == "  not judged yet: 1"
+
+
+def test_batch_four_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 4") and batch-4/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-4")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "7641086", "preview-7641086")
+    assert fs.precision(first.judged) == {
+        "GL002": (20, 20),
+        "GL003": (0, 4),
+        "GL101": (2, 6),
+        "GL106": (4, 4),
+        "GL302": (1, 1),
+        "GL303": (2, 2),
+        "all": (29, 37),
+    }
+    assert fs.fix_counts(first.judged) == (19, 0)
+    p = fs.precision(preview.judged)
+    assert (p["GL301"], p["GL101"], p["GL104"], p["all"]) == ((1, 30), (2, 13), (0, 1), (30, 75))
+    assert fs.fix_counts(preview.judged) == (21, 0)
+    # every default finding is in the preview run, judged the same
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
