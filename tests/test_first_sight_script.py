@@ -91,28 +91,29 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
     assert [r.name for r in fs.batch_runs(tmp_path)] == ["findings", "after-fff"]
 
 
-def test_committed_batches_parse_and_name_six_code_bases_each():
+def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 18
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 18
+    assert len(set(names)) == 29
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 29
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-def test_batch_three_shares_no_repository_with_the_recall_sets():
-    # batch 3's selection rule excludes every repository of the recall sets
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11)])
+def test_batches_three_and_four_share_no_repository_with_the_recall_sets(batch, size):
+    # their selection rule excludes every repository of the recall sets
     import tomllib
 
     recall = ROOT / "benchmarks" / "recall"
     used = set()
-    for path in (recall / "sites.toml", recall / "first-sight-1.toml"):
+    for path in (recall / "sites.toml", recall / "guard-sites.toml", *sorted(recall.glob("first-sight-*.toml"))):
         used |= {s["project"].lower() for s in tomllib.loads(path.read_text())["site"]}
-    batch3 = {r["repository"].lower() for r in fs.load_batches()["batch-3"]}
-    assert len(batch3) == 6
-    assert not batch3 & used
+    chosen = {r["repository"].lower() for r in fs.load_batches()[batch]}
+    assert len(chosen) == size
+    assert not chosen & used
 
 
 _rspec = importlib.util.spec_from_file_location("first_sight_recall", ROOT / "benchmarks" / "recall" / "first-sight-score.py")
@@ -182,3 +183,25 @@ def test_later_run_carries_judgements_over_and_stubs_the_rest(tmp_path):
     assert [j.key for j in back.judged] == [j.key for j in later]
     assert fs.precision(back.judged) == {"GL101": (1, 1), "GL301": (0, 1), "all": (1, 2)}
     assert fs.report("b", back)[-1] == "  not judged yet: 1"
+
+
+def test_batch_four_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 4") and batch-4/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-4")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "7641086", "preview-7641086")
+    assert fs.precision(first.judged) == {
+        "GL002": (20, 20),
+        "GL003": (0, 4),
+        "GL101": (2, 6),
+        "GL106": (4, 4),
+        "GL302": (1, 1),
+        "GL303": (2, 2),
+        "all": (29, 37),
+    }
+    assert fs.fix_counts(first.judged) == (19, 0)
+    p = fs.precision(preview.judged)
+    assert (p["GL301"], p["GL101"], p["GL104"], p["all"]) == ((1, 30), (2, 13), (0, 1), (30, 75))
+    assert fs.fix_counts(preview.judged) == (21, 0)
+    # every default finding is in the preview run, judged the same
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
