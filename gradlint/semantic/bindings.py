@@ -1,5 +1,5 @@
 """What scopes and bindings are: the data the scope analysis (``semantic.scopes``)
-builds and the reaching-definitions pass (``semantic.flow``) follows."""
+builds and the reaching-definitions pass (``semantic.reaching``) follows."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ function and the module's own statements, not for every method of every
 class. Only ``global``/``nonlocal`` let a body bind names of other scopes; a
 file that spells either has every body read at once.
 
-Reaching definitions are computed per scope by ``semantic.flow``; the data
+Reaching definitions are computed per scope by ``semantic.reaching``; the data
 types (bindings, scopes) are in ``semantic.bindings``.
 """
 
@@ -40,7 +40,7 @@ from gradlint.semantic.bindings import (
     assignment_bindings,
     is_leaf,
 )
-from gradlint.semantic.flow import Flow
+from gradlint.semantic.reaching import Flow
 from gradlint.semantic.tree import Tree
 from gradlint.traversal import children, target_names
 
