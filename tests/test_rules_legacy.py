@@ -289,6 +289,24 @@ def test_gl003_scalar_vs_row(line, flagged):
     assert bool(found) == flagged, found
 
 
+@pytest.mark.parametrize(
+    "module, reported",
+    [
+        # a module that imports its dependencies and never names the tensor library
+        ("import time\n\n\ndef first(msg):\n    return int(msg.data[0])\n", False),
+        # the same naming it anywhere: an import, a call, a comment
+        ("import time\nimport torch\n\n\ndef first(msg):\n    return int(msg.data[0])\n", True),
+        ("import time\n\n\ndef first(msg):\n    # msg holds a Variable\n    return int(msg.data[0])\n", True),
+        ("import time\n\n\ndef first(loss):\n    loss.backward()\n    return int(loss.data[0])\n", True),
+        # a fragment without imports: nothing says which library
+        ("def first(msg):\n    return int(msg.data[0])\n", True),
+    ],
+)
+def test_gl003_modules_of_other_libraries_are_preview_only(module, reported):
+    assert bool(lint(module, select=["GL003"])) is reported
+    assert lint(module, select=["GL003"], options=RuleOptions(preview=True)) != []
+
+
 def test_gl003_fix_and_position():
     assert lint("x = 1\nprint(loss.data[0])\n", select=["GL003"]) == [(2, 7, "GL003")]
     # nothing says `loss` is 0-dim: on a one-element tensor `.item()` changes what is printed

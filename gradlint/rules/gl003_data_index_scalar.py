@@ -22,7 +22,17 @@ class DataIndexScalar(Rule):
     triggers = (".data",)
     gates = (AnyOf(*map(re.compile, data_scalar_reads())),)
 
+    _other_library: Optional[bool] = None
+
+    def _other_library_module(self) -> bool:
+        if self._other_library is None:
+            imports = self.ctx.semantic.names.index.records
+            self._other_library = bool(imports) and _TORCH_WORDS.search(self.ctx.source) is None
+        return self._other_library
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not self.preview and self._other_library_module():
+            return
         receiver = scalar_read(self.ctx, node)
         if receiver is None or runs_only_before(self.ctx.semantic, node, TORCH_04):
             return
@@ -44,6 +54,12 @@ class DataIndexScalar(Rule):
             # (a number in 0.3): even an unsafe fix would crash, and migrate leaves it.
             fix = None
         self.report(node, fix=fix, receiver=text, read=read)
+
+
+# A module that imports its dependencies and never names torch or autograd (not in
+# an import, a call, a comment or a docstring): its `.data` is some other library's
+# (a CAN message's bytes, a record's payload).
+_TORCH_WORDS = re.compile(r"\b(?:torch|Variable|autograd|backward)\b")
 
 
 def shown(ctx, expr: cst.BaseExpression, limit: int = 30) -> str:
