@@ -121,33 +121,7 @@ def _gl101_trainer(known: str, effect: str, inherited: bool) -> str:
         outs.append(round(float(out.sum()), 5))
     return outs
 """
-    if known == "self-attribute":
-        return head + f"""
-class Evaluator:
-    def __init__(self, model, opt):
-        self.adapter = Adapter(model, opt)
-
-    def evaluate(self, {sig}):
-{_indent(loop)}
-
-def run():
-    model = nn.Linear(4, 1)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    batches = [randn(3, 4) for _ in range(3)]
-    print(Evaluator(model, opt).evaluate({passed}))
-    return model.weight
-"""
-    return head + f"""
-def evaluate({sig}):
-{loop}
-
-def run():
-    model = nn.Linear(4, 1)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    batches = [randn(3, 4) for _ in range(3)]
-    print(evaluate({passed}))
-    return model.weight
-"""
+    return _trainer_program(head, known, sig, passed, loop)
 
 
 def _gl001_trainer(known: str, effect: str, inherited: bool) -> str:
@@ -162,6 +136,12 @@ def _gl001_trainer(known: str, effect: str, inherited: bool) -> str:
         outs.append(round(float(out.sum()), 5))
     print(outs)
 """
+    return _trainer_program(head, known, sig, passed, body)
+
+
+def _trainer_program(head: str, known: str, sig: str, passed: str, body: str) -> str:
+    """``body`` as the evaluation function (a method of an ``Evaluator`` that holds the
+    adapter, for ``self-attribute``) and a ``run()`` that calls it once."""
     if known == "self-attribute":
         return head + f"""
 class Evaluator:
