@@ -14,7 +14,7 @@ import libcst as cst
 
 from gradlint.semantic.frameworks import LOSS_STEPS
 from gradlint.semantic.kinds import _PARAMETER, Kinds, _target_path
-from gradlint.semantic.modules import class_forward
+from gradlint.semantic.module_evidence import class_forward
 from gradlint.semantic.scopes import Binding
 from gradlint.semantic.syntax import bool_value, call_arg, is_basic_index, last_name, looks_forward, root_name
 from gradlint.semantic.torch_api import (
