@@ -6,6 +6,7 @@ Enabled with ``pytest --gradlint-guard`` (or a ``[tool.gradlint.guard]`` table i
 GL201/GL202 (a tensor saved for backward edited through ``.detach()`` or
 ``.data``) and GL105 (gradients left disabled by a test). See docs/guard.md.
 
-Only :mod:`gradlint.guard.monitor` imports torch, and only once the guard is
-enabled: pytest loads :mod:`gradlint.guard.plugin` in every session.
+Only :mod:`gradlint.guard.monitor` (with the modules it imports: ``frames``,
+``kept``) imports torch, and only once the guard is enabled: pytest loads
+:mod:`gradlint.guard.plugin` in every session.
 """

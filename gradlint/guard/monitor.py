@@ -29,16 +29,18 @@ Mechanisms (their limits are listed in docs/guard.md):
 * GL105: ``set_grad_enabled.__init__`` (behind ``torch.set_grad_enabled`` and
   ``no_grad().__enter__``) records where gradients last went from on to off;
   a test that starts with them on and ends with them off is reported there.
+
+The user's frames and sites are ``frames``; what the hooks record,
+``records``; the search for who keeps graphs alive, and GL301's finding,
+``kept``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dis
 import gc
 import os
 import sys
-import sysconfig
 import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
@@ -46,175 +48,26 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 import torch
 from torch.overrides import TorchFunctionMode
 
+from gradlint.guard.frames import _accumulation_site, _current_statement, _Frames
+from gradlint.guard.kept import KeptAlive
+from gradlint.guard.records import _META_KEY, _Edit, _Event, _Holder, _Kept, _Token
 from gradlint.guard.report import GuardFinding, Site, fmt_bytes
 
 # Graphs from one line alive at once before a forward there counts as accumulation.
 KEPT_ALIVE_STEPS = 3
-# Nodes a graph walk visits at most (only when an accumulation is detected).
-WALK_LIMIT = 50_000
-_META_KEY = "gradlint_guard"
 _INPLACE_DUNDERS = frozenset(
     ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__",
      "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__")
 )
 
 
-def _excluded_prefixes() -> Tuple[str, ...]:
-    import pluggy
-    import _pytest
-
-    dirs = [os.path.dirname(torch.__file__), os.path.dirname(os.path.abspath(__file__)),
-            os.path.dirname(_pytest.__file__), os.path.dirname(pluggy.__file__)]
-    for key in ("stdlib", "platstdlib"):
-        path = sysconfig.get_paths().get(key)
-        if path:
-            dirs.append(path)
-    return tuple(os.path.normcase(os.path.abspath(d)) + os.sep for d in dirs)
-
-
-def _runner_prefixes() -> Tuple[str, ...]:
-    import pluggy
-    import _pytest
-
-    return tuple(os.path.normcase(os.path.abspath(os.path.dirname(str(m.__file__)))) + os.sep for m in (_pytest, pluggy))
-
-
-class _Frames:
-    """Finds the user's frame: the innermost one outside torch, the guard, pytest and installed packages."""
-
-    def __init__(self) -> None:
-        self._prefixes = _excluded_prefixes()
-        self._runner = _runner_prefixes()
-        self._user: Dict[Any, bool] = {}
-        self._positions: Dict[Any, list] = {}
-        self._sites: Dict[Tuple[Any, int], Site] = {}
-
-    def is_user(self, code) -> bool:
-        known = self._user.get(code)
-        if known is None:
-            name = code.co_filename
-            norm = os.path.normcase(os.path.abspath(name)) if not name.startswith("<") else ""
-            known = bool(norm) and not norm.startswith(self._prefixes) and (
-                "site-packages" not in norm and "dist-packages" not in norm
-            )
-            self._user[code] = known
-        return known
-
-    def is_runner(self, code) -> bool:
-        """Whether ``code`` is pytest's or pluggy's: the test's caller."""
-        name = code.co_filename
-        return not name.startswith("<") and os.path.normcase(os.path.abspath(name)).startswith(self._runner)
-
-    def user_frame(self, frame):
-        while frame is not None:
-            if self.is_user(frame.f_code):
-                return frame
-            frame = frame.f_back
-        return None
-
-    def site(self, frame) -> Site:
-        key = (frame.f_code, frame.f_lasti)
-        site = self._sites.get(key)
-        if site is None:
-            site = self._sites[key] = self._site(frame)
-        return site
-
-    def _site(self, frame) -> Site:
-        code = frame.f_code
-        path = os.path.abspath(code.co_filename)
-        row = frame.f_lineno or code.co_firstlineno
-        positions = self._positions.get(code)
-        if positions is None and hasattr(code, "co_positions"):
-            positions = self._positions[code] = list(code.co_positions())
-        if positions:
-            index = frame.f_lasti // 2
-            if 0 <= index < len(positions):
-                line, end_line, col, end_col = positions[index]
-                if line == row and col is not None and end_line and end_col is not None:
-                    return Site(path, row, col + 1, end_line, end_col + 1)
-        return Site(path, row)
-
-
 _detach = torch._C.TensorBase.detach
-
-
-class _Holder:
-    """What the pack hook returns for one saved tensor."""
-
-    __slots__ = ("tensor", "version", "event", "edits", "__weakref__")
-
-    def __init__(self, tensor, event) -> None:
-        self.tensor = tensor
-        self.version = tensor._version
-        self.event = event
-        self.edits: Optional[list] = None
-
-    @classmethod
-    def bare(cls, tensor) -> "_Holder":
-        """A holder that only hands the tensor back (when the guard could not look at it)."""
-        holder = cls.__new__(cls)
-        holder.tensor, holder.version, holder.event, holder.edits = tensor, None, None, None
-        return holder
-
-
-class _Event:
-    """One outermost forward call that recorded a graph."""
-
-    __slots__ = ("site", "test", "saved_bytes", "storages", "params", "live_nodes", "live_holders", "used",
-                 "refs", "kept", "__weakref__")
-
-    def __init__(self, site: Site, test: str, params: Set[int]) -> None:
-        self.site = site
-        self.test = test
-        self.saved_bytes = 0
-        self.storages: Set[int] = set()
-        self.params = params
-        self.live_nodes = 0
-        self.live_holders = 0
-        self.used = False
-        self.refs: list = []
-        self.kept: Optional[_Kept] = None  # the _Kept detection that counted this event, if any
-
-
-class _Edit:
-    __slots__ = ("code", "site", "forward", "op", "test", "outcome", "changed", "elements")
-
-    def __init__(self, code: str, site: Site, forward: Site, op: str, test: str) -> None:
-        self.code, self.site, self.forward, self.op, self.test = code, site, forward, op, test
-        self.outcome = "not-run"
-        self.changed = self.elements = 0
-
-
-class _Kept:
-    """A detected accumulation: events from one line kept alive across iterations."""
-
-    __slots__ = ("site", "forward", "test", "events", "unused_then", "steps", "holder", "nodes", "bytes_per_step",
-                 "kind")
-
-    site: "Site"
-    forward: "Site"
-    test: str
-    steps: int
-    holder: Optional[str]
-    nodes: int
-    bytes_per_step: int
-
-    def __init__(self) -> None:
-        self.events: list = []
-        self.unused_then: list = []
-        # How the holder was found: "local", "global" (a module or class attribute: it
-        # outlives the test), "mock" (arguments a Mock recorded: a test artifact).
-        self.kind = "local"
 
 
 # Trailing-underscore methods that change a tensor's flags, not its values
 # (`x.detach().requires_grad_()` makes a new leaf, a common and correct idiom).
 _NOT_EDITS = frozenset(("requires_grad_", "detach_", "share_memory_", "rename_", "retain_grad_"))
 _OP_NAMES = {"__setitem__": "[...] =", "__iadd__": "+=", "__isub__": "-=", "__imul__": "*=", "__itruediv__": "/="}
-
-
-class _Token:
-    __slots__ = ("__weakref__",)
 
 
 class _EditMode(TorchFunctionMode):
@@ -242,7 +95,7 @@ class _EditMode(TorchFunctionMode):
         return result
 
 
-class Monitor:
+class Monitor(KeptAlive):
     """Installs the hooks for a pytest session and turns what they see into findings."""
 
     def __init__(self) -> None:
@@ -771,127 +624,7 @@ class Monitor:
                         break
             return
 
-    def _find_holder(self, frame, wanted: Set[int]) -> Optional[Tuple[str, str, int, str]]:
-        """The local (or attribute of a local) whose graph reaches the most kept events: at least two.
-
-        The previous iteration's own variables (``loss``, ``out``) reach one event
-        each; the accumulator reaches all of them.
-        """
-        best: Optional[Tuple[str, str, int, str]] = None
-        best_hits = 1
-        for name, value in list(frame.f_locals.items()):
-            candidates = [("", value)]
-            attrs = getattr(value, "__dict__", None) if not _is_mock(value) else None
-            if isinstance(attrs, dict) and not isinstance(value, type):
-                candidates += list(attrs.items())
-            for attr, inner in candidates:
-                hits, nodes = self._reaches(inner, wanted)
-                mock = "direct" if _is_mock(inner) else ""
-                if hits <= best_hits:
-                    # Mocks in a container (a callbacks list): what they recorded.
-                    mocks = _mocks_in(inner)
-                    if mocks:
-                        hits, nodes = self._reaches([a for m in mocks for a in _mock_arguments(m)], wanted)
-                        mock = "container"
-                if hits > best_hits:
-                    best, best_hits = (name, attr, nodes, mock), hits
-        return best
-
-    def _find_global_holder(self, module_globals, wanted: Set[int]) -> Optional[Tuple[str, str, int, bool]]:
-        """(qualified name, name the code uses, nodes, is a Mock) of a module global or class attribute that holds them."""
-        module = module_globals.get("__name__", "?")
-        best: Optional[Tuple[str, str, int, bool]] = None
-        best_hits = 1
-        for name, value in list(module_globals.items()):
-            if name.startswith("__"):
-                continue
-            candidates = []
-            if isinstance(value, type):
-                if getattr(value, "__module__", None) == module:
-                    candidates = [(f"{module}.{name}.{attr}", attr, inner) for attr, inner in list(vars(value).items())
-                                  if not attr.startswith("__")]
-            elif not callable(value) or _is_mock(value):
-                candidates = [(f"{module}.{name}", name, value)]
-            for qualified, search, inner in candidates:
-                hits, nodes = self._reaches(inner, wanted)
-                if hits > best_hits:
-                    best, best_hits = (qualified, search, nodes, _is_mock(inner)), hits
-        return best
-
-    def _reaches(self, value, wanted: Set[int]) -> Tuple[int, int]:
-        """(wanted events reached, nodes visited) from ``value``: a tensor, or a list, tuple or dict of them."""
-        if _is_mock(value):
-            value = _mock_arguments(value)
-        if isinstance(value, torch.Tensor):
-            roots = [value.grad_fn] if value.grad_fn is not None else []
-        elif isinstance(value, (list, tuple)):
-            roots = [v.grad_fn for v in value if isinstance(v, torch.Tensor) and v.grad_fn is not None]
-        elif isinstance(value, dict):
-            roots = [v.grad_fn for v in value.values() if isinstance(v, torch.Tensor) and v.grad_fn is not None]
-        else:
-            return 0, 0
-        seen: Dict[int, Any] = {}
-        hits: Set[int] = set()
-        stack: List[Optional[torch.autograd.graph.Node]] = list(roots)
-        while stack and len(seen) < WALK_LIMIT:
-            node = stack.pop()
-            if node is None or id(node) in seen:
-                continue
-            seen[id(node)] = node  # kept so that ids are not reused during the walk
-            # `metadata` is a property of the C++ nodes (torch's stubs declare a method).
-            mark = getattr(node, "metadata").get(_META_KEY) if hasattr(node, "metadata") else None
-            if mark is not None:
-                ev = mark[1]()
-                if ev is not None and id(ev) in wanted:
-                    hits.add(id(ev))
-            stack.extend(n for n, _ in node.next_functions)
-        return len(hits), len(seen)
-
     # --- findings -------------------------------------------------------------------
-
-    @staticmethod
-    def _kept_finding(kept: _Kept, test: str, alive: bool) -> GuardFinding:
-        if kept.kind == "mock":
-            holder = f"a `Mock`'s `call_args_list` (`{kept.holder}` recorded the call arguments)"
-        elif kept.kind == "mock-in":
-            holder = f"a `Mock`'s `call_args_list` (a Mock in `{kept.holder}` recorded the call arguments)"
-        elif kept.holder:
-            holder = f"`{kept.holder}`"
-        else:
-            holder = "an object that outlives the iteration"
-        parts = []
-        if kept.nodes:
-            parts.append(f"+{max(1, kept.nodes // max(1, kept.steps))} autograd nodes")
-        if kept.bytes_per_step:
-            parts.append(f"+{fmt_bytes(kept.bytes_per_step)} saved for backward")
-        per_step = (" and ".join(parts) or "+1 graph") + " per step"
-        if not kept.bytes_per_step:
-            per_step += ", the nodes only: backward freed the saved tensors"
-        if os.path.normcase(kept.forward.path) == os.path.normcase(kept.site.path):
-            forward = f"line {kept.forward.row}"
-        else:
-            forward = f"{os.path.basename(kept.forward.path)}:{kept.forward.row}"
-        lifetime = "after its iteration"
-        if kept.kind == "global":
-            lifetime = "after its iteration and after the test, as long as the module lives"
-        if alive:
-            lifetime += "; they were still alive when the session ended"
-        advice = "keep `.item()` or `.detach()` of it instead"
-        if kept.kind.startswith("mock"):
-            advice = ("a test artifact, not a defect of the code under test: the Mock keeps every argument it was "
-                      "called with; `reset_mock()` it, or assert on detached values")
-        details = {"steps": kept.steps, "bytes_per_step": kept.bytes_per_step, "nodes": kept.nodes,
-                   "holder": kept.holder}
-        if kept.kind != "local":
-            details["kind"] = "mock" if kept.kind.startswith("mock") else kept.kind
-        if kept.kind.startswith("mock"):
-            details["category"] = "test-artifact"
-        return GuardFinding(
-            "GL301",
-            f"{holder} keeps the autograd graph of every call of the forward at {forward} alive {lifetime} "
-            f"({kept.steps} graphs alive at once, growing step after step: {per_step}); {advice}",
-            kept.site, test, related=kept.forward, details=details,
-        )
 
     def _add(self, finding: GuardFinding) -> None:
         from gradlint.guard.report import suppressed
@@ -961,40 +694,6 @@ class Monitor:
             ))
 
 
-def _is_mock(value) -> bool:
-    mock = sys.modules.get("unittest.mock")
-    return mock is not None and isinstance(value, mock.NonCallableMock)
-
-
-def _mocks_in(value) -> list:
-    """Mocks in a list or tuple, or in its tuples (``[("name", mock)]``)."""
-    if not isinstance(value, (list, tuple)) or len(value) > 1000:
-        return []
-    out = []
-    for item in value:
-        if _is_mock(item):
-            out.append(item)
-        elif isinstance(item, tuple):
-            out.extend(i for i in item if _is_mock(i))
-    return out
-
-
-def _mock_arguments(mock) -> list:
-    """The tensors among the arguments a Mock (and its children) recorded."""
-    out: List[torch.Tensor] = []
-    for call in list(mock.mock_calls):
-        try:
-            _, args, kwargs = call
-        except (TypeError, ValueError):
-            continue
-        for value in (*args, *kwargs.values()):
-            if isinstance(value, (list, tuple)):
-                out.extend(value)
-            else:
-                out.append(value)
-    return out
-
-
 def _changed(old, new) -> int:
     """Elements of ``new`` that differ from ``old`` (NaN equals NaN: an edit that keeps a NaN changed nothing)."""
     if old.shape != new.shape:
@@ -1031,62 +730,3 @@ def _graph_roots(value, nodes: Dict[int, Any], depth: int) -> None:
     elif depth and isinstance(value, dict):
         for item in value.values():
             _graph_roots(item, nodes, depth - 1)
-
-
-def _accumulation_site(frame, name: str) -> Optional[Site]:
-    """Where ``name`` is first named after the call in progress (the accumulating statement)."""
-    path = os.path.abspath(frame.f_code.co_filename)
-    lasti = frame.f_lasti
-    row = frame.f_lineno
-    first = None
-    after = None
-    for ins in dis.get_instructions(frame.f_code):
-        if ins.argval != name or ins.opname not in _NAME_OPS:
-            continue
-        pos = getattr(ins, "positions", None)
-        site: Optional[Site]
-        if pos is not None and pos.lineno and pos.col_offset is not None:
-            site = Site(path, pos.lineno, pos.col_offset + 1, pos.end_lineno or pos.lineno, (pos.end_col_offset or 0) + 1)
-        else:  # Python < 3.11: a line, no columns
-            line = _line_of(frame.f_code, ins.offset)
-            site = Site(path, line) if line else None
-        if site is None:
-            continue
-        if site.row == row:
-            # Named in the statement of the call in progress (`acc.append(model(x))`,
-            # `total = total + model(x)`): that statement is the accumulation.
-            return site
-        if ins.offset > lasti and after is None:
-            after = site
-        if first is None:
-            first = site
-    # The next statement that names it, or one before the forward in the loop body.
-    return after or first
-
-
-def _current_statement(frame) -> Optional[Site]:
-    """The line the frame is executing, from its first column."""
-    row = frame.f_lineno
-    if not row:
-        return None
-    import linecache
-
-    path = os.path.abspath(frame.f_code.co_filename)
-    text = linecache.getline(path, row)
-    column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
-    return Site(path, row, column, row, len(text.rstrip()) + 1 if text.strip() else column)
-
-
-def _line_of(code, offset: int) -> Optional[int]:
-    line = None
-    for start, lineno in dis.findlinestarts(code):
-        if start > offset:
-            break
-        line = lineno
-    return line
-
-
-_NAME_OPS = frozenset(
-    ("LOAD_FAST", "STORE_FAST", "LOAD_NAME", "STORE_NAME", "LOAD_GLOBAL", "STORE_GLOBAL", "LOAD_DEREF",
-     "STORE_DEREF", "LOAD_ATTR", "STORE_ATTR", "LOAD_METHOD", "LOAD_CLOSURE")
-)
