@@ -23,6 +23,10 @@ SCRIPT = "tests/new_rule.py"
 # so a scaffold that reached outside these would fail here.
 COPIED = ["rules", "gradlint", "docs/rules", "README.md", "mkdocs.yml", "pyproject.toml", "fixtures/pyproject.toml"]
 SCRIPTS = ["new_rule.py", "update_fixtures.py", "update_trigger_table.py", "harness.py"]
+# Codes no rule has yet (a checkout may hold a scaffolded GL998 already).
+CODE, OTHER = [c for c in (f"GL{n}" for n in range(998, 900, -1)) if not (ROOT / "rules" / f"{c}.toml").exists()][:2]
+NAME = f"scaffolded-{CODE.lower()}"
+MODULE = f"{CODE.lower()}_scaffolded_{CODE.lower()}"
 
 
 def _snapshot(root: Path) -> dict:
@@ -39,7 +43,7 @@ def _scaffold(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    """A copy of what the scaffold needs, before and after ``GL998 demo-rule --fix safe --default``."""
+    """A copy of what the scaffold needs, before and after ``CODE NAME --fix safe --default``."""
     root = tmp_path_factory.mktemp("project")
     ignore = shutil.ignore_patterns("__pycache__")
     for rel in COPIED:
@@ -53,7 +57,7 @@ def project(tmp_path_factory):
     for name in SCRIPTS:
         shutil.copy2(ROOT / "tests" / name, root / "tests" / name)
     before = _snapshot(root)
-    proc = _scaffold(root, "GL998", "demo-rule", "--fix", "safe", "--default")
+    proc = _scaffold(root, CODE, NAME, "--fix", "safe", "--default")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return root, before, _snapshot(root), proc
 
@@ -63,36 +67,39 @@ def test_the_scaffold_creates_the_rule_s_files_and_regenerates_the_rest(project)
     created = sorted(set(after) - set(before))
     changed = sorted(p for p in set(after) & set(before) if after[p] != before[p])
     assert created == [
-        "docs/rules/GL998.md",
-        "fixtures/GL998/example.expected",
-        "fixtures/GL998/example.fixed.py",
-        "fixtures/GL998/example.py",
-        "gradlint/rules/gl998_demo_rule.py",
-        "rules/GL998.toml",
-        "tests/cases/GL998/example_case.py",
+        f"docs/rules/{CODE}.md",
+        f"fixtures/{CODE}/example.expected",
+        f"fixtures/{CODE}/example.fixed.py",
+        f"fixtures/{CODE}/example.py",
+        f"gradlint/rules/{MODULE}.py",
+        f"rules/{CODE}.toml",
+        f"tests/cases/{CODE}/example_case.py",
     ]
     # Generated: the prefilter table, the selection index, the rules table and nav.
     assert changed == ["README.md", "docs/rules/index.md", "gradlint/catalog_index.py", "gradlint/triggers.py", "mkdocs.yml"]
     assert not set(before) - set(after)
-    assert after["fixtures/GL998/example.expected"] == b"4:1 GL998\n"
-    assert after["fixtures/GL998/example.fixed.py"].endswith(b"\ntorch.autograd.set_detect_anomaly(False)\n")
-    assert b"    'GL998': (('set_detect_anomaly',), (), None, None),\n" in after["gradlint/triggers.py"]
-    assert b"    'GL998': (True, False),\n" in after["gradlint/catalog_index.py"]
-    assert b"      - GL998 demo-rule: rules/GL998.md\n" in after["mkdocs.yml"]
+    # The fixture is checked with every default rule: another may fire on it too.
+    expected = after[f"fixtures/{CODE}/example.expected"].decode().splitlines()
+    assert [line for line in expected if line.endswith(CODE)] == [f"4:1 {CODE}"]
+    assert after[f"fixtures/{CODE}/example.fixed.py"].endswith(b"\ntorch.autograd.set_detect_anomaly(False)\n")
+    assert f"    '{CODE}': (('set_detect_anomaly',), (), None, None),\n".encode() in after["gradlint/triggers.py"]
+    assert f"    '{CODE}': (True, False),\n".encode() in after["gradlint/catalog_index.py"]
+    assert f"      - {CODE} {NAME}: rules/{CODE}.md\n".encode() in after["mkdocs.yml"]
 
 
 def test_the_scaffold_says_what_to_fill_in(project):
     _, _, _, proc = project
     out = proc.stdout.splitlines()
     assert out[:4] == [
-        "created rules/GL998.toml",
-        "created gradlint/rules/gl998_demo_rule.py",
-        "created fixtures/GL998/example.py",
-        "created tests/cases/GL998/example_case.py",
+        f"created rules/{CODE}.toml",
+        f"created gradlint/rules/{MODULE}.py",
+        f"created fixtures/{CODE}/example.py",
+        f"created tests/cases/{CODE}/example_case.py",
     ]
-    assert "fixtures/GL998/example.expected: 4:1 GL998" in out
+    (findings,) = [line for line in out if line.startswith(f"fixtures/{CODE}/example.expected: ")]
+    assert f"4:1 {CODE}" in findings.split(": ", 1)[1].split(", ")
     assert "Now rewrite the placeholders (every TODO) with the rule's own:" in out
-    assert "  rules/GL998.toml: summary, message, what, why, fix_safety, fix_title, torch, references," in out
+    assert f"  rules/{CODE}.toml: summary, message, what, why, fix_safety, fix_title, torch, references," in out
     assert proc.stderr == ""
 
 
@@ -100,8 +107,8 @@ def test_the_catalog_loads_with_the_new_entry(project):
     root = project[0]
     proc = new_rule.run_in(root, "module", "gradlint", ["rules"], check=False)
     assert proc.returncode == 0, proc.stderr
-    row = next(line for line in proc.stdout.splitlines() if line.startswith("GL998 "))
-    assert row.split()[:4] == ["GL998", "demo-rule", "on", "safe"]
+    row = next(line for line in proc.stdout.splitlines() if line.startswith(f"{CODE} "))
+    assert row.split()[:4] == [CODE, NAME, "on", "safe"]
 
 
 def test_the_scaffolded_rule_reports_its_fixture_and_case(project):
@@ -110,15 +117,15 @@ def test_the_scaffolded_rule_reports_its_fixture_and_case(project):
         root,
         "module",
         "gradlint",
-        ["check", "--select", "GL998", "--no-cache", "--output-format", "concise",
-         "fixtures/GL998/example.py", "tests/cases/GL998/example_case.py"],
+        ["check", "--select", CODE, "--no-cache", "--output-format", "concise",
+         f"fixtures/{CODE}/example.py", f"tests/cases/{CODE}/example_case.py"],
         check=False,
     )
     message = "TODO: the finding's message; `torch.autograd.set_detect_anomaly(True)` leaves anomaly detection on for every later backward"
     assert (proc.returncode, proc.stdout) == (
         1,
-        f"fixtures/GL998/example.py:4:1: GL998 [*] {message}\n"
-        f"tests/cases/GL998/example_case.py:9:1: GL998 [*] {message}\n"
+        f"fixtures/{CODE}/example.py:4:1: {CODE} [*] {message}\n"
+        f"tests/cases/{CODE}/example_case.py:9:1: {CODE} [*] {message}\n"
         "Found 2 problems (2 fixable with --fix).\n",
     )
 
@@ -127,13 +134,13 @@ def test_the_scaffolded_rule_reports_its_fixture_and_case(project):
     "args,error",
     [
         (["GL303", "x"], "GL303 exists already (rules/GL303.toml)"),
-        (["GL998", "other-name"], "GL998 exists already (rules/GL998.toml)"),
+        ([CODE, "other-name"], f"{CODE} exists already (rules/{CODE}.toml)"),
         (["GL12", "x"], "code 'GL12' is not GLnnn (GL followed by three digits)"),
-        (["gl997", "x"], "code 'gl997' is not GLnnn (GL followed by three digits)"),
-        (["GL997", "Demo_Rule"], "name 'Demo_Rule' is not kebab-case (lower-case words joined by '-')"),
-        (["GL997", "demo--rule"], "name 'demo--rule' is not kebab-case (lower-case words joined by '-')"),
-        (["GL997", "requires-grad-typo"], "name 'requires-grad-typo' is used by GL303 already"),
-        (["GL997", "demo-rule"], "name 'demo-rule' is used by GL998 already"),
+        ([OTHER.lower(), "x"], f"code '{OTHER.lower()}' is not GLnnn (GL followed by three digits)"),
+        ([OTHER, "Demo_Rule"], "name 'Demo_Rule' is not kebab-case (lower-case words joined by '-')"),
+        ([OTHER, "demo--rule"], "name 'demo--rule' is not kebab-case (lower-case words joined by '-')"),
+        ([OTHER, "requires-grad-typo"], "name 'requires-grad-typo' is used by GL303 already"),
+        ([OTHER, NAME], f"name '{NAME}' is used by {CODE} already"),
         (["GL999", "x"], "GL999 is reserved: tests use it as the code no rule has"),
     ],
 )
@@ -146,22 +153,22 @@ def test_refusals_are_one_line_exit_2_and_write_nothing(project, args, error):
 
 def test_a_code_left_in_any_of_the_rule_s_places_is_refused(project):
     root, _, after, _ = project
-    stray = root / "fixtures" / "GL997"
+    stray = root / "fixtures" / OTHER
     stray.mkdir()
     try:
-        proc = _scaffold(root, "GL997", "x")
+        proc = _scaffold(root, OTHER, "x")
     finally:
         stray.rmdir()
-    assert (proc.returncode, proc.stderr) == (2, "new_rule: GL997 exists already (fixtures/GL997)\n")
+    assert (proc.returncode, proc.stderr) == (2, f"new_rule: {OTHER} exists already (fixtures/{OTHER})\n")
     assert _snapshot(root) == after
 
 
 @pytest.mark.parametrize("fix", ["safe", "unsafe", "none"])
 @pytest.mark.parametrize("tier", ["default", "preview", "selected"])
 def test_every_variant_of_the_entry_passes_the_catalog(fix, tier):
-    doc = parse_entry("rules/GL997.toml", tomllib.loads(new_rule.render_toml("GL997", "some-rule", fix, tier)))
-    assert (doc.code, doc.name, doc.fix) == ("GL997", "some-rule", fix)
+    doc = parse_entry(f"rules/{OTHER}.toml", tomllib.loads(new_rule.render_toml(OTHER, "some-rule", fix, tier)))
+    assert (doc.code, doc.name, doc.fix) == (OTHER, "some-rule", fix)
     assert (doc.default, doc.preview) == {"default": (True, False), "preview": (True, True), "selected": (False, False)}[tier]
     assert bool(doc.fix_title) == (fix != "none")
     assert doc.probe is not None and [(e.findings, e.fixable) for e in doc.examples] == [(((3, 1),), True)]
-    compile(new_rule.render_module("GL997", "some-rule", fix), "gl997_some_rule.py", "exec")
+    compile(new_rule.render_module(OTHER, "some-rule", fix), f"{OTHER.lower()}_some_rule.py", "exec")
