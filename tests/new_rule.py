@@ -10,8 +10,9 @@ Usage: ``python tests/new_rule.py CODE NAME [--fix safe|unsafe|none] [--default 
 - ``fixtures/CODE/example.py`` and what ``tests/update_fixtures.py`` writes beside it;
 - ``tests/cases/CODE/example_case.py`` with ``# expect:`` markers;
 
-then ``tests/update_trigger_table.py``, ``tests/update_fixtures.py CODE`` and
-``python -m gradlint.docs``. Nothing else needs to know about the rule.
+then ``tests/update_trigger_table.py``, ``tests/update_fixtures.py CODE``,
+``python -m gradlint.docs`` and ``tests/test_output_golden.py`` (the stored
+outputs). Nothing else needs to know about the rule.
 
 ``--default``: checked by default; ``--preview``: checked only with ``--preview``;
 neither: only when selected (``--select CODE``). A refused code or name is an
@@ -21,9 +22,11 @@ error on one line, exit status 2, with nothing written.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
@@ -39,35 +42,40 @@ NAME_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 # The tests use GL999 as the code no rule has (an unknown --select, explain, a missing entry).
 RESERVED = {"GL999": "tests use it as the code no rule has"}
 
-# Runs a module or script of the tree at ROOT with that tree's gradlint and catalog,
-# whatever gradlint the interpreter has installed: an editable install maps
-# ``gradlint._catalog`` to its own checkout's rules/, which a second worktree or a
-# temporary copy must not read.
-_BOOT = r"""
-import importlib.util, os, runpy, sys
-root, kind, target, *argv = sys.argv[1:]
-sys.path.insert(0, root)
+# What every process the scaffold starts (and every process those start: the golden
+# outputs run ``python -m gradlint``) runs first, as ``sitecustomize``: the tree at
+# NEW_RULE_ROOT's gradlint and catalog, whatever gradlint the interpreter has
+# installed. An editable install maps ``gradlint._catalog`` to its own checkout's
+# rules/, which a second worktree or a temporary copy must not read.
+_SITECUSTOMIZE = r"""
+import importlib.util, os, sys
+
+_rules = os.path.join(os.environ["NEW_RULE_ROOT"], "rules")
+
+
 class _Catalog:
     @staticmethod
     def find_spec(name, path=None, target=None):
         if name != "gradlint._catalog":
             return None
-        rules = os.path.join(root, "rules")
-        return importlib.util.spec_from_file_location(name, os.path.join(rules, "__init__.py"), submodule_search_locations=[rules])
+        return importlib.util.spec_from_file_location(
+            name, os.path.join(_rules, "__init__.py"), submodule_search_locations=[_rules]
+        )
+
+
 sys.meta_path.insert(0, _Catalog)
-sys.argv = [target, *argv]
-if kind == "module":
-    runpy.run_module(target, run_name="__main__", alter_sys=True)
-else:
-    runpy.run_path(target, run_name="__main__")
 """
 
 
 def run_in(root: Path, kind: str, target: str, argv: Sequence[str] = (), check: bool = True) -> subprocess.CompletedProcess:
     """``python -m target argv`` (kind "module") or ``python target argv`` ("path"),
     in ``root`` and against ``root``'s own gradlint and catalog."""
-    cmd = [sys.executable, "-c", _BOOT, str(root), kind, target, *argv]
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as boot:
+        Path(boot, "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
+        path = [boot, str(root), *filter(None, [os.environ.get("PYTHONPATH")])]
+        env = {**os.environ, "NEW_RULE_ROOT": str(root), "PYTHONPATH": os.pathsep.join(path)}
+        cmd = [sys.executable, *(["-m", target] if kind == "module" else [target]), *argv]
+        proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
     if check and proc.returncode != 0:
         sys.stderr.write(proc.stdout + proc.stderr)
         raise SystemExit(f"new_rule: {target} {' '.join(argv)} failed (exit {proc.returncode})")
@@ -270,6 +278,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         ("path", str(root / "tests" / "update_trigger_table.py"), []),
         ("path", str(root / "tests" / "update_fixtures.py"), [code]),
         ("module", "gradlint.docs", ["--root", str(root)]),
+        # The stored outputs of every format over the fixtures and cases, which now hold the rule's.
+        ("path", str(root / "tests" / "test_output_golden.py"), []),
     ):
         out = run_in(root, kind, target, extra).stdout
         for line in out.splitlines():

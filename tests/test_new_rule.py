@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = "tests/new_rule.py"
 # What the scaffold and the generators it runs read and write: nothing else is copied,
 # so a scaffold that reached outside these would fail here.
-COPIED = ["rules", "gradlint", "docs/rules", "README.md", "mkdocs.yml", "pyproject.toml", "fixtures/pyproject.toml"]
-SCRIPTS = ["new_rule.py", "update_fixtures.py", "update_trigger_table.py", "harness.py"]
+COPIED = ["rules", "gradlint", "docs/rules", "README.md", "mkdocs.yml", "pyproject.toml", "fixtures/pyproject.toml", "tests/data/outputs"]
+SCRIPTS = ["new_rule.py", "update_fixtures.py", "update_trigger_table.py", "harness.py", "test_output_golden.py", "samples.py"]
 # Codes no rule has yet (a checkout may hold a scaffolded GL998 already).
 CODE, OTHER = [c for c in (f"GL{n}" for n in range(998, 900, -1)) if not (ROOT / "rules" / f"{c}.toml").exists()][:2]
 NAME = f"scaffolded-{CODE.lower()}"
@@ -75,8 +75,17 @@ def test_the_scaffold_creates_the_rule_s_files_and_regenerates_the_rest(project)
         f"rules/{CODE}.toml",
         f"tests/cases/{CODE}/example_case.py",
     ]
-    # Generated: the prefilter table, the selection index, the rules table and nav.
-    assert changed == ["README.md", "docs/rules/index.md", "gradlint/catalog_index.py", "gradlint/triggers.py", "mkdocs.yml"]
+    # Generated: the prefilter table, the selection index, the rules table and nav, the stored outputs.
+    assert changed == [
+        "README.md",
+        "docs/rules/index.md",
+        "gradlint/catalog_index.py",
+        "gradlint/triggers.py",
+        "mkdocs.yml",
+        "tests/data/outputs/full.txt",
+        "tests/data/outputs/json.txt",
+        "tests/data/outputs/sarif.txt",
+    ]
     assert not set(before) - set(after)
     # The fixture is checked with every default rule: another may fire on it too.
     expected = after[f"fixtures/{CODE}/example.expected"].decode().splitlines()
@@ -85,6 +94,8 @@ def test_the_scaffold_creates_the_rule_s_files_and_regenerates_the_rest(project)
     assert f"    '{CODE}': (('set_detect_anomaly',), (), None, None),\n".encode() in after["gradlint/triggers.py"]
     assert f"    '{CODE}': (True, False),\n".encode() in after["gradlint/catalog_index.py"]
     assert f"      - {CODE} {NAME}: rules/{CODE}.md\n".encode() in after["mkdocs.yml"]
+    # The copy's fixtures and cases are the new rule's alone.
+    assert after["tests/data/outputs/full.txt"].decode().count(f"{CODE} [*] TODO: ") == 2
 
 
 def test_the_scaffold_says_what_to_fill_in(project):
