@@ -63,7 +63,7 @@ def project(tmp_path_factory):
 
 
 def test_the_scaffold_creates_the_rule_s_files_and_regenerates_the_rest(project):
-    root, before, after, _ = project
+    _, before, after, _ = project
     created = sorted(set(after) - set(before))
     changed = sorted(p for p in set(after) & set(before) if after[p] != before[p])
     assert created == [
