@@ -7,7 +7,8 @@ Usage: ``python tests/new_rule.py CODE NAME [--fix safe|unsafe|none] [--default 
 - ``gradlint/rules/<code>_<name>.py``: a working rule for a placeholder pattern
   (a bare ``torch.autograd.set_detect_anomaly(True)`` statement), so that every
   test that runs over all rules runs it from the start;
-- ``fixtures/CODE/example.py`` and what ``tests/update_fixtures.py`` writes beside it;
+- ``fixtures/CODE/example.py`` and what ``tests/update_fixtures.py`` writes beside it
+  (and a ``pyproject.toml`` that switches the rule on there, unless it is on by default);
 - ``tests/cases/CODE/example_case.py`` with ``# expect:`` markers;
 
 then ``tests/update_trigger_table.py``, ``tests/update_fixtures.py CODE``,
@@ -180,7 +181,27 @@ def render_fixture(code: str) -> str:
     return f'"""TODO: what this fixture stands for ({code}); add more fixtures beside it."""\n' + BAD
 
 
-def render_case(code: str) -> str:
+def render_fixture_config(code: str, tier: str) -> Optional[str]:
+    """``fixtures/CODE/pyproject.toml``: fixtures are checked as ``gradlint check`` would,
+    so a rule that is not on by default needs its folder to switch it on."""
+    if tier == "default":
+        return None
+    if tier == "preview":
+        why, setting = f"{code} is a preview rule: its fixtures are checked with the preview tier on", "preview = true"
+    else:
+        why, setting = f"{code} is off by default: these fixtures switch it on", f'extend-select = ["{code}"]'
+    return (
+        f"# {why}.\n"
+        "# The nearest configuration replaces the parent's, so the exclusions are repeated.\n"
+        "[tool.gradlint]\n"
+        f"{setting}\n"
+        'extend-exclude = ["*.fixed.py", "*.unsafe.py", "*.migrated.py"]\n'
+    )
+
+
+def render_case(code: str, tier: str = "default") -> str:
+    # A preview rule owes its findings in the preview tier only.
+    expect = "expect-preview" if tier == "preview" else "expect"
     return f'''"""Recall case: TODO name the shape this case stands for.
 
 Scaffolded: rewrite it once the rule checks what it should, and add a case
@@ -189,7 +210,7 @@ per shape (a ``Precision case`` marks the lines that must not be reported).
 
 import torch
 
-torch.autograd.set_detect_anomaly(True)  # expect: {code}:1
+torch.autograd.set_detect_anomaly(True)  # {expect}: {code}:1
 
 
 def debug_backward(loss):
@@ -241,7 +262,9 @@ Now rewrite the placeholders (every TODO) with the rule's own:
   {module}: the pattern, the triggers, the message's fields;
   {fixture}: fixtures of the real shapes (then: python tests/update_fixtures.py {code});
   {case}: a case per shape, recall and precision (tests/test_cases.py).
-After each catalog or rule change: python tests/update_trigger_table.py && python -m gradlint.docs"""
+Then regenerate, and review with git diff:
+  python tests/update_trigger_table.py && python tests/update_fixtures.py {code} \\
+      && python -m gradlint.docs && python tests/test_output_golden.py"""
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -262,12 +285,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"new_rule: {why}", file=sys.stderr)
         return 2
 
+    tier = args.tier or "selected"
     files = planned_files(root, code, name)
-    toml, module, fixture, case = files
-    files[toml] = render_toml(code, name, args.fix, args.tier or "selected")
+    toml, module, fixture, case = list(files)[:4]
+    files[toml] = render_toml(code, name, args.fix, tier)
     files[module] = render_module(code, name, args.fix)
     files[fixture] = render_fixture(code)
-    files[case] = render_case(code)
+    files[case] = render_case(code, tier)
+    config = render_fixture_config(code, tier)
+    if config is not None:
+        files[fixture.with_name("pyproject.toml")] = config
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -286,7 +313,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"  {line}")
 
     expected = fixture.with_suffix(".expected")
-    print(f"{expected.relative_to(root).as_posix()}: {', '.join(expected.read_text(encoding='utf-8').split(chr(10))[:-1])}")
+    findings = expected.read_text(encoding="utf-8").splitlines()
+    print(f"{expected.relative_to(root).as_posix()}: {', '.join(findings)}")
     rel = {p: p.relative_to(root).as_posix() for p in files}
     print(
         FILL_IN.format(

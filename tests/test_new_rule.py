@@ -41,10 +41,7 @@ def _scaffold(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(root / SCRIPT), *args], cwd=root, capture_output=True, text=True)
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    """A copy of what the scaffold needs, before and after ``CODE NAME --fix safe --default``."""
-    root = tmp_path_factory.mktemp("project")
+def _copy(root: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__")
     for rel in COPIED:
         src, dst = ROOT / rel, root / rel
@@ -56,6 +53,22 @@ def project(tmp_path_factory):
     (root / "tests" / "cases").mkdir(parents=True)
     for name in SCRIPTS:
         shutil.copy2(ROOT / "tests" / name, root / "tests" / name)
+    return root
+
+
+def _check(root: Path, *args: str) -> subprocess.CompletedProcess:
+    paths = [f"fixtures/{CODE}/example.py", f"tests/cases/{CODE}/example_case.py"]
+    argv = ["check", "--select", CODE, "--no-cache", "--output-format", "concise", *args, *paths]
+    return new_rule.run_in(root, "module", "gradlint", argv, check=False)
+
+
+MESSAGE = "TODO: the finding's message; `torch.autograd.set_detect_anomaly(True)` leaves anomaly detection on for every later backward"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A copy of what the scaffold needs, before and after ``CODE NAME --fix safe --default``."""
+    root = _copy(tmp_path_factory.mktemp("project"))
     before = _snapshot(root)
     proc = _scaffold(root, CODE, NAME, "--fix", "safe", "--default")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -123,21 +136,38 @@ def test_the_catalog_loads_with_the_new_entry(project):
 
 
 def test_the_scaffolded_rule_reports_its_fixture_and_case(project):
-    root = project[0]
-    proc = new_rule.run_in(
-        root,
-        "module",
-        "gradlint",
-        ["check", "--select", CODE, "--no-cache", "--output-format", "concise",
-         f"fixtures/{CODE}/example.py", f"tests/cases/{CODE}/example_case.py"],
-        check=False,
-    )
-    message = "TODO: the finding's message; `torch.autograd.set_detect_anomaly(True)` leaves anomaly detection on for every later backward"
+    proc = _check(project[0])
     assert (proc.returncode, proc.stdout) == (
         1,
-        f"fixtures/{CODE}/example.py:4:1: {CODE} [*] {message}\n"
-        f"tests/cases/{CODE}/example_case.py:9:1: {CODE} [*] {message}\n"
+        f"fixtures/{CODE}/example.py:4:1: {CODE} [*] {MESSAGE}\n"
+        f"tests/cases/{CODE}/example_case.py:9:1: {CODE} [*] {MESSAGE}\n"
         "Found 2 problems (2 fixable with --fix).\n",
+    )
+
+
+def test_a_preview_rule_reports_in_the_preview_tier_only(tmp_path):
+    root = _copy(tmp_path)
+    before = _snapshot(root)
+    assert _scaffold(root, CODE, NAME, "--preview").returncode == 0
+    after = _snapshot(root)
+    # No fix: no .fixed.py; the fixture's folder switches the preview tier on.
+    assert sorted(p for p in set(after) - set(before) if p.startswith("fixtures/")) == [
+        f"fixtures/{CODE}/example.expected",
+        f"fixtures/{CODE}/example.py",
+        f"fixtures/{CODE}/pyproject.toml",
+    ]
+    assert f"4:1 {CODE}" in after[f"fixtures/{CODE}/example.expected"].decode().splitlines()
+    assert f"# expect-preview: {CODE}:1\n".encode() in after[f"tests/cases/{CODE}/example_case.py"]
+    assert f"    '{CODE}': (True, True),\n".encode() in after["gradlint/catalog_index.py"]
+    # Selected but not in the preview tier, the case reports nothing (the fixture's folder turns it on).
+    proc = _check(root)
+    assert (proc.returncode, proc.stdout) == (1, f"fixtures/{CODE}/example.py:4:1: {CODE} {MESSAGE}\nFound 1 problem.\n")
+    proc = _check(root, "--preview")
+    assert (proc.returncode, proc.stdout) == (
+        1,
+        f"fixtures/{CODE}/example.py:4:1: {CODE} {MESSAGE}\n"
+        f"tests/cases/{CODE}/example_case.py:9:1: {CODE} {MESSAGE}\n"
+        "Found 2 problems.\n",
     )
 
 
@@ -182,4 +212,9 @@ def test_every_variant_of_the_entry_passes_the_catalog(fix, tier):
     assert (doc.default, doc.preview) == {"default": (True, False), "preview": (True, True), "selected": (False, False)}[tier]
     assert bool(doc.fix_title) == (fix != "none")
     assert doc.probe is not None and [(e.findings, e.fixable) for e in doc.examples] == [(((3, 1),), True)]
+    config = new_rule.render_fixture_config(OTHER, tier)
+    assert config is None if tier == "default" else tomllib.loads(config)["tool"]["gradlint"] == {
+        "preview": {"preview": True, "extend-exclude": ["*.fixed.py", "*.unsafe.py", "*.migrated.py"]},
+        "selected": {"extend-select": [OTHER], "extend-exclude": ["*.fixed.py", "*.unsafe.py", "*.migrated.py"]},
+    }[tier]
     compile(new_rule.render_module(OTHER, "some-rule", fix), f"{OTHER.lower()}_some_rule.py", "exec")
