@@ -135,7 +135,8 @@ def rules_index(docs: Optional[Iterable[RuleDoc]] = None) -> str:
         "# Rules\n\n"
         "Every rule, generated from the catalog in `rules/` (`gradlint rules` prints the\n"
         "same list; `gradlint explain CODE` prints a rule's page). Fix: *safe* fixes\n"
-        "are applied by `--fix`, *unsafe* ones only with `--fix --unsafe-fixes`.\n\n" + table
+        "are applied by `--fix`, *unsafe* ones only with `--fix --unsafe-fixes`. To add a\n"
+        "rule, see `CONTRIBUTING.md` at the top of the repository.\n\n" + table
     )
 
 

@@ -71,6 +71,21 @@ def test_readme_relative_links_resolve():
     assert not missing
 
 
+def test_contributing_links_resolve_and_runs_the_tests_as_the_readme_does():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    targets = [t for t in _LINK_RE.findall(text) if "://" not in t and not t.startswith("#")]
+    assert [t for t in targets if not (ROOT / t.split("#")[0]).exists()] == []
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    test_section = readme[readme.index("\n## Test\n") :]
+    test_section = test_section[: test_section.index("\n## ", 1)]
+    whole, quick = re.findall(r"```sh\n(.*?)```", test_section, re.S)[:2]
+    blocks = [b.strip() for b in re.findall(r"```sh\n(.*?)```", text, re.S)]
+    # The whole suite as the README's install-and-test line ends, and the quick selection as it is.
+    assert whole.strip().split(" && ")[-1] in blocks
+    assert quick.strip() in blocks
+    assert "[CONTRIBUTING.md](CONTRIBUTING.md)" in readme
+
+
 def test_cli_reference_names_every_check_option():
     help_text = CliRunner().invoke(main, ["check", "--help"]).stdout
     options = set(re.findall(r"(--[a-z][a-z-]+)", help_text)) - {"--help", "--version"}
