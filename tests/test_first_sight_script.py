@@ -205,3 +205,24 @@ def test_batch_four_first_sight_figures_are_those_the_docs_report():
     # every default finding is in the preview run, judged the same
     kept = {j.key: j.verdict for j in preview.judged}
     assert all(kept[j.key] == j.verdict for j in first.judged)
+
+
+def test_batch_five_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 5") and batch-5/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-5")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "2d3e484", "preview-2d3e484")
+    assert fs.precision(first.judged) == {"GL101": (0, 2), "GL106": (2, 2), "all": (2, 4)}
+    assert fs.fix_counts(first.judged) == (2, 0)
+    assert fs.precision(preview.judged) == {
+        "GL101": (2, 12),
+        "GL106": (2, 2),
+        "GL202": (0, 3),
+        "GL301": (1, 13),
+        "all": (5, 30),
+    }
+    assert fs.fix_counts(preview.judged) == (3, 0)
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    # every judged finding is in a code base of the batch, at its commit
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-5"]}
+    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
