@@ -1,4 +1,4 @@
-"""Shape of the recall cause `eval-then-single-forward` (benchmarks/recall/first-sight-3b.toml).
+"""Shape of the recall cause `eval-then-single-forward` (benchmarks/recall/first-sight-3.toml).
 
 Each line marked `# expect: CODE` is where gradlint should report CODE.
 """

@@ -1,4 +1,4 @@
-"""Shape of the recall cause `grad-guard-called-at-module-level` (benchmarks/recall/first-sight-3b.toml).
+"""Shape of the recall cause `grad-guard-called-at-module-level` (benchmarks/recall/first-sight-3.toml).
 
 Each line marked `# expect: CODE` is where gradlint should report CODE.
 """
