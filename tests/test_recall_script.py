@@ -336,3 +336,15 @@ def test_clone_fetches_a_repository_no_mirror_holds(tmp_path):
     missing = Site(**{**s.__dict__, "path": "pkg/b.py"})
     with pytest.raises(score_mod.Unavailable, match="pkg/b.py is not in the clone of"):
         score_mod.Sources([], clone=True, work=work).get(missing)
+
+
+def test_every_shape_file_marks_an_expected_code_and_compiles():
+    # shapes of the first-sight causes are not reached through sites.toml, so check the folder itself
+    shapes = sorted((RECALL / "shapes").glob("*.py"))
+    assert len(shapes) >= 30
+    for shape in shapes:
+        text = shape.read_text()
+        assert re.search(r"# expect: GL[0-9x]{3}\b", text), shape.name
+        assert f"`{shape.stem.replace('_', '-')}`" in "\n".join(text.splitlines()[:3]), shape.name
+        if not shape.stem.startswith("unparsable_"):
+            compile(text, str(shape), "exec")
