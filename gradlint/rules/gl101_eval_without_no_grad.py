@@ -328,8 +328,25 @@ class EvalWithoutNoGrad(Rule):
             return False  # one forward as the script's last step: its graph ends with the program
         return True
 
-    def _is_unit_test(self, scope: Scope) -> bool:
-        return self._test_file and isinstance(scope, cst.FunctionDef) and scope.name.value.startswith("test")
+    def _is_unit_test(self, scope: Scope, depth: int = 0) -> bool:
+        """A test function of a test file, or a helper of one: a function of the file
+        that only its tests call (``assert_forward_matches(ref, batch)``), whose
+        graphs are freed when the test returns just the same."""
+        if not self._test_file or not isinstance(scope, cst.FunctionDef):
+            return False
+        if scope.name.value.startswith("test"):
+            return True
+        if depth > 2:
+            return False
+        sem = self.ctx.semantic
+        sites = sem.calls.call_sites(scope)
+        if not sites:
+            return False  # called from elsewhere, or not at all: not known to be a helper
+        for site in sites:
+            caller = sem.tree.enclosing_function(site)
+            if caller is None or caller is scope or not self._is_unit_test(caller, depth + 1):
+                return False
+        return True
 
     def _forwards(self, stmt: cst.CSTNode, models: FrozenSet[str], _depth: int = 0) -> List[Tuple[cst.Call, str]]:
         """Forward calls of a model in ``models`` under ``stmt`` (not in nested functions):
@@ -767,22 +784,25 @@ class EvalWithoutNoGrad(Rule):
         return False
 
     def _results_reach_backward(self, func: cst.FunctionDef, flow: "_Flow", stmts: Sequence[cst.CSTNode]) -> bool:
-        """The region's outputs are returned to a caller that computes gradients (or the
-        function's name says it computes a loss): the caller decides, not this function."""
+        """The region's outputs are returned to a caller that may compute gradients
+        through them: the caller decides, not this function."""
         flow.analyse(stmts)
         if not flow.returns_results:
             return False
-        if "loss" in func.name.value.lower():
+        # Returned outputs are wanted by whoever gets them unless every caller is in
+        # this file and lets them go nowhere a backward could see.
+        if self._returns_unused(func):
+            return False
+        if not self.preview:
             return True
+        # The preview tier guesses that callers which compute no gradient in this
+        # file are all there are (``def predict(model, x): return model(x)``).
         sem = self.ctx.semantic
-        sites = sem.calls.call_sites(func) or []
-        for call in sites:
+        for call in sem.calls.call_sites(func) or []:
             caller = sem.tree.enclosing_function(call)
-            if caller is not None and self._wants_gradients(caller.body):
+            if self._wants_gradients(caller.body if caller is not None else self.ctx.module):
                 return True
-            if caller is None and self._wants_gradients(self.ctx.module):
-                return True
-        return False
+        return "loss" in func.name.value.lower()
 
     # -- fix ------------------------------------------------------------------------
 

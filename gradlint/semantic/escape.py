@@ -204,10 +204,22 @@ class ScopeFlows:
         for edge in self.edges:
             # A seed must be in what flows, not anywhere in the edge's statement: the body
             # of ``for x in loader:`` holds ``model(x)``, yet ``x`` does not come from it.
-            exprs = edge.values or _edge_source(edge.node)
-            if any(id(n) in seed_ids for e in exprs for n in walk(e)) and self._flows(edge):
+            # Nor does a seed read only inside a call whose result carries no graph:
+            # ``best = criterion(model(x), y).item()`` holds a float.
+            if edge.values:
+                hit = any(self._holds_seed(e, seed_ids, True) for e in edge.values)
+            else:
+                hit = any(id(n) in seed_ids for e in _edge_source(edge.node) for n in walk(e))
+            if hit and self._flows(edge):
                 keys |= edge.targets
         return self.derived(keys)
+
+    def _holds_seed(self, node: cst.CSTNode, seed_ids: Set[int], top: bool) -> bool:
+        if id(node) in seed_ids:
+            return True
+        if not top and isinstance(node, cst.Call) and self._is_plain(node):
+            return False
+        return any(self._holds_seed(child, seed_ids, False) for child in node.children)
 
     def routes_of_nodes(self, seeds: Iterable[cst.CSTNode], tree: Any, kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
         """The routes of the values the expressions ``seeds`` compute: directly (``return
@@ -219,7 +231,7 @@ class ScopeFlows:
         for s in self.sinks:
             if s.resolve is None and kinds is not None and s.route.kind not in kinds:
                 continue
-            hit = not s.keys.isdisjoint(reach) or (s.expr is not None and any(id(n) in seed_ids for n in walk(s.expr)))
+            hit = not s.keys.isdisjoint(reach) or (s.expr is not None and self._holds_seed(s.expr, seed_ids, True))
             if not hit:
                 continue
             route = s.final()
@@ -501,6 +513,13 @@ class Escape:
     def _plain(self, expr: cst.BaseExpression) -> bool:
         """Carries no graph, as far as values can tell: not worth following."""
         if _literal(expr):
+            return True
+        base = expr
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        if isinstance(base, cst.Attribute) and base.attr.value == "data" and self.model.values.value(base.value).is_tensor:
+            # ``loss.data[0]``: whatever the index gives (an error on a 0-dim tensor
+            # today, a number in torch 0.3), no graph.
             return True
         v = self.model.values.value(expr)
         if v.not_tensor:
