@@ -46,7 +46,11 @@ Block = Union[cst.IndentedBlock, cst.Module]
 _TRAINING_HOOKS = frozenset({"forward", "__call__", "training_step"})
 # Decorators that leave grad mode as it is; any other makes it unknown in the function.
 _NEUTRAL_DECORATORS = frozenset(
-    {"builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass"}
+    {
+        "builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass",
+        # gin-config binds configured values to the parameters and calls the function as is.
+        "gin.configurable", "gin.register",
+    }
 )
 _NEUTRAL_DECORATOR_PREFIXES = (
     "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.",
@@ -209,7 +213,7 @@ class EvalWithoutNoGrad(Rule):
         for node in walk(body):
             if isinstance(node, (cst.IndentedBlock, cst.Module)):
                 for i, stmt in enumerate(node.body):
-                    switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt)
+                    switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt) or self._duck_eval(stmt)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
@@ -229,6 +233,26 @@ class EvalWithoutNoGrad(Rule):
                         regions.append(self._region(block, i + 1, switch.model, line))
         regions += self._attribute_regions(scope)
         return [r for r in regions if r.start < r.end]
+
+    def _duck_eval(self, stmt: cst.CSTNode):
+        """``if hasattr(m, "eval"): m.eval()``: afterwards ``m`` is in eval mode, or it
+        has no ``eval`` and so is no ``nn.Module`` (and records no graph of its own)."""
+        if not isinstance(stmt, cst.If) or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
+            return None
+        test = stmt.test
+        if not (
+            isinstance(test, cst.Call)
+            and isinstance(test.func, cst.Name)
+            and test.func.value == "hasattr"
+            and len(test.args) == 2
+            and isinstance(test.args[1].value, cst.SimpleString)
+            and test.args[1].value.evaluated_value in ("eval", "train")
+        ):
+            return None
+        switches = [self.ctx.semantic.modules.eval_switch(s) for s in stmt.body.body]
+        if len(switches) != 1 or switches[0] is None:
+            return None
+        return switches[0] if switches[0].model == self.ctx.code_for(test.args[0].value) else None
 
     def _attribute_regions(self, scope: Scope) -> List[_Region]:
         """A method of a class that is surely no ``nn.Module``, run after the method that
@@ -460,7 +484,7 @@ class EvalWithoutNoGrad(Rule):
         if any(self._wants_gradients(s) for s in stmts):
             return
         flow = _Flow(self.ctx, scope, frozenset(region.models))
-        if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts):
+        if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts, region):
             return
         call, model = region.calls[0]
         self._report(call, self._fix(scope, region, flow), self._in_eval_mode(call, model, region.eval_line[model]))
@@ -783,7 +807,7 @@ class EvalWithoutNoGrad(Rule):
                     return True
         return False
 
-    def _results_reach_backward(self, func: cst.FunctionDef, flow: "_Flow", stmts: Sequence[cst.CSTNode]) -> bool:
+    def _results_reach_backward(self, func: cst.FunctionDef, flow: "_Flow", stmts: Sequence[cst.CSTNode], region: _Region) -> bool:
         """The region's outputs are returned to a caller that may compute gradients
         through them: the caller decides, not this function."""
         flow.analyse(stmts)
@@ -792,6 +816,8 @@ class EvalWithoutNoGrad(Rule):
         # Returned outputs are wanted by whoever gets them unless every caller is in
         # this file and lets them go nowhere a backward could see.
         if self._returns_unused(func):
+            return False
+        if self._collects_outputs(func, region):
             return False
         if not self.preview:
             return True
@@ -803,6 +829,23 @@ class EvalWithoutNoGrad(Rule):
             if self._wants_gradients(caller.body if caller is not None else self.ctx.module):
                 return True
         return "loss" in func.name.value.lower()
+
+    def _collects_outputs(self, func: cst.FunctionDef, region: _Region) -> bool:
+        """The region runs its model over a loop and collects every output
+        (``embeddings.append(model(batch))``), in a function that is not a method of a
+        class that may be an ``nn.Module``: whatever the caller does with the result,
+        every iteration's activations stay alive until it returns (an embedding or
+        prediction pass over a dataset, not one step of a composed forward)."""
+        sem = self.ctx.semantic
+        cls = sem.tree.method_class(func)
+        if cls is not None and not sem.modules.not_module_class(cls):
+            return False
+        flows = sem.escape.flows(func)
+        for call, _ in region.calls:
+            loop = sem.tree.enclosing_loop(call)
+            if loop is not None and sem.tree.is_inside(func, loop) and flows.accumulates([call], sem.tree, loop):
+                return True
+        return False
 
     # -- fix ------------------------------------------------------------------------
 

@@ -70,6 +70,10 @@ def _backward_named(func: cst.BaseExpression) -> bool:
     """Whether ``func`` names a method that may run backward (cheap: asked of every call)."""
     return isinstance(func, cst.Attribute) and func.attr.value in BACKWARD_METHODS
 
+# What a tensor tells of itself without its values: sizes, types, places.
+_METADATA = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout"})
+_METADATA_METHODS = frozenset({"size", "dim", "numel", "nelement", "element_size", "get_device", "data_ptr"})
+
 # Exception classes, by the way their names end: a raise carries what they hold.
 _EXCEPTIONS = ("Error", "Exception", "Warning")
 
@@ -289,6 +293,10 @@ class Escape:
             # ``loss.data[0]``: whatever the index gives (an error on a 0-dim tensor
             # today, a number in torch 0.3), no graph.
             return True
+        if isinstance(base, cst.Attribute) and base.attr.value in _METADATA or (
+            isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute) and base.func.attr.value in _METADATA_METHODS
+        ):
+            return True  # ``out.shape[0]``, ``out.size(1)``: numbers, or an error, never a graph
         v = self.model.values.value(expr)
         if v.not_tensor:
             return v.what != "container"
