@@ -508,13 +508,16 @@ GL101_FIXES = [
         """,
         "safe",
     ),
-    # outputs returned: unsafe
+    # outputs returned to a caller of the file that only prints them: reported, but
+    # the fix is unsafe (another caller could be given the graph)
     (
         """\
         import torch
         def predict(model, x):
             model.eval()
             return model(x)
+        def show(model, x):
+            print(predict(model, x).argmax(1))
         """,
         """\
         import torch
@@ -522,6 +525,8 @@ GL101_FIXES = [
         def predict(model, x):
             model.eval()
             return model(x)
+        def show(model, x):
+            print(predict(model, x).argmax(1))
         """,
         "unsafe",
     ),
@@ -1228,6 +1233,10 @@ def test_gl101_no_fix_where_torch_is_a_local_variable():
         def evaluate(model, x, torch=None):
             model.eval()
             return model(x)
+
+
+        def show(model, x):
+            print(evaluate(model, x))
         """
     )
     assert "@torch.no_grad()\ndef evaluate" in fix(src, ["GL101"], unsafe=True)

@@ -15,8 +15,8 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rules._gates import edited_through, tensor_data
 from gradlint.rules._inplace import InplaceEditRule, chained_receiver, edit_text, edited_alias, short
-from gradlint.semantic.escape import key as escape_key
-from gradlint.semantic.escape import keys_in
+from gradlint.semantic.scope_flows import key as escape_key
+from gradlint.semantic.scope_flows import keys_in
 from gradlint.semantic.syntax import inplace_edit, is_tensor_data_syntax, root_name
 from gradlint.semantic.tree import walk
 from gradlint.semantic.values import StorageAlias

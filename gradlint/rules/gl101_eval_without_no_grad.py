@@ -13,14 +13,15 @@ something says the gradients are wanted or already off: see ``_skip_function``,
 
 Code written for inference with no ``eval()`` of its own (a function named for
 it, a module-level loop over a test loader) is reported when the outputs of its
-forwards never leave with a graph (``_check_inference_code``).
+forwards never leave with a graph (``_check_inference_code``, in
+``_inference_code``: the preview tier's). Regions and where their outputs go
+(``_Region``, ``_Flow``) are in ``_eval_flow``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -28,25 +29,37 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.prefilter import InferenceCalledGate
 from gradlint.rule import AnyOf, LowercaseGate, Rule
+from gradlint.rules._eval_flow import (
+    _LEAVES,
+    _TRAINING_HOOKS,
+    _USES,
+    Block,
+    _assigned_attributes,
+    _bound_params,
+    _Flow,
+    _inert,
+    _rebound_names,
+    _Region,
+    _suspends,
+    _without_definitions,
+)
 from gradlint.rules._gates import word
+from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
-from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name, looks_like_model
+from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
-Block = Union[cst.IndentedBlock, cst.Module]
-
-# Functions whose outputs feed a backward the rule cannot see: a module's
-# forward composes into its caller's graph, and Lightning runs backward on
-# what training_step returns. Freezing a submodule's batch-norm with eval()
-# while it still trains is common there.
-_TRAINING_HOOKS = frozenset({"forward", "__call__", "training_step"})
 # Decorators that leave grad mode as it is; any other makes it unknown in the function.
 _NEUTRAL_DECORATORS = frozenset(
-    {"builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass"}
+    {
+        "builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass",
+        # gin-config binds configured values to the parameters and calls the function as is.
+        "gin.configurable", "gin.register",
+    }
 )
 _NEUTRAL_DECORATOR_PREFIXES = (
     "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.",
@@ -55,14 +68,6 @@ _NEUTRAL_DECORATOR_PREFIXES = (
 _GRAD_ATTRS = frozenset({"grad", "retain_grad", "register_hook"})
 _TORCH_FUNC_TRANSFORMS = frozenset(
     f"torch.func.{n}" for n in ("grad", "grad_and_value", "vjp", "jacrev", "hessian", "functional_call")
-)
-# Calls that cannot record a graph; statements made only of them may run under
-# a decorator added for the region that follows them.
-_INERT_CALLS = frozenset(
-    "eval train to cuda cpu print len range enumerate zip list dict set tuple int float str bool isinstance "
-    "getattr hasattr next iter parameters named_parameters modules children format info debug warning "
-    "log item tolist numpy append extend add_scalar add_scalars time perf_counter manual_seed seed "
-    "set_seed device exists makedirs join no_grad inference_mode".split()
 )
 
 
@@ -90,30 +95,12 @@ _MODEL_CALL_GATES = (
 # ``net(x_val)``): a superset of what ``_check_after_training`` reports.
 _HELD_OUT_GATE = r"\(\s*\w*?(?<![a-z])(?:%s)(?![a-z])\w*\s*[,)]" % _INFERENCE_WORDS
 _PYTEST_RAISES = frozenset({"pytest.raises"})
-# The names of functions that are entry points of inference (``evaluate``,
-# ``_validate``, ``predict``, ``generate_text``, ``sample_image``). Unlike
-# ``INFERENCE_WORD`` it leaves out ``decode``/``beam_search``: stages that models
-# also run inside their own training forward (a VAE's ``decode``).
-_ENTRY_WORD = re.compile(
-    r"(^|_)(eval|evaluate|evaluation|validate|validation|val|valid|test|testing|predict|prediction|"
-    r"infer|inference|generate|generation|sample|sampling)(_|$|\d)"
-)
 _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|keras|paddle|mxnet)\b", re.MULTILINE)
 # Unit-test files, by the names pytest collects.
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 
-@dataclass
-class _Region:
-    block: Block
-    start: int  # first statement of the region in ``block.body``
-    end: int  # one past its last statement
-    models: Set[str]
-    eval_line: Dict[str, int]  # model -> line of the statement that put it in eval mode
-    calls: List[Tuple[cst.Call, str]] = field(default_factory=list)
-
-
-class EvalWithoutNoGrad(Rule):
+class EvalWithoutNoGrad(InferenceCode, Rule):
     code = "GL101"
     triggers = (".eval(", ".train(", "def", "for")
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
@@ -209,7 +196,7 @@ class EvalWithoutNoGrad(Rule):
         for node in walk(body):
             if isinstance(node, (cst.IndentedBlock, cst.Module)):
                 for i, stmt in enumerate(node.body):
-                    switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt)
+                    switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt) or self._duck_eval(stmt)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
@@ -229,6 +216,26 @@ class EvalWithoutNoGrad(Rule):
                         regions.append(self._region(block, i + 1, switch.model, line))
         regions += self._attribute_regions(scope)
         return [r for r in regions if r.start < r.end]
+
+    def _duck_eval(self, stmt: cst.CSTNode):
+        """``if hasattr(m, "eval"): m.eval()``: afterwards ``m`` is in eval mode, or it
+        has no ``eval`` and so is no ``nn.Module`` (and records no graph of its own)."""
+        if not isinstance(stmt, cst.If) or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
+            return None
+        test = stmt.test
+        if not (
+            isinstance(test, cst.Call)
+            and isinstance(test.func, cst.Name)
+            and test.func.value == "hasattr"
+            and len(test.args) == 2
+            and isinstance(test.args[1].value, cst.SimpleString)
+            and test.args[1].value.evaluated_value in ("eval", "train")
+        ):
+            return None
+        switches = [self.ctx.semantic.modules.eval_switch(s) for s in stmt.body.body]
+        if len(switches) != 1 or switches[0] is None:
+            return None
+        return switches[0] if switches[0].model == self.ctx.code_for(test.args[0].value) else None
 
     def _attribute_regions(self, scope: Scope) -> List[_Region]:
         """A method of a class that is surely no ``nn.Module``, run after the method that
@@ -328,8 +335,25 @@ class EvalWithoutNoGrad(Rule):
             return False  # one forward as the script's last step: its graph ends with the program
         return True
 
-    def _is_unit_test(self, scope: Scope) -> bool:
-        return self._test_file and isinstance(scope, cst.FunctionDef) and scope.name.value.startswith("test")
+    def _is_unit_test(self, scope: Scope, depth: int = 0) -> bool:
+        """A test function of a test file, or a helper of one: a function of the file
+        that only its tests call (``assert_forward_matches(ref, batch)``), whose
+        graphs are freed when the test returns just the same."""
+        if not self._test_file or not isinstance(scope, cst.FunctionDef):
+            return False
+        if scope.name.value.startswith("test"):
+            return True
+        if depth > 2:
+            return False
+        sem = self.ctx.semantic
+        sites = sem.calls.call_sites(scope)
+        if not sites:
+            return False  # called from elsewhere, or not at all: not known to be a helper
+        for site in sites:
+            caller = sem.tree.enclosing_function(site)
+            if caller is None or caller is scope or not self._is_unit_test(caller, depth + 1):
+                return False
+        return True
 
     def _forwards(self, stmt: cst.CSTNode, models: FrozenSet[str], _depth: int = 0) -> List[Tuple[cst.Call, str]]:
         """Forward calls of a model in ``models`` under ``stmt`` (not in nested functions):
@@ -443,7 +467,7 @@ class EvalWithoutNoGrad(Rule):
         if any(self._wants_gradients(s) for s in stmts):
             return
         flow = _Flow(self.ctx, scope, frozenset(region.models))
-        if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts):
+        if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts, region):
             return
         call, model = region.calls[0]
         self._report(call, self._fix(scope, region, flow), self._in_eval_mode(call, model, region.eval_line[model]))
@@ -501,163 +525,6 @@ class EvalWithoutNoGrad(Rule):
         call, model = region.calls[0]
         self._report(call, self._fix(helper, region, flow), self._in_eval_mode(call, model, line))
 
-    # -- code written for inference, with no eval() of its own ------------------------
-
-    def _check_inference_code(self, scope: Scope) -> None:
-        """A function named for inference (``evaluate``, ``predict``, ``generate_text``) or
-        a module-level loop over an inference loader (``for x, y in test_loader:``) runs
-        forwards whose outputs never leave with a graph: whoever put the model in eval
-        mode, the graphs are recorded for nothing."""
-        if self._other_framework:
-            return  # JAX/Flax or TensorFlow code: no autograd graph to speak of
-        if isinstance(scope, cst.Module):
-            for i, stmt in enumerate(scope.body):
-                if isinstance(stmt, cst.For) and self._inference_loader(stmt.iter, scope):
-                    region = self._inference_block(scope, _Region(scope, i, i + 1, set(), {}))
-                    if region is not None:
-                        self._report_inference(scope, region, f"a loop over `{self.ctx.code_for(stmt.iter)}`")
-            self._check_after_training(scope)
-        elif isinstance(scope, cst.FunctionDef):
-            region = self._inference_function(scope)
-            if region is not None:
-                caller = self._inference_callers.get(id(scope))
-                where = f"`{scope.name.value}()`"
-                if caller is not None:
-                    where += f", called from `{caller.function}()` ({caller.path}:{caller.line})"
-                self._report_inference(scope, region, where)
-
-    def _check_after_training(self, module: cst.Module) -> None:
-        """A script that, after its last training step in a block (``optimizer.step(...)``),
-        runs the model on held-out data (an input named for it: ``test_input``,
-        ``x_val``) and only prints or plots the result: that forward records a graph
-        for nothing."""
-        sem = self.ctx.semantic
-        for block in walk(module):
-            if not isinstance(block, (cst.IndentedBlock, cst.Module)):
-                continue
-            steps = [i for i, stmt in enumerate(block.body) if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and sem.gradmode.needs_gradients(stmt)]
-            if not steps or steps[-1] + 1 >= len(block.body):
-                continue
-            region = _Region(block, steps[-1] + 1, len(block.body), set(), {})
-            stmts = block.body[region.start :]
-            if any(self._wants_gradients(st) or _keeps_log_probs(st) for st in stmts):
-                continue
-            for stmt in stmts:
-                if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                    continue
-                for call in walk(stmt):
-                    if not isinstance(call, cst.Call) or not call.args or call.args[0].keyword is not None:
-                        continue
-                    arg = call.args[0].value
-                    if isinstance(arg, cst.Name) and is_inference_name(arg.value):
-                        model = self._inference_forward(call)
-                        if model is not None and self._records(call, module):
-                            region.calls.append((call, model))
-            if region.calls:
-                region.models = {m for _, m in region.calls}
-                call, model = region.calls[0]
-                held_out = self.ctx.code_for(call.args[0].value)
-                line = self.ctx.position(block.body[steps[-1]]).start.line
-                flow = _Flow(self.ctx, module, frozenset(region.models))
-                self._report(call, self._fix(module, region, flow), f"`{model}` runs on held-out `{held_out}` after the training step (line {line})", "")
-
-    def _inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
-        """The region to report in ``func`` when it is inference code without ``eval()``."""
-        key = id(func)
-        if key not in self._inference_regions:
-            self._inference_regions[key] = None  # recursion through helpers
-            self._inference_regions[key] = self._find_inference_function(func)
-        return self._inference_regions[key]
-
-    def _called_from_inference(self, func: cst.FunctionDef, depth: int = 0) -> Optional[InferenceCaller]:
-        """A call of the method ``func`` from inference code in another file of the run
-        (``agent.act_e_greedy(state)`` in a ``test()`` loop), directly or through the
-        methods of its class that call it (``self.act(state)``)."""
-        sem = self.ctx.semantic
-        index = sem.project
-        if index is None or depth > 2 or sem.tree.method_class(func) is None:
-            return None
-        name = func.name.value
-        if name in _TRAINING_HOOKS or name.startswith("__"):
-            return None
-        callers = index.inference_callers(name, sem.path)
-        if callers:
-            return callers[0]
-        for site in sem.calls.call_sites(func) or ():
-            if not (isinstance(site.func, cst.Attribute) and isinstance(site.func.value, cst.Name) and site.func.value.value == "self"):
-                continue
-            outer = sem.tree.enclosing_function(site)
-            if outer is not None and outer is not func and sem.gradmode.guard_at(site) is None:
-                found = self._called_from_inference(outer, depth + 1)
-                if found is not None:
-                    return found
-        return None
-
-    def _find_inference_function(self, func: cst.FunctionDef) -> Optional[_Region]:
-        sem = self.ctx.semantic
-        if func.name.value in _TRAINING_HOOKS:
-            return None
-        if not _ENTRY_WORD.search(func.name.value.lower()):
-            caller = self._called_from_inference(func)
-            if caller is None:
-                return None
-            self._inference_callers[id(func)] = caller
-        if self._is_unit_test(func) or func.asynchronous is not None:
-            return None
-        if any(isinstance(n, cst.Arg) and n.keyword is not None and n.keyword.value == "volatile" for n in walk(func.body)):
-            return None  # legacy code that meant to switch autograd off: GL001's finding and fix
-        if any(isinstance(n, cst.Call) and last_name(n.func) == "train" for n in walk(func.body)):
-            return None  # it sets the mode itself (``model.train() if training else model.eval()``)
-        if sem.gradmode.framework_hook(func) is not None or (self._has_eval and self._regions(func)):
-            return None
-        region = self._inference_block(func, _Region(func.body, 0, len(func.body.body), set(), {}))  # type: ignore[arg-type]
-        if region is None or self._skip_function(func):  # the costly question last
-            return None
-        return region
-
-    def _inference_block(self, scope: Scope, region: _Region) -> Optional[_Region]:
-        sem = self.ctx.semantic
-        stmts = region.block.body[region.start : region.end]
-        if any(self._wants_gradients(s) or _keeps_log_probs(s) for s in stmts):
-            return None
-        if any(self._calls_trainer(n) for s in stmts for n in walk(s)):
-            return None
-        frozen = sem.modules.frozen_models_in(scope)
-        calls: List[Tuple[cst.Call, str]] = []
-        for stmt in stmts:
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                continue
-            for call in walk(stmt):
-                if isinstance(call, cst.Call):
-                    model = self._inference_forward(call)
-                    if model is not None and model not in frozen and self._records(call, scope):
-                        calls.append((call, model))
-        if not calls:
-            return None
-        region.models = {m for _, m in calls}
-        region.calls = calls
-        live = [c for c, _ in calls if not sem.escape.drops_graph(c)]
-        if live and isinstance(scope, cst.FunctionDef):
-            routes = sem.escape.flows(scope).routes_of_nodes(live, sem.tree, _LEAVES)
-            # A loop of forwards whose sum is returned to callers that only log it is
-            # the evaluation loop; a single forward returned (``return self.model(x)``)
-            # is a wrapper, judged where its caller uses it.
-            looped = any(self._in_loop(c, scope) for c in live)
-            if routes and not (looped and all(r.kind == "return" for r in routes) and self._returns_unused(scope)):
-                return None  # a graph leaves: the caller may need it
-        return region
-
-    def _calls_trainer(self, node: cst.CSTNode) -> bool:
-        """A call of a function or method of the file that may train (a test-time
-        adapter's ``adapter.adapt(x)``): nothing proves the code calling it is for
-        inference only. Not a parameter called like a function (``criterion(out)``),
-        which may be a training step only as far as its callers say."""
-        sem = self.ctx.semantic
-        return (
-            isinstance(node, cst.Call)
-            and (isinstance(node.func, cst.Attribute) or sem.calls.local_function(node) is not None)
-            and sem.gradmode.call_may_train(node)
-        )
 
     def _in_loop(self, node: cst.CSTNode, scope: Scope) -> bool:
         loop = self.ctx.semantic.tree.enclosing_loop(node)
@@ -681,52 +548,6 @@ class EvalWithoutNoGrad(Rule):
                 return False
             if routes and not self._returns_unused(caller, depth + 1):
                 return False
-        return True
-
-    def _report_inference(self, scope: Scope, region: _Region, where: str) -> None:
-        flow = _Flow(self.ctx, scope, frozenset(region.models))
-        call, model = region.calls[0]
-        self._report(call, self._fix(scope, region, flow), f"`{model}` runs for inference in {where}", "")
-
-    def _inference_forward(self, call: cst.Call) -> Optional[str]:
-        """The model that ``call`` runs, with evidence: a module running itself
-        (``self(x)``), a method of its class that runs it (``self.infer(x)``), or a
-        model-like name or attribute (``model``, ``self.net``, ``generator``) whose
-        class, when known, records a graph."""
-        sem = self.ctx.semantic
-        module = called_module(call)
-        if module is None:
-            return None
-        if isinstance(module, cst.Name) and module.value == "self":
-            forward = sem.modules.forward(call)
-            return "self" if forward is not None and forward.evidence == "self" else None
-        if looks_like_model(module) and self._holds_instance(module, call) and not sem.modules.records_no_graph(module):
-            return self.ctx.code_for(module)
-        if isinstance(module, cst.Name) and self._holds_instance(module, call):
-            # ``seq = Sequence()`` for a module class of the file: whatever its name
-            forward = sem.modules.forward(call)
-            if forward is not None and forward.evidence == "instance" and not sem.modules.records_no_graph(module):
-                return module.value
-        if isinstance(module, cst.Subscript) and self._holds_instance(module, call):
-            # ``self.model["generator"](z)``: an item of a container of models
-            forward = sem.modules.forward(call)
-            if forward is not None and forward.evidence == "container":
-                return self.ctx.code_for(module)
-        return None
-
-    def _holds_instance(self, expr: cst.BaseExpression, call: cst.Call) -> bool:
-        """Whether ``expr`` can hold an object built at run time (a model): not a
-        function or class of this file (``split_model_name_tag``) nor something
-        imported (``torch.Generator``)."""
-        sem = self.ctx.semantic
-        root = expr
-        while isinstance(root, (cst.Attribute, cst.Subscript)):
-            root = root.value
-        if not isinstance(root, cst.Name) or sem.names.is_imported(root) or sem.calls.local_function(call) is not None:
-            return False
-        if root is expr:
-            seen = sem.scopes.visible(root.value, call)
-            return not any(b.form in ("def", "class", "import") for b in seen.bindings)
         return True
 
     def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool:
@@ -766,21 +587,43 @@ class EvalWithoutNoGrad(Rule):
                     return True
         return False
 
-    def _results_reach_backward(self, func: cst.FunctionDef, flow: "_Flow", stmts: Sequence[cst.CSTNode]) -> bool:
-        """The region's outputs are returned to a caller that computes gradients (or the
-        function's name says it computes a loss): the caller decides, not this function."""
+    def _results_reach_backward(self, func: cst.FunctionDef, flow: "_Flow", stmts: Sequence[cst.CSTNode], region: _Region) -> bool:
+        """The region's outputs are returned to a caller that may compute gradients
+        through them: the caller decides, not this function."""
         flow.analyse(stmts)
         if not flow.returns_results:
             return False
-        if "loss" in func.name.value.lower():
+        # Returned outputs are wanted by whoever gets them unless every caller is in
+        # this file and lets them go nowhere a backward could see.
+        if self._returns_unused(func):
+            return False
+        if self._collects_outputs(func, region):
+            return False
+        if not self.preview:
             return True
+        # The preview tier guesses that callers which compute no gradient in this
+        # file are all there are (``def predict(model, x): return model(x)``).
         sem = self.ctx.semantic
-        sites = sem.calls.call_sites(func) or []
-        for call in sites:
+        for call in sem.calls.call_sites(func) or []:
             caller = sem.tree.enclosing_function(call)
-            if caller is not None and self._wants_gradients(caller.body):
+            if self._wants_gradients(caller.body if caller is not None else self.ctx.module):
                 return True
-            if caller is None and self._wants_gradients(self.ctx.module):
+        return "loss" in func.name.value.lower()
+
+    def _collects_outputs(self, func: cst.FunctionDef, region: _Region) -> bool:
+        """The region runs its model over a loop and collects every output
+        (``embeddings.append(model(batch))``), in a function that is not a method of a
+        class that may be an ``nn.Module``: whatever the caller does with the result,
+        every iteration's activations stay alive until it returns (an embedding or
+        prediction pass over a dataset, not one step of a composed forward)."""
+        sem = self.ctx.semantic
+        cls = sem.tree.method_class(func)
+        if cls is not None and not sem.modules.not_module_class(cls):
+            return False
+        flows = sem.escape.flows(func)
+        for call, _ in region.calls:
+            loop = sem.tree.enclosing_loop(call)
+            if loop is not None and sem.tree.is_inside(func, loop) and flows.accumulates([call], sem.tree, loop):
                 return True
         return False
 
@@ -877,144 +720,3 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(node, cst.SimpleStatementLine) and sem.gradmode.global_switch(node) is not None:
                 return True
         return False
-
-
-def _assigned_attributes(func: cst.FunctionDef) -> Set[str]:
-    """The attributes ``x`` that ``func`` assigns as ``self.x = ...``."""
-    found: Set[str] = set()
-    for node in walk(func.body, into_functions=True):
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            for t in targets:
-                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                    found.add(t.attr.value)
-    return found
-
-
-def _rebound_names(func: cst.FunctionDef) -> Set[str]:
-    """Names that ``func``'s body binds (``model = ...``, ``for model in ...``)."""
-    found: Set[str] = set()
-    for node in walk(func.body, into_functions=True):
-        targets: List[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
-            targets = [node.target]
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            targets = [node.asname.name]
-        while targets:
-            t = targets.pop()
-            if isinstance(t, cst.Name):
-                found.add(t.value)
-            elif isinstance(t, (cst.Tuple, cst.List)):
-                targets += [el.value for el in t.elements]
-            elif isinstance(t, cst.StarredElement):
-                targets.append(t.value)
-    return found
-
-
-def _keeps_log_probs(stmt: cst.CSTNode) -> bool:
-    """A policy rollout (``dist.log_prob(action)``) samples to collect log-probabilities
-    for a policy-gradient backward, even when this code does not run it."""
-    return any(isinstance(n, cst.Call) and last_name(n.func) == "log_prob" for n in walk(stmt))
-
-
-def _bound_params(func: cst.FunctionDef, call: cst.Call) -> Iterable[Tuple[str, cst.BaseExpression]]:
-    """(parameter name, argument) for the plain positional and keyword arguments of ``call``."""
-    params = [*func.params.posonly_params, *func.params.params]
-    by_name = {p.name.value for p in [*params, *func.params.kwonly_params]}
-    for i, arg in enumerate(call.args):
-        if arg.star:
-            return
-        if arg.keyword is None:
-            if i < len(params):
-                yield params[i].name.value, arg.value
-        elif arg.keyword.value in by_name:
-            yield arg.keyword.value, arg.value
-
-
-def _without_definitions(run: Sequence[cst.BaseStatement], holds) -> Sequence[cst.BaseStatement]:
-    """``run`` up to the last statement holding a forward call before the first function
-    or class definition in it: a script's forward calls on both sides of a ``def``
-    are wrapped one run per fix round, never with the definitions inside the ``with``."""
-    for i, stmt in enumerate(run):
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            run = run[:i]
-            break
-    while len(run) > 1 and not holds(run[-1]):
-        run = run[:-1]
-    return run
-
-
-def _inert(stmt: cst.CSTNode, walk) -> bool:
-    for node in walk(stmt):
-        if isinstance(node, (cst.Yield, cst.Await)):
-            return False
-        if isinstance(node, cst.Call) and last_name(node.func) not in _INERT_CALLS:
-            return False
-    return True
-
-
-def _suspends(stmt: cst.CSTNode, walk) -> bool:
-    """A ``yield`` or ``await`` inside a ``with torch.no_grad():`` would hand the
-    disabled grad mode to whatever runs while this code is suspended."""
-    return any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(stmt))
-
-
-# -- where the region's outputs go ----------------------------------------------
-
-# Routes by which a value leaves the function for a caller that may run backward.
-_LEAVES = frozenset({"return", "yield", "self", "global", "outer"})
-# Routes by which a value a call returns may reach a backward.
-_USES = _LEAVES | frozenset({"backward", "helper", "closure", "raise"})
-
-
-class _Flow:
-    """Where the outputs of code that a fix puts under no_grad can go.
-
-    The values of the forward calls made in the covered statements, and what is
-    computed from them, are *results* (``semantic.escape``); a result that is
-    returned, yielded, stored on ``self``/a parameter/a global, or handed to
-    such an object's ``append``/``update``/... leaves the function
-    (``escapes``): a caller may run backward through it, so the fix is unsafe.
-    """
-
-    def __init__(self, ctx, scope: Scope, models: FrozenSet[str]) -> None:
-        self.ctx = ctx
-        self.scope = scope
-        self.models = models
-        self.escapes = False
-        self.returns_results = False
-        info = ctx.semantic.scopes.scope(scope)
-        self.params: Set[str] = {
-            n for n, binds in (info.bindings.items() if info is not None else ()) if any(b.form == "param" for b in binds)
-        }
-
-    def analyse(self, covered: Iterable[cst.CSTNode]) -> None:
-        if not isinstance(self.scope, cst.FunctionDef):
-            self.escapes = self.returns_results = False
-            return
-        seeds = [n for stmt in covered for n in walk(stmt) if isinstance(n, cst.Call) and self._makes_graph(n)]
-        routes = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree, _LEAVES) if seeds else []
-        # Any route out counts against the fix's safety (a helper, a callback, a closure,
-        # a raise, an unknown callee may keep the graph); only returns decide the finding.
-        # A forward of the region fed its own earlier outputs (``idx`` grown token by token)
-        # keeps them in the region, under the same guard.
-        # Only a callee that keeps nothing counts: ``self.log(name, out)`` is a method
-        # that may keep ``out``, whatever the seeds took it for.
-        seed_ids = {id(n) for n in seeds if not self.ctx.semantic.escape.callee_may_keep(n)}
-        everywhere = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree) if seeds else []
-        self.escapes = any(id(r.node) not in seed_ids for r in everywhere)
-        self.returns_results = any(r.kind in ("return", "yield") for r in routes)
-
-    def _makes_graph(self, call: cst.Call) -> bool:
-        """A call of a model or submodule: ``model(x)``, ``self.head(h)``, ``encoder(x)``
-        for a parameter ``encoder``."""
-        func = called_module(call)
-        if func is None:
-            return False
-        if self.ctx.code_for(func) in self.models:
-            return True
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            return True
-        return isinstance(func, cst.Name) and func.value in self.params

@@ -12,7 +12,7 @@ from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import LOOP_STATEMENT, word
 from gradlint.rules._inplace import edit_text, short
 from gradlint.semantic import flows
-from gradlint.semantic.escape import key as escape_key
+from gradlint.semantic.scope_flows import key as escape_key
 from gradlint.semantic.syntax import last_name
 from gradlint.semantic.tree import walk
 

@@ -23,7 +23,7 @@ _HANDED_BACK = frozenset({"return", "yield", "raise"})
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
-    from gradlint.semantic.escape import ScopeFlows
+    from gradlint.semantic.scope_flows import ScopeFlows
 
 
 def volatile_inputs(sem: "SemanticModel", func: cst.FunctionDef) -> List[cst.Call]:

@@ -1,0 +1,181 @@
+"""GL101's flows: the region a fix covers (``_Region``), where the outputs of its
+forwards can go (``_Flow``), and the statement and binding facts the rule and its
+fix share. Only GL101 uses them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, Iterable, List, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from gradlint.semantic.syntax import called_module, last_name
+from gradlint.semantic.tree import FunctionScope as Scope, walk
+
+Block = Union[cst.IndentedBlock, cst.Module]
+
+# Functions whose outputs feed a backward the rule cannot see: a module's
+# forward composes into its caller's graph, and Lightning runs backward on
+# what training_step returns. Freezing a submodule's batch-norm with eval()
+# while it still trains is common there.
+_TRAINING_HOOKS = frozenset({"forward", "__call__", "training_step"})
+
+# Calls that cannot record a graph; statements made only of them may run under
+# a decorator added for the region that follows them.
+_INERT_CALLS = frozenset(
+    "eval train to cuda cpu print len range enumerate zip list dict set tuple int float str bool isinstance "
+    "getattr hasattr next iter parameters named_parameters modules children format info debug warning "
+    "log item tolist numpy append extend add_scalar add_scalars time perf_counter manual_seed seed "
+    "set_seed device exists makedirs join no_grad inference_mode".split()
+)
+
+
+@dataclass
+class _Region:
+    block: Block
+    start: int  # first statement of the region in ``block.body``
+    end: int  # one past its last statement
+    models: Set[str]
+    eval_line: Dict[str, int]  # model -> line of the statement that put it in eval mode
+    calls: List[Tuple[cst.Call, str]] = field(default_factory=list)
+
+
+def _assigned_attributes(func: cst.FunctionDef) -> Set[str]:
+    """The attributes ``x`` that ``func`` assigns as ``self.x = ...``."""
+    found: Set[str] = set()
+    for node in walk(func.body, into_functions=True):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    found.add(t.attr.value)
+    return found
+
+
+def _rebound_names(func: cst.FunctionDef) -> Set[str]:
+    """Names that ``func``'s body binds (``model = ...``, ``for model in ...``)."""
+    found: Set[str] = set()
+    for node in walk(func.body, into_functions=True):
+        targets: List[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = [node.asname.name]
+        while targets:
+            t = targets.pop()
+            if isinstance(t, cst.Name):
+                found.add(t.value)
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                targets += [el.value for el in t.elements]
+            elif isinstance(t, cst.StarredElement):
+                targets.append(t.value)
+    return found
+
+
+def _keeps_log_probs(stmt: cst.CSTNode) -> bool:
+    """A policy rollout (``dist.log_prob(action)``) samples to collect log-probabilities
+    for a policy-gradient backward, even when this code does not run it."""
+    return any(isinstance(n, cst.Call) and last_name(n.func) == "log_prob" for n in walk(stmt))
+
+
+def _bound_params(func: cst.FunctionDef, call: cst.Call) -> Iterable[Tuple[str, cst.BaseExpression]]:
+    """(parameter name, argument) for the plain positional and keyword arguments of ``call``."""
+    params = [*func.params.posonly_params, *func.params.params]
+    by_name = {p.name.value for p in [*params, *func.params.kwonly_params]}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return
+        if arg.keyword is None:
+            if i < len(params):
+                yield params[i].name.value, arg.value
+        elif arg.keyword.value in by_name:
+            yield arg.keyword.value, arg.value
+
+
+def _without_definitions(run: Sequence[cst.BaseStatement], holds) -> Sequence[cst.BaseStatement]:
+    """``run`` up to the last statement holding a forward call before the first function
+    or class definition in it: a script's forward calls on both sides of a ``def``
+    are wrapped one run per fix round, never with the definitions inside the ``with``."""
+    for i, stmt in enumerate(run):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            run = run[:i]
+            break
+    while len(run) > 1 and not holds(run[-1]):
+        run = run[:-1]
+    return run
+
+
+def _inert(stmt: cst.CSTNode, walk) -> bool:
+    for node in walk(stmt):
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return False
+        if isinstance(node, cst.Call) and last_name(node.func) not in _INERT_CALLS:
+            return False
+    return True
+
+
+def _suspends(stmt: cst.CSTNode, walk) -> bool:
+    """A ``yield`` or ``await`` inside a ``with torch.no_grad():`` would hand the
+    disabled grad mode to whatever runs while this code is suspended."""
+    return any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(stmt))
+
+
+# -- where the region's outputs go ----------------------------------------------
+
+# Routes by which a value leaves the function for a caller that may run backward.
+_LEAVES = frozenset({"return", "yield", "self", "global", "outer"})
+# Routes by which a value a call returns may reach a backward.
+_USES = _LEAVES | frozenset({"backward", "helper", "closure", "raise"})
+
+
+class _Flow:
+    """Where the outputs of code that a fix puts under no_grad can go.
+
+    The values of the forward calls made in the covered statements, and what is
+    computed from them, are *results* (``semantic.escape``); a result that is
+    returned, yielded, stored on ``self``/a parameter/a global, or handed to
+    such an object's ``append``/``update``/... leaves the function
+    (``escapes``): a caller may run backward through it, so the fix is unsafe.
+    """
+
+    def __init__(self, ctx, scope: Scope, models: FrozenSet[str]) -> None:
+        self.ctx = ctx
+        self.scope = scope
+        self.models = models
+        self.escapes = False
+        self.returns_results = False
+        info = ctx.semantic.scopes.scope(scope)
+        self.params: Set[str] = {
+            n for n, binds in (info.bindings.items() if info is not None else ()) if any(b.form == "param" for b in binds)
+        }
+
+    def analyse(self, covered: Iterable[cst.CSTNode]) -> None:
+        if not isinstance(self.scope, cst.FunctionDef):
+            self.escapes = self.returns_results = False
+            return
+        seeds = [n for stmt in covered for n in walk(stmt) if isinstance(n, cst.Call) and self._makes_graph(n)]
+        routes = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree, _LEAVES) if seeds else []
+        # Any route out counts against the fix's safety (a helper, a callback, a closure,
+        # a raise, an unknown callee may keep the graph); only returns decide the finding.
+        # A forward of the region fed its own earlier outputs (``idx`` grown token by token)
+        # keeps them in the region, under the same guard.
+        # Only a callee that keeps nothing counts: ``self.log(name, out)`` is a method
+        # that may keep ``out``, whatever the seeds took it for.
+        seed_ids = {id(n) for n in seeds if not self.ctx.semantic.escape.callee_may_keep(n)}
+        everywhere = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree) if seeds else []
+        self.escapes = any(id(r.node) not in seed_ids for r in everywhere)
+        self.returns_results = any(r.kind in ("return", "yield") for r in routes)
+
+    def _makes_graph(self, call: cst.Call) -> bool:
+        """A call of a model or submodule: ``model(x)``, ``self.head(h)``, ``encoder(x)``
+        for a parameter ``encoder``."""
+        func = called_module(call)
+        if func is None:
+            return False
+        if self.ctx.code_for(func) in self.models:
+            return True
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return True
+        return isinstance(func, cst.Name) and func.value in self.params

@@ -1,0 +1,252 @@
+"""The flow graph of one scope: which names (keyed by their dotted chain) a value
+flows into, and the sinks by which it leaves (``Route``); ``escape`` builds it
+and asks it. Its route kinds are described in ``escape``'s docstring."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from gradlint.semantic.tree import walk
+
+@dataclass(frozen=True)
+class Route:
+    kind: str
+    node: cst.CSTNode  # the call, statement or function by which the value leaves
+    certain: bool = True
+
+
+@dataclass(eq=False)
+class _Sink:
+    route: Route
+    keys: FrozenSet[str]
+    expr: Optional[cst.CSTNode] = None  # the expression that leaves, where there is one
+    # For an argument of a call: what the callee does with it, found when first needed.
+    resolve: Optional[Callable[[], Optional[Route]]] = None
+    _resolved: bool = False
+
+    def final(self) -> Optional[Route]:
+        if self.resolve is not None and not self._resolved:
+            self.route = self.resolve()  # type: ignore[assignment]
+            self._resolved = True
+        return self.route
+
+
+@dataclass(eq=False)
+class _Edge:
+    targets: FrozenSet[str]
+    sources: FrozenSet[str]
+    node: cst.CSTNode
+    values: Tuple[cst.BaseExpression, ...] = ()  # what flows; none of it with history: no flow
+    live: Optional[FrozenSet[str]] = None  # ``sources`` less those read only inside plain calls
+
+
+@dataclass(eq=False)
+class ScopeFlows:
+    """The flows and sinks of one scope. Whether an expression can carry history
+    (``values``) is asked only of the edges and sinks a question reaches."""
+
+    scope: cst.CSTNode
+    plain: Callable[[cst.BaseExpression], bool]
+    edges: List[_Edge] = field(default_factory=list)
+    sinks: List[_Sink] = field(default_factory=list)
+    _plain_cache: Dict[int, bool] = field(default_factory=dict)
+
+    def _is_plain(self, expr: cst.BaseExpression) -> bool:
+        found = self._plain_cache.get(id(expr))
+        if found is None:
+            found = self._plain_cache[id(expr)] = self.plain(expr)
+        return found
+
+    def _flows(self, edge: _Edge) -> bool:
+        return not edge.values or not all(self._is_plain(v) for v in edge.values)
+
+    def _live_sources(self, edge: _Edge) -> FrozenSet[str]:
+        """The keys whose values the edge carries: not those read only inside a call whose
+        result carries no graph (``torch.cat([ids, logits[:, -1].argmax(-1)])`` carries
+        ``ids``, not ``logits``)."""
+        if edge.live is None:
+            if not edge.values:
+                edge.live = edge.sources
+            else:
+                found: Set[str] = set()
+
+                def visit(node: cst.CSTNode, top: bool) -> None:
+                    if not top and isinstance(node, cst.Call) and self._is_plain(node):
+                        return
+                    if isinstance(node, (cst.Name, cst.Attribute)):
+                        k = key(node)
+                        if k:
+                            found.add(k)
+                    for child in node.children:
+                        visit(child, False)
+
+                for value in edge.values:
+                    visit(value, True)
+                edge.live = frozenset(found) & edge.sources
+        return edge.live
+
+    def derived(self, keys: Iterable[str]) -> Set[str]:
+        """``keys`` and every key a value of theirs flows into."""
+        found = set(keys)
+        changed = True
+        while changed:
+            changed = False
+            for edge in self.edges:
+                if (
+                    not edge.targets <= found
+                    and not edge.sources.isdisjoint(found)
+                    and self._flows(edge)
+                    and not self._live_sources(edge).isdisjoint(found)
+                ):
+                    found |= edge.targets
+                    changed = True
+        return found
+
+    def sources_of(self, keys: Iterable[str]) -> Set[str]:
+        """``keys`` and every key whose value flows into one of them (``p`` of ``for p in
+        netD.parameters()`` comes from ``netD``). Not through a value that carries no
+        history (``noise = torch.randn_like(logits)`` is new, not part of ``logits``)."""
+        found = set(keys)
+        changed = True
+        while changed:
+            changed = False
+            for edge in self.edges:
+                if not edge.targets.isdisjoint(found) and not edge.sources <= found and self._flows(edge):
+                    found |= edge.sources
+                    changed = True
+        return found
+
+    def _leaves(self, sink: _Sink) -> bool:
+        return sink.expr is None or sink.route.kind == "backward" or not self._is_plain(sink.expr)  # type: ignore[arg-type]
+
+    def routes(self, keys: Iterable[str], kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
+        """The routes by which a value held by one of ``keys`` leaves the scope."""
+        reach = self.derived(keys)
+        out = []
+        for s in self.sinks:
+            if s.keys.isdisjoint(reach) or (s.resolve is None and kinds is not None and s.route.kind not in kinds):
+                continue
+            route = s.final()
+            if route is not None and (kinds is None or route.kind in kinds) and self._leaves(s):
+                out.append(route)
+        return out
+
+    def derived_of_nodes(self, seeds: Iterable[cst.CSTNode]) -> Set[str]:
+        """The keys that hold (a value computed from) the value of one of ``seeds``."""
+        seed_ids = {id(s) for s in seeds}
+        keys: Set[str] = set()
+        for edge in self.edges:
+            # A seed must be in what flows, not anywhere in the edge's statement: the body
+            # of ``for x in loader:`` holds ``model(x)``, yet ``x`` does not come from it.
+            # Nor does a seed read only inside a call whose result carries no graph:
+            # ``best = criterion(model(x), y).item()`` holds a float.
+            if edge.values:
+                hit = any(self._holds_seed(e, seed_ids, True) for e in edge.values)
+            else:
+                hit = any(id(n) in seed_ids for e in _edge_source(edge.node) for n in walk(e))
+            if hit and self._flows(edge):
+                keys |= edge.targets
+        return self.derived(keys)
+
+    def _holds_seed(self, node: cst.CSTNode, seed_ids: Set[int], top: bool) -> bool:
+        if id(node) in seed_ids:
+            return True
+        if not top and isinstance(node, cst.Call) and self._is_plain(node):
+            return False
+        return any(self._holds_seed(child, seed_ids, False) for child in node.children)
+
+    def routes_of_nodes(self, seeds: Iterable[cst.CSTNode], tree: Any, kinds: Optional[FrozenSet[str]] = None) -> List[Route]:
+        """The routes of the values the expressions ``seeds`` compute: directly (``return
+        model(x)``) or through the names they are assigned to."""
+        seeds = list(seeds)
+        seed_ids = {id(s) for s in seeds}
+        reach = self.derived_of_nodes(seeds)
+        out = []
+        for s in self.sinks:
+            if s.resolve is None and kinds is not None and s.route.kind not in kinds:
+                continue
+            hit = not s.keys.isdisjoint(reach) or (s.expr is not None and self._holds_seed(s.expr, seed_ids, True))
+            if not hit:
+                continue
+            route = s.final()
+            if route is not None and (kinds is None or route.kind in kinds) and self._leaves(s):
+                out.append(route)
+        return out
+
+
+    def accumulates(self, seeds: Iterable[cst.CSTNode], tree: Any, within: cst.CSTNode) -> bool:
+        """Whether a value the expressions ``seeds`` compute (directly or through the
+        names it flows into) is added, by a statement inside ``within`` (a loop), to
+        something it then outlives the statement in: appended or stored into a
+        container (``outs.append(v)``, ``outs[i] = v``) or summed (``total += v``).
+        Rebinding a name (``out = model(x)``) replaces, it does not accumulate."""
+        seed_ids = {id(s) for s in seeds}
+        direct: List[_Edge] = []
+        keys: Set[str] = set()
+        for edge in self.edges:
+            exprs = edge.values or _edge_source(edge.node)
+            if any(id(n) in seed_ids for e in exprs for n in walk(e)) and self._flows(edge):
+                keys |= edge.targets
+                direct.append(edge)
+        reach = self.derived(keys)
+        for edge in self.edges:
+            if not _accumulating(edge.node) or not tree.is_inside(within, edge.node) or not self._flows(edge):
+                continue
+            if any(e is edge for e in direct) or not self._live_sources(edge).isdisjoint(reach):
+                return True
+        return False
+
+
+def _mutates(node: cst.CSTNode) -> bool:
+    """``xs.append(v)`` (a mutator's edge), ``xs[i] = v``, ``obj.a = v``: the object
+    changes, not what a name is bound to."""
+    if isinstance(node, cst.Call):
+        return True
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets)
+    return isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, (cst.Subscript, cst.Attribute))
+
+
+def _accumulating(node: cst.CSTNode) -> bool:
+    """``total += v``, ``xs.append(v)`` (a mutator), ``xs[i] = v``."""
+    if isinstance(node, (cst.AugAssign, cst.Call)):
+        return True
+    if isinstance(node, cst.Assign):
+        return any(isinstance(t.target, cst.Subscript) for t in node.targets)
+    return isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Subscript)
+
+
+def key(expr: cst.BaseExpression) -> Optional[str]:
+    """``total`` -> "total"; ``self.stats`` -> "self.stats"; ``hist[i]`` -> "hist"."""
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    parts: List[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def keys_in(node: cst.CSTNode) -> FrozenSet[str]:
+    found: Set[str] = set()
+    for sub in walk(node, into_functions=True):
+        if isinstance(sub, (cst.Name, cst.Attribute)):
+            k = key(sub)
+            if k:
+                found.add(k)
+    return frozenset(found)
+
+
+def _edge_source(node: cst.CSTNode) -> Tuple[cst.CSTNode, ...]:
+    """The expression whose value an edge without ``values`` carries to its targets."""
+    if isinstance(node, (cst.For, cst.CompFor)):
+        return (node.iter,)
+    if isinstance(node, cst.WithItem):
+        return (node.item,)
+    return (node,)
