@@ -16,7 +16,6 @@ EXCEPTIONS = frozenset({"gradlint/verify/_harness.py"})
 # test below fails once one fits, so the list never outlives the reason).
 BEING_SPLIT = frozenset({
     "gradlint/fixes.py",
-    "gradlint/rules/gl101_eval_without_no_grad.py",
 })
 
 
