@@ -219,11 +219,12 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
 
     def _duck_eval(self, stmt: cst.CSTNode):
         """``if hasattr(m, "eval"): m.eval()``: afterwards ``m`` is in eval mode, or it
-        has no ``eval`` and so is no ``nn.Module`` (and records no graph of its own)."""
+        has no ``eval`` and so is no ``nn.Module`` (and records no graph of its own).
+        ``if m.training: m.eval()``: afterwards ``m`` is in eval mode either way."""
         if not isinstance(stmt, cst.If) or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
             return None
         test = stmt.test
-        if not (
+        if (
             isinstance(test, cst.Call)
             and isinstance(test.func, cst.Name)
             and test.func.value == "hasattr"
@@ -231,11 +232,15 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             and isinstance(test.args[1].value, cst.SimpleString)
             and test.args[1].value.evaluated_value in ("eval", "train")
         ):
+            tested = test.args[0].value
+        elif isinstance(test, cst.Attribute) and test.attr.value == "training":
+            tested = test.value
+        else:
             return None
         switches = [self.ctx.semantic.modules.eval_switch(s) for s in stmt.body.body]
         if len(switches) != 1 or switches[0] is None:
             return None
-        return switches[0] if switches[0].model == self.ctx.code_for(test.args[0].value) else None
+        return switches[0] if switches[0].model == self.ctx.code_for(tested) else None
 
     def _attribute_regions(self, scope: Scope) -> List[_Region]:
         """A method of a class that is surely no ``nn.Module``, run after the method that
