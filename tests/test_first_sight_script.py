@@ -226,3 +226,32 @@ def test_batch_five_first_sight_figures_are_those_the_docs_report():
     # every judged finding is in a code base of the batch, at its commit
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-5"]}
     assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+
+
+def test_batch_six_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 6") and batch-6/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-6")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "05adc8e", "preview-05adc8e")
+    assert fs.precision(first.judged) == {
+        "GL003": (0, 2),
+        "GL101": (2, 8),
+        "GL106": (4, 4),
+        "GL202": (0, 4),
+        "all": (6, 18),
+    }
+    assert fs.fix_counts(first.judged) == (7, 0)
+    assert fs.precision(preview.judged) == {
+        "GL003": (0, 2),
+        "GL101": (2, 22),
+        "GL106": (4, 4),
+        "GL201": (0, 3),
+        "GL202": (0, 12),
+        "GL301": (0, 24),
+        "all": (6, 67),
+    }
+    assert fs.fix_counts(preview.judged) == (7, 0)
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-6"]}
+    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+    assert len(commits) == 10
