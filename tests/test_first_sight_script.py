@@ -93,17 +93,17 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 40
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 40
+    assert len(set(names)) == 50
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 50
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11)])
-def test_batches_three_to_five_share_no_repository_with_the_recall_sets(batch, size):
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10)])
+def test_batches_three_to_six_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
 
@@ -229,3 +229,32 @@ def test_batch_five_first_sight_figures_are_those_the_docs_report():
     # every judged finding is in a code base of the batch, at its commit
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-5"]}
     assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+
+
+def test_batch_six_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 6") and batch-6/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-6")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "05adc8e", "preview-05adc8e")
+    assert fs.precision(first.judged) == {
+        "GL003": (0, 2),
+        "GL101": (1, 8),
+        "GL106": (4, 4),
+        "GL202": (0, 4),
+        "all": (5, 18),
+    }
+    assert fs.fix_counts(first.judged) == (7, 0)
+    assert fs.precision(preview.judged) == {
+        "GL003": (0, 2),
+        "GL101": (1, 22),
+        "GL106": (4, 4),
+        "GL201": (0, 3),
+        "GL202": (0, 12),
+        "GL301": (0, 24),
+        "all": (5, 67),
+    }
+    assert fs.fix_counts(preview.judged) == (7, 0)
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-6"]}
+    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+    assert len(commits) == 10
