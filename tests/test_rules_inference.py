@@ -1240,3 +1240,30 @@ def test_gl101_no_fix_where_torch_is_a_local_variable():
         """
     )
     assert "@torch.no_grad()\ndef evaluate" in fix(src, ["GL101"], unsafe=True)
+
+
+def test_gl101_test_support_modules_are_test_code():
+    # A module of a tests directory that is no test file (first-sight batch 6: model
+    # builders that run one forward to check a shape): test code, like a test's helper.
+    src = d(
+        """\
+        import torch
+
+
+        def check_output_shape(model, batch):
+            model.eval()
+            out = model(batch)
+            assert out.shape[0] == batch.shape[0]
+
+
+        def collect(model, batches):
+            model.eval()
+            outs = []
+            for b in batches:
+                outs.append(model(b))
+            return len(outs)
+        """
+    )
+    found = lambda path: [(f.start[0], f.code) for f in lint_source(src, path, LintSettings(frozenset({"GL101"}))).findings]
+    assert found("tests/kit/model_utils.py") == [(14, "GL101")]
+    assert found("src/kit/model_utils.py") == [(6, "GL101"), (14, "GL101")]

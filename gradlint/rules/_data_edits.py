@@ -61,6 +61,8 @@ class DataEditRule(InplaceEditRule):
             return
         if self.reports_pending and not self.preview and not self._proven_tensor(alias.source):
             return  # ``recipe.data = datamodule``: `.data` of what may not be a tensor
+        if self.reports_pending and not self.preview and self._test_without_backward(node):
+            return  # a unit test that never runs backward: no gradient to get wrong
         source = short(self.ctx, alias.source) or "the tensor"
         data = short(self.ctx, alias.origin) or f"{source}.data"
         if swapped is not None:
@@ -70,6 +72,22 @@ class DataEditRule(InplaceEditRule):
         edited = short(self.ctx, inplace_edit(node))  # type: ignore[arg-type]
         via = f"`{edited}`, an alias of `{data}`" if alias.through_name and edited else "`.data`"
         self.report(node, fix=self._fix(node, alias), edit=edit_text(self.ctx, node), source=source, via=via)
+
+    def _test_without_backward(self, node: cst.CSTNode) -> bool:
+        """The edit is in a test function (``test_*`` of a test file) that runs no
+        backward and returns nothing: its pending graph is dropped unused when it
+        returns, so no gradient can be wrong."""
+        sem = self.ctx.semantic
+        func = sem.tree.enclosing_function(node)
+        path = self.ctx.path.replace("\\", "/").rpartition("/")[2]
+        if func is None or not func.name.value.startswith("test") or not (path.startswith("test_") or path.endswith("_test.py")):
+            return False
+        for sub in walk(func.body):
+            if isinstance(sub, cst.Call) and sem.calls.is_backward_call(sub):
+                return False
+            if isinstance(sub, (cst.Return, cst.Yield)) and getattr(sub, "value", None) is not None:
+                return False
+        return True
 
     # GL202 claims a pending backward saw the edit: in the default tier, only where the
     # semantic model proves the graph. GL204 claims none did: it takes every hint of a

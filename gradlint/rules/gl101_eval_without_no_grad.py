@@ -98,6 +98,7 @@ _PYTEST_RAISES = frozenset({"pytest.raises"})
 _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|keras|paddle|mxnet)\b", re.MULTILINE)
 # Unit-test files, by the names pytest collects.
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+_TEST_SUPPORT = re.compile(r"(^|/)(tests|test)/(.*/)?[^/]*\.py$")
 
 
 class EvalWithoutNoGrad(InferenceCode, Rule):
@@ -117,6 +118,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         self._may_name_func = "func" in ctx.source  # ``torch.func`` / ``from torch import func``
         self._has_eval = _EVAL_GATE.search(ctx.source) is not None
         self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
+        # A module of a tests directory that is no test file (``tests/hf_utils.py``):
+        # every function of it is test support, run by tests.
+        self._test_support = not self._test_file and _TEST_SUPPORT.search(ctx.path.replace("\\", "/")) is not None
         self._reported: Set[int] = set()
         self._functions: List[cst.FunctionDef] = []
         self._inference_regions: Dict[int, Optional[_Region]] = {}
@@ -344,6 +348,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         """A test function of a test file, or a helper of one: a function of the file
         that only its tests call (``assert_forward_matches(ref, batch)``), whose
         graphs are freed when the test returns just the same."""
+        if self._test_support and isinstance(scope, cst.FunctionDef):
+            return True
         if not self._test_file or not isinstance(scope, cst.FunctionDef):
             return False
         if scope.name.value.startswith("test"):
