@@ -557,7 +557,7 @@ def _read_as_globals(code: str, removes: Sequence[ImportSpec]) -> Set[ImportSpec
     for imp in removes:
         if imp.obj is not None or imp.asname is not None:
             names.setdefault(imp.asname or imp.obj or "", []).append(imp)
-    if not names or re.search(r"(?<!\w)del(?!\w)", code) or "__future__" in code:
+    if not names or re.search(r"(?<!\w)del(?!\w)", code) or _postponed_annotations(code):
         return set()
     try:
         top = symtable.symtable(code, "<fixed>", "exec")
@@ -579,6 +579,14 @@ def _read_as_globals(code: str, removes: Sequence[ImportSpec]) -> Set[ImportSpec
             elif symbol.is_referenced() and symbol.is_global() and not symbol.is_declared_global():
                 read.add(name)
     return {imp for name in read - nested for imp in names[name]}
+
+
+def _postponed_annotations(code: str) -> bool:
+    """Whether ``code`` may import ``annotations`` from ``__future__``. The other
+    features (``print_function``, ``division``, ...) change no name's scope, and
+    legacy code imports them often: a file made of many such modules would
+    otherwise always pay the remover's scope analysis."""
+    return "__future__" in code and re.search(r"(?<!\w)annotations(?!\w)", code) is not None
 
 
 def _import_statements(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[List[int]]:

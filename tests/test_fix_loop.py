@@ -62,6 +62,7 @@ def _both(monkeypatch, source: str, unsafe: bool):
     with monkeypatch.context() as m:
         m.setattr(engine, "select_compatible", _plain_select)
         m.setattr(fixes, "_import_statements", lambda module, removes: None)
+        m.setattr(fixes, "_read_as_globals", lambda code, removes: set())
         old = _outcome(source, unsafe)
     return new, old
 
@@ -74,12 +75,24 @@ def test_the_fix_loop_writes_what_the_plain_loop_writes(path, monkeypatch):
 
 
 @pytest.mark.parametrize("unsafe", [pytest.param(False, marks=pytest.mark.slow), True])
-def test_the_fix_loop_writes_what_the_plain_loop_writes_on_a_long_file(unsafe, monkeypatch):
+@pytest.mark.parametrize("symbol_table", [True, False], ids=["symbol table", "sparse codemods"])
+def test_the_fix_loop_writes_what_the_plain_loop_writes_on_a_long_file(unsafe, symbol_table, monkeypatch):
     sparse: List[int] = []
+    read: List[int] = []
     real = fixes._update_imports_sparse
+    real_read = fixes._read_as_globals
     monkeypatch.setattr(fixes, "_update_imports_sparse", lambda *a: sparse.append(1) or real(*a))
+    monkeypatch.setattr(fixes, "_read_as_globals", lambda *a: read.append(len(real_read(*a))) or real_read(*a))
+    if not symbol_table:
+        # as if the file imported ``annotations`` from ``__future__``: the symbol table is not asked
+        monkeypatch.setattr(fixes, "_postponed_annotations", lambda code: True)
     new, old = _both(monkeypatch, generated_file(1500), unsafe)
-    assert sparse  # the codemods saw part of the module
+    if symbol_table:
+        # The file's modules import ``print_function`` from ``__future__``, and read
+        # ``Variable`` after the first fixes: kept, without the codemods.
+        assert read[0]
+    else:
+        assert sparse  # the codemods saw part of the module
     assert new == old
     assert new[0] != generated_file(1500)
 
@@ -181,6 +194,11 @@ READ_CASES = {
     "imported again in a function": (LATE + "from torch.autograd import Variable\nz = Variable(1)\n\n\ndef g(x):\n    from torch.autograd import Variable\n    return 1\n", False),
     "deleted": (LATE + "from torch.autograd import Variable\nz = Variable(1)\ndel z\n", False),
     "postponed annotations": ("from __future__ import annotations\n" + LATE + "from torch.autograd import Variable\nz = Variable(1)\n", False),
+    "postponed annotations, imported with others": (
+        "from __future__ import division, annotations\n" + LATE + "from torch.autograd import Variable\nz = Variable(1)\n",
+        False,
+    ),
+    "another feature from __future__": ("from __future__ import print_function\n" + LATE + "from torch.autograd import Variable\nz = Variable(1)\n", True),
     "not read": (LATE + "from torch.autograd import Variable\nz = 1\n", False),
 }
 
