@@ -13,7 +13,7 @@ import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -451,12 +451,13 @@ def fix_source(
         by_fix = {id(f.fix): f for f in candidates}
         chosen = select_compatible(f.fix for f in candidates if f.fix is not None)
         module = lint.context.module
-        checked, refused = _apply_checked(module, chosen, result.source, gate)
+        parents = lint.context.parents
+        checked, refused = _apply_checked(module, chosen, result.source, gate, parents)
         if checked is None:
             # Find the culprit(s): apply one at a time, keep the first that works.
             applied = []
             for fix in chosen:
-                attempt, refused = _apply_checked(module, [fix], result.source, gate)
+                attempt, refused = _apply_checked(module, [fix], result.source, gate, parents)
                 if attempt is None:
                     bad = by_fix[id(fix)]
                     broken.add((bad.code, bad.start, bad.end))
@@ -487,11 +488,16 @@ def fix_source(
 
 
 def _apply_checked(
-    module: cst.Module, fixes: Sequence[Fix], old: str, gate: Optional[FixGate]
+    module: cst.Module,
+    fixes: Sequence[Fix],
+    old: str,
+    gate: Optional[FixGate],
+    parents: Optional[Mapping[int, Optional[cst.CSTNode]]] = None,
 ) -> Tuple[Optional[Tuple[str, cst.Module]], bool]:
-    """(the fixed source and its parse, or None; whether ``gate`` refused it)."""
+    """(the fixed source and its parse, or None; whether ``gate`` refused it).
+    ``parents``: of ``module``'s nodes, so that only the nodes above the edits are rebuilt."""
     try:
-        new_source = apply_fixes(module, fixes)
+        new_source = apply_fixes(module, fixes, parents)
     except Exception:  # a fix that crashes while applying is a bug: never let it write anything
         return None, False
     # The one check that also decides which fixes are offered (FixRenderer.parses).

@@ -358,7 +358,23 @@ def apply_fixes(
     removes = {imp for f in fixes for imp in f.remove_imports}
     if adds or removes:
         new_module = _update_imports(new_module, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key))
-    return new_module.code
+    return _code(new_module)
+
+
+# The last module rendered, and its text: the import changes read the text of the
+# module they change several times over (each a rendering of the whole module),
+# and mostly return that module itself. A module never changes, and this keeps it
+# alive, so its identity stands for its text.
+_LAST_CODE: List[Optional[Tuple[cst.Module, str]]] = [None]
+
+
+def _code(module: cst.Module) -> str:
+    last = _LAST_CODE[0]  # one tuple, swapped whole: safe across threads
+    if last is not None and last[0] is module:
+        return last[1]
+    code = module.code
+    _LAST_CODE[0] = (module, code)
+    return code
 
 
 def _imp_key(imp: ImportSpec) -> Tuple[str, str, str]:
@@ -474,7 +490,7 @@ def _update_imports(module: cst.Module, adds: Sequence[ImportSpec], removes: Seq
     with _quick_matcher_visitors():
         found = _import_head(module, removes)
         if found is None:
-            read = _read_as_globals(module.code, removes)
+            read = _read_as_globals(_code(module), removes)
             if read:
                 removes = [imp for imp in removes if imp not in read]
                 if not removes:
@@ -510,7 +526,7 @@ def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[
     k = top + 1
     left: List[ImportSpec] = []
     if removes:
-        code = module.code
+        code = _code(module)
         if "__all__" in code:
             return None
         names = _name_reads(code)
@@ -604,7 +620,7 @@ def _import_statements(module: cst.Module, removes: Sequence[ImportSpec]) -> Opt
     if not removes:
         return None
     body = module.body
-    code = module.code
+    code = _code(module)
     if "__all__" in code:
         return None
     names = _name_reads(code)
@@ -704,6 +720,7 @@ def _marker(stmt: cst.BaseStatement) -> Optional[str]:
     return None
 
 
+@functools.lru_cache(maxsize=8)
 def _name_reads(code: str) -> Optional[Tuple[Dict[str, int], str]]:
     """(how many times each name is spelled as a name, not after a dot; the text of
     every string) in ``code``, or None if it does not tokenize."""
@@ -792,7 +809,7 @@ def _remove_import_quick(module: cst.Module, imp: ImportSpec) -> Optional[cst.Mo
     if _plain(imp) and "." in imp.module:
         return None  # `import a.b` binds `a`: LibCST checks every dotted prefix
     name = imp.asname or imp.obj or imp.module
-    code = module.code
+    code = _code(module)
     if "__all__" in code or _ESCAPE.search(code):
         return None  # an escape in a string annotation could spell the name unseen
     # After a dot, a name is an attribute or part of a module's name, never a read of
