@@ -10,6 +10,7 @@ fixed text, the counts, the problems and the findings left are the same.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 from typing import Iterable, List
@@ -180,6 +181,40 @@ def test_a_fix_loop_given_the_first_lint_does_not_lint_it_again(monkeypatch):
     assert linted[0] == source
     assert (given.source, dict(given.fixed)) == (fresh.source, dict(fresh.fixed))
     assert given.source == "import torch\n\n\n@torch.no_grad()\ndef f(model, x):\n    return model(x.detach()).argmax(1)\n"
+
+
+ASYNC_SOURCES = {
+    "plain": "import torch\nfrom torch.autograd import Variable\n\n\ndef f(model, x):\n    x = x.cuda(async=True)\n"
+    "    return model(Variable(x, volatile=True)).data[0]\n",
+    "noqa on a line": "import torch\nfrom torch.autograd import Variable\n\n\ndef f(model, x):\n    x = x.cuda(async=True)\n"
+    "    y = Variable(x, volatile=True)  # noqa: GL001\n    return model(Variable(x)).data[0]  # noqa\n",
+    "noqa on the repaired line": "import torch\n\n\ndef f(loss, x):\n    x = x.cuda(async=True)  # noqa: GL003\n    return loss.data[0]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ASYNC_SOURCES))
+def test_after_a_source_repair_the_repaired_text_is_not_linted_again(name, monkeypatch):
+    """The first lint ran the rules on the repaired text: the fix loop's first round is
+    that lint, what linting the repaired text again gives."""
+    source = ASYNC_SOURCES[name]
+    settings = LintSettings(frozenset({"GL001", "GL002", "GL003", "GL005"}))
+    first = lint_source(source, "m.py", settings)
+    assert first.repaired_by is not None and first.repaired_lint is not None
+    repaired = first.context.source
+    again = lint_source(repaired, "m.py", settings, module=first.context.module)
+    key = lambda r: [(f.code, f.start, f.end, f.message, f.fix is None) for f in r.findings]  # noqa: E731
+    assert key(first.repaired_lint) == key(again)
+    linted: List[str] = []
+    real = engine.lint_source
+    monkeypatch.setattr(engine, "lint_source", lambda text, *a, **k: linted.append(text) or real(text, *a, **k))
+    reused = fix_source(source, "m.py", settings, first=first)
+    assert repaired not in linted
+    linted.clear()
+    plain = fix_source(source, "m.py", settings, first=dataclasses.replace(first, repaired_lint=None))
+    assert linted[0] == repaired
+    assert (reused.source, dict(reused.fixed), reused.problems) == (plain.source, dict(plain.fixed), plain.problems)
+    assert [(f.code, f.start) for f in reused.remaining] == [(f.code, f.start) for f in plain.remaining]
+    assert reused.source != source
 
 
 # name -> (module, whether Python's symbol table shows the import read as the module's own)
