@@ -289,7 +289,9 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
     if changed and mode.diff:
         report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed
-        report.diagnostics = to_diagnostics(original.findings, doc.text, original.context, mode, doc)
+        # Printed is the diff alone: the findings' fixes are not rendered, nor checked
+        # one by one (on a long file, a parse of all of it applied at once).
+        report.diagnostics = to_diagnostics(original.findings, doc.text, None, mode, doc)
         return doc.text
     if changed:
         try:
