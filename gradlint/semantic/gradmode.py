@@ -308,8 +308,8 @@ class GradMode:
                 before.append(site if site is not None else before[-1])
             found = self._blocks[id(block)] = (block, places, before)
         _, places, before = found
-        i = places.get(id(stmt))
-        return before[i] if i is not None else None
+        place = places.get(id(stmt))
+        return before[place] if place is not None else None
 
     def _sets_mode(self, stmt: cst.CSTNode) -> Optional[GuardSite]:
         """Where ``stmt`` sets the grad mode for the statements after it in its block:
