@@ -51,7 +51,11 @@ from gradlint.engine import _CODE_SPLIT, LintSettings
 from gradlint.noqa import NOQA_RE as _NOQA_RE
 from gradlint.noqa import NoqaMap
 from gradlint.files import is_notebook
-from gradlint.fixes import Fix, FixRenderer, preload_import_changes, split_lines, text_edits
+from gradlint.fix_renderer import FixRenderer
+from gradlint.fixes import Fix
+from gradlint.import_changes import preload_import_changes
+from gradlint.parsing import split_lines
+from gradlint.text_diff import text_edits
 from gradlint.results import Diagnostic, Finding, FixInfo, TextEdit, fix_of
 from gradlint.runner import fix_renderer
 from gradlint.runner import Mode, to_diagnostics

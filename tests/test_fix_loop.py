@@ -2,7 +2,7 @@
 
 ``fix_source`` picks each round's fixes with an index of their spans, and has
 LibCST's import codemods look only at the statements that decide what they do
-(``fixes._import_statements``) when the module's head is not enough. The plain
+(``import_changes._import_statements``) when the module's head is not enough. The plain
 loop (every pair of fixes compared, the codemods on the whole module) is run
 next to it on every fixture, every rule case and a generated long file: the
 fixed text, the counts, the problems and the findings left are the same.
@@ -18,10 +18,11 @@ from typing import Iterable, List
 import libcst as cst
 import pytest
 
-from gradlint import engine, fixes
+from gradlint import engine, fixes, import_changes
 from gradlint.catalog import load
 from gradlint.engine import LintSettings, fix_source, lint_source
-from gradlint.fixes import Edit, Fix, ImportSpec, _import_statements, _update_imports, _update_imports_now
+from gradlint.fixes import Edit, Fix, ImportSpec
+from gradlint.import_changes import _import_statements, _update_imports, _update_imports_now
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(
@@ -62,8 +63,8 @@ def _both(monkeypatch, source: str, unsafe: bool):
     new = _outcome(source, unsafe)
     with monkeypatch.context() as m:
         m.setattr(engine, "select_compatible", _plain_select)
-        m.setattr(fixes, "_import_statements", lambda module, removes: None)
-        m.setattr(fixes, "_read_as_globals", lambda code, removes: set())
+        m.setattr(import_changes, "_import_statements", lambda module, removes: None)
+        m.setattr(import_changes, "_read_as_globals", lambda code, removes: set())
         old = _outcome(source, unsafe)
     return new, old
 
@@ -80,13 +81,13 @@ def test_the_fix_loop_writes_what_the_plain_loop_writes(path, monkeypatch):
 def test_the_fix_loop_writes_what_the_plain_loop_writes_on_a_long_file(unsafe, symbol_table, monkeypatch):
     sparse: List[int] = []
     read: List[int] = []
-    real = fixes._update_imports_sparse
-    real_read = fixes._read_as_globals
-    monkeypatch.setattr(fixes, "_update_imports_sparse", lambda *a: sparse.append(1) or real(*a))
-    monkeypatch.setattr(fixes, "_read_as_globals", lambda *a: read.append(len(real_read(*a))) or real_read(*a))
+    real = import_changes._update_imports_sparse
+    real_read = import_changes._read_as_globals
+    monkeypatch.setattr(import_changes, "_update_imports_sparse", lambda *a: sparse.append(1) or real(*a))
+    monkeypatch.setattr(import_changes, "_read_as_globals", lambda *a: read.append(len(real_read(*a))) or real_read(*a))
     if not symbol_table:
         # as if the file imported ``annotations`` from ``__future__``: the symbol table is not asked
-        monkeypatch.setattr(fixes, "_postponed_annotations", lambda code: True)
+        monkeypatch.setattr(import_changes, "_postponed_annotations", lambda code: True)
     new, old = _both(monkeypatch, generated_file(1500), unsafe)
     if symbol_table:
         # The file's modules import ``print_function`` from ``__future__``, and read
@@ -127,8 +128,8 @@ def test_import_codemods_on_the_statements_that_spell_the_names_change_the_modul
     assert keep is not None and len(keep) < len(module.body)
     for adds in ([], [ImportSpec("torch")], [ImportSpec("torch", "no_grad")]):
         whole = _update_imports_now(module, adds, removes).code
-        assert fixes._update_imports_sparse(module, keep, adds, removes).code == whole
-        if fixes._import_head(module, removes) is None:  # (the head, where it is enough, goes first)
+        assert import_changes._update_imports_sparse(module, keep, adds, removes).code == whole
+        if import_changes._import_head(module, removes) is None:  # (the head, where it is enough, goes first)
             assert _update_imports(module, adds, removes).code == whole
 
 
@@ -243,13 +244,13 @@ def test_an_import_python_reads_as_the_modules_own_is_kept_without_the_codemods(
     text, read = READ_CASES[name]
     module = cst.parse_module(text + '\n\ndef doc():\n    "Not torch\'s Variable."\n')
     removes = [ImportSpec("torch.autograd", "Variable")]
-    assert fixes._import_head(module, removes) is None  # (the name in a string): else the head goes first
-    assert fixes._read_as_globals(module.code, removes) == (set(removes) if read else set())
+    assert import_changes._import_head(module, removes) is None  # (the name in a string): else the head goes first
+    assert import_changes._read_as_globals(module.code, removes) == (set(removes) if read else set())
     for adds in ([], [ImportSpec("torch", "no_grad")]):
         whole = _update_imports_now(module, adds, removes).code
         if read:
             # kept, and decided without the remover
-            monkeypatch.setattr(fixes, "_remove_imports_visitor", lambda: pytest.fail("the remover ran"))
+            monkeypatch.setattr(import_changes, "_remove_imports_visitor", lambda: pytest.fail("the remover ran"))
         assert _update_imports(module, adds, removes).code == whole
         monkeypatch.undo()
     if read:
