@@ -295,9 +295,12 @@ class Names:
     def _read_of_imports(self, node: cst.CSTNode) -> Optional[FrozenSet[str]]:
         """The qualified names of ``node`` when it reads a name that module-level imports
         bind to different things and nothing else binds anywhere (``Variable`` imported
-        from torch in one place, from sympy in another): every scope sees all of them,
-        as scope analysis says (a test compares them). A file made of many modules has
-        such names, and scope analysis of a whole large file costs seconds."""
+        from torch in one place, from sympy in another), as scope analysis gives them (a
+        test compares them): a function or lambda sees all of them, and so does a dotted
+        name; a bare name read in the module's own statements, the imports before it.
+        Elsewhere (a class body, a comprehension, a default value) None: scope analysis
+        decides. A file made of many modules has such names, and scope analysis of a
+        whole large file costs seconds."""
         full = get_full_name_for_node(node)
         if full is None:
             return None
@@ -305,8 +308,34 @@ class Names:
         targets = self.index.several.get(root)
         if targets is None or self._rebound(root) or not self.is_read(node):
             return None
+        if isinstance(node, cst.Name):
+            module_level = self._module_level_read(node)
+            if module_level is None:
+                return None
+            if module_level:
+                before = self.tree.ends_before
+                targets = frozenset(r.target for r in self.index.records if r.name == root and r.target and before(r.statement, node))
         rest = full[len(root):]
         return frozenset(t + rest for t in targets)
+
+    def _module_level_read(self, node: cst.Name) -> Optional[bool]:
+        """True for a name read in the module's own statements, False for one read in the
+        body of a function, lambda or class (a scope of its own, which sees every binding
+        of the module), None where that is not told here (a comprehension, a default
+        value or decorator, in the module's own statements)."""
+        tree = self.tree
+        child: cst.CSTNode = node
+        parent = tree.parent(node)
+        told = True
+        while parent is not None:
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                if child is parent.body:
+                    return False
+                told = False
+            elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+                told = False
+            child, parent = parent, tree.parent(parent)
+        return True if told else None
 
     def _rebound(self, name: str) -> bool:
         """Whether something besides its import may bind ``name`` somewhere in the file.
