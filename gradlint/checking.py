@@ -44,6 +44,8 @@ class DocumentCheck:
     context: Optional[Any] = None
     # Where a rule's source repair made the document parse (``engine.LintResult.repaired_by``).
     repaired_by: Optional[Tuple[str, int]] = None
+    # And the repaired text's own lint (``engine.LintResult.repaired_lint``).
+    repaired_lint: Optional[Any] = None
 
 
 def lint_settings(
@@ -90,7 +92,7 @@ def check_document(
         result = lint_source(source, str(path), settings)
     except RecursionError:
         return DocumentCheck([too_deep_finding()], settings)
-    return DocumentCheck(result.findings, settings, result.context, result.repaired_by)
+    return DocumentCheck(result.findings, settings, result.context, result.repaired_by, result.repaired_lint)
 
 
 def fix_document(

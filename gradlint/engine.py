@@ -13,7 +13,7 @@ import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -46,6 +46,10 @@ class LintResult:
     context: Optional[FileContext] = None
     # Then also: (the code of the rule whose repair it was, how many repairs it made).
     repaired_by: Optional[Tuple[str, int]] = None
+    # And, where it can be told from this lint, the lint of the repaired text itself
+    # (``lint_source(context.source, module=context.module)``: positions of the
+    # repaired text): the fix loop's first round after the repair.
+    repaired_lint: Optional["LintResult"] = None
 
 
 @dataclass
@@ -320,16 +324,23 @@ def _lint_repaired(
         return None
     ctx = FileContext(path, repaired.text, module, settings.options, settings.defer_fixes, settings.index)
     shift = repaired.position
-    findings = [
-        Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix, deferred_fix=f.deferred_fix)
-        for f in _run_rules(ctx, _rules_for(repaired.text, codes, prefilter, settings.index))
-    ]
+    rule_classes = _rules_for(repaired.text, codes, prefilter, settings.index)
+    found = _run_rules(ctx, rule_classes)
+    findings = [Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix, deferred_fix=f.deferred_fix) for f in found]
     doc = catalog.entry(code)
     # The repaired module already holds the repair: the fix has no edit of its
     # own, and what it changes shows as the difference from the source as written.
     fix = Fix("safe", doc.fix_title, ())
     findings += [Finding(code, doc.format_message(), start, end, fix) for start, end in repaired.spans]
-    return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx, (code, len(repaired.spans)))
+    # What lint_source would make of the repaired text, parsed as ``module``: the same
+    # rules (the prefilter's, on the same text, for the same codes) on the same tree,
+    # less what that text's own ``# noqa`` comments silence. Not told where the repair
+    # changed the codes a file-level directive leaves, or where no rule runs (then
+    # lint_source reports the directives alone, without a tree).
+    own = None
+    if prefilter and rule_classes and _unsuppressed(repaired.text, settings.codes) == codes:
+        own = LintResult(_without_noqa(list(found), repaired.text, settings, codes, ctx.module), ctx)
+    return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx, (code, len(repaired.spans)), own)
 
 
 def _without_noqa(
@@ -434,7 +445,9 @@ def fix_source(
             result.remaining = start.findings
             return result
         result.original = start
-        result.source, parsed, lint = repaired, start.context.module, None
+        # The repaired text's own lint, where the first lint made it (its rules ran on
+        # that text): not linted again.
+        result.source, parsed, lint = repaired, start.context.module, start.repaired_lint
         result.fixed[code] += n
     for _ in range(MAX_FIX_ROUNDS):
         if lint is None:
@@ -451,12 +464,13 @@ def fix_source(
         by_fix = {id(f.fix): f for f in candidates}
         chosen = select_compatible(f.fix for f in candidates if f.fix is not None)
         module = lint.context.module
-        checked, refused = _apply_checked(module, chosen, result.source, gate)
+        parents = lint.context.parents
+        checked, refused = _apply_checked(module, chosen, result.source, gate, parents)
         if checked is None:
             # Find the culprit(s): apply one at a time, keep the first that works.
             applied = []
             for fix in chosen:
-                attempt, refused = _apply_checked(module, [fix], result.source, gate)
+                attempt, refused = _apply_checked(module, [fix], result.source, gate, parents)
                 if attempt is None:
                     bad = by_fix[id(fix)]
                     broken.add((bad.code, bad.start, bad.end))
@@ -487,11 +501,16 @@ def fix_source(
 
 
 def _apply_checked(
-    module: cst.Module, fixes: Sequence[Fix], old: str, gate: Optional[FixGate]
+    module: cst.Module,
+    fixes: Sequence[Fix],
+    old: str,
+    gate: Optional[FixGate],
+    parents: Optional[Mapping[int, Optional[cst.CSTNode]]] = None,
 ) -> Tuple[Optional[Tuple[str, cst.Module]], bool]:
-    """(the fixed source and its parse, or None; whether ``gate`` refused it)."""
+    """(the fixed source and its parse, or None; whether ``gate`` refused it).
+    ``parents``: of ``module``'s nodes, so that only the nodes above the edits are rebuilt."""
     try:
-        new_source = apply_fixes(module, fixes)
+        new_source = apply_fixes(module, fixes, parents)
     except Exception:  # a fix that crashes while applying is a bug: never let it write anything
         return None, False
     # The one check that also decides which fixes are offered (FixRenderer.parses).

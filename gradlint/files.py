@@ -73,7 +73,7 @@ class SourceFile:
         return True
 
     def fix_edits(self, old: str, new: str) -> Optional[Tuple["TextEdit", ...]]:
-        from gradlint.fixes import text_edits
+        from gradlint.text_diff import text_edits
 
         return tuple(text_edits(old, new))
 
@@ -84,7 +84,7 @@ class SourceFile:
             raise WriteError(f"fixed code cannot be encoded as {self.encoding}: {exc.reason}") from None
 
     def diff(self, new: str, label: str) -> str:
-        from gradlint.fixes import unified_diff
+        from gradlint.text_diff import unified_diff
 
         return unified_diff(label, self.text, new)
 

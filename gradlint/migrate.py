@@ -319,7 +319,7 @@ def migrate_paths(
     shared = parallel.forks()
     if shared:
         # Imported once here, not once in each forked worker.
-        from gradlint.fixes import preload_import_changes
+        from gradlint.import_changes import preload_import_changes
         from gradlint.rules import all_rules
 
         all_rules()

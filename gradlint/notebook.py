@@ -36,7 +36,9 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gradlint.errors import WriteError
-from gradlint.fixes import Fix, split_lines, text_edits
+from gradlint.fixes import Fix
+from gradlint.parsing import split_lines
+from gradlint.text_diff import text_edits
 from gradlint.notebook_json import SourceSpan, raw_offset, skip, source_spans
 from gradlint.results import TextEdit
 

@@ -23,7 +23,7 @@ from gradlint.results import Diagnostic, FileReport, Finding, FixInfo, TextEdit
 from gradlint.session import Session
 
 if TYPE_CHECKING:
-    from gradlint.fixes import FixRenderer
+    from gradlint.fix_renderer import FixRenderer
 
 # The engine (and so LibCST, a fifth of a second to import) is imported only
 # by the functions that lint: a run answered from the cache never needs it.
@@ -94,7 +94,8 @@ def fix_renderer(context: Any, text: str) -> "FixRenderer":
     ``text``, with the facts the rules already have of it. Positions are of the text
     the rules parsed: where that is not ``text`` but has its lines (a file read with
     ``async=`` renamed), fixes are rendered on it and their edits given on ``text``."""
-    from gradlint.fixes import FixRenderer, split_lines
+    from gradlint.fix_renderer import FixRenderer
+    from gradlint.parsing import split_lines
 
     parsed = getattr(context, "source", None)
     if parsed == text:
@@ -289,7 +290,9 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
     if changed and mode.diff:
         report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed
-        report.diagnostics = to_diagnostics(original.findings, doc.text, original.context, mode, doc)
+        # Printed is the diff alone: the findings' fixes are not rendered, nor checked
+        # one by one (on a long file, a parse of all of it applied at once).
+        report.diagnostics = to_diagnostics(original.findings, doc.text, None, mode, doc)
         return doc.text
     if changed:
         try:

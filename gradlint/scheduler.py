@@ -143,7 +143,7 @@ def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> 
         # edits (json, sarif, full) does without them (fixes._update_imports_quick) but
         # for rare changes, which a worker imports them for.
         if (mode.fix or mode.diff) and parallel.forks():
-            from gradlint.fixes import preload_import_changes
+            from gradlint.import_changes import preload_import_changes
 
             preload_import_changes()
         # The largest files first, so that no worker is left with one at the end.

@@ -51,7 +51,11 @@ from gradlint.engine import _CODE_SPLIT, LintSettings
 from gradlint.noqa import NOQA_RE as _NOQA_RE
 from gradlint.noqa import NoqaMap
 from gradlint.files import is_notebook
-from gradlint.fixes import Fix, FixRenderer, preload_import_changes, split_lines, text_edits
+from gradlint.fix_renderer import FixRenderer
+from gradlint.fixes import Fix
+from gradlint.import_changes import preload_import_changes
+from gradlint.parsing import split_lines
+from gradlint.text_diff import text_edits
 from gradlint.results import Diagnostic, Finding, FixInfo, TextEdit, fix_of
 from gradlint.runner import fix_renderer
 from gradlint.runner import Mode, to_diagnostics
@@ -86,6 +90,8 @@ class Checked:
     text: Optional[str] = None
     # Where a rule's source repair made the text parse (an `async=` argument renamed).
     repaired_by: Optional[Tuple[str, int]] = None
+    # The repaired text's own lint, its fixes deferred (``engine.LintResult.repaired_lint``).
+    repaired_lint: Optional[Any] = None
     _renderer: Optional[FixRenderer] = None
     _fixes: Dict[int, Optional[Fix]] = field(default_factory=dict)
 
@@ -108,7 +114,33 @@ class Checked:
         from gradlint.engine import LintResult
 
         findings = [dataclasses.replace(f, fix=self.fix(i), deferred_fix=None) for i, f in enumerate(self.findings)]
-        return LintResult(findings, self.context, self.repaired_by)
+        return LintResult(findings, self.context, self.repaired_by, self._repaired_lint())
+
+    def _repaired_lint(self) -> Optional[Any]:
+        """``repaired_lint`` with its fixes built: the same findings as this check's, at
+        their places in the repaired text, so each fix is the one a code action built
+        (the two share the deferred builder), or built now."""
+        own = self.repaired_lint
+        if own is None:
+            return None
+        from gradlint.engine import LintResult
+
+        built = {id(f.deferred_fix): i for i, f in enumerate(self.findings) if f.deferred_fix is not None}
+        findings = []
+        for f in own.findings:
+            if f.deferred_fix is None:
+                findings.append(f)
+                continue
+            i = built.get(id(f.deferred_fix))
+            if i is not None:
+                fix = self.fix(i)
+            else:
+                try:
+                    fix = fix_of(f)
+                except Exception:  # as Checked.fix: a fix that cannot be built is not applied
+                    fix = None
+            findings.append(dataclasses.replace(f, fix=fix, deferred_fix=None))
+        return LintResult(findings, own.context)
 
     def any_fix(self) -> bool:
         """Whether some diagnostic has a fix (building deferred fixes until one has)."""
@@ -174,7 +206,7 @@ def check_text(text: str, path: Path, index: Optional[Project] = None) -> Checke
     diagnostics = to_diagnostics(result.findings, text, None, Mode())
     return Checked(
         diagnostics, rules, broken=broken, findings=list(result.findings), context=result.context, text=text,
-        repaired_by=result.repaired_by,
+        repaired_by=result.repaired_by, repaired_lint=result.repaired_lint,
     )
 
 

@@ -6,7 +6,8 @@ import libcst as cst
 
 from harness import fix, lint, messages, settings_for
 from gradlint.engine import LintSettings, fix_source, lint_source
-from gradlint.fixes import Edit, Fix, apply_fixes, select_compatible, text_edits
+from gradlint.fixes import Edit, Fix, apply_fixes, select_compatible
+from gradlint.text_diff import text_edits
 
 
 def test_several_fixes_compose_with_import_removal():

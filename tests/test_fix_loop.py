@@ -2,7 +2,7 @@
 
 ``fix_source`` picks each round's fixes with an index of their spans, and has
 LibCST's import codemods look only at the statements that decide what they do
-(``fixes._import_statements``) when the module's head is not enough. The plain
+(``import_changes._import_statements``) when the module's head is not enough. The plain
 loop (every pair of fixes compared, the codemods on the whole module) is run
 next to it on every fixture, every rule case and a generated long file: the
 fixed text, the counts, the problems and the findings left are the same.
@@ -10,6 +10,7 @@ fixed text, the counts, the problems and the findings left are the same.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 from typing import Iterable, List
@@ -17,10 +18,11 @@ from typing import Iterable, List
 import libcst as cst
 import pytest
 
-from gradlint import engine, fixes
+from gradlint import engine, fixes, import_changes
 from gradlint.catalog import load
 from gradlint.engine import LintSettings, fix_source, lint_source
-from gradlint.fixes import Edit, Fix, ImportSpec, _import_statements, _update_imports, _update_imports_now
+from gradlint.fixes import Edit, Fix, ImportSpec
+from gradlint.import_changes import _import_statements, _update_imports, _update_imports_now
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(
@@ -61,7 +63,8 @@ def _both(monkeypatch, source: str, unsafe: bool):
     new = _outcome(source, unsafe)
     with monkeypatch.context() as m:
         m.setattr(engine, "select_compatible", _plain_select)
-        m.setattr(fixes, "_import_statements", lambda module, removes: None)
+        m.setattr(import_changes, "_import_statements", lambda module, removes: None)
+        m.setattr(import_changes, "_read_as_globals", lambda code, removes: set())
         old = _outcome(source, unsafe)
     return new, old
 
@@ -74,12 +77,24 @@ def test_the_fix_loop_writes_what_the_plain_loop_writes(path, monkeypatch):
 
 
 @pytest.mark.parametrize("unsafe", [pytest.param(False, marks=pytest.mark.slow), True])
-def test_the_fix_loop_writes_what_the_plain_loop_writes_on_a_long_file(unsafe, monkeypatch):
+@pytest.mark.parametrize("symbol_table", [True, False], ids=["symbol table", "sparse codemods"])
+def test_the_fix_loop_writes_what_the_plain_loop_writes_on_a_long_file(unsafe, symbol_table, monkeypatch):
     sparse: List[int] = []
-    real = fixes._update_imports_sparse
-    monkeypatch.setattr(fixes, "_update_imports_sparse", lambda *a: sparse.append(1) or real(*a))
+    read: List[int] = []
+    real = import_changes._update_imports_sparse
+    real_read = import_changes._read_as_globals
+    monkeypatch.setattr(import_changes, "_update_imports_sparse", lambda *a: sparse.append(1) or real(*a))
+    monkeypatch.setattr(import_changes, "_read_as_globals", lambda *a: read.append(len(real_read(*a))) or real_read(*a))
+    if not symbol_table:
+        # as if the file imported ``annotations`` from ``__future__``: the symbol table is not asked
+        monkeypatch.setattr(import_changes, "_postponed_annotations", lambda code: True)
     new, old = _both(monkeypatch, generated_file(1500), unsafe)
-    assert sparse  # the codemods saw part of the module
+    if symbol_table:
+        # The file's modules import ``print_function`` from ``__future__``, and read
+        # ``Variable`` after the first fixes: kept, without the codemods.
+        assert read[0]
+    else:
+        assert sparse  # the codemods saw part of the module
     assert new == old
     assert new[0] != generated_file(1500)
 
@@ -113,8 +128,8 @@ def test_import_codemods_on_the_statements_that_spell_the_names_change_the_modul
     assert keep is not None and len(keep) < len(module.body)
     for adds in ([], [ImportSpec("torch")], [ImportSpec("torch", "no_grad")]):
         whole = _update_imports_now(module, adds, removes).code
-        assert fixes._update_imports_sparse(module, keep, adds, removes).code == whole
-        if fixes._import_head(module, removes) is None:  # (the head, where it is enough, goes first)
+        assert import_changes._update_imports_sparse(module, keep, adds, removes).code == whole
+        if import_changes._import_head(module, removes) is None:  # (the head, where it is enough, goes first)
             assert _update_imports(module, adds, removes).code == whole
 
 
@@ -169,6 +184,40 @@ def test_a_fix_loop_given_the_first_lint_does_not_lint_it_again(monkeypatch):
     assert given.source == "import torch\n\n\n@torch.no_grad()\ndef f(model, x):\n    return model(x.detach()).argmax(1)\n"
 
 
+ASYNC_SOURCES = {
+    "plain": "import torch\nfrom torch.autograd import Variable\n\n\ndef f(model, x):\n    x = x.cuda(async=True)\n"
+    "    return model(Variable(x, volatile=True)).data[0]\n",
+    "noqa on a line": "import torch\nfrom torch.autograd import Variable\n\n\ndef f(model, x):\n    x = x.cuda(async=True)\n"
+    "    y = Variable(x, volatile=True)  # noqa: GL001\n    return model(Variable(x)).data[0]  # noqa\n",
+    "noqa on the repaired line": "import torch\n\n\ndef f(loss, x):\n    x = x.cuda(async=True)  # noqa: GL003\n    return loss.data[0]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ASYNC_SOURCES))
+def test_after_a_source_repair_the_repaired_text_is_not_linted_again(name, monkeypatch):
+    """The first lint ran the rules on the repaired text: the fix loop's first round is
+    that lint, what linting the repaired text again gives."""
+    source = ASYNC_SOURCES[name]
+    settings = LintSettings(frozenset({"GL001", "GL002", "GL003", "GL005"}))
+    first = lint_source(source, "m.py", settings)
+    assert first.repaired_by is not None and first.repaired_lint is not None
+    repaired = first.context.source
+    again = lint_source(repaired, "m.py", settings, module=first.context.module)
+    key = lambda r: [(f.code, f.start, f.end, f.message, f.fix is None) for f in r.findings]  # noqa: E731
+    assert key(first.repaired_lint) == key(again)
+    linted: List[str] = []
+    real = engine.lint_source
+    monkeypatch.setattr(engine, "lint_source", lambda text, *a, **k: linted.append(text) or real(text, *a, **k))
+    reused = fix_source(source, "m.py", settings, first=first)
+    assert repaired not in linted
+    linted.clear()
+    plain = fix_source(source, "m.py", settings, first=dataclasses.replace(first, repaired_lint=None))
+    assert linted[0] == repaired
+    assert (reused.source, dict(reused.fixed), reused.problems) == (plain.source, dict(plain.fixed), plain.problems)
+    assert [(f.code, f.start) for f in reused.remaining] == [(f.code, f.start) for f in plain.remaining]
+    assert reused.source != source
+
+
 # name -> (module, whether Python's symbol table shows the import read as the module's own)
 READ_CASES = {
     "in a function": (LATE + "from torch.autograd import Variable\n\n\ndef g(x):\n    return Variable(x)\n", True),
@@ -181,6 +230,11 @@ READ_CASES = {
     "imported again in a function": (LATE + "from torch.autograd import Variable\nz = Variable(1)\n\n\ndef g(x):\n    from torch.autograd import Variable\n    return 1\n", False),
     "deleted": (LATE + "from torch.autograd import Variable\nz = Variable(1)\ndel z\n", False),
     "postponed annotations": ("from __future__ import annotations\n" + LATE + "from torch.autograd import Variable\nz = Variable(1)\n", False),
+    "postponed annotations, imported with others": (
+        "from __future__ import division, annotations\n" + LATE + "from torch.autograd import Variable\nz = Variable(1)\n",
+        False,
+    ),
+    "another feature from __future__": ("from __future__ import print_function\n" + LATE + "from torch.autograd import Variable\nz = Variable(1)\n", True),
     "not read": (LATE + "from torch.autograd import Variable\nz = 1\n", False),
 }
 
@@ -190,13 +244,13 @@ def test_an_import_python_reads_as_the_modules_own_is_kept_without_the_codemods(
     text, read = READ_CASES[name]
     module = cst.parse_module(text + '\n\ndef doc():\n    "Not torch\'s Variable."\n')
     removes = [ImportSpec("torch.autograd", "Variable")]
-    assert fixes._import_head(module, removes) is None  # (the name in a string): else the head goes first
-    assert fixes._read_as_globals(module.code, removes) == (set(removes) if read else set())
+    assert import_changes._import_head(module, removes) is None  # (the name in a string): else the head goes first
+    assert import_changes._read_as_globals(module.code, removes) == (set(removes) if read else set())
     for adds in ([], [ImportSpec("torch", "no_grad")]):
         whole = _update_imports_now(module, adds, removes).code
         if read:
             # kept, and decided without the remover
-            monkeypatch.setattr(fixes, "_remove_imports_visitor", lambda: pytest.fail("the remover ran"))
+            monkeypatch.setattr(import_changes, "_remove_imports_visitor", lambda: pytest.fail("the remover ran"))
         assert _update_imports(module, adds, removes).code == whole
         monkeypatch.undo()
     if read:

@@ -130,7 +130,7 @@ def test_exported_edits_give_what_the_fix_writes(path):
 def test_diff_of_a_long_file_has_a_hunk_per_edit():
     """A 20,000-line file of repeated blocks (no line found once: difflib's junk
     heuristic took its blank lines for junk and gave one hunk for the whole file)."""
-    from gradlint.fixes import unified_diff
+    from gradlint.text_diff import unified_diff
 
     block = ["def f(loss):\n", "    x = loss.data[0]\n", "\n", "    return x\n", "\n"]
     old = block * 4000
@@ -161,7 +161,8 @@ def test_diff_of_a_long_file_has_a_hunk_per_edit():
 def test_diff_is_what_difflib_writes_for_small_changes(old, new):
     import difflib
 
-    from gradlint.fixes import split_lines, unified_diff
+    from gradlint.parsing import split_lines
+    from gradlint.text_diff import unified_diff
 
     ours = unified_diff("f", old, new)
     theirs = "".join(difflib.unified_diff(split_lines(old), split_lines(new), fromfile="f", tofile="f"))
@@ -185,7 +186,8 @@ HEAD_CASES = {
 
 @pytest.mark.parametrize("name", sorted(HEAD_CASES))
 def test_import_codemods_on_the_head_change_the_module_as_on_all_of_it(name):
-    from gradlint.fixes import ImportSpec, _update_imports, _update_imports_now
+    from gradlint.fixes import ImportSpec
+    from gradlint.import_changes import _update_imports, _update_imports_now
 
     module = cst.parse_module(HEAD_CASES[name])
     removes = [ImportSpec("torch.autograd", "Variable")]

@@ -1,4 +1,4 @@
-"""fixes.FixRenderer gives each fix's text exactly as rendering the whole module does.
+"""fix_renderer.FixRenderer gives each fix's text exactly as rendering the whole module does.
 
 It renders only the statement a fix changes, and runs LibCST's import codemods
 on the head of the module only; these cases take each of its paths (no import
@@ -15,7 +15,9 @@ import pytest
 
 from gradlint.checking import check_document
 from gradlint.config import Settings
-from gradlint.fixes import FixRenderer, apply_fixes, text_edits
+from gradlint.fix_renderer import FixRenderer
+from gradlint.fixes import apply_fixes
+from gradlint.text_diff import text_edits
 
 CASES = {
     "variable used once, import removed with its comment": (
@@ -185,7 +187,8 @@ def test_top_imports_as_libcst_finds_them(source):
     from libcst.codemod import CodemodContext
     from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
-    from gradlint.fixes import ImportSpec, _among_top_imports
+    from gradlint.fixes import ImportSpec
+    from gradlint.import_changes import _among_top_imports
 
     module = cst.parse_module(source)
     visitor = AddImportsVisitor(CodemodContext(), [ImportItem("torch")])
@@ -198,7 +201,8 @@ def test_quick_matcher_visitors_change_nothing_and_are_undone():
     import libcst as cst
     from libcst.matchers import _visitors as mv
 
-    from gradlint.fixes import ImportSpec, _quick_matcher_visitors, _update_imports_now
+    from gradlint.fixes import ImportSpec
+    from gradlint.import_changes import _quick_matcher_visitors, _update_imports_now
 
     names = ("_gather_matchers", "_gather_constructed_visit_funcs", "_gather_constructed_leave_funcs")
     before = [getattr(mv, n) for n in names]
@@ -215,7 +219,7 @@ def test_quick_matcher_visitors_change_nothing_and_are_undone():
 
 def apply_text_edits(text: str, edits) -> str:
     """A plain text applier, as an editor or a JSON consumer applies ``fix.edits``."""
-    from gradlint.fixes import split_lines
+    from gradlint.parsing import split_lines
 
     starts = [0]
     for line in split_lines(text):
@@ -234,7 +238,7 @@ def test_a_file_read_with_async_renamed_renders_its_fixes_on_the_renamed_text(tm
     fix is rendered on its statement of that text (not the whole module), and its edits
     on the file as written give what applying it to the module gives (the renames
     included: no fix applies without them)."""
-    from gradlint import fixes as fixes_module
+    from gradlint import fix_renderer as fix_renderer_module
     from gradlint.runner import fix_renderer
 
     source = (
@@ -252,7 +256,7 @@ def test_a_file_read_with_async_renamed_renders_its_fixes_on_the_renamed_text(tm
     def not_run(*args, **kwargs):
         raise AssertionError("the whole module rendered")
 
-    monkeypatch.setattr(fixes_module, "apply_fixes", not_run)
+    monkeypatch.setattr(fix_renderer_module, "apply_fixes", not_run)
     monkeypatch.setattr(FixRenderer, "_statement_spans", not_run)
     for fix, whole in zip(fixes, wholes):
         edits = renderer.text_edits(fix)

@@ -1,4 +1,4 @@
-"""fixes._update_imports_quick changes a module's imports exactly as LibCST's codemods do.
+"""import_changes._update_imports_quick changes a module's imports exactly as LibCST's codemods do.
 
 The quick path stands in for ``AddImportsVisitor`` and gradlint's extended
 ``RemoveImportsVisitor`` for the changes fixes make most, so that rendering
@@ -17,7 +17,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from gradlint.fixes import ImportSpec, _update_imports_now, _update_imports_quick
+from gradlint.fixes import ImportSpec
+from gradlint.import_changes import _update_imports_now, _update_imports_quick
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -26,7 +26,7 @@ from gradlint import catalog, migrate
 from gradlint.cli import main
 from gradlint.engine import LintSettings, lint_source, parse
 from gradlint.legacy_syntax import rename_async_arguments
-from gradlint.fixes import unified_diff
+from gradlint.text_diff import unified_diff
 
 needs_gl202 = pytest.mark.skipif(
     catalog.get("GL202") is None,

@@ -269,10 +269,10 @@ def test_forked_workers_get_the_import_codemods_from_the_parent_when_fixes_are_a
     """Applying fixes (--fix, --diff) may change imports in ways only `libcst.codemod` does:
     imported once in the parent before the workers are forked, not once in each. Fix
     edits (json, sarif, full) are rendered without it: the parent does not pay for it."""
-    from gradlint import fixes
+    from gradlint import import_changes
 
     loads = []
-    monkeypatch.setattr(fixes, "preload_import_changes", lambda: loads.append(fmt))
+    monkeypatch.setattr(import_changes, "preload_import_changes", lambda: loads.append(fmt))
     monkeypatch.setattr(parallel, "map_ordered", lambda fn, items, jobs, on_result=None: [on_result(k, fn(*item)) for k, item in enumerate(items)])
     code, out, _ = run("fixtures", "--jobs", "2", "--output-format", fmt, *extra)
     assert code == 1 and out

@@ -19,7 +19,8 @@ import pytest
 
 # Imported only to lint or fix: LibCST, the engine, the rules, the semantic model
 # of a parsed file, the fixes.
-HEAVY = ("libcst", "gradlint.engine", "gradlint.rules", "gradlint.rule", "gradlint.fixes", "gradlint.semantic", "gradlint.parsing")
+HEAVY = ("libcst", "gradlint.engine", "gradlint.rules", "gradlint.rule", "gradlint.fixes",
+         "gradlint.fix_renderer", "gradlint.import_changes", "gradlint.text_diff", "gradlint.semantic", "gradlint.parsing")
 # What every run needs of gradlint.semantic: the project index, built with
 # Python's ast (the cache keys and GL101's project gate read it).
 INDEX = ("gradlint.semantic", "gradlint.semantic.project", "gradlint.semantic.torch_api", "gradlint.semantic.star_exports")

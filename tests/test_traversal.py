@@ -259,6 +259,13 @@ REBOUND_IMPORTS = [
     "import numpy as np\nimport torch as np\nnp.zeros(1)\n",
     "from torch.autograd import Variable\nfrom torch.autograd import Variable\nfrom torch import autograd as Variable\nVariable(x)\n",
     "from a import b\nfrom c import b\nb.d()\ntry:\n    import torch\nexcept ImportError:\n    import torch.nn\ntorch.nn.Linear\n",
+    # Imported as two things, read everywhere: a bare name in the module's own
+    # statements sees the imports before it, a function or a dotted name all of them.
+    "import numpy as np\nx = np\nx = np.a.b\nx = [np for _ in np]\nclass C:\n    z = np\n    w = np.q\nf = lambda: np\n"
+    "if c:\n    k = np\n    from a import np\n    k2 = np(np)\ndef g(a=np, *, b: np = np) -> np:\n    return np.r, np\n"
+    "@np\ndef h():\n    pass\ndef h2():\n    class D:\n        u = [np for _ in np]\n    return D\nimport torch as np\ny = np\n",
+    "from sympy import Symbol as Variable\nVariable(2)\nfrom torch.autograd import Variable\n"
+    "Variable(3)\ndef f():\n    return Variable(4)\n{Variable: v for v in Variable}\n",
     # Bound only by module-level imports of different things: read in every scope.
     "try:\n    from a import X\nexcept ImportError:\n    from b import X\ndef f():\n    return X(1)\n"
     "g = lambda: X.y\nz = [X for _ in r]\nclass K(X):\n    pass\n",

@@ -126,6 +126,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         self._inference_regions: Dict[int, Optional[_Region]] = {}
         self._inference_callers: Dict[int, InferenceCaller] = {}
         self._other_framework = _OTHER_FRAMEWORK.search(ctx.source) is not None
+        # (id(statement), model) -> whether it ends the model's eval mode: a long module
+        # with many ``eval()`` calls asks it of the same statements for each of them.
+        self._ends: Dict[Tuple[int, str], bool] = {}
 
     # The scopes are checked once the walk has entered every node: their questions
     # (who calls this method, from where) are about the whole file, and answer
@@ -267,7 +270,15 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
     def _region(self, block: Block, start: int, model: str, line: int) -> _Region:
         sem = self.ctx.semantic
         end = start
-        while end < len(block.body) and not sem.modules.ends_eval_mode(block.body[end], model):
+        ends = self._ends
+        while end < len(block.body):
+            stmt = block.body[end]
+            key = (id(stmt), model)
+            found = ends.get(key)
+            if found is None:
+                found = ends[key] = sem.modules.ends_eval_mode(stmt, model)
+            if found:
+                break
             end += 1
         return _Region(block, start, end, {model}, {model: line})
 

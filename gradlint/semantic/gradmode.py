@@ -23,7 +23,7 @@ here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -97,6 +97,8 @@ class GradMode:
         self._computes: Dict[int, bool] = {}
         self._trains: Dict[int, bool] = {}
         self._own_managers_seen: Set[int] = set()
+        # id(block) -> (the block, id(statement) -> its place, the guard site set before each place)
+        self._blocks: Dict[int, Tuple[cst.CSTNode, Dict[int, int], List[Optional[GuardSite]]]] = {}
 
     # -- guards -------------------------------------------------------------------
 
@@ -268,27 +270,62 @@ class GradMode:
                 if found is not None:
                     return found
             elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
-                body = parent.body
-                for i in range(len(body) - 1, -1, -1):
-                    if body[i] is cur:
-                        for prev in reversed(body[:i]):
-                            g = self.global_switch(prev)
-                            if g is not None:
-                                return GuardSite(g, prev, switch_call(prev))
-                            stacked = self._stack_entered(prev) if self._may_name_guards else None
-                            if stacked is not None:
-                                return stacked
-                            nested = self._switch_inside(prev)
-                            if nested is not None:
-                                g = self.global_switch(nested)
-                                assert g is not None
-                                return GuardSite(Guard(g.kind, g.called, None), nested, switch_call(nested))
-                        break
+                found = self._set_before(parent, cur)
+                if found is not None:
+                    return found
             elif isinstance(parent, cst.FunctionDef) and cur is parent.body:
                 return self._decorator_site(parent)
             elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
                 return None
             cur, parent = parent, tree.parent(parent)
+        return None
+
+    def _set_before(self, block: Union[cst.IndentedBlock, cst.Module], stmt: cst.CSTNode) -> Optional[GuardSite]:
+        """The last statement of ``block`` before ``stmt`` that sets the mode for the
+        statements after it (see :meth:`_sets_mode`), or None.
+
+        Asked for every node of a long module-level script, a scan back over the
+        statements before it is quadratic: each block's answers are made once, for all
+        of its statements. Not while a context manager of the file is being judged:
+        its recursion guard may hide a guard for that time."""
+        body = block.body
+        if self._own_managers_seen:
+            for i in range(len(body) - 1, -1, -1):
+                if body[i] is stmt:
+                    for prev in reversed(body[:i]):
+                        site = self._sets_mode(prev)
+                        if site is not None:
+                            return site
+                    break
+            return None
+        found = self._blocks.get(id(block))
+        if found is None:
+            places: Dict[int, int] = {}
+            before: List[Optional[GuardSite]] = [None]
+            for i, prev in enumerate(body):
+                places[id(prev)] = i
+                site = self._sets_mode(prev)
+                before.append(site if site is not None else before[-1])
+            found = self._blocks[id(block)] = (block, places, before)
+        _, places, before = found
+        place = places.get(id(stmt))
+        return before[place] if place is not None else None
+
+    def _sets_mode(self, stmt: cst.CSTNode) -> Optional[GuardSite]:
+        """Where ``stmt`` sets the grad mode for the statements after it in its block:
+        a ``set_grad_enabled`` statement, a guard entered on an ``ExitStack``, or a
+        switch nested in it (an ``if`` or a loop: then whether it disables is unknown)."""
+        g = self.global_switch(stmt)
+        if g is not None:
+            return GuardSite(g, stmt, switch_call(stmt))
+        stacked = self._stack_entered(stmt) if self._may_name_guards else None
+        if stacked is not None:
+            return stacked
+        nested = self._switch_inside(stmt)
+        if nested is not None:
+            g = self.global_switch(nested)
+            assert g is not None
+            return GuardSite(Guard(g.kind, g.called, None), nested, switch_call(nested))
         return None
 
     def grad_disabled(self, node: cst.CSTNode) -> Optional[bool]:

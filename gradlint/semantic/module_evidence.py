@@ -392,7 +392,9 @@ class ModuleEvidence:
     def _framework_of(self, ref: cst.BaseExpression) -> Optional[FrameworkObject]:
         if not isinstance(ref, (cst.Name, cst.Attribute)):
             return None
-        names = self.model.names.qualnames(ref) & FRAMEWORK_CLASSES
+        names_ = self.model.names
+        # refers_to first: it rules most references out without a scope analysis of the file.
+        names = names_.qualnames(ref) & FRAMEWORK_CLASSES if names_.refers_to(ref, FRAMEWORK_CLASSES) else frozenset()
         return next((o for o in FRAMEWORK_OBJECTS if names & o.classes), None)
 
     def _module_name(self, name: cst.Name, depth: int) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Container, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
@@ -61,6 +61,10 @@ class ImportIndex:
     star: bool  # some ``from x import *``
     # the modules of module-level ``from x import *`` (relative ones with their dots)
     star_modules: Tuple[str, ...] = ()
+    # name -> what it may be bound to, for names that only module-level imports bind,
+    # to more than one thing, each a ``from`` import or an ``import ... as`` (``Variable``
+    # -> {"torch.autograd.Variable", "sympy.Symbol"}); none if there is an ``import *``
+    several: Mapping[str, FrozenSet[str]] = field(default_factory=dict)
 
     def torch_names(self) -> List[str]:
         """Names some import binds to the torch module itself: ``torch`` first."""
@@ -135,10 +139,14 @@ def build_import_index(module: cst.Module) -> ImportIndex:
     origins: Dict[str, Set[str]] = {}
     targets: Dict[str, Set[Optional[str]]] = {}
     nested = set()
+    # ``import a.b`` binds ``a``, which LibCST's analysis reads through ``a.b`` first.
+    dotted = set()
     for r in records:
         origins.setdefault(r.name, set()).add(r.package)
         if not r.module_level:
             nested.add(r.name)
+        if isinstance(r.statement, cst.Import) and not r.aliased:
+            dotted.add(r.name)
         # ``import a.b`` binds ``a`` to ``a`` like ``import a`` does: ``a.b.c`` reads
         # ``a.b.c`` through either, so files that import a package and some of its
         # submodules (``import torch``, ``import torch.utils.data``) still have one
@@ -161,6 +169,13 @@ def build_import_index(module: cst.Module) -> ImportIndex:
         },
         star=star,
         star_modules=tuple(star_modules),
+        several={}
+        if star
+        else {
+            name: frozenset(found)  # type: ignore[arg-type]
+            for name, found in targets.items()
+            if len(found) > 1 and None not in found and name not in nested and name not in dotted
+        },
     )
 
 
@@ -179,6 +194,10 @@ class Names:
         self._other_bindings: Optional[FrozenSet[str]] = None
         self._rebound_names: Dict[str, bool] = {}
         self._torch_ref_cache: Dict[int, Optional[TorchRef]] = {}
+        self._imports_of: Dict[FrozenSet[str], List[ImportSpec]] = {}
+        self._records_of: Optional[Dict[int, List[ImportRecord]]] = None
+        self._stars: Optional[List[Tuple[int, cst.ImportFrom]]] = None
+        self._places: Optional[Dict[int, int]] = None
 
     @property
     def index(self) -> ImportIndex:
@@ -211,6 +230,9 @@ class Names:
         imported = self._read_of_import(node)
         if imported is not None:
             return frozenset({imported})
+        several = self._read_of_imports(node)
+        if several is not None:
+            return several
         found = frozenset(q.name for q in self._qualified(node))
         if not found and self.index.star_modules:
             return self._star_imported(node)
@@ -270,6 +292,51 @@ class Names:
             return None
         return base + full[len(root):]
 
+    def _read_of_imports(self, node: cst.CSTNode) -> Optional[FrozenSet[str]]:
+        """The qualified names of ``node`` when it reads a name that module-level imports
+        bind to different things and nothing else binds anywhere (``Variable`` imported
+        from torch in one place, from sympy in another), as scope analysis gives them (a
+        test compares them): a function or lambda sees all of them, and so does a dotted
+        name; a bare name read in the module's own statements, the imports before it.
+        Elsewhere (a class body, a comprehension, a default value) None: scope analysis
+        decides. A file made of many modules has such names, and scope analysis of a
+        whole large file costs seconds."""
+        full = get_full_name_for_node(node)
+        if full is None:
+            return None
+        root = full.partition(".")[0]
+        targets = self.index.several.get(root)
+        if targets is None or self._rebound(root) or not self.is_read(node):
+            return None
+        if isinstance(node, cst.Name):
+            module_level = self._module_level_read(node)
+            if module_level is None:
+                return None
+            if module_level:
+                before = self.tree.ends_before
+                targets = frozenset(r.target for r in self.index.records if r.name == root and r.target and before(r.statement, node))
+        rest = full[len(root):]
+        return frozenset(t + rest for t in targets)
+
+    def _module_level_read(self, node: cst.Name) -> Optional[bool]:
+        """True for a name read in the module's own statements, False for one read in the
+        body of a function, lambda or class (a scope of its own, which sees every binding
+        of the module), None where that is not told here (a comprehension, a default
+        value or decorator, in the module's own statements)."""
+        tree = self.tree
+        child: cst.CSTNode = node
+        parent = tree.parent(node)
+        told = True
+        while parent is not None:
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                if child is parent.body:
+                    return False
+                told = False
+            elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+                told = False
+            child, parent = parent, tree.parent(parent)
+        return True if told else None
+
     def _rebound(self, name: str) -> bool:
         """Whether something besides its import may bind ``name`` somewhere in the file.
 
@@ -297,7 +364,23 @@ class Names:
             return False
         if full.rpartition(".")[2] not in _last_parts(names) and ("." in full or full not in self.index.aliases):
             return False
+        if not self._may_be_in(full.partition(".")[0], _packages(names)):
+            return False  # ``loss.backward`` with no import or binding of ``torch`` behind ``loss``
         return not names.isdisjoint(self.qualnames(node))
+
+    def _may_be_in(self, root: str, packages: FrozenSet[str]) -> bool:
+        """Whether a name whose first part is ``root`` may have a qualified name in one
+        of the top-level ``packages``, by the reasoning of :meth:`qualnames_in`: only
+        through an import binding ``root``, or a binding of the package's own name.
+        Builtins are qualified without either, and a star import may bind anything."""
+        index = self.index
+        return (
+            root in packages
+            or "builtins" in packages
+            or bool(index.star_modules)
+            or not packages.isdisjoint(index.origins.get(root, ()))
+            or not packages.isdisjoint(index.defined)
+        )
 
     def is_call_to(self, node: cst.CSTNode, names: FrozenSet[str]) -> bool:
         return isinstance(node, cst.Call) and self.refers_to(node.func, names)
@@ -437,17 +520,23 @@ class Names:
         """Whether a module-level star import after one of ``imports`` may bind ``name``
         to something other than the torch module (scopes do not count star imports as
         bindings; one before every import of ``name`` is overridden by them)."""
-        body = list(self.module.body)
-        lines = [s for s in body if isinstance(s, cst.SimpleStatementLine)]
-        stars = [
-            (body.index(line), small)
-            for line in lines
-            for small in line.body
-            if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
-        ]
+        if self._stars is None:
+            # Once per file: asked for every fix that adds a guard.
+            self._stars = []
+            self._places = {}
+            for i, stmt in enumerate(self.module.body):
+                self._places[id(stmt)] = i
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    for small in stmt.body:
+                        self._places[id(small)] = i
+                        if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar):
+                            self._stars.append((i, small))
+        stars = self._stars
         if not stars:
             return False
-        first = min((i for i, stmt in enumerate(body) for b in imports if _holds(stmt, b.node)), default=None)
+        assert self._places is not None
+        # The module statement that is or holds one of the imports, the first of them.
+        first = min((self._places[id(b.node)] for b in imports if id(b.node) in self._places), default=None)
         for index, star in stars:
             if first is not None and index < first:
                 continue
@@ -460,8 +549,13 @@ class Names:
     def _imports_torch(self, binding: Any) -> bool:
         if binding.form != "import":
             return False
-        for r in self.index.records:
-            if r.statement is binding.node and r.name == binding.name.value:
+        if self._records_of is None:
+            # by statement: a file made of many modules has hundreds of ``import torch``
+            self._records_of = {}
+            for r in self.index.records:
+                self._records_of.setdefault(id(r.statement), []).append(r)
+        for r in self._records_of.get(id(binding.node), ()):
+            if r.name == binding.name.value:
                 return r.target == "torch" and r.package == "torch"
         return False
 
@@ -469,8 +563,16 @@ class Names:
         """The module-level imports through which code can reach one of ``names``:
         ``from X import Y [as Z]`` binding one of them or a module above one
         (``from torch import autograd``), and ``import X.Y as Z`` of such a module.
-        Fixes list them for removal, which happens only where nothing uses them."""
+        Fixes list them for removal, which happens only where nothing uses them.
 
+        Every fix of a legacy wrapper asks this of the same names, and the answer
+        walks every import of the file: computed once per names."""
+        found = self._imports_of.get(names)
+        if found is None:
+            found = self._imports_of[names] = self._find_imports_of(names)
+        return list(found)
+
+    def _find_imports_of(self, names: FrozenSet[str]) -> List[ImportSpec]:
         def reaches(qualname: str) -> bool:
             return qualname in names or any(n.startswith(qualname + ".") for n in names)
 
@@ -496,6 +598,11 @@ class Names:
 @functools.lru_cache(maxsize=None)
 def _last_parts(names: FrozenSet[str]) -> FrozenSet[str]:
     return frozenset(n.rpartition(".")[2] for n in names)
+
+
+@functools.lru_cache(maxsize=None)
+def _packages(names: FrozenSet[str]) -> FrozenSet[str]:
+    return frozenset(n.partition(".")[0] for n in names)
 
 
 def _non_import_bindings(tree: Tree) -> FrozenSet[str]:
@@ -537,15 +644,6 @@ def _non_import_bindings(tree: Tree) -> FrozenSet[str]:
 
 
 _MATCH_BINDERS = tuple(getattr(cst, name) for name in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(cst, name))
-
-
-def _holds(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
-    """Whether the module statement ``stmt`` is or contains ``node`` (an import)."""
-    if stmt is node:
-        return True
-    if isinstance(stmt, cst.SimpleStatementLine):
-        return any(small is node for small in stmt.body)
-    return False
 
 
 # A class pattern's keyword (``case P(x=1)``) names an attribute, not a variable.
