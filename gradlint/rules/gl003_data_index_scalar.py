@@ -36,6 +36,8 @@ class DataIndexScalar(Rule):
         receiver = scalar_read(self.ctx, node)
         if receiver is None or runs_only_before(self.ctx.semantic, node, TORCH_04):
             return
+        if _reduced_along_later_dim(receiver):
+            return  # ``prob.max(1)[1].data.cpu().numpy()[0]``: at least 1-dim, the read works
         text = shown(self.ctx, receiver)
         read = f"{text}.data[0]" if is_data_index(node) else shown(self.ctx, node, 40)
         new = codegen.keep_parens(node, codegen.method_call(receiver, "item"))
@@ -187,3 +189,31 @@ def _unreduced(call: cst.Call) -> bool:
         if arg.keyword.value == "reduce" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
             return True
     return False
+
+
+# Reductions that drop the one dimension they are given (and return values, or
+# values and indices, of that shape).
+_DIM_REDUCTIONS = frozenset(
+    "max min sum mean prod argmax argmin std var norm logsumexp median mode kthvalue nansum nanmean amax amin".split()
+)
+
+
+def _reduced_along_later_dim(receiver: cst.BaseExpression) -> bool:
+    """``x.max(1)``, ``x.max(1)[1]``, ``x.sum(dim=2)``: a reduction along a dimension
+    numbered 1 or more drops that one of at least two, so what is left has at least
+    one dimension and ``[0]`` reads its first element on any torch."""
+    if isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1:
+        index = receiver.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+            receiver = receiver.value
+    if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)):
+        return False
+    if receiver.func.attr.value not in _DIM_REDUCTIONS:
+        return False
+    dim = None
+    for i, arg in enumerate(receiver.args):
+        if arg.keyword is not None and arg.keyword.value == "keepdim":
+            return False  # kept dims: still at least one, but leave the flag to whoever reads it
+        if (arg.keyword is None and i == 0) or (arg.keyword is not None and arg.keyword.value == "dim"):
+            dim = arg.value
+    return isinstance(dim, cst.Integer) and int(dim.value) >= 1
