@@ -185,13 +185,10 @@ def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[
     k = top + 1
     left: List[ImportSpec] = []
     if removes:
-        code = module_code(module)
-        if "__all__" in code:
+        shown = _removal_reads(module)
+        if shown is None:
             return None
-        names = _name_reads(code)
-        if names is None:
-            return None
-        reads, strings = names
+        reads, strings = shown[1]
         holders: Set[int] = set()
         for imp in removes:
             if imp.obj is None and imp.asname is None and "." in imp.module:
@@ -279,12 +276,10 @@ def _import_statements(module: cst.Module, removes: Sequence[ImportSpec]) -> Opt
     if not removes:
         return None
     body = module.body
-    code = module_code(module)
-    if "__all__" in code:
+    shown = _removal_reads(module)
+    if shown is None:
         return None
-    names = _name_reads(code)
-    if names is None:
-        return None
+    code, names = shown
     words: Set[str] = set()
     for imp in removes:
         words.update(w for w in (imp.obj, imp.asname) if w)
@@ -377,6 +372,17 @@ def _marker(stmt: cst.BaseStatement) -> Optional[str]:
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Name):
             return small.value.value
     return None
+
+
+def _removal_reads(module: cst.Module) -> Optional[Tuple[str, Tuple[Dict[str, int], str]]]:
+    """``module``'s code and its name reads (``_name_reads``), or None where what the
+    remover decides is not shown: ``__all__`` (whose names it keeps), or code that
+    does not tokenize."""
+    code = module_code(module)
+    if "__all__" in code:
+        return None
+    names = _name_reads(code)
+    return None if names is None else (code, names)
 
 
 @functools.lru_cache(maxsize=8)
