@@ -187,6 +187,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             return True
         for region in regions:
             region.calls = self._unguarded_calls(scope, region)
+        self._drop_self_checks(regions)
         for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)
         for region in regions:
@@ -321,6 +322,21 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             for call, model in self._forwards(stmt, models)
             if self._records(call, scope)
         ]
+
+    def _drop_self_checks(self, regions: Sequence[_Region]) -> None:
+        """The premise "the forward's outputs are results": a forward on inputs the
+        code makes up, whose outputs are only compared or printed (an export's
+        self-check, a ``__main__`` block's shape check), holds a few made-up tensors
+        for one comparison. The default tier leaves such forwards out; the preview
+        tier keeps them."""
+        if self.preview:
+            return
+        calls = [c for r in regions for c, _ in r.calls]
+        if not calls:
+            return
+        checks = self.ctx.semantic.self_checks.self_checks(calls)
+        for r in regions:
+            r.calls = [(c, m) for c, m in r.calls if id(c) not in checks]
 
     def _records(self, call: cst.Call, scope: Scope) -> bool:
         """Whether the forward ``call`` runs with gradients on and records a graph
@@ -538,6 +554,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         models = frozenset({param}) - sem.modules.frozen_models_in(helper)
         region = _Region(cast(cst.IndentedBlock, helper.body), 0, len(helper.body.body), set(models), {param: line})
         region.calls = [(c, m) for s in helper.body.body for c, m in self._forwards(s, models) if self._records(c, helper)]
+        self._drop_self_checks([region])
         if not region.calls:
             return
         live = [c for c, _ in region.calls if not sem.escape.drops_graph(c)]

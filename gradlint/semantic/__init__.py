@@ -11,7 +11,8 @@ rule asks it something (most files never need most of them):
 - ``modules`` (``modules.Modules``): ``nn.Module`` evidence, forwards, eval/train, freezing;
 - ``values`` (``values.Values``): abstract values, graph evidence, storage aliases;
 - ``escape`` (``escape.Escape``): where a value goes;
-- ``attributes`` (``attributes.Attributes``): who reads an attribute, what sets ``requires_grad``.
+- ``attributes`` (``attributes.Attributes``): who reads an attribute, what sets ``requires_grad``;
+- ``self_checks`` (``self_checks.SelfChecks``): forwards on made-up inputs whose outputs are only checked.
 
 Knowledge of torch and of frameworks is data (``torch_api``, ``frameworks``).
 Nothing here knows about rules: this package imports nothing of the rule
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from gradlint.semantic.names import Names
     from gradlint.semantic.project import Project
     from gradlint.semantic.scopes import Scopes
+    from gradlint.semantic.self_checks import SelfChecks
     from gradlint.semantic.values import Values
 
 __all__ = ["SemanticModel"]
@@ -110,3 +112,9 @@ class SemanticModel:
         from gradlint.semantic.attributes import Attributes
 
         return Attributes(self)
+
+    @functools.cached_property
+    def self_checks(self) -> "SelfChecks":
+        from gradlint.semantic.self_checks import SelfChecks
+
+        return SelfChecks(self)
