@@ -187,7 +187,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             return True
         for region in regions:
             region.calls = self._unguarded_calls(scope, region)
-        self._drop_self_checks(regions)
+        self._drop_self_checks(scope, regions)
         for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)
         for region in regions:
@@ -323,13 +323,15 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             if self._records(call, scope)
         ]
 
-    def _drop_self_checks(self, regions: Sequence[_Region]) -> None:
+    def _drop_self_checks(self, scope: Scope, regions: Sequence[_Region]) -> None:
         """The premise "the forward's outputs are results": a forward on inputs the
         code makes up, whose outputs are only compared or printed (an export's
         self-check, a ``__main__`` block's shape check), holds a few made-up tensors
         for one comparison. The default tier leaves such forwards out; the preview
-        tier keeps them."""
-        if self.preview:
+        tier keeps them. Unit tests keep their own measure (``_records``): a test is
+        a self-check by nature, and one that keeps every output of a loop is
+        reported all the same."""
+        if self.preview or self._is_unit_test(scope):
             return
         calls = [c for r in regions for c, _ in r.calls]
         if not calls:
@@ -554,7 +556,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         models = frozenset({param}) - sem.modules.frozen_models_in(helper)
         region = _Region(cast(cst.IndentedBlock, helper.body), 0, len(helper.body.body), set(models), {param: line})
         region.calls = [(c, m) for s in helper.body.body for c, m in self._forwards(s, models) if self._records(c, helper)]
-        self._drop_self_checks([region])
+        self._drop_self_checks(helper, [region])
         if not region.calls:
             return
         live = [c for c, _ in region.calls if not sem.escape.drops_graph(c)]
