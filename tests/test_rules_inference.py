@@ -490,7 +490,7 @@ GL101_FIXES = [
         """\
         import torch
         net = load().eval()
-        x = torch.rand(1, 3)
+        x = torch.load("x.pt")
         a = net(x)
         print(a)
         b = net(x * 2)
@@ -499,7 +499,7 @@ GL101_FIXES = [
         """\
         import torch
         net = load().eval()
-        x = torch.rand(1, 3)
+        x = torch.load("x.pt")
         with torch.no_grad():
             a = net(x)
             print(a)
@@ -557,7 +557,7 @@ GL101_FIXES = [
         import torch
         net = load().eval()
         if __name__ == "__main__":
-            x = torch.rand(1, 3)
+            x = torch.load("x.pt")
             # predict
             print(net(x).argmax())
             print("done")
@@ -568,7 +568,7 @@ GL101_FIXES = [
         import torch
         net = load().eval()
         if __name__ == "__main__":
-            x = torch.rand(1, 3)
+            x = torch.load("x.pt")
             # predict
             with torch.no_grad():
                 print(net(x).argmax())
