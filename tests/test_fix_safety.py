@@ -328,7 +328,7 @@ def test_gl101_at_module_level_unsafe_where_functions_read_the_results(use, safe
     src = (
         "import torch\nfrom torch import nn, randn\n\nmodel = nn.Linear(4, 2)\nsink = []\n"
         "holder = type('Holder', (), {})()\n\n\ndef backprop(t):\n    t.sum().backward()\n\n\n"
-        "model.eval()\nout = model(randn(3, 4))\n" + use
+        "model.eval()\nout = model(torch.load(\"x.pt\"))\n" + use
     )
     assert [s for _, s in fixes(src, "GL101")] == [safety]
 
