@@ -72,6 +72,13 @@ SELF_CHECKS = {
         def main(model):
             run(model, torch.rand(4, 4))
         """,
+    "printed whole and as numbers": """\
+        import torch
+        def f(model):
+            out = model(torch.randn(2, 3))
+            print(out)
+            print(float(out.sum()), len(out), f"{out.mean():.3f}")
+        """,
     "module-level block, fields of the output": """\
         import torch
         model = build()
@@ -108,6 +115,13 @@ RESULTS = {
         def f(model):
             images = model(torch.randn(16, 100))
             save_image(images, "samples.png")
+        """,
+    "output written to a file": """\
+        import torch
+        def f(model, path):
+            out = model(torch.randn(2, 3))
+            with open(path, "w") as fh:
+                fh.write(str(out))
         """,
     "output appended to a returned list": """\
         import torch
