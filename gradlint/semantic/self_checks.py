@@ -35,6 +35,7 @@ from gradlint.semantic.tree import NEW_SCOPES, walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
+    from gradlint.semantic.tree import Tree
 
 Scope = Union[cst.FunctionDef, cst.Module]
 
@@ -300,7 +301,7 @@ class _Inputs:
         call, arg = passed[0]
         return self.made_up(arg, self.checks.scope_of(call), depth + 1)
 
-    def _bound_value(self, node: cst.Name) -> object:
+    def _bound_value(self, node: cst.Name) -> Optional[cst.BaseExpression]:
         """What the binding at ``node`` gives the name: an expression, None for a binding
         not understood, ``_NOT_BOUND`` for a read."""
         tree = self.checks.tree
@@ -314,7 +315,9 @@ class _Inputs:
             cur, parent = parent, tree.parent(parent)
         if isinstance(parent, cst.AssignTarget) and parent.target is cur:
             assign = tree.parent(parent)
-            value = assign.value  # type: ignore[union-attr]
+            if not isinstance(assign, cst.Assign):
+                return None
+            value: cst.BaseExpression = assign.value
             for i in reversed(path):  # ``a, b = x, y``: the matching item
                 if isinstance(value, (cst.Tuple, cst.List)) and i < len(value.elements):
                     value = value.elements[i].value
@@ -331,7 +334,8 @@ class _Inputs:
         return _NOT_BOUND  # a read, maybe as an item of a display
 
 
-_NOT_BOUND = object()
+# What ``_bound_value`` answers for a read (no node of any tree is this one).
+_NOT_BOUND: cst.BaseExpression = cst.Name("__read__")
 
 
 def _size_like(expr: cst.BaseExpression) -> bool:
@@ -345,7 +349,7 @@ def _size_like(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def _stored_into(tree, node: cst.Name) -> Optional[List[cst.BaseExpression]]:
+def _stored_into(tree: "Tree", node: cst.Name) -> Optional[List[cst.BaseExpression]]:
     """What a read of the name ``node`` stores into its object: ``[v]`` for
     ``x[...] = v``, the arguments of ``x.append(v)`` or of an in-place method
     (``x.add_(v)``), ``[]`` for a read that stores nothing, None for ``x.a = v``
@@ -363,7 +367,8 @@ def _stored_into(tree, node: cst.Name) -> Optional[List[cst.BaseExpression]]:
     if cur is node:
         return []
     if isinstance(parent, cst.AssignTarget) and parent.target is cur:
-        return [tree.parent(parent).value]
+        assign = tree.parent(parent)
+        return [assign.value] if isinstance(assign, cst.Assign) else None
     if isinstance(parent, cst.AugAssign) and parent.target is cur:
         return [parent.value]
     return []
@@ -393,8 +398,8 @@ class _Outputs:
             return True
         self.seen.add(key)
         tree = self.tree
-        if isinstance(scope, cst.Module) is False:
-            for node in walk(scope.body):  # type: ignore[union-attr]
+        if isinstance(scope, cst.FunctionDef):
+            for node in walk(scope.body):
                 if isinstance(node, (cst.Global, cst.Nonlocal)) and any(n.name.value == name for n in node.names):
                     return False
         for node, nested in self.checks.occurrences(scope, name):
@@ -539,7 +544,7 @@ class _Outputs:
         return all(self._value(site, depth + 1) for site in sites)
 
 
-def _is_target(tree, node: cst.CSTNode) -> bool:
+def _is_target(tree: "Tree", node: cst.CSTNode) -> bool:
     cur, parent = node, tree.parent(node)
     while isinstance(parent, (cst.Element, cst.Tuple, cst.List, cst.StarredElement)):
         cur, parent = parent, tree.parent(parent)
