@@ -391,8 +391,10 @@ def files() -> Any:
     what ``importlib.resources`` makes of it. Importing ``importlib.resources``
     (with ``tempfile``, ``shutil``, ``zipfile``) costs about a tenth of a run's
     start-up, which a run that words one finding need not pay."""
-    import gradlint._catalog as data
+    import importlib
 
+    # A data package, mapped from rules/ by the build: no module for type checkers to find.
+    data = importlib.import_module("gradlint._catalog")
     for entry in getattr(data, "__path__", ()):
         if Path(entry).is_dir():
             return Path(entry)
