@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/run.py            # everything, 3 repetitions
     .venv/bin/python benchmarks/run.py --repeat 5 --no-write
     .venv/bin/python benchmarks/run.py --speed --baseline d87ad36   # every benchmarks/speed_*.py, this tree against another revision
+    .venv/bin/python benchmarks/run.py --speed --baseline d87ad36 --only startup   # one of them (printed, not written)
 
 1. Builds the corpus: downloads pinned releases of torch-using packages from
    PyPI (``pip download --no-deps --require-hashes``: the same bytes on every
@@ -741,6 +742,11 @@ def speed(args: argparse.Namespace) -> int:
         loads_before = os.getloadavg()
         base_python = base.python()
         plans = discover_speed_scripts(ROOT, base.path)
+        if args.only:
+            unknown = sorted(set(args.only) - {p.topic for p in plans})
+            if unknown:
+                raise SystemExit(f"--only: no benchmarks/speed_{unknown[0]}.py in either tree")
+            plans = [p for p in plans if p.topic in args.only]
         print(f"speed scripts: {', '.join(p.topic for p in plans) or 'none'}; baseline {base.short} in {base.path}", flush=True)
         results: Dict[Tuple[str, str], ScriptResult] = {}
         notes: List[str] = []
@@ -774,7 +780,8 @@ def speed(args: argparse.Namespace) -> int:
     ) + "\n"
     print()
     print(text)
-    if not args.no_write:
+    # Some scripts' figures alone would replace the section's whole table.
+    if not args.no_write and not args.only:
         _write_section(text, SPEED_SECTION)
         print(f"written to {DOCS}")
     return 0
@@ -1254,12 +1261,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--lsp", action="store_true", help="only time the language server's diagnostics and code actions")
     parser.add_argument("--baseline", metavar="REV", help="also time the revision REV of this repository, alternating with this tree (CPU and wall)")
     parser.add_argument("--speed", action="store_true", help="only the speed figures: every benchmarks/speed_*.py, this tree against --baseline")
+    parser.add_argument("--only", action="append", metavar="TOPIC", help="with --speed: only benchmarks/speed_TOPIC.py (repeatable); the docs are not written")
     parser.add_argument("--script-timeout", type=float, default=1800.0, help="seconds before a speed script is stopped (--speed)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     if args.speed and not args.baseline:
         parser.error("--speed needs --baseline REV")
+    if args.only and not args.speed:
+        parser.error("--only needs --speed")
     cache_bytecode()
     if args.speed:
         return speed(args)

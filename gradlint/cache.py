@@ -36,13 +36,11 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 import time
-from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from gradlint import __version__
+from gradlint import __version__, catalog
 from gradlint.options import RuleOptions
 from gradlint.results import Diagnostic, FixInfo, TextEdit
 from gradlint.semantic import project
@@ -83,7 +81,7 @@ def _build_id() -> str:
     for path in files:
         digest.update(str(path.relative_to(package)).encode())
         digest.update(path.read_bytes())
-    for item in sorted(resources.files("gradlint._catalog").iterdir(), key=lambda i: i.name):
+    for item in sorted(catalog.files().iterdir(), key=lambda i: i.name):
         if item.name.endswith(".toml"):
             digest.update(item.name.encode())
             digest.update(item.read_bytes())
@@ -221,6 +219,8 @@ def _prepare(directory: Path) -> None:
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
+    import tempfile  # with shutil and random: not for a run that writes nothing (--no-cache)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

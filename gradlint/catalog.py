@@ -11,7 +11,7 @@ import functools
 import re
 import sys
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 if sys.version_info >= (3, 11):
@@ -376,7 +376,7 @@ def entry(code: str) -> RuleDoc:
         return load()[code]
     if code not in selection_index():
         raise KeyError(code)
-    item = resources.files("gradlint._catalog").joinpath(f"{code}.toml")
+    item = files().joinpath(f"{code}.toml")
     try:
         raw = tomllib.loads(item.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
@@ -385,11 +385,30 @@ def entry(code: str) -> RuleDoc:
 
 
 @functools.lru_cache(maxsize=None)
+def files() -> Any:
+    """The catalog's directory (the data package ``gradlint._catalog``): a ``Path``
+    where it is a directory on disk, as installed from a wheel or a clone, else
+    what ``importlib.resources`` makes of it. Importing ``importlib.resources``
+    (with ``tempfile``, ``shutil``, ``zipfile``) costs about a tenth of a run's
+    start-up, which a run that words one finding need not pay."""
+    import importlib
+
+    # A data package, mapped from rules/ by the build: no module for type checkers to find.
+    data = importlib.import_module("gradlint._catalog")
+    for entry in getattr(data, "__path__", ()):
+        if Path(entry).is_dir():
+            return Path(entry)
+    from importlib import resources
+
+    return resources.files("gradlint._catalog")
+
+
+@functools.lru_cache(maxsize=None)
 def load() -> Dict[str, RuleDoc]:
     """All catalog entries by code, in code order."""
     entries: Dict[str, RuleDoc] = {}
     names: Dict[str, str] = {}
-    for item in resources.files("gradlint._catalog").iterdir():
+    for item in files().iterdir():
         if not item.name.endswith(".toml"):
             continue
         try:

@@ -18,12 +18,13 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequ
 import libcst as cst
 
 from gradlint import catalog, noqa, parsing
+from gradlint import prefilter
 from gradlint.prefilter import not_python as _not_python
 from gradlint.fixes import Fix, apply_fixes, parse_fixed, select_compatible
 from gradlint.options import LintSettings  # re-exported: callers and tests import it from here
 from gradlint.results import Finding
 from gradlint.rule import FileContext, Rule, SourceRepair
-from gradlint.rules import all_rules
+from gradlint.rules import rule_classes
 from gradlint.semantic import project
 from gradlint.semantic.tree import Tree
 
@@ -144,18 +145,21 @@ def _unsuppressed(source: str, codes: FrozenSet[str]) -> FrozenSet[str]:
     return codes - suppressed if suppressed else frozenset()
 
 
-def _repairs(codes: FrozenSet[str]) -> List[Tuple[str, SourceRepair]]:
+def _repairs(codes: FrozenSet[str], source: Optional[str] = None) -> List[Tuple[str, SourceRepair]]:
     """The source repairs of the enabled rules (``rule.SourceRepair``), by code; with
-    the parse-error finding enabled, all of them (it says what a repair would do)."""
+    the parse-error finding enabled, all of them (it says what a repair would do).
+    With ``source``, only those the prefilter's table finds a trace of in it: the
+    others' rules are not imported."""
     every = PARSE_ERROR in codes
-    return [(c, r.source_repair) for c, r in all_rules().items() if r.source_repair is not None and (every or c in codes)]
+    rules = rule_classes(prefilter.repairs(codes, source))
+    return [(c, r.source_repair) for c, r in rules.items() if r.source_repair is not None and (every or c in codes)]
 
 
 def _repairable(source: str, codes: FrozenSet[str]) -> bool:
     """Whether ``source`` holds something a rule repairs before it can be parsed:
     worth parsing for (to report it, or why the file does not parse), even where
     no rule's trigger appears."""
-    return any(repair.needed(source) for _, repair in _repairs(codes))
+    return any(repair.needed(source) for _, repair in _repairs(codes, source))
 
 
 def needs_parse(source: str, codes: FrozenSet[str], index: Optional[project.Project] = None) -> bool:
@@ -165,38 +169,38 @@ def needs_parse(source: str, codes: FrozenSet[str], index: Optional[project.Proj
     return bool(triggered_rules(source, codes, index)) or _repairable(source, codes) or _not_python(source, codes)
 
 
-# The last answers of ``triggered_rules``: the scheduler asks first (to decide
-# where a file is checked), then the engine when it checks it, in this process or
-# in a worker forked after the scheduler asked. Keyed by the source itself (an
-# exact comparison); forgotten when the project index the project gates read, or
-# a rule's prefilter, changes.
-_TRIGGERED: Dict[Tuple[str, FrozenSet[str]], List[Type[Rule]]] = {}
+# The last answers of the prefilter's table (``prefilter.firing``): the scheduler
+# asks first (to decide where a file is checked), then the engine when it checks
+# it, in this process or in a worker forked after the scheduler asked. Keyed by
+# the source itself (an exact comparison); forgotten when the project index the
+# project gates read changes. The rules it names are judged by their own
+# triggers and gates each time (a test may change a rule's).
+_TRIGGERED: Dict[Tuple[str, FrozenSet[str]], List[str]] = {}
 _TRIGGERED_FOR: List[Any] = [None]
 _TRIGGERED_MAX = 4096
 
 
 def triggered_rules(source: str, codes: FrozenSet[str], index: Optional[project.Project] = None) -> List[Type[Rule]]:
     """The enabled rules that could fire on ``source``, judged by their trigger
-    substrings and then their gates (see ``Rule``; project gates ask ``index``)."""
-    rules = all_rules()
-    basis = (index, [(r.triggers, r.gates, r.project_gate) for r in rules.values()])
-    if _TRIGGERED_FOR[0] is None or _TRIGGERED_FOR[0][0] is not basis[0] or _TRIGGERED_FOR[0][1] != basis[1]:
+    substrings and then their gates (see ``Rule``; project gates ask ``index``).
+    Only the rules the prefilter's table lets through are imported and asked:
+    the table is generated from the rules' own triggers and gates."""
+    if _TRIGGERED_FOR[0] is not index:
         _TRIGGERED.clear()
-        _TRIGGERED_FOR[0] = basis
+        _TRIGGERED_FOR[0] = index
     key = (source, codes)
-    found = _TRIGGERED.get(key)
-    if found is not None:
-        return list(found)
-    found = [
+    may = _TRIGGERED.get(key)
+    if may is None:
+        may = prefilter.firing(source, codes, index)
+        if len(_TRIGGERED) >= _TRIGGERED_MAX:
+            _TRIGGERED.clear()
+        _TRIGGERED[key] = may
+    return [
         rule
-        for rule in (rules[c] for c in sorted(codes) if c in rules)
+        for rule in rule_classes(may).values()
         if any(t in source for t in rule.triggers)
         and (all(g.search(source) for g in rule.gates) or (rule.project_gate is not None and rule.project_gate(source, index)))
     ]
-    if len(_TRIGGERED) >= _TRIGGERED_MAX:
-        _TRIGGERED.clear()
-    _TRIGGERED[key] = found
-    return list(found)
 
 
 class _Dispatcher:
@@ -298,8 +302,7 @@ def lint_source(
 def _rules_for(source: str, codes: FrozenSet[str], prefilter: bool, index: Optional[project.Project]) -> List[Type[Rule]]:
     if prefilter:
         return triggered_rules(source, codes, index)
-    rules_by_code = all_rules()
-    return [rules_by_code[c] for c in sorted(codes) if c in rules_by_code]
+    return list(rule_classes(codes).values())
 
 
 def _run_rules(ctx: FileContext, rule_classes: Sequence[Type[Rule]]) -> List[Finding]:

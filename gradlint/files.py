@@ -21,7 +21,6 @@ import hashlib
 import io
 import os
 import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -391,6 +390,8 @@ def write_source(original: "Document", new_text: str) -> None:
     current = _unchanged(original, target)
     if isinstance(original, SourceFile) and _encodes_to(original.text, original.encoding) != current:
         raise WriteError(f"its encoding ({original.encoding}) does not give back its bytes; not written")
+    import tempfile  # with shutil and random: only for a run that writes a file
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gradlint.tmp", dir=target.parent)
     except OSError as exc:

@@ -177,6 +177,27 @@ def _table() -> Dict[str, _Rule]:
     return _TABLE[0]
 
 
+def firing(source: str, codes: FrozenSet[str], index: Optional["Project"] = None) -> List[str]:
+    """The codes of ``codes`` whose rule may fire on ``source`` by the table, in
+    code order: the rules the engine imports for it (it then asks each rule's
+    own triggers and gates). A code the table lacks (a rule not in the table,
+    as in a test) is kept, for the engine to judge."""
+    table = _table()
+    return sorted(c for c in codes if c not in table or table[c].fires(source, index))
+
+
+def repairs(codes: FrozenSet[str], source: Optional[str] = None) -> List[str]:
+    """The codes of the rules with a source repair that ``engine`` asks for
+    ``codes`` (all of them with the parse-error finding enabled), in code order;
+    with ``source``, only those whose repair pattern is in it."""
+    table = _table()
+    every = catalog.PARSE_ERROR in codes
+    return [
+        c for c, rule in sorted(table.items())
+        if rule.repair is not None and (every or c in codes) and (source is None or rule.repair.search(source))
+    ]
+
+
 def may_parse(source: str, codes: FrozenSet[str], index: Optional["Project"] = None) -> bool:
     """False only where ``engine.needs_parse`` is False: no enabled rule's
     triggers and gates pass, no source repair could be needed, and CPython

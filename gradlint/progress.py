@@ -8,7 +8,6 @@ a file or CI logs.
 
 from __future__ import annotations
 
-import shutil
 import time
 from typing import Callable, Optional, TextIO
 
@@ -50,6 +49,8 @@ class Progress:
         now = self.clock()
         if self._drawn_at is None or now - self._drawn_at >= INTERVAL or self.done == self.total:
             self._drawn_at = now
+            import shutil  # with bz2 and lzma: only once a bar is drawn
+
             columns = shutil.get_terminal_size(fallback=(80, 24)).columns
             self.stream.write("\r" + self.line(columns))
             self.stream.flush()
