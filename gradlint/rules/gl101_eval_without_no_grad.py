@@ -400,6 +400,10 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                 if isinstance(module, cst.Subscript) and code_for(module.value) + "[]" in models:
                     found.append((sub, code_for(module.value) + "[]"))
                     continue
+                wrapped = sem.modules.wrapped_model(module)
+                if wrapped is not None and wrapped in models:
+                    found.append((sub, wrapped))  # ``ddp(x)`` for ``ddp = DDP(model)``: model's forward
+                    continue
             func = sub.func
             if not isinstance(func, cst.Attribute):
                 continue
