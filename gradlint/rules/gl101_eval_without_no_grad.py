@@ -417,6 +417,10 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             if receiver in models and receiver != "self" and sem.modules.imported_method_forward(sub):
                 found.append((sub, receiver))  # the same, for a module class of another file of the project
                 continue
+            pretrained = sem.modules.pretrained_submodule_forward(sub, models)
+            if pretrained is not None:
+                found.append((sub, pretrained))  # ``self.lm.encoder(x)``: a submodule of a loaded transformers model
+                continue
             if receiver == "self" and _depth < 2:
                 helper = sem.calls.local_function(sub)
                 if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):

@@ -26,6 +26,7 @@ from gradlint.semantic.syntax import (
     parameter_target,
     parameters_owner,
 )
+from gradlint.semantic.torch_api import PRETRAINED_NOT_FORWARDS, PRETRAINED_NOT_SUBMODULES, is_module_factory
 from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
@@ -373,6 +374,37 @@ class Modules(ModuleEvidence):
         if isinstance(inner, cst.Attribute) and isinstance(inner.value, cst.Name) and inner.value.value == "self":
             return self.tree.code_for(inner)
         return None
+
+    def pretrained_submodule_forward(self, call: cst.Call, models: FrozenSet[str]) -> Optional[str]:
+        """The model of ``models`` whose submodule ``call`` runs: ``self.asr_model.speecht5.encoder(x)``
+        where every value ``self.asr_model`` may hold is loaded by a transformers
+        model class's ``from_pretrained`` (possibly moved: ``.to(dev)``). Its
+        attributes reached by name are submodules (which ``eval()`` switched with
+        it) unless they are known to be something else: its config, a parameter
+        or buffer, or a method of ``nn.Module``, ``PreTrainedModel`` or a tensor."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        path = [func.attr.value]
+        cur: cst.BaseExpression = func.value
+        code_for = self.tree.code_for
+        while isinstance(cur, cst.Attribute) and code_for(cur) not in models:
+            path.append(cur.attr.value)
+            cur = cur.value
+        model = code_for(cur)
+        if model not in models or path[0] in PRETRAINED_NOT_FORWARDS:
+            return None
+        if any(p.startswith("_") or p in PRETRAINED_NOT_SUBMODULES or p in PRETRAINED_NOT_FORWARDS for p in path):
+            return None
+        values = self.assigned_values(cur)
+        return model if values and all(self._loads_pretrained(v) for v in values) else None
+
+    def _loads_pretrained(self, value: cst.BaseExpression) -> bool:
+        value = chain_base(value)
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute) or value.func.attr.value != "from_pretrained":
+            return False
+        # transformers' ``from_pretrained`` returns the model in eval mode, an ``nn.Module``.
+        return any(is_module_factory(q) for q in self.model.names.qualnames_in(value.func, frozenset({"transformers"})))
 
     def ends_eval_mode(self, stmt: cst.CSTNode, model: str, _depth: int = 0, calls_only: bool = False) -> bool:
         """Whether ``stmt`` may take ``model`` out of eval mode or rebind it:
