@@ -257,9 +257,9 @@ PRETRAINED_NOT_FORWARDS = frozenset(
         "new_zeros new_ones new_empty new_tensor numel data_ptr element_size storage untyped_storage"
     ).split()
 )
-# Attributes of a transformers model that hold no submodule.
+# Attributes of a transformers model (remote code too) that hold no submodule.
 PRETRAINED_NOT_SUBMODULES = frozenset(
     "config generation_config weight bias data grad device dtype hf_device_map name_or_path main_input_name "
-    "base_model_prefix peft_config T mT".split()
+    "base_model_prefix peft_config T mT tokenizer processor image_processor feature_extractor".split()
 )
 
