@@ -184,7 +184,8 @@ def test_summaries_made_by_workers_are_those_of_a_serial_run():
         "calls": {"no_grad": [1, 0], "helper7": [1, 1], "act7": [1, 0]},
         "inference_calls": [["act7", "evaluate7", 12]],
         "forwards": {},
-        "v": 3,
+        "forwards_if": {},
+        "v": 4,
     }
     assert session._summarize(pending, 2) == serial
     assert session._PENDING == []  # nothing kept past the run

@@ -418,6 +418,10 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                 if isinstance(module, cst.Subscript) and code_for(module.value) + "[]" in models:
                     found.append((sub, code_for(module.value) + "[]"))
                     continue
+                wrapped = sem.modules.wrapped_model(module)
+                if wrapped is not None and wrapped in models:
+                    found.append((sub, wrapped))  # ``ddp(x)`` for ``ddp = DDP(model)``: model's forward
+                    continue
             func = sub.func
             if not isinstance(func, cst.Attribute):
                 continue
@@ -430,6 +434,10 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                 continue
             if receiver in models and receiver != "self" and sem.modules.imported_method_forward(sub):
                 found.append((sub, receiver))  # the same, for a module class of another file of the project
+                continue
+            pretrained = sem.modules.pretrained_submodule_forward(sub, models)
+            if pretrained is not None:
+                found.append((sub, pretrained))  # ``self.lm.encoder(x)``: a submodule of a loaded transformers model
                 continue
             if receiver == "self" and _depth < 2:
                 helper = sem.calls.local_function(sub)

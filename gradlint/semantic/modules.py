@@ -26,6 +26,7 @@ from gradlint.semantic.syntax import (
     parameter_target,
     parameters_owner,
 )
+from gradlint.semantic.torch_api import PRETRAINED_NOT_FORWARDS, PRETRAINED_NOT_SUBMODULES, is_module_factory
 from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
@@ -33,6 +34,24 @@ if TYPE_CHECKING:
 
 # Bases that make no class an ``nn.Module``.
 _PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
+
+# Wrappers whose forward is the forward of the module they are given, run in that
+# module's own mode: ``m.eval()`` before or after ``w = DDP(m)`` makes ``w(x)`` an
+# eval-mode forward, and ``w.train()`` trains ``m`` (a submodule of ``w``).
+_FORWARDING_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.data_parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+        "torch.compile",
+    }
+)
+# Module methods that return the module itself and leave its mode alone.
+_MODE_KEEPING_CHAIN = frozenset("to cuda cpu half float double bfloat16".split())
 
 
 @dataclass(frozen=True, eq=False)
@@ -320,6 +339,73 @@ class Modules(ModuleEvidence):
             self._callee_effects[key] = found
         return bool(found)
 
+    def wrapped_model(self, ref: cst.BaseExpression) -> Optional[str]:
+        """The source text of the model that ``ref`` (a name or ``self.<attr>``) wraps
+        when every value it may hold is a forwarding wrapper built around that same
+        model (``ddp = DDP(model)``, ``torch.compile(model.to(dev))``, nested
+        wrappers too); None otherwise. A name whose bindings differ where it is
+        wrapped and where ``ref`` is read may be another object there: None."""
+        if not isinstance(ref, (cst.Name, cst.Attribute)):
+            return None
+        values = self.assigned_values(ref)
+        found = {self._wrapped(v, ref, 0) for v in values}
+        if len(found) != 1:
+            return None
+        return found.pop()
+
+    def _wrapped(self, value: cst.BaseExpression, ref: cst.BaseExpression, depth: int) -> Optional[str]:
+        if depth > 3 or not isinstance(value, cst.Call) or not self.model.names.refers_to(value.func, _FORWARDING_WRAPPERS):
+            return None
+        given = [a.value for a in value.args if a.keyword is None and a.star == ""][:1]
+        given += [a.value for a in value.args if a.keyword is not None and a.keyword.value in ("module", "model")]
+        if len(given) != 1:
+            return None
+        inner = given[0]
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in _MODE_KEEPING_CHAIN:
+            inner = inner.func.value
+        if isinstance(inner, cst.Call):
+            return self._wrapped(inner, ref, depth + 1)
+        if isinstance(inner, cst.Name):
+            there = self.model.scopes.visible(inner.value, inner)
+            here = self.model.scopes.visible(inner.value, ref)
+            if there.unbound or here.unbound or {id(b) for b in there.bindings} != {id(b) for b in here.bindings}:
+                return None
+            return inner.value
+        if isinstance(inner, cst.Attribute) and isinstance(inner.value, cst.Name) and inner.value.value == "self":
+            return self.tree.code_for(inner)
+        return None
+
+    def pretrained_submodule_forward(self, call: cst.Call, models: FrozenSet[str]) -> Optional[str]:
+        """The model of ``models`` whose submodule ``call`` runs: ``self.asr_model.speecht5.encoder(x)``
+        where every value ``self.asr_model`` may hold is loaded by a transformers
+        model class's ``from_pretrained`` (possibly moved: ``.to(dev)``). Its
+        attributes reached by name are submodules (which ``eval()`` switched with
+        it) unless they are known to be something else: its config, a parameter
+        or buffer, or a method of ``nn.Module``, ``PreTrainedModel`` or a tensor."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        path = [func.attr.value]
+        cur: cst.BaseExpression = func.value
+        code_for = self.tree.code_for
+        while isinstance(cur, cst.Attribute) and code_for(cur) not in models:
+            path.append(cur.attr.value)
+            cur = cur.value
+        model = code_for(cur)
+        if model not in models or path[0] in PRETRAINED_NOT_FORWARDS:
+            return None
+        if any(p.startswith("_") or p in PRETRAINED_NOT_SUBMODULES or p in PRETRAINED_NOT_FORWARDS for p in path):
+            return None
+        values = self.assigned_values(cur)
+        return model if values and all(self._loads_pretrained(v) for v in values) else None
+
+    def _loads_pretrained(self, value: cst.BaseExpression) -> bool:
+        value = chain_base(value)
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute) or value.func.attr.value != "from_pretrained":
+            return False
+        # transformers' ``from_pretrained`` returns the model in eval mode, an ``nn.Module``.
+        return any(is_module_factory(q) for q in self.model.names.qualnames_in(value.func, frozenset({"transformers"})))
+
     def ends_eval_mode(self, stmt: cst.CSTNode, model: str, _depth: int = 0, calls_only: bool = False) -> bool:
         """Whether ``stmt`` may take ``model`` out of eval mode or rebind it:
         ``model.train()``, ``model.train(flag)``, ``model = other``, a call of a
@@ -340,6 +426,7 @@ class Modules(ModuleEvidence):
                 if not is_eval_call(node) and (
                     code_for(base) == model
                     or model.endswith("[]") and isinstance(base, cst.Subscript) and code_for(base.value) == model[:-2]
+                    or self.wrapped_model(base) == model  # ``ddp.train()`` trains the module it wraps
                 ):
                     return True
             targets: Sequence[cst.BaseExpression] = ()

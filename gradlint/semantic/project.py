@@ -44,7 +44,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 3
+SUMMARY_VERSION = 4
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
@@ -100,9 +100,14 @@ def valid(summary: object) -> bool:
     if not isinstance(summary, dict) or summary.get("v") != SUMMARY_VERSION:
         return False
     classes, calls, inference = summary.get("classes"), summary.get("calls"), summary.get("inference_calls")
-    forwards = summary.get("forwards")
+    forwards, forwards_if = summary.get("forwards"), summary.get("forwards_if")
     return (
-        isinstance(forwards, dict)
+        isinstance(forwards_if, dict)
+        and all(
+            isinstance(v, dict) and all(isinstance(m, list) and all(isinstance(q, str) for q in m) for m in v.values())
+            for v in forwards_if.values()
+        )
+        and isinstance(forwards, dict)
         and all(isinstance(v, list) and all(isinstance(m, str) for m in v) for v in forwards.values())
         and isinstance(classes, dict)
         and all(isinstance(v, list) and all(isinstance(b, str) for b in v) for v in classes.values())
@@ -194,6 +199,10 @@ class _Summarizer:
         self.classes: Dict[str, List[str]] = {}
         # class name -> its methods that run the instance's forward (``_forward_methods``)
         self.forwards: Dict[str, List[str]] = {}
+        # class name -> {method: classes of the project}: the method runs the forward of
+        # a submodule built from one of those classes, a forward if that class is an
+        # ``nn.Module`` (which only the whole index can tell)
+        self.forwards_if: Dict[str, Dict[str, List[str]]] = {}
         # callee name -> [call sites, call sites under no_grad]
         self.calls: Dict[str, List[int]] = {}
         # [method name, calling function, line]: a method called on another object
@@ -204,21 +213,36 @@ class _Summarizer:
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 self.classes[node.name] = [self._qualify(b) for b in node.bases if _dotted(b) is not None]
-                runs = self._forward_methods(node)
+                runs, conditional = self._forward_methods(node)
                 if runs:
                     self.forwards[node.name] = runs
+                if conditional:
+                    self.forwards_if[node.name] = conditional
         self._block(tree.body, no_grad=False, inference=None)
-        return {"classes": self.classes, "calls": self.calls, "inference_calls": self.inference_calls, "forwards": self.forwards}
+        return {
+            "classes": self.classes,
+            "calls": self.calls,
+            "inference_calls": self.inference_calls,
+            "forwards": self.forwards,
+            "forwards_if": self.forwards_if,
+        }
 
-    def _forward_methods(self, cls: ast.ClassDef) -> List[str]:
+    def _forward_methods(self, cls: ast.ClassDef) -> Tuple[List[str], Dict[str, List[str]]]:
         """The methods of ``cls`` that run a forward of the instance, should it be an
         ``nn.Module`` (which ``Project.method_runs_forward`` asks of the bases): they
         call ``self(...)``, ``self.forward(...)``, a submodule ``self.<attr>(...)``
         that every ``self.<attr> = ...`` of the class builds with a ``torch.nn``
         constructor, or another such method (``model.calculate_objective(x, y)``
-        calling ``self.forward(x)``)."""
+        calling ``self.forward(x)``).
+
+        Also, for the other methods, the classes of the project whose instances they
+        run: ``self.local_net(x)`` where every ``self.local_net = ...`` builds one
+        class that is not ``torch.nn``'s (``LocalSubNet(depth)``); the method runs a
+        forward when one of them derives from ``nn.Module``."""
         methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
         built: Dict[str, bool] = {}
+        # attr -> the one class every ``self.<attr> = C(...)`` builds, or None
+        built_from: Dict[str, Optional[str]] = {}
         for method in methods.values():
             for node in ast.walk(method):
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -233,6 +257,14 @@ class _Summarizer:
                                 and is_nn_module_class(self._qualify(value.func))
                             )
                             built[t.attr] = built.get(t.attr, True) and ok
+                            made = (
+                                self._qualify(value.func)
+                                if not isinstance(node, ast.AugAssign) and isinstance(value, ast.Call) and _dotted(value.func) is not None
+                                else None
+                            )
+                            if t.attr in built_from and built_from[t.attr] != made:
+                                made = None
+                            built_from[t.attr] = made
         submodules = {name for name, ok in built.items() if ok}
         calls: Dict[str, Set[str]] = {}  # method -> what it calls on self
         for name, method in methods.items():
@@ -257,7 +289,18 @@ class _Summarizer:
                 if n not in runs and c & runs:
                     runs.add(n)
                     changed = True
-        return sorted(runs)
+        project = {a: q for a, q in built_from.items() if q is not None and a not in submodules and not q.startswith("torch.")}
+        wants: Dict[str, Set[str]] = {n: {project[a] for a in c if a in project} for n, c in calls.items() if n not in runs}
+        changed = True
+        while changed:
+            changed = False
+            for n, c in calls.items():
+                if n in wants:
+                    more = set().union(*(wants.get(m, set()) for m in c if m != n))
+                    if not more <= wants[n]:
+                        wants[n] |= more
+                        changed = True
+        return sorted(runs), {n: sorted(q) for n, q in sorted(wants.items()) if q and n != "forward"}
 
     def _qualify(self, expr: ast.expr) -> str:
         text = _dotted(expr) or ""
@@ -475,7 +518,13 @@ class Project:
         for path in self._by_module.get((root, module), ()):
             summary = self.summaries[path]
             if name in summary.get("classes", {}):
-                return method in summary.get("forwards", {}).get(name, ())
+                if method in summary.get("forwards", {}).get(name, ()):
+                    return True
+                # ``self.local_net(x)`` runs a forward when ``local_net``'s class is a module
+                names = module_names(path)
+                here = names[-1] if names else ""
+                runs = summary.get("forwards_if", {}).get(name, {}).get(method, ())
+                return any(self.derives_from_module(here + q if q.startswith(".") else q, origin) is True for q in runs)
         return False
 
     # -- callers ---------------------------------------------------------------------

@@ -225,3 +225,41 @@ def is_module_factory(q: str) -> bool:
         cls = parts[-2] if last in ("from_pretrained", "from_config") else last
         return cls[:1].isupper() and ("Model" in cls or "For" in cls) and not TRANSFORMERS_NOT_MODELS.search(cls)
     return False
+
+
+# -- submodules of a loaded transformers model --
+# What ``m.a.b(...)`` may call on a transformers model that is not a submodule's
+# forward: ``nn.Module``'s and ``PreTrainedModel``'s own methods, and methods of a
+# tensor (a parameter or buffer reached by attributes: ``m.lm_head.weight.t()``).
+PRETRAINED_NOT_FORWARDS = frozenset(
+    (
+        "add_module apply bfloat16 buffers children compile cpu cuda double eval extra_repr float get_buffer "
+        "get_extra_state get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers "
+        "named_children named_modules named_parameters parameters register_backward_hook register_buffer "
+        "register_forward_hook register_forward_pre_hook register_full_backward_hook "
+        "register_full_backward_pre_hook register_load_state_dict_post_hook register_load_state_dict_pre_hook "
+        "register_module register_parameter register_state_dict_post_hook register_state_dict_pre_hook "
+        "requires_grad_ set_extra_state set_submodule share_memory state_dict to to_empty train type xpu zero_grad "
+        # PreTrainedModel / GenerationMixin / adapters
+        "generate sample greedy_search beam_search contrastive_search compute_transition_scores "
+        "prepare_inputs_for_generation can_generate get_input_embeddings set_input_embeddings "
+        "get_output_embeddings set_output_embeddings resize_token_embeddings get_encoder get_decoder "
+        "save_pretrained push_to_hub from_pretrained from_config tie_weights post_init init_weights prune_heads "
+        "num_parameters get_memory_footprint gradient_checkpointing_enable gradient_checkpointing_disable "
+        "enable_input_require_grads disable_input_require_grads get_position_embeddings "
+        "resize_position_embeddings get_extended_attention_mask invert_attention_mask get_head_mask "
+        "floating_point_ops estimate_tokens dequantize add_adapter load_adapter set_adapter enable_adapters "
+        "disable_adapters active_adapters merge_and_unload unload "
+        # tensor methods
+        "t clone detach detach_ numpy item tolist size dim view view_as reshape expand expand_as repeat "
+        "copy_ fill_ zero_ normal_ uniform_ add_ sub_ mul_ div_ clamp_ sum mean norm abs max min argmax "
+        "transpose permute contiguous unsqueeze squeeze flatten chunk split index_select masked_fill "
+        "new_zeros new_ones new_empty new_tensor numel data_ptr element_size storage untyped_storage"
+    ).split()
+)
+# Attributes of a transformers model (remote code too) that hold no submodule.
+PRETRAINED_NOT_SUBMODULES = frozenset(
+    "config generation_config weight bias data grad device dtype hf_device_map name_or_path main_input_name "
+    "base_model_prefix peft_config T mT tokenizer processor image_processor feature_extractor".split()
+)
+

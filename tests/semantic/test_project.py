@@ -327,6 +327,59 @@ def test_gl101_reports_a_method_forward_of_a_module_class_of_another_file(tmp_pa
     assert lint_source(main, path, LintSettings(frozenset({"GL101"}))).findings == []
 
 
+def test_gl101_reports_a_method_running_a_submodule_of_a_project_module_class(tmp_path):
+    # issue 26 (first-sight batch 4): ``net.forward_local(x)`` runs ``self.local(x)``,
+    # built from a module class of a third file; ``net.describe(x)`` runs
+    # ``self.helper(x)``, built from a plain class: no forward.
+    from gradlint.engine import lint_source
+    from gradlint.options import LintSettings
+
+    parts = (
+        "import torch.nn as nn\n"
+        "class LocalNet(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n        return self.fc(x)\n"
+        "class Helper:\n"
+        "    def __call__(self, x):\n        return x.shape\n"
+    )
+    net = (
+        "import torch.nn as nn\n"
+        "from .parts import Helper, LocalNet\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.local = LocalNet()\n        self.helper = Helper()\n"
+        "    def forward(self, x):\n        return self.forward_local(x)\n"
+        "    def forward_local(self, x):\n        return self.local(x)\n"
+        "    def describe(self, x):\n        return self.helper(x)\n"
+    )
+    main = textwrap.dedent(
+        """\
+        from nets.net import Net
+
+        net = Net()
+
+
+        def score(loader):
+            net.eval()
+            return [net.forward_local(x).sum().item() for x in loader]
+
+
+        def shapes(loader):
+            net.eval()
+            return [str(net.describe(x)) for x in loader]
+        """
+    )
+    assert summary(net, "nets/net.py")["forwards_if"] == {
+        "Net": {"describe": ["nets.parts.Helper"], "forward_local": ["nets.parts.LocalNet"]}
+    }
+    sources = _files(tmp_path / "repo", {"nets/__init__.py": "", "nets/parts.py": parts, "nets/net.py": net, "main.py": main})
+    path = str(tmp_path / "repo" / "main.py")
+    found = lint_source(main, path, LintSettings(frozenset({"GL101"}), index=project.build(sources))).findings
+    assert [(f.code, f.start) for f in found] == [("GL101", (8, 12))]
+    # without the index, what Net is and what its methods run is unknown
+    assert lint_source(main, path, LintSettings(frozenset({"GL101"}))).findings == []
+
+
 def test_a_class_is_surely_no_module_only_when_every_base_is_known(tmp_path):
     sources = _files(
         tmp_path / "repo",
