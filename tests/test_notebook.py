@@ -455,7 +455,7 @@ def test_messages_name_the_cell_and_line_they_refer_to(here):
         code("import torch\nmodel = torch.nn.Linear(2, 2)"),
         markdown("# Evaluate"),
         code("model.eval()"),
-        code("x = torch.ones(2)\nout = model(x)"),
+        code("x = torch.load(\"x.pt\")\nout = model(x)"),
     ]
     write(here / "nb.ipynb", notebook(cells))
     result = run("check", "--select", "GL101", "nb.ipynb")
