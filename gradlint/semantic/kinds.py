@@ -10,7 +10,7 @@ these methods stay one class.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -86,7 +86,8 @@ class Kinds(NoGraph):
         self._summaries: Dict[int, Value] = {}
         self._dataclasses: Optional[FrozenSet[str]] = None
         self._edited: Dict[int, FrozenSet[str]] = {}
-        self._attribute_losses: Dict[str, Optional[str]] = {}
+        # Computed on first use (False: not yet).
+        self._self_writes: object = False
 
     # -- the abstract value ---------------------------------------------------------------
 
@@ -576,34 +577,48 @@ class Kinds(NoGraph):
             return None
         if self.tree.enclosing_class(attr) is None:
             return None
-        name = attr.attr.value
-        if name not in self._attribute_losses:
-            self._attribute_losses[name] = self._attribute_loss(name)
-        return self._attribute_losses[name]
+        writes = self._self_attribute_writes()
+        built = writes.get(attr.attr.value) if writes is not None else None
+        return self._loss_shapes(built) if built is not None else None
 
-    def _attribute_loss(self, name: str) -> Optional[str]:
-        built = []
+    def _self_attribute_writes(self) -> Optional[Dict[str, Optional[List[cst.BaseExpression]]]]:
+        """What each plain ``self.<attr> = value`` in the file assigns, by attribute
+        (one walk for every attribute), leaving out ``self.<attr> = self.<attr>.cuda()``;
+        None for an attribute also written otherwise (a tuple or loop target, an
+        annotated or augmented assignment); None for all of them where ``setattr`` or
+        ``delattr`` is called."""
+        if self._self_writes is not False:
+            return self._self_writes  # type: ignore[return-value]
+        found: Dict[str, Optional[List[cst.BaseExpression]]] = {}
+        poisoned: Set[str] = set()
+        result: Optional[Dict[str, Optional[List[cst.BaseExpression]]]] = found
         for node in walk(self.model.module, into_functions=True):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
-                return None
-            if isinstance(node, (cst.AugAssign, cst.AnnAssign)) and _self_attr(node.target, name):
-                return None
-            if isinstance(node, (cst.For, cst.CompFor, cst.AsName)) and any(
-                _self_attr(n, name) for n in walk(node.target if not isinstance(node, cst.AsName) else node.name)
-            ):
-                return None
-            if not isinstance(node, cst.Assign):
-                continue
-            for t in node.targets:
-                if _self_attr(t.target, name):
-                    moved = _unmoved(node.value)
-                    if not (_self_attr(moved, name) and moved is not node.value):
-                        built.append(node.value)
-                elif isinstance(t.target, (cst.Tuple, cst.List)) and any(
-                    _self_attr(n, name) for n in walk(t.target) if isinstance(n, cst.Attribute)
-                ):
-                    return None
-        return self._loss_shapes(built)
+                result = None
+                break
+            other: Optional[cst.CSTNode] = None
+            if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+                other = node.target
+            elif isinstance(node, cst.AsName):
+                other = node.name
+            elif isinstance(node, cst.Assign):
+                for t in node.targets:
+                    target = t.target
+                    if _self_attr(target, None):
+                        assert isinstance(target, cst.Attribute)
+                        name = target.attr.value
+                        moved = _unmoved(node.value)
+                        if not (moved is not node.value and _self_attr(moved, name)):
+                            found.setdefault(name, []).append(node.value)  # type: ignore[union-attr]
+                    elif isinstance(target, (cst.Tuple, cst.List)):
+                        poisoned.update(n.attr.value for n in walk(target) if isinstance(n, cst.Attribute) and _self_attr(n, None))
+            if other is not None:
+                poisoned.update(n.attr.value for n in walk(other) if isinstance(n, cst.Attribute) and _self_attr(n, None))
+        if result is not None:
+            for name in poisoned:
+                found[name] = None
+        self._self_writes = result
+        return result
 
     def _loss_shapes(self, built: Sequence[cst.BaseExpression]) -> Optional[str]:
         """The output shape of the loss module each of ``built`` builds (or "unknown"
@@ -809,8 +824,14 @@ def _dotted(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name)
 
 
-def _self_attr(node: cst.CSTNode, name: str) -> bool:
-    return isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name) and node.value.value == "self"
+def _self_attr(node: cst.CSTNode, name: Optional[str]) -> bool:
+    """``self.<name>`` (any attribute of ``self`` where ``name`` is None)."""
+    return (
+        isinstance(node, cst.Attribute)
+        and (name is None or node.attr.value == name)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    )
 
 
 def _reduces_to_scalar(built: cst.Call) -> bool:
