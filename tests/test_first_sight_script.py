@@ -261,3 +261,37 @@ def test_batch_six_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-6"]}
     assert all(commits[j.key[0]] == j.commit for j in preview.judged)
     assert len(commits) == 10
+
+
+def test_batch_seven_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 7") and batch-7/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-7")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "117148e", "preview-117148e")
+    assert fs.precision(first.judged) == {
+        "GL002": (1, 1),
+        "GL101": (0, 1),
+        "GL105": (2, 34),
+        "GL106": (3, 3),
+        "all": (6, 39),
+    }
+    assert fs.fix_counts(first.judged) == (5, 0)
+    verdicts = [j.verdict for j in first.judged if j.key[3] == "GL105"]
+    assert (verdicts.count("FP"), verdicts.count("debatable")) == (25, 7)
+    # ElegantRL gives 32 of the 39; without it, 5 of 7 are true
+    rest = [j for j in first.judged if j.key[0] != "ElegantRL"]
+    assert fs.precision(rest)["all"] == (5, 7)
+    assert fs.precision(preview.judged) == {
+        "GL002": (1, 1),
+        "GL101": (0, 19),
+        "GL105": (2, 34),
+        "GL106": (3, 3),
+        "GL202": (0, 2),
+        "GL301": (0, 19),
+        "all": (6, 78),
+    }
+    assert fs.fix_counts(preview.judged) == (13, 0)
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-7"]}
+    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+    assert len(commits) == 15
