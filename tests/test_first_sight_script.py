@@ -93,17 +93,17 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 50
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 50
+    assert len(set(names)) == 65
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 65
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10)])
-def test_batches_three_to_six_share_no_repository_with_the_recall_sets(batch, size):
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15)])
+def test_batches_three_to_seven_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
 
@@ -261,3 +261,37 @@ def test_batch_six_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-6"]}
     assert all(commits[j.key[0]] == j.commit for j in preview.judged)
     assert len(commits) == 10
+
+
+def test_batch_seven_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 7") and batch-7/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-7")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "117148e", "preview-117148e")
+    assert fs.precision(first.judged) == {
+        "GL002": (1, 1),
+        "GL101": (0, 1),
+        "GL105": (2, 34),
+        "GL106": (3, 3),
+        "all": (6, 39),
+    }
+    assert fs.fix_counts(first.judged) == (5, 0)
+    verdicts = [j.verdict for j in first.judged if j.key[3] == "GL105"]
+    assert (verdicts.count("FP"), verdicts.count("debatable")) == (25, 7)
+    # ElegantRL gives 32 of the 39; without it, 5 of 7 are true
+    rest = [j for j in first.judged if j.key[0] != "ElegantRL"]
+    assert fs.precision(rest)["all"] == (5, 7)
+    assert fs.precision(preview.judged) == {
+        "GL002": (1, 1),
+        "GL101": (0, 19),
+        "GL105": (2, 34),
+        "GL106": (3, 3),
+        "GL202": (0, 2),
+        "GL301": (0, 19),
+        "all": (6, 78),
+    }
+    assert fs.fix_counts(preview.judged) == (13, 0)
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-7"]}
+    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+    assert len(commits) == 15
