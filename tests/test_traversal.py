@@ -266,6 +266,9 @@ REBOUND_IMPORTS = [
     "@np\ndef h():\n    pass\ndef h2():\n    class D:\n        u = [np for _ in np]\n    return D\nimport torch as np\ny = np\n",
     "from sympy import Symbol as Variable\nVariable(2)\nfrom torch.autograd import Variable\n"
     "Variable(3)\ndef f():\n    return Variable(4)\n{Variable: v for v in Variable}\n",
+    # Imported again and again, to things already imported and new ones, a read between each.
+    "from a import V\nV(0)\nfrom b import V\nV(1)\nfrom a import V\nV(2)\nif c:\n    from c import V\nV(3)\n"
+    "from b import V as V\nx = V.w, [V for _ in V]\n",
     # Bound only by module-level imports of different things: read in every scope.
     "try:\n    from a import X\nexcept ImportError:\n    from b import X\ndef f():\n    return X(1)\n"
     "g = lambda: X.y\nz = [X for _ in r]\nclass K(X):\n    pass\n",

@@ -117,7 +117,9 @@ def _derived_names(func: cst.FunctionDef, seed_ids: Set[int]) -> Set[str]:
     found: Set[str] = set()
 
     def holds(expr: cst.CSTNode) -> bool:
-        return any(id(n) in seed_ids or (isinstance(n, cst.Name) and n.value in found) for n in walk(expr))
+        # Exact types, not isinstance(): a miss is a Python-level ABC check, and these
+        # walks ask it of every node of the function, round after round.
+        return any(id(n) in seed_ids or (type(n) is cst.Name and n.value in found) for n in walk(expr))
 
     def names_of(target: cst.CSTNode) -> Set[str]:
         while isinstance(target, (cst.Attribute, cst.Subscript)):
@@ -128,14 +130,15 @@ def _derived_names(func: cst.FunctionDef, seed_ids: Set[int]) -> Set[str]:
     while changed:
         before = len(found)
         for node in walk(func.body, into_functions=True):
-            if isinstance(node, cst.Assign) and holds(node.value):
+            kind = type(node)
+            if kind is cst.Assign and holds(node.value):
                 for t in node.targets:
                     found |= names_of(t.target)
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)) and node.value is not None and holds(node.value):
+            elif (kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.NamedExpr) and node.value is not None and holds(node.value):
                 found |= names_of(node.target)
-            elif isinstance(node, cst.For) and holds(node.iter):
+            elif kind is cst.For and holds(node.iter):
                 found |= names_of(node.target)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _FILLING:
+            elif kind is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value in _FILLING:
                 if any(holds(a.value) for a in node.args):
                     found |= names_of(node.func.value)
         changed = len(found) != before

@@ -72,6 +72,7 @@ class Modules(ModuleEvidence):
         self._callee_effects: Dict[Tuple[int, str, int], object] = {}
         # class -> its attributes in eval mode whenever its methods run (``eval_attributes``)
         self._eval_attributes: Dict[int, Dict[str, cst.Call]] = {}
+        self._top_classes_by_name: Optional[Dict[str, cst.ClassDef]] = None
 
     # -- eval / train -------------------------------------------------------------------------
 
@@ -174,6 +175,18 @@ class Modules(ModuleEvidence):
 
     # -- plain classes and the eval mode of their attributes ------------------------------------
 
+    def _top_classes(self) -> Dict[str, cst.ClassDef]:
+        """The first class of each name among the module's own statements: a file made
+        of many modules has thousands of statements, and each base of each class
+        looked for its class among all of them."""
+        if self._top_classes_by_name is None:
+            found: Dict[str, cst.ClassDef] = {}
+            for stmt in self.model.module.body:
+                if isinstance(stmt, cst.ClassDef):
+                    found.setdefault(stmt.name.value, stmt)
+            self._top_classes_by_name = found
+        return self._top_classes_by_name
+
     def not_module_class(self, cls: cst.ClassDef, _depth: int = 0) -> bool:
         """Whether instances of ``cls`` are surely no working ``nn.Module``: every base is
         ``object``, a class of this file that is none, or a class of the project that
@@ -195,10 +208,7 @@ class Modules(ModuleEvidence):
                 continue
             if isinstance(value, (cst.Name, cst.Attribute)) and names.refers_to(value, _PLAIN_BASES):
                 continue
-            local = next(
-                (s for s in self.model.module.body if isinstance(s, cst.ClassDef) and isinstance(value, cst.Name) and s.name.value == value.value),
-                None,
-            )
+            local = self._top_classes().get(value.value) if isinstance(value, cst.Name) else None
             if local is not None and local is not cls and self.not_module_class(local, _depth + 1):
                 continue
             if (
@@ -414,31 +424,36 @@ class Modules(ModuleEvidence):
         code_for = self.tree.code_for
         root = model.split(".")[0].split("[")[0]
         for node in walk(stmt):
-            if isinstance(node, cst.Call) and _depth < 3 and self._may_train(node, model, _depth + 1):
-                return True
-            if calls_only:
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "train":
-                    if not is_eval_call(node) and code_for(chain_base(node)) == model:
+            # Exact types, not isinstance(): each node of the walk was asked about up to
+            # eight of them, and a miss is a Python-level ABC check (CSTNode is an ABC);
+            # these classes are concrete, and a parse or a fix makes no subclass of them.
+            kind = type(node)
+            if kind is cst.Call:
+                if _depth < 3 and self._may_train(node, model, _depth + 1):
+                    return True
+                if isinstance(node.func, cst.Attribute) and node.func.attr.value == "train" and not is_eval_call(node):
+                    base = chain_base(node)
+                    if code_for(base) == model:
+                        return True
+                    if not calls_only and model.endswith("[]") and isinstance(base, cst.Subscript) and code_for(base.value) == model[:-2]:
+                        return True
+                    if not calls_only and self.wrapped_model(base) == model:  # ``ddp.train()`` trains the module it wraps
                         return True
                 continue
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "train":
-                base = chain_base(node)
-                if not is_eval_call(node) and (
-                    code_for(base) == model
-                    or model.endswith("[]") and isinstance(base, cst.Subscript) and code_for(base.value) == model[:-2]
-                    or self.wrapped_model(base) == model  # ``ddp.train()`` trains the module it wraps
-                ):
-                    return True
+            if calls_only:
+                continue
             targets: Sequence[cst.BaseExpression] = ()
             value: Optional[cst.BaseExpression] = None
-            if isinstance(node, cst.Assign):
+            if kind is cst.Assign:
                 targets, value = [t.target for t in node.targets], node.value
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            elif kind is cst.AugAssign or kind is cst.AnnAssign:
                 targets, value = [node.target], node.value
-            elif isinstance(node, (cst.For, cst.CompFor)):
+            elif kind is cst.For or kind is cst.CompFor:
                 targets = [node.target]
-            elif isinstance(node, cst.WithItem) and node.asname is not None:
+            elif kind is cst.WithItem and node.asname is not None:
                 targets = [node.asname.name]
+            else:
+                continue
             for target in targets:
                 for t in all_targets(target):
                     text = code_for(t)
@@ -510,12 +525,13 @@ class Modules(ModuleEvidence):
             # looking for them is a walk of the whole module.
             nodes = walk(self.model.module, into_functions=True) if "requires_grad" in self.model.source else ()
             for node in nodes:
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                kind = type(node)  # exact types: see ends_eval_mode
+                if kind is cst.Call and isinstance(node.func, cst.Attribute):
                     if node.func.attr.value == "requires_grad_" and false_arg(node, "requires_grad"):
                         base = chain_base(node.func.value)
                         if is_model_ref(base):
                             freezes_.append((self.tree.code_for(base), self.tree.enclosing_function(node)))
-                elif isinstance(node, cst.For):
+                elif kind is cst.For:
                     model, param = parameters_owner(node.iter), parameter_target(node.target)
                     if model is not None and param is not None and freezes(node.body, param):
                         freezes_.append((self.tree.code_for(model), self.tree.enclosing_function(node)))

@@ -57,6 +57,7 @@ class Scopes:
         self._scope_of: Dict[int, Scope] = {}  # id(Name/expression root) -> the scope it is evaluated in
         self._flows: Dict[int, "Flow"] = {}
         self._pending = 0  # function bodies not read yet
+        self._module_binds: Dict[str, Tuple[int, Tuple[Binding, ...], bool]] = {}
         self.root = self._build()
 
     # -- building ---------------------------------------------------------------
@@ -348,6 +349,20 @@ class Scopes:
             cur = self.tree.parent(cur)
         return scope, None
 
+    def _module_bindings(self, name: str) -> Tuple[Tuple[Binding, ...], bool]:
+        """The module's bindings of ``name`` that bind it, and whether it may be
+        unbound there (no binding, or a ``del``): what a function body, which may run
+        after any of them, sees. A file made of many modules binds a name hundreds of
+        times, and every function that reads it asked this of all of them. Remembered
+        with the number of bindings: reading a function body later can only add some
+        (a ``global`` statement)."""
+        binds = self.root.bindings.get(name, [])
+        known = self._module_binds.get(name)
+        if known is None or known[0] != len(binds):
+            kept = tuple(b for b in binds if not b.unbinds)
+            known = self._module_binds[name] = (len(binds), kept, not binds or len(kept) != len(binds))
+        return known[1], known[2]
+
     def visible(self, name: str, node: cst.CSTNode) -> Visible:
         """What ``name`` would denote in code run at ``node``: for a ``def`` or
         ``class`` statement, its decorators (evaluated where it stands, before its
@@ -361,15 +376,14 @@ class Scopes:
         while True:
             if scope.kind == "module":
                 if deferred:
-                    binds = self.root.bindings.get(name, [])
-                    unbound = not binds or any(b.unbinds for b in binds)
-                    return Visible(tuple(found) + tuple(b for b in binds if not b.unbinds), unbound)
+                    kept, unbound = self._module_bindings(name)
+                    return Visible(tuple(found) + kept, unbound)
                 may = (state or {}).get(name, ONLY_UNBOUND)
                 return Visible(tuple(found) + tuple(b for b in may if b is not UNBOUND and not b.unbinds), UNBOUND in may or any(b.unbinds for b in may))
             if scope.kind in ("function", "lambda", "comprehension"):
                 if name in scope.globals:
-                    binds = self.root.bindings.get(name, [])
-                    return Visible(tuple(found) + tuple(b for b in binds if not b.unbinds), not binds or any(b.unbinds for b in binds))
+                    kept, unbound = self._module_bindings(name)
+                    return Visible(tuple(found) + kept, unbound)
                 if name in scope.nonlocals:
                     deferred = True
                     outer = self.enclosing_function(scope)

@@ -109,6 +109,12 @@ class Tree:
         record_parents(self.module, self.parents, self.starts, self.ends, self._recorded)
         _recorded = self
 
+    @property
+    def complete(self) -> bool:
+        """Whether every node's parent and place in the walk order are recorded
+        (``order`` then answers for any node without recording anything)."""
+        return self._all_parents
+
     def nodes(self) -> Sequence[cst.CSTNode]:
         """Every node of the file in walk order (LibCST's visiting order), the module first."""
         if self._recorded is None:

@@ -568,3 +568,23 @@ def test_classes_that_are_surely_no_module_and_the_attributes_they_keep_in_eval_
     # Trains: fit() trains self.model; __init__ assigns self.head and leaves it in
     # train mode. Early may return before the eval().
     assert found == {"Yolo": {"self._model": 15}, "Initialised": {}, "Trains": {}, "Early": {}, "Net": {}}
+
+
+def test_a_base_named_by_a_class_of_the_file_is_its_first_class_of_that_name():
+    # The first top-level class of the name decides (a plain K, not the K redefined
+    # on an unknown base after it); a class nested in a function is no such class.
+    ctx = context(
+        "from lib import Unknown\n"
+        "class K:\n    pass\n"
+        "class K(Unknown):\n    pass\n"
+        "class G(K):\n    pass\n"
+        "def f():\n    class Plain:\n        pass\n    return Plain\n"
+        "class B(Plain):\n    pass\n"
+        "class Plain2:\n    pass\n"
+        "class E(Plain2):\n    pass\n"
+    )
+    mods = ctx.semantic.modules
+    classes = [c for c in ctx.module.body if isinstance(c, cst.ClassDef)]
+    assert [(c.name.value, mods.not_module_class(c)) for c in classes] == [
+        ("K", True), ("K", False), ("G", True), ("B", False), ("Plain2", True), ("E", True)
+    ]

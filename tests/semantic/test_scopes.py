@@ -443,3 +443,20 @@ def test_one_reaching_binding_needs_no_order(monkeypatch):
     assert [b.node for b in ctx.semantic.scopes.reaching(y).bindings] == [ctx.module.body[0].body[0]]
     monkeypatch.undo()
     assert len(ctx.semantic.scopes.reaching(z).bindings) == 2
+
+
+def test_a_function_sees_every_module_binding_and_a_del_makes_it_maybe_unbound():
+    # Asked once per function that reads the name, answered from the module's bindings
+    # remembered per name: each reader gets them all, the global one from g's body too.
+    from gradlint.semantic.scopes import Scopes
+    from gradlint.semantic.tree import Tree
+
+    source = "x = 1\ndef f():\n    return x\ndef g():\n    global x\n    x = 2\ndel x\ndef h():\n    return x\n"
+    module = cst.parse_module(source)
+    tree = Tree(module)
+    scopes = Scopes(module, tree, source)
+    seen = []
+    for name in (n for n in walk(module, True) if isinstance(n, cst.Name) and n.value == "x"):
+        visible = scopes.visible("x", name)
+        seen.append((tree.line(name), [tree.line(b.node) for b in visible.bindings], visible.unbound))
+    assert seen == [(1, [], True), (3, [1, 6], True), (5, [1, 6], True), (6, [1, 6], True), (7, [1], False), (9, [1, 6], True)]
