@@ -76,8 +76,14 @@ class GlobalGradSwitch(Rule):
         """A ``torch.set_grad_enabled(True)`` statement earlier in the same function
         (``update_net`` switching on for its optimizer steps, a loop switching on
         around each update): the False then restores the mode the function's own
-        protocol expects its caller to have, and nothing shows a caller with grad on."""
+        protocol expects its caller to have, and nothing shows a caller with grad on.
+        Not for a method of a class that may be an ``nn.Module``: its methods run in
+        forwards, and training calls those with grad on (a denoiser switching on for
+        ``autograd.grad`` and back off leaves its trainer's thread without grad)."""
         sem = self.ctx.semantic
+        cls = sem.tree.method_class(func)
+        if cls is not None and not sem.modules.not_module_class(cls):
+            return False
         for node in walk(func.body):
             if node is switch:
                 return False

@@ -6,10 +6,12 @@ False restores the mode its library's protocol expects the caller to have
 with grad on, so it is reported only in the preview tier. A switch-on in a
 nested function that is not run before the False is no such protocol.
 (A switch-on *after* the False in the same function counts as restoring the
-mode, as before: not reported in either tier.)
+mode, as before: not reported in either tier.) A module's method runs in
+forwards that training calls with grad on: reported.
 """
 
 import torch
+import torch.nn as nn
 
 
 class Agent:
@@ -38,3 +40,12 @@ def switch_on_elsewhere(model, batch):
 
     torch.set_grad_enabled(False)  # expect: GL105:5
     return model(batch), resume
+
+
+class GradientStep(nn.Module):
+    def potential_grad(self, x):
+        torch.set_grad_enabled(True)
+        x = x.requires_grad_()
+        grad = torch.autograd.grad(self.net(x).sum(), x)[0]
+        torch.set_grad_enabled(False)  # expect: GL105:9
+        return x - grad
