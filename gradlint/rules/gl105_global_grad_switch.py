@@ -174,7 +174,9 @@ class GlobalGradSwitch(Rule):
                 or self._followed_by_grad_free(outer, depth + 1, seen)
             ):
                 return False
-            root = block if outer is None else outer
+            root: Optional[cst.CSTNode] = block if outer is None else outer
+            if root is None:
+                return False
             later = self._statements_after(site, root)
             if later is None or not self._grad_free(later, set()):
                 return False
