@@ -3,7 +3,8 @@ switches autograd off for the rest of the thread, not for the function."""
 
 from __future__ import annotations
 
-from typing import Union, cast
+import builtins
+from typing import List, Optional, Sequence, Set, Union, cast
 
 import libcst as cst
 
@@ -14,6 +15,13 @@ from gradlint.semantic.tree import walk
 # what the statement does, so it is not a leak there. A script's function that
 # its ``__main__`` block calls last is an entry point too (``semantic.calls``).
 _ENTRY_POINTS = frozenset({"main", "__main__"})
+
+_PROCESS = frozenset({"multiprocessing.Process", "torch.multiprocessing.Process", "multiprocessing.context.Process"})
+
+# Calls that train: after one of them, the grad mode a switch left behind matters.
+_TRAINING_METHODS = frozenset({"backward", "manual_backward", "zero_grad", "fit", "grad"})
+
+_BUILTINS = frozenset(dir(builtins))
 
 
 class GlobalGradSwitch(Rule):
@@ -33,6 +41,12 @@ class GlobalGradSwitch(Rule):
         small = node.body[0]
         if isinstance(small, cst.Assign) and self._used_later(func, small):
             return  # ``ctx = set_grad_enabled(False)`` ... ``with ctx:`` restores the mode on exit
+        # The premises below are proven from the code, not guessed; the preview
+        # tier reports these switches too, for whoever wants every switch seen.
+        if not self.preview and (
+            self._switched_on_before(func, node) or self._process_thread(func) or self._followed_by_grad_free(func, 0, set())
+        ):
+            return
         # ``global_switch`` found the call as this statement's value (an ``Expr`` or ``Assign``).
         call = cast(Union[cst.Expr, cst.Assign], small).value
         self.report(call, call=self.ctx.code_for(call), func=func.name.value)
@@ -57,3 +71,195 @@ class GlobalGradSwitch(Rule):
                 if g is not None and g.disables is not True:
                     return True
         return False
+
+    def _switched_on_before(self, func: cst.FunctionDef, switch: cst.SimpleStatementLine) -> bool:
+        """A ``torch.set_grad_enabled(True)`` statement earlier in the same function
+        (``update_net`` switching on for its optimizer steps, a loop switching on
+        around each update): the False then restores the mode the function's own
+        protocol expects its caller to have, and nothing shows a caller with grad on.
+        Not for a method of a class that may be an ``nn.Module``: its methods run in
+        forwards, and training calls those with grad on (a denoiser switching on for
+        ``autograd.grad`` and back off leaves its trainer's thread without grad)."""
+        sem = self.ctx.semantic
+        cls = sem.tree.method_class(func)
+        if cls is not None and not sem.modules.not_module_class(cls):
+            return False
+        for node in walk(func.body):
+            if node is switch:
+                return False
+            if isinstance(node, cst.SimpleStatementLine) and sem.gradmode.global_switch(node) is not None:
+                g = sem.gradmode.global_switch(node)
+                if g is not None and g.disables is False:
+                    return True
+        return False
+
+    # -- a process's own thread ----------------------------------------------------
+
+    def _process_thread(self, func: cst.FunctionDef) -> bool:
+        """``run`` of a ``multiprocessing.Process`` subclass, or a function given as
+        ``target=`` to a Process: the rest of that thread is the child process."""
+        sem = self.ctx.semantic
+        cls = sem.tree.method_class(func)
+        if cls is not None:
+            return func.name.value == "run" and self._is_process_class(cls, 0)
+        if sem.tree.enclosing_function(func) is not None or sem.tree.enclosing_class(func) is not None:
+            return False
+        targets = [
+            n
+            for n in walk(self.ctx.module, into_functions=True)
+            if isinstance(n, cst.Name) and n.value == func.name.value
+        ]
+        uses = [n for n in targets if n is not func.name]
+        if not uses:
+            return False
+        for use in uses:
+            arg = sem.tree.parent(use)
+            call = sem.tree.parent(arg) if isinstance(arg, cst.Arg) else None
+            if not (
+                isinstance(arg, cst.Arg)
+                and arg.keyword is not None
+                and arg.keyword.value == "target"
+                and isinstance(call, cst.Call)
+                and self._is_process_ref(call.func)
+            ):
+                return False  # also called or passed elsewhere: that thread's rest is unknown
+        return True
+
+    def _is_process_ref(self, ref: cst.BaseExpression) -> bool:
+        sem = self.ctx.semantic
+        if sem.names.refers_to(ref, _PROCESS):
+            return True
+        cls = sem.calls._class_named(ref, ref)
+        return cls is not None and self._is_process_class(cls, 0)
+
+    def _is_process_class(self, cls: cst.ClassDef, depth: int) -> bool:
+        if depth > 4:
+            return False
+        sem = self.ctx.semantic
+        for base in cls.bases:
+            if sem.names.refers_to(base.value, _PROCESS):
+                return True
+            parent = sem.calls._class_named(base.value, cls)
+            if parent is not None and self._is_process_class(parent, depth + 1):
+                return True
+        return False
+
+    # -- a script's entry, followed only by work that needs no grad ---------------
+
+    def _followed_by_grad_free(self, func: cst.FunctionDef, depth: int, seen: Set[int]) -> bool:
+        """Every call of ``func`` in the file is a statement of the script's
+        ``__main__`` block or of an entry function (``main``, the block's last call,
+        or one proven so in turn), outside loops, and all that runs after it there
+        is code of the file proven not to train."""
+        sem = self.ctx.semantic
+        if depth > 3 or id(func) in seen or sem.calls.main_block() is None:
+            return False
+        seen.add(id(func))
+        if sem.tree.enclosing_function(func) is not None or sem.tree.method_class(func) is not None:
+            return False
+        sites = sem.calls.call_sites(func)
+        if not sites:
+            return False
+        block = sem.calls.main_block()
+        for site in sites:
+            outer = sem.tree.enclosing_function(site)
+            if outer is None:
+                if block is None or not sem.tree.is_inside(block, site):
+                    return False
+            elif not (
+                outer.name.value in _ENTRY_POINTS
+                and sem.tree.enclosing_function(outer) is None
+                and sem.tree.method_class(outer) is None
+                or sem.calls.is_script_entry(outer)
+                or self._followed_by_grad_free(outer, depth + 1, seen)
+            ):
+                return False
+            root: Optional[cst.CSTNode] = block if outer is None else outer
+            if root is None:
+                return False
+            later = self._statements_after(site, root)
+            if later is None or not self._grad_free(later, set()):
+                return False
+        return True
+
+    def _statements_after(self, site: cst.CSTNode, root: cst.CSTNode) -> Optional[List[cst.CSTNode]]:
+        """The statements that run after the one holding ``site``, up to the end of
+        ``root``; None when a loop around the call runs its body again."""
+        sem = self.ctx.semantic
+        later: List[cst.CSTNode] = []
+        cur: cst.CSTNode = site
+        parent = sem.tree.parent(cur)
+        while parent is not None and cur is not root:
+            if isinstance(parent, (cst.For, cst.While)):
+                return None
+            if isinstance(parent, cst.Lambda):
+                return None
+            body: Sequence[cst.CSTNode] = ()
+            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                body = parent.body
+            if body:
+                idx = next((i for i, s in enumerate(body) if s is cur), None)
+                if idx is not None:
+                    later.extend(body[idx + 1 :])
+            cur, parent = parent, sem.tree.parent(parent)
+        return later
+
+    def _grad_free(self, nodes: Sequence[cst.CSTNode], seen: Set[int]) -> bool:
+        sem = self.ctx.semantic
+        for stmt in nodes:
+            for node in walk(stmt):
+                if isinstance(node, cst.SimpleStatementLine):
+                    g = sem.gradmode.global_switch(node)
+                    if g is not None and g.disables is not True:
+                        return False  # switches grad on: the code expects training there
+                if not isinstance(node, cst.Call):
+                    continue
+                if not self._call_grad_free(node, seen):
+                    return False
+        return True
+
+    def _call_grad_free(self, call: cst.Call, seen: Set[int]) -> bool:
+        sem = self.ctx.semantic
+        if sem.calls.is_backward_call(call):
+            return False
+        func = call.func
+        local = sem.calls.local_function(call)
+        if local is not None:
+            return self._body_grad_free(local, seen)
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            if name in _TRAINING_METHODS:
+                return False
+            if name == "step" and not call.args:
+                return False  # ``optimizer.step()`` (an environment's ``step(action)`` is not)
+            if name == "train" and (not call.args or self._truthy(call.args[0].value)):
+                return False
+            methods = sem.calls.methods_called(call)
+            if methods is None:
+                methods = sem.calls.methods_named(name)
+            return all(self._body_grad_free(m, seen) for m in methods)
+        if isinstance(func, cst.Name):
+            if sem.names.is_imported(func):
+                return False  # imported work: what it does is not known here
+            cls = sem.calls._class_named(func, call)
+            if cls is not None:
+                init = sem.calls._method_of(cls, "__init__", 0)
+                return init is None or self._body_grad_free(init, seen)
+            if func.value in sem.names.index.defined:
+                return False  # a function of the file that is not resolved to one ``def``
+            if func.value in _BUILTINS:
+                return True
+            # a parameter or local value called (``agent_class(...)``): a constructor
+            # passed in; a star import may bind anything, though
+            return not sem.names.index.star_modules
+        return True
+
+    def _body_grad_free(self, func: cst.FunctionDef, seen: Set[int]) -> bool:
+        if id(func) in seen:
+            return True
+        seen.add(id(func))
+        return self._grad_free([func.body], seen)
+
+    @staticmethod
+    def _truthy(expr: cst.BaseExpression) -> bool:
+        return not (isinstance(expr, cst.Name) and expr.value in ("False", "None"))
