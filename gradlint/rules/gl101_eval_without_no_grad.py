@@ -202,15 +202,15 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
             dedicated.append(scope.body)  # type: ignore[arg-type]
         for node in walk(body):
-            kind = type(node)  # exact types: a miss of isinstance() is a Python-level ABC check
-            if kind is cst.IndentedBlock or kind is cst.Module:
+            # exact types: a miss of isinstance() is a Python-level ABC check (mypy narrows `type(x) is C`)
+            if type(node) is cst.IndentedBlock or type(node) is cst.Module:
                 for i, stmt in enumerate(node.body):
                     switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt) or self._duck_eval(stmt)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
-            elif (kind is cst.For or kind is cst.While) and isinstance(node.body, cst.IndentedBlock):
-                if kind is cst.For and self._inference_loader(node.iter, scope):
+            elif (type(node) is cst.For or type(node) is cst.While) and isinstance(node.body, cst.IndentedBlock):
+                if type(node) is cst.For and self._inference_loader(node.iter, scope):
                     dedicated.append(node.body)
         for block in dedicated:
             # ``if not keep_mode: model.eval()`` at the top of ``evaluate``

@@ -130,15 +130,14 @@ def _derived_names(func: cst.FunctionDef, seed_ids: Set[int]) -> Set[str]:
     while changed:
         before = len(found)
         for node in walk(func.body, into_functions=True):
-            kind = type(node)
-            if kind is cst.Assign and holds(node.value):
+            if type(node) is cst.Assign and holds(node.value):
                 for t in node.targets:
                     found |= names_of(t.target)
-            elif (kind is cst.AugAssign or kind is cst.AnnAssign or kind is cst.NamedExpr) and node.value is not None and holds(node.value):
+            elif (type(node) is cst.AugAssign or type(node) is cst.AnnAssign or type(node) is cst.NamedExpr) and node.value is not None and holds(node.value):
                 found |= names_of(node.target)
-            elif kind is cst.For and holds(node.iter):
+            elif type(node) is cst.For and holds(node.iter):
                 found |= names_of(node.target)
-            elif kind is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value in _FILLING:
+            elif type(node) is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value in _FILLING:
                 if any(holds(a.value) for a in node.args):
                     found |= names_of(node.func.value)
         changed = len(found) != before

@@ -427,8 +427,7 @@ class Modules(ModuleEvidence):
             # Exact types, not isinstance(): each node of the walk was asked about up to
             # eight of them, and a miss is a Python-level ABC check (CSTNode is an ABC);
             # these classes are concrete, and a parse or a fix makes no subclass of them.
-            kind = type(node)
-            if kind is cst.Call:
+            if type(node) is cst.Call:
                 if _depth < 3 and self._may_train(node, model, _depth + 1):
                     return True
                 if isinstance(node.func, cst.Attribute) and node.func.attr.value == "train" and not is_eval_call(node):
@@ -444,13 +443,13 @@ class Modules(ModuleEvidence):
                 continue
             targets: Sequence[cst.BaseExpression] = ()
             value: Optional[cst.BaseExpression] = None
-            if kind is cst.Assign:
+            if type(node) is cst.Assign:
                 targets, value = [t.target for t in node.targets], node.value
-            elif kind is cst.AugAssign or kind is cst.AnnAssign:
+            elif type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
                 targets, value = [node.target], node.value
-            elif kind is cst.For or kind is cst.CompFor:
+            elif type(node) is cst.For or type(node) is cst.CompFor:
                 targets = [node.target]
-            elif kind is cst.WithItem and node.asname is not None:
+            elif type(node) is cst.WithItem and node.asname is not None:
                 targets = [node.asname.name]
             else:
                 continue
@@ -525,13 +524,12 @@ class Modules(ModuleEvidence):
             # looking for them is a walk of the whole module.
             nodes = walk(self.model.module, into_functions=True) if "requires_grad" in self.model.source else ()
             for node in nodes:
-                kind = type(node)  # exact types: see ends_eval_mode
-                if kind is cst.Call and isinstance(node.func, cst.Attribute):
+                if type(node) is cst.Call and isinstance(node.func, cst.Attribute):
                     if node.func.attr.value == "requires_grad_" and false_arg(node, "requires_grad"):
                         base = chain_base(node.func.value)
                         if is_model_ref(base):
                             freezes_.append((self.tree.code_for(base), self.tree.enclosing_function(node)))
-                elif kind is cst.For:
+                elif type(node) is cst.For:
                     model, param = parameters_owner(node.iter), parameter_target(node.target)
                     if model is not None and param is not None and freezes(node.body, param):
                         freezes_.append((self.tree.code_for(model), self.tree.enclosing_function(node)))
