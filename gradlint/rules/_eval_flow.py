@@ -146,6 +146,7 @@ class _Flow:
         self.models = models
         self.escapes = False
         self.returns_results = False
+        self.result_routes: List = []  # the "return"/"yield" routes results take
         info = ctx.semantic.scopes.scope(scope)
         self.params: Set[str] = {
             n for n, binds in (info.bindings.items() if info is not None else ()) if any(b.form == "param" for b in binds)
@@ -154,6 +155,7 @@ class _Flow:
     def analyse(self, covered: Iterable[cst.CSTNode]) -> None:
         if not isinstance(self.scope, cst.FunctionDef):
             self.escapes = self.returns_results = False
+            self.result_routes = []
             return
         seeds = [n for stmt in covered for n in walk(stmt) if isinstance(n, cst.Call) and self._makes_graph(n)]
         routes = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree, _LEAVES) if seeds else []
@@ -166,7 +168,8 @@ class _Flow:
         seed_ids = {id(n) for n in seeds if not self.ctx.semantic.escape.callee_may_keep(n)}
         everywhere = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree) if seeds else []
         self.escapes = any(id(r.node) not in seed_ids for r in everywhere)
-        self.returns_results = any(r.kind in ("return", "yield") for r in routes)
+        self.result_routes = [r for r in routes if r.kind in ("return", "yield")]
+        self.returns_results = bool(self.result_routes)
 
     def _makes_graph(self, call: cst.Call) -> bool:
         """A call of a model or submodule: ``model(x)``, ``self.head(h)``, ``encoder(x)``

@@ -280,6 +280,12 @@ class Escape:
             and self.model.modules.callers_pass_modules(binding.node) is not False
         )
 
+    def holds_no_graph(self, expr: cst.BaseExpression) -> bool:
+        """Whether the value of ``expr`` carries no graph, as far as values can tell: a
+        literal, a number, string or numpy array, a tensor's metadata (``out.shape[0]``),
+        a tensor without history (``out.argmax(1)``). What flows never follow."""
+        return self._plain(expr)
+
     # -- building ---------------------------------------------------------------------
 
     def _plain(self, expr: cst.BaseExpression) -> bool:

@@ -273,6 +273,7 @@ class _Summarizer:
                 continue
             me = args[0].arg
             found: Set[str] = set()
+            items = _submodule_items(method, me, submodules)
             for node in _walk_body(method):
                 if isinstance(node, ast.Call):
                     func = node.func
@@ -280,6 +281,11 @@ class _Summarizer:
                         found.add("forward")
                     elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == me:
                         found.add(func.attr)
+                    elif isinstance(func, ast.Subscript) and _self_attribute(func.value, me) in submodules:
+                        # ``self.lins[-1](x)``: an item of a ``ModuleList``/``Sequential`` is a module
+                        found.add(_self_attribute(func.value, me))  # type: ignore[arg-type]
+                    elif isinstance(func, ast.Name) and func.id in items:
+                        found.add(items[func.id])  # ``for i, lin in enumerate(self.lins): x = lin(x)``
             calls[name] = found
         runs = {n for n, c in calls.items() if "forward" in c and n != "forward" or c & submodules}
         changed = True
@@ -366,6 +372,44 @@ class _Summarizer:
                 and func.value.id not in self.imports
             ):
                 self.inference_calls.append([name, inference, node.lineno])
+
+
+def _self_attribute(expr: ast.AST, me: str) -> Optional[str]:
+    """``x`` for ``self.x``, ``self.x[...]`` (``me`` naming the instance)."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == me:
+        return expr.attr
+    return None
+
+
+def _submodule_items(method: ast.FunctionDef, me: str, submodules: Set[str]) -> Dict[str, str]:
+    """Loop variables of ``method`` that take the items of a submodule container (``for
+    lin in self.lins``, ``for i, lin in enumerate(self.lins[:-1])`` for ``self.lins =
+    nn.ModuleList()``), bound nowhere else in it: name -> the attribute. Iterating a
+    ``ModuleList`` or ``Sequential`` gives its modules (a ``ModuleDict`` its keys,
+    which no code calls)."""
+    found: Dict[str, str] = {}
+    stores: Dict[str, int] = {}
+    for node in _walk_body(method):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if not isinstance(node, ast.For):
+            continue
+        it, target = node.iter, node.target
+        if (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "enumerate"
+            and len(it.args) == 1
+            and isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+        ):
+            it, target = it.args[0], target.elts[1]
+        attr = _self_attribute(it, me)
+        if attr in submodules and isinstance(target, ast.Name):
+            found[target.id] = attr  # type: ignore[assignment]
+    return {n: a for n, a in found.items() if stores.get(n) == 1}
 
 
 def _walk_body(func: ast.FunctionDef) -> Iterator[ast.AST]:

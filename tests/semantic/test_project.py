@@ -380,6 +380,93 @@ def test_gl101_reports_a_method_running_a_submodule_of_a_project_module_class(tm
     assert lint_source(main, path, LintSettings(frozenset({"GL101"}))).findings == []
 
 
+def test_methods_running_items_of_a_submodule_container_are_summarised():
+    # issue 26 (first-sight recall batch 6): ``inference`` runs the items of the
+    # ``ModuleList``s ``self.lins`` and ``self.bns``, by index and by loop variable
+    s = summary(
+        """
+        import torch
+
+        class MLP(torch.nn.Module):
+            def __init__(self, sizes):
+                super().__init__()
+                self.lins = torch.nn.ModuleList()
+                self.bns = torch.nn.ModuleList()
+                self.names = ["a", "b"]
+                self.cache = {}
+
+            def forward(self, x):
+                return self.lins[0](x)
+
+            def inference(self, x):
+                for i, lin in enumerate(self.lins[:-1]):
+                    x = self.bns[i](lin(x))
+                return self.lins[-1](x)
+
+            def last(self, x):
+                for lin in self.lins:
+                    pass
+                return lin(x)
+
+            def rebound(self, x):
+                for lin in self.lins:
+                    lin = lin.weight
+                return lin(x)
+
+            def named(self, x):
+                for name in self.names:
+                    x = name(x)
+                return self.cache[0](x)
+        """
+    )
+    # ``self.names`` and ``self.cache`` are no submodules; ``lin`` of ``rebound`` is
+    # bound twice, so what it holds at the call is not known
+    assert s["forwards"] == {"MLP": ["forward", "inference", "last"]}
+
+
+def test_gl101_reports_a_method_running_a_module_list_of_a_project_module_class(tmp_path):
+    # issue 26 (first-sight recall batch 6): ``self.model.inference(x)`` for ``self.model =
+    # MLP(...)``, whose ``inference`` runs the layers of its ``ModuleList``s
+    from gradlint.engine import lint_source
+    from gradlint.options import LintSettings
+
+    mlp = (
+        "import torch\n"
+        "class MLP(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.lins = torch.nn.ModuleList()\n"
+        "    def forward(self, x):\n        return self.inference(x)[0]\n"
+        "    def inference(self, x):\n        for lin in self.lins:\n            x = lin(x)\n        return x, x.detach()\n"
+        "    def sizes(self):\n        return [len(self.lins)]\n"
+    )
+    main = textwrap.dedent(
+        """\
+        from models.mlp import MLP
+
+
+        class Runner:
+            def __init__(self):
+                self.model = MLP()
+
+            def validate(self, loader):
+                self.model.eval()
+                correct = 0
+                for x, y in loader:
+                    out, _ = self.model.inference(x)
+                    correct += int((out.argmax(-1) == y).sum())
+                return correct
+
+            def sizes(self):
+                self.model.eval()
+                return self.model.sizes()
+        """
+    )
+    sources = _files(tmp_path / "repo", {"models/__init__.py": "", "models/mlp.py": mlp, "main.py": main})
+    path = str(tmp_path / "repo" / "main.py")
+    found = lint_source(main, path, LintSettings(frozenset({"GL101"}), index=project.build(sources))).findings
+    assert [(f.code, f.start) for f in found] == [("GL101", (12, 21))]
+    assert lint_source(main, path, LintSettings(frozenset({"GL101"}))).findings == []
+
+
 def test_a_class_is_surely_no_module_only_when_every_base_is_known(tmp_path):
     sources = _files(
         tmp_path / "repo",
