@@ -741,6 +741,12 @@ def speed(args: argparse.Namespace) -> int:
         loads_before = os.getloadavg()
         base_python = base.python()
         plans = discover_speed_scripts(ROOT, base.path)
+        if args.only:
+            unknown = sorted(set(args.only) - {p.topic for p in plans})
+            if unknown:
+                print(f"no benchmarks/speed_TOPIC.py for: {', '.join(unknown)}", file=sys.stderr)
+                return 2
+            plans = [p for p in plans if p.topic in args.only]
         print(f"speed scripts: {', '.join(p.topic for p in plans) or 'none'}; baseline {base.short} in {base.path}", flush=True)
         results: Dict[Tuple[str, str], ScriptResult] = {}
         notes: List[str] = []
@@ -774,7 +780,7 @@ def speed(args: argparse.Namespace) -> int:
     ) + "\n"
     print()
     print(text)
-    if not args.no_write:
+    if not args.no_write and not args.only:  # a section of some topics would replace the one of all
         _write_section(text, SPEED_SECTION)
         print(f"written to {DOCS}")
     return 0
@@ -1254,6 +1260,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--lsp", action="store_true", help="only time the language server's diagnostics and code actions")
     parser.add_argument("--baseline", metavar="REV", help="also time the revision REV of this repository, alternating with this tree (CPU and wall)")
     parser.add_argument("--speed", action="store_true", help="only the speed figures: every benchmarks/speed_*.py, this tree against --baseline")
+    parser.add_argument(
+        "--only", action="append", metavar="TOPIC", help="with --speed: only benchmarks/speed_TOPIC.py (repeatable; e.g. formats, editor); printed, not written to the docs"
+    )
     parser.add_argument("--script-timeout", type=float, default=1800.0, help="seconds before a speed script is stopped (--speed)")
     args = parser.parse_args(argv)
     if args.repeat < 1:
