@@ -105,6 +105,13 @@ def figures_of(times: Dict[str, Optional[float]], label: str) -> Dict[str, Optio
     return out
 
 
+def interpreter(python: str) -> str:
+    """``python`` as the runs below can name it: they start in a temporary directory,
+    where a relative path (``.venv/bin/python``) would name nothing. Not resolved
+    further: a virtualenv's interpreter is a link, and its target is not the venv's."""
+    return str(Path(python).absolute()) if os.sep in python else python
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose installed gradlint is measured")
@@ -123,8 +130,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             shutil.copytree(CORPUS / ONE, one / ONE)
             files = sum(1 for _ in corpus.rglob("*.py"))
             print(f"2017-18 corpus: {len(LEGACY)} code bases, {files} files; --jobs 1 on {ONE}; {args.repeat} repetitions", flush=True)
-            parallel = format_cpu(args.python, corpus, None, args.repeat, "parallel")
-            serial = format_cpu(args.python, one / ONE, 1, args.repeat, "jobs 1")
+            python = interpreter(args.python)
+            parallel = format_cpu(python, corpus, None, args.repeat, "parallel")
+            serial = format_cpu(python, one / ONE, 1, args.repeat, "jobs 1")
         figures.update(figures_of(parallel, "formats parallel"))
         figures.update(figures_of(serial, "formats jobs 1"))
         ratios = [v for k, v in figures.items() if k.endswith("/ concise CPU") and v is not None]

@@ -364,10 +364,34 @@ class FixRenderer:
         trailing whitespace. Rendered with the indentation of the blocks around it,
         that text must end there and start at a line start; anything else (never
         expected) leaves the statement to ``_statement_spans``."""
-        if self._node_span is None or not isinstance(stmt, cst.SimpleStatementLine):
+        if self._node_span is None:
             return None
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return self._block_span(stmt)
         if "\\" in stmt.trailing_whitespace.whitespace.value:
             return None
+        found = self._own_text(stmt)
+        if found is None:
+            return None
+        text, indents = found
+        try:
+            last_line = self._node_span(stmt)[1][0]
+        except KeyError:
+            return None
+        self._row_of(0)  # the line starts
+        starts = self._line_starts
+        assert starts is not None
+        if last_line >= len(starts):
+            return None
+        end = starts[last_line]
+        start = end - len(text)
+        if start < 0 or self.source[start:end] != text or starts[bisect.bisect_right(starts, start) - 1] != start:
+            return None
+        return start, end, indents
+
+    def _own_text(self, stmt: cst.CSTNode) -> Optional[Tuple[str, List[str]]]:
+        """(the text of a statement of a block, rendered alone with the indentation of the
+        blocks around it; that indentation), or None."""
         recorder = _span_recorder()
         if recorder is None:
             return None
@@ -383,21 +407,43 @@ class FixRenderer:
         state = recorder(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
         state.indent_tokens = list(indents)
         stmt._codegen(state)
-        text = "".join(state.tokens)
+        return "".join(state.tokens), indents
+
+    def _block_span(self, stmt: cst.CSTNode) -> Optional[Tuple[int, int, List[str]]]:
+        """``_span`` of a compound statement (a loop, a function: what a wrapping fix edits,
+        or the last statement of the head whose imports a fix changes), from its own text,
+        without rendering the whole module (``_statement_spans``: on a file of a few
+        hundred lines, most of what a fix's edits cost).
+
+        That text starts at a line start, on one of the lines from its first code line
+        back by as many lines as it has (its comment lines and decorators come first).
+        It is taken only where exactly one of those starts gives it: two would mean
+        lines repeating with a period shorter than the statement, each of them the
+        compound statement's header, which the deeper indented body cannot be."""
+        found = self._own_text(stmt)
+        if found is None:
+            return None
+        text, indents = found
+        if not text or text[-1] not in "\r\n":
+            return None
         try:
-            last_line = self._node_span(stmt)[1][0]
+            row = self._node_span(stmt)[0][0]  # type: ignore[misc]
         except KeyError:
             return None
         self._row_of(0)  # the line starts
         starts = self._line_starts
         assert starts is not None
-        if last_line >= len(starts):
+        if not 1 <= row <= len(starts):
             return None
-        end = starts[last_line]
-        start = end - len(text)
-        if start < 0 or self.source[start:end] != text or starts[bisect.bisect_right(starts, start) - 1] != start:
+        lines = len(_LINE_BREAK.findall(text))
+        at = [starts[r - 1] for r in range(max(1, row - lines), row + 1) if self.source.startswith(text, starts[r - 1])]
+        if len(at) != 1:
             return None
-        return start, end, indents
+        end = at[0] + len(text)
+        i = bisect.bisect_left(starts, end)
+        if end != len(self.source) and (i == len(starts) or starts[i] != end):
+            return None  # a "\r" that ends the text, of a "\r\n" in the file
+        return at[0], end, indents
 
     def _statement_spans(self) -> Optional[Dict[int, Tuple[int, int, List[str]]]]:
         """id() of each statement -> (start offset, end offset, indentation of its block)."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import io
 import os
 import tokenize
@@ -555,6 +556,28 @@ class Documents:
             table.pop(uri, None)
 
 
+def load() -> None:
+    """What checks and fixes need, loaded when the server starts rather than on the first
+    keystroke: the rules, the catalog, and LibCST's codemods (for fixes that change
+    imports; else loaded by the first code action or "fix all" of the session)."""
+    from gradlint.rules import all_rules
+
+    all_rules()
+    catalog.load()
+    preload_import_changes()
+
+
+def settle() -> None:
+    """Keep what is loaded so far (modules, the catalog, the workspace index) out of the
+    garbage collector's scans from now on. A check builds a syntax tree of many
+    objects, and so sets off collections of the oldest generation, which walk every
+    object the process holds: some 100,000 of them loaded, about a third of the CPU
+    time of a check of a 500-line module (0.1 of 0.3 s) before this, almost none after
+    (``benchmarks/speed_editor.py``). What was loaded stays, as it would anyway."""
+    gc.collect()
+    gc.freeze()
+
+
 def create_server() -> LanguageServer:
     server = LanguageServer("gradlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
     documents = Documents(server)
@@ -562,17 +585,11 @@ def create_server() -> LanguageServer:
 
     @server.feature(types.INITIALIZED)
     def initialized(params: types.InitializedParams) -> None:
-        # The rules and the catalog, loaded now rather than on the first keystroke.
-        from gradlint.rules import all_rules
-
-        all_rules()
-        catalog.load()
-        # What fixes that change imports need (LibCST's codemods): loaded now, not by the
-        # first code action or "fix all" of the session.
-        preload_import_changes()
+        load()
         root = server.workspace.root_path
         if root:
             documents.workspace.index_root(Path(root))
+        settle()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:

@@ -126,6 +126,28 @@ CASES = {
         "          total = loss.data[0] + \\\n"
         "              1\n"
     ),
+    "decorator fixes of functions with comment lines, decorators and a tab-indented class": (
+        "import torch\n"
+        "\n"
+        "\n"
+        "# evaluation helpers\n"
+        "# (two of them, alike)\n"
+        "@staticmethod\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    for x in loader:\n"
+        "        print(model(x))\n"
+        "\n"
+        "\n"
+        "class Runner:\n"
+        "\t# the same, in a class indented with tabs\n"
+        "\n"
+        "\tdef evaluate(self, model, loader):\n"
+        "\t\tmodel.eval()\n"
+        "\t\tfor x in loader:\n"
+        "\t\t\tprint(model(x))\n"
+        "\t\t# trailing comment of the body\n"
+    ),
 }
 
 # Cases whose import questions the semantic model answers alone: no scope analysis.
@@ -134,8 +156,13 @@ WITHOUT_SCOPES = {
     "variable still used elsewhere",
     "variable read in a class body after the fix's function",
 }
-# Cases whose fixes all lie in one-line statements: the module is not rendered whole.
-WITHOUT_MODULE_RENDER = {"variable still used elsewhere", "statements in blocks indented with tabs and odd widths, with comments around"}
+# Cases whose fixes all lie in one-line statements, or edit a compound statement (a
+# decorator added to a function): the module is not rendered whole.
+WITHOUT_MODULE_RENDER = {
+    "variable still used elsewhere",
+    "statements in blocks indented with tabs and odd widths, with comments around",
+    "decorator fixes of functions with comment lines, decorators and a tab-indented class",
+}
 
 
 @pytest.mark.parametrize("semantic", [False, True], ids=["scopes", "names"])

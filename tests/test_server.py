@@ -701,3 +701,25 @@ def test_fix_all_starts_from_the_check_of_the_version(tmp_path, monkeypatch, asy
     expected = fix_document(path, text, checked.settings).source
     assert expected != text
     assert apply(text, as_json) == expected
+
+
+def test_what_the_server_loads_at_start_is_kept_out_of_the_collectors_scans():
+    import gc
+
+    from gradlint import server as lsp_server
+    from gradlint.rules import all_rules
+
+    def scanned(obj: Any) -> bool:
+        # gc.get_objects() lists what the collector walks: not what gc.freeze() set apart.
+        return any(o is obj for o in gc.get_objects())
+
+    rules = all_rules()
+    rule_class = next(iter(rules.values()))
+    try:
+        lsp_server.load()
+        assert scanned(rule_class)
+        lsp_server.settle()
+        assert not scanned(rule_class)
+        assert not scanned(lsp_server.load)
+    finally:
+        gc.unfreeze()
