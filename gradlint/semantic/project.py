@@ -408,7 +408,7 @@ def _submodule_items(method: ast.FunctionDef, me: str, submodules: Set[str]) -> 
             it, target = it.args[0], target.elts[1]
         attr = _self_attribute(it, me)
         if attr in submodules and isinstance(target, ast.Name):
-            found[target.id] = attr  # type: ignore[assignment]
+            found[target.id] = attr
     return {n: a for n, a in found.items() if stores.get(n) == 1}
 
 
