@@ -1,0 +1,189 @@
+"""Which ``nn.*Loss`` instance a callee holds, and the shape its call returns: a
+name bound to one, ``self.<attr>`` that every write in the file builds one for,
+one built on the spot, each also moved or cast (``.cuda(dev)``, ``.eval()``).
+
+The layer of ``values.Values`` between ``no_graph`` and ``kinds``, whose
+``_call`` asks ``_callee_value`` for a call's value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
+
+import libcst as cst
+
+from gradlint.semantic.lattice import Value, tensor
+from gradlint.semantic.no_graph import NoGraph
+from gradlint.semantic.syntax import bool_value, call_arg
+from gradlint.semantic.torch_api import TORCH
+from gradlint.semantic.tree import walk
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+_NN_LOSS_SUFFIX = "Loss"
+# ``nn.Module`` methods that return the module itself, moved or cast.
+_MODULE_MOVES = frozenset({"cuda", "cpu", "to", "float", "double", "half", "train", "eval"})
+# ``torch.nn`` classes named ``...Loss`` whose call returns no single loss tensor
+# (a named tuple of output and loss).
+_NOT_LOSS_TENSOR = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss"})
+
+
+class LossModules(NoGraph):
+    """Loss modules and what their calls return (the second layer of ``values.Values``)."""
+
+    def __init__(self, model: "SemanticModel") -> None:
+        super().__init__(model)
+        # Computed on first use (False: not yet).
+        self._self_writes: object = False
+
+    def _callee_value(self, func: cst.BaseExpression, depth: int) -> Optional[Value]:
+        """A call of an ``nn.*Loss`` instance: a name bound to one (``criterion =
+        nn.CrossEntropyLoss()``), ``self.<attr>`` that every assignment in the file
+        builds one for (``self.loss = nn.CrossEntropyLoss().cuda(dev)`` in another
+        method), or one built on the spot (``nn.CrossEntropyLoss()(out, y)``)."""
+        if isinstance(func, cst.Name):
+            shape = self._loss_instance_shape(func, 0)
+        elif isinstance(func, cst.Attribute):
+            shape = self._loss_attribute_shape(func)
+        elif isinstance(func, cst.Call):
+            shape = self._loss_built_shape(func)
+        else:
+            shape = None
+        if shape is None:
+            return None
+        return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
+
+    def _loss_instance_shape(self, name: cst.Name, depth: int) -> Optional[str]:
+        """The output shape of the ``nn.*Loss`` instance every binding reaching ``name``
+        holds: ``criterion = nn.MSELoss()``, also moved (``nn.MSELoss().cuda()``) or
+        rebound to itself moved to a device (``criterion = criterion.cuda()``, as
+        0.3-era scripts did under ``if cuda:``: it holds what the other bindings
+        built); None when some binding may hold anything else."""
+        reaching = self.model.scopes.visible(name.value, name)
+        if not reaching.bindings or reaching.unbound or depth > 4:
+            return None
+        built = []
+        for b in reaching.bindings:
+            value = b.value if b.kind == "assign" else None
+            if value is None:
+                return None
+            moved = _unmoved(value)
+            if isinstance(moved, cst.Name) and moved.value == name.value and moved is not value:
+                continue
+            built.append(value)
+        return self._loss_shapes(built)
+
+    def _loss_attribute_shape(self, attr: cst.Attribute) -> Optional[str]:
+        """The output shape of the ``nn.*Loss`` instance ``self.<attr>`` holds, where
+        every write of that attribute of ``self`` in the file (in any method of any
+        class: a subclass may assign it too) is a plain assignment that builds one,
+        moved or not; ``self.loss = self.loss.cuda()`` holds what the others built.
+        None when some write may hold anything else (or is a tuple target, an
+        annotated or augmented assignment, ``setattr``)."""
+        if not (isinstance(attr.value, cst.Name) and attr.value.value == "self"):
+            return None
+        if self.tree.enclosing_class(attr) is None:
+            return None
+        writes = self._self_attribute_writes()
+        built = writes.get(attr.attr.value) if writes is not None else None
+        return self._loss_shapes(built) if built is not None else None
+
+    def _self_attribute_writes(self) -> Optional[Dict[str, Optional[List[cst.BaseExpression]]]]:
+        """What each plain ``self.<attr> = value`` in the file assigns, by attribute
+        (one walk for every attribute), leaving out ``self.<attr> = self.<attr>.cuda()``;
+        None for an attribute also written otherwise (a tuple or loop target, an
+        annotated or augmented assignment); None for all of them where ``setattr`` or
+        ``delattr`` is called."""
+        if self._self_writes is not False:
+            return self._self_writes  # type: ignore[return-value]
+        found: Dict[str, Optional[List[cst.BaseExpression]]] = {}
+        poisoned: Set[str] = set()
+        result: Optional[Dict[str, Optional[List[cst.BaseExpression]]]] = found
+        for node in walk(self.model.module, into_functions=True):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
+                result = None
+                break
+            other: Optional[cst.CSTNode] = None
+            if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+                other = node.target
+            elif isinstance(node, cst.AsName):
+                other = node.name
+            elif isinstance(node, cst.Assign):
+                for t in node.targets:
+                    target = t.target
+                    if _self_attr(target, None):
+                        assert isinstance(target, cst.Attribute)
+                        name = target.attr.value
+                        moved = _unmoved(node.value)
+                        if not (moved is not node.value and _self_attr(moved, name)):
+                            found.setdefault(name, []).append(node.value)  # type: ignore[union-attr]
+                    elif isinstance(target, (cst.Tuple, cst.List)):
+                        poisoned.update(n.attr.value for n in walk(target) if isinstance(n, cst.Attribute) and _self_attr(n, None))
+            if other is not None:
+                poisoned.update(n.attr.value for n in walk(other) if isinstance(n, cst.Attribute) and _self_attr(n, None))
+        if result is not None:
+            for name in poisoned:
+                found[name] = None
+        self._self_writes = result
+        return result
+
+    def _loss_shapes(self, built: Sequence[cst.BaseExpression]) -> Optional[str]:
+        """The output shape of the loss module each of ``built`` builds (or "unknown"
+        where they differ); None unless every one builds an ``nn.*Loss``."""
+        if not built:
+            return None
+        shapes = set()
+        for value in built:
+            shape = self._loss_built_shape(value)
+            if shape is None:
+                return None
+            shapes.add(shape)
+        return shapes.pop() if len(shapes) == 1 else "unknown"
+
+    def _loss_built_shape(self, value: cst.BaseExpression) -> Optional[str]:
+        """``nn.CrossEntropyLoss()``, also moved or cast (``.cuda(dev)``, ``.to(d)``,
+        ``.eval()``: an ``nn.Module``'s own method that returns the module): "scalar"
+        when its reduction is the default or a literal "mean"/"sum" (a 0-dim
+        result), "unknown" otherwise; None when it builds no ``nn.*Loss``."""
+        value = _unmoved(value)
+        if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+            return None
+        q = self.model.names.qualnames_in(value.func, TORCH)
+        if not any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) and n not in _NOT_LOSS_TENSOR for n in q):
+            return None
+        return "scalar" if _reduces_to_scalar(value) else "unknown"
+
+
+def _unmoved(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``m`` of ``m.cuda(dev).eval()``: what a chain of ``nn.Module`` moves and casts,
+    each returning its module, is called on."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MODULE_MOVES:
+        value = value.func.value
+    return value
+
+
+def _self_attr(node: cst.CSTNode, name: Optional[str]) -> bool:
+    """``self.<name>`` (any attribute of ``self`` where ``name`` is None)."""
+    return (
+        isinstance(node, cst.Attribute)
+        and (name is None or node.attr.value == name)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    )
+
+
+def _reduces_to_scalar(built: cst.Call) -> bool:
+    """Whether the ``nn.*Loss(...)`` call ``built`` keeps a reduction to one value: no
+    ``reduction`` but a literal "mean"/"sum", no ``reduce`` but a literal True, and at
+    most one positional argument (a second may be ``reduce`` or ``reduction``, as in
+    ``nn.MSELoss(size_average, reduce)`` and ``nn.CTCLoss(blank, reduction)``)."""
+    if any(a.star for a in built.args) or sum(1 for a in built.args if a.keyword is None) > 1:
+        return False
+    reduction = call_arg(built, None, "reduction")
+    if reduction is not None and not (
+        isinstance(reduction.value, cst.SimpleString) and reduction.value.evaluated_value in ("mean", "sum")
+    ):
+        return False
+    reduce = call_arg(built, None, "reduce")
+    return reduce is None or bool_value(reduce.value) is True
