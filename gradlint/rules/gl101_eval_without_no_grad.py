@@ -66,9 +66,6 @@ _NEUTRAL_DECORATOR_PREFIXES = (
 )
 # Reading these means gradients are being computed or inspected.
 _GRAD_ATTRS = frozenset({"grad", "retain_grad", "register_hook"})
-# Kinds of values (``semantic.lattice.Value.what``) that are no tensor and hold none.
-_GRAPH_FREE_KINDS = frozenset({"number", "numbers", "bool", "string", "none", "array"})
-_MUTABLE_DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 _TORCH_FUNC_TRANSFORMS = frozenset(
     f"torch.func.{n}" for n in ("grad", "grad_and_value", "vjp", "jacrev", "hessian", "functional_call")
 )
@@ -671,48 +668,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
     def _graph_free_return(self, route) -> bool:
         """``route`` is a ``return`` of a value proven to carry no graph."""
         node = route.node
-        return isinstance(node, cst.Return) and node.value is not None and self._graph_free(node.value)
-
-    def _graph_free(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
-        """Whether the value of ``expr`` is proven to carry no autograd graph: a number,
-        bool, string, ``None``, numpy array or list of numbers (``.item()``,
-        ``.tolist()``, ``.numpy()``, ``len``), a tensor without history
-        (``out.argmax(1)``, a comparison), arithmetic of those, or a tuple, list or dict
-        display of them, followed through the bindings that reach a name. Anything
-        unknown may carry one."""
-        if depth > 8:
-            return False
-        if isinstance(expr, (cst.Tuple, cst.List)):
-            return all(isinstance(e, cst.Element) and self._graph_free(e.value, depth + 1) for e in expr.elements)
-        if isinstance(expr, cst.Dict):
-            return all(
-                isinstance(e, cst.DictElement) and self._graph_free(e.key, depth + 1) and self._graph_free(e.value, depth + 1)
-                for e in expr.elements
-            )
-        if isinstance(expr, cst.BinaryOperation):
-            return self._graph_free(expr.left, depth + 1) and self._graph_free(expr.right, depth + 1)
-        sem = self.ctx.semantic
-        if isinstance(expr, cst.Name):
-            if sem.values.adds_up_numbers(expr):
-                return True  # ``total = 0`` then ``total += loss.item()``
-            held = sem.values.value(expr)
-            if held.is_tensor and held.graph is not False:
-                return False  # ``acc = torch.zeros(n)`` then ``acc[i] = out.sum()``: edited in place
-            reaching = sem.scopes.reaching(expr)
-            if reaching.bindings and not reaching.unbound and all(
-                b.form in ("assign", "aug") and b.value is not None for b in reaching.bindings
-            ):
-                # ``loss = loss.item()`` after ``loss = criterion(out, y)``: what reaches the
-                # read decides. A list, dict or set made empty and filled later (``preds =
-                # []`` then ``preds.append(out)``) holds what was put in, not what it was made of.
-                return all(
-                    not isinstance(b.value, _MUTABLE_DISPLAYS) and self._graph_free(b.value, depth + 1)  # type: ignore[arg-type]
-                    for b in reaching.bindings
-                )
-        if sem.escape.holds_no_graph(expr):
-            return True
-        value = sem.values.value(expr)
-        return value.not_tensor and value.what in _GRAPH_FREE_KINDS
+        return isinstance(node, cst.Return) and node.value is not None and self.ctx.semantic.escape.graph_free(node.value)
 
     def _collects_outputs(self, func: cst.FunctionDef, region: _Region) -> bool:
         """The region runs its model over a loop and collects every output
