@@ -71,6 +71,32 @@ class Calls:
             self._refs = (names, attrs)
         return self._refs
 
+    def error_expected(self, node: cst.CSTNode) -> bool:
+        """Whether the code around ``node`` expects an exception from it: ``node`` is in
+        the body of a ``try`` whose handlers take a ``RuntimeError`` (``except
+        RuntimeError``, ``except Exception``, a bare ``except``, a tuple naming one),
+        or inside ``with pytest.raises(...)`` / ``with self.assertRaises(...)``, in the
+        same function. A test that checks an error on purpose is no bug."""
+        sem = self.model
+        child: cst.CSTNode = node
+        for ancestor in sem.tree.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(ancestor, cst.Try) and child is ancestor.body:
+                if any(_catches_runtime_error(h.type) for h in ancestor.handlers):
+                    return True
+            if isinstance(ancestor, cst.With) and child is ancestor.body:
+                for item in ancestor.items:
+                    call = item.item
+                    if not isinstance(call, cst.Call):
+                        continue
+                    if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("assertRaises", "assertRaisesRegex"):
+                        return True
+                    if isinstance(call.func, (cst.Name, cst.Attribute)) and sem.names.refers_to(call.func, _PYTEST_RAISES):
+                        return True
+            child = ancestor
+        return False
+
     def backward_call(self, call: cst.Call) -> Optional[Backward]:
         """Whether ``call`` runs backward, and from which tensor: ``loss.backward()``
         (``scaler.scale(loss).backward()`` too), ``torch.autograd.backward(loss)``,
@@ -439,3 +465,17 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
     names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
     strings = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
     return len(names) == 1 and len(strings) == 1
+
+
+_PYTEST_RAISES = frozenset({"pytest.raises"})
+_CATCHES_RUNTIME = frozenset({"RuntimeError", "Exception", "BaseException"})
+
+
+def _catches_runtime_error(kind: Optional[cst.BaseExpression]) -> bool:
+    """An ``except`` clause that a ``RuntimeError`` (what autograd raises) lands in."""
+    if kind is None:
+        return True  # a bare ``except:``
+    if isinstance(kind, cst.Tuple):
+        return any(_catches_runtime_error(e.value) for e in kind.elements)
+    name = kind.attr.value if isinstance(kind, cst.Attribute) else kind.value if isinstance(kind, cst.Name) else None
+    return name in _CATCHES_RUNTIME
