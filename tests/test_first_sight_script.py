@@ -295,3 +295,33 @@ def test_batch_seven_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-7"]}
     assert all(commits[j.key[0]] == j.commit for j in preview.judged)
     assert len(commits) == 15
+
+
+def test_batch_eight_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 8") and batch-8/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-8")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "dc95351", "preview-dc95351")
+    assert fs.precision(first.judged) == {
+        "GL101": (1, 1),
+        "GL103": (0, 2),
+        "GL105": (0, 1),
+        "GL106": (1, 1),
+        "all": (2, 5),
+    }
+    assert fs.fix_counts(first.judged) == (0, 0)
+    assert [j.verdict for j in first.judged if j.key[3] == "GL105"] == ["debatable"]
+    assert fs.precision(preview.judged) == {
+        "GL101": (1, 5),
+        "GL103": (0, 2),
+        "GL105": (0, 1),
+        "GL106": (1, 1),
+        "GL201": (0, 4),
+        "GL301": (0, 22),
+        "all": (2, 35),
+    }
+    assert fs.fix_counts(preview.judged) == (2, 0)
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-8"]}
+    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+    assert len(commits) == 15
