@@ -93,17 +93,17 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 65
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 65
+    assert len(set(names)) == 80
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 80
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15)])
-def test_batches_three_to_seven_share_no_repository_with_the_recall_sets(batch, size):
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15)])
+def test_batches_three_to_eight_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
 
@@ -293,5 +293,35 @@ def test_batch_seven_first_sight_figures_are_those_the_docs_report():
     kept = {j.key: j.verdict for j in preview.judged}
     assert all(kept[j.key] == j.verdict for j in first.judged)
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-7"]}
+    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+    assert len(commits) == 15
+
+
+def test_batch_eight_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 8") and batch-8/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-8")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "dc95351", "preview-dc95351")
+    assert fs.precision(first.judged) == {
+        "GL101": (1, 1),
+        "GL103": (0, 2),
+        "GL105": (0, 1),
+        "GL106": (1, 1),
+        "all": (2, 5),
+    }
+    assert fs.fix_counts(first.judged) == (0, 0)
+    assert [j.verdict for j in first.judged if j.key[3] == "GL105"] == ["debatable"]
+    assert fs.precision(preview.judged) == {
+        "GL101": (1, 5),
+        "GL103": (0, 2),
+        "GL105": (0, 1),
+        "GL106": (1, 1),
+        "GL201": (0, 4),
+        "GL301": (0, 22),
+        "all": (2, 35),
+    }
+    assert fs.fix_counts(preview.judged) == (2, 0)
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-8"]}
     assert all(commits[j.key[0]] == j.commit for j in preview.judged)
     assert len(commits) == 15
