@@ -73,20 +73,21 @@ class Calls:
 
     def error_expected(self, node: cst.CSTNode) -> bool:
         """Whether the code around ``node`` expects an exception from it: ``node`` is
-        inside ``with pytest.raises(...)`` / ``with self.assertRaises(...)``, or, in a
-        test function (``test*``), in the body of a ``try`` whose handlers take a
-        ``RuntimeError`` (``except RuntimeError``, ``except Exception``, a bare
-        ``except``, a tuple naming one). A test that checks an error on purpose is no
-        bug; elsewhere such a ``try`` may be hiding one (a training step skipped)."""
+        inside ``with pytest.raises(...)`` / ``with self.assertRaises(...)``, or in the
+        body of a ``try`` whose handler takes a ``RuntimeError`` (``except
+        RuntimeError``, ``except Exception``, a bare ``except``, a tuple naming one)
+        and either asserts (on the message) or is in a test function (``test*``,
+        ``_test*``). A test that checks an error on purpose is no bug; elsewhere such a
+        ``try`` may be hiding one (a training step skipped with a message)."""
         sem = self.model
         func = sem.tree.enclosing_function(node)
-        in_test = func is not None and func.name.value.startswith("test")
+        in_test = func is not None and func.name.value.lstrip("_").startswith("test")
         child: cst.CSTNode = node
         for ancestor in sem.tree.ancestors(node):
             if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 return False
-            if in_test and isinstance(ancestor, cst.Try) and child is ancestor.body:
-                if any(_catches_runtime_error(h.type) for h in ancestor.handlers):
+            if isinstance(ancestor, cst.Try) and child is ancestor.body:
+                if any(_catches_runtime_error(h.type) and (in_test or _asserts(h)) for h in ancestor.handlers):
                     return True
             if isinstance(ancestor, cst.With) and child is ancestor.body:
                 for item in ancestor.items:
@@ -482,3 +483,8 @@ def _catches_runtime_error(kind: Optional[cst.BaseExpression]) -> bool:
         return any(_catches_runtime_error(e.value) for e in kind.elements)
     name = kind.attr.value if isinstance(kind, cst.Attribute) else kind.value if isinstance(kind, cst.Name) else None
     return name in _CATCHES_RUNTIME
+
+
+def _asserts(handler: cst.ExceptHandler) -> bool:
+    """The handler checks what it caught (``assert "does not require grad" in str(e)``)."""
+    return any(isinstance(n, cst.Assert) for n in walk(handler.body))
