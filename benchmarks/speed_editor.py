@@ -9,7 +9,11 @@ Targets (CPU seconds of the server's own work):
   diagnostics, what the server does after its pause of ``DEBOUNCE_S``);
 - every codeAction: <= 0.05 s (answered from the check already done: the
   slowest of the code actions asked on each diagnostic's range, for a
-  client that resolves the fix-all edit when it is chosen);
+  client that resolves the fix-all edit when it is chosen; and, on a version
+  checked afresh, the first code action and the slowest for a client that
+  does not resolve but applies edits (``workspace.applyEdit``: fix all comes
+  as a command) and the first for one that does neither, which gets the
+  fix-all edit with the list: no target, it is a fix all);
 - fixAll: <= 0.5 s (the edits of every safe fix, from that check);
 - a file with ``async=`` arguments no slower than the same file without.
 
@@ -17,7 +21,9 @@ Measured in-process, in a subprocess of the interpreter given with
 ``--python`` (the gradlint installed for it is the one measured), by calling
 the server's own functions as ``Documents.publish`` and the code-action
 handlers do (``gradlint.server.check_text``, ``Version.actions``,
-``Version.fix_all``): no transport, no debounce pause. Each figure is the
+``Version.fix_all``; ``Version.actions`` with the fix-all command where the
+tree has one, else as that tree answers such a client): no transport, no
+debounce pause. Each figure is the
 median over ``--repeat`` fresh versions of the document (a new version is
 checked again and its answers computed again). The documents are
 ``benchmarks/run.py``'s ``legacy_document``. The last line printed is a JSON
@@ -44,7 +50,7 @@ LINES = 500
 
 # Run by the measured interpreter: one JSON line per version measured.
 PROBE = r"""
-import json, sys, time
+import inspect, json, sys, time
 from pathlib import Path
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
@@ -62,6 +68,30 @@ else:
 if hasattr(server, "settle"):
     server.settle()
 server.check_text(text, path)  # a first check: what it loads on first use
+codec = PositionCodec(types.PositionEncodingKind.Utf16)
+# A tree without the fix-all command answers a client that cannot resolve with the edit.
+has_command = "command" in inspect.signature(server.Version.actions).parameters
+
+
+# (first, slowest) code action of a version checked afresh, for a client that does not
+# resolve code actions (apply_edit: it applies the edits the server sends).
+def no_resolve(version_text, apply_edit):
+    version = server.Version(version_text, path, codec, server.check_text(version_text, path))
+    extra = {}
+    if apply_edit and has_command:
+        extra["command"] = types.Command(
+            title="fix all", command=server.APPLY_FIX_ALL, arguments=[{"uri": path.as_uri(), "version": 1}]
+        )
+    times = []
+    for diag in version.lsp:
+        t = time.process_time()
+        version.actions(path.as_uri(), diag.range, **extra)
+        times.append(time.process_time() - t)
+        if not apply_edit:
+            break  # the rest as for the client above: only the first waits for a fix all
+    return times[0] if times else 0.0, max(times, default=0.0)
+
+
 for i in range(repeat):
     version_text = text + "#" * (i + 1) + "\n"  # a new version, as after a keystroke
     t = time.process_time()
@@ -76,8 +106,13 @@ for i in range(repeat):
     t = time.process_time()
     edits = version.fix_all()
     fix_all = time.process_time() - t
+    # Other versions (another comment), so that no check or fix is shared with the above.
+    first_command, max_command = no_resolve(version_text + "a\n", True)
+    first_eager, _ = no_resolve(version_text + "b\n", False)
     print(json.dumps({"check": check, "action_max": max(actions, default=0.0), "fix_all": fix_all,
-                      "findings": len(version.lsp), "fix_all_edits": len(edits)}), flush=True)
+                      "findings": len(version.lsp), "fix_all_edits": len(edits),
+                      "no_resolve_first": first_command, "no_resolve_max": max_command,
+                      "eager_first": first_eager}), flush=True)
 """
 
 
@@ -115,9 +150,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             f"codeAction max {found['action_max']:.3f} s (<= 0.05), fixAll {found['fix_all']:.3f} s (<= 0.5), CPU",
             flush=True,
         )
+        print(
+            f"{label}, a client without resolve: applying edits, first codeAction {found['no_resolve_first']:.3f} s, "
+            f"max {found['no_resolve_max']:.3f} s (<= 0.05); applying none, first codeAction {found['eager_first']:.3f} s "
+            "(the fix-all edit with the list), CPU",
+            flush=True,
+        )
         figures[f"editor {label} didChange cpu s"] = round(found["check"], 4)
         figures[f"editor {label} codeAction max cpu s"] = round(found["action_max"], 4)
         figures[f"editor {label} fixAll cpu s"] = round(found["fix_all"], 4)
+        figures[f"editor {label} codeAction first, no resolve, applyEdit cpu s"] = round(found["no_resolve_first"], 4)
+        figures[f"editor {label} codeAction max, no resolve, applyEdit cpu s"] = round(found["no_resolve_max"], 4)
+        figures[f"editor {label} codeAction first, no resolve nor applyEdit cpu s"] = round(found["eager_first"], 4)
     print(json.dumps(figures))
     return 0
 

@@ -18,7 +18,10 @@ Typing must stay responsive:
   change came: six keystrokes are one check, of the last version;
 - each version of a document is checked once; code actions (which editors
   ask for on every cursor move) are answered from that check, and "fix all"
-  is computed at most once per version, when first asked for;
+  is computed at most once per version, when first asked for: when chosen, by
+  ``codeAction/resolve`` or by the ``gradlint.applyAutofix`` command (sent back
+  with ``workspace/applyEdit``) where the client has one of them; with the list
+  of code actions only for a client that has neither;
 - while the buffer does not parse (a line half typed), the last diagnostics
   of a version that did parse stay; GL000 replaces them only if the buffer
   still does not parse after ``SYNTAX_PAUSE_S``.
@@ -66,6 +69,10 @@ from gradlint.session import Session, SummaryMemo, display_path, index_files
 
 SOURCE = "gradlint"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
+FIX_ALL_TITLE = "gradlint: fix all safe fixes"
+# The command a client that cannot resolve code actions runs for "fix all": its
+# arguments are one object, {"uri": ..., "version": ...} (Ruff's `ruff.applyAutofix`).
+APPLY_FIX_ALL = "gradlint.applyAutofix"
 # A check starts this long after the last change of a document.
 DEBOUNCE_S = 0.05
 # A buffer that does not parse keeps its last good diagnostics this long.
@@ -314,11 +321,20 @@ class Version:
         return self._comments
 
     def actions(
-        self, uri: str, wanted: types.Range, only: Optional[Sequence[str]] = None, resolve: bool = False
+        self,
+        uri: str,
+        wanted: types.Range,
+        only: Optional[Sequence[str]] = None,
+        resolve: bool = False,
+        command: Optional[types.Command] = None,
     ) -> List[types.CodeAction]:
         """A quick fix for each fixable finding whose range meets ``wanted``, a noqa action
-        for each finding there, and a fix-all action (``resolve``: without its edit, which
-        ``codeAction/resolve`` computes, so that a cursor move never waits for it)."""
+        for each finding there, and a fix-all action. Its edit costs a fix all (0.2 s on
+        500 lines), too much for a cursor move, so it comes with the list only where the
+        client can be given it no other way: ``resolve``, the action comes without it
+        and ``codeAction/resolve`` computes it when chosen; ``command``, the action
+        carries that command, whose ``workspace/executeCommand`` computes the edit and
+        sends it with ``workspace/applyEdit``."""
         actions: List[types.CodeAction] = []
         quick = only is None or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only)
         noqa: List[types.CodeAction] = []
@@ -351,15 +367,16 @@ class Version:
                 )
         actions += noqa  # after the fixes: a fix is what an editor should offer first
         if only is None or any(FIX_ALL.startswith(k) for k in only):
-            if resolve:
+            if resolve or command is not None:
                 if self.checked.settings is not None and self.checked.any_fix():
-                    actions.append(types.CodeAction(title="gradlint: fix all safe fixes", kind=FIX_ALL, data={"uri": uri}))
+                    if resolve:
+                        actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": uri}))
+                    else:
+                        actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, command=command))
                 return actions
             edits = self.fix_all()
             if edits:
-                actions.append(
-                    types.CodeAction(title="gradlint: fix all safe fixes", kind=FIX_ALL, edit=types.WorkspaceEdit(changes={uri: edits}))
-                )
+                actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, edit=types.WorkspaceEdit(changes={uri: edits})))
         return actions
 
 
@@ -502,6 +519,36 @@ class Documents:
             self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"gradlint: {version.checked.error}"))
         return version
 
+    def fix_all_command(self, uri: str) -> types.Command:
+        """The command of the fix-all action offered for the document's current version."""
+        found = self.versions.get(uri)
+        number = found[0] if found is not None else None
+        return types.Command(title=FIX_ALL_TITLE, command=APPLY_FIX_ALL, arguments=[{"uri": uri, "version": number}])
+
+    def fix_all_edit(self, uri: str, versioned: bool = False) -> Optional[types.ApplyWorkspaceEditParams]:
+        """What ``APPLY_FIX_ALL`` sends the client: every safe fix of the document's
+        current version, None if there is none or the document is not open. That is
+        the version the command was made for, or a later one where the document
+        changed since: "fix all" is of the document, not of a place in it, and an
+        edit of an older text would not apply to the one the client holds now.
+        ``versioned`` (a client that takes ``documentChanges``): the edit names that
+        version, so that a client whose document changed again while the edit was
+        on its way refuses it rather than apply it to other text."""
+        if uri not in self.server.workspace.text_documents:
+            return None
+        version = self.current(uri)
+        if version is None:
+            return None
+        edits = version.fix_all()
+        if not edits:
+            return None
+        if versioned:
+            document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri][0])
+            edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=list(edits))])
+        else:
+            edit = types.WorkspaceEdit(changes={uri: edits})
+        return types.ApplyWorkspaceEditParams(edit=edit, label=FIX_ALL_TITLE)
+
     def schedule(self, uri: str, delay: float) -> None:
         pending = self.timers.pop(uri, None)
         if pending is not None:
@@ -622,6 +669,20 @@ def create_server() -> LanguageServer:
             return False
         return support is not None and "edit" in support.properties
 
+    def applies_edits() -> bool:
+        """Whether the client takes ``workspace/applyEdit`` requests."""
+        try:
+            return bool(server.client_capabilities.workspace.apply_edit)  # type: ignore[union-attr]
+        except AttributeError:
+            return False
+
+    def versioned_edits() -> bool:
+        """Whether the client takes a workspace edit's ``documentChanges`` (edits that name a version)."""
+        try:
+            return bool(server.client_capabilities.workspace.workspace_edit.document_changes)  # type: ignore[union-attr]
+        except AttributeError:
+            return False
+
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True),
@@ -632,7 +693,10 @@ def create_server() -> LanguageServer:
         if version is None:
             return []
         only = [str(getattr(k, "value", k)) for k in params.context.only] if params.context.only else None
-        return version.actions(uri, params.range, only, resolve=resolves_edits())
+        resolve = resolves_edits()
+        # A client that can do neither gets the fix-all edit with the list (Version.actions).
+        command = documents.fix_all_command(uri) if not resolve and applies_edits() else None
+        return version.actions(uri, params.range, only, resolve=resolve, command=command)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     def code_action_resolve(action: types.CodeAction) -> types.CodeAction:
@@ -642,6 +706,19 @@ def create_server() -> LanguageServer:
         if action.kind == FIX_ALL and version is not None and isinstance(uri, str):
             action.edit = types.WorkspaceEdit(changes={uri: version.fix_all()})
         return action
+
+    @server.command(APPLY_FIX_ALL)
+    def apply_fix_all(*arguments: Any) -> None:
+        target = arguments[0] if arguments else None
+        uri = target.get("uri") if isinstance(target, dict) else None
+        if not isinstance(uri, str):
+            raise ValueError(f'{APPLY_FIX_ALL} takes one argument, {{"uri": ..., "version": ...}}; got {list(arguments)!r}')
+        params = documents.fix_all_edit(uri, versioned_edits())
+        if params is not None:
+            # Not waited for: this command's reply does not depend on it, and a client
+            # that handles the server's requests only once its own are answered would
+            # never answer this one.
+            server.workspace_apply_edit(params)
 
     return server
 

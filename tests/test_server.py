@@ -178,7 +178,9 @@ def test_diagnostics_quick_fix_and_clean_text_over_stdio(tmp_path):
         assert "isPreferred" not in quick[1] and quick[1]["diagnostics"] == [diagnostic]
         silenced = SOURCE.replace(".argmax(1)\n", ".argmax(1)  # noqa: GL001\n")
         assert apply(SOURCE, quick[1]["edit"]["changes"][uri]) == silenced
+        # a client that neither resolves nor applies edits: the edit comes with the list
         (fix_all,) = [a for a in actions if a["kind"] == FIX_ALL]
+        assert fix_all == {"title": "gradlint: fix all safe fixes", "kind": FIX_ALL, "edit": {"changes": {uri: _eager_fix_all(path, SOURCE)}}}
         assert apply(SOURCE, fix_all["edit"]["changes"][uri]) == FIXED
 
         # the editor applies the fix: a full-text change, then no diagnostics
@@ -462,7 +464,8 @@ def test_fix_all_is_computed_when_chosen_by_a_client_that_resolves_code_actions(
     uri = path.as_uri()
     client = Client(tmp_path)
     try:
-        capabilities = {"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}}
+        # a client that also applies edits: resolving comes first, the action carries no command
+        capabilities = {"workspace": {"applyEdit": True}, "textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}}
         init = client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities})
         assert init["capabilities"]["codeActionProvider"]["resolveProvider"] is True
         client.notify("initialized", {})
@@ -473,11 +476,120 @@ def test_fix_all_is_computed_when_chosen_by_a_client_that_resolves_code_actions(
             {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
         )
         (fix_all,) = [a for a in actions if a["kind"] == FIX_ALL]
-        assert "edit" not in fix_all
+        assert fix_all == {"title": "gradlint: fix all safe fixes", "kind": FIX_ALL, "data": {"uri": uri}}
         resolved = client.request("codeAction/resolve", fix_all)
         assert apply(SOURCE, resolved["edit"]["changes"][uri]) == FIXED
     finally:
         client.proc.kill()
+
+
+# A later version of SOURCE: GL003 added, its fix in "fix all" too.
+SOURCE_2 = SOURCE + "\n\ndef total(loss):\n    return loss.sum().data[0]\n"
+FIXED_2 = FIXED + "\n\ndef total(loss):\n    return loss.sum().item()\n"
+FIX_ALL_COMMAND = "gradlint.applyAutofix"
+
+
+def _eager_fix_all(path: Path, text: str) -> List[Dict[str, Any]]:
+    """The fix-all edit a client that neither resolves nor applies edits gets, as JSON."""
+    from lsprotocol.converters import get_converter
+
+    nowhere = types.Range(types.Position(0, 0), types.Position(0, 0))
+    (action,) = code_actions(path.as_uri(), text, path, nowhere, PositionCodec(), [FIX_ALL])
+    assert action.command is None
+    return get_converter().unstructure(action.edit.changes[path.as_uri()])
+
+
+def _execute(client: Client, arguments: List[Any]) -> Dict[str, Any]:
+    """Run the fix-all command; the server's workspace/applyEdit request, answered."""
+    client.next_id += 1
+    asked = client.next_id
+    client.send({"id": asked, "method": "workspace/executeCommand", "params": {"command": FIX_ALL_COMMAND, "arguments": arguments}})
+    request = client.wait(lambda m: m.get("method") == "workspace/applyEdit")
+    client.send({"id": request["id"], "result": {"applied": True}})
+    reply = client.wait(lambda m: m.get("id") == asked and "method" not in m)
+    assert reply == {"jsonrpc": "2.0", "id": asked, "result": None}
+    return request["params"]
+
+
+@pytest.mark.slow
+def test_fix_all_reaches_a_client_without_resolve_by_a_command_and_apply_edit(tmp_path):
+    """A client that cannot resolve code actions but applies edits gets "fix all" as a
+    command: the list costs no fix all, and the command sends the edit "fix all" gives,
+    of the document as it is when the command runs."""
+    path = tmp_path / "evaluate.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    uri = path.as_uri()
+    client = Client(tmp_path)
+    try:
+        capabilities = {"workspace": {"applyEdit": True}, "textDocument": {"codeAction": {}}}
+        init = client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities})
+        assert init["capabilities"]["executeCommandProvider"] == {"commands": [FIX_ALL_COMMAND]}
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        (diagnostic,) = client.diagnostics(uri)["diagnostics"]
+        actions = client.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": uri}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}},
+        )
+        assert [(a["kind"], a["title"], "edit" in a) for a in actions] == [
+            ("quickfix", "GL001: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`", True),
+            ("quickfix", "Disable GL001 for this line", True),
+            (FIX_ALL, "gradlint: fix all safe fixes", False),
+        ]
+        assert [a.get("command") for a in actions] == [
+            None,
+            None,
+            {"title": "gradlint: fix all safe fixes", "command": FIX_ALL_COMMAND, "arguments": [{"uri": uri, "version": 1}]},
+        ]
+        assert apply(SOURCE, actions[0]["edit"]["changes"][uri]) == FIXED
+
+        sent = _execute(client, actions[-1]["command"]["arguments"])
+        assert sent == {"edit": {"changes": {uri: _eager_fix_all(path, SOURCE)}}, "label": "gradlint: fix all safe fixes"}
+        assert apply(SOURCE, sent["edit"]["changes"][uri]) == FIXED
+
+        # the document changed after the list was made: the command, still naming
+        # version 1, fixes the text the client holds now (version 2)
+        client.notify(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": SOURCE_2}]}
+        )
+        sent = _execute(client, actions[-1]["command"]["arguments"])
+        assert sent["edit"]["changes"][uri] == _eager_fix_all(path, SOURCE_2)
+        assert apply(SOURCE_2, sent["edit"]["changes"][uri]) == FIXED_2
+    finally:
+        client.proc.kill()
+
+
+def test_fix_all_command_names_the_version_it_fixed_for_a_client_that_takes_document_changes(tmp_path):
+    from gradlint import server as server_mod
+
+    fake = _FakeServer()
+    uri = (tmp_path / "evaluate.py").as_uri()
+    fake.text_documents[uri] = _FakeDocument(uri, SOURCE, 1)
+    documents = server_mod.Documents(fake)  # type: ignore[arg-type]
+    documents.publish(uri)
+    line = types.Range(types.Position(6, 0), types.Position(6, 0))
+    command = documents.fix_all_command(uri)
+    assert command == types.Command(title="gradlint: fix all safe fixes", command=FIX_ALL_COMMAND, arguments=[{"uri": uri, "version": 1}])
+    version = documents.current(uri)
+    (fix_all,) = version.actions(uri, line, [FIX_ALL], command=command)
+    assert (fix_all.kind, fix_all.title, fix_all.edit, fix_all.command) == (FIX_ALL, "gradlint: fix all safe fixes", None, command)
+    assert version._fix_all is None  # the list did not compute it
+    # a newer version by the time the command runs: its edit, naming version 2
+    fake.text_documents[uri] = _FakeDocument(uri, SOURCE_2, 2)
+    sent = documents.fix_all_edit(uri, versioned=True)
+    assert sent is not None and sent.edit.changes is None
+    (change,) = sent.edit.document_changes
+    assert change.text_document == types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=2)
+    assert change.edits == documents.current(uri).fix_all()
+    from lsprotocol.converters import get_converter
+
+    assert get_converter().unstructure(change.edits) == _eager_fix_all(tmp_path / "evaluate.py", SOURCE_2)
+    # nothing to fix, or a document not open: no edit is sent
+    fake.text_documents[uri] = _FakeDocument(uri, FIXED_2, 3)
+    assert documents.fix_all_edit(uri, versioned=True) is None
+    assert documents.current(uri).actions(uri, line, [FIX_ALL], command=documents.fix_all_command(uri)) == []
+    del fake.text_documents[uri]
+    assert documents.fix_all_edit(uri) is None
 
 
 def _legacy_module(functions: int) -> str:

@@ -42,7 +42,16 @@ def test_speed_editor_prints_its_figures_last(capsys):
     speed_editor = _script("speed_editor")
     assert speed_editor.main(["--python", sys.executable, "--repeat", "1"]) == 0
     figures = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert sorted(figures) == sorted(
-        f"editor {label} {what} cpu s" for label in ("plain", "async=") for what in ("didChange", "codeAction max", "fixAll")
+    whats = (
+        "didChange",
+        "codeAction max",
+        "fixAll",
+        "codeAction first, no resolve, applyEdit",
+        "codeAction max, no resolve, applyEdit",
+        "codeAction first, no resolve nor applyEdit",
     )
+    assert sorted(figures) == sorted(f"editor {label} {what} cpu s" for label in ("plain", "async=") for what in whats)
     assert all(value > 0 for value in figures.values())
+    for label in ("plain", "async="):
+        # the command instead of the edit: the first code action does not compute a fix all
+        assert figures[f"editor {label} codeAction first, no resolve, applyEdit cpu s"] < figures[f"editor {label} codeAction first, no resolve nor applyEdit cpu s"]
