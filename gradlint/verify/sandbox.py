@@ -125,8 +125,8 @@ class RunOutcome:
         return reason
 
 
-def harness_path() -> "resources.abc.Traversable":
-    return resources.files("gradlint.verify").joinpath("_harness.py")
+# The harness and the siblings it imports by their own names (``_harness.py``).
+HARNESS_FILES = ("_harness.py", "_harness_values.py", "_harness_trace.py")
 
 
 def _environment(home: str, tmp: str) -> Dict[str, str]:
@@ -329,14 +329,23 @@ def _wait(proc: subprocess.Popen, started: str, timeout: float) -> bool:
 
 
 class harness_path_file:
-    """The harness as a real file (it is one, unless gradlint runs from a zip)."""
+    """The harness as a real file beside its siblings: the package's own files,
+    or copies in a temporary directory when gradlint runs from a zip."""
 
     def __enter__(self) -> str:
-        self._cm = resources.as_file(harness_path())
-        return str(self._cm.__enter__())
+        package = resources.files("gradlint.verify")
+        self._tmp: Optional[str] = None
+        if isinstance(package, os.PathLike) and all(os.path.isfile(os.path.join(package, n)) for n in HARNESS_FILES):
+            return os.path.join(package, HARNESS_FILES[0])
+        self._tmp = tempfile.mkdtemp(prefix="gradlint-harness-")
+        for name in HARNESS_FILES:
+            with open(os.path.join(self._tmp, name), "wb") as out:
+                out.write(package.joinpath(name).read_bytes())
+        return os.path.join(self._tmp, HARNESS_FILES[0])
 
     def __exit__(self, *exc: Any) -> None:
-        self._cm.__exit__(*exc)
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
 
 
 def run_all(
