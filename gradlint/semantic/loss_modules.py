@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.lattice import Value, tensor
 from gradlint.semantic.no_graph import NoGraph
 from gradlint.semantic.syntax import bool_value, call_arg
@@ -61,7 +62,7 @@ class LossModules(NoGraph):
         0.3-era scripts did under ``if cuda:``: it holds what the other bindings
         built); None when some binding may hold anything else."""
         reaching = self.model.scopes.visible(name.value, name)
-        if not reaching.bindings or reaching.unbound or depth > 4:
+        if not reaching.bindings or reaching.unbound or depth > bounds.BINDING_STEPS:
             return None
         built = []
         for b in reaching.bindings:
