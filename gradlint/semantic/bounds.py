@@ -39,7 +39,7 @@ BINDING_STEPS = 4
 # The target of a store followed to where it leads (``escape``).
 STORE_STEPS = 4
 # Names followed to the one binding that reaches them: a name's aliases before
-# a store, a loss built unreduced (GL003), a value computed without grad (GL103).
+# a store, a loss built unreduced, a value computed without grad before a backward.
 NAME_STEPS = 3
 # Names an output is followed through to what becomes of it (a self-check's
 # outputs: ``out = model(x); y = out; z = y; ...``), in all.
@@ -64,7 +64,7 @@ RETURN_LEVELS = 4
 # working ``nn.Module``.
 BASE_LEVELS = 5
 # A method looked up in the bases of a class; a ``multiprocessing.Process``
-# subclass (GL105).
+# subclass.
 SEARCH_BASE_LEVELS = 4
 # Across the files of the project index.
 PROJECT_BASE_LEVELS = 8
@@ -84,7 +84,7 @@ HANDLER_LEVELS = 6
 # A self-check's made-up inputs and checked outputs: the file's direct call
 # only, not the callers of that call.
 SELF_CHECK_CALLER_LEVELS = 0
-# The callers of a function followed up to the script's entry (GL105).
+# The callers of a function followed up to the script's entry.
 ENTRY_CALLER_LEVELS = 3
 # Rules that follow a function's callers or a method's calls of its class's
 # other methods (a unit test's helpers, what an evaluation returns, inference
