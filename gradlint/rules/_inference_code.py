@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import libcst as cst
 
 from gradlint.rules._eval_flow import _LEAVES, _TRAINING_HOOKS, _Flow, _keeps_log_probs, _Region
+from gradlint.semantic import bounds
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
 from gradlint.semantic.tree import FunctionScope as Scope, walk
@@ -124,7 +125,7 @@ class InferenceCode:
         methods of its class that call it (``self.act(state)``)."""
         sem = self.ctx.semantic
         index = sem.project
-        if index is None or depth > 2 or sem.tree.method_class(func) is None:
+        if index is None or depth > bounds.RULE_FOLLOW_LEVELS or sem.tree.method_class(func) is None:
             return None
         name = func.name.value
         if name in _TRAINING_HOOKS or name.startswith("__"):

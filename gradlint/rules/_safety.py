@@ -14,6 +14,7 @@ from typing import Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.syntax import is_generator
 from gradlint.semantic.tree import walk
 
@@ -46,7 +47,7 @@ def error_may_be_caught(ctx, node: cst.CSTNode, raised=_RAISED, _depth: int = 0)
     ``contextlib.suppress(...)`` around it, or a caller of its function that is
     inside either. A function whose callers are not all in the file (none there,
     or it is also passed around) may be called inside a handler: unknown, caught."""
-    if _depth > 6:
+    if _depth > bounds.HANDLER_LEVELS:
         return True
     child, parent = node, ctx.parent(node)
     while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
@@ -77,7 +78,7 @@ def _handler_catches(ctx, expr: cst.BaseExpression, raised, depth: int) -> bool:
     not known may."""
     import builtins
 
-    if depth > 6:
+    if depth > bounds.HANDLER_LEVELS:
         return True
     if isinstance(expr, (cst.Tuple, cst.List)):
         return any(_handler_catches(ctx, el.value, raised, depth + 1) for el in expr.elements)
@@ -279,7 +280,7 @@ def call_may_enable_grad(ctx, call: cst.Call, _depth: int = 0, _seen: Optional[S
     import), whose code this file does not show, may; a callee that is not
     callable code (an expression) may too. Calls of libraries do not."""
     seen = set() if _seen is None else _seen
-    if _depth > 4:
+    if _depth > bounds.RETURN_LEVELS:
         return True
     func = call.func
     if not isinstance(func, (cst.Name, cst.Attribute, cst.Call)):

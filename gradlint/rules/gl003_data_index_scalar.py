@@ -12,6 +12,7 @@ from gradlint.fix import Fix
 from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import data_scalar_reads
 from gradlint.rules._scalar_read import is_data_index, scalar_read
+from gradlint.semantic import bounds
 from gradlint.semantic.tree import walk
 from gradlint.semantic.torch_api import TORCH_04
 from gradlint.semantic.versions import runs_only_before
@@ -149,7 +150,7 @@ def unreduced_loss(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
     """Whether ``receiver`` is proven a loss per element: a functional loss or a call
     of a loss module built with ``reduction="none"`` or ``reduce=False``, or a name
     bound once to one."""
-    if depth > 3:
+    if depth > bounds.NAME_STEPS:
         return False
     sem = ctx.semantic
     if isinstance(receiver, cst.Name):

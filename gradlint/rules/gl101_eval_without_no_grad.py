@@ -46,7 +46,7 @@ from gradlint.rules._eval_flow import (
 from gradlint.rules._gates import word
 from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
-from gradlint.semantic import branches
+from gradlint.semantic import bounds, branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
@@ -384,7 +384,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             return False
         if scope.name.value.startswith("test"):
             return True
-        if depth > 2:
+        if depth > bounds.RULE_FOLLOW_LEVELS:
             return False
         sem = self.ctx.semantic
         sites = sem.calls.call_sites(scope)
@@ -440,7 +440,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             if pretrained is not None:
                 found.append((sub, pretrained))  # ``self.lm.encoder(x)``: a submodule of a loaded transformers model
                 continue
-            if receiver == "self" and _depth < 2:
+            if receiver == "self" and _depth < bounds.RULE_FOLLOW_LEVELS:
                 helper = sem.calls.local_function(sub)
                 if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):
                     passed = self._passed_models(helper, sub, models)
@@ -588,7 +588,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         value goes nowhere either (``metrics, loss = self.evaluate(...)``)."""
         sem = self.ctx.semantic
         sites = sem.calls.call_sites(func)
-        if not sites or depth > 2:
+        if not sites or depth > bounds.RULE_FOLLOW_LEVELS:
             return False
         for site in sites:
             caller = sem.tree.enclosing_function(site)

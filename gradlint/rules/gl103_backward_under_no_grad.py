@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradlint.rule import Rule
 from gradlint.rules._gates import DISABLING_GUARDS
+from gradlint.semantic import bounds
 from gradlint.semantic.calls import BACKWARD_METHODS
 from gradlint.semantic.gradmode import GuardSite
 from gradlint.semantic.syntax import bool_value, call_arg
@@ -58,7 +59,7 @@ class BackwardUnderNoGrad(Rule):
         sem = self.ctx.semantic
         if _computes(target):
             return None if self._enables_grad(target) else _disabling(sem.gradmode.guard_at(use))
-        if depth < 3 and isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
+        if depth < bounds.NAME_STEPS and isinstance(target, (cst.Attribute, cst.Subscript)) and isinstance(target.value, cst.Name):
             # ``loss = outputs.loss``: a part of something computed without gradients
             return self._computed_without_grad(target.value, use, depth + 1)
         if not isinstance(target, cst.Name):
@@ -71,7 +72,7 @@ class BackwardUnderNoGrad(Rule):
         for b in reaching.bindings:
             if b.kind != "assign" or b.value is None or b.node is None:
                 return None
-            found = self._computed_without_grad(b.value, b.node, depth + 1) if depth < 3 else None
+            found = self._computed_without_grad(b.value, b.node, depth + 1) if depth < bounds.NAME_STEPS else None
             if found is None:
                 return None
             site = site or found

@@ -9,6 +9,7 @@ from typing import List, Optional, Sequence, Set, Union, cast
 import libcst as cst
 
 from gradlint.rule import Rule
+from gradlint.semantic import bounds
 from gradlint.semantic.tree import walk
 
 # A program's entry point may switch gradients off for the whole run: that is
@@ -133,7 +134,7 @@ class GlobalGradSwitch(Rule):
         return cls is not None and self._is_process_class(cls, 0)
 
     def _is_process_class(self, cls: cst.ClassDef, depth: int) -> bool:
-        if depth > 4:
+        if depth > bounds.SEARCH_BASE_LEVELS:
             return False
         sem = self.ctx.semantic
         for base in cls.bases:
@@ -152,7 +153,7 @@ class GlobalGradSwitch(Rule):
         or one proven so in turn), outside loops, and all that runs after it there
         is code of the file proven not to train."""
         sem = self.ctx.semantic
-        if depth > 3 or id(func) in seen or sem.calls.main_block() is None:
+        if depth > bounds.ENTRY_CALLER_LEVELS or id(func) in seen or sem.calls.main_block() is None:
             return False
         seen.add(id(func))
         if sem.tree.enclosing_function(func) is not None or sem.tree.method_class(func) is not None:

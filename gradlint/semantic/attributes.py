@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.tree import walk
 
@@ -177,7 +178,7 @@ class Attributes:
         constructor, a torchvision/timm/transformers model), possibly through its own
         ``.to()``/``.eval()``... A class of the file, a copy, a loaded or passed-in
         module may hold frozen parameters."""
-        if depth > 8:
+        if depth > bounds.EXPRESSION_STEPS:
             return False
         if isinstance(expr, cst.Name):
             b = self.model.scopes.reaching_binding(expr)

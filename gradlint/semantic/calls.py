@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.frameworks import FRAMEWORK_OBJECTS, LIGHTNING_BACKWARD_METHODS, PER_BATCH_STEPS
 from gradlint.semantic.syntax import call_arg
 from gradlint.semantic.torch_api import TORCH_04
@@ -296,7 +297,7 @@ class Calls:
         for stmt in cls.body.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
                 return stmt
-        if depth > 4:
+        if depth > bounds.SEARCH_BASE_LEVELS:
             return None
         for base in cls.bases:
             parent = self._class_named(base.value, cls)
@@ -342,7 +343,7 @@ class Calls:
         return [cls] if cls is not None else None
 
     def _instance_classes(self, expr: cst.BaseExpression, depth: int) -> Optional[List[cst.ClassDef]]:
-        if depth > 3:
+        if depth > bounds.CALL_LEVELS:
             return None
         values: List[Tuple[cst.BaseExpression, cst.CSTNode]] = []
         if isinstance(expr, cst.Name):
@@ -402,7 +403,7 @@ class Calls:
         volatile=volatile)``). None when no such call is seen. With ``modern``, calls
         in a branch that runs only on torch older than 0.4 (``else:`` of ``if
         IS_TORCH_04:``) are not seen: there the value goes nowhere on today's torch."""
-        if _depth > 3 or not any(p.name.value == param for p in _params(func)):
+        if _depth > bounds.CALL_LEVELS or not any(p.name.value == param for p in _params(func)):
             return None
         names = self.model.names
         scopes = self.model.scopes

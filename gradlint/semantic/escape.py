@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.calls import BACKWARD_METHODS
 from gradlint.semantic.scope_flows import Route, ScopeFlows, _Edge, _mutates, _Sink, key, keys_in
 from gradlint.semantic.torch_api import TORCH
@@ -298,7 +299,7 @@ class Escape:
         (``out.argmax(1)``, a comparison), arithmetic of those, or a tuple, list or dict
         display of them, followed through the bindings that reach a name. Anything
         unknown may carry one."""
-        if depth > 8:
+        if depth > bounds.EXPRESSION_STEPS:
             return False
         if isinstance(expr, (cst.Tuple, cst.List)):
             return all(isinstance(e, cst.Element) and self.graph_free(e.value, depth + 1) for e in expr.elements)
@@ -421,7 +422,7 @@ class Escape:
                 return "outer"
             if root not in local:
                 return "global"
-            if _depth < 4 and info is not None:
+            if _depth < bounds.STORE_STEPS and info is not None:
                 return aliased(root, _depth)
             return None
 
@@ -513,7 +514,7 @@ class Escape:
 
     def _alias_keys_of(self, info: Optional[Scope], name: str, depth: int) -> Set[str]:
         found: Set[str] = set()
-        if depth > 3 or info is None:
+        if depth > bounds.NAME_STEPS or info is None:
             return found
         for b in info.bindings.get(name, ()):
             if b.form in ("assign", "walrus") and isinstance(b.value, (cst.Name, cst.Attribute)):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Set, 
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.frameworks import LOSS_STEPS
 from gradlint.semantic.kinds import _PARAMETER, Kinds, _target_path
 from gradlint.semantic.module_evidence import class_forward
@@ -75,7 +76,7 @@ class GraphEvidence(Kinds):
         no-grad counts, nor ``.item()``/``.detach()``/``.data``/``float()``,
         comparisons, ``argmax`` and other results without history. A leaf itself
         has no history."""
-        if _depth > 10:
+        if _depth > bounds.GRAPH_STEPS:
             return None
         if isinstance(expr, cst.Call):
             return self._call_graph_source(expr, _depth)
@@ -130,7 +131,7 @@ class GraphEvidence(Kinds):
     def requires_grad_leaf(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[cst.CSTNode]:
         """The call that made ``expr`` a leaf requiring grad (``torch.zeros(3, requires_grad=True)``,
         ``nn.Parameter(t)``, ``t.requires_grad_()``), directly or through a variable."""
-        if _depth > 10:
+        if _depth > bounds.GRAPH_STEPS:
             return None
         if isinstance(expr, cst.Name):
             value = self.value_of(expr)
@@ -320,7 +321,7 @@ class GraphEvidence(Kinds):
     def _held_forward_output(self, expr: cst.BaseExpression, _depth: int) -> Optional[cst.CSTNode]:
         """``forward_output`` of a value bound to a name (``h = model(x)[idx]`` binds an
         activation, whether or not it is a copy)."""
-        if _depth > 8:
+        if _depth > bounds.EXPRESSION_STEPS:
             return None
         expr = self._viewed(expr)
         if not isinstance(expr, cst.Name):
@@ -374,7 +375,7 @@ class GraphEvidence(Kinds):
         """The forward output (``forward_output``) that some call in this file passes for
         ``param`` of a function of this file; None when none does or the function's
         callers are unknown (``calls.arguments_for``)."""
-        if _depth > 8:
+        if _depth > bounds.EXPRESSION_STEPS:
             return None
         for _call, arg in self.model.calls.arguments_for(param) or ():
             found = self._held_forward_output(arg, _depth + 1)
@@ -421,7 +422,7 @@ class GraphEvidence(Kinds):
         element and ``acc`` that of its second; a tuple or dict display by its
         elements; a name by the expression it certainly holds. Anything else (a
         forward's output, a loss function's tuple) passes its history to every part."""
-        if depth > 10:
+        if depth > bounds.GRAPH_STEPS:
             return None
         if not path:
             return self.graph_source(expr, depth)
@@ -466,7 +467,7 @@ def _memo_shallow(memo: Dict[int, Any], key: int, depth: int, compute: Callable[
         return known
     memo[key] = None
     found = compute()
-    if depth <= 2:
+    if depth <= bounds.REMEMBERED_STEPS:
         memo[key] = found
     else:
         del memo[key]

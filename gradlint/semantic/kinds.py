@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Optional,
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.frameworks import NUMBER_METHODS
 from gradlint.semantic.lattice import UNKNOWN, Value, _not, bounded, join, tensor
 from gradlint.semantic.loss_modules import LossModules
@@ -88,7 +89,7 @@ class Kinds(LossModules):
         found = self._values.get(key)
         if found is not None:
             return found
-        if key in self._in_progress or _depth > 12:
+        if key in self._in_progress or _depth > bounds.KIND_STEPS:
             return UNKNOWN  # ``h = h + layer(h)`` in a loop: the other bindings decide
         self._in_progress.add(key)
         try:

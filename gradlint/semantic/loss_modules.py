@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.lattice import Value, tensor
 from gradlint.semantic.no_graph import NoGraph
 from gradlint.semantic.syntax import bool_value, call_arg
@@ -61,10 +62,17 @@ class LossModules(NoGraph):
         0.3-era scripts did under ``if cuda:``: it holds what the other bindings
         built); None when some binding may hold anything else."""
         reaching = self.model.scopes.visible(name.value, name)
-        if not reaching.bindings or reaching.unbound or depth > 4:
+        if not reaching.bindings or reaching.unbound or depth > bounds.BINDING_STEPS:
             return None
         built = []
+        passed: Set[str] = set()
         for b in reaching.bindings:
+            if b.kind == "param" and isinstance(b.node, cst.Param):
+                shape = self._loss_parameter_shape(b.node, depth)
+                if shape is None:
+                    return None
+                passed.add(shape)
+                continue
             value = b.value if b.kind == "assign" else None
             if value is None:
                 return None
@@ -72,7 +80,38 @@ class LossModules(NoGraph):
             if isinstance(moved, cst.Name) and moved.value == name.value and moved is not value:
                 continue
             built.append(value)
-        return self._loss_shapes(built)
+        if built:
+            shape = self._loss_shapes(built)
+            if shape is None:
+                return None
+            passed.add(shape)
+        if not passed:
+            return None
+        return passed.pop() if len(passed) == 1 else "unknown"
+
+    def _loss_parameter_shape(self, param: cst.Param, depth: int) -> Optional[str]:
+        """The output shape of the loss module every call of the file passes for
+        ``param`` (``train(model, criterion)`` called with ``criterion =
+        nn.CrossEntropyLoss()``); None where a call may pass anything else, or
+        none (the default), or where the function has callers outside the file."""
+        params = self.tree.parent(param)
+        func = self.tree.parent(params) if params is not None else None
+        if not isinstance(func, cst.FunctionDef):
+            return None
+        sites = self.model.calls.call_sites(func)
+        passed = self.model.calls.arguments_for(param)
+        if not sites or passed is None or len(passed) != len(sites):
+            return None
+        shapes = set()
+        for _, arg in passed:
+            if isinstance(arg, cst.Name):
+                shape = self._loss_instance_shape(arg, depth + 1)
+            else:
+                shape = self._loss_built_shape(arg)
+            if shape is None:
+                return None
+            shapes.add(shape)
+        return shapes.pop() if len(shapes) == 1 else "unknown"
 
     def _loss_attribute_shape(self, attr: cst.Attribute) -> Optional[str]:
         """The output shape of the ``nn.*Loss`` instance ``self.<attr>`` holds, where

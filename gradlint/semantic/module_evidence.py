@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.frameworks import FRAMEWORK_CLASSES, FRAMEWORK_OBJECTS, LIGHTNING_MODULE, FrameworkObject
 from gradlint.semantic.scopes import Binding
 from gradlint.semantic.syntax import bool_value, is_generator
@@ -67,7 +68,7 @@ class ModuleEvidence:
         """Whether ``cls`` derives from one of ``bases`` (qualified names), directly or
         through classes of this file; a base whose source text ends with one of
         ``base_names`` counts too (star imports, re-exports)."""
-        if _depth > 5:
+        if _depth > bounds.BASE_LEVELS:
             return False
         names = self.model.names
         for base in cls.bases:
@@ -205,7 +206,7 @@ class ModuleEvidence:
         of one; a variable bound to one, a loop variable over ``.children()``/``.modules()``,
         a parameter annotated ``nn.Module``; ``self.<attr>`` of an ``nn.Module`` subclass
         (or ``model.<attr>`` of an instance of one) assigned a module."""
-        if _depth > 8:
+        if _depth > bounds.EXPRESSION_STEPS:
             return False
         if isinstance(expr, cst.Call):
             return self._module_call(expr, _depth)
@@ -344,7 +345,7 @@ class ModuleEvidence:
     def _returns_module(self, func: cst.FunctionDef, depth: int) -> bool:
         """Whether every ``return`` of the file's ``func`` hands back a proven module
         (``_build_mlp`` returning ``nn.Linear(...)`` or ``nn.Sequential(*layers)``)."""
-        if depth > 4 or is_generator(func):
+        if depth > bounds.RETURN_LEVELS or is_generator(func):
             return False
         returns = [r for r in walk(func.body) if isinstance(r, cst.Return) and self.tree.enclosing_function(r) is func]
         return bool(returns) and all(r.value is not None and self.is_module(r.value, depth + 1) for r in returns)
@@ -525,7 +526,7 @@ class ModuleEvidence:
 
             if looks_like_model(base) or (key_text and looks_like_model(cst.Name(key_text.strip("'\"") or "x"))):
                 return Forward("container", func)
-        if _depth < 3:
+        if _depth < bounds.CALL_LEVELS:
             helper = self.model.calls.local_function(call)
             if helper is not None and self._makes_forward(helper, _depth + 1):
                 return Forward("helper", func)
@@ -572,7 +573,7 @@ class ModuleEvidence:
         like kept), for a parameter annotated ``m: Net``, or for ``self.m`` when every
         ``self.m = ...`` of the class is one of those (``self.model =
         model.to(device)`` in ``__init__(self, model: ECD)``); empty when unknown."""
-        if _depth > 3:
+        if _depth > bounds.CALL_LEVELS:
             return []
         if isinstance(expr, cst.Name):
             b = self.model.scopes.reaching_binding(expr)

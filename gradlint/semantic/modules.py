@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Seq
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
     all_targets,
@@ -89,7 +90,7 @@ class Modules(ModuleEvidence):
                 call, base = eval_in_chain(small.value)
                 if call is not None and is_model_ref(base):
                     return EvalSwitch(self.tree.code_for(base), call, stmt)
-                if isinstance(small.value, cst.Call) and _depth < 3:
+                if isinstance(small.value, cst.Call) and _depth < bounds.CALL_LEVELS:
                     left = self._leaves_in_eval(small.value, _depth + 1)
                     if left is not None and self._module_global(left, stmt):
                         return EvalSwitch(left, small.value, stmt)
@@ -101,7 +102,7 @@ class Modules(ModuleEvidence):
                 target = small.targets[0].target
                 if call is not None and is_model_ref(target):
                     return EvalSwitch(self.tree.code_for(target), call, stmt)
-                if isinstance(small.value, cst.Call) and is_model_ref(target) and _depth < 3:
+                if isinstance(small.value, cst.Call) and is_model_ref(target) and _depth < bounds.CALL_LEVELS:
                     if self.returns_in_eval(small.value, _depth + 1):
                         return EvalSwitch(self.tree.code_for(target), small.value, stmt)
         return None
@@ -194,7 +195,7 @@ class Modules(ModuleEvidence):
         in the class calls any ``__init__`` (``super().__init__()``), so
         ``nn.Module.__init__`` never runs: such an object can be neither called as a
         module nor put in train or eval mode by a parent."""
-        if _depth > 5 or cls in self.module_classes():
+        if _depth > bounds.BASE_LEVELS or cls in self.module_classes():
             return False
         if self._never_initialises_base(cls):
             return True
@@ -364,7 +365,7 @@ class Modules(ModuleEvidence):
         return found.pop()
 
     def _wrapped(self, value: cst.BaseExpression, ref: cst.BaseExpression, depth: int) -> Optional[str]:
-        if depth > 3 or not isinstance(value, cst.Call) or not self.model.names.refers_to(value.func, _FORWARDING_WRAPPERS):
+        if depth > bounds.CALL_LEVELS or not isinstance(value, cst.Call) or not self.model.names.refers_to(value.func, _FORWARDING_WRAPPERS):
             return None
         given = [a.value for a in value.args if a.keyword is None and a.star == ""][:1]
         given += [a.value for a in value.args if a.keyword is not None and a.keyword.value in ("module", "model")]
@@ -428,7 +429,7 @@ class Modules(ModuleEvidence):
             # eight of them, and a miss is a Python-level ABC check (CSTNode is an ABC);
             # these classes are concrete, and a parse or a fix makes no subclass of them.
             if type(node) is cst.Call:
-                if _depth < 3 and self._may_train(node, model, _depth + 1):
+                if _depth < bounds.CALL_LEVELS and self._may_train(node, model, _depth + 1):
                     return True
                 if isinstance(node.func, cst.Attribute) and node.func.attr.value == "train" and not is_eval_call(node):
                     base = chain_base(node)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, FrozenSet
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.scopes import Binding
 from gradlint.semantic.syntax import last_name
 from gradlint.semantic.torch_api import CONVERSIONS, DATALOADER, LOADER_NAME, NO_GRAPH_CALLS
@@ -40,7 +41,7 @@ class NoGraph:
         ``torch.from_numpy``, a DataLoader batch, ``.detach()``, a legacy ``Variable(...)``
         (which detaches), or shape/dtype/device conversions of those, followed through
         simple assignments (``x = x.cuda()`` included)."""
-        if _depth > 8:
+        if _depth > bounds.EXPRESSION_STEPS:
             return False
         if isinstance(expr, cst.Call):
             func = expr.func
@@ -70,7 +71,7 @@ class NoGraph:
         self, expr: cst.BaseExpression, scope: cst.CSTNode, _depth: int = 0, _visiting: FrozenSet[str] = frozenset()
     ) -> bool:
         """Whether ``expr`` is (part of) a batch drawn from a DataLoader loop."""
-        if _depth > 8:
+        if _depth > bounds.EXPRESSION_STEPS:
             return False
         if isinstance(expr, cst.Subscript):
             return self.is_batch(expr.value, scope, _depth + 1, _visiting)
@@ -97,7 +98,7 @@ class NoGraph:
         """A loop iterable that yields batches: ``loader``, ``enumerate(train_loader)``,
         ``tqdm(dataloaders[phase])``, ``DataLoader(...)``, a name bound to ``DataLoader(...)``,
         mini-batches sliced by hand (``[xs[i:i + n] for i in range(0, len(xs), n)]``)."""
-        if _depth > 4:
+        if _depth > bounds.BINDING_STEPS:
             return False
         if isinstance(expr, cst.Call):
             if self.model.names.refers_to(expr.func, DATALOADER):

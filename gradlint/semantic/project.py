@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from gradlint.semantic import bounds
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -48,7 +49,6 @@ SUMMARY_VERSION = 4
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
-_MAX_DEPTH = 6
 _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
     {"pytorch_lightning.LightningModule", "lightning.LightningModule", "lightning.pytorch.LightningModule"}
@@ -67,7 +67,7 @@ def module_names(path: str) -> List[str]:
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
     names = []
-    for k in range(1, min(len(parts), _MAX_DEPTH) + 1):
+    for k in range(1, min(len(parts), bounds.MODULE_NAME_PARTS) + 1):
         tail = parts[-k:]
         if all(p.isidentifier() for p in tail):
             names.append(".".join(tail))
@@ -508,7 +508,7 @@ class Project:
         defines it."""
         if qualname in _MODULE_BASES or is_nn_module_class(qualname):
             return True
-        if _depth > 8:
+        if _depth > bounds.PROJECT_BASE_LEVELS:
             return None
         root = self.root(origin)
         if _depth == 0 and (root, qualname) in self._module_class:
@@ -534,7 +534,7 @@ class Project:
         is ``object``, ``abc.ABC``, ``typing.Generic``/``Protocol`` or such a class
         itself. A base no file defines leaves it unknown: False. (``derives_from_module``
         answers False for that too, which says only that no module base was found.)"""
-        if _depth > 8 or qualname in _MODULE_BASES or is_nn_module_class(qualname):
+        if _depth > bounds.PROJECT_BASE_LEVELS or qualname in _MODULE_BASES or is_nn_module_class(qualname):
             return False
         root = self.root(origin)
         found = False

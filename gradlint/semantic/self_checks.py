@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, FrozenSet, Iterator, List, Optional, Set, Tupl
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.tree import NEW_SCOPES, walk
 
 if TYPE_CHECKING:
@@ -293,7 +294,7 @@ class _Inputs:
 
     def _made_up_param(self, param: cst.Param, depth: int) -> bool:
         """A parameter the only call of the file binds to a made-up value."""
-        if depth > 0:
+        if depth > bounds.SELF_CHECK_CALLER_LEVELS:
             return False
         passed = self.sem.calls.arguments_for(param)
         if not passed or len(passed) != 1 or len(self.sem.calls.call_sites(self.checks.tree.parent(self.checks.tree.parent(param))) or []) != 1:  # type: ignore[arg-type]
@@ -396,6 +397,8 @@ class _Outputs:
         key = (id(scope), name)
         if key in self.seen:
             return True
+        if len(self.seen) >= bounds.OUTPUT_NAMES:
+            return False  # unknown: not proven only checked
         self.seen.add(key)
         tree = self.tree
         if isinstance(scope, cst.FunctionDef):
@@ -536,7 +539,7 @@ class _Outputs:
     def _returned(self, node: cst.CSTNode, depth: int) -> bool:
         """Returned: every caller of the function is in the file, and checks what it gets."""
         func = self.tree.enclosing_function(node)
-        if func is None or depth > 0:
+        if func is None or depth > bounds.SELF_CHECK_CALLER_LEVELS:
             return False
         sites = self.sem.calls.call_sites(func)
         if not sites:

@@ -28,7 +28,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
-_MAX_DEPTH = 6
+from gradlint.semantic import bounds
+
 _MAX_BYTES = 1 << 20
 
 
@@ -113,7 +114,7 @@ def _collect(importer: str, modules: List[str], found: Dict[str, Tuple[int, int]
                 found[candidate] = (-1, -1)
                 continue
             found[candidate] = (st.st_mtime_ns, st.st_size)
-            if depth < _MAX_DEPTH:
+            if depth < bounds.STAR_IMPORT_LEVELS:
                 tree_key = (candidate, st.st_mtime_ns, st.st_size)
                 if tree_key not in _TREES:
                     _TREES[tree_key] = _parse(candidate, st.st_size)
@@ -153,7 +154,7 @@ def _exports_of(path: str, torch_exports: Tuple[Any, ...], depth: int, visiting:
         if cuts is not None:
             cuts.add(path)
         return _CYCLE
-    if depth > _MAX_DEPTH:
+    if depth > bounds.STAR_IMPORT_LEVELS:
         return None
     try:
         stat = os.stat(path)

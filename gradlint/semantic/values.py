@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Dict, Optional
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.graph import GraphEvidence
 from gradlint.semantic.kinds import _PARAMETER
 from gradlint.semantic.syntax import call_arg, is_basic_index, is_inplace_method, is_tensor_data_syntax
@@ -103,7 +104,7 @@ class Values(GraphEvidence):
         call/attribute itself, a view of one (``.view()``, ``[0]``, ``.t()``...), or a
         variable certainly bound to one. Copies (``.clone()``) and conversions that may
         or may not copy (``.cpu()``, ``.to()``, ``.float()``) are not aliases."""
-        if _depth > 8:
+        if _depth > bounds.EXPRESSION_STEPS:
             return None
         if isinstance(expr, cst.Call):
             func = expr.func
@@ -144,7 +145,7 @@ class Values(GraphEvidence):
         found = self._proven_tensors.get(key)
         if found is None:
             self._proven_tensors[key] = False  # a cycle proves nothing
-            found = self._proven_tensors[key] = _depth <= 10 and self._prove_tensor(expr, _depth)
+            found = self._proven_tensors[key] = _depth <= bounds.GRAPH_STEPS and self._prove_tensor(expr, _depth)
         return found
 
     def proven_tensor_or_parameter(self, expr: cst.BaseExpression) -> bool:
@@ -182,7 +183,7 @@ class Values(GraphEvidence):
         return bool(built) and all(self._single_tensor_layer(v, depth) for v in built)
 
     def _single_tensor_layer(self, expr: cst.BaseExpression, depth: int) -> bool:
-        if depth > 8 or not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+        if depth > bounds.EXPRESSION_STEPS or not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
             return False
         names = self.model.names.qualnames_in(expr.func, TORCH)
         layer = next((q for q in names if q.startswith("torch.nn.") and q.count(".") == 2), None)

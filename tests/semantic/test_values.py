@@ -166,6 +166,24 @@ VALUES = {
             print(loss)  # value loss: tensor graph=yes shape=scalar
             print(per_item(x, y), maybe(x, y))  # value per_item(x, y): tensor shape=unknown; value maybe(x, y): unknown
         """,
+    "a loss module passed by every call of the file gives its 0-dim output": """\
+        from torch import nn
+        def train(model, criterion, x, y):
+            loss = criterion(model(x), y)
+            print(loss)  # value loss: tensor graph=yes shape=scalar
+        def evaluate(model, criterion, x, y):
+            print(criterion(model(x), y))  # value criterion(model(x), y): tensor shape=unknown
+        def check(model, head, x, y):
+            print(head(model(x), y))  # value head(model(x), y): tensor graph=yes shape=batch
+        def main(model, x, y, other):
+            criterion = nn.CrossEntropyLoss()
+            train(model, criterion, x, y)
+            train(model, nn.CrossEntropyLoss().cuda(), x, y)
+            evaluate(model, criterion, x, y)
+            evaluate(model, nn.MSELoss(reduction="none"), x, y)
+            check(model, criterion, x, y)
+            check(model, nn.Linear(2, 2), x, y)
+        """,
     "integer casts keep the shape and carry no graph": """\
         import torch
         def count(mask, model, x):
