@@ -1,4 +1,4 @@
-"""Shape of the recall cause `data0-loss-attribute` (benchmarks/recall/first-sight-7c.toml).
+"""Shape of the recall cause `data0-loss-attribute` (benchmarks/recall/first-sight-7.toml).
 
 The 0-dim losses are stored as attributes by the update methods; other
 methods read them back the PyTorch 0.3 way through `.data[0]`, which raises

@@ -1,4 +1,4 @@
-"""Shape of the recall cause `unparsable-python2-print` (benchmarks/recall/first-sight-7c.toml).
+"""Shape of the recall cause `unparsable-python2-print` (benchmarks/recall/first-sight-7.toml).
 
 A Python 2 file: its print statements do not parse as Python 3, so nothing
 in it is read, including the 0.3 idioms beside them.
