@@ -30,16 +30,18 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, Dict, Optional
 
-# `from libcst.x import (a, b as c, ...)` and `from libcst.x import a`, as written in libcst/__init__.py.
-_FROM_IMPORT = re.compile(r"^\s*from\s+(libcst(?:\.\w+)+)\s+import\s+(\([^)]*\)|[^\n]*)", re.MULTILINE)
-_COMMENT = re.compile(r"#[^\n]*")
+# `from libcst.x import (a, b as c, ...)` and `from libcst.x import a`, as written in
+# libcst/__init__.py. Compiled when LibCST is imported, not when this module is:
+# a check of files without triggers imports this module and no LibCST.
+_FROM_IMPORT = r"^\s*from\s+(libcst(?:\.\w+)+)\s+import\s+(\([^)]*\)|[^\n]*)"
+_COMMENT = r"#[^\n]*"
 
 
 def names_of(init_source: str) -> Dict[str, str]:
     """Each name that ``libcst/__init__.py`` imports from a submodule -> that submodule."""
     where: Dict[str, str] = {}
-    for match in _FROM_IMPORT.finditer(init_source):
-        module, names = match.group(1), _COMMENT.sub("", match.group(2)).strip("() \n")
+    for match in re.finditer(_FROM_IMPORT, init_source, re.MULTILINE):
+        module, names = match.group(1), re.sub(_COMMENT, "", match.group(2)).strip("() \n")
         for item in names.split(","):
             parts = item.split()
             if len(parts) == 1:
@@ -63,6 +65,10 @@ class _Loader:
     def __init__(self, loader: Any, where: Dict[str, str]) -> None:
         self.loader = loader
         self.where = where
+
+    def __getattr__(self, name: str) -> Any:
+        # What else a loader is asked (is_package, get_resource_reader...): the real one answers.
+        return getattr(self.loader, name)
 
     def create_module(self, spec: ModuleSpec) -> Optional[ModuleType]:
         return None  # the default: __file__, __path__ and the rest from the spec

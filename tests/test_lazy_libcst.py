@@ -61,15 +61,18 @@ import libcst as cst
 cst.Name, cst.parse_module, cst.CSTVisitor, cst.ParserSyntaxError
 from libcst import native
 small = sorted(m for m in sys.modules if m.startswith("libcst"))
-print(json.dumps([small, {{n: describe(getattr(cst, n)) for n in {names!r}}}, cst.__file__ == cst.__spec__.origin]))
+loader = [cst.__file__ == cst.__spec__.origin, cst.__spec__.loader.is_package("libcst")]
+import importlib.resources
+loader.append(importlib.resources.files("libcst").joinpath("py.typed").is_file())
+print(json.dumps([small, {{n: describe(getattr(cst, n)) for n in {names!r}}}, loader]))
 """)
     real = _fresh(DESCRIBE + f"""
 import libcst as cst
 print(json.dumps({{n: describe(getattr(cst, n)) for n in {names!r}}}))
 """)
-    small, described, file_is_spec_origin = lazy
+    small, described, loader = lazy
     assert described == real
-    assert file_is_spec_origin
+    assert loader == [True, True, True]  # the package's file, and its loader's answers, are the real ones
     assert "libcst._nodes.expression" in small and "libcst.native" in small
     assert [m for m in small if m.startswith(("libcst.metadata", "libcst.helpers", "libcst._batched_visitor"))] == []
 
