@@ -151,6 +151,9 @@ def check(
 
     `-` as the only path reads the source from stdin (for editors and scripts).
     """
+    from gradlint import lazy_libcst
+
+    lazy_libcst.install()  # before anything imports LibCST: only the parts a check uses
     from gradlint import config as config_mod
     from gradlint import reporters
     from gradlint.files import MissingPathError, discover

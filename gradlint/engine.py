@@ -79,6 +79,15 @@ class SourceSyntaxError(Exception):
         return f"syntax error: {self.message}"
 
 
+class SourceNotParsed(SourceSyntaxError):
+    """Valid Python that LibCST cannot parse (mixed tabs and spaces that CPython
+    reads, syntax newer than the installed LibCST): not checked, and no syntax error."""
+
+    @property
+    def detail(self) -> str:
+        return f"not checked: Python accepts this file, but LibCST, gradlint's parser, does not ({self.message})"
+
+
 class SourceTooComplex(SourceSyntaxError):
     """Not parsed, valid or not: too large or too deeply nested (see gradlint.parsing)."""
 
@@ -108,6 +117,8 @@ def parse(source: str) -> cst.Module:
             line, column, message = err.lineno, max((err.offset or 1) - 1, 0), err.msg
     except (RecursionError, MemoryError, ValueError):
         pass
+    else:
+        raise SourceNotParsed(line, column, message)
     raise SourceSyntaxError(line, column, message)
 
 

@@ -50,12 +50,14 @@ U+FEFF.
 from __future__ import annotations
 
 import ast
+import functools
 import io
+import os
 import re
 import threading
 import tokenize
 import warnings
-from typing import List, NamedTuple, Optional
+from typing import Callable, List, NamedTuple, Optional
 
 import libcst as cst
 
@@ -317,13 +319,44 @@ def _unchecked(self: cst.CSTNode) -> None:
     pass
 
 
+def _parser() -> Callable[[str], cst.Module]:
+    """``cst.parse_module`` for a ``str``: LibCST's native parser, called as
+    ``cst.parse_module`` calls it.
+
+    For a ``str`` (always UTF-8 to LibCST) ``cst.parse_module`` calls
+    ``libcst.native.parse_module(source, encoding="utf-8")`` and nothing else; its
+    module imports the pure-Python tokenizer and configuration detection for
+    ``bytes`` and the other entry points, a twentieth of a start-up that must
+    parse. Where LibCST has no native parser, or is asked for its pure-Python one
+    (``LIBCST_PARSER_TYPE=pure``, older LibCSTs), ``cst.parse_module`` itself.
+    """
+    global _parse_str
+    if _parse_str is None:
+        native = None
+        if os.environ.get("LIBCST_PARSER_TYPE", "native") == "native":
+            try:
+                from libcst import native  # type: ignore[attr-defined,no-redef]
+            except ImportError:
+                native = None
+        parse_native = getattr(native, "parse_module", None)
+        if parse_native is None:
+            _parse_str = cst.parse_module
+        else:
+            _parse_str = functools.partial(parse_native, encoding="utf-8")
+    return _parse_str
+
+
+_parse_str: Optional[Callable[[str], cst.Module]] = None
+
+
 def _parse(source: str) -> cst.Module:
+    parse = _parser()
     if not _SKIP_VALIDATION:
-        return cst.parse_module(source)
+        return parse(source)
     with _validation_lock:
         cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
         try:
-            return cst.parse_module(source)
+            return parse(source)
         finally:
             cst.CSTNode.__post_init__ = _VALIDATING  # type: ignore[method-assign,assignment]
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange
+# libcst.metadata (its __init__) imports every metadata provider; the position classes are defined here.
+from libcst._position import CodePosition, CodeRange
 
 from gradlint import catalog
 from gradlint.fixes import Edit, Fix, ImportSpec, NewNode

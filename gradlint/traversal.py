@@ -239,20 +239,38 @@ def positions(module: cst.Module) -> Dict[int, Tuple[int, int, int, int]]:
 
 
 def _position_state() -> type:
+    import re
     from contextlib import contextmanager
 
-    from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
+    # LibCST's PositionProvidingCodegenState lives in libcst.metadata, whose
+    # __init__ imports every metadata provider (scopes, names, type inference): a
+    # tenth of LibCST's import. Its base, which the nodes' code generation calls,
+    # is enough; what the provider's state adds (line and column) is kept here.
+    from libcst._nodes.internal import CodegenState
 
-    class PositionState(PositionProvidingCodegenState):
+    newline = re.compile(r"\r\n?|\n")  # libcst.metadata.position_provider.NEWLINE_RE
+
+    class PositionState(CodegenState):
         def __init__(self, default_indent: str, default_newline: str) -> None:
             # No provider: the positions are recorded here, in ``spans``, not as metadata.
-            super().__init__(default_indent=default_indent, default_newline=default_newline, provider=None)  # type: ignore[arg-type]
+            super().__init__(default_indent=default_indent, default_newline=default_newline, provider=None)
+            self.line = 1  # one-indexed, as LibCST's positions
+            self.column = 0
             self.spans: Dict[int, Tuple[int, int, int, int]] = {}
             self.starts: List[Tuple[int, int]] = []
 
+        def add_indent_tokens(self) -> None:
+            self.tokens.extend(self.indent_tokens)
+            for token in self.indent_tokens:
+                self._update_position(token)
+
+        def add_token(self, value: str) -> None:
+            self.tokens.append(value)
+            self._update_position(value)
+
         def _update_position(self, value: str) -> None:
             if "\n" in value or "\r" in value:
-                segments = NEWLINE_RE.split(value)
+                segments = newline.split(value)
                 self.line += len(segments) - 1
                 self.column = len(segments[-1])
             else:
@@ -283,8 +301,7 @@ def _position_state() -> type:
 
 
 class _LazyPositionState:
-    """Builds the state class on first use, so that importing this module does not
-    import ``libcst.metadata``."""
+    """Builds the state class once, on first use."""
 
     cls: Optional[type] = None
 

@@ -158,6 +158,18 @@ def test_syntax_errors_are_reported_with_or_without_trigger_words():
     assert lint("print 'hello'  # gradlint: noqa\n") == []
 
 
+def test_valid_python_that_libcst_cannot_parse_is_not_called_a_syntax_error():
+    # Method bodies indented with tabs then spaces: CPython reads them, LibCST's
+    # tokenizer does not. The file is not checked, and the finding says so.
+    source = "from torch.autograd import Variable\n\n\nclass Net:\n    def to_kaldi(self):\n\t\t    return Variable(1)\n\n    def other(self):\n        return 1\n"
+    compile(source, "<source>", "exec")
+    assert lint(source) == [(1, 1, "GL000")]
+    assert messages(source) == [
+        "not checked: Python accepts this file, but LibCST, gradlint's parser, does not "
+        "(tokenizer error: no matching outer block for dedent)"
+    ]
+
+
 def test_files_without_triggers_that_are_python_are_not_parsed(monkeypatch):
     from gradlint import engine
 

@@ -100,3 +100,36 @@ def test_parsing_skips_libcsts_node_checks_and_restores_them():
     assert calls == ["z"]
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
+
+
+PARSER_CASES = [
+    "x = y\n",
+    "import torch\r\nwith torch.no_grad():\r\n    y = f(x)\r\n",
+    "def f(a, /, *b, c=1, **d):\n\treturn a  # tab\n",
+    "x = 1\r",
+    "",
+    "if x:\n    pass",  # no final newline
+    "s = 'é' + f'{a!r:>{w}}'\n",
+    "\x0cclass A:\n  def m(self): ...\n",
+]
+
+
+@pytest.mark.parametrize("source", PARSER_CASES)
+def test_the_native_parser_called_directly_builds_what_parse_module_builds(source):
+    # parsing._parser skips cst.parse_module's own module (its imports are a start-up cost);
+    # it must make the same tree, written back to the same text.
+    ours = parsing._parser()(source)
+    theirs = cst.parse_module(source)
+    assert parsing._parser() is not cst.parse_module  # the native parser is the one measured
+    assert ours.deep_equals(theirs)
+    assert (ours.code, ours.encoding, ours.default_newline, ours.default_indent, ours.has_trailing_newline) == (
+        theirs.code, theirs.encoding, theirs.default_newline, theirs.default_indent, theirs.has_trailing_newline)
+
+
+@pytest.mark.parametrize("source", ["print 'x'\n", "def f(:\n    pass\n", "x = (1,\n"])
+def test_the_native_parser_called_directly_raises_what_parse_module_raises(source):
+    with pytest.raises(cst.ParserSyntaxError) as ours:
+        parsing._parser()(source)
+    with pytest.raises(cst.ParserSyntaxError) as theirs:
+        cst.parse_module(source)
+    assert (str(ours.value), ours.value.raw_line, ours.value.raw_column) == (str(theirs.value), theirs.value.raw_line, theirs.value.raw_column)

@@ -9,6 +9,7 @@ imported.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -59,6 +60,23 @@ def test_a_file_without_triggers_is_checked_without_libcst_or_the_rules(project)
     assert _heavy(modules) == []
 
 
+def test_a_file_without_triggers_leaves_libcst_out_of_sys_modules(project):
+    # -X importtime lists what the import system ran; this is what the process holds
+    # at its end, a module put there by hand included.
+    driver = (
+        "import json, runpy, sys\n"
+        "sys.argv = ['gradlint', 'check', '--no-cache', '--output-format', 'concise', 'plain.py']\n"
+        "try:\n    runpy.run_module('gradlint', run_name='__main__')\n"
+        "except SystemExit as exc:\n    status = exc.code\n"
+        "sys.stderr.write(json.dumps([status, sorted(sys.modules)]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", driver], cwd=project, capture_output=True, text=True, timeout=300)
+    status, modules = json.loads(proc.stderr)
+    assert (status, proc.stdout) == (0, "All checks passed!\n")
+    assert "gradlint.lazy_libcst" in modules  # the check that would load LibCST lazily ran
+    assert _heavy(set(modules)) == []
+
+
 def test_with_every_rule_and_the_concise_and_full_formats_too(project):
     for fmt in ("concise", "full", "json"):
         code, out, err, modules = _run(project, "--select", "ALL", "--output-format", fmt, "plain.py")
@@ -105,3 +123,36 @@ def test_noqa_directives_are_judged_where_their_codes_are_selected(project):
     assert code == 0 and _heavy(modules) == []
     code, out, _, _ = _run(project, "--output-format", "concise", "--extend-select", "GL900", "plain.py")
     assert code == 1 and out == "plain.py:10:8: GL900 [*] Unused `noqa` directive (unused: `GL001`)\nFound 1 problem (1 fixable with --fix).\n"
+
+
+# The parts of LibCST that a parse and a walk of the tree do not use, which
+# ``libcst/__init__`` imports whatever one asks of it (``gradlint.lazy_libcst``),
+# and the pure-Python tokenizer of ``cst.parse_module`` (``parsing._parser``).
+LIBCST_UNUSED = ("libcst.metadata", "libcst.helpers", "libcst.matchers", "libcst.codemod", "libcst._batched_visitor",
+                 "libcst._parser.detect_config", "libcst._parser.parso", "libcst._parser.types", "libcst.display")
+
+
+def test_a_file_with_a_finding_imports_only_the_parts_of_libcst_a_check_uses(project):
+    (project / "legacy.py").write_text(LEGACY)
+    code, out, err, modules = _run(project, "--output-format", "concise", "legacy.py")
+    assert (code, err) == (1, "")
+    assert out.startswith("legacy.py:4:5: GL001 ") and out.endswith("\nFound 1 problem.\n")
+    assert {"libcst._nodes.expression", "libcst._nodes.statement", "libcst.native"} <= modules  # the listing is real
+    assert _unused(modules) == []
+
+
+def _unused(modules: Set[str]) -> List[str]:
+    return sorted(m for m in modules if any(m == u or m.startswith(u + ".") for u in LIBCST_UNUSED))
+
+
+def test_rendering_a_fix_that_only_edits_text_needs_no_more_of_libcst(project):
+    (project / "wrapped.py").write_text("import torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(2))\n")
+    code, out, err, modules = _run(project, "--output-format", "json", "wrapped.py")
+    assert (code, err) == (1, "")
+
+    (finding,) = json.loads(out)
+    assert (finding["code"], finding["location"], finding["fix"]["applicability"]) == ("GL002", {"row": 4, "column": 5}, "safe")
+    edits = [(e["location"]["row"], e["location"]["column"], e["end_location"]["row"], e["end_location"]["column"], e["content"])
+             for e in finding["fix"]["edits"]]
+    assert edits == [(2, 1, 3, 1, ""), (4, 5, 4, 27, "torch.ones(2")]
+    assert _unused(modules) == []

@@ -182,3 +182,34 @@ class _Flow:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             return True
         return isinstance(func, cst.Name) and func.value in self.params
+
+
+# Attributes through which code walks the graph a forward recorded.
+_GRAPH_WALKS = frozenset({"grad_fn", "next_functions"})
+
+
+def reads_autograd_graph(scope: cst.CSTNode) -> bool:
+    """Whether a function (hooks nested in it included) walks the autograd graph
+    its forwards record (``out.grad_fn``, ``fn.next_functions``): a tracer or a
+    pruner that needs the graph, not an evaluation that wastes it. For a module,
+    its own statements."""
+    if isinstance(scope, cst.FunctionDef):
+        nodes = walk(scope.body, into_functions=True)
+    else:
+        nodes = walk(scope)
+    return any(type(node) is cst.Attribute and node.attr.value in _GRAPH_WALKS for node in nodes)
+
+
+def hands_model_to_caller_code(scope: cst.CSTNode, regions: Sequence["_Region"]) -> bool:
+    """Whether a function calls one of its own parameters with a model it puts in
+    eval mode (``run_fn(model, inputs)`` in a benchmark helper): what runs there,
+    and whether it needs gradients, is the caller's choice."""
+    if not isinstance(scope, cst.FunctionDef):
+        return False
+    params = {p.name.value for p in (*scope.params.posonly_params, *scope.params.params, *scope.params.kwonly_params)}
+    models: Set[str] = set().union(*(r.models for r in regions))
+    for node in walk(scope.body):
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in params:
+            if any(type(a.value) is cst.Name and a.value.value in models for a in node.args):
+                return True
+    return False

@@ -42,6 +42,8 @@ from gradlint.rules._eval_flow import (
     _Region,
     _suspends,
     _without_definitions,
+    hands_model_to_caller_code,
+    reads_autograd_graph,
 )
 from gradlint.rules._gates import word
 from gradlint.rules._inference_code import InferenceCode
@@ -184,6 +186,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if not regions:
             return False
         if isinstance(scope, cst.FunctionDef) and self._skip_function(scope):
+            return True
+        if not self.preview and (reads_autograd_graph(scope) or hands_model_to_caller_code(scope, regions)):
             return True
         for region in regions:
             region.calls = self._unguarded_calls(scope, region)

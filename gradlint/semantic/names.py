@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Container, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
-from libcst.helpers import get_full_name_for_node
 
 from gradlint.fix import ImportSpec
 from gradlint.semantic import star_exports
@@ -30,6 +29,26 @@ from gradlint.semantic.tree import Tree
 from gradlint.traversal import children, scope_metadata, target_names
 
 TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
+
+
+def get_full_name_for_node(node: Any) -> Optional[str]:
+    """``libcst.helpers.get_full_name_for_node``, whose package imports the helpers'
+    node-field and template machinery that nothing here uses (a start-up cost)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, str):
+        return node
+    if isinstance(node, cst.Attribute):
+        return f"{get_full_name_for_node(node.value)}.{node.attr.value}"
+    if isinstance(node, cst.Call):
+        return get_full_name_for_node(node.func)
+    if isinstance(node, cst.Subscript):
+        return get_full_name_for_node(node.value)
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return get_full_name_for_node(node.name)
+    if isinstance(node, cst.Decorator):
+        return get_full_name_for_node(node.decorator)
+    return None
 
 
 @dataclass(frozen=True)
