@@ -93,17 +93,17 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 80
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 80
+    assert len(set(names)) == 92
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 92
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15)])
-def test_batches_three_to_eight_share_no_repository_with_the_recall_sets(batch, size):
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12)])
+def test_batches_three_to_nine_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
 
@@ -331,3 +331,39 @@ def test_batch_eight_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-8"]}
     assert all(commits[j.key[0]] == j.commit for j in preview.judged)
     assert len(commits) == 15
+
+
+def test_batch_nine_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 9") and batch-9/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-9")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "64f42ba", "preview-64f42ba")
+    assert fs.precision(first.judged) == {
+        "GL000": (0, 1),
+        "GL002": (3, 3),
+        "GL101": (1, 4),
+        "GL106": (8, 8),
+        "GL303": (1, 1),
+        "all": (13, 17),
+    }
+    assert fs.fix_counts(first.judged) == (13, 2)
+    # the two safe fixes that change behaviour: no_grad on benchmark helpers whose callers also backpropagate
+    assert sorted(j.key[1:] for j in first.judged if j.fix == "safe" and j.fix_ok == "no") == [
+        ("torch_pruning/utils/benchmark.py", 27, "GL101"),
+        ("torch_pruning/utils/benchmark.py", 64, "GL101"),
+    ]
+    assert fs.precision(preview.judged) == {
+        "GL000": (0, 1),
+        "GL002": (3, 3),
+        "GL101": (1, 18),
+        "GL106": (8, 8),
+        "GL202": (0, 3),
+        "GL301": (0, 18),
+        "GL303": (1, 1),
+        "all": (13, 52),
+    }
+    assert fs.fix_counts(preview.judged) == (23, 2)
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-9"]}
+    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
+    assert len(commits) == 12
