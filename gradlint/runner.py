@@ -289,6 +289,9 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
     changed = result.source != doc.text
     original, final = result.original, result.final
     assert original is not None and final is not None
+    if mode.diff and not changed:
+        # The same text as the first lint's, which every rule ran on (the last may not have).
+        final = original
     if changed and mode.diff:
         report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed

@@ -111,3 +111,15 @@ def test_rule_fix_allows_what_the_catalog_says():
     rule = rule_classes(["GL201"])["GL201"](FileContext("m.py", "x = 1\n", module))
     assert rule.fix(title="t", applicability="unsafe").applicability == "unsafe"
     assert rule.fix(title="t").applicability == "unsafe"
+
+
+def test_diff_without_fixes_reports_every_rule(tmp_path):
+    # Nothing to fix: ``--diff`` prints nothing and its report (what the cache keeps)
+    # holds the first lint's findings, of every rule.
+    from gradlint.runner import Mode, lint_file
+
+    path = tmp_path / "m.py"
+    path.write_text(MIXED.replace("Variable(torch.zeros(3))", "torch.zeros(3)").replace("from torch.autograd import Variable\n", ""))
+    report = lint_file(path, LintSettings(RULES), Mode(diff=True))
+    assert report.diff in (None, "")
+    assert [(d.code, d.row, d.column) for d in report.diagnostics] == [("GL004", 5, 5)]
