@@ -123,3 +123,24 @@ def test_diff_without_fixes_reports_every_rule(tmp_path):
     report = lint_file(path, LintSettings(RULES), Mode(diff=True))
     assert report.diff in (None, "")
     assert [(d.code, d.row, d.column) for d in report.diagnostics] == [("GL004", 5, 5)]
+
+
+def test_diff_keeps_the_round_a_fix_exposes():
+    # GL002 passes over `Variable(x, volatile=False)` (GL001's finding); once GL001's fix
+    # removes the flag, the next round's lint finds `Variable(x)` and fixes it.
+    source = (
+        "import torch\n"
+        "from torch.autograd import Variable\n\n\n"
+        "def prepare(batch, device):\n"
+        '    images = Variable(batch["image"].to(device), volatile=False)\n'
+        "    return images\n"
+    )
+    result = fix_source(source, "m.py", LintSettings(RULES), remaining=False)
+    assert [(f.code, f.start) for f in result.original.findings if f.code in ("GL001", "GL002")] == [("GL001", (6, 13))]
+    assert dict(result.fixed) == {"GL001": 1, "GL002": 1}
+    assert result.source == (
+        "import torch\n\n\n"
+        "def prepare(batch, device):\n"
+        '    images = batch["image"].to(device).detach()\n'
+        "    return images\n"
+    )
