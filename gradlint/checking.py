@@ -105,16 +105,18 @@ def fix_document(
     gate: Optional["FixGate"] = None,
     extra_codes: FrozenSet[str] = frozenset(),
     first: Optional["LintResult"] = None,
+    remaining: bool = True,
 ) -> "FixResult":
     """``source`` with every allowed fix applied (see ``engine.fix_source``); a document
     too deeply nested to analyse comes back unchanged, with a parse-error finding.
-    ``first``: its lint already made with these settings (see ``engine.fix_source``)."""
+    ``first``: its lint already made with these settings; ``remaining=False``: what is
+    left after fixing is not asked for (see ``engine.fix_source``)."""
     from gradlint.engine import FixResult, LintResult, fix_source
 
     if not isinstance(settings, LintSettings):
         settings = lint_settings(path, settings, extra_codes=extra_codes)
     try:
-        return fix_source(source, str(path), settings, unsafe=unsafe, trusted=trusted, gate=gate, first=first)
+        return fix_source(source, str(path), settings, unsafe=unsafe, trusted=trusted, gate=gate, first=first, remaining=remaining)
     except RecursionError:
         lint = LintResult([too_deep_finding()])
         return FixResult(source, remaining=lint.findings, original=lint, final=lint)

@@ -12,7 +12,7 @@ import io
 import re
 import tokenize
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Type
 
 import libcst as cst
@@ -432,6 +432,7 @@ def fix_source(
     trusted: FrozenSet[str] = frozenset(),
     gate: Optional[FixGate] = None,
     first: Optional[LintResult] = None,
+    remaining: bool = True,
 ) -> FixResult:
     """Apply every allowed fix, re-linting after each round until nothing changes.
 
@@ -442,8 +443,13 @@ def fix_source(
     is left unapplied and its finding remains.
     ``first``: the lint of ``source`` with ``settings`` already made (an editor's
     check), which the first round starts from instead of linting it again.
+    ``remaining=False``: the caller reads the findings of ``source`` (``original``)
+    and the fixed text, not what is left of it (``--diff``): the lints after the
+    first run only the rules that can build a fix allowed here (``fixing_codes``),
+    and ``final``/``remaining`` hold those rules' findings alone.
     """
     result = FixResult(source)
+    later = settings if remaining else _fixing_settings(settings, unsafe, trusted)
     broken: set = set()
     parsed: Optional[cst.Module] = None
     start = first if first is not None else lint_source(source, path, settings)
@@ -465,7 +471,7 @@ def fix_source(
         result.fixed[code] += n
     for _ in range(MAX_FIX_ROUNDS):
         if lint is None:
-            lint = lint_source(result.source, path, settings, module=parsed)
+            lint = lint_source(result.source, path, settings if result.original is None else later, module=parsed)
         if result.original is None:
             result.original = lint
         candidates = [
@@ -508,10 +514,40 @@ def fix_source(
     else:
         result.problems.append(f"fixes did not converge after {MAX_FIX_ROUNDS} rounds")
     if lint is None:
-        lint = lint_source(result.source, path, settings, module=parsed)
+        lint = lint_source(result.source, path, later, module=parsed)
     result.final = lint
     result.remaining = lint.findings
     return result
+
+
+def fixing_codes(codes: FrozenSet[str], unsafe: bool, trusted: FrozenSet[str] = frozenset()) -> FrozenSet[str]:
+    """The codes of ``codes`` whose findings can carry a fix that ``fix_source`` applies:
+    not those whose catalog entry says ``fix = "none"``, nor, without ``unsafe`` (or the
+    code in ``trusted``), those that say ``"unsafe"``. ``Rule.fix`` refuses to build
+    any other fix, so a rule left out could only have added findings the fix loop
+    passes over."""
+    out = set()
+    for code in codes:
+        try:
+            kind = catalog.entry(code).fix
+        except KeyError:
+            out.add(code)  # not a catalogued rule (a test's): kept
+            continue
+        if kind == "none" or (kind == "unsafe" and not (unsafe or code in trusted)):
+            continue
+        out.add(code)
+    return frozenset(out)
+
+
+def _fixing_settings(settings: LintSettings, unsafe: bool, trusted: FrozenSet[str]) -> LintSettings:
+    """``settings`` with only the rules that can build a fix the loop applies, where
+    leaving the others out changes no finding of theirs: not where the directive
+    codes are reported (an unused-noqa finding, which has a fix, depends on what
+    every rule finds)."""
+    if settings.codes & catalog.DIRECTIVE_CODES:
+        return settings
+    codes = fixing_codes(settings.codes, unsafe, trusted)
+    return settings if codes == settings.codes else replace(settings, codes=codes)
 
 
 def _apply_checked(

@@ -229,8 +229,11 @@ class Rule:
     ) -> Fix:
         """A fix whose safety and title default to the catalog entry's (``kind``: see ``Fix.kind``)."""
         safety = applicability or self.doc.fix
-        if safety not in ("safe", "unsafe"):  # "none", or "varies" without a per-finding choice
-            raise ValueError(f"{self.code}: catalog says fix = {self.doc.fix!r}, yet the rule builds a fix")
+        # The catalog's word is a promise the fix loop relies on (``engine.fixing_codes``
+        # leaves rules out of ``--diff``'s later lints by it): a rule whose entry says
+        # "none" builds no fix, one that says "unsafe" no safe fix.
+        if safety not in ("safe", "unsafe") or self.doc.fix == "none" or (self.doc.fix == "unsafe" and safety == "safe"):
+            raise ValueError(f"{self.code}: catalog says fix = {self.doc.fix!r}, yet the rule builds a {safety} fix")
         return Fix(
             applicability=safety,
             title=title or self.doc.fix_title.format(**title_fields),

@@ -282,11 +282,16 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         return doc.text  # no finding, so nothing to fix: LibCST is not imported for it
     from gradlint.checking import fix_document
 
-    result = fix_document(report.path, doc.text, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix)
+    # ``--diff`` prints the fixed text and reports the findings of the text as written:
+    # what is left after fixing is not read, so the last lints look only for fixes.
+    result = fix_document(report.path, doc.text, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix, remaining=not mode.diff)
     report.errors.extend(result.problems)
     changed = result.source != doc.text
     original, final = result.original, result.final
     assert original is not None and final is not None
+    if mode.diff and not changed:
+        # The same text as the first lint's, which every rule ran on (the last may not have).
+        final = original
     if changed and mode.diff:
         report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed
