@@ -283,7 +283,7 @@ def _position_state() -> type:
             if id(node) not in self.spans:  # a syntactic position was recorded: it wins
                 self.spans[id(node)] = (line, column, self.line, self.column)
 
-        def record_syntactic_position(self, node: CSTNode, *, start_node: Optional[CSTNode] = None, end_node: Optional[CSTNode] = None) -> "_Syntactic":
+        def record_syntactic_position(self, node: CSTNode, *, start_node: Optional[CSTNode] = None, end_node: Optional[CSTNode] = None) -> "_Syntactic":  # type: ignore[override]  # any context manager does; LibCST types its own generator-based one
             # What LibCST's generator-based context manager does, as a plain object: it is
             # entered about once per node, and a generator costs several calls each time
             # (a third of the rendering, profiled on 20,000 lines).
