@@ -233,12 +233,32 @@ def _fixed(n: int) -> str:
     ).replace("Variable(target)", "target.detach()").replace(".data[0]", ".item()")
 
 
+# Code every rule reads and none reports: it makes each file take long enough to
+# check that the run cannot end between two polls of the test, even on a loaded
+# machine (the files alone are fixed in a second or two).
+BULK = textwrap.dedent(
+    """\
+
+    def bulk{n}_{k}(model, batch, weights):
+        out = model(batch) * weights[{k}]
+        total = 0
+        for row in out:
+            total = total + row.sum().item()
+        return out.mean(), total
+    """
+)
+
+
+def _bulk(n: int) -> str:
+    return "".join(BULK.format(n=n, k=k) for k in range(40))
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_cleanly(tmp_path, jobs):
     files = []
     for n in range(300):
         path = tmp_path / f"m{n:03}.py"
-        path.write_text(SLOW.format(n=n) + "\n" * (n % 3) + "# padding\n" * 40)
+        path.write_text(SLOW.format(n=n) + _bulk(n) + "\n" * (n % 3) + "# padding\n" * 40)
         files.append(path)
     originals = {p: p.read_text() for p in files}
     proc = subprocess.Popen(
@@ -260,7 +280,7 @@ def test_ctrl_c_stops_cleanly(tmp_path, jobs):
     assert 0 < len(fixed) < len(files)
     for p in fixed:  # each file is whole: either untouched or completely fixed
         n = int(p.stem[1:])
-        assert p.read_text() == _fixed(n) + "\n" * (n % 3) + "# padding\n" * 40
+        assert p.read_text() == _fixed(n) + _bulk(n) + "\n" * (n % 3) + "# padding\n" * 40
 
 
 @pytest.mark.parametrize(
