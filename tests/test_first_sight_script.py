@@ -367,3 +367,42 @@ def test_batch_nine_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-9"]}
     assert all(commits[j.key[0]] == j.commit for j in preview.judged)
     assert len(commits) == 12
+
+
+def test_batch_ten_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 10") and batch-10/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-10")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "0d27ef3", "preview-0d27ef3")
+    assert fs.precision(first.judged) == {
+        "GL000": (2, 2),
+        "GL002": (2, 2),
+        "GL101": (13, 27),
+        "GL106": (6, 6),
+        "GL202": (0, 4),
+        "all": (23, 41),
+    }
+    assert fs.fix_counts(first.judged) == (16, 0)
+    # InternVideo's copy of xtuner (batch 8) holds one default finding, reported apart
+    copied = [j for j in first.judged if j.key[1].startswith("InternVideo3/InternVideo3_sft/xtuner/")]
+    assert [(j.key[1:], j.verdict) for j in copied] == [(("InternVideo3/InternVideo3_sft/xtuner/tools/mmbench.py", 478, "GL101"), "TP")]
+    # RT-DETR's PaddlePaddle half: every GL101 finding there is false
+    paddle = [j.verdict for j in first.judged if j.key[0] == "RT-DETR" and j.key[1].startswith("rtdetr_paddle/")]
+    assert paddle == ["FP"] * 6
+    # the preview run on qlib did not finish; 40 of the 43 preview-only findings of the other ten judged (seed 26)
+    assert fs.precision(preview.judged) == {
+        "GL000": (2, 2),
+        "GL002": (2, 2),
+        "GL101": (3, 26),
+        "GL106": (6, 6),
+        "GL202": (0, 5),
+        "GL301": (0, 29),
+        "all": (13, 70),
+    }
+    assert fs.fix_counts(preview.judged) == (13, 0)
+    assert sum(j.verdict == fs.STUB for j in preview.judged) == 3
+    assert "qlib" not in {j.key[0] for j in preview.judged}
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged if j.key in kept)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-10"]}
+    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
+    assert len(commits) == 11
