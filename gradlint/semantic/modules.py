@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Seq
 import libcst as cst
 
 from gradlint.semantic import bounds
+from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_framework_class
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
     all_targets,
@@ -74,6 +75,7 @@ class Modules(ModuleEvidence):
         # class -> its attributes in eval mode whenever its methods run (``eval_attributes``)
         self._eval_attributes: Dict[int, Dict[str, cst.Call]] = {}
         self._top_classes_by_name: Optional[Dict[str, cst.ClassDef]] = None
+        self._other_framework_file: Optional[bool] = None
 
     # -- eval / train -------------------------------------------------------------------------
 
@@ -222,6 +224,69 @@ class Modules(ModuleEvidence):
                 continue
             return False
         return True
+
+    # -- which framework -------------------------------------------------------------
+
+    def other_framework_file(self) -> bool:
+        """Whether the file imports a deep-learning framework other than PyTorch and no
+        ``torch``: a model whose class it does not show gives no proof of being a
+        PyTorch module there (a PaddlePaddle trainer's ``self.model``)."""
+        if self._other_framework_file is None:
+            packages = {r.package for r in self.model.names.index.records}
+            self._other_framework_file = "torch" not in packages and bool(packages & OTHER_FRAMEWORK_PACKAGES)
+        return self._other_framework_file
+
+    def other_framework_model(self, expr: cst.BaseExpression) -> bool:
+        """Whether the model ``expr`` is not proven a PyTorch module: its class (of this
+        file or, through the project index, of another) derives from another
+        framework's model base (``paddle.nn.Layer``, ``keras.Model``); or its class is
+        unknown and the file imports such a framework and no ``torch``."""
+        ref: Optional[cst.BaseExpression] = None
+        if isinstance(expr, cst.Name) and expr.value == "self":
+            cls = self.tree.enclosing_class(expr)
+            if cls is not None:
+                return self._other_framework_class(cls, 0)
+        classes = self._declared_classes(expr)
+        if not classes:
+            return self.other_framework_file()
+        for ref in classes:
+            local = self._top_classes().get(ref.value) if isinstance(ref, cst.Name) and not self.model.names.is_imported(ref) else None
+            if local is not None:
+                if not self._other_framework_class(local, 0):
+                    return False
+            elif not self._other_framework_ref(ref):
+                return False
+        return True
+
+    def _other_framework_class(self, cls: cst.ClassDef, depth: int) -> bool:
+        if depth > bounds.BASE_LEVELS or cls in self.module_classes():
+            return False
+        for base in cls.bases:
+            if base.keyword is not None:
+                continue
+            value = base.value
+            local = self._top_classes().get(value.value) if isinstance(value, cst.Name) and not self.model.names.is_imported(value) else None
+            if local is not None and local is not cls:
+                if self._other_framework_class(local, depth + 1):
+                    return True
+            elif self._other_framework_ref(value):
+                return True
+        return False
+
+    def _other_framework_ref(self, ref: cst.BaseExpression) -> bool:
+        """Whether ``ref`` names another framework's model class, or a class of the
+        project that the index shows derives from one."""
+        if not isinstance(ref, (cst.Name, cst.Attribute)):
+            return False
+        names = self.model.names
+        qualnames = names.qualnames(ref)
+        if not qualnames:
+            return False
+        index = self.model.project
+        return all(
+            is_other_framework_class(q) or (index is not None and index.derives_from_other_framework(q, self.model.path))
+            for q in qualnames
+        )
 
     def _never_initialises_base(self, cls: cst.ClassDef) -> bool:
         if _class_method(cls, "__init__") is None:
