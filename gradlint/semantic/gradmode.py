@@ -93,6 +93,7 @@ class GradMode:
         self._may_name_guards = any(n in source for n in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"))
         self._may_name_autograd = "autograd" in source
         self._module_grad_off: Optional[bool] = None
+        self._script_entry_off: Optional[bool] = None
         self._entry_modes: Dict[int, Mode] = {}
         self._computes: Dict[int, bool] = {}
         self._trains: Dict[int, bool] = {}
@@ -380,11 +381,34 @@ class GradMode:
         call it: no_grad when every call site of its name there (at least one) runs
         under a no_grad guard (``semantic.project``)."""
         index = self.model.project
+        total = 0
         if index is not None and func.name.value not in ("forward", "__call__", "__init__"):
             total, disabled = index.call_counts(func.name.value, self.model.path)
             if total and total == disabled:
                 return Mode(True, None, "project")
+        if not total and self._script_runs_without_grad(func):
+            return Mode(True, None, "script")
         return Mode(False, None, "default")
+
+    def _script_runs_without_grad(self, func: cst.FunctionDef) -> bool:
+        """A module-level function that nothing calls, of a script whose module-level
+        code runs the file's functions only under a no_grad guard (``with
+        torch.no_grad(): export_2("v4")``, an ``if __name__ == "__main__":`` block
+        inside one): the script's guarded entry is the only place it is written to
+        run from (its call there commented out), so grad mode there is off."""
+        if self.tree.parent(func) is not self.model.module:
+            return False
+        if self._script_entry_off is None:
+            defined = {s.name.value for s in self.model.module.body if isinstance(s, cst.FunctionDef)}
+            calls = [
+                n
+                for stmt in self.model.module.body
+                if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+                for n in walk(stmt)
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in defined
+            ]
+            self._script_entry_off = bool(calls) and all(self.mode_at(c).disabled is True for c in calls)
+        return self._script_entry_off
 
     def runs_without_grad(self, node: cst.CSTNode) -> bool:
         """Whether gradients are certainly off when ``node`` runs."""
