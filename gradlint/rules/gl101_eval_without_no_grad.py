@@ -451,7 +451,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             if receiver in models and receiver != "self" and sem.modules.imported_method_forward(sub):
                 found.append((sub, receiver))  # the same, for a module class of another file of the project
                 continue
-            pretrained = sem.modules.pretrained_submodule_forward(sub, models)
+            pretrained = sem.modules.pretrained_submodule_forward(sub, models, remote_methods=self.preview)
             if pretrained is not None:
                 found.append((sub, pretrained))  # ``self.lm.encoder(x)``: a submodule of a loaded transformers model
                 continue

@@ -451,13 +451,15 @@ class Modules(ModuleEvidence):
             return self.tree.code_for(inner)
         return None
 
-    def pretrained_submodule_forward(self, call: cst.Call, models: FrozenSet[str]) -> Optional[str]:
+    def pretrained_submodule_forward(self, call: cst.Call, models: FrozenSet[str], remote_methods: bool = False) -> Optional[str]:
         """The model of ``models`` whose submodule ``call`` runs: ``self.asr_model.speecht5.encoder(x)``
         where every value ``self.asr_model`` may hold is loaded by a transformers
         model class's ``from_pretrained`` (possibly moved: ``.to(dev)``). Its
         attributes reached by name are submodules (which ``eval()`` switched with
         it) unless they are known to be something else: its config, a parameter
-        or buffer, or a method of ``nn.Module``, ``PreTrainedModel`` or a tensor."""
+        or buffer, or a method of ``nn.Module``, ``PreTrainedModel`` or a tensor.
+        For a model loaded with ``trust_remote_code=True``, an attribute of the model
+        itself may be a method of its remote class: only with ``remote_methods``."""
         func = call.func
         if not isinstance(func, cst.Attribute):
             return None
@@ -473,7 +475,15 @@ class Modules(ModuleEvidence):
         if any(p.startswith("_") or p in PRETRAINED_NOT_SUBMODULES or p in PRETRAINED_NOT_FORWARDS for p in path):
             return None
         values = self.assigned_values(cur)
-        return model if values and all(self._loads_pretrained(v) for v in values) else None
+        if not values or not all(self._loads_pretrained(v) for v in values):
+            return None
+        if len(path) == 1 and not remote_methods and any(_trusts_remote_code(v) for v in values):
+            # ``trust_remote_code=True``: the model's class comes with the checkpoint and
+            # may define any method (Qwen's ``model.chat(tokenizer, prompt)``, which
+            # calls ``generate`` under no_grad); an attribute called on the model itself
+            # is not proven a submodule. One reached through another (``m.transformer.h[0]``) is.
+            return None
+        return model
 
     def _loads_pretrained(self, value: cst.BaseExpression) -> bool:
         value = chain_base(value)
@@ -628,3 +638,17 @@ def _self_attributes_assigned(node: cst.CSTNode) -> Set[str]:
                     found.add(t.attr.value)
     return found
 
+
+def _trusts_remote_code(value: cst.BaseExpression) -> bool:
+    """Whether the ``from_pretrained`` call ``value`` (possibly moved: ``.to(dev)``) may
+    load a model class shipped with the checkpoint: ``trust_remote_code`` given and
+    not literally ``False``."""
+    call = chain_base(value)
+    if not isinstance(call, cst.Call):
+        return False
+    for arg in call.args:
+        if arg.star == "**":
+            return True  # ``**load_kwargs`` may hold it
+        if arg.keyword is not None and arg.keyword.value == "trust_remote_code":
+            return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+    return False
