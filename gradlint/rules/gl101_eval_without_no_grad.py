@@ -363,6 +363,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         sem = self.ctx.semantic
         if sem.gradmode.guard_at(call) is not None or self._under_other_guard(call, scope):
             return False
+        if not self.preview and sem.gradmode.profiled(call):
+            return False  # run to be profiled: the user measures what the run does, graph and all
         module = called_module(call)
         if module is not None and sem.modules.records_no_graph(module):
             return False

@@ -35,6 +35,7 @@ from gradlint.semantic.torch_api import (
     GRAD_MODE_GUARDS,
     INFERENCE_MODE,
     NO_GRAD,
+    PROFILERS,
     SET_GRAD_ENABLED,
     TORCH,
 )
@@ -252,6 +253,22 @@ class GradMode:
         return None
 
     # -- the mode at a node ----------------------------------------------------------
+
+    def profiled(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` runs inside a profiler's ``with`` in its own function (or
+        module): ``with torch.profiler.profile(with_flops=True) as p:``, ``with
+        FlopCounterMode(model):``. The code there runs to be measured."""
+        for ancestor in self.tree.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(ancestor, cst.With) and any(
+                isinstance(i.item, cst.Call)
+                and isinstance(i.item.func, (cst.Name, cst.Attribute))
+                and self.model.names.refers_to(i.item.func, PROFILERS)
+                for i in ancestor.items
+            ):
+                return True
+        return False
 
     def guard_at(self, node: cst.CSTNode) -> Optional[GuardSite]:
         """The guard that decides the grad mode ``node`` runs in, and where it is;
