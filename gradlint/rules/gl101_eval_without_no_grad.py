@@ -168,7 +168,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             # inference_mode (``@smart_inference_mode()`` picks one at import): grad
             # mode is then unknown, and the default tier stays silent.
             return True
-        return sem.gradmode.always_called_without_grad(func)
+        return sem.gradmode.always_called_without_grad(func) or sem.gradmode.script_runs_without_grad(func)
 
     def _neutral_decorator(self, expr: cst.BaseExpression) -> bool:
         """Whether the decorator ``expr`` is known to leave grad mode as it is."""

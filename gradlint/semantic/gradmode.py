@@ -398,22 +398,26 @@ class GradMode:
         call it: no_grad when every call site of its name there (at least one) runs
         under a no_grad guard (``semantic.project``)."""
         index = self.model.project
-        total = 0
         if index is not None and func.name.value not in ("forward", "__call__", "__init__"):
             total, disabled = index.call_counts(func.name.value, self.model.path)
             if total and total == disabled:
                 return Mode(True, None, "project")
-        if not total and self._script_runs_without_grad(func):
-            return Mode(True, None, "script")
         return Mode(False, None, "default")
 
-    def _script_runs_without_grad(self, func: cst.FunctionDef) -> bool:
+    def script_runs_without_grad(self, func: cst.FunctionDef) -> bool:
         """A module-level function that nothing calls, of a script whose module-level
         code runs the file's functions only under a no_grad guard (``with
         torch.no_grad(): export_2("v4")``, an ``if __name__ == "__main__":`` block
         inside one): the script's guarded entry is the only place it is written to
-        run from (its call there commented out), so grad mode there is off."""
+        run from (its call there commented out), so grad mode is not proven on.
+        Not proven off either: a rule may stay silent on it, not report from it,
+        so it is no part of ``entry_mode``."""
         if self.tree.parent(func) is not self.model.module:
+            return False
+        if self.model.calls.call_sites(func) != []:
+            return False
+        index = self.model.project
+        if index is not None and index.call_counts(func.name.value, self.model.path)[0]:
             return False
         if self._script_entry_off is None:
             defined = {s.name.value for s in self.model.module.body if isinstance(s, cst.FunctionDef)}
