@@ -168,7 +168,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             # inference_mode (``@smart_inference_mode()`` picks one at import): grad
             # mode is then unknown, and the default tier stays silent.
             return True
-        return sem.gradmode.always_called_without_grad(func)
+        return sem.gradmode.always_called_without_grad(func) or sem.gradmode.script_runs_without_grad(func)
 
     def _neutral_decorator(self, expr: cst.BaseExpression) -> bool:
         """Whether the decorator ``expr`` is known to leave grad mode as it is."""
@@ -325,8 +325,19 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             (call, model)
             for stmt in region.block.body[region.start : region.end]
             for call, model in self._forwards(stmt, models)
-            if self._records(call, scope)
+            if self._records(call, scope) and not self._other_framework_call(call)
         ]
+
+    def _other_framework_call(self, call: cst.Call) -> bool:
+        """The premise "the model is a PyTorch module": a PaddlePaddle layer's forward
+        (its class derives from ``paddle.nn.Layer``, or the file imports Paddle and no
+        ``torch``) records no PyTorch graph, and ``torch.no_grad()`` does not apply."""
+        receiver = called_module(call)
+        if receiver is None and isinstance(call.func, cst.Attribute):
+            receiver = call.func.value
+        if receiver is None:
+            return self.ctx.semantic.modules.other_framework_file()
+        return self.ctx.semantic.modules.other_framework_model(receiver)
 
     def _drop_self_checks(self, scope: Scope, regions: Sequence[_Region]) -> None:
         """The premise "the forward's outputs are results": a forward on inputs the
@@ -352,6 +363,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         sem = self.ctx.semantic
         if sem.gradmode.guard_at(call) is not None or self._under_other_guard(call, scope):
             return False
+        if not self.preview and sem.gradmode.profiled(call):
+            return False  # run to be profiled: the user measures what the run does, graph and all
         module = called_module(call)
         if module is not None and sem.modules.records_no_graph(module):
             return False
@@ -440,7 +453,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             if receiver in models and receiver != "self" and sem.modules.imported_method_forward(sub):
                 found.append((sub, receiver))  # the same, for a module class of another file of the project
                 continue
-            pretrained = sem.modules.pretrained_submodule_forward(sub, models)
+            pretrained = sem.modules.pretrained_submodule_forward(sub, models, remote_methods=self.preview)
             if pretrained is not None:
                 found.append((sub, pretrained))  # ``self.lm.encoder(x)``: a submodule of a loaded transformers model
                 continue

@@ -137,3 +137,19 @@ FRAMEWORK_CLASSES = frozenset().union(*(o.classes for o in FRAMEWORK_OBJECTS))
 
 # ``self.manual_backward(loss)`` in a LightningModule (manual optimization): backward on the argument.
 LIGHTNING_BACKWARD_METHODS = frozenset({"manual_backward"})
+
+# Deep-learning frameworks other than PyTorch, by top-level package: their models
+# (``paddle.nn.Layer``, ``keras.Model``, ``flax.linen.Module``, ``mindspore.nn.Cell``)
+# have ``eval()``/``train()`` and are called like modules, but record no PyTorch graph,
+# and ``torch.no_grad()`` does nothing for them.
+OTHER_FRAMEWORK_PACKAGES = frozenset(
+    {"paddle", "tensorflow", "keras", "tf_keras", "jax", "flax", "haiku", "equinox", "mindspore", "oneflow", "mxnet", "jittor", "megengine"}
+)
+# Base classes of those frameworks' models, by qualified-name prefix (a class of one of
+# these packages is no ``torch.nn.Module``; ``oneflow.nn.Module`` mirrors its name).
+OTHER_FRAMEWORK_BASE_PREFIXES = tuple(p + "." for p in sorted(OTHER_FRAMEWORK_PACKAGES))
+
+
+def is_other_framework_class(qualname: str) -> bool:
+    """Whether ``qualname`` names a class of a deep-learning framework other than PyTorch."""
+    return qualname.startswith(OTHER_FRAMEWORK_BASE_PREFIXES)

@@ -35,6 +35,7 @@ from gradlint.semantic.torch_api import (
     GRAD_MODE_GUARDS,
     INFERENCE_MODE,
     NO_GRAD,
+    PROFILERS,
     SET_GRAD_ENABLED,
     TORCH,
 )
@@ -93,6 +94,7 @@ class GradMode:
         self._may_name_guards = any(n in source for n in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"))
         self._may_name_autograd = "autograd" in source
         self._module_grad_off: Optional[bool] = None
+        self._script_entry_off: Optional[bool] = None
         self._entry_modes: Dict[int, Mode] = {}
         self._computes: Dict[int, bool] = {}
         self._trains: Dict[int, bool] = {}
@@ -252,6 +254,22 @@ class GradMode:
 
     # -- the mode at a node ----------------------------------------------------------
 
+    def profiled(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` runs inside a profiler's ``with`` in its own function (or
+        module): ``with torch.profiler.profile(with_flops=True) as p:``, ``with
+        FlopCounterMode(model):``. The code there runs to be measured."""
+        for ancestor in self.tree.ancestors(node):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(ancestor, cst.With) and any(
+                isinstance(i.item, cst.Call)
+                and isinstance(i.item.func, (cst.Name, cst.Attribute))
+                and self.model.names.refers_to(i.item.func, PROFILERS)
+                for i in ancestor.items
+            ):
+                return True
+        return False
+
     def guard_at(self, node: cst.CSTNode) -> Optional[GuardSite]:
         """The guard that decides the grad mode ``node`` runs in, and where it is;
         None when nothing in the enclosing function (or module) sets the mode, so
@@ -385,6 +403,33 @@ class GradMode:
             if total and total == disabled:
                 return Mode(True, None, "project")
         return Mode(False, None, "default")
+
+    def script_runs_without_grad(self, func: cst.FunctionDef) -> bool:
+        """A module-level function that nothing calls, of a script whose module-level
+        code runs the file's functions only under a no_grad guard (``with
+        torch.no_grad(): export_2("v4")``, an ``if __name__ == "__main__":`` block
+        inside one): the script's guarded entry is the only place it is written to
+        run from (its call there commented out), so grad mode is not proven on.
+        Not proven off either: a rule may stay silent on it, not report from it,
+        so it is no part of ``entry_mode``."""
+        if self.tree.parent(func) is not self.model.module:
+            return False
+        if self.model.calls.call_sites(func) != []:
+            return False
+        index = self.model.project
+        if index is not None and index.call_counts(func.name.value, self.model.path)[0]:
+            return False
+        if self._script_entry_off is None:
+            defined = {s.name.value for s in self.model.module.body if isinstance(s, cst.FunctionDef)}
+            calls = [
+                n
+                for stmt in self.model.module.body
+                if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+                for n in walk(stmt)
+                if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in defined
+            ]
+            self._script_entry_off = bool(calls) and all(self.mode_at(c).disabled is True for c in calls)
+        return self._script_entry_off
 
     def runs_without_grad(self, node: cst.CSTNode) -> bool:
         """Whether gradients are certainly off when ``node`` runs."""

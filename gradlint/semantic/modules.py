@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Seq
 import libcst as cst
 
 from gradlint.semantic import bounds
+from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_framework_class
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
     all_targets,
@@ -74,6 +75,7 @@ class Modules(ModuleEvidence):
         # class -> its attributes in eval mode whenever its methods run (``eval_attributes``)
         self._eval_attributes: Dict[int, Dict[str, cst.Call]] = {}
         self._top_classes_by_name: Optional[Dict[str, cst.ClassDef]] = None
+        self._other_framework_file: Optional[bool] = None
 
     # -- eval / train -------------------------------------------------------------------------
 
@@ -222,6 +224,69 @@ class Modules(ModuleEvidence):
                 continue
             return False
         return True
+
+    # -- which framework -------------------------------------------------------------
+
+    def other_framework_file(self) -> bool:
+        """Whether the file imports a deep-learning framework other than PyTorch and no
+        ``torch``: a model whose class it does not show gives no proof of being a
+        PyTorch module there (a PaddlePaddle trainer's ``self.model``)."""
+        if self._other_framework_file is None:
+            packages = {r.package for r in self.model.names.index.records}
+            self._other_framework_file = "torch" not in packages and bool(packages & OTHER_FRAMEWORK_PACKAGES)
+        return self._other_framework_file
+
+    def other_framework_model(self, expr: cst.BaseExpression) -> bool:
+        """Whether the model ``expr`` is not proven a PyTorch module: its class (of this
+        file or, through the project index, of another) derives from another
+        framework's model base (``paddle.nn.Layer``, ``keras.Model``); or its class is
+        unknown and the file imports such a framework and no ``torch``."""
+        ref: Optional[cst.BaseExpression] = None
+        if isinstance(expr, cst.Name) and expr.value == "self":
+            cls = self.tree.enclosing_class(expr)
+            if cls is not None:
+                return self._other_framework_class(cls, 0)
+        classes = self._declared_classes(expr)
+        if not classes:
+            return self.other_framework_file()
+        for ref in classes:
+            local = self._top_classes().get(ref.value) if isinstance(ref, cst.Name) and not self.model.names.is_imported(ref) else None
+            if local is not None:
+                if not self._other_framework_class(local, 0):
+                    return False
+            elif not self._other_framework_ref(ref):
+                return False
+        return True
+
+    def _other_framework_class(self, cls: cst.ClassDef, depth: int) -> bool:
+        if depth > bounds.BASE_LEVELS or cls in self.module_classes():
+            return False
+        for base in cls.bases:
+            if base.keyword is not None:
+                continue
+            value = base.value
+            local = self._top_classes().get(value.value) if isinstance(value, cst.Name) and not self.model.names.is_imported(value) else None
+            if local is not None and local is not cls:
+                if self._other_framework_class(local, depth + 1):
+                    return True
+            elif self._other_framework_ref(value):
+                return True
+        return False
+
+    def _other_framework_ref(self, ref: cst.BaseExpression) -> bool:
+        """Whether ``ref`` names another framework's model class, or a class of the
+        project that the index shows derives from one."""
+        if not isinstance(ref, (cst.Name, cst.Attribute)):
+            return False
+        names = self.model.names
+        qualnames = names.qualnames(ref)
+        if not qualnames:
+            return False
+        index = self.model.project
+        return all(
+            is_other_framework_class(q) or (index is not None and index.derives_from_other_framework(q, self.model.path))
+            for q in qualnames
+        )
 
     def _never_initialises_base(self, cls: cst.ClassDef) -> bool:
         if _class_method(cls, "__init__") is None:
@@ -386,13 +451,15 @@ class Modules(ModuleEvidence):
             return self.tree.code_for(inner)
         return None
 
-    def pretrained_submodule_forward(self, call: cst.Call, models: FrozenSet[str]) -> Optional[str]:
+    def pretrained_submodule_forward(self, call: cst.Call, models: FrozenSet[str], remote_methods: bool = False) -> Optional[str]:
         """The model of ``models`` whose submodule ``call`` runs: ``self.asr_model.speecht5.encoder(x)``
         where every value ``self.asr_model`` may hold is loaded by a transformers
         model class's ``from_pretrained`` (possibly moved: ``.to(dev)``). Its
         attributes reached by name are submodules (which ``eval()`` switched with
         it) unless they are known to be something else: its config, a parameter
-        or buffer, or a method of ``nn.Module``, ``PreTrainedModel`` or a tensor."""
+        or buffer, or a method of ``nn.Module``, ``PreTrainedModel`` or a tensor.
+        For a model loaded with ``trust_remote_code=True``, an attribute of the model
+        itself may be a method of its remote class: only with ``remote_methods``."""
         func = call.func
         if not isinstance(func, cst.Attribute):
             return None
@@ -408,7 +475,15 @@ class Modules(ModuleEvidence):
         if any(p.startswith("_") or p in PRETRAINED_NOT_SUBMODULES or p in PRETRAINED_NOT_FORWARDS for p in path):
             return None
         values = self.assigned_values(cur)
-        return model if values and all(self._loads_pretrained(v) for v in values) else None
+        if not values or not all(self._loads_pretrained(v) for v in values):
+            return None
+        if len(path) == 1 and not remote_methods and any(_trusts_remote_code(v) for v in values):
+            # ``trust_remote_code=True``: the model's class comes with the checkpoint and
+            # may define any method (Qwen's ``model.chat(tokenizer, prompt)``, which
+            # calls ``generate`` under no_grad); an attribute called on the model itself
+            # is not proven a submodule. One reached through another (``m.transformer.h[0]``) is.
+            return None
+        return model
 
     def _loads_pretrained(self, value: cst.BaseExpression) -> bool:
         value = chain_base(value)
@@ -563,3 +638,17 @@ def _self_attributes_assigned(node: cst.CSTNode) -> Set[str]:
                     found.add(t.attr.value)
     return found
 
+
+def _trusts_remote_code(value: cst.BaseExpression) -> bool:
+    """Whether the ``from_pretrained`` call ``value`` (possibly moved: ``.to(dev)``) may
+    load a model class shipped with the checkpoint: ``trust_remote_code`` given and
+    not literally ``False``."""
+    call = chain_base(value)
+    if not isinstance(call, cst.Call):
+        return False
+    for arg in call.args:
+        if arg.star == "**":
+            return True  # ``**load_kwargs`` may hold it
+        if arg.keyword is not None and arg.keyword.value == "trust_remote_code":
+            return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+    return False

@@ -39,6 +39,7 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Seq
 
 from gradlint.semantic import bounds
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
+from gradlint.semantic.frameworks import is_other_framework_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
 Summary = Dict[str, Any]
@@ -527,6 +528,22 @@ class Project:
         if _depth == 0:
             self._module_class[(root, qualname)] = found
         return found
+
+    def derives_from_other_framework(self, qualname: str, origin: str, _depth: int = 0) -> bool:
+        """Whether the class ``qualname`` of the project of ``origin`` is a model of a
+        framework other than PyTorch: it is one (``paddle.nn.Layer``), or a file of the
+        index defines it on such a base, directly or through the project's classes."""
+        if is_other_framework_class(qualname):
+            return True
+        if _depth > bounds.PROJECT_BASE_LEVELS or qualname in _MODULE_BASES or is_nn_module_class(qualname):
+            return False
+        for path, bases in self._classes(qualname, self.root(origin)):
+            module = module_names(path)[-1] if module_names(path) else ""
+            for base in bases:
+                full = module + base if base.startswith(".") else base
+                if self.derives_from_other_framework(full, origin, _depth + 1):
+                    return True
+        return False
 
     def surely_not_module(self, qualname: str, origin: str, _depth: int = 0) -> bool:
         """Whether the class ``qualname`` of the project of ``origin`` surely derives

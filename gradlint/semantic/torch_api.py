@@ -30,6 +30,19 @@ _AUTOGRAD_STAR = frozenset(
 STAR_EXPORTS = {"torch.autograd": _AUTOGRAD_STAR, "torch.autograd.variable": frozenset({"Variable"})}
 AUTOGRAD_GRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 DATALOADER = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# Contexts that measure what the code inside runs (operators, times, FLOPs): a
+# forward inside one is run to be counted, and what is counted does not depend on a
+# graph being recorded.
+PROFILERS = frozenset(
+    {
+        "torch.profiler.profile",
+        "torch.autograd.profiler.profile",
+        "torch.autograd.profile",
+        "torch.autograd.profiler.emit_nvtx",
+        "torch.cuda.profiler.profile",
+        "torch.utils.flop_counter.FlopCounterMode",
+    }
+)
 GRAD_MODE_GUARDS = NO_GRAD | INFERENCE_MODE | ENABLE_GRAD | SET_GRAD_ENABLED
 TORCH = frozenset({"torch"})  # for ``Names.qualnames_in``
 
