@@ -59,6 +59,10 @@ _SAVES_INPUT_MODULES = frozenset(
     | {f"torch.nn.Conv{d}d" for d in (1, 2, 3)}
     | {f"torch.nn.ConvTranspose{d}d" for d in (1, 2, 3)}
 )
+# Modules of one layer: given an input without history, their forward saves nothing
+# of their parameters (``AddmmBackward0._saved_mat2`` is None).
+_ONE_LAYER_MODULES = _SAVES_INPUT_MODULES | frozenset({"torch.nn.Embedding", "torch.nn.LayerNorm", "torch.nn.GroupNorm"})
+_ONE_LAYER_MODULES |= frozenset({f"torch.nn.BatchNorm{d}d" for d in (1, 2, 3)})
 
 # Functions that initialise parameters, by name.
 _INIT_NAME = re.compile(r"init|reset_param|initiali[sz]e", re.IGNORECASE)
@@ -197,8 +201,8 @@ class DataEditRule(InplaceEditRule):
             # backward here runs, if it was when the call was made.
             if any(tree.ends_before(b, node) for b in backwards):
                 return False
-            if strict:
-                return False  # what the caller's ops saved is not read here: unknown
+            if strict and not self._saved_by_callers(source):
+                return False
             return self._alive_at_call(scope, produced)
         if produced is not None and strict and self._saved_output(source, node, backwards):
             return True
@@ -248,6 +252,20 @@ class DataEditRule(InplaceEditRule):
             return False
         return not any(tree.ends_before(expr, b) and tree.ends_before(b, node) for b in backwards)
 
+    def _saved_by_callers(self, source: cst.BaseExpression) -> bool:
+        """Whether ``source`` is (a view of) a parameter for which a call in this file
+        passes the output of an op that saves its output (``scale(torch.tanh(net(z)))``)."""
+        sem = self.ctx.semantic
+        root = sem.values._viewed(source)
+        b = sem.scopes.reaching_binding(root) if isinstance(root, cst.Name) else None
+        if b is None or b.form != "param" or not isinstance(b.node, cst.Param):
+            return False
+        for call, arg in sem.calls.arguments_for(b.node) or ():
+            backwards = self._graph_steps(sem.tree.function_scope(call))[1]
+            if self._saved_output(arg, call, backwards):
+                return True
+        return False
+
     def _saves_output(self, call: cst.Call) -> bool:
         sem = self.ctx.semantic
         func = call.func
@@ -291,8 +309,9 @@ class DataEditRule(InplaceEditRule):
                 func = sub.func
                 if isinstance(func, cst.Attribute) and func.attr.value == "forward":
                     func = func.value
-                if escape_key(func) in module_owners and any(
-                    values.proven_graph_source(a.value) is not None for a in sub.args
+                if escape_key(func) in module_owners and (
+                    any(values.proven_graph_source(a.value) is not None for a in sub.args)
+                    or not self._built_by(func, _ONE_LAYER_MODULES)
                 ):
                     return True
         return False
