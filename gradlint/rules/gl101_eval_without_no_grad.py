@@ -51,7 +51,7 @@ from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in
 from gradlint.semantic import bounds, branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
-from gradlint.semantic.signatures import rejects_call
+from gradlint.semantic.signatures import module_call_rejected
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
@@ -418,7 +418,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             module = called_module(sub)
             if module is not None:
                 text = code_for(module)
-                if text in models and self._call_rejected(sub, module):
+                if text in models and module_call_rejected(sem, sub, module):
                     continue  # raises ``TypeError`` before any forward runs
                 if text in models:
                     found.append((sub, text))
@@ -455,18 +455,6 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                     if model is not None:
                         found.append((sub, passed.get(model, model)))
         return found
-
-    def _call_rejected(self, call: cst.Call, module: cst.BaseExpression) -> bool:
-        """Whether the module's class (of this file, certain) has a ``forward`` that
-        cannot take the call's arguments, and no ``__call__`` of its own."""
-        sem = self.ctx.semantic
-        forward = sem.modules.forward_method(module)
-        cls = sem.tree.enclosing_class(forward) if forward is not None else None
-        if forward is None or cls is None:
-            return False
-        if any(isinstance(s, cst.FunctionDef) and s.name.value == "__call__" for s in cls.body.body):
-            return False
-        return rejects_call(forward, call)
 
     def _helper_wants_gradients(self, helper: cst.FunctionDef, call: Optional[cst.Call]) -> bool:
         """``_wants_gradients`` of the code of ``helper`` that ``call`` runs: a branch

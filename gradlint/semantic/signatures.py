@@ -7,7 +7,25 @@ module's ``forward``, no forward runs and no graph is recorded (issue 26).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+
+def module_call_rejected(sem: "SemanticModel", call: cst.Call, module: cst.BaseExpression) -> bool:
+    """Whether ``call`` of ``module`` cannot run its forward: the module's class (of
+    this file, certain) has a ``forward`` that rejects the call's arguments, and no
+    ``__call__`` of its own."""
+    forward = sem.modules.forward_method(module)
+    cls = sem.tree.enclosing_class(forward) if forward is not None else None
+    if forward is None or cls is None:
+        return False
+    if any(isinstance(s, cst.FunctionDef) and s.name.value == "__call__" for s in cls.body.body):
+        return False
+    return rejects_call(forward, call)
 
 
 def rejects_call(func: cst.FunctionDef, call: cst.Call, bound_self: bool = True) -> bool:
