@@ -15,9 +15,11 @@ from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.rules._gates import edited_through, tensor_data
 from gradlint.rules._inplace import InplaceEditRule, chained_receiver, edit_text, edited_alias, short
+from gradlint.semantic import bounds
 from gradlint.semantic.scope_flows import key as escape_key
 from gradlint.semantic.scope_flows import keys_in
 from gradlint.semantic.syntax import inplace_edit, is_tensor_data_syntax, root_name
+from gradlint.semantic.torch_api import TORCH
 from gradlint.semantic.tree import walk
 from gradlint.semantic.values import StorageAlias
 
@@ -29,6 +31,38 @@ Block = Union[cst.IndentedBlock, cst.Module]
 
 # Statements whose value may be a step of a forward: ``out = model(x)``, ``loss += ...``, ``return net(x)``.
 _STEPS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)
+
+# Ops whose backward reads their output, which they save (torch's derivatives.yaml:
+# ``result`` in the formula): editing that output through ``.data`` changes the gradient.
+_SAVES_OUTPUT_NAMES = "exp exp2 expm1 sigmoid tanh softmax log_softmax relu sqrt rsqrt reciprocal".split()
+_SAVES_OUTPUT_FUNCTIONS = frozenset(
+    [f"torch.{n}" for n in _SAVES_OUTPUT_NAMES]
+    + [f"torch.nn.functional.{n}" for n in ("softmax", "log_softmax", "relu", "sigmoid", "tanh")]
+    + ["torch.special.expit", "torch.special.exp2", "torch.special.expm1", "torch.special.softmax", "torch.special.log_softmax"]
+)
+_SAVES_OUTPUT_METHODS = frozenset(_SAVES_OUTPUT_NAMES)
+_SAVES_OUTPUT_MODULES = frozenset({"torch.nn.ReLU", "torch.nn.Sigmoid", "torch.nn.Tanh", "torch.nn.Softmax", "torch.nn.LogSoftmax"})
+# Ops that save their first input whatever the others are: ``pow`` (the base), and
+# layers whose weight needs the input for its gradient (``F.linear(x, w)``, ``conv``).
+_SAVES_INPUT_FUNCTIONS = frozenset(
+    {"torch.pow", "torch.nn.functional.linear", "torch.nn.functional.bilinear"}
+    | {f"torch.nn.functional.conv{d}d" for d in (1, 2, 3)}
+    | {f"torch.nn.functional.conv_transpose{d}d" for d in (1, 2, 3)}
+)
+_SAVES_SELF_METHODS = frozenset({"pow"})
+# Products: each operand is saved for the other's gradient, so only when the other
+# has history (``x * 2`` and ``x * mask`` save nothing of ``x``).
+_SAVES_BOTH_FUNCTIONS = frozenset({"torch.mul", "torch.multiply", "torch.matmul", "torch.mm", "torch.bmm", "torch.mv", "torch.outer"})
+_SAVES_BOTH_METHODS = frozenset({"mul", "multiply", "matmul", "mm", "bmm", "mv", "outer"})
+_SAVES_INPUT_MODULES = frozenset(
+    {"torch.nn.Linear", "torch.nn.Bilinear"}
+    | {f"torch.nn.Conv{d}d" for d in (1, 2, 3)}
+    | {f"torch.nn.ConvTranspose{d}d" for d in (1, 2, 3)}
+)
+# Modules of one layer: given an input without history, their forward saves nothing
+# of their parameters (``AddmmBackward0._saved_mat2`` is None).
+_ONE_LAYER_MODULES = _SAVES_INPUT_MODULES | frozenset({"torch.nn.Embedding", "torch.nn.LayerNorm", "torch.nn.GroupNorm"})
+_ONE_LAYER_MODULES |= frozenset({f"torch.nn.BatchNorm{d}d" for d in (1, 2, 3)})
 
 # Functions that initialise parameters, by name.
 _INIT_NAME = re.compile(r"init|reset_param|initiali[sz]e", re.IGNORECASE)
@@ -156,14 +190,25 @@ class DataEditRule(InplaceEditRule):
         steps, backwards = self._graph_steps(scope)
         # An activation (a forward's output, or a view of one), not a leaf.
         produced = self._forward_output(source)
+        # The default tier reports only what an op is proven to have saved (its output:
+        # ``exp``, ``sigmoid``, ``softmax``...; or its input: a product with a tensor that
+        # has history, ``pow``, a ``Linear``'s input); that a recorded step produced or
+        # read the tensor is not enough (``Linear`` without bias and ``squeeze`` save
+        # nothing of their output; ``x * 2`` saves nothing of ``x``).
+        strict = self.reports_pending and not self.preview
         if produced is not None and not tree.is_inside(scope, produced):
             # Handed in by a caller: its graph is alive from the function's entry until a
             # backward here runs, if it was when the call was made.
             if any(tree.ends_before(b, node) for b in backwards):
                 return False
+            if strict and not self._saved_by_callers(source):
+                return False
             return self._alive_at_call(scope, produced)
+        if produced is not None and strict and self._saved_output(source, node, backwards):
+            return True
         owners = self._owners(source, scope)
-        swap_owners = self._module_owners(source) if swap else frozenset()
+        module_owners = self._module_owners(source)
+        swap_owners = module_owners if swap else frozenset()
         for step, inputs in steps:
             if not tree.ends_before(step, node):
                 break
@@ -177,8 +222,137 @@ class DataEditRule(InplaceEditRule):
                 continue
             if any(tree.ends_before(step, b) and tree.ends_before(b, node) for b in backwards):
                 continue  # its backward has run: the saved tensors are freed
+            if strict and not self._step_saves(step, source, module_owners):
+                continue
             return True
         return False
+
+    # -- was the tensor saved? ----------------------------------------------------------
+
+    def _saved_output(self, source: cst.BaseExpression, node: cst.CSTNode, backwards: List[cst.CSTNode]) -> bool:
+        """Whether the tensor ``source`` (or the tensor it is a view of) is the output of
+        an op that saves its output for backward (``h = torch.sigmoid(...)``, ``p =
+        scores.softmax(-1)``, ``a = self.act(x)`` for ``nn.ReLU``), recorded with grad on
+        and with no ``backward()`` between it and the edit ``node``."""
+        sem = self.ctx.semantic
+        values = sem.values
+        tree = sem.tree
+        expr: Optional[cst.BaseExpression] = source
+        for _ in range(bounds.EXPRESSION_STEPS):
+            if expr is None:
+                return False
+            expr = values._viewed(expr)
+            if isinstance(expr, cst.Name):
+                expr = values.value_of(expr)
+                continue
+            break
+        if not isinstance(expr, cst.Call) or not self._saves_output(expr):
+            return False
+        if sem.gradmode.mode_at(expr).disabled is True or values.proven_graph_source(expr) is None:
+            return False
+        return not any(tree.ends_before(expr, b) and tree.ends_before(b, node) for b in backwards)
+
+    def _saved_by_callers(self, source: cst.BaseExpression) -> bool:
+        """Whether ``source`` is (a view of) a parameter for which a call in this file
+        passes the output of an op that saves its output (``scale(torch.tanh(net(z)))``)."""
+        sem = self.ctx.semantic
+        root = sem.values._viewed(source)
+        b = sem.scopes.reaching_binding(root) if isinstance(root, cst.Name) else None
+        if b is None or b.form != "param" or not isinstance(b.node, cst.Param):
+            return False
+        for call, arg in sem.calls.arguments_for(b.node) or ():
+            backwards = self._graph_steps(sem.tree.function_scope(call))[1]
+            if self._saved_output(arg, call, backwards):
+                return True
+        return False
+
+    def _saves_output(self, call: cst.Call) -> bool:
+        sem = self.ctx.semantic
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return False
+        if sem.names.qualnames_in(func, TORCH) & _SAVES_OUTPUT_FUNCTIONS:
+            return True
+        if isinstance(func, cst.Attribute) and func.attr.value in _SAVES_OUTPUT_METHODS and not sem.names.is_imported(func.value):
+            return sem.values.proven_graph_source(func.value) is not None
+        return self._built_by(func, _SAVES_OUTPUT_MODULES)
+
+    def _built_by(self, ref: cst.BaseExpression, classes: FrozenSet[str]) -> bool:
+        """Whether ``ref`` certainly holds a module that one of the torch classes
+        ``classes`` built (every binding, or every ``self.<attr> = ...``)."""
+        sem = self.ctx.semantic
+        built = sem.modules.assigned_values(ref)
+        return bool(built) and all(
+            isinstance(v, cst.Call)
+            and isinstance(v.func, (cst.Name, cst.Attribute))
+            and bool(sem.names.qualnames_in(v.func, TORCH) & classes)
+            for v in built
+        )
+
+    def _step_saves(self, step: cst.CSTNode, source: cst.BaseExpression, module_owners: FrozenSet[str]) -> bool:
+        """Whether the recorded ``step`` saves the tensor ``source`` for its backward: an
+        op that saves that input (a product with a tensor that has history, a power, a
+        ``Linear``/``Conv`` layer's input), or a forward of the module it is a parameter
+        of, given an input that has history (the layers then save their weights to
+        compute that input's gradient; with a plain data input the first layer saves
+        nothing of its weight)."""
+        sem = self.ctx.semantic
+        values = sem.values
+        k = escape_key(values._viewed(source))
+        value = getattr(step, "value", None)
+        if value is None:
+            return False
+        for sub in walk(value):
+            if k is not None and self._saves_operand(sub, k):
+                return True
+            if isinstance(sub, cst.Call) and module_owners:
+                func = sub.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+                    func = func.value
+                if escape_key(func) in module_owners and (
+                    any(values.proven_graph_source(a.value) is not None for a in sub.args)
+                    or not self._built_by(func, _ONE_LAYER_MODULES)
+                ):
+                    return True
+        return False
+
+    def _saves_operand(self, sub: cst.CSTNode, k: str) -> bool:
+        """Whether the op ``sub`` saves its operand keyed ``k``."""
+        sem = self.ctx.semantic
+        values = sem.values
+
+        def is_k(e: cst.BaseExpression) -> bool:
+            return escape_key(values._viewed(e)) == k and not isinstance(values._viewed(e), cst.Call)
+
+        def has_history(e: cst.BaseExpression) -> bool:
+            return values.proven_graph_source(e) is not None or values.requires_grad_leaf(e) is not None
+
+        if isinstance(sub, cst.BinaryOperation):
+            op = sub.operator
+            if isinstance(op, cst.Power):
+                return is_k(sub.left)
+            if isinstance(op, cst.Divide) and is_k(sub.right):
+                return True
+            if isinstance(op, (cst.Multiply, cst.MatrixMultiply, cst.Divide)):
+                return (is_k(sub.left) and has_history(sub.right)) or (is_k(sub.right) and has_history(sub.left))
+            return False
+        if not (isinstance(sub, cst.Call) and isinstance(sub.func, (cst.Name, cst.Attribute))):
+            return False
+        func = sub.func
+        args = [a.value for a in sub.args if not a.star]
+        names = sem.names.qualnames_in(func, TORCH)
+        if names & _SAVES_INPUT_FUNCTIONS:
+            return bool(args) and is_k(args[0])
+        if names & _SAVES_BOTH_FUNCTIONS and len(args) >= 2:
+            return (is_k(args[0]) and has_history(args[1])) or (is_k(args[1]) and has_history(args[0]))
+        if isinstance(func, cst.Attribute) and is_k(func.value) and not sem.names.is_imported(func.value):
+            if func.attr.value in _SAVES_SELF_METHODS:
+                return True
+            if func.attr.value in _SAVES_BOTH_METHODS:
+                return bool(args) and has_history(args[0])
+        if isinstance(func, cst.Attribute) and func.attr.value in _SAVES_BOTH_METHODS and args and is_k(args[0]):
+            return has_history(func.value)
+        return bool(args) and is_k(args[0]) and self._built_by(func, _SAVES_INPUT_MODULES)
 
     def _restored_after_yield(self, node: cst.CSTNode) -> bool:
         """A temporary edit made by a generator context manager: the edit runs before its

@@ -51,6 +51,7 @@ from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in
 from gradlint.semantic import bounds, branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
+from gradlint.semantic.signatures import module_call_rejected
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
@@ -430,6 +431,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             module = called_module(sub)
             if module is not None:
                 text = code_for(module)
+                if text in models and module_call_rejected(sem, sub, module):
+                    continue  # raises ``TypeError`` before any forward runs
                 if text in models:
                     found.append((sub, text))
                     continue

@@ -57,6 +57,9 @@ CALL_LEVELS = 3
 # Through what functions return (a factory returning a module) and whether a
 # call may switch gradients on again.
 RETURN_LEVELS = 4
+# Parameters one question "do the callers pass a module for this parameter?" may
+# ask about in all, following arguments that are parameters of their own callers.
+CALLER_SEARCH = 200
 
 # -- classes followed through their bases
 

@@ -35,6 +35,7 @@ from gradlint.semantic.tree import self_attribute_values, walk
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
+_UNASKED = object()
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
@@ -59,6 +60,14 @@ class ModuleEvidence:
         self._forward_helpers: Dict[int, bool] = {}
         # Parameters whose callers are being asked whether they pass modules (a cycle guard).
         self._params_asked: Set[int] = set()
+        # ``callers_pass_modules`` answers, kept only when no cycle guard cut the search
+        # that gave them (a cut answer depends on where the search entered the cycle).
+        self._passes_modules: Dict[int, Optional[bool]] = {}
+        self._cuts = 0
+        # Parameters asked about in the outermost ``callers_pass_modules`` search now
+        # running: each adds to it; past ``bounds.CALLER_SEARCH`` the answer is unknown.
+        self._caller_search = 0
+        self._searching = 0
 
     # -- classes ----------------------------------------------------------------------
 
@@ -288,6 +297,29 @@ class ModuleEvidence:
         training step or a wrapper; its callers say which. A caller that passes on a
         parameter of its own (``super().f(model, x)``) passes what its callers do
         (None when nothing calls it)."""
+        known = self._passes_modules.get(id(param), _UNASKED)
+        if known is not _UNASKED:
+            return known  # type: ignore[return-value]
+        if not self._searching:
+            self._caller_search = 0
+        self._caller_search += 1
+        if self._caller_search > bounds.CALLER_SEARCH:
+            # Chains of helpers that hand a parameter on, called from many places (a
+            # data layer's ``expression(instrument, field, start, end, freq)`` in every
+            # provider class) branch at every level: unknown, not an exhaustive search.
+            self._cuts += 1
+            return None
+        cuts = self._cuts
+        self._searching += 1
+        try:
+            found = self._callers_pass_modules(param, _seen)
+        finally:
+            self._searching -= 1
+        if self._cuts == cuts:
+            self._passes_modules[id(param)] = found
+        return found
+
+    def _callers_pass_modules(self, param: cst.Param, _seen: FrozenSet[int]) -> Optional[bool]:
         passed = self.passed_for(param)
         if passed is None:
             return False
@@ -307,6 +339,7 @@ class ModuleEvidence:
                 found = None  # a value of unknown kind (an import, a global): as if not shown
                 continue
             if id(outer.node) in _seen or id(param) == id(outer.node):
+                self._cuts += 1
                 continue  # a cycle adds nothing: the other callers decide
             result = self.callers_pass_modules(outer.node, _seen | {id(param)})
             if result is False:
@@ -429,7 +462,10 @@ class ModuleEvidence:
             if isinstance(ann, (cst.Name, cst.Attribute)):
                 return self.model.names.refers_to(ann, NN_MODULE) or self.module_class(ann) is not None
             return False
-        if b.kind == "param" and isinstance(b.node, cst.Param) and id(b.node) not in self._params_asked:
+        if b.kind == "param" and isinstance(b.node, cst.Param) and id(b.node) in self._params_asked:
+            self._cuts += 1
+            return False
+        if b.kind == "param" and isinstance(b.node, cst.Param):
             # every call of the function in the file passes a module for it
             self._params_asked.add(id(b.node))
             try:

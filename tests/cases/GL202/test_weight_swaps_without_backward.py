@@ -3,7 +3,12 @@ through ``.data`` after a forward and only compares outputs: it never runs
 backward, so the pending graph is dropped unused when the test returns and no
 gradient can be wrong.
 
-Recall counterpart: the same swap in a test that then runs ``backward()``.
+Its counterpart, the same swap in a test that then runs ``backward()``, is no
+finding of the default tier either: ``linear``'s input has no history, so the
+forward saved nothing of the weight (``AddmmBackward0._saved_mat2`` is None)
+and the gradients come out the same (checked with torch 2). Only the preview
+tier, which takes a forward of the module for a graph that saved it, reports
+it.
 """
 
 import torch
@@ -24,6 +29,6 @@ def test_swapped_weight_then_backward():
     linear = nn.Linear(4, 4)
     x = torch.randn(2, 4)
     out = linear(x)
-    linear.weight.data = torch.randn(4, 4)  # expect: GL202:5
+    linear.weight.data = torch.randn(4, 4)  # expect-not: GL202
     out.sum().backward()
     assert linear.weight.grad is not None
