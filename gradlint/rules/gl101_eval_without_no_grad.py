@@ -51,7 +51,7 @@ from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in
 from gradlint.semantic import bounds, branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.project import InferenceCaller
-from gradlint.semantic.signatures import module_call_rejected
+from gradlint.semantic.signatures import module_call_rejected, other_framework_call
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
@@ -326,19 +326,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             (call, model)
             for stmt in region.block.body[region.start : region.end]
             for call, model in self._forwards(stmt, models)
-            if self._records(call, scope) and not self._other_framework_call(call)
+            if self._records(call, scope) and not other_framework_call(self.ctx.semantic, call)
         ]
-
-    def _other_framework_call(self, call: cst.Call) -> bool:
-        """The premise "the model is a PyTorch module": a PaddlePaddle layer's forward
-        (its class derives from ``paddle.nn.Layer``, or the file imports Paddle and no
-        ``torch``) records no PyTorch graph, and ``torch.no_grad()`` does not apply."""
-        receiver = called_module(call)
-        if receiver is None and isinstance(call.func, cst.Attribute):
-            receiver = call.func.value
-        if receiver is None:
-            return self.ctx.semantic.modules.other_framework_file()
-        return self.ctx.semantic.modules.other_framework_model(receiver)
 
     def _drop_self_checks(self, scope: Scope, regions: Sequence[_Region]) -> None:
         """The premise "the forward's outputs are results": a forward on inputs the

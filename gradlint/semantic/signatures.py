@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from gradlint.semantic.syntax import called_module
+
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
@@ -51,3 +53,15 @@ def rejects_call(func: cst.FunctionDef, call: cst.Call, bound_self: bool = True)
         if sum(1 for a in call.args if a.keyword is None) > len(positional):
             return True
     return False
+
+
+def other_framework_call(sem: "SemanticModel", call: cst.Call) -> bool:
+    """The premise "the model is a PyTorch module": a PaddlePaddle layer's forward
+    (its class derives from ``paddle.nn.Layer``, or the file imports Paddle and no
+    ``torch``) records no PyTorch graph, and ``torch.no_grad()`` does not apply."""
+    receiver = called_module(call)
+    if receiver is None and isinstance(call.func, cst.Attribute):
+        receiver = call.func.value
+    if receiver is None:
+        return sem.modules.other_framework_file()
+    return sem.modules.other_framework_model(receiver)
