@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 import tokenize
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from gradlint import catalog
 from gradlint.results import Finding
@@ -55,7 +56,7 @@ class Directive:
 class NoqaMap:
     """The directives of one source text, and its logical lines."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, read: bool = True) -> None:
         self.source = source
         self.directives: Dict[int, Directive] = {}
         # Row -> last row of its logical line, for rows of multi-row logical lines.
@@ -65,7 +66,11 @@ class NoqaMap:
         self.no_comment: Set[int] = set()
         self.tokenized = False
         self._lines: Optional[List[str]] = None
-        self._read(source)
+        # The reading loop's state (start row of the open logical line, last row
+        # of code in it, comments so far), kept between calls for PlacementReader.
+        self._state: Tuple[Optional[int], int, int] = (None, 0, 0)
+        if read:
+            self._read(source)
 
     def _read(self, source: str) -> None:
         try:
@@ -74,33 +79,43 @@ class NoqaMap:
         except (tokenize.TokenError, IndentationError, SyntaxError):
             return
         self.tokenized = True
-        first: Optional[int] = None
-        last_code_row = 0
-        comments = 0
-        for tok in tokens:
-            kind = tok.type
-            if kind == tokenize.COMMENT:
-                self._directive(tok, comments)
-                comments += 1
-                continue
-            if kind in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER):
-                continue
-            if kind == tokenize.NEWLINE:
-                if first is not None and last_code_row > first:
-                    for row in range(first, last_code_row + 1):
-                        self.logical_end[row] = last_code_row
-                first = None
-                continue
-            if first is None:
-                first = tok.start[0]
-            elif tok.start[0] > last_code_row and not self._bracketed_gap(last_code_row):
-                # The logical line went on to a new row without a bracket: a
-                # backslash ends the row before.
-                self.no_comment.add(last_code_row)
-            if tok.end[0] > tok.start[0]:
-                # FSTRING_MIDDLE and friends (3.12+) span rows as strings do.
-                self.no_comment.update(range(tok.start[0], tok.end[0]))
-            last_code_row = tok.end[0]
+        self._take(iter(tokens), None)
+
+    def _take(self, tokens: Iterator[tokenize.TokenInfo], until: Optional[int]) -> bool:
+        """Reads ``tokens`` into the map; with ``until``, stops after the logical
+        line that holds or passes that row (all rows up to it are then settled).
+        Whether the tokens ran out."""
+        first, last_code_row, comments = self._state
+        try:
+            for tok in tokens:
+                kind = tok.type
+                if kind == tokenize.COMMENT:
+                    self._directive(tok, comments)
+                    comments += 1
+                    continue
+                if kind in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER):
+                    continue
+                if kind == tokenize.NEWLINE:
+                    if first is not None and last_code_row > first:
+                        for row in range(first, last_code_row + 1):
+                            self.logical_end[row] = last_code_row
+                    first = None
+                    if until is not None and tok.start[0] >= until:
+                        return False
+                    continue
+                if first is None:
+                    first = tok.start[0]
+                elif tok.start[0] > last_code_row and not self._bracketed_gap(last_code_row):
+                    # The logical line went on to a new row without a bracket: a
+                    # backslash ends the row before.
+                    self.no_comment.add(last_code_row)
+                if tok.end[0] > tok.start[0]:
+                    # FSTRING_MIDDLE and friends (3.12+) span rows as strings do.
+                    self.no_comment.update(range(tok.start[0], tok.end[0]))
+                last_code_row = tok.end[0]
+        finally:
+            self._state = (first, last_code_row, comments)
+        return True
 
     def _bracketed_gap(self, row: int) -> bool:
         # Rows joined inside brackets end in NL tokens, which the loop skips;
@@ -168,6 +183,50 @@ class NoqaMap:
         if end is not None and end not in self.no_comment:
             return end
         return None
+
+
+class PlacementReader:
+    """``NoqaMap(source).placement(row)``, reading only as much of ``source`` as
+    the rows asked for need.
+
+    Where a ``# noqa`` works for a row depends only on the tokens up to the end
+    of the row's logical line, except that a file that does not tokenize to its
+    end has no map at all (every row is its own place). So a row that takes a
+    comment in the part read is its own place either way, and only a row that
+    does not (inside a multi-line string, before a backslash) needs the rest of
+    the file read. A finding on the first line of a 20 MB generated table costs
+    one line's tokens, not the whole file's.
+    """
+
+    def __init__(self, source: str) -> None:
+        self._map = NoqaMap(source, read=False)
+        self._tokens: Optional[Iterator[tokenize.TokenInfo]] = None
+        self._done = False  # every token read
+        self._failed = False  # the source does not tokenize
+        self._read_to = 0  # rows up to this one are settled
+
+    def __call__(self, row: int) -> Optional[int]:
+        """The row where a ``# noqa`` for a finding on ``row`` works, as
+        ``NoqaMap.placement``."""
+        if row > self._read_to:
+            self._advance(row)
+        if self._failed or row not in self._map.no_comment:
+            return row
+        self._advance(None)
+        return row if self._failed else self._map.placement(row)
+
+    def _advance(self, until: Optional[int]) -> None:
+        if self._done or self._failed:
+            return
+        if self._tokens is None:
+            self._tokens = tokenize.generate_tokens(io.StringIO(self._map.source, newline=None).readline)
+        try:
+            self._done = self._map._take(self._tokens, until)
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            self._failed = True
+            return
+        self._map.tokenized = self._done
+        self._read_to = until if until is not None and not self._done else sys.maxsize
 
 
 def filter_findings(findings: List[Finding], noqa: NoqaMap, explicit: bool = False) -> List[Finding]:

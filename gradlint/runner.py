@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, FrozenSet, List, Optional, Sequ
 
 from gradlint import catalog, prefilter
 from gradlint.catalog import PARSE_ERROR
-from gradlint.noqa import NoqaMap
+from gradlint.noqa import PlacementReader
 from gradlint.config import Settings
 from gradlint.files import Document, ReadError, SourceFile, WriteError, decode_with_note, read_document, write_source
 from gradlint.options import LintSettings
@@ -120,7 +120,7 @@ def to_diagnostics(
     out = []
     # One per file: it renders the file once, then each fix on its own statement.
     renderer = fix_renderer(context, text) if context is not None and text is not None else None
-    noqa_rows = _NoqaRows(text) if text is not None and (doc is None or isinstance(doc, SourceFile)) else None
+    noqa_rows = PlacementReader(text) if text is not None and (doc is None or isinstance(doc, SourceFile)) else None
     if renderer is not None and (doc is None or isinstance(doc, SourceFile)):
         renderer.check_together(f.fix for f in findings if f.fix is not None)
     for f in findings:
@@ -167,25 +167,16 @@ def to_diagnostics(
                 file_column=in_file[1],
                 file_end_row=in_file[2],
                 file_end_column=in_file[3],
-                noqa_row=noqa_rows(row) if noqa_rows is not None else None,
+                noqa_row=_moved(noqa_rows(row), row) if noqa_rows is not None else None,
             )
         )
     return out
 
 
-class _NoqaRows:
-    """Where a ``# noqa`` for a finding on a row works, when not on that row
-    (a backslash continuation, a multi-line string): tokenized on first need."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._map: Optional[NoqaMap] = None
-
-    def __call__(self, row: int) -> Optional[int]:
-        if self._map is None:
-            self._map = NoqaMap(self._text)
-        target = self._map.placement(row)
-        return target if target != row else None
+def _moved(target: Optional[int], row: int) -> Optional[int]:
+    # Where a `# noqa` for a finding works, when not on the finding's own row
+    # (a backslash continuation, a multi-line string).
+    return target if target != row else None
 
 
 def check_file(path: Path, run_settings: Union[Session, Settings], mode: Mode) -> FileReport:

@@ -65,11 +65,34 @@ def _outcome(source: str, unsafe: bool):
 _PLAIN: Dict[Tuple[str, bool], tuple] = {}
 
 
+# The lints of the long file's rounds, shared by its four tests (see _shared_lints).
+_LONG_LINTS: Dict[Tuple[str, str, int], tuple] = {}
+
+
+def _shared_lints(monkeypatch, lints: Dict[Tuple[str, str, int], tuple]) -> None:
+    """Each text linted once for every loop run on it. What the loops do
+    differently is which fixes they pick and how they change imports (what the
+    tests patch is read only there); a lint depends on the text alone (the
+    module a round hands on is a fresh parse of it, ``_apply_checked``), so a
+    loop's lint of a text another loop wrote is that loop's."""
+    real = engine.lint_source
+
+    def shared(text, path, settings, **kw):
+        assert set(kw) <= {"module"}, kw
+        key = (text, path, id(settings))
+        if key not in lints:
+            lints[key] = (settings, real(text, path, settings, **kw))  # (settings kept: its id stays its own)
+        return lints[key][1]
+
+    monkeypatch.setattr(engine, "lint_source", shared)
+
+
 def _both(monkeypatch, source: str, unsafe: bool, share_plain: bool = False):
-    new = _outcome(source, unsafe)
-    if share_plain and (source, unsafe) in _PLAIN:
-        return new, _PLAIN[(source, unsafe)]
     with monkeypatch.context() as m:
+        _shared_lints(m, _LONG_LINTS if share_plain else {})
+        new = _outcome(source, unsafe)
+        if share_plain and (source, unsafe) in _PLAIN:
+            return new, _PLAIN[(source, unsafe)]
         m.setattr(engine, "select_compatible", _plain_select)
         m.setattr(import_changes, "_import_statements", lambda module, removes: None)
         m.setattr(import_changes, "_read_as_globals", lambda code, removes: set())

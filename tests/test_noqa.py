@@ -4,16 +4,18 @@ when selected, with fixes; --add-noqa puts a directive where it works."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import textwrap
+import tokenize
 
 import pytest
 
 from gradlint import catalog
 from gradlint.add_noqa import add_noqa
 from gradlint.engine import LintSettings, fix_source, lint_source
-from gradlint.noqa import NoqaMap
+from gradlint.noqa import NoqaMap, PlacementReader
 
 ALL = frozenset(c for c, d in catalog.load().items() if d.default)
 WITH_DIRECTIVES = ALL | catalog.DIRECTIVE_CODES
@@ -72,6 +74,47 @@ def test_logical_lines_and_rows_that_take_no_comment():
     assert noqa.logical_end == {2: 4, 3: 4, 4: 4, 5: 6, 6: 6}
     assert noqa.no_comment == {2, 3}
     assert [noqa.placement(r) for r in (1, 2, 3, 4, 5)] == [1, 4, 4, 4, 5]
+
+
+PLACEMENT_SOURCES = [
+    'a = 1\nb = f(x, """\ny""") + \\\n    2\nc = [1,\n     2]\n',
+    'x = """a\nb\n""" + f(\n1)\n# end\n',
+    "if x:\n    y = 1 + \\\n        2\n\n    # a comment\nz = 3",
+    # Not tokenizable to the end: no row moves, however much of the start reads.
+    'a = """x\ny""" + \\\n    1\nb = """never closed\n',
+    "a = (1 +\n     2) + \\\n    3\nif x:\n  y\n z\n",
+    "s = '''a\r\nb'''\ry = 2 + \\\r3\r",
+]
+
+
+@pytest.mark.parametrize("source", PLACEMENT_SOURCES)
+def test_placement_read_row_by_row_is_the_whole_files(source):
+    whole = NoqaMap(source)
+    rows = range(1, source.count("\n") + source.count("\r") + 3)
+    assert any(whole.placement(r) != r for r in rows) or not whole.tokenized
+    in_order, backwards = PlacementReader(source), PlacementReader(source)
+    assert [in_order(r) for r in rows] == [whole.placement(r) for r in rows]
+    assert [backwards(r) for r in reversed(rows)] == [whole.placement(r) for r in reversed(rows)]
+    for r in rows:  # each row asked first, on its own
+        assert PlacementReader(source)(r) == whole.placement(r)
+
+
+def test_placement_reads_only_up_to_the_rows_logical_line():
+    table = "import torch\nTABLE = [\n" + "    (1, 'x'),\n" * 1000 + "]\nx = 1 + \\\n    2\n"
+    read = []
+    readline = io.StringIO(table).readline
+
+    def counting():
+        read.append(1)
+        return readline()
+
+    reader = PlacementReader(table)
+    reader._tokens = tokenize.generate_tokens(counting)
+    assert reader(1) == 1
+    assert len(read) == 1
+    assert reader(1004) == 1005  # a backslash: the rest of the file is read
+    assert reader(1004) == NoqaMap(table).placement(1004)
+    assert len(read) == table.count("\n") + 1
 
 
 # -- GL900 unused-noqa, GL901 invalid-noqa ---------------------------------------

@@ -268,9 +268,13 @@ def test_ctrl_c_stops_cleanly(tmp_path, jobs):
         stderr=subprocess.PIPE,
         text=True,
     )
+    # A fixed file is written to a new file renamed over the old one: its inode
+    # changes. Listing the directory is cheap enough to poll often; reading the
+    # 300 files each time took the run's CPU, long enough for it to end first.
+    inodes = {e.name: e.inode() for e in os.scandir(tmp_path)}
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and all(p.read_text() == originals[p] for p in files):
-        time.sleep(0.02)
+    while time.monotonic() < deadline and all(inodes.get(e.name, e.inode()) == e.inode() for e in os.scandir(tmp_path)):
+        time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)

@@ -12,6 +12,7 @@ flagged line and the fixed version ran, the fix made the error go (ERROR GONE).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from gradlint import catalog
+from gradlint import catalog, engine
 from gradlint.engine import LintSettings, fix_source
 from gradlint.migrate import migrate_source, migrations
 from gradlint.rule import RuleOptions
@@ -143,6 +144,36 @@ def make_versions(program: Program) -> Dict[str, Version]:
         return (back if back is not None else result.source), Counter(result.fixed), back is not None
 
     assert not notebook or _notebook(program).text == program.source, "a notebook program's source is its cells"
+    with _lints_shared():
+        return _versions(program, path, settings, options, fixed)
+
+
+@contextlib.contextmanager
+def _lints_shared():
+    """Each text linted once with each settings object, for every fix loop of one
+    program: the safe and the unsafe loop start from the same lint, and a second
+    ``--fix`` starts from the first one's last. A lint depends on the text, the
+    path and the settings alone (the module a fix round hands on is a fresh parse
+    of the text)."""
+    lints: Dict[Tuple[str, str, int], tuple] = {}
+    real = engine.lint_source
+
+    def shared(text, path, settings, **kw):
+        key = (text, path, id(settings))
+        if set(kw) - {"module"}:
+            return real(text, path, settings, **kw)
+        if key not in lints:
+            lints[key] = (settings, real(text, path, settings, **kw))  # settings kept: its id stays its own
+        return lints[key][1]
+
+    engine.lint_source = shared
+    try:
+        yield
+    finally:
+        engine.lint_source = real
+
+
+def _versions(program: Program, path: str, settings: LintSettings, options: RuleOptions, fixed) -> Dict[str, Version]:
     out: Dict[str, Version] = {}
     for name, unsafe in (("fixed", False), ("unsafe", True)):
         run_fix = lambda src, gate, u=unsafe: fix_source(src, path, settings, unsafe=u, gate=gate)  # noqa: E731
@@ -157,7 +188,13 @@ def make_versions(program: Program) -> Dict[str, Version]:
     return out
 
 
-def run_sources(sources: Sequence[Tuple[str, str]], batch: int = 60, workers: int = 2, timeout: float = 600.0) -> Dict[str, dict]:
+# Programs per sandbox process. Importing torch (about 2 s of CPU) is most of what a
+# process costs, and each program takes milliseconds; a program that hangs or kills
+# its process loses its batch's results, which then fail as driver errors.
+BATCH = 250
+
+
+def run_sources(sources: Sequence[Tuple[str, str]], batch: int = BATCH, workers: int = 2, timeout: float = 600.0) -> Dict[str, dict]:
     """Run (name, source) pairs under torch in the sandbox, ``batch`` per process."""
     driver = DRIVER.read_text(encoding="utf-8")
     chunks = [list(sources[i : i + batch]) for i in range(0, len(sources), batch)]
@@ -288,7 +325,7 @@ def _versions_of(programs: Sequence[Program]) -> List[Dict[str, Version]]:
     return [make_versions(p) for p in programs]
 
 
-def oracle(programs: Iterable[Program], batch: int = 60, workers: int = 2) -> List[Judged]:
+def oracle(programs: Iterable[Program], batch: int = BATCH, workers: int = 2) -> List[Judged]:
     programs = list(programs)
     if workers > 1 and len(programs) > 100:
         # fixing is pure Python and CPU-bound: one process per core
@@ -302,16 +339,27 @@ def oracle(programs: Iterable[Program], batch: int = 60, workers: int = 2) -> Li
     else:
         versions = {p.name: make_versions(p) for p in programs}
     sources: List[Tuple[str, str]] = []
+    # Versions of a program whose texts are the same (the safe and the unsafe fixes
+    # often are) run once: the driver resets grad mode, seeds and dtype before each
+    # program, so a text's run is its twin's.
+    twins: Dict[str, List[str]] = {}
     for p in programs:
-        changed = [
-            (f"{p.name}@{vname}", v.source)
-            for vname, v in versions[p.name].items()
-            if v.source != p.source and v.converged and v.written
-        ]
+        changed: Dict[str, List[str]] = {}
+        for vname, v in versions[p.name].items():
+            if v.source != p.source and v.converged and v.written:
+                changed.setdefault(v.source, []).append(f"{p.name}@{vname}")
         if changed:  # nothing to compare the original with otherwise
             sources.append((f"{p.name}@original", p.source))
-            sources.extend(changed)
-    runs = run_sources(sources, batch=batch, workers=workers)
+            for text, names in changed.items():
+                sources.append((names[0], text))
+                twins[names[0]] = names[1:]
+    # Chunks of about equal size, as many as the workers can run at once where that is
+    # enough: the last chunk does not leave a worker idle.
+    rounds = -(-len(sources) // (batch * workers)) or 1
+    runs = run_sources(sources, batch=-(-len(sources) // (rounds * workers)) or 1, workers=workers)
+    for name, others in twins.items():
+        for other in others:
+            runs[other] = {**runs[name], "name": other}
     judged: List[Judged] = []
     for p in programs:
         judged.extend(judge(p, versions[p.name], runs))
