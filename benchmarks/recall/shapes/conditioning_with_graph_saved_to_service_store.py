@@ -1,4 +1,4 @@
-"""Shape of the recall cause `conditioning-with-graph-saved-to-service-store` (benchmarks/recall/first-sight-8b.toml).
+"""Shape of the recall cause `conditioning-with-graph-saved-to-service-store` (benchmarks/recall/first-sight-8.toml).
 
 Each line marked `# expect: CODE` is where gradlint should report CODE.
 """
