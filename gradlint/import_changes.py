@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -50,12 +50,31 @@ def _remove_imports_visitor() -> type:
     class _RemoveImports(RemoveImportsVisitor):
         """LibCST's remover, except that the comment lines above an import statement it
         deletes are kept (moved onto the next statement), as deleting only the import
-        line would: a fix must not lose a comment that was not about its code."""
+        line would: a fix must not lose a comment that was not about its code.
+
+        Which imports nothing reads is the project's scope analysis's answer
+        (``semantic.resolution.unused_imports``), not LibCST's: the remover gets no
+        metadata, and its own gatherer (which would run LibCST's scope analysis of
+        the whole module) does not run. Its edits to the import statements are kept
+        as they are: they decide the bytes of every fix that removes an import."""
+
+        @classmethod
+        def get_inherited_dependencies(cls) -> Collection[Any]:
+            return ()
 
         def __init__(self, context: CodemodContext) -> None:
             super().__init__(context)
             self._orphans: List[cst.EmptyLine] = []
             self._adopted: Dict[int, List[cst.EmptyLine]] = {}
+
+        def visit_Module(self, node: cst.Module) -> None:
+            from libcst.codemod.visitors import GatherExportsVisitor
+
+            from gradlint.semantic.resolution import unused_imports
+
+            exports = GatherExportsVisitor(self.context)
+            node.visit(exports)
+            self._unused_imports = unused_imports(node, frozenset(exports.explicit_exported_objects))
 
         def on_visit(self, node: cst.CSTNode) -> bool:
             if self._orphans and isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
