@@ -26,7 +26,7 @@ tests/semantic/test_resolution.py compares every answer with LibCST's.
 from __future__ import annotations
 
 import builtins
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -102,9 +102,10 @@ class Resolution:
                         continue
                     if b.form == "walrus" and self.scopes.scope_of(b.name) is not scope:
                         continue  # LibCST binds it in the comprehension it is written in
-                    if b.form == "import":
+                    if b.form == "import" and b.node is not None:
+                        made = order(b.node)[1]
                         for dotted in _import_names(b):
-                            found.setdefault(dotted, []).append(Assignment(dotted, scope, b.node, order(b.node)[1], "import", b))  # type: ignore[index]
+                            found.setdefault(dotted, []).append(Assignment(dotted, scope, b.node, made, "import", b))
                         continue
                     found.setdefault(name, []).append(Assignment(name, scope, _assigned_node(b), self._made(b), b.form, b))
             if scope.kind == "comprehension":
@@ -544,7 +545,7 @@ def _import_names(b: Binding) -> List[str]:
     for alias in stmt.names:  # type: ignore[union-attr]
         if alias.asname is not None:
             if alias.asname.name is b.name:
-                return [b.name.value]  # type: ignore[union-attr]
+                return [b.name.value]
             continue
         top = alias.name
         while isinstance(top, cst.Attribute):
@@ -614,19 +615,19 @@ def _import_qualified(stmt: Union[cst.Import, cst.ImportFrom], full: str) -> Set
     return results
 
 
-def _string_reads(parsed: cst.Module, contains) -> List[str]:  # type: ignore[no-untyped-def]
+def _string_reads(parsed: cst.Module, contains: Callable[[str], bool]) -> List[str]:
     """The dotted names the reads in a parsed string annotation resolve by (the longest
     prefix of an attribute chain that ``contains`` says is bound, else its first name)."""
     parents: Dict[int, Optional[cst.CSTNode]] = {id(parsed): None}
     names: List[cst.Name] = []
     stack: List[cst.CSTNode] = [parsed]
     while stack:
-        cur = stack.pop()
-        for child in children(cur):
-            parents[id(child)] = cur
+        node = stack.pop()
+        for child in children(node):
+            parents[id(child)] = node
             stack.append(child)
-        if isinstance(cur, cst.Name):
-            names.append(cur)
+        if isinstance(node, cst.Name):
+            names.append(node)
     found: List[str] = []
     for name in names:
         parent = parents.get(id(name))
