@@ -123,17 +123,19 @@ class Resolution:
         binding as made when the statement, target or parameter list holding it ends)."""
         order = self.tree.order
         node = b.node
-        assert node is not None and b.name is not None
+        assert node is not None
         if b.form == "param":
             return order(self.tree.parent(node) or node)[1]
-        if b.form == "for":
-            if isinstance(node, cst.CompFor) and type(self.tree.parent(node)) not in COMPREHENSION_TYPES:
+        if isinstance(node, cst.For):
+            return order(node.target)[1]
+        if isinstance(node, cst.CompFor):
+            if type(self.tree.parent(node)) not in COMPREHENSION_TYPES:
                 return order(node)[1]  # an inner ``for`` of a comprehension: when it ends
-            return order(node.target)[1]  # type: ignore[attr-defined]
-        if b.form == "with":
-            return order(node.asname)[1]  # type: ignore[attr-defined]
-        if b.form == "except":
-            return order(node.name)[1]  # type: ignore[attr-defined]
+            return order(node.target)[1]
+        if isinstance(node, cst.WithItem) and node.asname is not None:
+            return order(node.asname)[1]
+        if isinstance(node, _HANDLERS) and node.name is not None:
+            return order(node.name)[1]
         return order(node)[1]
 
     def resolve(self, start: Optional[Scope], name: str) -> List[Assignment]:
@@ -182,7 +184,7 @@ class Resolution:
         if self._by_name is None:
             self.scopes.ensure_all()
             is_read, access = self._is_read, self._access
-            self._by_name = [access(n) for n in self.tree.nodes_of(cst.Name) if is_read(n)]  # type: ignore[arg-type]
+            self._by_name = [access(n) for n in self.tree.nodes_of(cst.Name) if isinstance(n, cst.Name) and is_read(n)]
         return self._by_name
 
     def _access_at(self, node: cst.CSTNode) -> Optional[Access]:
@@ -200,23 +202,21 @@ class Resolution:
         """Whether LibCST counts ``name`` as a read: a name it visits that is not stored
         to (a ``del`` target and a ``match`` pattern's name are reads)."""
         parent = self.tree.parent(name)
-        kind = type(parent)
-        if kind is cst.Attribute:
-            return parent.value is name and id(name) not in self._in_imports()  # type: ignore[union-attr]
-        if kind is cst.Arg:
-            return parent.keyword is not name  # type: ignore[union-attr]
-        if kind in _NAMED:
-            return getattr(parent, "name", None) is not name
-        if kind is cst.NameItem or id(name) in self._in_imports():
+        if isinstance(parent, cst.Attribute):
+            return parent.value is name and id(name) not in self._in_imports()
+        if isinstance(parent, cst.Arg):
+            return parent.keyword is not name
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+            return parent.name is not name
+        if isinstance(parent, cst.NameItem) or id(name) in self._in_imports():
             return False
         cur: cst.CSTNode = name
-        while kind in _TARGET_WRAPPERS:
-            cur, parent = parent, self.tree.parent(parent)  # type: ignore[assignment,arg-type]
-            kind = type(parent)
-        if kind in _STORES:
-            return getattr(parent, "target", None) is not cur
-        if kind is cst.AsName:
-            return parent.name is not cur  # type: ignore[union-attr]
+        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+            cur, parent = parent, self.tree.parent(parent)
+        if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor)):
+            return parent.target is not cur
+        if isinstance(parent, cst.AsName):
+            return parent.name is not cur
         return True
 
     def _visited(self, node: cst.CSTNode) -> bool:
@@ -322,8 +322,8 @@ class Resolution:
     def _qualify(self, a: Assignment, full: str) -> Set[QualifiedName]:
         if a.scope is None:
             return {(f"builtins.{a.name}", BUILTIN)}
-        if a.is_import:
-            return _import_qualified(a.node, full)  # type: ignore[arg-type]
+        if isinstance(a.node, (cst.Import, cst.ImportFrom)):
+            return _import_qualified(a.node, full)
         prefix = self._prefix(a.scope)
         return {(f"{prefix}.{full}" if prefix else full, LOCAL)}
 
@@ -334,8 +334,8 @@ class Resolution:
             node = scope.node
             if scope.kind == "module":
                 parts: Sequence[Optional[str]] = ()
-            elif scope.kind == "class":
-                parts = (parent, node.name.value)  # type: ignore[union-attr]
+            elif isinstance(node, cst.ClassDef):
+                parts = (parent, node.name.value)
             elif scope.kind == "comprehension":
                 parts = (parent, "<comprehension>")
             else:
@@ -381,7 +381,9 @@ class Resolution:
         for name, found in bound.items():
             if len(found) == 1:
                 reads[name] = [r.node for r in refs.get(id(found[0]), ())]
-                statements[name] = found[0].node  # type: ignore[assignment]
+                node = found[0].node
+                if node is not None:
+                    statements[name] = node
         return reads, statements
 
     def unused_imports(self, exported: FrozenSet[str], in_strings: FrozenSet[str]) -> Dict[cst.ImportAlias, Union[cst.Import, cst.ImportFrom]]:
@@ -392,7 +394,9 @@ class Resolution:
         unused: Dict[cst.ImportAlias, Union[cst.Import, cst.ImportFrom]] = {}
         for kind in (cst.Import, cst.ImportFrom):
             for stmt in self.tree.nodes_of(kind):
-                names = stmt.names  # type: ignore[attr-defined]
+                if not isinstance(stmt, (cst.Import, cst.ImportFrom)):
+                    continue
+                names = stmt.names
                 if isinstance(names, cst.ImportStar):
                     continue
                 if isinstance(stmt, cst.ImportFrom) and (stmt.module is None or getattr(stmt.module, "value", None) == "__future__"):
@@ -409,7 +413,7 @@ class Resolution:
                         if used:
                             break
                     if not used:
-                        unused[alias] = stmt  # type: ignore[assignment]
+                        unused[alias] = stmt
         return unused
 
     # -- string annotations ----------------------------------------------------------
@@ -421,9 +425,9 @@ class Resolution:
         found: Set[str] = set()
         for kind in (cst.SimpleString, cst.ConcatenatedString):
             for string in self.tree.nodes_of(kind):
-                if not self._gathered_string(string):
+                if not isinstance(string, (cst.SimpleString, cst.ConcatenatedString)) or not self._gathered_string(string):
                     continue
-                value = string.evaluated_value  # type: ignore[attr-defined]
+                value = string.evaluated_value
                 if value is None:
                     continue
                 try:
@@ -455,12 +459,14 @@ class Resolution:
         found: List[Access] = []
         for kind in (cst.SimpleString, cst.ConcatenatedString):
             for string in self.tree.nodes_of(kind):
-                if kind is cst.SimpleString and isinstance(self.tree.parent(string), cst.ConcatenatedString):
-                    if self._annotation_string(self.tree.parent(string)):  # type: ignore[arg-type]
-                        continue  # read as a whole
+                if not isinstance(string, (cst.SimpleString, cst.ConcatenatedString)):
+                    continue
+                holder = self.tree.parent(string)
+                if isinstance(holder, cst.ConcatenatedString) and self._annotation_string(holder):
+                    continue  # read as a whole
                 if not self._annotation_string(string):
                     continue
-                value = string.evaluated_value  # type: ignore[attr-defined]
+                value = string.evaluated_value
                 if not value or not isinstance(value, str):
                     continue
                 try:
@@ -510,9 +516,7 @@ class Resolution:
         return annotation or bool(hint)
 
 
-_NAMED = frozenset({cst.FunctionDef, cst.ClassDef, cst.Param})
-_TARGET_WRAPPERS = frozenset({cst.Element, cst.StarredElement, cst.Tuple, cst.List})
-_STORES = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor})
+_HANDLERS = (cst.ExceptHandler, *(getattr(cst, n) for n in ("ExceptStarHandler",) if hasattr(cst, n)))
 
 
 def _visible(scope: Optional[Scope]) -> Optional[Scope]:
@@ -541,18 +545,22 @@ def _is_assignment(node: cst.CSTNode, a: Assignment) -> bool:
 
 def _import_names(b: Binding) -> List[str]:
     """The dotted names the import alias behind ``b`` binds (``a.b.c``, ``a.b``, ``a``)."""
-    stmt = b.node
-    for alias in stmt.names:  # type: ignore[union-attr]
+    stmt, bound = b.node, b.name
+    if not isinstance(bound, cst.Name):
+        return []
+    if not isinstance(stmt, (cst.Import, cst.ImportFrom)) or isinstance(stmt.names, cst.ImportStar):
+        return [bound.value]
+    for alias in stmt.names:
         if alias.asname is not None:
-            if alias.asname.name is b.name:
-                return [b.name.value]
+            if alias.asname.name is bound:
+                return [bound.value]
             continue
-        top = alias.name
+        top: cst.BaseExpression = alias.name
         while isinstance(top, cst.Attribute):
             top = top.value
-        if top is b.name:
+        if top is bound:
             return [full for full, _ in _dotted_names(alias.name)]
-    return [b.name.value]  # type: ignore[union-attr]
+    return [bound.value]
 
 
 def _dotted_names(node: cst.CSTNode) -> List[Tuple[str, cst.CSTNode]]:
