@@ -182,6 +182,26 @@ def visit(node: CSTNode, visitor: cst.CSTVisitor) -> None:
     visitor.on_leave(node)
 
 
+def get_full_name_for_node(node: Any) -> Optional[str]:
+    """``libcst.helpers.get_full_name_for_node``, whose package imports the helpers'
+    node-field and template machinery that nothing here uses (a start-up cost)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, str):
+        return node
+    if isinstance(node, cst.Attribute):
+        return f"{get_full_name_for_node(node.value)}.{node.attr.value}"
+    if isinstance(node, cst.Call):
+        return get_full_name_for_node(node.func)
+    if isinstance(node, cst.Subscript):
+        return get_full_name_for_node(node.value)
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return get_full_name_for_node(node.name)
+    if isinstance(node, cst.Decorator):
+        return get_full_name_for_node(node.decorator)
+    return None
+
+
 def positions(module: cst.Module) -> Dict[int, Tuple[int, int, int, int]]:
     """``id(node) -> (start line, start column, end line, end column)`` for every node:
     what LibCST's ``PositionProvider`` computes, in a quarter of the time.

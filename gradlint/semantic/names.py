@@ -26,7 +26,7 @@ from gradlint.fix import ImportSpec
 from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import children, target_names
+from gradlint.traversal import children, get_full_name_for_node, target_names
 
 if TYPE_CHECKING:
     from gradlint.semantic.resolution import Resolution
@@ -36,26 +36,6 @@ TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
 # ``semantic.resolution`` gives them.
 QualifiedName = Tuple[str, str]
 IMPORT = "import"
-
-
-def get_full_name_for_node(node: Any) -> Optional[str]:
-    """``libcst.helpers.get_full_name_for_node``, whose package imports the helpers'
-    node-field and template machinery that nothing here uses (a start-up cost)."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, str):
-        return node
-    if isinstance(node, cst.Attribute):
-        return f"{get_full_name_for_node(node.value)}.{node.attr.value}"
-    if isinstance(node, cst.Call):
-        return get_full_name_for_node(node.func)
-    if isinstance(node, cst.Subscript):
-        return get_full_name_for_node(node.value)
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return get_full_name_for_node(node.name)
-    if isinstance(node, cst.Decorator):
-        return get_full_name_for_node(node.decorator)
-    return None
 
 
 @dataclass(frozen=True)

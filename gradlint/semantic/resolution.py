@@ -33,7 +33,7 @@ import libcst as cst
 from gradlint.semantic.bindings import COMPREHENSION_TYPES, Binding, Scope
 from gradlint.semantic.scopes import Scopes
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import children
+from gradlint.traversal import children, get_full_name_for_node
 
 IMPORT, BUILTIN, LOCAL = "import", "builtin", "local"
 QualifiedName = Tuple[str, str]
@@ -582,8 +582,6 @@ def _dotted_names(node: cst.CSTNode) -> List[Tuple[str, cst.CSTNode]]:
 
 
 def _full_name(node: cst.CSTNode) -> Optional[str]:
-    from gradlint.semantic.names import get_full_name_for_node
-
     return get_full_name_for_node(node)
 
 
