@@ -1,6 +1,7 @@
 """The imports a fix adds and removes, changed as LibCST's import codemods change them.
 
-The codemods walk the whole module and analyse its scopes on every call; the
+The codemods walk the whole module on every call, and the remover asks the
+scope analysis (``semantic.resolution``) which imports nothing reads; the
 changes fixes make most are made here without them, and the others are given
 only the part of the module that decides what they do (its head, or the
 statements that spell a removed name), or answered by Python's symbol table.
@@ -238,7 +239,7 @@ def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[
 def _read_as_globals(code: str, removes: Sequence[ImportSpec]) -> Set[ImportSpec]:
     """The imports of ``removes`` that the remover would keep because Python reads their
     name as the module's own (at module level, or in a function or class where it is not
-    bound): Python's symbol table says so without LibCST's scope analysis of the module.
+    bound): Python's symbol table says so without a scope analysis of the module.
     Only for a name imported at module level and nowhere deeper (the remover looks at
     each import in its own scope), and not where ``del`` or postponed annotations are
     about (the two tell reads differently)."""

@@ -101,7 +101,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
                 module_name = None
                 if isinstance(small, cst.ImportFrom):
                     package = "" if small.relative or small.module is None else (get_full_name_for_node(small.module) or "").partition(".")[0]
-                    # Relative imports are qualified as LibCST's scope analysis spells them,
+                    # Relative imports are qualified as the scope analysis spells them,
                     # dots first (``from ..m import C`` binds ``C`` to ``..m.C``), so that
                     # reading them needs no scope analysis either.
                     dots = "." * len(small.relative)
@@ -146,7 +146,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
     origins: Dict[str, Set[str]] = {}
     targets: Dict[str, Set[Optional[str]]] = {}
     nested = set()
-    # ``import a.b`` binds ``a``, which LibCST's analysis reads through ``a.b`` first.
+    # ``import a.b`` binds ``a``, which the scope analysis reads through ``a.b`` first.
     dotted = set()
     for r in records:
         origins.setdefault(r.name, set()).add(r.package)
@@ -454,7 +454,7 @@ class Names:
         Such a read keeps the import in use whatever is done to the skipped nodes:
         every scope resolves ``name`` to the module's binding, and code after the
         import statement runs after it. (A read before it, at module level, would
-        not see it.) Reads LibCST's analysis counts as well, in string annotations,
+        not see it.) Reads the scope analysis counts as well, in string annotations,
         are not looked for: a None is "not shown", not "unused"."""
         index = self.index
         if name not in index.sole or self._rebound(name):
