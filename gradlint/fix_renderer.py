@@ -47,22 +47,19 @@ class FixRenderer:
         module: cst.Module,
         source: str,
         parents: Mapping[int, Optional[cst.CSTNode]],
-        scopes: Optional[Callable[[], Mapping[cst.CSTNode, Any]]] = None,
         names: Optional[Callable[[], Any]] = None,
         span: Optional[Callable[[cst.CSTNode], Span]] = None,
         parsed: Optional[str] = None,
     ) -> None:
-        """``scopes``: gives LibCST's scope metadata of ``module`` (the rules' own, when
-        they computed it: a second analysis of the file costs as much as a lint).
-        ``names``: gives the file's ``gradlint.semantic.names.Names``, which answers
-        most "is this import still used" questions without any scope analysis.
+        """``names``: gives the file's ``gradlint.semantic.names.Names``, which answers
+        most "is this import still used" questions without any scope analysis, and
+        the others from the scope analysis the rules already made of the file.
         ``span``: a node's position, as the rules' findings have it (with it, a
         one-line statement's text is found without rendering the whole module).
         ``parsed``: the text ``module`` was parsed from, where that is not ``source``
         (a file read with its ``async=`` arguments renamed, line for line): fixes are
         rendered on it, and their edits given on ``source``."""
         self.module = module
-        self._scopes = scopes
         self._names = names
         self._node_span = span
         self._one_spans: Dict[int, Optional[Tuple[int, int, List[str]]]] = {}
@@ -557,30 +554,18 @@ class FixRenderer:
         """For each name bound by exactly one import statement in the whole module,
         the nodes that use it."""
         if self._import_refs is None:
-            from libcst.metadata import ScopeProvider
+            names = self._names() if self._names is not None else None
+            if names is not None:
+                resolution = names.resolution
+            else:
+                from gradlint.semantic.resolution import Resolution
+                from gradlint.semantic.scopes import Scopes
+                from gradlint.semantic.tree import Tree
 
-            try:
-                if self._scopes is not None:
-                    scopes = self._scopes()
-                else:
-                    from gradlint.traversal import scope_metadata
-
-                    scopes = scope_metadata(self.module)
-            except Exception:  # LibCST changed inside: its own, slower way
-                from libcst.metadata import MetadataWrapper
-
-                scopes = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(ScopeProvider)
-            bindings: Dict[str, List[Any]] = {}
-            for scope in {id(s): s for s in scopes.values() if s is not None}.values():
-                for assignment in scope.assignments:
-                    if isinstance(getattr(assignment, "node", None), (cst.Import, cst.ImportFrom)):
-                        bindings.setdefault(assignment.name, []).append(assignment)
-            self._import_refs = {}
-            for name, found in bindings.items():
-                if len(found) != 1:
-                    continue
-                self._import_refs[name] = [access.node for access in found[0].references]
-                holder = self.parents.get(id(found[0].node))
+                resolution = Resolution(Scopes(self.module, Tree(self.module)))
+            self._import_refs, statements = resolution.import_references()
+            for name, stmt in statements.items():
+                holder = self.parents.get(id(stmt))
                 if isinstance(holder, cst.SimpleStatementLine) and isinstance(self.parents.get(id(holder)), cst.Module):
                     self._import_statements[name] = holder
         return self._import_refs

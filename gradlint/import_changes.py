@@ -1,6 +1,7 @@
 """The imports a fix adds and removes, changed as LibCST's import codemods change them.
 
-The codemods walk the whole module and analyse its scopes on every call; the
+The codemods walk the whole module on every call, and the remover asks the
+scope analysis (``semantic.resolution``) which imports nothing reads; the
 changes fixes make most are made here without them, and the others are given
 only the part of the module that decides what they do (its head, or the
 statements that spell a removed name), or answered by Python's symbol table.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -50,12 +51,31 @@ def _remove_imports_visitor() -> type:
     class _RemoveImports(RemoveImportsVisitor):
         """LibCST's remover, except that the comment lines above an import statement it
         deletes are kept (moved onto the next statement), as deleting only the import
-        line would: a fix must not lose a comment that was not about its code."""
+        line would: a fix must not lose a comment that was not about its code.
+
+        Which imports nothing reads is the project's scope analysis's answer
+        (``semantic.resolution.unused_imports``), not LibCST's: the remover gets no
+        metadata, and its own gatherer (which would run LibCST's scope analysis of
+        the whole module) does not run. Its edits to the import statements are kept
+        as they are: they decide the bytes of every fix that removes an import."""
+
+        @classmethod
+        def get_inherited_dependencies(cls) -> Collection[Any]:
+            return ()
 
         def __init__(self, context: CodemodContext) -> None:
             super().__init__(context)
             self._orphans: List[cst.EmptyLine] = []
             self._adopted: Dict[int, List[cst.EmptyLine]] = {}
+
+        def visit_Module(self, node: cst.Module) -> None:
+            from libcst.codemod.visitors import GatherExportsVisitor
+
+            from gradlint.semantic.resolution import unused_imports
+
+            exports = GatherExportsVisitor(self.context)
+            node.visit(exports)
+            self._unused_imports = unused_imports(node, frozenset(exports.explicit_exported_objects))
 
         def on_visit(self, node: cst.CSTNode) -> bool:
             if self._orphans and isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
@@ -219,7 +239,7 @@ def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[
 def _read_as_globals(code: str, removes: Sequence[ImportSpec]) -> Set[ImportSpec]:
     """The imports of ``removes`` that the remover would keep because Python reads their
     name as the module's own (at module level, or in a function or class where it is not
-    bound): Python's symbol table says so without LibCST's scope analysis of the module.
+    bound): Python's symbol table says so without a scope analysis of the module.
     Only for a name imported at module level and nowhere deeper (the remover looks at
     each import in its own scope), and not where ``del`` or postponed annotations are
     about (the two tell reads differently)."""

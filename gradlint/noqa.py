@@ -313,7 +313,7 @@ def comment_fix(module: object, directive: Directive, new_text: Optional[str], a
     cannot be found."""
     import libcst as cst
 
-    from gradlint.fixes import Edit, Fix
+    from gradlint.fix import Edit, Fix
 
     holders: List[Tuple[cst.CSTNode, cst.Comment]] = []
 

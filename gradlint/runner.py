@@ -66,21 +66,6 @@ def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnosti
     return out
 
 
-def scopes_of(context: Any) -> Optional[Callable[[], Any]]:
-    """The scope analysis the rules may already have made of ``context``'s tree (a
-    ``gradlint.rule.FileContext``), for fixes to reuse; None if it has no such cache."""
-    metadata = getattr(context, "metadata", None)
-    if metadata is None:
-        return None
-
-    def scopes() -> Any:
-        from libcst.metadata import ScopeProvider
-
-        return metadata(ScopeProvider)
-
-    return scopes
-
-
 def names_of(context: Any) -> Optional[Callable[[], Any]]:
     """The semantic names model of ``context``'s tree (a ``gradlint.rule.FileContext``),
     for fixes to ask whether an import is still used; None if it has none."""
@@ -102,9 +87,9 @@ def fix_renderer(context: Any, text: str) -> "FixRenderer":
         parsed = None
     elif parsed is not None and len(split_lines(parsed)) != len(split_lines(text)):
         # Not line for line: each statement is found by rendering the whole module.
-        return FixRenderer(context.module, text, context.parents, scopes_of(context), names_of(context))
+        return FixRenderer(context.module, text, context.parents, names_of(context))
     span = context.span
-    return FixRenderer(context.module, text, context.parents, scopes_of(context), names_of(context), span, parsed)
+    return FixRenderer(context.module, text, context.parents, names_of(context), span, parsed)
 
 
 def to_diagnostics(

@@ -39,7 +39,7 @@ class _FieldRecorder(cst.CSTVisitor):
             self.fields.append(attribute)
 
 
-# LibCST's own visit: scope_metadata() points CSTNode.visit elsewhere for a while.
+# LibCST's own visit, for learning a node type's fields.
 _LIBCST_VISIT = CSTNode.visit
 
 
@@ -182,45 +182,24 @@ def visit(node: CSTNode, visitor: cst.CSTVisitor) -> None:
     visitor.on_leave(node)
 
 
-def scope_metadata(module: cst.Module) -> Mapping[CSTNode, Any]:
-    """What ``MetadataWrapper(module).resolve(ScopeProvider)`` gives, in a third of the time.
-
-    ``resolve`` runs each provider inside a batched traversal of the whole tree
-    that does nothing but call the provider's ``visit_Module`` (which does the
-    work in a traversal of its own): two wasted traversals for scopes, which
-    need expression contexts first. Here the two providers' own visitors run
-    directly, through :func:`visit`; and since they visit most of the tree by
-    calling ``node.visit(self)`` from their own methods (a function's body, a
-    class's), ``CSTNode.visit`` is pointed at :func:`visit` while they run.
-    This relies on how LibCST's providers are written; ``FileContext`` falls
-    back to ``resolve`` if that ever changes, and a test compares the results.
-    """
-    from libcst.metadata.expression_context_provider import (
-        ExpressionContext,
-        ExpressionContextProvider,
-        ExpressionContextVisitor,
-    )
-    from libcst.metadata.scope_provider import ScopeProvider, ScopeVisitor
-
-    contexts = ExpressionContextProvider()
-    scopes = ScopeProvider()
-    scopes.metadata = {ExpressionContextProvider: contexts._computed}
-    visitor = ScopeVisitor(scopes)
-
-    def read_only_visit(self: CSTNode, visitor: Any) -> Any:
-        if isinstance(visitor, cst.CSTVisitor):  # returns the node itself anyway
-            visit(self, visitor)
-            return self
-        return _LIBCST_VISIT(self, visitor)
-
-    CSTNode.visit = read_only_visit  # type: ignore[method-assign]
-    try:
-        visit(module, ExpressionContextVisitor(contexts, ExpressionContext.LOAD))
-        visit(module, visitor)
-    finally:
-        CSTNode.visit = _LIBCST_VISIT  # type: ignore[method-assign]
-    visitor.infer_accesses()
-    return scopes._computed
+def get_full_name_for_node(node: Any) -> Optional[str]:
+    """``libcst.helpers.get_full_name_for_node``, whose package imports the helpers'
+    node-field and template machinery that nothing here uses (a start-up cost)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, str):
+        return node
+    if isinstance(node, cst.Attribute):
+        return f"{get_full_name_for_node(node.value)}.{node.attr.value}"
+    if isinstance(node, cst.Call):
+        return get_full_name_for_node(node.func)
+    if isinstance(node, cst.Subscript):
+        return get_full_name_for_node(node.value)
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        return get_full_name_for_node(node.name)
+    if isinstance(node, cst.Decorator):
+        return get_full_name_for_node(node.decorator)
+    return None
 
 
 def positions(module: cst.Module) -> Dict[int, Tuple[int, int, int, int]]:

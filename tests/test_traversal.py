@@ -353,7 +353,7 @@ def test_scope_analysis_only_for_files_that_spell_a_name():
     calls: List[cst.Call] = []
     walk(module, lambda n, p: calls.append(n) if isinstance(n, cst.Call) else None, lambda n: None)
     assert not any(ctx.semantic.names.refers_to(c.func, torch_api.VARIABLE | torch_api.NO_GRAD) for c in calls)
-    assert ctx.semantic.names._libcst_scopes is None  # nothing was resolved
+    assert ctx.semantic.names._resolution is None  # nothing was resolved
 
 
 def test_no_scope_analysis_for_a_package_imported_with_its_submodules():
@@ -363,7 +363,7 @@ def test_no_scope_analysis_for_a_package_imported_with_its_submodules():
     calls: List[cst.Call] = []
     walk(module, lambda n, p: calls.append(n) if isinstance(n, cst.Call) else None, lambda n: None)
     assert [ctx.semantic.names.qualnames(c.func) for c in calls] == [{"torch.utils.data.DataLoader"}, {"torch.zeros"}]
-    assert ctx.semantic.names._libcst_scopes is None
+    assert ctx.semantic.names._resolution is None
 
 
 def test_a_field_first_seen_empty_is_learned_when_it_is_not(monkeypatch):
@@ -377,33 +377,6 @@ def test_a_field_first_seen_empty_is_learned_when_it_is_not(monkeypatch):
         ours: List[tuple] = []
         walk(module, lambda n, p: ours.append(("enter", id(n))), lambda n: ours.append(("leave", id(n))))
         assert ours == expected.events
-
-
-@pytest.mark.parametrize("fresh", [True, False])
-def test_scope_metadata_is_libcsts(fresh, monkeypatch):
-    from libcst.metadata import ScopeProvider
-
-    from gradlint import traversal
-    from gradlint.traversal import scope_metadata
-
-    if fresh:  # as in a new process: no node type's fields learned yet
-        monkeypatch.setattr(traversal, "_FIELDS", {})
-    for source in SOURCES:
-        module, theirs = _libcsts(source, ScopeProvider)
-        ours = scope_metadata(module)
-        # String annotations are parsed anew by each run: their nodes differ.
-        in_tree: List[cst.CSTNode] = []
-        walk(module, lambda n, p: in_tree.append(n), lambda n: None)
-        assert len(ours) == len(theirs)
-        assert {n for n in in_tree if n in ours} == {n for n in in_tree if n in theirs}
-        pairs = {}
-        for node, scope in theirs.items():
-            if node not in ours:
-                continue
-            # The same partition of nodes into scopes, of the same kinds and names.
-            assert pairs.setdefault(id(scope), id(ours[node])) == id(ours[node])
-            assert type(ours[node]) is type(scope) and ours[node]._name_prefix == scope._name_prefix
-    assert cst.CSTNode.visit is traversal._LIBCST_VISIT
 
 
 def test_positions_are_libcsts():

@@ -4,8 +4,12 @@
 rule asks it something (most files never need most of them):
 
 - ``tree`` (``tree.Tree``): parents, walk order, spans, enclosing nodes;
-- ``scopes`` (``scopes.Scopes``): scopes, bindings, reaching definitions;
+- ``scopes`` (``scopes.Scopes``): scopes, bindings, reaching definitions: the
+  file's one scope analysis (LibCST's ``ScopeProvider`` is not run);
 - ``names`` (``names.Names``): the import index, qualified names, ``torch_ref_at``;
+  ``names.resolution`` (``resolution.Resolution``, on ``scopes``) answers what
+  the import index cannot: the qualified names of a read, the reads of each
+  import, the imports nothing reads (asked by fixes too), by LibCST's rules;
 - ``calls`` (``calls.Calls``): the file's own functions and their call sites;
 - ``gradmode`` (``gradmode.GradMode``): the grad mode at a node, and a function's entry mode;
 - ``modules`` (``modules.Modules``): ``nn.Module`` evidence, forwards, eval/train, freezing;

@@ -4,8 +4,8 @@
 statements, so no expression is visited). It answers the cheap questions first:
 ``refers_to`` rules out most nodes by their spelling before any scope analysis,
 and a name that one module-level import binds and nothing else binds anywhere
-resolves from the import alone. Otherwise qualified names come from LibCST's
-scope analysis (run once per file, only when asked).
+resolves from the import alone. Otherwise qualified names come from the scope
+analysis (``semantic.resolution``, on the file's ``Scopes``), only when asked.
 
 ``torch_ref_at(node)`` says which expression names the torch module at run time
 where code is inserted at ``node``, following ``Scopes.visible``: it is the one
@@ -18,7 +18,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Container, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Container, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -26,29 +26,16 @@ from gradlint.fix import ImportSpec
 from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import children, scope_metadata, target_names
+from gradlint.traversal import children, get_full_name_for_node, target_names
+
+if TYPE_CHECKING:
+    from gradlint.semantic.resolution import Resolution
 
 TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
-
-
-def get_full_name_for_node(node: Any) -> Optional[str]:
-    """``libcst.helpers.get_full_name_for_node``, whose package imports the helpers'
-    node-field and template machinery that nothing here uses (a start-up cost)."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, str):
-        return node
-    if isinstance(node, cst.Attribute):
-        return f"{get_full_name_for_node(node.value)}.{node.attr.value}"
-    if isinstance(node, cst.Call):
-        return get_full_name_for_node(node.func)
-    if isinstance(node, cst.Subscript):
-        return get_full_name_for_node(node.value)
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        return get_full_name_for_node(node.name)
-    if isinstance(node, cst.Decorator):
-        return get_full_name_for_node(node.decorator)
-    return None
+# (qualified name, how it is bound: "import", "builtin" or "local"), as
+# ``semantic.resolution`` gives them.
+QualifiedName = Tuple[str, str]
+IMPORT = "import"
 
 
 @dataclass(frozen=True)
@@ -114,7 +101,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
                 module_name = None
                 if isinstance(small, cst.ImportFrom):
                     package = "" if small.relative or small.module is None else (get_full_name_for_node(small.module) or "").partition(".")[0]
-                    # Relative imports are qualified as LibCST's scope analysis spells them,
+                    # Relative imports are qualified as the scope analysis spells them,
                     # dots first (``from ..m import C`` binds ``C`` to ``..m.C``), so that
                     # reading them needs no scope analysis either.
                     dots = "." * len(small.relative)
@@ -159,7 +146,7 @@ def build_import_index(module: cst.Module) -> ImportIndex:
     origins: Dict[str, Set[str]] = {}
     targets: Dict[str, Set[Optional[str]]] = {}
     nested = set()
-    # ``import a.b`` binds ``a``, which LibCST's analysis reads through ``a.b`` first.
+    # ``import a.b`` binds ``a``, which the scope analysis reads through ``a.b`` first.
     dotted = set()
     for r in records:
         origins.setdefault(r.name, set()).add(r.package)
@@ -209,8 +196,8 @@ class Names:
         self.tree = tree
         self._scopes = scopes  # the file's ``Scopes``, built on first use
         self._index: Optional[ImportIndex] = None
-        self._libcst_scopes: Optional[Mapping[cst.CSTNode, Any]] = None
-        self._qualnames: Dict[cst.CSTNode, FrozenSet[Any]] = {}
+        self._resolution: Optional["Resolution"] = None  # built only when a name needs it
+        self._qualnames: Dict[cst.CSTNode, FrozenSet[QualifiedName]] = {}
         self._other_bindings: Optional[FrozenSet[str]] = None
         self._rebound_names: Dict[str, bool] = {}
         self._torch_ref_cache: Dict[int, Optional[TorchRef]] = {}
@@ -228,22 +215,19 @@ class Names:
 
     # -- qualified names -----------------------------------------------------------
 
-    def _libcst_scope_map(self) -> Mapping[cst.CSTNode, Any]:
-        if self._libcst_scopes is None:
-            try:
-                self._libcst_scopes = scope_metadata(self.module)
-            except (AttributeError, TypeError, KeyError, ImportError):  # LibCST changed inside
-                from libcst.metadata import MetadataWrapper, ScopeProvider
+    @property
+    def resolution(self) -> "Resolution":
+        """Qualified names and the reads of imports, from the file's ``Scopes``."""
+        if self._resolution is None:
+            from gradlint.semantic.resolution import Resolution
 
-                self._libcst_scopes = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(ScopeProvider)
-        return self._libcst_scopes
+            self._resolution = Resolution(self._scopes())
+        return self._resolution
 
-    def _qualified(self, node: cst.CSTNode) -> FrozenSet[Any]:
+    def _qualified(self, node: cst.CSTNode) -> FrozenSet[QualifiedName]:
         found = self._qualnames.get(node)
         if found is None:
-            scope = self._libcst_scope_map().get(node)
-            found = frozenset(scope.get_qualified_names_for(node)) if scope is not None else frozenset()
-            self._qualnames[node] = found
+            found = self._qualnames[node] = self.resolution.qualified_names(node)
         return found
 
     def qualnames(self, node: cst.CSTNode) -> FrozenSet[str]:
@@ -254,7 +238,7 @@ class Names:
         several = self._read_of_imports(node)
         if several is not None:
             return several
-        found = frozenset(q.name for q in self._qualified(node))
+        found = frozenset(q for q, _ in self._qualified(node))
         if not found and self.index.star_modules:
             return self._star_imported(node)
         return found
@@ -427,8 +411,6 @@ class Names:
 
     def is_imported(self, node: cst.CSTNode) -> bool:
         """Whether ``node`` (a Name or Attribute) refers to something bound by an import."""
-        from libcst.metadata import QualifiedNameSource
-
         full = get_full_name_for_node(node)
         if full is None:
             return False
@@ -446,7 +428,7 @@ class Names:
             # Only module-level imports bind it, to whatever (``try: from a import X``
             # ``except ImportError: from b import X``): every scope sees one of them.
             return True
-        return any(q.source is QualifiedNameSource.IMPORT for q in self._qualified(node))
+        return any(source == IMPORT for _, source in self._qualified(node))
 
     def is_read(self, node: cst.CSTNode) -> bool:
         """``node`` (a Name or Attribute) reads a variable: it is not an attribute's
@@ -472,7 +454,7 @@ class Names:
         Such a read keeps the import in use whatever is done to the skipped nodes:
         every scope resolves ``name`` to the module's binding, and code after the
         import statement runs after it. (A read before it, at module level, would
-        not see it.) Reads LibCST's analysis counts as well, in string annotations,
+        not see it.) Reads the scope analysis counts as well, in string annotations,
         are not looked for: a None is "not shown", not "unused"."""
         index = self.index
         if name not in index.sole or self._rebound(name):

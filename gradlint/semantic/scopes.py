@@ -261,6 +261,20 @@ class Scopes:
             self._visit_block(body, scope)
         return scope
 
+    def read(self, scope: Scope) -> Scope:
+        """``scope``, with its body read if it is a function's not read yet."""
+        return self._ensure(scope) if scope.pending is not None else scope
+
+    def ensure_all(self) -> None:
+        """Read every function body not read yet (for questions about the whole file)."""
+        if not self._pending:
+            return
+        stack = [self.root]
+        while stack:
+            scope = stack.pop()
+            self._ensure(scope)
+            stack.extend(scope.children)
+
     def _read_around(self, node: cst.CSTNode) -> None:
         """Read the unread function bodies that hold ``node``, outermost first (reading
         one makes the functions defined in it known: again, until none is left)."""
