@@ -21,7 +21,9 @@ Typing must stay responsive:
   is computed at most once per version, when first asked for: when chosen, by
   ``codeAction/resolve`` or by the ``gradlint.applyAutofix`` command (sent back
   with ``workspace/applyEdit``) where the client has one of them; with the list
-  of code actions only for a client that has neither;
+  of code actions only for a client that has neither, and for that client
+  computed ahead, in a thread, once the version's diagnostics are published
+  (``FixAllAhead``), stopped by the next change;
 - while the buffer does not parse (a line half typed), the last diagnostics
   of a version that did parse stay; GL000 replaces them only if the buffer
   still does not parse after ``SYNTAX_PAUSE_S``.
@@ -355,7 +357,7 @@ class Version:
         """A quick fix for each fixable finding whose range meets ``wanted``, a noqa action
         for each finding there, and a fix-all action. Its edit costs a fix all (0.2 s on
         500 lines), too much for a cursor move, so it comes with the list only where the
-        client can be given it no other way: ``resolve``, the action comes without it
+        client can be given it no other way (and the server computes it ahead then): ``resolve``, the action comes without it
         and ``codeAction/resolve`` computes it when chosen; ``command``, the action
         carries that command, whose ``workspace/executeCommand`` computes the edit and
         sends it with ``workspace/applyEdit``."""
