@@ -254,6 +254,8 @@ class Version:
     _noqa_map: Optional[NoqaMap] = None
     # The project index the version was checked with: a check with an older one is stale.
     index: Optional[Project] = None
+    # Its fix all failed in FixAllAhead's thread.
+    ahead_failed: bool = False
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.text)
@@ -486,7 +488,8 @@ class FixAllAhead:
                 if done is not None:
                     done()
             except Exception:
-                pass  # the loop's thread tries again when asked, and reports what fails there
+                # Not tried again ahead; the loop's thread tries when asked, and reports what fails there.
+                version.ahead_failed = True
             finally:
                 with self._lock:
                     self._finished = True  # no Stopped is raised in this thread from here on
@@ -675,7 +678,7 @@ class Documents:
         while self.ahead_queue and not self.ahead.running():
             other, version = self.ahead_queue.popitem()
             found = self.versions.get(other)
-            if found is not None and found[1] is version and not version.has_fix_all and not version.checked.broken:
+            if found is not None and found[1] is version and not (version.has_fix_all or version.ahead_failed or version.checked.broken):
                 after = None
                 if loop is not None and self.ahead_queue:
                     after = functools.partial(loop.call_soon_threadsafe, self._ahead_done, version)

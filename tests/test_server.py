@@ -1008,6 +1008,28 @@ def test_on_the_servers_loop_a_stopped_fix_all_is_taken_up_when_the_thread_is_do
     ]
 
 
+def test_a_fix_all_that_fails_ahead_is_not_tried_again_there_and_fails_in_the_request(tmp_path, monkeypatch):
+    from gradlint import server as server_mod
+
+    calls: List[str] = []
+
+    def broken(*a: Any, **k: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        raise ValueError("no fix all")
+
+    monkeypatch.setattr(server_mod, "fix_document", broken)
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    documents.ahead.wait()
+    version = documents.versions[uri][1]
+    assert version.ahead_failed and not version.has_fix_all
+    documents.ahead_next(uri)
+    assert documents.ahead.job is None
+    with pytest.raises(ValueError, match="no fix all"):
+        version.actions(uri, LINE_6, [FIX_ALL])
+    assert calls == ["gradlint-fix-all", "MainThread"]
+
+
 @pytest.mark.parametrize(
     "capabilities, ahead",
     [
