@@ -359,10 +359,11 @@ class Version:
         """A quick fix for each fixable finding whose range meets ``wanted``, a noqa action
         for each finding there, and a fix-all action. Its edit costs a fix all (0.2 s on
         500 lines), too much for a cursor move, so it comes with the list only where the
-        client can be given it no other way (and the server computes it ahead then): ``resolve``, the action comes without it
-        and ``codeAction/resolve`` computes it when chosen; ``command``, the action
-        carries that command, whose ``workspace/executeCommand`` computes the edit and
-        sends it with ``workspace/applyEdit``."""
+        client can be given it no other way (``Documents`` has it computed ahead then):
+        ``resolve``, the action comes without it and ``codeAction/resolve`` computes it
+        when chosen; ``command``, the action carries that command, whose
+        ``workspace/executeCommand`` computes the edit and sends it with
+        ``workspace/applyEdit``."""
         actions: List[types.CodeAction] = []
         quick = only is None or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only)
         noqa: List[types.CodeAction] = []
@@ -484,12 +485,15 @@ class FixAllAhead:
     def _run(self, version: Version, done: Optional[Callable[[], None]]) -> None:
         try:
             try:
-                version.fix_all_ahead()
+                try:
+                    version.fix_all_ahead()
+                except Exception:
+                    # Not tried again ahead; the loop's thread tries when asked, and reports what fails there.
+                    version.ahead_failed = True
                 if done is not None:
                     done()
-            except Exception:
-                # Not tried again ahead; the loop's thread tries when asked, and reports what fails there.
-                version.ahead_failed = True
+            except RuntimeError:
+                pass  # the server's loop closed meanwhile
             finally:
                 with self._lock:
                     self._finished = True  # no Stopped is raised in this thread from here on
