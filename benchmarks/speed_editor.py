@@ -254,7 +254,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             figures[f"editor {label} codeAction first at once, no resolve nor applyEdit cpu s"] = round(found["eager_at_once"], 4)
             figures[f"editor {label} fix all ahead cpu s"] = round(found["ahead_cpu"], 4)
             figures[f"editor {label} didChange during fix all ahead cpu s"] = round(found["change_stopped"], 4)
-            figures[f"editor {label} fix all ahead stop cpu s"] = round(found["stop_cpu"], 4)
+            figures[f"editor {label} fix all ahead stop cpu s"] = round(found["stop_cpu"], 6)
             figures[f"editor {label} didChange, fix all ahead waited for cpu s"] = round(found["change_waited"], 4)
             figures[f"editor {label} didChange beside fix all ahead cpu s"] = round(found["change_beside"], 4)
     print(json.dumps(figures))

@@ -626,9 +626,11 @@ class Documents:
         self.workspace.update(path, text)
         return check_text(text, path, self.workspace.project())
 
-    def current(self, uri: str) -> Optional[Version]:
+    def current(self, uri: str, use: bool = True) -> Optional[Version]:
         """The check of the document's current version (done now if not done yet,
-        or again if the workspace index changed since)."""
+        or again if the workspace index changed since). ``use``: the caller builds
+        fixes or edits of it (not only reads its diagnostics), so the fix all
+        computed ahead must not run meanwhile (``quiet``)."""
         document = self.server.workspace.get_text_document(uri)
         path = _path(self.server, uri)
         if document.language_id not in (None, "", "python") or is_notebook(path):
@@ -640,7 +642,8 @@ class Documents:
             and found[1].text == document.source
             and self.workspace.is_current(found[1].index)
         ):
-            self.quiet(uri, found[1])
+            if use:
+                self.quiet(uri, found[1])
             return found[1]
         self.quiet()
         version = Version(document.source, path, document.position_codec, self.check(document.source, path))
@@ -742,7 +745,7 @@ class Documents:
         self.timers.pop(uri, None)
         if uri not in self.server.workspace.text_documents:
             return  # closed meanwhile
-        version = self.current(uri)
+        version = self.current(uri, use=False)
         if version is None:
             return
         number = self.versions[uri][0]

@@ -928,6 +928,18 @@ def test_a_code_action_that_comes_before_the_fix_all_is_done_waits_for_it(tmp_pa
     assert slow.calls == [("gradlint-fix-all", SOURCE, "done")]  # not computed twice
 
 
+def test_publishing_a_version_again_neither_waits_for_nor_stops_its_fix_all(tmp_path, monkeypatch):
+    slow = _SlowFixAll(monkeypatch)
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    assert slow.entered.wait(TIMEOUT)
+    documents.publish(uri)  # didSave of an unchanged document
+    assert documents.ahead.running() and slow.calls == [] and len(fake.published) == 1
+    slow.go.set()
+    documents.ahead.wait()
+    assert slow.calls == [("gradlint-fix-all", SOURCE, "done")]
+
+
 def test_a_change_stops_the_fix_all_of_the_version_before_and_the_next_is_computed(tmp_path, monkeypatch):
     slow = _SlowFixAll(monkeypatch)
     documents, fake, uri = _ahead_documents(tmp_path)
