@@ -864,8 +864,8 @@ class _SlowFixAll:
 
         def fix_document(path: Any, text: str, *a: Any, **k: Any) -> Any:
             who = threading.current_thread().name
-            self.entered.set()
             try:
+                self.entered.set()
                 while not self.go.wait(0.001):
                     pass
                 result = real(path, text, *a, **k)
