@@ -40,7 +40,9 @@ import functools
 import gc
 import io
 import os
+import sys
 import threading
+import time
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -450,6 +452,18 @@ def _raise_in(thread: threading.Thread) -> bool:
     return set_async_exc(ctypes.c_ulong(thread.ident or 0), ctypes.py_object(Stopped)) == 1
 
 
+def _importing(thread: threading.Thread) -> bool:
+    """Whether ``thread`` is inside an import (a module's first import in a session,
+    by a fix that needs it): stopped there, the module would be left half made and
+    its import lock taken."""
+    frame = sys._current_frames().get(thread.ident or 0)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 class FixAllAhead:
     """The fix-all edit of one version at a time, computed in a thread of its own once
     the version's diagnostics are published, for a client that gets it with the list
@@ -515,9 +529,15 @@ class FixAllAhead:
         self._thread, self.job = None, None
         if thread is None:
             return None
-        with self._lock:
-            if not self._finished:
-                _raise_in(thread)  # where it cannot be raised, the join waits for the end
+        while True:
+            with self._lock:
+                # The thread waits for the interpreter lock meanwhile: where it stands is
+                # where the exception is taken, at its next call or loop.
+                if self._finished or not _importing(thread):
+                    if not self._finished:
+                        _raise_in(thread)  # where it cannot be raised, the join waits for the end
+                    break
+            time.sleep(0.001)  # an import: let it finish
         thread.join()
         return job if job is not None and not job[1].has_fix_all else None
 

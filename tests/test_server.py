@@ -1020,6 +1020,34 @@ def test_on_the_servers_loop_a_stopped_fix_all_is_taken_up_when_the_thread_is_do
     ]
 
 
+def test_a_stop_waits_for_the_end_of_an_import_in_the_thread(tmp_path, monkeypatch):
+    """Stopped half way, a module's first import would leave it half made (and its
+    import lock taken) for the rest of the session."""
+    slow = _SlowFixAll(monkeypatch)
+    module = tmp_path / "gradlint_slow_import_probe.py"
+    module.write_text("import time\nfor _ in range(200):\n    time.sleep(0.001)\nDONE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "gradlint_slow_import_probe", raising=False)
+    real_go = slow.go
+
+    class ImportFirst:
+        def wait(self, timeout: float) -> bool:
+            import gradlint_slow_import_probe  # noqa: F401
+
+            return real_go.wait(timeout)
+
+    slow.go = ImportFirst()  # type: ignore[assignment]
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    assert slow.entered.wait(TIMEOUT)
+    deadline = time.monotonic() + TIMEOUT
+    while "gradlint_slow_import_probe" not in sys.modules and time.monotonic() < deadline:
+        time.sleep(0.001)
+    documents.changed(uri)
+    assert sys.modules["gradlint_slow_import_probe"].DONE is True
+    assert slow.calls == [("gradlint-fix-all", SOURCE, "Stopped")]
+
+
 def test_a_fix_all_that_fails_ahead_is_not_tried_again_there_and_fails_in_the_request(tmp_path, monkeypatch):
     from gradlint import server as server_mod
 
