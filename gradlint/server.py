@@ -819,6 +819,35 @@ def load() -> None:
     all_rules()
     catalog.load()
     preload_import_changes()
+    _import_lazy_modules()
+
+
+# Modules that checks and fixes import on first use, outside gradlint.semantic and
+# gradlint.rules (which are imported whole).
+_LAZY_MODULES = (
+    "gradlint.codegen", "gradlint.fix_renderer", "gradlint.fixes", "gradlint.import_changes", "gradlint.legacy_syntax",
+    "gradlint.noqa", "gradlint.parsing", "gradlint.prefilter", "gradlint.text_diff", "gradlint.traversal",
+)
+
+
+def _import_lazy_modules() -> None:
+    """Import now what the fix-all thread (``FixAllAhead``) would import on first use. A
+    stop can reach that thread later than where it was asked, even inside an import
+    begun since, between the import lock's taking and its ``try``: the lock would
+    stay taken and the next import of the session wait for ever. With every module
+    a fix can need already imported, ``import`` statements there find them done and
+    take no lock."""
+    import importlib
+    import pkgutil
+
+    import gradlint.rules
+    import gradlint.semantic
+
+    for package in (gradlint.semantic, gradlint.rules):
+        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            importlib.import_module(info.name)
+    for name in _LAZY_MODULES:
+        importlib.import_module(name)
 
 
 def settle() -> None:
