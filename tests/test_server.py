@@ -1048,6 +1048,30 @@ def test_a_stop_waits_for_the_end_of_an_import_in_the_thread(tmp_path, monkeypat
     assert slow.calls == [("gradlint-fix-all", SOURCE, "Stopped")]
 
 
+def test_after_the_servers_start_a_fix_all_imports_nothing(tmp_path):
+    """A stop can reach the fix-all thread inside an import begun after it was asked,
+    where it would leave the import lock taken: the server imports at start what
+    checks and fixes would import on first use."""
+    path = tmp_path / "evaluate.py"
+    text = _legacy_module(3).replace("    for x, y in loader:\n", "    for x, y in loader:\n        x = x.cuda(async=True)\n")
+    path.write_text(text + SOURCE_2.replace("import torch\n", "", 1), encoding="utf-8")
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pygls.workspace.position_codec import PositionCodec\n"
+        "from gradlint import server\n"
+        "server.load()\n"
+        "path = Path(sys.argv[1]); text = path.read_text()\n"
+        "version = server.Version(text, path, PositionCodec(), server.check_text(text, path))\n"
+        "before = set(sys.modules)\n"
+        "assert version.fix_all()\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 def test_a_fix_all_that_fails_ahead_is_not_tried_again_there_and_fails_in_the_request(tmp_path, monkeypatch):
     from gradlint import server as server_mod
 
