@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 import pytest
@@ -835,3 +835,300 @@ def test_what_the_server_loads_at_start_is_kept_out_of_the_collectors_scans():
         assert not scanned(lsp_server.load)
     finally:
         gc.unfreeze()
+
+
+# -- "fix all" computed ahead, for a client that gets it with the list of code actions --
+
+FIX_ALL_OF_SOURCE = [
+    (1, 0, 2, 0, ""),
+    (4, 0, 4, 0, "@torch.no_grad()\n"),
+    (6, 17, 6, 42, "x.detach("),
+]
+
+
+def _edits(edits: List[types.TextEdit]) -> List[tuple]:
+    return [(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character, e.new_text) for e in edits]
+
+
+class _SlowFixAll:
+    """``server.fix_document`` that holds until ``go`` is set (in short sleeps: a stop
+    is taken between them), and says who called it and how the call ended."""
+
+    def __init__(self, monkeypatch: Any) -> None:
+        from gradlint import server as server_mod
+
+        self.go = threading.Event()
+        self.calls: List[Tuple[str, str, str]] = []  # (thread name, text, "done" or the exception's name)
+        self.entered = threading.Event()
+        real = server_mod.fix_document
+
+        def fix_document(path: Any, text: str, *a: Any, **k: Any) -> Any:
+            who = threading.current_thread().name
+            try:
+                self.entered.set()
+                while not self.go.wait(0.001):
+                    pass
+                result = real(path, text, *a, **k)
+            except BaseException as exc:
+                self.calls.append((who, text, type(exc).__name__))
+                raise
+            self.calls.append((who, text, "done"))
+            return result
+
+        monkeypatch.setattr(server_mod, "fix_document", fix_document)
+
+
+def _ahead_documents(tmp_path: Path, check: Any = None) -> Tuple[Any, _FakeServer, str]:
+    from gradlint import server as server_mod
+
+    fake = _FakeServer()
+    uri = (tmp_path / "evaluate.py").as_uri()
+    fake.text_documents[uri] = _FakeDocument(uri, SOURCE, 1)
+    return server_mod.Documents(fake, check, fix_all_ahead=lambda: True), fake, uri  # type: ignore[arg-type]
+
+
+LINE_6 = types.Range(types.Position(6, 0), types.Position(7, 0))
+
+
+def test_fix_all_is_computed_ahead_in_a_thread_for_a_client_that_gets_it_with_the_list(tmp_path, monkeypatch):
+    slow = _SlowFixAll(monkeypatch)
+    slow.go.set()
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    assert [d.code for d in fake.published[-1].diagnostics] == ["GL001"]
+    assert documents.ahead.job is not None and documents.ahead.job[0] == uri
+    documents.ahead.wait()
+    assert slow.calls == [("gradlint-fix-all", SOURCE, "done")]
+    version = documents.current(uri)
+    assert version is not None and version.has_fix_all
+    actions = version.actions(uri, LINE_6)
+    assert [(a.kind, a.title) for a in actions] == [
+        ("quickfix", "GL001: Remove the `Variable` wrapper and decorate `evaluate` with `@torch.no_grad()`"),
+        ("quickfix", "Disable GL001 for this line"),
+        (FIX_ALL, "gradlint: fix all safe fixes"),
+    ]
+    assert actions[-1].command is None and _edits(actions[-1].edit.changes[uri]) == FIX_ALL_OF_SOURCE
+    assert len(slow.calls) == 1  # not computed again for the answer
+    # the edit a fix all computed in the request gives
+    assert actions[-1].edit == code_actions(uri, SOURCE, tmp_path / "evaluate.py", LINE_6, PositionCodec())[-1].edit
+
+
+def test_a_code_action_that_comes_before_the_fix_all_is_done_waits_for_it(tmp_path, monkeypatch):
+    slow = _SlowFixAll(monkeypatch)
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    assert slow.entered.wait(TIMEOUT)
+    threading.Timer(0.2, slow.go.set).start()
+    started = time.monotonic()
+    version = documents.current(uri)  # what the code action handler asks first
+    assert time.monotonic() - started >= 0.15
+    assert version is not None and version.has_fix_all and not documents.ahead.running()
+    (fix_all,) = version.actions(uri, LINE_6, [FIX_ALL])
+    assert _edits(fix_all.edit.changes[uri]) == FIX_ALL_OF_SOURCE
+    assert slow.calls == [("gradlint-fix-all", SOURCE, "done")]  # not computed twice
+
+
+def test_publishing_a_version_again_neither_waits_for_nor_stops_its_fix_all(tmp_path, monkeypatch):
+    slow = _SlowFixAll(monkeypatch)
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    assert slow.entered.wait(TIMEOUT)
+    documents.publish(uri)  # didSave of an unchanged document
+    assert documents.ahead.running() and slow.calls == [] and len(fake.published) == 1
+    slow.go.set()
+    documents.ahead.wait()
+    assert slow.calls == [("gradlint-fix-all", SOURCE, "done")]
+
+
+def test_a_change_stops_the_fix_all_of_the_version_before_and_the_next_is_computed(tmp_path, monkeypatch):
+    slow = _SlowFixAll(monkeypatch)
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    first = documents.versions[uri][1]
+    assert slow.entered.wait(TIMEOUT)
+    fake.text_documents[uri] = _FakeDocument(uri, SOURCE_2, 2)
+    documents.changed(uri)  # didChange: stopped at once, not finished in the background
+    assert not documents.ahead.running() and documents.ahead.job is None
+    assert slow.calls == [("gradlint-fix-all", SOURCE, "Stopped")]
+    assert not first.has_fix_all and documents.ahead_queue == {}
+    slow.go.set()
+    documents.publish(uri)
+    assert fake.published[-1].version == 2
+    documents.ahead.wait()
+    assert slow.calls[1:] == [("gradlint-fix-all", SOURCE_2, "done")]
+    (fix_all,) = documents.current(uri).actions(uri, LINE_6, [FIX_ALL])
+    from lsprotocol.converters import get_converter
+
+    assert apply(SOURCE_2, get_converter().unstructure(fix_all.edit.changes[uri])) == FIXED_2
+    assert len(slow.calls) == 2
+
+
+def test_nothing_runs_beside_a_check_and_a_stopped_fix_all_is_taken_up_again(tmp_path, monkeypatch):
+    """A check (another document's didChange, here) stops the fix all of the
+    document computed ahead, and it is computed again once that check is published."""
+    from gradlint import server as server_mod
+
+    slow = _SlowFixAll(monkeypatch)
+    beside: List[bool] = []
+
+    def check(text: str, path: Path) -> Any:
+        beside.append(documents.ahead.running())
+        return server_mod.check_text(text, path)
+
+    documents, fake, uri = _ahead_documents(tmp_path, check)
+    documents.publish(uri)
+    assert slow.entered.wait(TIMEOUT)
+    other, other_text = (tmp_path / "other.py").as_uri(), "import torch\nprint(loss.data[0])\n"
+    fake.text_documents[other] = _FakeDocument(other, other_text, 1)
+    documents.publish(other)
+    assert beside == [False, False]
+    assert slow.calls == [("gradlint-fix-all", SOURCE, "Stopped")]
+    # the document just published first, then the one stopped
+    assert documents.ahead.job is not None and documents.ahead.job[0] == other
+    slow.go.set()
+    documents.ahead.wait()
+    documents.ahead_next()  # on the server's loop: called when the thread finishes
+    assert documents.ahead.job is not None and documents.ahead.job[0] == uri
+    documents.ahead.wait()
+    assert slow.calls[1:] == [("gradlint-fix-all", other_text, "done"), ("gradlint-fix-all", SOURCE, "done")]
+    assert documents.versions[uri][1].has_fix_all and documents.versions[other][1].has_fix_all
+
+
+def test_on_the_servers_loop_a_stopped_fix_all_is_taken_up_when_the_thread_is_done(tmp_path, monkeypatch):
+    import asyncio
+
+    slow = _SlowFixAll(monkeypatch)
+    documents, fake, uri = _ahead_documents(tmp_path)
+    other, other_text = (tmp_path / "other.py").as_uri(), "import torch\nprint(loss.data[0])\n"
+    fake.text_documents[other] = _FakeDocument(other, other_text, 1)
+
+    async def session() -> None:
+        documents.publish(uri)
+        assert slow.entered.wait(TIMEOUT)
+        documents.publish(other)  # evaluate.py's fix all stopped, other.py's started
+        slow.go.set()
+        deadline = time.monotonic() + TIMEOUT
+        while not documents.versions[uri][1].has_fix_all and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(session())
+    documents.ahead.wait()
+    assert slow.calls == [
+        ("gradlint-fix-all", SOURCE, "Stopped"),
+        ("gradlint-fix-all", other_text, "done"),
+        ("gradlint-fix-all", SOURCE, "done"),
+    ]
+
+
+def test_a_stop_waits_for_the_end_of_an_import_in_the_thread(tmp_path, monkeypatch):
+    """Stopped half way, a module's first import would leave it half made (and its
+    import lock taken) for the rest of the session."""
+    slow = _SlowFixAll(monkeypatch)
+    module = tmp_path / "gradlint_slow_import_probe.py"
+    module.write_text("import time\nfor _ in range(200):\n    time.sleep(0.001)\nDONE = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "gradlint_slow_import_probe", raising=False)
+    real_go = slow.go
+
+    class ImportFirst:
+        def wait(self, timeout: float) -> bool:
+            import gradlint_slow_import_probe  # noqa: F401
+
+            return real_go.wait(timeout)
+
+    slow.go = ImportFirst()  # type: ignore[assignment]
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    assert slow.entered.wait(TIMEOUT)
+    deadline = time.monotonic() + TIMEOUT
+    while "gradlint_slow_import_probe" not in sys.modules and time.monotonic() < deadline:
+        time.sleep(0.001)
+    documents.changed(uri)
+    assert sys.modules["gradlint_slow_import_probe"].DONE is True
+    assert slow.calls == [("gradlint-fix-all", SOURCE, "Stopped")]
+
+
+def test_after_the_servers_start_a_fix_all_imports_nothing(tmp_path):
+    """A stop can reach the fix-all thread inside an import begun after it was asked,
+    where it would leave the import lock taken: the server imports at start what
+    checks and fixes would import on first use."""
+    path = tmp_path / "evaluate.py"
+    text = _legacy_module(3).replace("    for x, y in loader:\n", "    for x, y in loader:\n        x = x.cuda(async=True)\n")
+    path.write_text(text + SOURCE_2.replace("import torch\n", "", 1), encoding="utf-8")
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pygls.workspace.position_codec import PositionCodec\n"
+        "from gradlint import server\n"
+        "server.load()\n"
+        "path = Path(sys.argv[1]); text = path.read_text()\n"
+        "version = server.Version(text, path, PositionCodec(), server.check_text(text, path))\n"
+        "before = set(sys.modules)\n"
+        "assert version.fix_all()\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_fix_all_that_fails_ahead_is_not_tried_again_there_and_fails_in_the_request(tmp_path, monkeypatch):
+    from gradlint import server as server_mod
+
+    calls: List[str] = []
+
+    def broken(*a: Any, **k: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        raise ValueError("no fix all")
+
+    monkeypatch.setattr(server_mod, "fix_document", broken)
+    documents, fake, uri = _ahead_documents(tmp_path)
+    documents.publish(uri)
+    documents.ahead.wait()
+    version = documents.versions[uri][1]
+    assert version.ahead_failed and not version.has_fix_all
+    documents.ahead_next(uri)
+    assert documents.ahead.job is None
+    with pytest.raises(ValueError, match="no fix all"):
+        version.actions(uri, LINE_6, [FIX_ALL])
+    assert calls == ["gradlint-fix-all", "MainThread"]
+
+
+@pytest.mark.parametrize(
+    "capabilities, ahead",
+    [
+        ({}, True),
+        ({"workspace": {"applyEdit": True}}, False),
+        ({"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}}, False),
+    ],
+)
+def test_fix_all_is_computed_ahead_only_for_a_client_that_can_be_given_it_no_other_way(capabilities, ahead):
+    from lsprotocol.converters import get_converter
+
+    from gradlint.server import create_server
+
+    server = create_server()
+    server.protocol.client_capabilities = get_converter().structure(capabilities, types.ClientCapabilities)
+    assert server.gradlint_documents.fix_all_ahead() is ahead
+
+
+@pytest.mark.slow
+def test_a_change_right_after_the_diagnostics_gets_its_own_diagnostics_and_fix_all_over_stdio(tmp_path):
+    """A client with no capabilities: the fix all of version 1 is computed ahead when
+    version 2 comes; version 2's diagnostics and fix all are version 2's."""
+    path = tmp_path / "evaluate.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    client = Client(tmp_path)
+    try:
+        uri = _open(client, tmp_path, "evaluate.py", SOURCE)
+        assert [d["code"] for d in client.diagnostics(uri)["diagnostics"]] == ["GL001"]
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": SOURCE_2}]})
+        published = client.diagnostics(uri)
+        assert (published["version"], [d["code"] for d in published["diagnostics"]]) == (2, ["GL001", "GL003"])
+        nowhere = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+        actions = client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": nowhere, "context": {"diagnostics": []}})
+        (fix_all,) = [a for a in actions if a["kind"] == FIX_ALL]
+        assert fix_all == {"title": "gradlint: fix all safe fixes", "kind": FIX_ALL, "edit": {"changes": {uri: _eager_fix_all(path, SOURCE_2)}}}
+        assert apply(SOURCE_2, fix_all["edit"]["changes"][uri]) == FIXED_2
+    finally:
+        client.proc.kill()
