@@ -209,6 +209,15 @@ class _GitIgnores:
                     chain.append((directory, spec))
         self._chains: Dict[str, "_GitIgnores.Chain"] = {}
         self._outer: "_GitIgnores.Chain" = tuple(chain)
+        # A directory named for the walk is walked even when git ignores it, as ripgrep
+        # and Ruff do: the patterns that ignore ``top`` itself would ignore everything
+        # under it, so they are set aside; the others (``*.pyc``, ``build/``) still apply.
+        self._set_aside: Dict[str, Tuple[Any, ...]] = {}
+        for base, spec in chain:
+            rel = os.path.relpath(start, base).replace(os.sep, "/") + "/"
+            hits = tuple(p for p in spec.patterns if p.include and p.match_file(rel) is not None)
+            if hits:
+                self._set_aside[base] = hits
 
     @staticmethod
     def _load(path: str) -> Optional[Any]:
@@ -234,16 +243,28 @@ class _GitIgnores:
         if not chain:
             return None
 
+        set_aside = self._set_aside
+
         def ignored(path: str, is_dir: bool) -> bool:
             name = os.path.abspath(path)
             for base, patterns in reversed(chain):
                 rel = os.path.relpath(name, base).replace(os.sep, "/") + ("/" if is_dir else "")
-                verdict = patterns.check_file(rel).include
+                aside = set_aside.get(base)
+                verdict = patterns.check_file(rel).include if aside is None else _last_verdict(patterns, aside, rel)
                 if verdict is not None:
                     return verdict
             return False
 
         return ignored
+
+
+def _last_verdict(spec: Any, aside: Tuple[Any, ...], rel: str) -> Optional[bool]:
+    """git's verdict on ``rel`` (the last pattern that matches it wins), leaving out the patterns ``aside``."""
+    verdict: Optional[bool] = None
+    for pattern in spec.patterns:
+        if pattern.include is not None and pattern not in aside and pattern.match_file(rel) is not None:
+            verdict = pattern.include
+    return verdict
 
 
 def decode(data: bytes) -> Tuple[str, str]:

@@ -211,6 +211,19 @@ def test_walks_skip_what_git_ignores(ignoring):
     assert _shown("a.py", "sub/private.py", "keep") == ["a.py", "keep/k.py", "sub/private.py"]
 
 
+def test_a_directory_named_is_walked_even_when_git_ignores_it(ignoring):
+    # As ripgrep and Ruff: the patterns that ignore the named directory itself are
+    # set aside; the others (`*.py`, re-included by `!s.py` only in `sub`) still apply.
+    assert _shown("keep/generated") == ["keep/generated/g.py"]
+    assert _shown("sub/nested") == []
+    (ignoring / "sub" / "nested" / "deeper").mkdir()
+    (ignoring / "sub" / "nested" / "deeper" / ".gitignore").write_text("!*.py\n")
+    (ignoring / "sub" / "nested" / "deeper" / "d.py").write_text("x = 1\n")
+    assert _shown("sub/nested") == ["sub/nested/deeper/d.py"]
+    # Walked from above, an ignored directory is still skipped whole.
+    assert _shown("sub") == ["sub/s.py", "sub/top_only.ipynb"]
+
+
 def test_respect_gitignore_can_be_switched_off(ignoring):
     everything = [
         "a.py", "keep/generated/g.py", "keep/k.py", "sub/nested/n.py", "sub/private.py", "sub/s.py",
