@@ -13,15 +13,7 @@ Targets (CPU seconds of the server's own work):
   checked afresh, the first code action and the slowest for a client that
   does not resolve but applies edits (``workspace.applyEdit``: fix all comes
   as a command) and the first for one that does neither, which gets the
-  fix-all edit with the list (on a tree with ``server.FixAllAhead``: computed
-  ahead, in a thread, once the diagnostics are published; the first code
-  action with it done, and one arriving at once, which waits for it);
-- for that last client, a didChange's check while the fix all computed ahead
-  runs (started a third of the way into it): as the server does it (the
-  thread stopped first; <= 0.3 s like any check), and as the alternatives
-  would, for comparison: waiting for it to finish, or checking beside it
-  (both threads' CPU: under the interpreter lock they run one at a time, so
-  that is what the check waits);
+  fix-all edit with the list: no target, it is a fix all);
 - fixAll: <= 0.5 s (the edits of every safe fix, from that check);
 - a file with ``async=`` arguments no slower than the same file without.
 
@@ -58,7 +50,7 @@ LINES = 500
 
 # Run by the measured interpreter: one JSON line per version measured.
 PROBE = r"""
-import inspect, json, sys, threading, time
+import inspect, json, sys, time
 from pathlib import Path
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
@@ -100,75 +92,6 @@ def no_resolve(version_text, apply_edit):
     return times[0] if times else 0.0, max(times, default=0.0)
 
 
-has_ahead = hasattr(server, "FixAllAhead")
-
-
-def worker_cpu():
-    # CPU seconds of the fix-all thread so far (0 where none runs).
-    for thread in threading.enumerate():
-        if thread.name == "gradlint-fix-all" and thread.ident is not None:
-            try:
-                return time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
-            except (OSError, ProcessLookupError):
-                return 0.0
-    return 0.0
-
-
-def started(version_text):
-    # A version checked and published, its fix all computed ahead from now on.
-    version = server.Version(version_text, path, codec, server.check_text(version_text, path))
-    ahead = server.FixAllAhead()
-    ahead.start(path.as_uri(), version)
-    return version, ahead
-
-
-def midway(ahead):
-    # Until the fix-all thread has done about a third of its work (or finished).
-    deadline = time.monotonic() + 5
-    while ahead.running() and worker_cpu() < 0.05 and time.monotonic() < deadline:
-        time.sleep(0.002)
-
-
-def ahead_figures(version_text):
-    # A client that neither resolves nor applies edits, on a tree that computes its fix
-    # all ahead (FixAllAhead): its first code action with the fix all done (the request
-    # path: ``Version.actions``), and arriving at once after the diagnostics (it waits
-    # for the fix all: CPU of both threads); the fix all's own CPU; and the check of a
-    # didChange that comes while it runs, as the server does it (the thread stopped
-    # first), and as the alternatives would: waiting for it, or running beside it.
-    figures = {}
-    version, ahead = started(version_text + "c\n")
-    t = time.process_time()
-    ahead.wait()
-    figures["ahead_cpu"] = time.process_time() - t
-    rng = version.lsp[0].range if version.lsp else types.Range(types.Position(0, 0), types.Position(0, 0))
-    t = time.process_time()
-    found = version.actions(path.as_uri(), rng)
-    figures["eager_first"] = time.process_time() - t
-    figures["eager_fix_all"] = any(a.kind == server.FIX_ALL and a.edit is not None for a in found)
-
-    version, ahead = started(version_text + "d\n")
-    t = time.process_time()
-    ahead.wait()  # what Documents.current does for a code action on the version computed
-    version.actions(path.as_uri(), rng)
-    figures["eager_at_once"] = time.process_time() - t
-
-    for key, how in (("change_stopped", "stop"), ("change_waited", "wait"), ("change_beside", None)):
-        version, ahead = started(version_text + "e\n")
-        midway(ahead)
-        t = time.process_time()
-        if how == "stop":
-            ahead.stop()
-            figures["stop_cpu"] = time.process_time() - t  # the thread's until it takes the stop, and the join
-        elif how == "wait":
-            ahead.wait()
-        new_text = version_text + "f\n"
-        server.Version(new_text, path, codec, server.check_text(new_text, path))
-        figures[key] = time.process_time() - t  # both threads: what the loop's thread waits, one at a time
-        ahead.wait()
-    return figures
-
-
 for i in range(repeat):
     version_text = text + "#" * (i + 1) + "\n"  # a new version, as after a keystroke
     t = time.process_time()
@@ -185,14 +108,11 @@ for i in range(repeat):
     fix_all = time.process_time() - t
     # Other versions (another comment), so that no check or fix is shared with the above.
     first_command, max_command = no_resolve(version_text + "a\n", True)
-    row = {"check": check, "action_max": max(actions, default=0.0), "fix_all": fix_all,
-           "findings": len(version.lsp), "fix_all_edits": len(edits),
-           "no_resolve_first": first_command, "no_resolve_max": max_command}
-    if has_ahead:
-        row.update(ahead_figures(version_text))
-    else:
-        row["eager_first"], _ = no_resolve(version_text + "b\n", False)
-    print(json.dumps(row), flush=True)
+    first_eager, _ = no_resolve(version_text + "b\n", False)
+    print(json.dumps({"check": check, "action_max": max(actions, default=0.0), "fix_all": fix_all,
+                      "findings": len(version.lsp), "fix_all_edits": len(edits),
+                      "no_resolve_first": first_command, "no_resolve_max": max_command,
+                      "eager_first": first_eager}), flush=True)
 """
 
 
@@ -233,7 +153,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(
             f"{label}, a client without resolve: applying edits, first codeAction {found['no_resolve_first']:.3f} s, "
             f"max {found['no_resolve_max']:.3f} s (<= 0.05); applying none, first codeAction {found['eager_first']:.3f} s "
-            "(the fix-all edit with the list" + (", computed ahead)" if "ahead_cpu" in found else ")") + ", CPU",
+            "(the fix-all edit with the list), CPU",
             flush=True,
         )
         figures[f"editor {label} didChange cpu s"] = round(found["check"], 4)
@@ -242,21 +162,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         figures[f"editor {label} codeAction first, no resolve, applyEdit cpu s"] = round(found["no_resolve_first"], 4)
         figures[f"editor {label} codeAction max, no resolve, applyEdit cpu s"] = round(found["no_resolve_max"], 4)
         figures[f"editor {label} codeAction first, no resolve nor applyEdit cpu s"] = round(found["eager_first"], 4)
-        if "ahead_cpu" in found:
-            print(
-                f"{label}, a client that applies no edits, its fix all computed ahead ({found['ahead_cpu']:.3f} s, "
-                f"after the diagnostics): first codeAction {found['eager_first']:.3f} s (<= 0.05), arriving at once "
-                f"{found['eager_at_once']:.3f} s (waits for the fix all); didChange -> diagnostics while it runs "
-                f"{found['change_stopped']:.3f} s (stopped, in {found['stop_cpu'] * 1000:.1f} ms; <= 0.3), if waited for {found['change_waited']:.3f} s, "
-                f"beside it {found['change_beside']:.3f} s, CPU",
-                flush=True,
-            )
-            figures[f"editor {label} codeAction first at once, no resolve nor applyEdit cpu s"] = round(found["eager_at_once"], 4)
-            figures[f"editor {label} fix all ahead cpu s"] = round(found["ahead_cpu"], 4)
-            figures[f"editor {label} didChange during fix all ahead cpu s"] = round(found["change_stopped"], 4)
-            figures[f"editor {label} fix all ahead stop cpu s"] = round(found["stop_cpu"], 6)
-            figures[f"editor {label} didChange, fix all ahead waited for cpu s"] = round(found["change_waited"], 4)
-            figures[f"editor {label} didChange beside fix all ahead cpu s"] = round(found["change_beside"], 4)
     print(json.dumps(figures))
     return 0
 

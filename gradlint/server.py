@@ -21,9 +21,7 @@ Typing must stay responsive:
   is computed at most once per version, when first asked for: when chosen, by
   ``codeAction/resolve`` or by the ``gradlint.applyAutofix`` command (sent back
   with ``workspace/applyEdit``) where the client has one of them; with the list
-  of code actions only for a client that has neither, and for that client
-  computed ahead, in a thread, once the version's diagnostics are published
-  (``FixAllAhead``), stopped by the next change;
+  of code actions only for a client that has neither;
 - while the buffer does not parse (a line half typed), the last diagnostics
   of a version that did parse stay; GL000 replaces them only if the buffer
   still does not parse after ``SYNTAX_PAUSE_S``.
@@ -36,13 +34,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import gc
 import io
 import os
-import sys
-import threading
-import time
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -256,46 +250,22 @@ class Version:
     _noqa_map: Optional[NoqaMap] = None
     # The project index the version was checked with: a check with an older one is stale.
     index: Optional[Project] = None
-    # Its fix all failed in FixAllAhead's thread.
-    ahead_failed: bool = False
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.text)
         self.lsp = [lsp_diagnostic(d, self.lines, self.codec) for d in self.checked.diagnostics]
 
     def fix_all(self) -> List[types.TextEdit]:
-        """The edits of every safe fix, computed when first asked for (or ahead, by
-        ``FixAllAhead``), from the check of this version (its first round is not
-        linted again)."""
+        """The edits of every safe fix, computed when first asked for, from the check
+        of this version (its first round is not linted again)."""
         if self._fix_all is None:
-            self._fix_all = []  # a fix all that fails is not tried again for this version
-            self._fix_all = self._fixed_edits(self.checked)
+            self._fix_all = []
+            if self.checked.settings is not None and self.checked.any_fix():
+                first = self.checked.lint() if self.checked.text == self.text else None
+                fixed = fix_document(self.path, self.text, self.checked.settings, first=first).source
+                if fixed != self.text:
+                    self._fix_all = [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in text_edits(self.text, fixed)]
         return self._fix_all
-
-    @property
-    def has_fix_all(self) -> bool:
-        """Whether the fix-all edits are computed already."""
-        return self._fix_all is not None
-
-    def fix_all_ahead(self) -> None:
-        """``fix_all`` in ``FixAllAhead``'s thread. It works on its own copy of the
-        check's fix cache and renderer, so that a stop at any point of it leaves
-        this version as it was; the edits are kept whole, in one assignment."""
-        if self._fix_all is not None:
-            return
-        checked = dataclasses.replace(self.checked, _renderer=None, _fixes=dict(self.checked._fixes))
-        edits = self._fixed_edits(checked)
-        if self._fix_all is None:
-            self._fix_all = edits
-
-    def _fixed_edits(self, checked: Checked) -> List[types.TextEdit]:
-        if checked.settings is None or not checked.any_fix():
-            return []
-        first = checked.lint() if checked.text == self.text else None
-        fixed = fix_document(self.path, self.text, checked.settings, first=first).source
-        if fixed == self.text:
-            return []
-        return [self._edit(e.row, e.column, e.end_row, e.end_column, e.content) for e in text_edits(self.text, fixed)]
 
     def _edit(self, row: int, column: int, end_row: int, end_column: int, content: str) -> types.TextEdit:
         return types.TextEdit(range=_range(self.lines, self.codec, row, column, end_row, end_column), new_text=content)
@@ -361,11 +331,10 @@ class Version:
         """A quick fix for each fixable finding whose range meets ``wanted``, a noqa action
         for each finding there, and a fix-all action. Its edit costs a fix all (0.2 s on
         500 lines), too much for a cursor move, so it comes with the list only where the
-        client can be given it no other way (``Documents`` has it computed ahead then):
-        ``resolve``, the action comes without it and ``codeAction/resolve`` computes it
-        when chosen; ``command``, the action carries that command, whose
-        ``workspace/executeCommand`` computes the edit and sends it with
-        ``workspace/applyEdit``."""
+        client can be given it no other way: ``resolve``, the action comes without it
+        and ``codeAction/resolve`` computes it when chosen; ``command``, the action
+        carries that command, whose ``workspace/executeCommand`` computes the edit and
+        sends it with ``workspace/applyEdit``."""
         actions: List[types.CodeAction] = []
         quick = only is None or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only)
         noqa: List[types.CodeAction] = []
@@ -432,114 +401,6 @@ def _path(server: LanguageServer, uri: str) -> Path:
     # An unsaved buffer: checked with the configuration of the workspace root.
     root = server.workspace.root_path or os.getcwd()
     return Path(root, "untitled.py")
-
-
-class Stopped(BaseException):
-    """Raised in ``FixAllAhead``'s thread to stop it. Not an ``Exception``: the fix
-    loop's ``except Exception`` handlers (a fix that cannot be built is skipped) must
-    not take it for a failed fix and go on."""
-
-
-def _raise_in(thread: threading.Thread) -> bool:
-    """Raise ``Stopped`` in ``thread`` at its next bytecode (CPython's
-    ``PyThreadState_SetAsyncExc``); False where this interpreter has no such call."""
-    try:
-        import ctypes
-
-        set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    except (ImportError, AttributeError):
-        return False
-    return set_async_exc(ctypes.c_ulong(thread.ident or 0), ctypes.py_object(Stopped)) == 1
-
-
-def _importing(thread: threading.Thread) -> bool:
-    """Whether ``thread`` is inside an import (a module's first import in a session,
-    by a fix that needs it): stopped there, the module would be left half made and
-    its import lock taken."""
-    frame = sys._current_frames().get(thread.ident or 0)
-    while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
-            return True
-        frame = frame.f_back
-    return False
-
-
-class FixAllAhead:
-    """The fix-all edit of one version at a time, computed in a thread of its own once
-    the version's diagnostics are published, for a client that gets it with the list
-    of code actions (one that neither resolves code actions nor applies edits): its
-    first code action of the version then finds it done rather than paying a fix
-    all (0.15-0.25 s on 500 lines) in the request.
-
-    Python runs one thread at a time (the interpreter lock): while this one runs,
-    a check on the loop's thread would get about half of the processor, and a
-    didChange's diagnostics would come up to a fix all later. So nothing of
-    gradlint runs beside it: before other work the loop's thread stops it (a
-    ``Stopped`` raised in it, taken within the interpreter's switch interval, 5 ms,
-    or at the end of a parse in LibCST's native parser) or, for work on the very
-    version it computes, waits for it to finish."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._thread: Optional[threading.Thread] = None
-        self._finished = True
-        # What runs: (uri, version).
-        self.job: Optional[Tuple[str, Version]] = None
-
-    def start(self, uri: str, version: Version, done: Optional[Callable[[], None]] = None) -> None:
-        """Compute ``version``'s fix all; ``done`` is called in the thread when it finishes."""
-        self.stop()
-        if version.has_fix_all:
-            return
-        self._finished = False
-        self.job = (uri, version)
-        self._thread = threading.Thread(target=self._run, args=(version, done), name="gradlint-fix-all", daemon=True)
-        self._thread.start()
-
-    def _run(self, version: Version, done: Optional[Callable[[], None]]) -> None:
-        try:
-            try:
-                try:
-                    version.fix_all_ahead()
-                except Exception:
-                    # Not tried again ahead; the loop's thread tries when asked, and reports what fails there.
-                    version.ahead_failed = True
-                if done is not None:
-                    done()
-            except RuntimeError:
-                pass  # the server's loop closed meanwhile
-            finally:
-                with self._lock:
-                    self._finished = True  # no Stopped is raised in this thread from here on
-        except Stopped:
-            pass
-
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def wait(self) -> None:
-        """Let the computation finish (its version's edits are then done)."""
-        thread, self._thread, self.job = self._thread, None, None
-        if thread is not None:
-            thread.join()
-
-    def stop(self) -> Optional[Tuple[str, Version]]:
-        """Stop the computation; what it was computing, if it did not finish."""
-        thread, job = self._thread, self.job
-        self._thread, self.job = None, None
-        if thread is None:
-            return None
-        while True:
-            with self._lock:
-                # The thread waits for the interpreter lock meanwhile: where it stands is
-                # where the exception is taken, at its next call or loop.
-                if self._finished or not _importing(thread):
-                    if not self._finished:
-                        _raise_in(thread)  # where it cannot be raised, the join waits for the end
-                    break
-            time.sleep(0.001)  # an import: let it finish
-        thread.join()
-        return job if job is not None and not job[1].has_fix_all else None
 
 
 class WorkspaceIndex:
@@ -617,19 +478,8 @@ class WorkspaceIndex:
 class Documents:
     """Each open document's last check, its pending check and what was published."""
 
-    def __init__(
-        self,
-        server: LanguageServer,
-        check: Optional[Callable[[str, Path], Checked]] = None,
-        fix_all_ahead: Callable[[], bool] = lambda: False,
-    ) -> None:
+    def __init__(self, server: LanguageServer, check: Optional[Callable[[str, Path], Checked]] = None) -> None:
         self.server = server
-        # Whether the client gets the fix-all edit with the list of code actions (it can
-        # neither resolve them nor apply edits): then it is computed ahead (FixAllAhead).
-        self.fix_all_ahead = fix_all_ahead
-        self.ahead = FixAllAhead()
-        # Versions whose fix all was stopped for other work, and is still to do (uri -> version).
-        self.ahead_queue: Dict[str, Version] = {}
         self.workspace = WorkspaceIndex()
         # A check given by the caller makes its own index: the workspace's changes do not concern it.
         self._own_check = check is None
@@ -646,11 +496,9 @@ class Documents:
         self.workspace.update(path, text)
         return check_text(text, path, self.workspace.project())
 
-    def current(self, uri: str, use: bool = True) -> Optional[Version]:
+    def current(self, uri: str) -> Optional[Version]:
         """The check of the document's current version (done now if not done yet,
-        or again if the workspace index changed since). ``use``: the caller builds
-        fixes or edits of it (not only reads its diagnostics), so the fix all
-        computed ahead must not run meanwhile (``quiet``)."""
+        or again if the workspace index changed since)."""
         document = self.server.workspace.get_text_document(uri)
         path = _path(self.server, uri)
         if document.language_id not in (None, "", "python") or is_notebook(path):
@@ -662,10 +510,7 @@ class Documents:
             and found[1].text == document.source
             and self.workspace.is_current(found[1].index)
         ):
-            if use:
-                self.quiet(uri, found[1])
             return found[1]
-        self.quiet()
         version = Version(document.source, path, document.position_codec, self.check(document.source, path))
         version.index = self.workspace.built if self._own_check else None
         self.versions[uri] = (document.version, version)
@@ -673,49 +518,6 @@ class Documents:
             self.reported_errors.add(version.checked.error)  # once, not on every keystroke
             self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"gradlint: {version.checked.error}"))
         return version
-
-    def quiet(self, uri: Optional[str] = None, version: Optional[Version] = None) -> None:
-        """Before work on ``version`` of ``uri`` (None: a check): wait for the fix all
-        computed ahead if it is of that version, else stop it; a version of another
-        document whose fix all was stopped is taken up again by ``ahead_next``."""
-        job = self.ahead.job
-        if job is None:
-            return
-        if version is not None and job[0] == uri and job[1] is version:
-            self.ahead.wait()
-            return
-        stopped = self.ahead.stop()
-        if stopped is not None and stopped[0] != uri:
-            self.ahead_queue[stopped[0]] = stopped[1]
-
-    def ahead_next(self, uri: Optional[str] = None) -> None:
-        """Compute ahead the fix all of ``uri``'s current version (once its diagnostics
-        are published), or of a version whose fix all was stopped, if still current."""
-        if not self.fix_all_ahead():
-            self.ahead_queue.clear()
-            return
-        if uri is not None and uri in self.versions:
-            self.ahead_queue[uri] = self.versions[uri][1]
-        if self.ahead.running():
-            return
-        try:
-            loop: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None  # a direct call (tests, benchmarks): the next call takes up the queue
-        while self.ahead_queue and not self.ahead.running():
-            other, version = self.ahead_queue.popitem()
-            found = self.versions.get(other)
-            if found is not None and found[1] is version and not (version.has_fix_all or version.ahead_failed or version.checked.broken):
-                after = None
-                if loop is not None and self.ahead_queue:
-                    after = functools.partial(loop.call_soon_threadsafe, self._ahead_done, version)
-                self.ahead.start(other, version, after)
-
-    def _ahead_done(self, version: Version) -> None:
-        job = self.ahead.job
-        if job is not None and job[1] is version:
-            self.ahead.wait()  # it has finished, or is about to
-            self.ahead_next()
 
     def fix_all_command(self, uri: str) -> types.Command:
         """The command of the fix-all action offered for the document's current version."""
@@ -765,7 +567,7 @@ class Documents:
         self.timers.pop(uri, None)
         if uri not in self.server.workspace.text_documents:
             return  # closed meanwhile
-        version = self.current(uri, use=False)
+        version = self.current(uri)
         if version is None:
             return
         number = self.versions[uri][0]
@@ -779,7 +581,6 @@ class Documents:
             return
         self.published[uri] = (number, id(shown))
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, version=number, diagnostics=shown.lsp))
-        self.ahead_next(uri)
 
     def schedule_settle(self, uri: str, number: Optional[int]) -> None:
         try:
@@ -794,15 +595,7 @@ class Documents:
 
         loop.call_later(SYNTAX_PAUSE_S, settle)
 
-    def changed(self, uri: str) -> None:
-        """A change of ``uri`` came: the fix all of its last version is not wanted any more."""
-        job = self.ahead.job
-        if job is not None and job[0] == uri:
-            self.ahead.stop()
-        self.ahead_queue.pop(uri, None)
-
     def close(self, uri: str) -> None:
-        self.changed(uri)
         pending = self.timers.pop(uri, None)
         if pending is not None:
             pending.cancel()
@@ -819,35 +612,6 @@ def load() -> None:
     all_rules()
     catalog.load()
     preload_import_changes()
-    _import_lazy_modules()
-
-
-# Modules that checks and fixes import on first use, outside gradlint.semantic and
-# gradlint.rules (which are imported whole).
-_LAZY_MODULES = (
-    "gradlint.codegen", "gradlint.fix_renderer", "gradlint.fixes", "gradlint.import_changes", "gradlint.legacy_syntax",
-    "gradlint.noqa", "gradlint.parsing", "gradlint.prefilter", "gradlint.text_diff", "gradlint.traversal",
-)
-
-
-def _import_lazy_modules() -> None:
-    """Import now what the fix-all thread (``FixAllAhead``) would import on first use. A
-    stop can reach that thread later than where it was asked, even inside an import
-    begun since, between the import lock's taking and its ``try``: the lock would
-    stay taken and the next import of the session wait for ever. With every module
-    a fix can need already imported, ``import`` statements there find them done and
-    take no lock."""
-    import importlib
-    import pkgutil
-
-    import gradlint.rules
-    import gradlint.semantic
-
-    for package in (gradlint.semantic, gradlint.rules):
-        for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-            importlib.import_module(info.name)
-    for name in _LAZY_MODULES:
-        importlib.import_module(name)
 
 
 def settle() -> None:
@@ -863,7 +627,7 @@ def settle() -> None:
 
 def create_server() -> LanguageServer:
     server = LanguageServer("gradlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-    documents = Documents(server, fix_all_ahead=lambda: not resolves_edits() and not applies_edits())
+    documents = Documents(server)
     server.gradlint_documents = documents  # type: ignore[attr-defined]
 
     @server.feature(types.INITIALIZED)
@@ -880,7 +644,6 @@ def create_server() -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        documents.changed(params.text_document.uri)
         documents.schedule(params.text_document.uri, DEBOUNCE_S)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -933,9 +696,7 @@ def create_server() -> LanguageServer:
         resolve = resolves_edits()
         # A client that can do neither gets the fix-all edit with the list (Version.actions).
         command = documents.fix_all_command(uri) if not resolve and applies_edits() else None
-        actions = version.actions(uri, params.range, only, resolve=resolve, command=command)
-        documents.ahead_next()  # a fix all stopped for this answer, taken up again
-        return actions
+        return version.actions(uri, params.range, only, resolve=resolve, command=command)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     def code_action_resolve(action: types.CodeAction) -> types.CodeAction:
