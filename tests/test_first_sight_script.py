@@ -93,17 +93,17 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 103
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 103
+    assert len(set(names)) == 115
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 115
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11)])
-def test_batches_three_to_ten_share_no_repository_with_the_recall_sets(batch, size):
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12)])
+def test_batches_three_to_eleven_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
 
@@ -406,3 +406,52 @@ def test_batch_ten_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-10"]}
     assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
     assert len(commits) == 11
+
+
+def test_batch_eleven_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 11") and batch-11/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-11")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "bd22e17", "preview-bd22e17")
+    assert fs.precision(first.judged) == {
+        "GL000": (2, 2),
+        "GL001": (1, 2),
+        "GL002": (9, 9),
+        "GL003": (0, 1),
+        "GL101": (2, 3),
+        "GL105": (0, 4),
+        "all": (14, 21),
+    }
+    assert fs.fix_counts(first.judged) == (4, 0)
+    # mlcommons/training's retired references hold 16 of the 21 (12 true); the rest is 2 of 5
+    training = [j for j in first.judged if j.key[0] == "training"]
+    assert (len(training), sum(j.verdict == "TP" for j in training)) == (16, 12)
+    assert {j.key[0] for j in first.judged} == {"boltz", "opencompass", "training"}
+    # GL105: no later backward runs with grad off in any of the four
+    assert sorted((j.key[1], j.key[2], j.verdict) for j in first.judged if j.key[3] == "GL105") == [
+        ("retired_benchmarks/gnmt/pytorch/seq2seq/train/trainer.py", 326, "FP"),
+        ("src/boltz/main.py", 1093, "FP"),
+        ("tests/model/layers/test_outer_product_mean.py", 16, "debatable"),
+        ("tests/model/layers/test_triangle_attention.py", 16, "debatable"),
+    ]
+    # all twelve preview runs finished; 40 of the 42 preview-only findings judged (seed 26)
+    assert fs.precision(preview.judged) == {
+        "GL000": (2, 2),
+        "GL001": (1, 2),
+        "GL002": (9, 9),
+        "GL003": (0, 1),
+        "GL101": (3, 21),
+        "GL105": (0, 4),
+        "GL202": (0, 4),
+        "GL301": (0, 18),
+        "all": (15, 61),
+    }
+    assert fs.fix_counts(preview.judged) == (9, 0)
+    assert sorted(j.key for j in preview.judged if j.verdict == fs.STUB) == [
+        ("VLMEvalKit", "vlmeval/vlm/xcomposer/xcomposer2d5.py", 173, "GL301"),
+        ("yolov12", "examples/YOLOv8-Action-Recognition/action_recognition.py", 382, "GL301"),
+    ]
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-11"]}
+    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
+    assert len(commits) == 12
