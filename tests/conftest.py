@@ -20,13 +20,13 @@ LONGEST_FIRST = (
     "test_traversal.py",
     "test_oracle_escape.py",
     "test_hostile.py",
-    "test_migrate_volatile.py",
     "test_cli_adoption.py",
     "test_prefilter.py",
     "test_migrate_runtime.py",
     "test_guard_invisible.py",
     "test_migrate_trusted.py",
     "test_import_changes.py",
+    "test_migrate_volatile.py",
 )
 
 

@@ -4,6 +4,7 @@ statements the volatile value flows into, or are left for a human."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import textwrap
@@ -271,27 +272,80 @@ print(json.dumps({"out": buf.getvalue(), "graph": ns["out"].requires_grad}))
 '''
 
 
-def _run_each(tmp_path, runner_text, sources):
-    """What ``runner_text`` prints (JSON) for each of ``sources``, run under torch."""
+# The programs of the tests below run under torch, and importing torch costs about
+# 2 s of CPU a process: the first test to ask runs every test's programs in one
+# process (BATCH), each under its own runner in a namespace of its own. Nothing
+# one leaves behind can hide another's failure: each runner turns every
+# UserWarning into an error, so a warning torch emits once per process fails the
+# first program that causes it (and then the batch, and every test that asks for
+# it, fails); each starts with gradients on, as in a fresh process, and seeds its
+# own generator. A program asked for that is not in the batch runs in a batch of
+# its own.
+BATCH = '''
+import contextlib, io, json, sys, warnings
+import torch
+results = []
+for runner, path in json.load(open(sys.argv[1])):
+    torch.set_grad_enabled(True)
+    sys.argv[1:] = [path]
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        exec(compile(open(runner).read(), runner, "exec"), {"__name__": "__main__"})
+    results.append(json.loads(out.getvalue()))
+print(json.dumps(results))
+'''
+
+# (runner, source) -> what the runner printed for it
+_RAN: dict = {}
+
+
+def _planned():
+    """Each test's runner and programs, as the test asks for them."""
+    return [_script_versions(), _generator_versions(), _held_test_set_versions(), _flag_versions()]
+
+
+def _run_batch(directory, pairs):
     import json
 
-    runner = tmp_path / "run.py"
-    runner.write_text(runner_text)
-    results = {}
-    for name, text in sources.items():
-        path = tmp_path / f"{name}.py"
+    pairs = list(dict.fromkeys(pairs))
+    listed = []
+    for i, (runner_text, text) in enumerate(pairs):
+        runner, path = directory / f"run{i}.py", directory / f"program{i}.py"
+        runner.write_text(runner_text)
         path.write_text(text)
-        proc = subprocess.run([sys.executable, str(runner), str(path)], capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        results[name] = json.loads(proc.stdout)
-    return results
+        listed.append([str(runner), str(path)])
+    plan = directory / "batch.json"
+    plan.write_text(json.dumps(listed))
+    proc = subprocess.run([sys.executable, "-c", BATCH, str(plan)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    _RAN.update(zip(pairs, json.loads(proc.stdout)))
+
+
+def _run_each(tmp_path, runner_text, sources):
+    """What ``runner_text`` prints (JSON) for each of ``sources``, run under torch."""
+    wanted = [(runner_text, text) for text in sources.values()]
+    if not _RAN:
+        _run_batch(tmp_path, [pair for runner, versions in _planned() for pair in ((runner, t) for t in versions.values())])
+    missing = [pair for pair in wanted if pair not in _RAN]
+    if missing:
+        _run_batch(tmp_path, missing)
+    return {name: _RAN[(runner_text, text)] for name, text in sources.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def _migrated(code: str):
+    return migrate(code)
+
+
+def _script_versions():
+    reference = SCRIPT.replace("    x = Variable(x, volatile=True)\n", "").replace("Variable(x)", "x").replace("Variable(y)", "y")
+    reference = reference.replace("from torch.autograd import Variable\n", "")
+    return RUN, {"migrated": _migrated(SCRIPT).source, "unguarded": reference}
 
 
 def test_migrated_script_runs_the_same_without_a_graph(tmp_path):
     pytest.importorskip("torch")
-    reference = SCRIPT.replace("    x = Variable(x, volatile=True)\n", "").replace("Variable(x)", "x").replace("Variable(y)", "y")
-    reference = reference.replace("from torch.autograd import Variable\n", "")
-    results = _run_each(tmp_path, RUN, {"migrated": migrate(SCRIPT).source, "unguarded": reference})
+    results = _run_each(tmp_path, *_script_versions())
     migrated, unguarded = results["migrated"], results["unguarded"]
     assert migrated["out"] == unguarded["out"]  # same numbers
     assert migrated["graph"] is False and unguarded["graph"] is True  # no graph where 0.3 recorded none
@@ -317,12 +371,15 @@ print(words, out.tolist())
 '''
 
 
+def _generator_versions():
+    return RUN, {"migrated": _migrated(GENERATOR).source, "unguarded": GENERATOR.replace(", volatile=True)", ")")}
+
+
 def test_migrated_generator_runs_the_same_without_a_graph(tmp_path):
     pytest.importorskip("torch")
-    result = migrate(GENERATOR)
+    result = _migrated(GENERATOR)
     assert result.fixed["GL001"] == 1 and result.remaining == []
-    unguarded = GENERATOR.replace(", volatile=True)", ")")
-    results = _run_each(tmp_path, RUN, {"migrated": result.source, "unguarded": unguarded})
+    results = _run_each(tmp_path, *_generator_versions())
     assert results["migrated"]["out"] == results["unguarded"]["out"]
     assert results["migrated"]["graph"] is False and results["unguarded"]["graph"] is True
 
@@ -354,14 +411,17 @@ print(out.argmax(1).tolist())
 '''
 
 
+def _held_test_set_versions():
+    return RUN, {"migrated": _migrated(HELD_TEST_SET).source, "unguarded": HELD_TEST_SET.replace(", volatile=True)", ")")}
+
+
 def test_migrated_held_test_set_runs_the_same_without_a_graph(tmp_path):
     pytest.importorskip("torch")
-    result = migrate(HELD_TEST_SET)
+    result = _migrated(HELD_TEST_SET)
     assert result.fixed["GL001"] == 1 and result.remaining == []
     assert "    if step % 2 == 0:\n        with torch.no_grad():\n            out = net(test_x)\n" in result.source
     assert "with torch.no_grad():\n    out = net(test_x[:4])\n    print(out.argmax(1).tolist())\n" in result.source
-    unguarded = HELD_TEST_SET.replace(", volatile=True)", ")")
-    results = _run_each(tmp_path, RUN, {"migrated": result.source, "unguarded": unguarded})
+    results = _run_each(tmp_path, *_held_test_set_versions())
     assert results["migrated"]["out"] == results["unguarded"]["out"]
     assert len(results["migrated"]["out"].splitlines()) == 4
     assert results["migrated"]["graph"] is False and results["unguarded"]["graph"] is True
@@ -499,12 +559,15 @@ print(json.dumps({"out": buf.getvalue(), "graph": ns["last_output"].requires_gra
 '''
 
 
+def _flag_versions():
+    return FLAG_RUN, {"migrated": _migrated(FLAG_HELPER).source, "dropped": FLAG_HELPER.replace(", volatile=evaluation)", ")")}
+
+
 def test_resolved_flag_runs_the_same_without_a_graph_in_evaluation(tmp_path):
     pytest.importorskip("torch")
     # Dropping the flag alone keeps the numbers but records a graph in evaluation
     # (the model's last output carries one).
-    dropped = FLAG_HELPER.replace(", volatile=evaluation)", ")")
-    results = _run_each(tmp_path, FLAG_RUN, {"migrated": migrate(FLAG_HELPER).source, "dropped": dropped})
+    results = _run_each(tmp_path, *_flag_versions())
     assert results["migrated"]["out"] == results["dropped"]["out"]
     assert len(results["migrated"]["out"].splitlines()) == 2
     assert results["migrated"]["graph"] is False and results["dropped"]["graph"] is True
