@@ -444,6 +444,27 @@ def test_gl202_not_where_no_pending_graph_can_see_it(source):
     assert lint(source, ["GL204"])  # the idiom is still there for who asks
 
 
+def test_gl202_layer_weight_clamped_after_it_ran_on_the_forwards_own_input_is_preview_only():
+    # A Linear keeps its weight for backward only if its input carries a graph, which
+    # a forward's own ``x`` does not prove (it is plain data in a model's first layer).
+    source = """\
+import torch.nn as nn
+
+
+class Head(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        y = self.proj(x)
+        self.proj.weight.data.clamp_(-1, 1)
+        return y
+"""
+    assert lint(source, ["GL202"]) == []
+    assert lint(source, ["GL202"], options=PREVIEW) == [(11, 9, "GL202")]
+
+
 GL202_PENDING = {
     "masking an op's saved output in forward": (
         """\
@@ -463,22 +484,27 @@ class Gate(nn.Module):
 """,
         [(12, 9, "GL202")],
     ),
-    "clamping a layer's weight after it ran, in forward": (
+    # A Linear keeps its weight for backward only when its input carries a graph
+    # (torch 2.13: ``_saved_mat2`` is None on plain data): here the input is another
+    # layer's output; a forward's own ``x`` proves nothing (the case below, silent).
+    "clamping a layer's weight after it ran on a graph, in forward": (
         """\
+import torch
 import torch.nn as nn
 
 
 class Head(nn.Module):
     def __init__(self, dim):
         super().__init__()
+        self.inp = nn.Linear(dim, dim)
         self.proj = nn.Linear(dim, dim)
 
     def forward(self, x):
-        y = self.proj(x)
+        y = self.proj(torch.relu(self.inp(x)))
         self.proj.weight.data.clamp_(-1, 1)
         return y
 """,
-        [(11, 9, "GL202")],
+        [(13, 9, "GL202")],
     ),
     "a critic's weights clamped between its forward and its backward": (
         """\

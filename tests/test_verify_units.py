@@ -288,7 +288,7 @@ def test_results_key_of_claims():
     "code,source,receiver",
     [
         # GL202 and GL204 report the whole statement line; GL302 and GL303 the assignment's target.
-        ("GL202", "import torch\n\n\ndef step(model: torch.nn.Module, x):\n    h = model(x)\n    h.data.mul_(0.5)\n    h.sum().backward()\n", "h"),
+        ("GL202", "import torch\n\n\ndef step(model: torch.nn.Module, x):\n    h = torch.sigmoid(model(x))\n    h.data.mul_(0.5)\n    h.sum().backward()\n", "h"),
         ("GL204", "import torch\n\n\ndef step(p, lr):\n    p.data.add_(-lr, p.grad.data)\n", "p"),
         ("GL204", "import torch\n\n\ndef step(p):\n    p.grad.data.zero_()\n", "p.grad"),
         ("GL302", "import torch.nn as nn\n\nnet = nn.Linear(2, 2)\nnet.requires_grad = False\n", "net"),

@@ -39,7 +39,6 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Seq
 
 from gradlint.semantic import bounds
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
-from gradlint.semantic.frameworks import is_other_framework_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
 Summary = Dict[str, Any]
@@ -533,6 +532,10 @@ class Project:
         """Whether the class ``qualname`` of the project of ``origin`` is a model of a
         framework other than PyTorch: it is one (``paddle.nn.Layer``), or a file of the
         index defines it on such a base, directly or through the project's classes."""
+        # Imported here: the project index is loaded for every run, the frameworks
+        # table only once a rule asks (a file without triggers never does).
+        from gradlint.semantic.frameworks import is_other_framework_class
+
         if is_other_framework_class(qualname):
             return True
         if _depth > bounds.PROJECT_BASE_LEVELS or qualname in _MODULE_BASES or is_nn_module_class(qualname):
