@@ -213,3 +213,15 @@ def hands_model_to_caller_code(scope: cst.CSTNode, regions: Sequence["_Region"])
             if any(type(a.value) is cst.Name and a.value.value in models for a in node.args):
                 return True
     return False
+
+
+def accumulated_in_loop(sem, func: cst.FunctionDef, calls: Sequence[cst.Call]) -> bool:
+    """Whether an output of ``calls``, forwards inside a loop of ``func``, is summed or
+    collected across that loop's iterations (``total += loss``): every batch's
+    graph stays alive until ``func`` returns, whatever its caller then does."""
+    flows = sem.escape.flows(func)
+    for call in calls:
+        loop = sem.tree.enclosing_loop(call)
+        if loop is not None and sem.tree.is_inside(func, loop) and flows.accumulates([call], sem.tree, loop):
+            return True
+    return False

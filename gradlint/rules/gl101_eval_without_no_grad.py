@@ -42,6 +42,7 @@ from gradlint.rules._eval_flow import (
     _Region,
     _suspends,
     _without_definitions,
+    accumulated_in_loop,
     hands_model_to_caller_code,
     reads_autograd_graph,
 )
@@ -579,7 +580,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             return
         live = [c for c, _ in region.calls if not sem.escape.drops_graph(c)]
         leaving = sem.escape.flows(helper).routes_of_nodes(live, sem.tree, _LEAVES) if live else []
-        if any(not self._graph_free_return(r) for r in leaving):
+        if any(not self._graph_free_return(r) for r in leaving) and not (
+            accumulated_in_loop(sem, helper, live) and self._returns_unused(helper)
+        ):
             return  # the caller gets the graph: whether it is wanted is decided there
         flow = _Flow(self.ctx, helper, frozenset(models))
         call, model = region.calls[0]
