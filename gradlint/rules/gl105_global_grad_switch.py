@@ -19,6 +19,11 @@ _ENTRY_POINTS = frozenset({"main", "__main__"})
 
 _PROCESS = frozenset({"multiprocessing.Process", "torch.multiprocessing.Process", "multiprocessing.context.Process"})
 
+# What registers a command-line command, and what makes a group (or app) of them.
+_CLI_COMMAND = frozenset({"click.command", "click.decorators.command"})
+_CLI_GROUP = frozenset({"click.group", "click.decorators.group"})
+_CLI_APPS = frozenset({"click.Group", "click.core.Group", "typer.Typer", "typer.main.Typer"})
+
 # Calls that train: after one of them, the grad mode a switch left behind matters.
 _TRAINING_METHODS = frozenset({"backward", "manual_backward", "zero_grad", "fit", "grad"})
 
@@ -47,6 +52,7 @@ class GlobalGradSwitch(Rule):
         if not self.preview and (
             self._switched_on_before(func, node)
             or self._class_switches_on_for_updates(func)
+            or self._cli_command(func)
             or self._process_thread(func)
             or self._followed_by_grad_free(func, 0, set())
         ):
@@ -167,6 +173,63 @@ class GlobalGradSwitch(Rule):
             return False
         seen.add(id(called))
         return any(isinstance(n, cst.Call) and self._may_train(n, methods, seen) for n in walk(called.body, into_functions=True))
+
+    # -- a command-line command ---------------------------------------------------------
+
+    def _cli_command(self, func: cst.FunctionDef) -> bool:
+        """A module-level function registered as a ``click`` or ``typer`` command
+        (``@click.command()``, ``@cli.command()`` on a ``@click.group()``, ``@app.command()``
+        on ``app = typer.Typer()``) that nothing of the file or of the project index
+        calls as a function: the command is the process's whole work, as a script's
+        entry point is, and the process ends when it returns."""
+        sem = self.ctx.semantic
+        if sem.tree.enclosing_function(func) is not None or sem.tree.enclosing_class(func) is not None:
+            return False
+        if not any(self._registers_command(d.decorator, func, 0) for d in func.decorators):
+            return False
+        if sem.calls.call_sites(func):
+            return False
+        index = sem.project
+        return index is None or index.call_counts(func.name.value, sem.path)[0] == 0
+
+    def _registers_command(self, decorator: cst.BaseExpression, at: cst.CSTNode, depth: int) -> bool:
+        """``click.command()``, or ``<group>.command()`` of a click group or typer app."""
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        sem = self.ctx.semantic
+        if sem.names.refers_to(target, _CLI_COMMAND):
+            return True
+        if not (isinstance(target, cst.Attribute) and target.attr.value == "command" and isinstance(target.value, cst.Name)):
+            return False
+        return self._cli_group(target.value, at, depth)
+
+    def _cli_group(self, name: cst.Name, at: cst.CSTNode, depth: int) -> bool:
+        """Every binding of ``name`` is a click group (a ``def`` decorated with
+        ``@click.group()`` or ``@<group>.group()``) or builds one (``typer.Typer()``,
+        ``click.Group()``)."""
+        sem = self.ctx.semantic
+        if depth > bounds.SEARCH_BASE_LEVELS:
+            return False
+        seen = sem.scopes.visible(name.value, at)
+        if not seen.bindings or seen.unbound:
+            return False
+        for b in seen.bindings:
+            if isinstance(b.node, cst.FunctionDef):
+                if not any(self._makes_group(d.decorator, b.node, depth) for d in b.node.decorators):
+                    return False
+            elif not (b.kind == "assign" and isinstance(b.value, cst.Call) and sem.names.refers_to(b.value.func, _CLI_APPS)):
+                return False
+        return True
+
+    def _makes_group(self, decorator: cst.BaseExpression, at: cst.CSTNode, depth: int) -> bool:
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        if self.ctx.semantic.names.refers_to(target, _CLI_GROUP):
+            return True
+        return (
+            isinstance(target, cst.Attribute)
+            and target.attr.value == "group"
+            and isinstance(target.value, cst.Name)
+            and self._cli_group(target.value, at, depth + 1)
+        )
 
     # -- a process's own thread ----------------------------------------------------
 
