@@ -8,6 +8,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.syntax import last_name
 
 # Names under which scalars (losses, metrics) are usually kept.
@@ -66,13 +67,36 @@ def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
     shape = values.value(tensor).shape
     if shape == "batch":
         return None  # evidently has a dimension: ``[0]`` is its first element
-    if shape == "scalar" or _scalar_receiver(tensor):
+    if shape == "scalar":
+        return tensor
+    if _from_foreign_call(ctx, tensor, 0):
+        return None  # another package's loss: neither its name nor its use proves 0-dim
+    if _scalar_receiver(tensor):
         return tensor
     if not _idiomatic(inner):
         # ``n.data.cpu()[0]`` read as a number is as often a one-element tensor's
         # element (which works today) as a 0-dim one: only the receiver can tell.
         return None
     return tensor if _scalar_context(ctx, node, parent) else None
+
+
+def _from_foreign_call(ctx, expr: cst.BaseExpression, depth: int) -> bool:
+    """Whether ``expr`` is, on every path, what a call of another package's class
+    instance returned (``loss = criterion(...)`` with warp-ctc's ``CTCLoss``), also
+    scaled (``loss = loss / n``): a loss-like name then proves no 0-dim tensor."""
+    sem = ctx.semantic
+    if depth > bounds.NAME_STEPS:
+        return False
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Divide, cst.Multiply)):
+        return _from_foreign_call(ctx, expr.left, depth + 1)
+    if isinstance(expr, cst.Call):
+        return sem.values.foreign_callee(expr.func)
+    if not isinstance(expr, cst.Name):
+        return False
+    reaching = sem.scopes.reaching(expr)
+    if not reaching.bindings or reaching.unbound:
+        return False
+    return all(b.kind == "assign" and b.value is not None and _from_foreign_call(ctx, b.value, depth + 1) for b in reaching.bindings)
 
 
 def _idiomatic(expr: cst.BaseExpression) -> bool:

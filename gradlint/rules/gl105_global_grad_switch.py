@@ -4,7 +4,7 @@ switches autograd off for the rest of the thread, not for the function."""
 from __future__ import annotations
 
 import builtins
-from typing import List, Optional, Sequence, Set, Union, cast
+from typing import Dict, List, Optional, Sequence, Set, Union, cast
 
 import libcst as cst
 
@@ -18,6 +18,11 @@ from gradlint.semantic.tree import walk
 _ENTRY_POINTS = frozenset({"main", "__main__"})
 
 _PROCESS = frozenset({"multiprocessing.Process", "torch.multiprocessing.Process", "multiprocessing.context.Process"})
+
+# What registers a command-line command, and what makes a group (or app) of them.
+_CLI_COMMAND = frozenset({"click.command", "click.decorators.command"})
+_CLI_GROUP = frozenset({"click.group", "click.decorators.group"})
+_CLI_APPS = frozenset({"click.Group", "click.core.Group", "typer.Typer", "typer.main.Typer"})
 
 # Calls that train: after one of them, the grad mode a switch left behind matters.
 _TRAINING_METHODS = frozenset({"backward", "manual_backward", "zero_grad", "fit", "grad"})
@@ -45,7 +50,11 @@ class GlobalGradSwitch(Rule):
         # The premises below are proven from the code, not guessed; the preview
         # tier reports these switches too, for whoever wants every switch seen.
         if not self.preview and (
-            self._switched_on_before(func, node) or self._process_thread(func) or self._followed_by_grad_free(func, 0, set())
+            self._switched_on_before(func, node)
+            or self._class_switches_on_for_updates(func)
+            or self._cli_command(func)
+            or self._process_thread(func)
+            or self._followed_by_grad_free(func, 0, set())
         ):
             return
         # ``global_switch`` found the call as this statement's value (an ``Expr`` or ``Assign``).
@@ -93,6 +102,134 @@ class GlobalGradSwitch(Rule):
                 if g is not None and g.disables is False:
                     return True
         return False
+
+    # -- a class that keeps grad off outside its updates ------------------------------
+
+    def _class_switches_on_for_updates(self, func: cst.FunctionDef) -> bool:
+        """``evaluate`` of a trainer whose ``optimize``, its way to a backward, switches
+        grad on first: each other method of the class that code outside it may call
+        (not called as ``self.<name>(...)`` by its own methods) and that may reach a
+        backward or an optimizer step switches grad on, as a statement of its body,
+        before it does; at least one does. The class's protocol is grad off outside
+        its updates, as premise 1's for one function. Not for a class that may be an
+        ``nn.Module`` (its methods run in forwards that training calls with grad on),
+        nor one with bases (their methods are not seen here)."""
+        sem = self.ctx.semantic
+        cls = sem.tree.method_class(func)
+        if cls is None or any(not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in cls.bases):
+            return False
+        if not sem.modules.not_module_class(cls):
+            return False
+        methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
+        called_on_self = {
+            n.func.attr.value
+            for m in methods.values()
+            for n in walk(m.body, into_functions=True)
+            if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and _on_self(n.func)
+        }
+        updates = 0
+        for name, method in methods.items():
+            if method is func or name in called_on_self:
+                continue
+            first = self._switch_on_first(method, methods)
+            if first is False:
+                return False
+            updates += first is True
+        return updates > 0
+
+    def _switch_on_first(self, method: cst.FunctionDef, methods: Dict[str, cst.FunctionDef]) -> Optional[bool]:
+        """True when a ``set_grad_enabled(True)`` statement of ``method``'s body comes
+        before anything that may train; False when something that may train comes
+        first; None when nothing in it may train."""
+        sem = self.ctx.semantic
+        seen: Set[int] = {id(method)}
+        for stmt in method.body.body if isinstance(method.body, cst.IndentedBlock) else ():
+            if isinstance(stmt, cst.SimpleStatementLine):
+                g = sem.gradmode.global_switch(stmt)
+                if g is not None and g.disables is False:
+                    return True
+            if any(isinstance(n, cst.Call) and self._may_train(n, methods, seen) for n in walk(stmt, into_functions=True)):
+                return False
+        return None
+
+    def _may_train(self, call: cst.Call, methods: Dict[str, cst.FunctionDef], seen: Set[int]) -> bool:
+        """A backward, an optimizer's ``step`` (any arguments: a wrapper's
+        ``fp_optimizer.step(loss, ...)`` runs the backward), ``zero_grad``, ``fit``,
+        ``.train()``, or a method of the class or function of the file that calls one."""
+        sem = self.ctx.semantic
+        if sem.calls.is_backward_call(call):
+            return True
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+            if name in _TRAINING_METHODS or name == "step":
+                return True
+            if name == "train" and (not call.args or self._truthy(call.args[0].value)):
+                return True
+            called = methods.get(name) if _on_self(func) else None
+        else:
+            called = sem.calls.local_function(call)
+        if called is None or id(called) in seen:
+            return False
+        seen.add(id(called))
+        return any(isinstance(n, cst.Call) and self._may_train(n, methods, seen) for n in walk(called.body, into_functions=True))
+
+    # -- a command-line command ---------------------------------------------------------
+
+    def _cli_command(self, func: cst.FunctionDef) -> bool:
+        """A module-level function registered as a ``click`` or ``typer`` command
+        (``@click.command()``, ``@cli.command()`` on a ``@click.group()``, ``@app.command()``
+        on ``app = typer.Typer()``) that nothing of the file or of the project index
+        calls as a function: the command is the process's whole work, as a script's
+        entry point is, and the process ends when it returns."""
+        sem = self.ctx.semantic
+        if sem.tree.enclosing_function(func) is not None or sem.tree.enclosing_class(func) is not None:
+            return False
+        if not any(self._registers_command(d.decorator, func, 0) for d in func.decorators):
+            return False
+        if sem.calls.call_sites(func):
+            return False
+        index = sem.project
+        return index is None or index.call_counts(func.name.value, sem.path)[0] == 0
+
+    def _registers_command(self, decorator: cst.BaseExpression, at: cst.CSTNode, depth: int) -> bool:
+        """``click.command()``, or ``<group>.command()`` of a click group or typer app."""
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        sem = self.ctx.semantic
+        if sem.names.refers_to(target, _CLI_COMMAND):
+            return True
+        if not (isinstance(target, cst.Attribute) and target.attr.value == "command" and isinstance(target.value, cst.Name)):
+            return False
+        return self._cli_group(target.value, at, depth)
+
+    def _cli_group(self, name: cst.Name, at: cst.CSTNode, depth: int) -> bool:
+        """Every binding of ``name`` is a click group (a ``def`` decorated with
+        ``@click.group()`` or ``@<group>.group()``) or builds one (``typer.Typer()``,
+        ``click.Group()``)."""
+        sem = self.ctx.semantic
+        if depth > bounds.SEARCH_BASE_LEVELS:
+            return False
+        seen = sem.scopes.visible(name.value, at)
+        if not seen.bindings or seen.unbound:
+            return False
+        for b in seen.bindings:
+            if isinstance(b.node, cst.FunctionDef):
+                if not any(self._makes_group(d.decorator, b.node, depth) for d in b.node.decorators):
+                    return False
+            elif not (b.kind == "assign" and isinstance(b.value, cst.Call) and sem.names.refers_to(b.value.func, _CLI_APPS)):
+                return False
+        return True
+
+    def _makes_group(self, decorator: cst.BaseExpression, at: cst.CSTNode, depth: int) -> bool:
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        if self.ctx.semantic.names.refers_to(target, _CLI_GROUP):
+            return True
+        return (
+            isinstance(target, cst.Attribute)
+            and target.attr.value == "group"
+            and isinstance(target.value, cst.Name)
+            and self._cli_group(target.value, at, depth + 1)
+        )
 
     # -- a process's own thread ----------------------------------------------------
 
@@ -264,3 +401,7 @@ class GlobalGradSwitch(Rule):
     @staticmethod
     def _truthy(expr: cst.BaseExpression) -> bool:
         return not (isinstance(expr, cst.Name) and expr.value in ("False", "None"))
+
+
+def _on_self(attr: cst.Attribute) -> bool:
+    return isinstance(attr.value, cst.Name) and attr.value.value == "self"

@@ -55,6 +55,36 @@ class LossModules(NoGraph):
             return None
         return tensor(False if self.model.gradmode.mode_at(func).disabled is True else True, shape)
 
+    def foreign_callee(self, func: cst.BaseExpression) -> bool:
+        """Whether the callee ``func`` is a name every binding of which builds an instance
+        of a class imported from another package (``criterion = CTCLoss()`` after
+        ``from warpctc_pytorch import CTCLoss``): neither torch's nor a class of the
+        project index. Its call returns whatever that package returns (warp-ctc's
+        loss is 1-dim, one element), so a loss-like name proves no 0-dim output."""
+        if not isinstance(func, cst.Name):
+            return False
+        reaching = self.model.scopes.visible(func.value, func)
+        if not reaching.bindings or reaching.unbound:
+            return False
+        for b in reaching.bindings:
+            built = _unmoved(b.value) if b.kind == "assign" and b.value is not None else None
+            if not (isinstance(built, cst.Call) and isinstance(built.func, (cst.Name, cst.Attribute))):
+                return False
+            if not self.model.names.is_imported(built.func):
+                return False
+            qualified = self.model.names.qualnames(built.func)
+            if not qualified or any(q.partition(".")[0] == "torch" or self._project_class(q) for q in qualified):
+                return False
+        return True
+
+    def _project_class(self, qualname: str) -> bool:
+        """Whether the project index holds a class named ``qualname`` (what it returns
+        is the project's, not another package's)."""
+        project = self.model.project
+        if project is None or not self.model.path:
+            return False
+        return project.has_class(qualname, self.model.path)
+
     def _loss_instance_shape(self, name: cst.Name, depth: int) -> Optional[str]:
         """The output shape of the ``nn.*Loss`` instance every binding reaching ``name``
         holds: ``criterion = nn.MSELoss()``, also moved (``nn.MSELoss().cuda()``) or

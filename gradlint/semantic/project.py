@@ -502,6 +502,10 @@ class Project:
             if bases is not None:
                 yield path, bases
 
+    def has_class(self, qualname: str, origin: str) -> bool:
+        """Whether the index holds a class named ``qualname`` in ``origin``'s project."""
+        return any(True for _ in self._classes(qualname, self.root(origin)))
+
     def derives_from_module(self, qualname: str, origin: str, _depth: int = 0) -> Optional[bool]:
         """Whether the class ``qualname`` (``flair.nn.Model``), defined in a file of the
         project of ``origin``, derives from ``nn.Module``; None when no such file

@@ -166,6 +166,16 @@ VALUES = {
             print(loss)  # value loss: tensor graph=yes shape=scalar
             print(per_item(x, y), maybe(x, y))  # value per_item(x, y): tensor shape=unknown; value maybe(x, y): unknown
         """,
+    "a loss class of another package proves no 0-dim output": """\
+        from torch import nn
+        from speechctc import SpeechLoss
+        ctc_loss = SpeechLoss(blank=0)
+        criterion = nn.CTCLoss()
+        loss_fn = build_loss()
+        a = ctc_loss(x, y, n, m)  # value ctc_loss(x, y, n, m): unknown
+        b = criterion(x, y, n, m)  # value criterion(x, y, n, m): tensor graph=yes shape=scalar
+        c = loss_fn(x, y)  # value loss_fn(x, y): tensor graph=yes shape=scalar
+        """,
     "a loss module passed by every call of the file gives its 0-dim output": """\
         from torch import nn
         def train(model, criterion, x, y):
