@@ -93,17 +93,17 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 115
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 115
+    assert len(set(names)) == 130
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 130
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12)])
-def test_batches_three_to_eleven_share_no_repository_with_the_recall_sets(batch, size):
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15)])
+def test_batches_three_to_twelve_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
 
@@ -455,3 +455,52 @@ def test_batch_eleven_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-11"]}
     assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
     assert len(commits) == 12
+
+
+def test_batch_twelve_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 12") and batch-12/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-12")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "996ff1d", "preview-996ff1d")
+    assert fs.precision(first.judged) == {
+        "GL000": (7, 8),
+        "GL002": (12, 12),
+        "GL101": (2, 32),
+        "GL105": (0, 4),
+        "GL106": (15, 15),
+        "GL302": (1, 1),
+        "all": (37, 72),
+    }
+    assert fs.fix_counts(first.judged) == (52, 2)
+    # TensorRT's copies of its examples in the published docs: 32 findings, 10 true; 27 of 40 without them
+    docs = [j for j in first.judged if j.key[0] == "TensorRT" and j.key[1].startswith("docs/")]
+    assert (len(docs), sum(j.verdict == "TP" for j in docs)) == (32, 10)
+    rest = [j for j in first.judged if j not in docs]
+    assert fs.precision(rest)["all"] == (27, 40)
+    assert fs.precision(rest)["GL101"] == (2, 10)
+    # the two safe fixes that change behaviour: autograd.grad under no_grad, and a test's grad-on case
+    assert sorted(j.key for j in first.judged if j.fix_ok == "no") == [
+        ("fairscale", "tests/nn/data_parallel/test_fsdp_shared_weights_mevo.py", 188, "GL101"),
+        ("insightface", "reconstruction/PBIDR/code/evaluation/eval.py", 104, "GL101"),
+    ]
+    assert sorted((j.key[0], j.key[1], j.key[2]) for j in first.judged if j.key[3] == "GL101" and j.verdict == "TP") == [
+        ("insightface", "alignment/synthetics/test_synthetics.py", 64),
+        ("insightface", "reconstruction/gaze/test_gaze.py", 206),
+    ]
+    # all fifteen preview runs finished; 40 of the 158 preview-only findings judged (seed 26)
+    assert fs.precision(preview.judged) == {
+        "GL000": (7, 8),
+        "GL002": (12, 12),
+        "GL101": (2, 53),
+        "GL105": (0, 4),
+        "GL106": (15, 15),
+        "GL301": (0, 19),
+        "GL302": (1, 1),
+        "all": (37, 112),
+    }
+    assert fs.fix_counts(preview.judged) == (70, 2)
+    assert sum(j.verdict == fs.STUB for j in preview.judged) == 118
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-12"]}
+    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
+    assert len(commits) == 15
