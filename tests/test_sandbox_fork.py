@@ -192,6 +192,8 @@ print(json.dumps(state))
 
 @pytest.mark.parametrize("torch", [False, pytest.param(True, marks=needs_torch)])
 def test_forked_child_is_what_a_fresh_child_is(torch, servers, monkeypatch):
+    # The process limit is set where Linux enforces it (not for root): here, always.
+    monkeypatch.setattr(sandbox, "_process_limit", lambda: 4321)
     code = f"GRADLINT = {os.getpid()}\n" + STATE
     fresh = _outcome(code, torch, False, monkeypatch)
     forked = _outcome(code, torch, True, monkeypatch)
@@ -206,6 +208,7 @@ def test_forked_child_is_what_a_fresh_child_is(torch, servers, monkeypatch):
     # No warning from torch (or OpenMP) about a fork, or about the thread pools.
     assert forked["stderr_tail"] == ""
     assert seen_forked["session_leader"] and seen_forked["cwd_is_home"] and seen_forked["tempdir_is_tmpdir"]
+    assert seen_forked["limits"]["RLIMIT_NPROC"] == [4321, 4321]
     assert "_harness_serve" not in seen_forked["modules"] and seen_forked["gc"][2] == 0
     if torch:
         assert seen_forked["threads_after"] == 2
