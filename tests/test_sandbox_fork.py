@@ -299,3 +299,18 @@ def test_a_server_that_does_not_become_ready_leaves_the_runs_to_fresh_processes(
     out = _outcome("import os\nprint(os.getppid())\n", False, True, monkeypatch)
     assert (out["status"], out["stdout"]) == ("finished", f"{os.getpid()}\n")
     assert list(own_servers.values()) == [None]
+
+
+def test_a_process_forked_from_gradlint_does_not_share_its_servers(servers, monkeypatch):
+    # A worker forked from gradlint would send requests whose replies this
+    # process's reader thread takes: it starts servers of its own instead.
+    assert _outcome("print(1)\n", False, True, monkeypatch)["stdout"] == "1\n"
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.write(write, str(len(forkserver._servers)).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    assert os.read(read, 16) == b"0" and forkserver._servers
+    os.close(read)

@@ -425,10 +425,10 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--serve"]:
         status = main(_serve(sys.argv))
         # The run is over and its result written. Ending a forked child collects
-        # every object it inherited, copying their pages: three times what ending
-        # a fresh child costs. Frozen, the objects are left to the exit; the one
-        # difference is that cyclic garbage alive now is not collected at exit
-        # (where Python does not promise to collect it either).
+        # every object it inherited, which copies their pages: 0.56 s of CPU
+        # against 0.34 s for a fresh child, and 0.17 s frozen. The one difference
+        # is that cyclic garbage alive now is not collected at exit (where Python
+        # does not promise to collect it either).
         gc.freeze()
         sys.exit(status)
     sys.exit(main(sys.argv))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import select
+import selectors
 import shutil
 import signal
 import subprocess
@@ -122,7 +122,9 @@ class ForkServer:
             os.close(req_r)
             os.close(rep_w)
         self._replies = os.fdopen(rep_r, "rb")
-        ready, _, _ = select.select([self._replies], [], [], READY_WITHIN)
+        with selectors.DefaultSelector() as selector:  # not select(): a process may hold fds past 1024
+            selector.register(self._replies, selectors.EVENT_READ)
+            ready = selector.select(READY_WITHIN)
         first = self._replies.readline() if ready else b""
         try:
             message = json.loads(first) if first else None
@@ -232,6 +234,18 @@ def drop(server: ForkServer) -> None:
             if value is server:
                 _servers[key] = None
     server.close()
+
+
+def _forget_in_child() -> None:
+    # A process forked from this one (a worker pool) must not share the servers:
+    # their replies go to this process's reader thread, which the fork did not copy.
+    global _servers, _servers_lock
+    _servers = {}
+    _servers_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 @atexit.register
