@@ -314,3 +314,12 @@ def test_a_process_forked_from_gradlint_does_not_share_its_servers(servers, monk
     os.waitpid(pid, 0)
     assert os.read(read, 16) == b"0" and forkserver._servers
     os.close(read)
+
+
+@pytest.mark.parametrize("chosen, forked", [("0", False), ("1", True), ("", True)])
+def test_the_environment_chooses_fresh_or_forked_runs(chosen, forked, own_servers, monkeypatch):
+    monkeypatch.setenv("GRADLINT_VERIFY_FORK", chosen)
+    monkeypatch.setattr(sandbox, "FORK_SERVER", None)
+    out = sandbox.run({"mode": "script", "script": "s.py", "torch": False}, {"s.py": "import os\nprint(os.getppid())\n"})
+    assert (out.stdout != f"{os.getpid()}\n") is forked
+    assert bool(own_servers) is forked
