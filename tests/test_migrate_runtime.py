@@ -1,18 +1,18 @@
 """Run the migrated legacy files under torch: same numbers as the expected output and
 as a hand-modernised reference, no graph in evaluation, no deprecation warning.
 
-Each fixture runs in a fresh process (``migrate_scenarios.py``): torch emits
-several deprecation warnings once per process, so a warning seen earlier in
-the test session would otherwise hide one the migrated code still causes.
+Each fixture runs in a process of its own (``migrate_scenarios.py``, through
+verify's sandbox, ``run_python``): torch emits several deprecation warnings
+once per process, so a warning seen earlier in the test session would
+otherwise hide one the migrated code still causes.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
+from typing import Dict, Optional
 
 import pytest
 
@@ -38,6 +38,20 @@ EVALUATING = ["mnist_train", "validate", "tutorial_test_set"]
 _outcomes: dict = {}
 
 
+def run_python(*argv: str, files: Optional[Dict[str, str]] = None) -> str:
+    """Run ``python ARGV...`` in a process of its own, as verify's sandbox runs one (on
+    Linux forked from a process that imported torch once, which is most of what a
+    run costs), and return its stdout. The process is as fresh as a new one: torch's
+    once-per-process warnings have not fired in it."""
+    from gradlint.verify import sandbox
+
+    code = f"import runpy, sys\nsys.argv = {list(argv)!r}\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
+    outcome = sandbox.run({"mode": "probe", "code": code, "name": "<run>"}, files or {}, sandbox.Limits(timeout=300))
+    error = (outcome.payload or {}).get("error")
+    assert outcome.status == "finished" and error is None, (outcome.status, error, outcome.stderr_tail)
+    return outcome.stdout
+
+
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory):
     def get(case: str) -> dict:
@@ -56,10 +70,7 @@ def outcome(tmp_path_factory):
                 (work / f"{name}.py").write_text(text, encoding="utf-8")
                 args.append(f"{name}={work / f'{name}.py'}")
             out = work / "result.json"
-            proc = subprocess.run(
-                [sys.executable, str(SCENARIOS), case, str(out), *args], capture_output=True, text=True, timeout=300
-            )
-            assert proc.returncode == 0, proc.stderr
+            run_python(str(SCENARIOS), case, str(out), *args)
             _outcomes[case] = json.loads(out.read_text(encoding="utf-8"))
         return _outcomes[case]
 
@@ -188,9 +199,7 @@ def test_star_imported_legacy_code_base_migrates_and_runs(tmp_path):
     assert "loss.item()" in migrated and "@torch.no_grad()" in migrated
 
     def outcome(root):
-        proc = subprocess.run([sys.executable, "-c", _STAR_RUN, str(root)], capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout)
+        return json.loads(run_python("star_run.py", str(root), files={"star_run.py": _STAR_RUN}))
 
     assert outcome(legacy)["error"].startswith("IndexError: invalid index of a 0-dim tensor")
     result = outcome(project)

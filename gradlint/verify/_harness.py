@@ -406,5 +406,29 @@ def main(argv):
     return 0
 
 
+def _serve(argv):
+    """Serve runs as a fork server (``_harness_serve``); return, in each forked
+    child, the ``argv`` of its run."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        from _harness_serve import serve
+    finally:
+        del sys.path[0]
+    run_argv = serve(argv[2], _import_torch)
+    # Only a fresh child's modules: the server's loop is no part of the run.
+    del sys.modules["_harness_serve"]
+    G.main_pid = os.getpid()
+    return run_argv
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        status = main(_serve(sys.argv))
+        # The run is over and its result written. Ending a forked child collects
+        # every object it inherited, which copies their pages: 0.56 s of CPU
+        # against 0.34 s for a fresh child, and 0.17 s frozen. The one difference
+        # is that cyclic garbage alive now is not collected at exit (where Python
+        # does not promise to collect it either).
+        gc.freeze()
+        sys.exit(status)
     sys.exit(main(sys.argv))

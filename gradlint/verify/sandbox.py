@@ -15,6 +15,12 @@ temporary directory, so that relative paths climbing out of it
 (``../../data/out.pt``, written by a script that expects its own directory
 as the current one) land inside that directory, and are removed with it.
 
+On Linux a run's process is forked from a server that has imported torch
+already (``forkserver``), and then made what a fresh process is, since
+importing torch is most of what a run costs; elsewhere, when
+``GRADLINT_VERIFY_FORK=0``, and when the server is gone, it is a fresh
+``python -I`` process. Either way the run reports the same.
+
 This contains accidents (endless loops, memory bombs, fork bombs, stray
 files, exits), not attacks: the code runs with the user's permissions.
 """
@@ -32,7 +38,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+from gradlint.verify import forkserver
 
 try:
     import resource
@@ -126,7 +134,24 @@ class RunOutcome:
 
 
 # The harness and the siblings it imports by their own names (``_harness.py``).
-HARNESS_FILES = ("_harness.py", "_harness_values.py", "_harness_trace.py")
+HARNESS_FILES = ("_harness.py", "_harness_values.py", "_harness_trace.py", "_harness_serve.py")
+
+# Whether runs are forked from a fork server. None: where the platform makes it
+# safe, Linux (on macOS a fork without exec is unsafe once system frameworks
+# are loaded, which torch does; Windows has no fork), unless the environment
+# says GRADLINT_VERIFY_FORK=0 (or =1, to use it wherever os.fork exists).
+FORK_SERVER: Optional[bool] = None
+
+
+def _use_fork_server() -> bool:
+    if not hasattr(os, "fork"):
+        return False
+    if FORK_SERVER is not None:
+        return FORK_SERVER
+    chosen = os.environ.get("GRADLINT_VERIFY_FORK", "")
+    if chosen in ("0", "1"):
+        return chosen == "1"
+    return sys.platform.startswith("linux")
 
 
 def _environment(home: str, tmp: str) -> Dict[str, str]:
@@ -168,7 +193,7 @@ def _read_tail(path: str, limit: int) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _killpg(proc: subprocess.Popen, sig: int) -> None:
+def _killpg(proc: "Union[subprocess.Popen, forkserver.ForkedRun]", sig: int) -> None:
     if hasattr(os, "killpg"):
         try:
             os.killpg(proc.pid, sig)
@@ -198,6 +223,34 @@ def run(
     ``config["script"]``, when set, names one of ``files``; it is replaced by
     that file's absolute path.
     """
+    server = _fork_server(bool(config.get("torch", True))) if _use_fork_server() else None
+    if server is not None:
+        try:
+            return _run_once(config, files, limits, encoding, server)
+        except forkserver.ServerLost:
+            forkserver.drop(server)  # and the run starts again, fresh
+    return _run_once(config, files, limits, encoding, None)
+
+
+def _fork_server(torch: bool) -> Optional[forkserver.ForkServer]:
+    """The server whose children are what a fresh child would be now: one per
+    import path and environment, which the server imported torch with."""
+    package = resources.files("gradlint.verify")
+    if not (isinstance(package, os.PathLike) and all(os.path.isfile(os.path.join(package, n)) for n in HARNESS_FILES)):
+        return None  # gradlint runs from a zip: the harness is extracted per run
+    harness = os.path.join(package, HARNESS_FILES[0])
+    sys_path = _import_path()
+    key = (sys.executable, harness, torch, tuple(sys_path), tuple(sorted(_environment("", "").items())))
+    return forkserver.get(key, harness, torch, sys_path, lambda home: _environment(home, home))
+
+
+def _run_once(
+    config: Mapping[str, Any],
+    files: Mapping[str, str],
+    limits: Limits,
+    encoding: str,
+    server: Optional[forkserver.ForkServer],
+) -> RunOutcome:
     top = tempfile.mkdtemp(prefix="gradlint-verify-")
     try:
         work = os.path.join(top, *["up"] * (CONTAINED_LEVELS - 1), "work")
@@ -223,16 +276,20 @@ def run(
         out_path, err_path = os.path.join(top, "stdout"), os.path.join(top, "stderr")
         with harness_path_file() as harness, open(out_path, "wb") as out, open(err_path, "wb") as err:
             start = time.monotonic()
-            proc = subprocess.Popen(
-                [sys.executable, "-I", str(harness), config_path],
-                cwd=work,
-                env=_environment(work, tmp),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
-            _limit_processes(proc.pid)
+            proc: Union[subprocess.Popen, forkserver.ForkedRun]
+            if server is not None:
+                proc = server.start([harness, config_path], work, _environment(work, tmp), out_path, err_path, _process_limit())
+            else:
+                proc = subprocess.Popen(
+                    [sys.executable, "-I", str(harness), config_path],
+                    cwd=work,
+                    env=_environment(work, tmp),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                )
+                _limit_processes(proc.pid)
             timed_out = not _wait(proc, cfg["started"], limits.timeout)
             if timed_out:
                 proc.send_signal(signal.SIGTERM)
@@ -272,17 +329,23 @@ def run(
 
 def _limit_processes(pid: int) -> None:
     """Cap what a fork bomb can start: RLIMIT_NPROC on the run's process (its
-    children inherit it), at what the user has now plus PROCESS_BUDGET. Set
-    before the harness has run any of the file: importing takes far longer."""
-    if resource is None or not hasattr(resource, "prlimit") or os.geteuid() == 0:
-        return  # Linux only; and Linux does not enforce the limit for root
-    tasks = _user_tasks(os.getuid())
-    if tasks is None:
+    children inherit it). Set before the harness has run any of the file:
+    importing takes far longer. (A forked run sets it on itself, first.)"""
+    limit = _process_limit()
+    if limit is None:
         return
     try:
-        resource.prlimit(pid, resource.RLIMIT_NPROC, (tasks + PROCESS_BUDGET, tasks + PROCESS_BUDGET))
+        resource.prlimit(pid, resource.RLIMIT_NPROC, (limit, limit))
     except (OSError, ValueError):
         pass  # the run already ended, or the limit cannot be lowered here
+
+
+def _process_limit() -> Optional[int]:
+    """RLIMIT_NPROC for a run: what the user has now plus PROCESS_BUDGET."""
+    if resource is None or not hasattr(resource, "prlimit") or os.geteuid() == 0:
+        return None  # Linux only; and Linux does not enforce the limit for root
+    tasks = _user_tasks(os.getuid())
+    return None if tasks is None else tasks + PROCESS_BUDGET
 
 
 def _user_tasks(uid: int) -> Optional[int]:
@@ -311,7 +374,7 @@ def _user_tasks(uid: int) -> Optional[int]:
     return total
 
 
-def _wait(proc: subprocess.Popen, started: str, timeout: float) -> bool:
+def _wait(proc: "Union[subprocess.Popen, forkserver.ForkedRun]", started: str, timeout: float) -> bool:
     """Wait for the process: up to STARTUP for the harness to say it is
     ready, then ``timeout`` for the code under test. False on a timeout."""
     deadline = time.monotonic() + STARTUP
