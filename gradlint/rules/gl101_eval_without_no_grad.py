@@ -63,6 +63,8 @@ _NEUTRAL_DECORATORS = frozenset(
         "builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass",
         # gin-config binds configured values to the parameters and calls the function as is.
         "gin.configurable", "gin.register",
+        # haystack records a component's output sockets on ``run`` and returns it as is.
+        "haystack.component.output_types", "haystack.core.component.component.output_types",
     }
 )
 _NEUTRAL_DECORATOR_PREFIXES = (
@@ -75,11 +77,12 @@ _TORCH_FUNC_TRANSFORMS = frozenset(
 )
 
 
-_EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b")
+# transformers' ``from_pretrained`` returns its model in eval mode (``Modules.eval_attributes``).
+_EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b|\.from_pretrained\(")
 _INFERENCE_WORDS = INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
 # The gates below are patterns of ``LowercaseGate``s in ``AnyOf``s: in lower case,
 # and one per alternative (see ``AnyOf``).
-_EVAL_GATES = (r"\.eval\((?:\s|\\|#[^\n]*)*\)", r"\.train\([^)]*?false\b")
+_EVAL_GATES = (r"\.eval\((?:\s|\\|#[^\n]*)*\)", r"\.train\([^)]*?false\b", r"\.from_pretrained\(")
 # A function or a loop's iterable named with a word of ``INFERENCE_WORD`` (a superset
 # of what ``is_inference_name`` accepts): ``def _validate(``, ``in enumerate(test_loader)``.
 _INFERENCE_GATES = (
