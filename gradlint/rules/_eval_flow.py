@@ -11,7 +11,7 @@ import builtins
 
 import libcst as cst
 
-from gradlint.semantic.syntax import called_module, last_name
+from gradlint.semantic.syntax import called_module, is_eval_call, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 Block = Union[cst.IndentedBlock, cst.Module]
@@ -269,3 +269,19 @@ def accumulated_in_loop(sem, func: cst.FunctionDef, calls: Sequence[cst.Call]) -
         if loop is not None and sem.tree.is_inside(func, loop) and flows.accumulates([call], sem.tree, loop):
             return True
     return False
+
+
+def loaded_in_eval_only(sem, scope: Scope, region: "_Region", calls: Sequence[Tuple[cst.Call, str]]) -> bool:
+    """Whether ``region`` is a method's whole body, in eval mode only because its
+    attribute was loaded with transformers' ``from_pretrained`` (no ``eval()`` of the
+    code's), and no output of its forwards is collected across a loop. Such model
+    wrappers (an evaluation framework's ``get_ppl``) are mostly called by the
+    framework under ``no_grad``, from files the run may not show; only outputs
+    kept batch after batch (a reader's logits) are worth a finding without them."""
+    if region.start != 0 or not isinstance(scope, cst.FunctionDef) or region.block is not scope.body:
+        return False
+    cls = sem.tree.method_class(scope)
+    switches = sem.modules.eval_attributes(cls) if cls is not None else {}
+    if not region.models or any(m not in switches or is_eval_call(switches[m]) for m in region.models):
+        return False
+    return not accumulated_in_loop(sem, scope, [c for c, _ in calls])

@@ -44,6 +44,7 @@ from gradlint.rules._eval_flow import (
     _without_definitions,
     accumulated_in_loop,
     hands_model_to_caller_code,
+    loaded_in_eval_only,
     reads_autograd_graph,
 )
 from gradlint.rules._gates import word
@@ -195,7 +196,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if not self.preview and (reads_autograd_graph(scope) or hands_model_to_caller_code(scope, regions)):
             return True
         for region in regions:
-            region.calls = self._unguarded_calls(scope, region)
+            calls = self._unguarded_calls(scope, region)
+            region.calls = [] if loaded_in_eval_only(self.ctx.semantic, scope, region, calls) else calls
         self._drop_self_checks(scope, regions)
         for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)

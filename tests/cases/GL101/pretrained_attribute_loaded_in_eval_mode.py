@@ -3,12 +3,12 @@ component class loads its model with transformers' ``from_pretrained`` in
 ``warm_up``, which returns it in eval mode, and ``run`` runs it on every batch
 with gradients on, collecting the logits of every batch.
 
-No method of the class trains the model and every value assigned to it is such
-a load (``None`` aside), so ``self.model`` is in eval mode in ``run``. haystack's
-``component.output_types`` only records the output sockets on ``run``.
+No method trains the model, every value assigned to it is such a load (``None``
+aside): ``self.model`` is in eval mode in ``run``, whose decorator only records
+output sockets.
 
-Silent twins: the load put in train mode by another method, or chained with
-``.train()``: the forward may be training.
+Silent twins: the load trained by another method or by ``.train()``, and one forward
+kept in no loop (``score``: a framework may call such a wrapper under no_grad).
 """
 
 import torch
@@ -33,6 +33,9 @@ class Reader:
             out = self.model(input_ids=ids)  # expect: GL101:19
             starts.append(out.start_logits)
         return {"logits": torch.cat(starts).tolist()}
+
+    def score(self, ids):
+        return self.model(input_ids=ids).start_logits.tolist()  # expect-not: GL101
 
 
 class TunedReader:
