@@ -198,6 +198,8 @@ def self_contained(sem, method: cst.FunctionDef, _visiting: FrozenSet[int] = fro
     its arguments: it is no forward of its own."""
     if id(method) in _visiting or len(_visiting) > 4:
         return len(_visiting) <= 4  # recursion: as contained as the rest of its body
+    if method.decorators:
+        return False  # a decorator may put anything in the method's place
     visiting = _visiting | {id(method)}
     params = method.params
     local = _rebound_names(method) | {
