@@ -348,3 +348,54 @@ def test_every_shape_file_marks_an_expected_code_and_compiles():
         assert f"`{shape.stem.replace('_', '-')}`" in "\n".join(text.splitlines()[:3]), shape.name
         if not shape.stem.startswith("unparsable_"):
             compile(text, str(shape), "exec")
+
+
+def test_package_inits_lists_each_directory_on_the_way_once():
+    assert score_mod.package_inits(["a/b/run.py", "a/c/net.py", "top.py", "a/__init__.py"]) == [
+        "__init__.py", "a/b/__init__.py", "a/c/__init__.py",
+    ]
+
+
+def test_main_writes_the_packages_of_the_site_and_context_files(tmp_path, monkeypatch, capsys):
+    """A class imported through a package or a relative import needs the packages'
+    ``__init__.py``, from the same commit; no other file of the repository is written."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "mirrors" / "o+proj" / "repo"
+    for rel, text in {
+        "pkg/__init__.py": "from .models.net import Net\n",
+        "pkg/models/__init__.py": "# models\n",
+        "pkg/models/net.py": "class Net: pass\n",
+        "pkg/models/other.py": "x = 1\n",
+        "scripts/run.py": BEFORE,  # scripts/ is no package: nothing is made up for it
+    }.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "before"], check=True)
+    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    (repo / "pkg" / "__init__.py").write_text("# a later commit\n")
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qam", "later"], check=True)
+    sites = tmp_path / "sites.toml"
+    sites.write_text(
+        f'[[site]]\nid = "s"\nproject = "proj"\nrepository = "https://github.com/o/proj"\nbefore = "{sha}"\nfix = "{sha}"\n'
+        f'path = "scripts/run.py"\nlines = [8]\nexpect = "GL101"\ncause = "eval-then-loop"\n'
+        f'sha256 = "{hashlib.sha256(BEFORE.encode()).hexdigest()}"\ncontext = ["pkg/models/net.py"]\n'
+    )
+    seen = {}
+
+    def fake_run(command, files, context=(), preview=False):
+        root = Path(files["s"]).parents[1]
+        seen.update({str(p.relative_to(root)): p.read_text() for p in context})
+        return {"s": []}
+
+    monkeypatch.setattr(score_mod, "run_gradlint", fake_run)
+    assert score_mod.main(["--sites", str(sites), "--mirror", str(tmp_path / "mirrors"), "--work", str(tmp_path / "work")]) == 0
+    capsys.readouterr()
+    assert seen == {
+        "pkg/models/net.py": "class Net: pass\n",
+        "pkg/__init__.py": "from .models.net import Net\n",
+        "pkg/models/__init__.py": "# models\n",
+    }

@@ -435,6 +435,26 @@ def _read_member(archive: Path, member: str) -> bytes:
         raise Unavailable(f"{member} is not in {archive.name}") from None
 
 
+def package_inits(paths: Iterable[str]) -> List[str]:
+    """The ``__init__.py`` of every directory on the way to each of ``paths``
+    (repository-relative, POSIX), outermost first, each once, none of ``paths``.
+
+    A file written alone loses what its packages say: which directory is the
+    project's root (the index keeps facts within one), the names a package
+    re-exports and what a relative import reaches. Which of them the repository
+    really holds is for the caller to find out."""
+    paths = list(paths)
+    given = set(paths)
+    out: List[str] = []
+    for path in paths:
+        parts = PurePosixPath(path).parts[:-1]
+        for k in range(len(parts) + 1):
+            init = str(PurePosixPath(*parts[:k], "__init__.py"))
+            if init not in given and init not in out:
+                out.append(init)
+    return out
+
+
 # -- running gradlint --------------------------------------------------------------
 
 
@@ -499,6 +519,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             files[site.id] = target
+            written = [site.path]
             for other in site.context:
                 extra = PurePosixPath(other)
                 if extra.is_absolute() or ".." in extra.parts:
@@ -508,6 +529,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 except Unavailable:
                     continue  # scored without it: the cross-file cause goes unseen
                 path = Path(tmp, site.id, *extra.parts)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+                context.append(path)
+                written.append(other)
+            # The packages of the files written, as the repository has them at the
+            # same commit: without them a class imported through a package or a
+            # relative import is lost, and each directory is a project of its own.
+            for init in package_inits(written):
+                try:
+                    data = sources.context(site, init)
+                except Unavailable:
+                    continue  # not a package there
+                path = Path(tmp, site.id, *PurePosixPath(init).parts)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
                 context.append(path)

@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Sequence, Set, Tuple, Union
 
+import builtins
+
 import libcst as cst
 
-from gradlint.semantic.syntax import called_module, last_name
+from gradlint.semantic.syntax import called_module, is_eval_call, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 Block = Union[cst.IndentedBlock, cst.Module]
@@ -180,8 +182,52 @@ class _Flow:
         if self.ctx.code_for(func) in self.models:
             return True
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            return True
+            method = self.ctx.semantic.calls.local_function(call)
+            return method is None or not self_contained(self.ctx.semantic, method)
         return isinstance(func, cst.Name) and func.value in self.params
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def self_contained(sem, method: cst.FunctionDef, _visiting: FrozenSet[int] = frozenset()) -> bool:
+    """Whether ``method`` computes only from its arguments: every name it reads is one
+    of its parameters, a name it binds, a builtin, or ``self`` called for a method of
+    the class that is self-contained too (``self.remove_bpe(words)``). It reaches no
+    model, attribute or global, so whatever graph its result carries came in through
+    its arguments: it is no forward of its own."""
+    if id(method) in _visiting or len(_visiting) > 4:
+        return len(_visiting) <= 4  # recursion: as contained as the rest of its body
+    if method.decorators:
+        return False  # a decorator may put anything in the method's place
+    visiting = _visiting | {id(method)}
+    params = method.params
+    local = _rebound_names(method) | {
+        p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    }
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            local.add(star.name.value)
+    local.discard("self")  # only to call a method: ``getattr(self, "model")`` reads state
+    skip: Set[int] = set()
+    for node in walk(method.body, into_functions=True):
+        if isinstance(node, cst.Attribute):
+            skip.add(id(node.attr))
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                skip.add(id(node.value))
+                called = sem.tree.parent(node)
+                if not (isinstance(called, cst.Call) and called.func is node):
+                    return False  # reads state: a model, a cache
+                target = sem.calls.local_function(called)
+                if target is None or not self_contained(sem, target, visiting):
+                    return False
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skip.add(id(node.keyword))
+        elif isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Global, cst.Nonlocal, cst.Yield, cst.Await)):
+            return False
+        elif isinstance(node, cst.Name) and id(node) not in skip and node.value not in local and node.value not in _BUILTINS:
+            return False
+    return True
 
 
 # Attributes through which code walks the graph a forward recorded.
@@ -225,3 +271,19 @@ def accumulated_in_loop(sem, func: cst.FunctionDef, calls: Sequence[cst.Call]) -
         if loop is not None and sem.tree.is_inside(func, loop) and flows.accumulates([call], sem.tree, loop):
             return True
     return False
+
+
+def loaded_in_eval_only(sem, scope: Scope, region: "_Region", calls: Sequence[Tuple[cst.Call, str]]) -> bool:
+    """Whether ``region`` is a method's whole body, in eval mode only because its
+    attribute was loaded with transformers' ``from_pretrained`` (no ``eval()`` of the
+    code's), and no output of its forwards is collected across a loop. Such model
+    wrappers (an evaluation framework's ``get_ppl``) are mostly called by the
+    framework under ``no_grad``, from files the run may not show; only outputs
+    kept batch after batch (a reader's logits) are worth a finding without them."""
+    if region.start != 0 or not isinstance(scope, cst.FunctionDef) or region.block is not scope.body:
+        return False
+    cls = sem.tree.method_class(scope)
+    switches = sem.modules.eval_attributes(cls) if cls is not None else {}
+    if not region.models or any(m not in switches or is_eval_call(switches[m]) for m in region.models):
+        return False
+    return not accumulated_in_loop(sem, scope, [c for c, _ in calls])

@@ -44,6 +44,7 @@ from gradlint.rules._eval_flow import (
     _without_definitions,
     accumulated_in_loop,
     hands_model_to_caller_code,
+    loaded_in_eval_only,
     reads_autograd_graph,
 )
 from gradlint.rules._gates import word
@@ -63,6 +64,8 @@ _NEUTRAL_DECORATORS = frozenset(
         "builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass",
         # gin-config binds configured values to the parameters and calls the function as is.
         "gin.configurable", "gin.register",
+        # haystack records a component's output sockets on ``run`` and returns it as is.
+        "haystack.component.output_types", "haystack.core.component.component.output_types",
     }
 )
 _NEUTRAL_DECORATOR_PREFIXES = (
@@ -75,11 +78,12 @@ _TORCH_FUNC_TRANSFORMS = frozenset(
 )
 
 
-_EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b")
+# transformers' ``from_pretrained`` returns its model in eval mode (``Modules.eval_attributes``).
+_EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b|\.from_pretrained\(")
 _INFERENCE_WORDS = INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
 # The gates below are patterns of ``LowercaseGate``s in ``AnyOf``s: in lower case,
 # and one per alternative (see ``AnyOf``).
-_EVAL_GATES = (r"\.eval\((?:\s|\\|#[^\n]*)*\)", r"\.train\([^)]*?false\b")
+_EVAL_GATES = (r"\.eval\((?:\s|\\|#[^\n]*)*\)", r"\.train\([^)]*?false\b", r"\.from_pretrained\(")
 # A function or a loop's iterable named with a word of ``INFERENCE_WORD`` (a superset
 # of what ``is_inference_name`` accepts): ``def _validate(``, ``in enumerate(test_loader)``.
 _INFERENCE_GATES = (
@@ -192,7 +196,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if not self.preview and (reads_autograd_graph(scope) or hands_model_to_caller_code(scope, regions)):
             return True
         for region in regions:
-            region.calls = self._unguarded_calls(scope, region)
+            calls = self._unguarded_calls(scope, region)
+            region.calls = [] if loaded_in_eval_only(self.ctx.semantic, scope, region, calls) else calls
         self._drop_self_checks(scope, regions)
         for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)

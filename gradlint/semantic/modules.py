@@ -340,7 +340,15 @@ class Modules(ModuleEvidence):
         dirty = False  # assigned since the last eval()
         for stmt in method.body.body:
             switch = self.eval_switch(stmt)
-            if attr in _self_attributes_assigned(stmt):
+            loaded = self._pretrained_loads(stmt, attr)
+            if loaded:
+                # transformers' ``from_pretrained`` returns its model in eval mode: a
+                # statement that assigns the attribute only such loads leaves it so
+                # (a simple one at once; a compound one only if it was so before).
+                state = loaded[-1]
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    dirty = False
+            elif attr in _self_attributes_assigned(stmt):
                 dirty = True
             if switch is not None and switch.model == text:
                 state, dirty = switch.call, False
@@ -349,6 +357,25 @@ class Modules(ModuleEvidence):
             if dirty and any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(stmt)):
                 return None  # it may leave with the new value not yet in eval mode
         return None if dirty or state is None else state
+
+    def _pretrained_loads(self, stmt: cst.CSTNode, attr: str) -> List[cst.Call]:
+        """The transformers ``from_pretrained`` calls ``stmt`` assigns to ``self.<attr>``
+        (``self.model = AutoModel.from_pretrained(p).to(device)``), when every value it
+        assigns the attribute (``None`` aside) is one; else none."""
+        loads: List[cst.Call] = []
+        for sub in walk(stmt, into_functions=True):
+            if isinstance(sub, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.WithItem)):
+                if attr in _self_attributes_assigned(sub):
+                    return []
+            if not isinstance(sub, cst.Assign) or attr not in _self_attributes_assigned(sub):
+                continue
+            base = chain_base(sub.value)
+            if len(sub.targets) != 1 or not isinstance(sub.targets[0].target, cst.Attribute) or not isinstance(base, cst.Call):
+                return []
+            if not self._loads_pretrained(sub.value) or _trains_in_chain(sub.value):
+                return []
+            loads.append(base)
+        return loads
 
     def container_eval_switch(self, loop: cst.CSTNode) -> Optional[EvalSwitch]:
         """If the loop ``for k in ...: models[k].eval()`` puts items of the container
@@ -612,6 +639,16 @@ class Modules(ModuleEvidence):
             self._freezes = freezes_
             self._frozen = frozenset(text for text, _ in freezes_)
         return self._frozen
+
+
+def _trains_in_chain(expr: cst.BaseExpression) -> bool:
+    """``AutoModel.from_pretrained(p).train()``: a module method of the chain may take it
+    out of eval mode (``train()`` without ``False``, ``requires_grad_`` aside)."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value == "train" and not is_eval_call(expr):
+            return True
+        expr = expr.func.value
+    return False
 
 
 def _self_attributes_assigned(node: cst.CSTNode) -> Set[str]:

@@ -63,6 +63,14 @@ class ScopeFlows:
     def _flows(self, edge: _Edge) -> bool:
         return not edge.values or not all(self._is_plain(v) for v in edge.values)
 
+    def _flows_on(self, edge: _Edge) -> bool:
+        """``_flows``, forward only: a loop variable drawn from what carries no graph
+        (``for sent in preds.tolist()``) holds none, though the loop's iterable is
+        still where it comes from (``sources_of``)."""
+        if not edge.values and isinstance(edge.node, (cst.For, cst.CompFor)):
+            return not self._is_plain(edge.node.iter)
+        return self._flows(edge)
+
     def _live_sources(self, edge: _Edge) -> FrozenSet[str]:
         """The keys whose values the edge carries: not those read only inside a call whose
         result carries no graph (``torch.cat([ids, logits[:, -1].argmax(-1)])`` carries
@@ -98,7 +106,7 @@ class ScopeFlows:
                 if (
                     not edge.targets <= found
                     and not edge.sources.isdisjoint(found)
-                    and self._flows(edge)
+                    and self._flows_on(edge)
                     and not self._live_sources(edge).isdisjoint(found)
                 ):
                     found |= edge.targets
