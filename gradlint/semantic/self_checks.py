@@ -14,7 +14,8 @@ comparison: its outputs are no results. A forward is a self-check when both hold
    reshaped or copied, a name every binding (and every item store) of which is
    made up, or an output of another self-check forward (streaming caches);
 2. every use of its outputs, followed through local names, tuple unpacking,
-   loops, lists they are appended to and one ``return`` to the callers of the
+   loops (``zip``/``enumerate`` pairing them with the outputs they are compared
+   with), lists they are appended to and one ``return`` to the callers of the
    file, is a check: a comparison call (``torch.allclose``, ``np.testing.*``), an
    ``assert``, a comparison, ``print`` or logging, a read of shape, dtype or
    device, a conversion feeding only those (``.numpy()``, ``.cpu()``, a
@@ -89,6 +90,10 @@ _DERIVING_CALLS = frozenset(
         "builtins.abs", "builtins.round", "builtins.list", "builtins.tuple", "builtins.max", "builtins.min",
         "numpy.asarray", "numpy.array", "numpy.concatenate", "torch.cat", "torch.stack", "torch.abs",
         "torch.max", "torch.mean", "torch.sum", "torch.norm", "torch.dist",
+        # Pairs outputs with references to compare them item by item; the pairs are
+        # followed into the loop's names.
+        "builtins.zip", "builtins.enumerate",
+        "torch.cosine_similarity", "torch.nn.functional.cosine_similarity",
     }
 )
 # Helpers that turn a tensor into an array by name (``to_numpy(out)``); what they
