@@ -10,7 +10,20 @@ run by the test runner, one test at a time.
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 import libcst as cst
+
+from gradlint.semantic.tree import walk
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+# Unit-test files, by the names pytest collects.
+TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+# Calls that compute gradients: what a test after a grad switch would need grad for.
+_GRADIENT_METHODS = frozenset({"backward", "manual_backward", "grad"})
 
 
 def _test_class(node: cst.ClassDef) -> bool:
@@ -33,4 +46,27 @@ def is_test_module(module: cst.Module) -> bool:
     )
 
 
-__all__ = ["is_test_module"]
+def in_test_module(sem: "SemanticModel") -> bool:
+    """Whether the file being checked is a test module: named like a test file and
+    defining tests."""
+    return TEST_FILE.search(sem.path.replace("\\", "/")) is not None and is_test_module(sem.module)
+
+
+def computes_gradients(sem: "SemanticModel") -> bool:
+    """Whether anything in the file may compute gradients: a backward the semantic
+    model knows, or any call of a method named ``backward``, ``manual_backward`` or
+    ``grad`` (``torch.autograd.grad``), whatever its receiver. Broad on purpose: it
+    can only keep findings."""
+    for node in walk(sem.module, into_functions=True):
+        if not isinstance(node, cst.Call):
+            continue
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRADIENT_METHODS:
+            return True
+        if isinstance(node.func, cst.Name) and node.func.value in _GRADIENT_METHODS:
+            return True
+        if sem.calls.is_backward_call(node):
+            return True
+    return False
+
+
+__all__ = ["TEST_FILE", "computes_gradients", "in_test_module", "is_test_module"]
