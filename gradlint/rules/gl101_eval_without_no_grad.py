@@ -51,6 +51,7 @@ from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import bounds, branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
+from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.signatures import module_call_rejected, other_framework_call
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
@@ -358,7 +359,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if not self.preview and sem.gradmode.profiled(call):
             return False  # run to be profiled: the user measures what the run does, graph and all
         module = called_module(call)
-        if module is not None and sem.modules.records_no_graph(module):
+        if module is not None and (sem.modules.records_no_graph(module) or forward_needs_grad(sem, module)):
             return False
         for ancestor in sem.tree.ancestors(call):
             if ancestor is scope:
