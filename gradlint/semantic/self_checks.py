@@ -92,8 +92,8 @@ _DERIVING_CALLS = frozenset(
         "builtins.abs", "builtins.round", "builtins.list", "builtins.tuple", "builtins.max", "builtins.min",
         "numpy.asarray", "numpy.array", "numpy.concatenate", "torch.cat", "torch.stack", "torch.abs",
         "torch.max", "torch.mean", "torch.sum", "torch.norm", "torch.dist",
-        # Pairs outputs with references to compare them item by item; the pairs are
-        # followed into the loop's names.
+        # ``zip``/``enumerate`` pair outputs with the references they are compared
+        # with item by item: the pairs are followed into the loop's names.
         "builtins.zip", "builtins.enumerate",
         "torch.cosine_similarity", "torch.nn.functional.cosine_similarity",
     }
