@@ -52,9 +52,11 @@ from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import bounds, branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
+from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.signatures import module_call_rejected, other_framework_call
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
+from gradlint.semantic.test_code import is_test_module
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -362,7 +364,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if not self.preview and sem.gradmode.profiled(call):
             return False  # run to be profiled: the user measures what the run does, graph and all
         module = called_module(call)
-        if module is not None and sem.modules.records_no_graph(module):
+        if module is not None and (sem.modules.records_no_graph(module) or forward_needs_grad(sem, module)):
             return False
         for ancestor in sem.tree.ancestors(call):
             if ancestor is scope:
@@ -391,8 +393,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         """A test function of a test file, or a helper of one: a function of the file
         that only its tests call (``assert_forward_matches(ref, batch)``), whose
         graphs are freed when the test returns just the same."""
-        if self._test_support and isinstance(scope, cst.FunctionDef):
-            return True
+        test_module = self._test_file and not self.preview and is_test_module(self.ctx.semantic.module)
+        if (self._test_support or test_module) and isinstance(scope, cst.FunctionDef):
+            return True  # default tier: any function of a test module is test code (issue 26)
         if not self._test_file or not isinstance(scope, cst.FunctionDef):
             return False
         if scope.name.value.startswith("test"):

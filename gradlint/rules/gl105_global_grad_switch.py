@@ -10,6 +10,7 @@ import libcst as cst
 
 from gradlint.rule import Rule
 from gradlint.semantic import bounds
+from gradlint.semantic.test_code import computes_gradients, in_test_module
 from gradlint.semantic.tree import walk
 
 # A program's entry point may switch gradients off for the whole run: that is
@@ -55,6 +56,9 @@ class GlobalGradSwitch(Rule):
             or self._cli_command(func)
             or self._process_thread(func)
             or self._followed_by_grad_free(func, 0, set())
+            # A test module's setUp or test leaves the rest of the thread to the test
+            # runner; only a backward in the same file proves later work needs grad.
+            or (in_test_module(sem) and not computes_gradients(sem))
         ):
             return
         # ``global_switch`` found the call as this statement's value (an ``Expr`` or ``Assign``).

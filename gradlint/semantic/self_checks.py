@@ -14,11 +14,14 @@ comparison: its outputs are no results. A forward is a self-check when both hold
    reshaped or copied, a name every binding (and every item store) of which is
    made up, or an output of another self-check forward (streaming caches);
 2. every use of its outputs, followed through local names, tuple unpacking,
-   loops, lists they are appended to and one ``return`` to the callers of the
+   loops (``zip``/``enumerate`` pairing them with the outputs they are compared
+   with), lists they are appended to and one ``return`` to the callers of the
    file, is a check: a comparison call (``torch.allclose``, ``np.testing.*``), an
    ``assert``, a comparison, ``print`` or logging, a read of shape, dtype or
    device, a conversion feeding only those (``.numpy()``, ``.cpu()``, a
-   ``to_numpy`` helper), or the input of another self-check forward.
+   ``to_numpy`` helper), an argument of a function of the file that only checks
+   that parameter (a ``compare(ref, out)`` helper), or the input of another
+   self-check forward.
 
 Anything else (saved, returned to a caller the file does not show, stored on an
 object, handed to an unknown call, used as a real input) and anything not
@@ -89,6 +92,10 @@ _DERIVING_CALLS = frozenset(
         "builtins.abs", "builtins.round", "builtins.list", "builtins.tuple", "builtins.max", "builtins.min",
         "numpy.asarray", "numpy.array", "numpy.concatenate", "torch.cat", "torch.stack", "torch.abs",
         "torch.max", "torch.mean", "torch.sum", "torch.norm", "torch.dist",
+        # ``zip``/``enumerate`` pair outputs with the references they are compared
+        # with item by item: the pairs are followed into the loop's names.
+        "builtins.zip", "builtins.enumerate",
+        "torch.cosine_similarity", "torch.nn.functional.cosine_similarity",
     }
 )
 # Helpers that turn a tensor into an array by name (``to_numpy(out)``); what they
@@ -479,7 +486,7 @@ class _Outputs:
                 call = tree.parent(parent)
                 if not isinstance(call, cst.Call):
                     return False
-                verdict = self._argument(call, depth)
+                verdict = self._argument(call, depth, parent)
                 if verdict is None:
                     cur = call
                     continue
@@ -501,7 +508,7 @@ class _Outputs:
                 return self._returned(node, depth)
             return False
 
-    def _argument(self, call: cst.Call, depth: int) -> Optional[bool]:
+    def _argument(self, call: cst.Call, depth: int, arg: Optional[cst.Arg] = None) -> Optional[bool]:
         """What an argument of ``call`` comes to: True for a check, False for a use
         that may keep it, None for a call whose result is made from it (followed)."""
         if id(call) in self.group:
@@ -525,7 +532,30 @@ class _Outputs:
             return None
         if isinstance(func, cst.Name) and func.value in _CONVERTERS:
             return None
+        return arg is not None and self._checked_by_helper(call, arg, depth)
+
+    def _checked_by_helper(self, call: cst.Call, arg: cst.Arg, depth: int) -> bool:
+        """Handed to a function of the file that only checks what it gets for that
+        parameter (``compare(ref, out)`` asserting closeness, printing a difference),
+        one level deep: what the helper returns of it is not followed."""
+        helper = self.sem.calls.local_function(call)
+        if helper is None or arg.star or depth > bounds.SELF_CHECK_CALLER_LEVELS:
+            return False
+        for param in _params(helper):
+            if param.star:
+                continue
+            for site, value in self.sem.calls.arguments_for(param) or ():
+                if site is call and value is arg.value:
+                    return self._param_checked(helper, param, depth + 1)
         return False
+
+    def _param_checked(self, helper: cst.FunctionDef, param: cst.Param, depth: int) -> bool:
+        for node, nested in self.checks.occurrences(helper, param.name.value):
+            if node is param.name:
+                continue
+            if nested or _is_target(self.tree, node) or not self._value(node, depth):
+                return False
+        return True
 
     def _into(self, target: cst.BaseExpression, depth: int) -> bool:
         if isinstance(target, cst.Name):

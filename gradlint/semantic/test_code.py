@@ -1,0 +1,72 @@
+"""Whether a file is a test module: one that pytest or unittest collects tests from.
+
+A file named like a test (``test_*.py``, ``*_test.py``) is not always one: research
+code names its evaluation scripts ``test_gaze.py``. A test module is proven by
+what it defines: a module-level ``def test_*`` function, or a class named
+``Test*`` or deriving from a ``*TestCase`` class. Every function of such a module
+(tests, their helpers, fixtures, ``setUp``, the target of a spawned process) is
+run by the test runner, one test at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from gradlint.semantic.tree import walk
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+# Unit-test files, by the names pytest collects.
+TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+# Calls that compute gradients: what a test after a grad switch would need grad for.
+_GRADIENT_METHODS = frozenset({"backward", "manual_backward", "grad"})
+
+
+def _test_class(node: cst.ClassDef) -> bool:
+    if node.name.value.startswith("Test"):
+        return True
+    for base in node.bases:
+        value = base.value
+        name = value.attr.value if isinstance(value, cst.Attribute) else value.value if isinstance(value, cst.Name) else ""
+        if name.endswith("TestCase"):
+            return True
+    return False
+
+
+def is_test_module(module: cst.Module) -> bool:
+    """Whether ``module`` defines tests a test runner collects (at its top level)."""
+    return any(
+        (isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith("test"))
+        or (isinstance(stmt, cst.ClassDef) and _test_class(stmt))
+        for stmt in module.body
+    )
+
+
+def in_test_module(sem: "SemanticModel") -> bool:
+    """Whether the file being checked is a test module: named like a test file and
+    defining tests."""
+    return TEST_FILE.search(sem.path.replace("\\", "/")) is not None and is_test_module(sem.module)
+
+
+def computes_gradients(sem: "SemanticModel") -> bool:
+    """Whether anything in the file may compute gradients: a backward the semantic
+    model knows, or any call of a method named ``backward``, ``manual_backward`` or
+    ``grad`` (``torch.autograd.grad``), whatever its receiver. Broad on purpose: it
+    can only keep findings."""
+    for node in walk(sem.module, into_functions=True):
+        if not isinstance(node, cst.Call):
+            continue
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRADIENT_METHODS:
+            return True
+        if isinstance(node.func, cst.Name) and node.func.value in _GRADIENT_METHODS:
+            return True
+        if sem.calls.is_backward_call(node):
+            return True
+    return False
+
+
+__all__ = ["TEST_FILE", "computes_gradients", "in_test_module", "is_test_module"]

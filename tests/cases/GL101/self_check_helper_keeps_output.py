@@ -1,0 +1,26 @@
+"""Recall case: the twin of ``self_check_with_comparing_helper.py`` whose helper
+keeps what it is given: besides comparing, it stores the eager output on a
+registry the script saves. The output is a result, and the default tier reports
+the forward.
+
+Precision counterparts: ``self_check_with_comparing_helper.py``.
+"""
+
+import torch
+import torchvision.models as models
+
+import exporter
+
+REFERENCES = {}
+
+
+def compare(name, expected, actual):
+    print(name, "max diff:", (expected - actual).abs().max().item())
+    REFERENCES[name] = expected
+
+
+model = models.resnet18().eval().cuda()
+x = torch.randn(1, 3, 224, 224).cuda().half()
+exported = exporter.export(model, x)
+compare("resnet18", model(x), exported(x))  # expect: GL101:21
+torch.save(REFERENCES, "references.pt")
