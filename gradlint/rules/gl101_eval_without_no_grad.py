@@ -56,7 +56,7 @@ from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.signatures import module_call_rejected, other_framework_call
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
-from gradlint.semantic.test_code import is_test_module
+from gradlint.semantic.test_code import TEST_FILE, is_test_module
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -106,8 +106,6 @@ _MODEL_CALL_GATES = (
 _HELD_OUT_GATE = r"\(\s*\w*?(?<![a-z])(?:%s)(?![a-z])\w*\s*[,)]" % _INFERENCE_WORDS
 _PYTEST_RAISES = frozenset({"pytest.raises"})
 _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|keras|paddle|mxnet)\b", re.MULTILINE)
-# Unit-test files, by the names pytest collects.
-_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _TEST_SUPPORT = re.compile(r"(^|/)(tests|test)/(.*/)?[^/]*\.py$")
 
 
@@ -127,7 +125,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         super().__init__(ctx)
         self._may_name_func = "func" in ctx.source  # ``torch.func`` / ``from torch import func``
         self._has_eval = _EVAL_GATE.search(ctx.source) is not None
-        self._test_file = _TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
+        self._test_file = TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
         # A module of a tests directory that is no test file (``tests/hf_utils.py``):
         # every function of it is test support, run by tests.
         self._test_support = not self._test_file and _TEST_SUPPORT.search(ctx.path.replace("\\", "/")) is not None

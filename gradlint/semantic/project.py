@@ -55,9 +55,10 @@ _MODULE_BASES = NN_MODULE | frozenset(
 )
 # Bases that make no class an ``nn.Module``.
 _PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
+# Unit-test files, by the names pytest collects.
+UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 # Words that make a file worth summarising at all: classes, calls made from
 # inference code or under a grad-mode guard.
-_UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _WORTH = re.compile(r"\bclass\b|no_grad|inference_mode|set_grad_enabled|\.eval\(|def\s+\w*(?:eval|valid|test|predict|infer)", re.IGNORECASE)
 
 
@@ -86,7 +87,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     names = module_names(path)
     package = names[-1].rpartition(".")[0] if names else ""
     imports = _imports(tree, package)
-    summary = _Summarizer(imports, _UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None).run(tree)
+    summary = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None).run(tree)
     if not any(summary.values()):
         return None
     summary["v"] = SUMMARY_VERSION

@@ -10,18 +10,16 @@ run by the test runner, one test at a time.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from gradlint.semantic.project import UNIT_TEST_FILE as TEST_FILE
 from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
-# Unit-test files, by the names pytest collects.
-TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 # Calls that compute gradients: what a test after a grad switch would need grad for.
 _GRADIENT_METHODS = frozenset({"backward", "manual_backward", "grad"})
 
