@@ -287,7 +287,7 @@ def test_gates_let_through_every_spelling_of_a_finding(code, body):
 @pytest.mark.parametrize(
     "code, src",
     [
-        ("GL202", "import torch\nfrom torch.utils.data import DataLoader\nx = batch.data.cuda()\nself.data.add_(1)\n"),
+        ("GL202", "import torch\nfrom torch.utils.data import DataLoader\nx = batch.data.cuda()\nself.data.append(1)\n"),
         ("GL203", "import torch\nfrom allennlp.data.fields import Field\np.data = t\n"),
         ("GL201", "import torch\ny = model(x).detach().cpu().numpy()\n"),
         ("GL301", "import torch\n# for each batch\ntotal += loss\n"),
