@@ -189,8 +189,7 @@ class GlobalGradSwitch(Rule):
             return False
         if sem.calls.call_sites(func):
             return False
-        index = sem.project
-        return index is None or index.call_counts(func.name.value, sem.path)[0] == 0
+        return sem.gradmode.project_call_counts(func)[0] == 0
 
     def _registers_command(self, decorator: cst.BaseExpression, at: cst.CSTNode, depth: int) -> bool:
         """``click.command()``, or ``<group>.command()`` of a click group or typer app."""
