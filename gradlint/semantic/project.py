@@ -28,6 +28,7 @@ files of their directories and of the packages above them, at most
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import hashlib
 import json
@@ -53,6 +54,8 @@ _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
     {"pytorch_lightning.LightningModule", "lightning.LightningModule", "lightning.pytorch.LightningModule"}
 )
+# Names a bare call may reach without any import: not another module's function.
+_BUILTINS = frozenset(dir(builtins))
 # Bases that make no class an ``nn.Module``.
 _PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
 # Words that make a file worth summarising at all: classes, calls made from
@@ -350,7 +353,7 @@ class _Summarizer:
         root = text.partition(".")[0]
         if root in self.imports:
             return self._qualify(func)
-        if isinstance(func, ast.Name) and root not in self.defined:
+        if isinstance(func, ast.Name) and root not in self.defined and root not in _BUILTINS:
             return "*" + root
         return None
 
