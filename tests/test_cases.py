@@ -17,6 +17,12 @@ Each file is linted under its path inside ``tests/cases`` (``GL101/test_model.py
 so that a case is a unit test by its own name (``test_*.py``), not because the
 case set lives under ``tests/``.
 
+A case whose facts lie in other files of its project (who calls a function,
+what a class imported from another module is) has them in a directory named
+after it (``GL105/cli_command_in_project/``): those files are indexed as its
+neighbours (``GL105/<name>.py``), as a run over the project would, and are no
+cases themselves.
+
 Files under ``tests/cases/legacy/`` are linted with the default selection
 (what ``gradlint check`` reports) and compared on every code, except the
 findings on the line that holds the legacy ``async=`` keyword itself (what
@@ -48,6 +54,7 @@ import pytest
 from gradlint.config import default_codes, expand
 from gradlint.engine import LintSettings, lint_source
 from gradlint.options import RuleOptions
+from gradlint.semantic import project
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 MANIFEST = CASES_DIR / "EXPECTED_FAILURES.txt"
@@ -119,7 +126,12 @@ def compared(path: Path, source: str, preview: bool = False) -> List[Tuple[str, 
     relative = path.relative_to(CASES_DIR).as_posix()
     legacy = path.parent.name == LEGACY
     codes = default_codes() if legacy else expand(["ALL"])
-    findings = lint_source(source, relative, LintSettings(codes, RuleOptions(preview=preview))).findings
+    neighbours = path.with_suffix("")
+    index = None
+    if neighbours.is_dir():
+        others = [(f"{path.parent.name}/{p.name}", p.read_text(encoding="utf-8")) for p in sorted(neighbours.glob("*.py"))]
+        index = project.build([(relative, source), *others])
+    findings = lint_source(source, relative, LintSettings(codes, RuleOptions(preview=preview), index=index)).findings
     found = [(f.code, f.start[0], f.start[1] + 1) for f in findings]
     if legacy:
         lines = source.splitlines()

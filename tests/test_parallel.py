@@ -185,7 +185,9 @@ def test_summaries_made_by_workers_are_those_of_a_serial_run():
         "inference_calls": [["act7", "evaluate7", 12]],
         "forwards": {},
         "forwards_if": {},
-        "v": 4,
+        "function_calls": {"torch.no_grad": [1, 0], "*helper7": [1, 1]},
+        "stars": [],
+        "v": 5,
     }
     assert session._summarize(pending, 2) == serial
     assert session._PENDING == []  # nothing kept past the run

@@ -235,6 +235,9 @@ GATE_CASES = [
     ("GL204", "def step(p, lr):\n    d_p = p.grad.data; d_p.mul_(lr)\n"),
     ("GL204", "def step(p, lr):\n    d_p: torch.Tensor = p.grad.data\n    d_p.mul_(lr)\n"),
     ("GL204", "def step(myself, lr):\n    myself.data.zero_()\n"),  # not ``self``
+    # a receiver named like a graph or a batch is a tensor where the code proves one
+    ("GL202", "def f(x, m):\n    w = torch.ones(3, requires_grad=True)\n    g = torch.sigmoid(x * w)\n    g.data.mul_(m)\n    return g\n"),
+    ("GL204", "def step(lr):\n    batch = torch.zeros(3)\n    batch.data.add_(lr)\n"),
     ("GL201", "def f(model: torch.nn.Module, x):\n    y = model(x)\n    z = y.detach()\n    z.add_(1)\n    return y\n"),
     ("GL201", "def f(model: torch.nn.Module, x):\n    y = model(x)\n    y.detach().zero_()\n    return y\n"),
     ("GL201", "def f(model: torch.nn.Module, x):\n    y = model(x)\n    y.detach()[0] = 1\n    return y\n"),
@@ -287,7 +290,7 @@ def test_gates_let_through_every_spelling_of_a_finding(code, body):
 @pytest.mark.parametrize(
     "code, src",
     [
-        ("GL202", "import torch\nfrom torch.utils.data import DataLoader\nx = batch.data.cuda()\nself.data.add_(1)\n"),
+        ("GL202", "import torch\nfrom torch.utils.data import DataLoader\nx = batch.data.cuda()\nself.data.append(1)\n"),
         ("GL203", "import torch\nfrom allennlp.data.fields import Field\np.data = t\n"),
         ("GL201", "import torch\ny = model(x).detach().cpu().numpy()\n"),
         ("GL301", "import torch\n# for each batch\ntotal += loss\n"),

@@ -506,7 +506,13 @@ class DataEditRule(InplaceEditRule):
             # right only for tensors, which the name does not prove (a `.grad` is one).
             return None
         modules = self._module_names()
-        edits = [self.transform(stmt, lambda s: _modernize(s, modules), key=("data-edit", id(stmt)))]
+        # ``.data`` of a receiver proven a tensor though named like a dataset (``g.data``)
+        proven = frozenset(
+            id(n)
+            for n in walk(stmt)
+            if isinstance(n, cst.Attribute) and not is_tensor_data_syntax(n) and sem.values.is_tensor_data(n)
+        )
+        edits = [self.transform(stmt, lambda s: _modernize(s, modules, proven), key=("data-edit", id(stmt)))]
         imports: Sequence = ()
         first, last = self._run(block, stmt)
         if sem.gradmode.grad_disabled(stmt) is True:
@@ -606,19 +612,20 @@ def _is_number(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.Integer, cst.Float))
 
 
-def _modernize(stmt: cst.CSTNode, modules: FrozenSet[str]) -> cst.CSTNode:
+def _modernize(stmt: cst.CSTNode, modules: FrozenSet[str], proven: FrozenSet[int] = frozenset()) -> cst.CSTNode:
     """``stmt`` with ``.data`` dropped from tensors and legacy ``add_(alpha, other)``
     overloads rewritten; run under ``no_grad`` it does what the original did."""
-    return cast(cst.CSTNode, stmt.visit(_Modernizer(modules)))
+    return cast(cst.CSTNode, stmt.visit(_Modernizer(modules, proven)))
 
 
 class _Modernizer(cst.CSTTransformer):
-    def __init__(self, modules: FrozenSet[str]) -> None:
+    def __init__(self, modules: FrozenSet[str], proven: FrozenSet[int]) -> None:
         super().__init__()
         self.modules = modules
+        self.proven = proven
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        if not is_tensor_data_syntax(original):
+        if not is_tensor_data_syntax(original) and id(original) not in self.proven:
             return updated
         root = root_name(original.value)
         if root is not None and root.value in self.modules:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Tuple
 
-from gradlint.semantic.torch_api import NOT_TENSOR_DATA_NAMES, NOT_TENSOR_DATA_SUFFIXES, VIEW_ATTRIBUTES, VIEW_METHODS
+from gradlint.semantic.torch_api import VIEW_ATTRIBUTES, VIEW_METHODS
 
 # Whitespace, newlines (inside brackets) and backslash continuations between tokens.
 _GAP = r"[\s\\]*"
@@ -72,13 +72,9 @@ def edited_through(origin: str) -> str:
 
 
 def tensor_data() -> str:
-    """``.data`` whose receiver may be a tensor (``semantic.is_tensor_data_syntax``): not
-    a receiver named ``self``, ``batch``, ``config``... nor one whose name ends in
-    ``set``, ``loader``... (a receiver written otherwise, ``(dataset).data``, is let
-    through). The receiver's name is compared in any case, as the semantic test does."""
-    names = "".join(r"(?<!\b%s\.data)" % re.escape(n) for n in NOT_TENSOR_DATA_NAMES)
-    suffixes = "".join(r"(?<!%s\.data)" % re.escape(s) for s in NOT_TENSOR_DATA_SUFFIXES)
-    return r"\.data\b(?i:%s%s)" % (names, suffixes)
+    """``.data`` whose receiver may be a tensor: any receiver, as its name proves nothing
+    (``semantic.values.is_tensor_data`` takes a proven tensor named ``g`` or ``batch``)."""
+    return r"\.data\b"
 
 
 def data_scalar_reads() -> Tuple[str, ...]:

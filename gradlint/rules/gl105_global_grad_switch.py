@@ -11,6 +11,7 @@ import libcst as cst
 from gradlint.rule import Rule
 from gradlint.semantic import bounds
 from gradlint.semantic.test_code import computes_gradients, in_test_module
+from gradlint.semantic.torch_api import OPTIMIZER_PREFIX, SCHEDULER_PREFIX
 from gradlint.semantic.tree import walk
 
 # A program's entry point may switch gradients off for the whole run: that is
@@ -27,6 +28,9 @@ _CLI_APPS = frozenset({"click.Group", "click.core.Group", "typer.Typer", "typer.
 
 # Calls that train: after one of them, the grad mode a switch left behind matters.
 _TRAINING_METHODS = frozenset({"backward", "manual_backward", "zero_grad", "fit", "grad"})
+# What an optimizer proven by its constructor does that trains.
+_OPTIMIZER_METHODS = frozenset({"step", "zero_grad"})
+_OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -157,18 +161,18 @@ class GlobalGradSwitch(Rule):
         return None
 
     def _may_train(self, call: cst.Call, methods: Dict[str, cst.FunctionDef], seen: Set[int]) -> bool:
-        """A backward, an optimizer's ``step`` (any arguments: a wrapper's
-        ``fp_optimizer.step(loss, ...)`` runs the backward), ``zero_grad``, ``fit``,
-        ``.train()``, or a method of the class or function of the file that calls one."""
+        """A backward (``semantic.calls``), ``step``/``zero_grad`` of an optimizer proven
+        by its constructor (any arguments), or a method of the class or function of the
+        file that calls one. Not a method judged by its name (``env.step(action)``,
+        ``fit``, ``.train()``): the preview tier, which reports without this premise,
+        needs none."""
         sem = self.ctx.semantic
         if sem.calls.is_backward_call(call):
             return True
         func = call.func
         if isinstance(func, cst.Attribute):
             name = func.attr.value
-            if name in _TRAINING_METHODS or name == "step":
-                return True
-            if name == "train" and (not call.args or self._truthy(call.args[0].value)):
+            if name in _OPTIMIZER_METHODS and self._proven_optimizer(func.value, 0):
                 return True
             called = methods.get(name) if _on_self(func) else None
         else:
@@ -177,6 +181,36 @@ class GlobalGradSwitch(Rule):
             return False
         seen.add(id(called))
         return any(isinstance(n, cst.Call) and self._may_train(n, methods, seen) for n in walk(called.body, into_functions=True))
+
+    def _proven_optimizer(self, ref: cst.BaseExpression, depth: int) -> bool:
+        """Whether ``ref`` (a name, ``self.<attr>``) certainly holds an optimizer: every
+        value it is assigned is built by a ``torch.optim`` class (not a scheduler) or by
+        a class of the file that derives from ``torch.optim.Optimizer``."""
+        sem = self.ctx.semantic
+        built = sem.modules.assigned_values(ref)
+        return bool(built) and all(self._builds_optimizer(v, depth) for v in built)
+
+    def _builds_optimizer(self, value: cst.BaseExpression, depth: int) -> bool:
+        if not (isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute))):
+            return False
+        sem = self.ctx.semantic
+        names = sem.names.qualnames(value.func)
+        if any(q.startswith(OPTIMIZER_PREFIX) and not q.startswith(SCHEDULER_PREFIX) and q[len(OPTIMIZER_PREFIX) :][:1].isupper() for q in names):
+            return True
+        cls = sem.calls._class_named(value.func, value)
+        return cls is not None and self._optimizer_class(cls, depth)
+
+    def _optimizer_class(self, cls: cst.ClassDef, depth: int) -> bool:
+        if depth > bounds.SEARCH_BASE_LEVELS:
+            return False
+        sem = self.ctx.semantic
+        for base in cls.bases:
+            if sem.names.refers_to(base.value, _OPTIMIZER_BASES):
+                return True
+            parent = sem.calls._class_named(base.value, cls)
+            if parent is not None and self._optimizer_class(parent, depth + 1):
+                return True
+        return False
 
     # -- a command-line command ---------------------------------------------------------
 
@@ -193,8 +227,7 @@ class GlobalGradSwitch(Rule):
             return False
         if sem.calls.call_sites(func):
             return False
-        index = sem.project
-        return index is None or index.call_counts(func.name.value, sem.path)[0] == 0
+        return sem.gradmode.project_call_counts(func)[0] == 0
 
     def _registers_command(self, decorator: cst.BaseExpression, at: cst.CSTNode, depth: int) -> bool:
         """``click.command()``, or ``<group>.command()`` of a click group or typer app."""

@@ -397,12 +397,23 @@ class GradMode:
         """A function this file never calls, entered as the other files of the run
         call it: no_grad when every call site of its name there (at least one) runs
         under a no_grad guard (``semantic.project``)."""
-        index = self.model.project
-        if index is not None and func.name.value not in ("forward", "__call__", "__init__"):
-            total, disabled = index.call_counts(func.name.value, self.model.path)
+        if func.name.value not in ("forward", "__call__", "__init__"):
+            total, disabled = self.project_call_counts(func)
             if total and total == disabled:
                 return Mode(True, None, "project")
         return Mode(False, None, "default")
+
+    def project_call_counts(self, func: cst.FunctionDef) -> Tuple[int, int]:
+        """(call sites, of them under no_grad) of ``func`` in the other files of the
+        project index: a method's by its name (``x.act(...)``, whatever ``x`` is); a
+        function's where the call resolves to it (``predict(x)`` imported from this
+        module, ``cli.predict(x)``), not a method that shares its name."""
+        index = self.model.project
+        if index is None:
+            return 0, 0
+        if self.tree.method_class(func) is not None:
+            return index.call_counts(func.name.value, self.model.path)
+        return index.function_call_counts(func.name.value, self.model.path)
 
     def script_runs_without_grad(self, func: cst.FunctionDef) -> bool:
         """A module-level function that nothing calls, of a script whose module-level
@@ -416,8 +427,7 @@ class GradMode:
             return False
         if self.model.calls.call_sites(func) != []:
             return False
-        index = self.model.project
-        if index is not None and index.call_counts(func.name.value, self.model.path)[0]:
+        if self.project_call_counts(func)[0]:
             return False
         if self._script_entry_off is None:
             defined = {s.name.value for s in self.model.module.body if isinstance(s, cst.FunctionDef)}

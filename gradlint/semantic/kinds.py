@@ -493,17 +493,44 @@ class Kinds(LossModules):
             if module is not None and isinstance(module, cst.Name):
                 cls = self.model.modules._instance_class(module, 0)
                 records = self.model.modules.records_graph(cls) if cls is not None else None
-            return tensor(False if disabled or records is False else True, "batch")
+            # A module class of the file whose forward reduces (``return loss.mean()``)
+            # returns its 0-dim value; any other forward is taken to keep a batch.
+            returned = self._own_class_call(func, depth) if module is not None else None
+            shape = "scalar" if returned is not None and returned.shape == "scalar" else "batch"
+            return tensor(False if disabled or records is False else True, shape)
         local = self.model.calls.local_function(call)
         if local is not None:
             return self.returns(local, depth)
         if LOSS_CALLEE_NAME.search(last_name(func) or ""):
-            if self.foreign_callee(func):
-                # ``criterion = CTCLoss()`` of warp-ctc: the name says loss, but another
-                # package decides what its call returns (warp-ctc's has one dimension).
+            if self.foreign_callee(func) or self._project_class_callee(func):
+                # ``criterion = CTCLoss()`` of warp-ctc, or a loss class of another file of
+                # the project: the name says loss, but the class decides what its call
+                # returns (warp-ctc's has one dimension).
                 return UNKNOWN
+            own = self._own_class_call(func, depth)
+            if own is not None:
+                # ``criterion = FocalLoss()`` of this file: what its forward returns, not
+                # what its name suggests.
+                return own
             return tensor(False if disabled else True, "scalar")
         return UNKNOWN
+
+    def _own_class_call(self, func: cst.BaseExpression, depth: int) -> Optional[Value]:
+        """What calling ``func`` returns where it certainly holds an instance of a class
+        of this file (``criterion = FocalLoss()``, ``self.loss = FocalLoss()``): the join
+        of what its ``__call__`` or ``forward`` returns; None where it may hold anything
+        else."""
+        calls = self.model.calls
+        classes = calls._instance_classes(func, 0) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if not classes or depth > bounds.GRAPH_STEPS:
+            return None
+        found = []
+        for cls in classes:
+            method = calls._method_of(cls, "__call__", 0) or calls._method_of(cls, "forward", 0)
+            if method is None:
+                return UNKNOWN
+            found.append(self.returns(method, depth + 1))
+        return join(found)
 
     def _library_number_method(self, call: cst.Call) -> bool:
         """``svi.evaluate_loss(x)`` where ``svi = SVI(...)`` is pyro's: a method that the

@@ -77,6 +77,27 @@ class LossModules(NoGraph):
                 return False
         return True
 
+    def _project_class_callee(self, func: cst.BaseExpression) -> bool:
+        """Whether the callee ``func`` is a name every binding of which builds an instance
+        of a class that another file of the project index defines (``criterion =
+        FocalLoss()`` after ``from .losses import FocalLoss``): that class's forward, not
+        the name, decides what its call returns, and it is not read here."""
+        if not isinstance(func, cst.Name):
+            return False
+        reaching = self.model.scopes.visible(func.value, func)
+        if not reaching.bindings or reaching.unbound:
+            return False
+        for b in reaching.bindings:
+            built = _unmoved(b.value) if b.kind == "assign" and b.value is not None else None
+            if not (isinstance(built, cst.Call) and isinstance(built.func, (cst.Name, cst.Attribute))):
+                return False
+            if not self.model.names.is_imported(built.func):
+                return False
+            qualified = self.model.names.qualnames(built.func)
+            if not qualified or not all(self._project_class(q) for q in qualified):
+                return False
+        return True
+
     def _project_class(self, qualname: str) -> bool:
         """Whether the project index holds a class named ``qualname`` (what it returns
         is the project's, not another package's)."""

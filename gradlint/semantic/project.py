@@ -28,6 +28,7 @@ files of their directories and of the packages above them, at most
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import hashlib
 import json
@@ -45,7 +46,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 4
+SUMMARY_VERSION = 5
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
@@ -53,6 +54,8 @@ _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
     {"pytorch_lightning.LightningModule", "lightning.LightningModule", "lightning.pytorch.LightningModule"}
 )
+# Names a bare call may reach without any import: not another module's function.
+_BUILTINS = frozenset(dir(builtins))
 # Bases that make no class an ``nn.Module``.
 _PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
 # Unit-test files, by the names pytest collects.
@@ -88,6 +91,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     package = names[-1].rpartition(".")[0] if names else ""
     imports = _imports(tree, package)
     summary = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None).run(tree)
+    summary["stars"] = _star_imports(tree, package)
     if not any(summary.values()):
         return None
     summary["v"] = SUMMARY_VERSION
@@ -102,8 +106,13 @@ def valid(summary: object) -> bool:
         return False
     classes, calls, inference = summary.get("classes"), summary.get("calls"), summary.get("inference_calls")
     forwards, forwards_if = summary.get("forwards"), summary.get("forwards_if")
+    functions, stars = summary.get("function_calls"), summary.get("stars")
     return (
-        isinstance(forwards_if, dict)
+        isinstance(functions, dict)
+        and all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in functions.values())
+        and isinstance(stars, list)
+        and all(isinstance(m, str) for m in stars)
+        and         isinstance(forwards_if, dict)
         and all(
             isinstance(v, dict) and all(isinstance(m, list) and all(isinstance(q, str) for q in m) for m in v.values())
             for v in forwards_if.values()
@@ -143,6 +152,20 @@ def _imports(tree: ast.Module, package: str) -> Dict[str, str]:
                 if a.name != "*":
                     out[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
     return out
+
+
+def _star_imports(tree: ast.Module, package: str) -> List[str]:
+    """The modules whose every public name a module-level ``from ... import *`` binds."""
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".") if package else []
+                parent = parent[: len(parent) - (node.level - 1)] if node.level > 1 else parent
+                base = ".".join([*parent, base] if base else parent)
+            out.append(base)
+    return sorted(set(out))
 
 
 def _dotted(expr: ast.expr) -> Optional[str]:
@@ -204,13 +227,24 @@ class _Summarizer:
         # a submodule built from one of those classes, a forward if that class is an
         # ``nn.Module`` (which only the whole index can tell)
         self.forwards_if: Dict[str, Dict[str, List[str]]] = {}
-        # callee name -> [call sites, call sites under no_grad]
+        # callee name -> [call sites, call sites under no_grad]: by the last name, as
+        # methods are called (``agent.act(x)``; the receiver's class is rarely known)
         self.calls: Dict[str, List[int]] = {}
+        # the same for calls of module-level functions, by what the callee resolves to:
+        # an imported function (``predict(x)`` after ``from cli import predict``, or
+        # ``cli.predict(x)``), or ``*name`` for a name no import or definition of the file
+        # binds (a star import may); a method's name (``x.predict(x)``) is none of them
+        self.function_calls: Dict[str, List[int]] = {}
         # [method name, calling function, line]: a method called on another object
         # from inference code, with gradients on
         self.inference_calls: List[List[object]] = []
+        # names the module binds at its top level (set by ``run``)
+        self.defined: Set[str] = set()
 
     def run(self, tree: ast.Module) -> Summary:
+        self.defined = {
+            n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        } | {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 self.classes[node.name] = [self._qualify(b) for b in node.bases if _dotted(b) is not None]
@@ -226,6 +260,7 @@ class _Summarizer:
             "inference_calls": self.inference_calls,
             "forwards": self.forwards,
             "forwards_if": self.forwards_if,
+            "function_calls": self.function_calls,
         }
 
     def _forward_methods(self, cls: ast.ClassDef) -> Tuple[List[str], Dict[str, List[str]]]:
@@ -309,6 +344,20 @@ class _Summarizer:
                         changed = True
         return sorted(runs), {n: sorted(q) for n, q in sorted(wants.items()) if q and n != "forward"}
 
+    def _function_target(self, func: ast.expr) -> Optional[str]:
+        """What a call of ``func`` may run of another module: the qualified name of an
+        imported function or module attribute, ``*name`` for a bare name the file
+        neither imports nor defines at module level; None for a method call."""
+        text = _dotted(func)
+        if text is None:
+            return None
+        root = text.partition(".")[0]
+        if root in self.imports:
+            return self._qualify(func)
+        if isinstance(func, ast.Name) and root not in self.defined and root not in _BUILTINS:
+            return "*" + root
+        return None
+
     def _qualify(self, expr: ast.expr) -> str:
         text = _dotted(expr) or ""
         root, _, rest = text.partition(".")
@@ -364,6 +413,11 @@ class _Summarizer:
             counts = self.calls.setdefault(name, [0, 0])
             counts[0] += 1
             counts[1] += no_grad
+            target = self._function_target(func)
+            if target is not None:
+                counts = self.function_calls.setdefault(target, [0, 0])
+                counts[0] += 1
+                counts[1] += no_grad
             if (
                 inference is not None
                 and not no_grad
@@ -475,6 +529,7 @@ class Project:
         # per function of every file checked, so not a scan of every summary each time.
         self._calls_by_name: Optional[Dict[str, List[Tuple[str, List[int]]]]] = None
         self._inference_by_name: Optional[Dict[str, List[Tuple[str, str, int]]]] = None
+        self._functions_by_target: Optional[Dict[str, List[Tuple[str, List[int]]]]] = None
 
     def root(self, path: str) -> str:
         found = self._roots.get(path)
@@ -598,9 +653,37 @@ class Project:
 
     # -- callers ---------------------------------------------------------------------
 
+    def function_call_counts(self, name: str, origin: str) -> Tuple[int, int]:
+        """(call sites, of them under no_grad) of the module-level function ``name`` of
+        ``origin`` in the other files of its project: ``name(...)`` where an import binds
+        it to that function, or a star import of its module may; ``mod.name(...)`` where
+        ``mod`` is that module. A method of the same name (``x.name(...)``) is not one:
+        the receiver would have to be the module, which nothing shows."""
+        if self._functions_by_target is None:
+            by_target: Dict[str, List[Tuple[str, List[int]]]] = {}
+            for path in sorted(self.summaries):
+                for target, counts in self.summaries[path].get("function_calls", {}).items():
+                    by_target.setdefault(target, []).append((path, counts))
+            self._functions_by_target = by_target
+        own = module_names(origin)
+        found = [site for m in own for site in self._functions_by_target.get(f"{m}.{name}", ())]
+        found += [
+            (path, counts)
+            for path, counts in self._functions_by_target.get("*" + name, ())
+            if any(m in own for m in self.summaries[path].get("stars", ()))
+        ]
+        total = disabled = 0
+        root = self.root(origin)
+        for path, counts in found:
+            if counts and path != origin and self.root(path) == root:
+                total += counts[0]
+                disabled += counts[1]
+        return total, disabled
+
     def call_counts(self, name: str, origin: str) -> Tuple[int, int]:
         """(call sites of ``name``, of them under no_grad) in the other files of
-        ``origin``'s project: ``f(...)`` for a function, ``x.f(...)`` for a method."""
+        ``origin``'s project, by the callee's last name: ``x.f(...)`` for a method,
+        whatever ``x`` is (``function_call_counts`` is what a module-level function has)."""
         if self._calls_by_name is None:
             by_name: Dict[str, List[Tuple[str, List[int]]]] = {}
             for path in sorted(self.summaries):

@@ -92,12 +92,15 @@ class Values(GraphEvidence):
 
     def is_tensor_data(self, node: cst.CSTNode) -> bool:
         """``x.data`` read from a tensor as far as the code shows (not ``torch.utils.data``,
-        not ``dataset.data`` or ``self.data``)."""
-        if not is_tensor_data_syntax(node):
+        not ``dataset.data`` or ``self.data``). A receiver proven a tensor is one whatever
+        its name (``g = torch.sigmoid(h)``; ``g.data``): the names of datasets and configs
+        only let through what is not proven either way."""
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "data"):
             return False
-        assert isinstance(node, cst.Attribute)
         receiver = node.value
-        return not (isinstance(receiver, (cst.Name, cst.Attribute)) and self.model.names.is_imported(receiver))
+        if isinstance(receiver, (cst.Name, cst.Attribute)) and self.model.names.is_imported(receiver):
+            return False
+        return is_tensor_data_syntax(node) or self.proven_tensor_or_parameter(receiver)
 
     def storage_alias(self, expr: cst.BaseExpression, _depth: int = 0) -> Optional[StorageAlias]:
         """Whether ``expr`` is a ``.detach()`` or ``.data`` alias of another tensor: the

@@ -112,11 +112,34 @@ def test_call_counts_and_inference_callers():
     assert s["inference_calls"] == [["act", "evaluate", 6]]
 
 
+def test_a_function_is_called_where_the_call_resolves_to_it_not_by_a_method_of_its_name(tmp_path):
+    cli = "import click\nclass C:\n    pass\ndef predict(p):\n    return p\n"
+    callers = {
+        "imported.py": "import torch\nfrom cli import predict\nclass A:\n    pass\nwith torch.no_grad():\n    predict(1)\n",
+        "attribute.py": "import cli as c\nclass A:\n    pass\nc.predict(1)\nc.other(2)\n",
+        "starred.py": "from cli import *\nclass A:\n    pass\npredict(1)\n",
+        "method.py": "class A:\n    def run(self, net):\n        return net.predict(1) + self.predict(2)\n",
+        "local.py": "class A:\n    pass\ndef predict(x):\n    return x\npredict(3)\n",
+        "unrelated_star.py": "from other import *\nclass A:\n    pass\npredict(1)\n",
+    }
+    root = tmp_path / "repo"
+    sources = [(str(root / "cli.py"), cli)] + [(str(root / name), code) for name, code in callers.items()]
+    index = project.build(sources)
+    origin = str(root / "cli.py")
+    # ``from cli import predict`` (under no_grad), ``c.predict``, the star import of ``cli``
+    assert index.function_call_counts("predict", origin) == (3, 1)
+    assert index.function_call_counts("other", origin) == (1, 0)
+    # by last name: every call named so, methods and the other modules' own functions too
+    assert index.call_counts("predict", origin)[0] == 7
+
+
 def test_summaries_from_a_cache_are_checked():
     good = summary("class A:\n    pass\n")
     assert project.valid(None)
     assert not project.valid({**good, "v": 0})
     assert not project.valid({**good, "calls": {"f": [1]}})
+    assert not project.valid({**good, "function_calls": {"m.f": [1]}})
+    assert not project.valid({**good, "stars": "m"})
     assert not project.valid({**good, "classes": {"A": "torch.nn.Module"}})
     assert not project.valid({**good, "inference_calls": [["act", "test", "3"]]})
 
