@@ -8,7 +8,7 @@ The layer of ``values.Values`` between ``no_graph`` and ``kinds``, whose
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -61,42 +61,37 @@ class LossModules(NoGraph):
         ``from warpctc_pytorch import CTCLoss``): neither torch's nor a class of the
         project index. Its call returns whatever that package returns (warp-ctc's
         loss is 1-dim, one element), so a loss-like name proves no 0-dim output."""
-        if not isinstance(func, cst.Name):
-            return False
-        reaching = self.model.scopes.visible(func.value, func)
-        if not reaching.bindings or reaching.unbound:
-            return False
-        for b in reaching.bindings:
-            built = _unmoved(b.value) if b.kind == "assign" and b.value is not None else None
-            if not (isinstance(built, cst.Call) and isinstance(built.func, (cst.Name, cst.Attribute))):
-                return False
-            if not self.model.names.is_imported(built.func):
-                return False
-            qualified = self.model.names.qualnames(built.func)
-            if not qualified or any(q.partition(".")[0] == "torch" or self._project_class(q) for q in qualified):
-                return False
-        return True
+        built = self._imported_builds(func)
+        return built is not None and all(
+            qualified and not any(q.partition(".")[0] == "torch" or self._project_class(q) for q in qualified)
+            for qualified in built
+        )
 
     def _project_class_callee(self, func: cst.BaseExpression) -> bool:
         """Whether the callee ``func`` is a name every binding of which builds an instance
         of a class that another file of the project index defines (``criterion =
         FocalLoss()`` after ``from .losses import FocalLoss``): that class's forward, not
         the name, decides what its call returns, and it is not read here."""
+        built = self._imported_builds(func)
+        return built is not None and all(qualified and all(self._project_class(q) for q in qualified) for qualified in built)
+
+    def _imported_builds(self, func: cst.BaseExpression) -> Optional[List[FrozenSet[str]]]:
+        """The qualified names of the imported class each binding of the name ``func``
+        calls to build its value, or None unless every binding is such a call."""
         if not isinstance(func, cst.Name):
-            return False
+            return None
         reaching = self.model.scopes.visible(func.value, func)
         if not reaching.bindings or reaching.unbound:
-            return False
+            return None
+        out: List[FrozenSet[str]] = []
         for b in reaching.bindings:
             built = _unmoved(b.value) if b.kind == "assign" and b.value is not None else None
             if not (isinstance(built, cst.Call) and isinstance(built.func, (cst.Name, cst.Attribute))):
-                return False
+                return None
             if not self.model.names.is_imported(built.func):
-                return False
-            qualified = self.model.names.qualnames(built.func)
-            if not qualified or not all(self._project_class(q) for q in qualified):
-                return False
-        return True
+                return None
+            out.append(self.model.names.qualnames(built.func))
+        return out
 
     def _project_class(self, qualname: str) -> bool:
         """Whether the project index holds a class named ``qualname`` (what it returns
