@@ -4,7 +4,7 @@ switches autograd off for the rest of the thread, not for the function."""
 from __future__ import annotations
 
 import builtins
-from typing import Dict, List, Optional, Sequence, Set, Union, cast
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Union, cast
 
 import libcst as cst
 
@@ -198,17 +198,18 @@ class GlobalGradSwitch(Rule):
         if any(q.startswith(OPTIMIZER_PREFIX) and not q.startswith(SCHEDULER_PREFIX) and q[len(OPTIMIZER_PREFIX) :][:1].isupper() for q in names):
             return True
         cls = sem.calls._class_named(value.func, value)
-        return cls is not None and self._optimizer_class(cls, depth)
+        return cls is not None and self._derives(cls, _OPTIMIZER_BASES, depth)
 
-    def _optimizer_class(self, cls: cst.ClassDef, depth: int) -> bool:
+    def _derives(self, cls: cst.ClassDef, bases: FrozenSet[str], depth: int = 0) -> bool:
+        """Whether ``cls`` derives from one of ``bases``, through classes of the file."""
         if depth > bounds.SEARCH_BASE_LEVELS:
             return False
         sem = self.ctx.semantic
         for base in cls.bases:
-            if sem.names.refers_to(base.value, _OPTIMIZER_BASES):
+            if sem.names.refers_to(base.value, bases):
                 return True
             parent = sem.calls._class_named(base.value, cls)
-            if parent is not None and self._optimizer_class(parent, depth + 1):
+            if parent is not None and self._derives(parent, bases, depth + 1):
                 return True
         return False
 
@@ -276,7 +277,7 @@ class GlobalGradSwitch(Rule):
         sem = self.ctx.semantic
         cls = sem.tree.method_class(func)
         if cls is not None:
-            return func.name.value == "run" and self._is_process_class(cls, 0)
+            return func.name.value == "run" and self._derives(cls, _PROCESS)
         if sem.tree.enclosing_function(func) is not None or sem.tree.enclosing_class(func) is not None:
             return False
         targets = [
@@ -305,19 +306,7 @@ class GlobalGradSwitch(Rule):
         if sem.names.refers_to(ref, _PROCESS):
             return True
         cls = sem.calls._class_named(ref, ref)
-        return cls is not None and self._is_process_class(cls, 0)
-
-    def _is_process_class(self, cls: cst.ClassDef, depth: int) -> bool:
-        if depth > bounds.SEARCH_BASE_LEVELS:
-            return False
-        sem = self.ctx.semantic
-        for base in cls.bases:
-            if sem.names.refers_to(base.value, _PROCESS):
-                return True
-            parent = sem.calls._class_named(base.value, cls)
-            if parent is not None and self._is_process_class(parent, depth + 1):
-                return True
-        return False
+        return cls is not None and self._derives(cls, _PROCESS)
 
     # -- a script's entry, followed only by work that needs no grad ---------------
 
