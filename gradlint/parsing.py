@@ -27,7 +27,7 @@ given a source
   ("too many nested parentheses"), so no such file is Python,
 - or deeper than ``MAX_NESTING`` units (at most about 600 MB and a second),
 
-each of which is reported as one GL000 line (:class:`TooComplex`). Real code
+each of which is reported as one unparsable-file line (:class:`TooComplex`). Real code
 stays far below: of the 7,290 files of torch, sympy, LibCST and the rest of
 gradlint's dev environment, all but nine are under 200 units, and the deepest
 but one (generated sympy polynomials) at 1,616. A source past
@@ -39,7 +39,7 @@ and macOS give threads far less than 8 MiB).
 Gradlint walks the tree without recursing, but some of its questions, and
 LibCST's code generation (which renders the places of findings), recurse: a
 tree deeper than Python's recursion limit allows there (about 300 chained
-operators) raises RecursionError, which the runner reports as GL000 ("too
+operators) raises RecursionError, which the runner reports as an unparsable file ("too
 deeply nested to analyse").
 
 :func:`parse_module` also keeps LibCST from writing a module back without a
