@@ -16,7 +16,7 @@ checks that the walk visits the same nodes in the same order as LibCST does.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
 from libcst import CSTNode
