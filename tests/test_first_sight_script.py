@@ -93,16 +93,16 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 130
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 130
+    assert len(set(names)) == 143
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 143
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15)])
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15), ("batch-13", 13)])
 def test_batches_three_to_twelve_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
@@ -504,3 +504,43 @@ def test_batch_twelve_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-12"]}
     assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
     assert len(commits) == 15
+
+
+def test_batch_thirteen_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 13") and batch-13/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-13")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "e11eee3", "preview-e11eee3")
+    assert fs.precision(first.judged) == {"GL101": (10, 24), "GL106": (17, 17), "all": (27, 41)}
+    assert fs.fix_counts(first.judged) == (25, 0)
+    # every false default finding is a debatable one-off forward, ten of them in executorch's Samsung scripts
+    assert {j.verdict for j in first.judged if j.verdict != "TP"} == {"debatable"}
+    samsung = [j for j in first.judged if j.key[0] == "executorch" and j.key[1].startswith("examples/samsung/scripts/")]
+    assert (len(samsung), sum(j.verdict == "TP" for j in samsung)) == (10, 0)
+    assert fs.precision([j for j in first.judged if j not in samsung])["all"] == (27, 31)
+    assert sorted((j.key[0], j.key[1], j.key[2]) for j in first.judged if j.key[3] == "GL101" and j.verdict == "TP") == [
+        ("TensorRT-Model-Optimizer", "examples/onnx_ptq/evaluation.py", 151),
+        ("executorch", "examples/qualcomm/oss_scripts/albert.py", 118),
+        ("physicsnemo", "examples/cfd/gray_scott_rnn/gray_scott_rnn.py", 78),
+        ("physicsnemo", "examples/cfd/navier_stokes_rnn/navier_stokes_rnn.py", 83),
+        ("physicsnemo", "examples/cfd/stokes_mgn/inference.py", 108),
+        ("physicsnemo", "examples/cfd/vortex_shedding_mgn/inference.py", 121),
+        ("physicsnemo", "examples/healthcare/bloodflow_1d_mgn/inference.py", 177),
+        ("torchquantum", "examples/quest/core/datasets/trainer.py", 86),
+        ("torchquantum", "examples/quest/core/datasets/trainer.py", 127),
+        ("torchquantum", "examples/quest/core/datasets/trainer.py", 148),
+    ]
+    # all thirteen preview runs finished; 40 of the 59 preview-only findings judged (seed 26)
+    assert fs.precision(preview.judged) == {
+        "GL101": (13, 43),
+        "GL106": (17, 17),
+        "GL202": (0, 1),
+        "GL301": (0, 20),
+        "all": (30, 81),
+    }
+    assert fs.fix_counts(preview.judged) == (33, 0)
+    assert sum(j.verdict == fs.STUB for j in preview.judged) == 19
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-13"]}
+    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
+    assert len(commits) == 13
