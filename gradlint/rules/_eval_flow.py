@@ -297,9 +297,9 @@ def runs_once(sem, scope: Scope, call: cst.Call, depth: int = 0) -> bool:
     a module-level function proven to run once. A one-off reference forward of an
     example or export script holds its graph for one comparison, not across
     iterations."""
-    if _in_loop(sem, scope, call):
-        return False
-    return isinstance(scope, cst.Module) or _function_runs_once(sem, scope, depth)
+    if _in_loop(sem, scope, call) or sem.path.endswith(".ipynb"):
+        return False  # a notebook's kernel keeps its globals, graphs included, and reruns cells
+    return isinstance(scope, cst.Module) or (isinstance(scope, cst.FunctionDef) and _function_runs_once(sem, scope, depth))
 
 
 def _in_loop(sem, scope: Scope, node: cst.CSTNode) -> bool:
@@ -314,7 +314,7 @@ def _in_loop(sem, scope: Scope, node: cst.CSTNode) -> bool:
 
 
 def _function_runs_once(sem, func: cst.FunctionDef, depth: int) -> bool:
-    """Every call of the module-level, undecorated ``func`` is in this file, outside
+    """The module-level, undecorated ``func`` has one call, in this file, outside
     any loop, at module level or in a function proven to run once; nothing else
     refers to it (no callback, no call from another file of the project)."""
     if depth > bounds.ENTRY_CALLER_LEVELS or func.decorators or sem.tree.parent(func) is not sem.module:
