@@ -51,9 +51,10 @@ GL101_POSITIVE = [
         """\
         import torchvision
         model = torchvision.models.resnet18().cuda().eval()
-        print(model(x))
+        for x in xs:
+            print(model(x))
         """,
-        [(3, 7)],
+        [(4, 11)],
     ),
     (
         """\
@@ -485,29 +486,6 @@ GL101_FIXES = [
         """,
         "unsafe",
     ),
-    # module level: the smallest run of statements holding the forwards
-    (
-        """\
-        import torch
-        net = load().eval()
-        x = torch.load("x.pt")
-        a = net(x)
-        print(a)
-        b = net(x * 2)
-        print(b)
-        """,
-        """\
-        import torch
-        net = load().eval()
-        x = torch.load("x.pt")
-        with torch.no_grad():
-            a = net(x)
-            print(a)
-            b = net(x * 2)
-        print(b)
-        """,
-        "safe",
-    ),
     # outputs returned to a caller of the file that only prints them: reported, but
     # the fix is unsafe (another caller could be given the graph)
     (
@@ -551,6 +529,53 @@ GL101_FIXES = [
         """,
         "unsafe",
     ),
+    # a one-line for body is re-indented
+    (
+        """\
+        import torch
+        def f(model, xs, h):
+            h = model.embed(h)
+            model.eval()
+            for x in xs: print(model(x).item())
+        """,
+        """\
+        import torch
+        def f(model, xs, h):
+            h = model.embed(h)
+            model.eval()
+            with torch.no_grad():
+                for x in xs: print(model(x).item())
+        """,
+        "safe",
+    ),
+]
+
+
+# Module-level forwards, which run once (issue 26): the default tier leaves them to
+# the preview tier, whose fix is safe.
+GL101_ONE_OFF_FIXES = [
+    # module level: the smallest run of statements holding the forwards
+    (
+        """\
+        import torch
+        net = load().eval()
+        x = torch.load("x.pt")
+        a = net(x)
+        print(a)
+        b = net(x * 2)
+        print(b)
+        """,
+        """\
+        import torch
+        net = load().eval()
+        x = torch.load("x.pt")
+        with torch.no_grad():
+            a = net(x)
+            print(a)
+            b = net(x * 2)
+        print(b)
+        """,
+    ),
     # inside `if __name__ == "__main__":`, the forward pass, not the whole block
     (
         """\
@@ -576,7 +601,6 @@ GL101_FIXES = [
         else:
             print(net)
         """,
-        "safe",
     ),
     # calls in both branches: the whole `if`
     (
@@ -597,26 +621,6 @@ GL101_FIXES = [
             else:
                 y = net(x).mean()
         """,
-        "safe",
-    ),
-    # a one-line for body is re-indented
-    (
-        """\
-        import torch
-        def f(model, xs, h):
-            h = model.embed(h)
-            model.eval()
-            for x in xs: print(model(x).item())
-        """,
-        """\
-        import torch
-        def f(model, xs, h):
-            h = model.embed(h)
-            model.eval()
-            with torch.no_grad():
-                for x in xs: print(model(x).item())
-        """,
-        "safe",
     ),
 ]
 
@@ -629,6 +633,15 @@ def test_gl101_fix(src, out, safety):
     assert fix(src, select=["GL101"], unsafe=True) == d(out)
     if safety == "unsafe":
         assert fix(src, select=["GL101"]) == source
+
+
+@pytest.mark.parametrize("src,out", GL101_ONE_OFF_FIXES)
+def test_gl101_one_off_fix_is_preview(src, out):
+    preview = RuleOptions(preview=True)
+    assert lint(src, select=["GL101"]) == []
+    findings = lint_source(d(src), "x.py", LintSettings(frozenset({"GL101"}), preview)).findings
+    assert [f.fix.applicability for f in findings] == ["safe"]
+    assert fix(src, select=["GL101"], options=preview) == d(out)
 
 
 @pytest.mark.parametrize(
@@ -1186,8 +1199,9 @@ def test_gl101_script_fix_never_wraps_definitions_and_leaves_blank_lines_empty()
         y = model(x)
     """
     # One run of statements per round: the `def` stays at module level, and the blank
-    # line moved into the `with` block carries no indentation.
-    assert fix(src, select=["GL101"]) == (
+    # line moved into the `with` block carries no indentation. Module-level forwards
+    # run once (issue 26): the preview tier's.
+    assert fix(src, select=["GL101"], options=RuleOptions(preview=True)) == (
         "import torch\n"
         "\n"
         "model = build()\n"

@@ -11,6 +11,7 @@ import builtins
 
 import libcst as cst
 
+from gradlint.semantic import bounds
 from gradlint.semantic.syntax import called_module, is_eval_call, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -287,3 +288,44 @@ def loaded_in_eval_only(sem, scope: Scope, region: "_Region", calls: Sequence[Tu
     if not region.models or any(m not in switches or is_eval_call(switches[m]) for m in region.models):
         return False
     return not accumulated_in_loop(sem, scope, [c for c, _ in calls])
+
+
+def runs_once(sem, scope: Scope, call: cst.Call, depth: int = 0) -> bool:
+    """The premise "the forward runs more than once or its graph is held" (issue
+    26), proven false: ``call`` is outside any loop of ``scope``, and ``scope``
+    is the module (its top-level code, ``__main__`` block included, runs once) or
+    a module-level function proven to run once. A one-off reference forward of an
+    example or export script holds its graph for one comparison, not across
+    iterations."""
+    if _in_loop(sem, scope, call) or sem.path.endswith(".ipynb"):
+        return False  # a notebook's kernel keeps its globals, graphs included, and reruns cells
+    return isinstance(scope, cst.Module) or (isinstance(scope, cst.FunctionDef) and _function_runs_once(sem, scope, depth))
+
+
+def _in_loop(sem, scope: Scope, node: cst.CSTNode) -> bool:
+    for ancestor in sem.tree.ancestors(node):
+        if ancestor is scope:
+            return False
+        if isinstance(ancestor, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda)):
+            return True
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
+            return True  # nested definition: runs when called, as often as that is
+    return False
+
+
+def _function_runs_once(sem, func: cst.FunctionDef, depth: int) -> bool:
+    """The module-level, undecorated ``func`` has one call, in this file, outside
+    any loop, at module level or in a function proven to run once; nothing else
+    refers to it (no callback, no call from another file of the project)."""
+    if depth > bounds.ENTRY_CALLER_LEVELS or func.decorators or sem.tree.parent(func) is not sem.module:
+        return False
+    sites = sem.calls.call_sites(func)
+    if sites is None or len(sites) != 1 or sem.gradmode.project_call_counts(func)[0]:
+        return False
+    for site in sites:
+        caller = sem.tree.enclosing_function(site)
+        if caller is func:
+            return False  # recursion
+        if not runs_once(sem, caller if caller is not None else sem.module, site, depth + 1):
+            return False
+    return True

@@ -46,6 +46,7 @@ from gradlint.rules._eval_flow import (
     hands_model_to_caller_code,
     loaded_in_eval_only,
     reads_autograd_graph,
+    runs_once,
 )
 from gradlint.rules._gates import word
 from gradlint.rules._inference_code import InferenceCode
@@ -383,9 +384,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         parent = sem.tree.parent(call)
         if isinstance(parent, cst.Expr) and not in_loop:
             return False  # ``model(dummy)`` once, output dropped (calibration, warm-up): freed at once
-        if not in_loop and isinstance(scope, cst.FunctionDef) and sem.calls.is_script_entry(scope):
-            return False  # one forward as the script's last step: its graph ends with the program
-        return True
+        last_step = not in_loop and isinstance(scope, cst.FunctionDef) and sem.calls.is_script_entry(scope)  # ends the run
+        return not last_step and (self.preview or not runs_once(sem, scope, call))  # one-off forward (issue 26)
 
     def _is_unit_test(self, scope: Scope, depth: int = 0) -> bool:
         """A test function of a test file, or a helper of one: a function of the file

@@ -1,0 +1,57 @@
+"""Precision case (issue 26): one-off reference forwards of an example script.
+
+``export_and_compare`` runs once: its only call is in ``main``, outside any
+loop, and ``main``'s only call is the ``__main__`` block's. Its forward gives the
+reference outputs an exported model is checked against, and holds its graph
+for that one comparison; so does the ``__main__`` block's own forward. Forwards
+in a loop over inputs or in a function called in a loop run more than once:
+they are reported. The preview tier keeps the one-off forwards.
+
+Counterpart: ``one_off_forward_passed_as_callback.py``.
+"""
+
+import sys
+
+import torch
+
+from models import export, load_inputs, make_model, run_exported
+
+
+def export_and_compare(example_inputs):
+    model = make_model()
+    model.eval()
+    reference = model(*example_inputs)  # expect-preview: GL101:17
+    exported = export(model, example_inputs)
+    run_exported(exported, example_inputs, reference)
+
+
+def compare_all(inputs):
+    model = make_model()
+    model.eval()
+    outputs = []
+    for x in inputs:
+        outputs.append(model(x))  # expect: GL101:24
+    torch.save(outputs, "outputs.pt")
+
+
+def golden(inputs):
+    model = make_model()
+    model.eval()
+    out = model(inputs)  # expect: GL101:11
+    torch.save(out, "golden.pt")
+
+
+def main(inputs):
+    export_and_compare(inputs)
+    compare_all(inputs)
+    for batch in inputs:
+        golden(batch)
+
+
+if __name__ == "__main__":
+    net = make_model()
+    data = load_inputs(sys.argv[1])
+    net.eval()
+    first = net(*data)  # expect-preview: GL101:13
+    torch.save(first, "first.pt")
+    main(data)
