@@ -23,7 +23,8 @@ from gradlint.semantic.tree import walk
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
-_AUTOGRAD_GRAD = frozenset({"torch.autograd.grad", "torch.autograd.functional.jacobian", "torch.autograd.functional.hessian"})
+# Functions that differentiate inside; ``torch.autograd.grad`` is a backward call.
+_JACOBIANS = frozenset({"torch.autograd.functional.jacobian", "torch.autograd.functional.hessian"})
 
 
 def forward_needs_grad(sem: "SemanticModel", module: cst.BaseExpression) -> bool:
@@ -76,15 +77,13 @@ def _is_self(expr: cst.BaseExpression) -> bool:
 
 
 def _computes_gradients(sem: "SemanticModel", call: cst.Call) -> bool:
+    if sem.calls.is_backward_call(call):  # ``.backward()``, ``torch.autograd.grad``, a framework's backward
+        return True
     func = call.func
-    if isinstance(func, cst.Attribute):
-        attr = func.attr.value
-        if attr == "backward":
-            return True
-        if attr == "requires_grad_":
-            return not call.args or isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True"
+    if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+        return not call.args or isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "True"
     if isinstance(func, (cst.Name, cst.Attribute)):
-        return bool(sem.names.qualnames(func) & _AUTOGRAD_GRAD)
+        return bool(sem.names.qualnames(func) & _JACOBIANS)
     return False
 
 
