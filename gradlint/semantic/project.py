@@ -112,7 +112,7 @@ def valid(summary: object) -> bool:
         and all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in functions.values())
         and isinstance(stars, list)
         and all(isinstance(m, str) for m in stars)
-        and         isinstance(forwards_if, dict)
+        and isinstance(forwards_if, dict)
         and all(
             isinstance(v, dict) and all(isinstance(m, list) and all(isinstance(q, str) for q in m) for m in v.values())
             for v in forwards_if.values()
