@@ -93,16 +93,16 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 143
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 143
+    assert len(set(names)) == 165
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 165
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15), ("batch-13", 13)])
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15), ("batch-13", 13), ("batch-14", 22)])
 def test_batches_three_to_twelve_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
@@ -544,3 +544,49 @@ def test_batch_thirteen_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-13"]}
     assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
     assert len(commits) == 13
+
+
+def test_batch_fourteen_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 14") and batch-14/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-14")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "50f1cba", "preview-50f1cba")
+    assert fs.precision(first.judged) == {
+        "GL001": (1, 1),
+        "GL002": (13, 13),
+        "GL101": (4, 4),
+        "GL105": (0, 5),
+        "GL106": (9, 9),
+        "GL302": (1, 1),
+        "all": (28, 33),
+    }
+    assert fs.fix_counts(first.judged) == (23, 0)
+    # every false default finding is a GL105 whose process never backpropagates after the switch
+    assert {(j.key[0], j.key[3], j.verdict) for j in first.judged if j.verdict != "TP"} == {
+        ("ASAP", "GL105", "FP"),
+        ("ktransformers", "GL105", "FP"),
+    }
+    assert sorted((j.key[0], j.key[1], j.key[2]) for j in first.judged if j.key[3] == "GL101") == [
+        ("InternImage", "classification/export.py", 46),
+        ("generative-recommenders", "generative_recommenders/dlrm_v3/train/utils.py", 402),
+        ("neuraloperator", "scripts/train_uqno_darcy.py", 291),
+        ("optimum-quanto", "external/smoothquant/smoothquant.py", 44),
+    ]
+    # all twenty-two preview runs finished; 40 of the 48 preview-only findings judged (seed 26)
+    assert fs.precision(preview.judged) == {
+        "GL001": (1, 1),
+        "GL002": (13, 13),
+        "GL101": (6, 21),
+        "GL105": (0, 7),
+        "GL106": (9, 9),
+        "GL202": (0, 4),
+        "GL301": (1, 17),
+        "GL302": (1, 1),
+        "all": (31, 73),
+    }
+    assert fs.fix_counts(preview.judged) == (29, 0)
+    assert sum(j.verdict == fs.STUB for j in preview.judged) == 8
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-14"]}
+    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
+    assert len(commits) == 22
