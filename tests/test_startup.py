@@ -130,7 +130,8 @@ def test_noqa_directives_are_judged_where_their_codes_are_selected(project):
 # ``libcst/__init__`` imports whatever one asks of it (``gradlint.lazy_libcst``),
 # and the pure-Python tokenizer of ``cst.parse_module`` (``parsing._parser``).
 LIBCST_UNUSED = ("libcst.metadata", "libcst.helpers", "libcst.matchers", "libcst.codemod", "libcst._batched_visitor",
-                 "libcst._parser.detect_config", "libcst._parser.parso", "libcst._parser.types", "libcst.display")
+                 "libcst._parser.entrypoints", "libcst._parser.detect_config", "libcst._parser.parso", "libcst._parser.types",
+                 "libcst.display")
 
 
 def test_a_file_with_a_finding_imports_only_the_parts_of_libcst_a_check_uses(project):
@@ -156,4 +157,27 @@ def test_rendering_a_fix_that_only_edits_text_needs_no_more_of_libcst(project):
     edits = [(e["location"]["row"], e["location"]["column"], e["end_location"]["row"], e["end_location"]["column"], e["content"])
              for e in finding["fix"]["edits"]]
     assert edits == [(2, 1, 3, 1, ""), (4, 5, 4, 27, "torch.ones(2")]
+    assert _unused(modules) == []
+
+
+EVAL = "for x in data:\n    model.eval()\n    y = model(x)\n"
+
+
+def test_a_gl101_fix_is_checked_and_shown_with_no_more_of_libcst(project):
+    # GL101's fix wraps the forward in `with torch.no_grad():` and adds `import
+    # torch`: codegen's snippets are parsed without cst.parse_expression's module.
+    (project / "eval.py").write_text(EVAL)
+    message = ("`model` is in eval mode (line 2) but gradients are still enabled here: `.eval()` does not stop autograd,"
+               " so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`")
+    code, out, err, modules = _run(project, "--output-format", "concise", "eval.py")
+    assert (code, out, err) == (1, f"eval.py:3:9: GL101 [*] {message}\nFound 1 problem (1 fixable with --fix).\n", "")
+    assert "gradlint.fix_renderer" in modules  # the fix was checked: it is advertised
+    assert _unused(modules) == []
+
+    code, out, err, modules = _run(project, "--output-format", "json", "eval.py")
+    (finding,) = json.loads(out)
+    assert (code, err, finding["code"], finding["fix"]["applicability"]) == (1, "", "GL101", "safe")
+    edits = [(e["location"]["row"], e["location"]["column"], e["end_location"]["row"], e["end_location"]["column"], e["content"])
+             for e in finding["fix"]["edits"]]
+    assert edits == [(1, 1, 1, 1, "import torch\n\n"), (3, 5, 3, 5, "with torch.no_grad():\n        ")]
     assert _unused(modules) == []
