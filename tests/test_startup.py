@@ -181,3 +181,22 @@ def test_a_gl101_fix_is_checked_and_shown_with_no_more_of_libcst(project):
              for e in finding["fix"]["edits"]]
     assert edits == [(1, 1, 1, 1, "import torch\n\n"), (3, 5, 3, 5, "with torch.no_grad():\n        ")]
     assert _unused(modules) == []
+
+
+def test_a_gl101_fix_of_a_small_file_parses_no_more_of_the_catalog_than_its_finding(project):
+    # Whether the fix may change more than the graph asks every entry's
+    # no_grad_changes: read from the generated index, not the catalog's TOML.
+    (project / "eval.py").write_text(EVAL)
+    driver = (
+        "import json, runpy, sys\n"
+        "sys.argv = ['gradlint', 'check', '--no-cache', '--output-format', 'concise', 'eval.py']\n"
+        "try:\n    runpy.run_module('gradlint', run_name='__main__')\n"
+        "except SystemExit as exc:\n    status = exc.code\n"
+        "from gradlint import catalog\n"
+        "sys.stderr.write(json.dumps([status, catalog.load.cache_info().currsize, sorted(catalog.entry.cache_info()._asdict().items())]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", driver], cwd=project, capture_output=True, text=True, timeout=300)
+    status, whole, entries = json.loads(proc.stderr.splitlines()[-1])
+    assert (status, proc.stdout.splitlines()[-1]) == (1, "Found 1 problem (1 fixable with --fix).")
+    assert whole == 0
+    assert dict(entries)["currsize"] == 1  # GL101's own entry, which words the finding
