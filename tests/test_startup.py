@@ -200,3 +200,17 @@ def test_a_gl101_fix_of_a_small_file_parses_no_more_of_the_catalog_than_its_find
     assert (status, proc.stdout.splitlines()[-1]) == (1, "Found 1 problem (1 fixable with --fix).")
     assert whole == 0
     assert dict(entries)["currsize"] == 1  # GL101's own entry, which words the finding
+
+
+def test_a_check_that_writes_its_cache_needs_no_tempfile(project):
+    # The results cache is written beside itself with os.open, not tempfile
+    # (which imports shutil, random and the compression modules).
+    (project / "legacy.py").write_text(LEGACY)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRADLINT_")}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradlint", "check", "--output-format", "concise", "legacy.py"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert proc.returncode == 1 and proc.stdout.endswith("\nFound 1 problem.\n")
+    assert "gradlint.cache" in modules and (project / ".gradlint_cache").is_dir()
+    assert [p for p in (project / ".gradlint_cache").rglob("*") if p.name.endswith(".tmp")] == []
+    assert sorted({"tempfile", "shutil", "random"} & modules) == []
