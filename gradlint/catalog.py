@@ -12,7 +12,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -364,6 +364,15 @@ def selection_index() -> Dict[str, Tuple[bool, bool]]:
     from gradlint.catalog_index import RULES
 
     return RULES
+
+
+def no_grad_changes() -> FrozenSet[str]:
+    """The ``no_grad_changes`` of every entry together, from ``gradlint.catalog_index``:
+    a GL101 or GL001 fix asks it of every file it would guard, and parsing the
+    whole catalog's TOML for it was a twentieth of a small file's check."""
+    from gradlint.catalog_index import NO_GRAD_CHANGES
+
+    return frozenset(NO_GRAD_CHANGES)
 
 
 @functools.lru_cache(maxsize=None)

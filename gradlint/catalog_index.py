@@ -1,4 +1,5 @@
-"""Every catalog code: ``code: (checked by default, preview only)`` (``catalog.selection_index``).
+"""Every catalog code: ``code: (checked by default, preview only)`` (``catalog.selection_index``),
+and the catalog's ``no_grad_changes`` together (``catalog.no_grad_changes``).
 
 Generated from the catalog (``rules/*.toml``) by ``tests/update_trigger_table.py``: do not edit.
 """
@@ -27,3 +28,13 @@ RULES = {
     'GL900': (False, False),
     'GL901': (False, False),
 }
+
+NO_GRAD_CHANGES = (
+    'torch.nn.LSTM',
+    'torch.nn.MultiheadAttention',
+    'torch.nn.Transformer',
+    'torch.nn.TransformerDecoder',
+    'torch.nn.TransformerDecoderLayer',
+    'torch.nn.TransformerEncoder',
+    'torch.nn.TransformerEncoderLayer',
+)

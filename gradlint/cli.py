@@ -151,9 +151,15 @@ def check(
 
     `-` as the only path reads the source from stdin (for editors and scripts).
     """
-    from gradlint import lazy_libcst
+    from gradlint import dataclass_code, lazy_libcst
 
     lazy_libcst.install()  # before anything imports LibCST: only the parts a check uses
+    if dataclass_code.enable():  # before the modules a check imports make their dataclasses
+        ctx = click.get_current_context(silent=True)
+        if ctx is None:  # no command around this call to undo it at its end
+            dataclass_code.disable()
+        else:
+            ctx.call_on_close(dataclass_code.disable)
     from gradlint import config as config_mod
     from gradlint import reporters
     from gradlint.files import MissingPathError, discover

@@ -7,7 +7,8 @@ possible: hand-built nodes easily come out with odd whitespace.
 from __future__ import annotations
 
 import ast
-from typing import Sequence, cast
+import os
+from typing import Callable, Dict, Sequence, cast
 
 import libcst as cst
 
@@ -73,7 +74,35 @@ def method_call(receiver: cst.BaseExpression, method: str, args: Sequence[cst.Ar
 
 
 def expr(code: str) -> cst.BaseExpression:
-    return cst.parse_expression(code)
+    return cast(cst.BaseExpression, _parser("parse_expression")(code))
+
+
+def statement(code: str) -> cst.BaseStatement:
+    """``cst.parse_statement(code)``, whatever the configuration: for a ``str`` LibCST
+    uses it for nothing else than to decode ``bytes``."""
+    return cast(cst.BaseStatement, _parser("parse_statement")(code))
+
+
+def _parser(name: str) -> Callable[[str], cst.CSTNode]:
+    """``cst.<name>`` for a ``str``: LibCST's native parser, which ``cst.<name>``
+    calls and nothing else, without the module that imports the pure-Python
+    tokenizer and configuration detection for ``bytes`` (for a GL101 fix of a
+    small file, a twentieth of the check's CPU, docs/benchmarks.md); LibCST's own
+    where it has no native parser or is asked for its pure-Python one
+    (``LIBCST_PARSER_TYPE``), as in ``gradlint.parsing``."""
+    parse = _PARSERS.get(name)
+    if parse is None:
+        native = None
+        if os.environ.get("LIBCST_PARSER_TYPE", "native") == "native":
+            try:
+                from libcst import native  # type: ignore[attr-defined,no-redef]
+            except ImportError:
+                native = None
+        parse = _PARSERS[name] = getattr(native, name, None) or getattr(cst, name)
+    return parse
+
+
+_PARSERS: Dict[str, Callable[[str], cst.CSTNode]] = {}
 
 
 def add_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
@@ -107,7 +136,7 @@ def without_arg(call: cst.Call, arg: cst.Arg) -> cst.Call:
 
 def add_decorator(func: cst.FunctionDef, decorator: str) -> cst.FunctionDef:
     """Add ``@decorator`` as the innermost decorator (closest to ``def``)."""
-    dec = cst.Decorator(decorator=cst.parse_expression(decorator))
+    dec = cst.Decorator(decorator=expr(decorator))
     return func.with_changes(decorators=[*func.decorators, dec])
 
 
@@ -129,7 +158,7 @@ def wrap_in_with(statements: Sequence[cst.BaseStatement], item: str) -> cst.With
     # The transformer only edits blank lines: each statement comes back as a statement.
     body = [cast(cst.BaseStatement, stmt.visit(_BlankLinesUnindented())) for stmt in body]
     return cst.With(
-        items=[cst.WithItem(item=cst.parse_expression(item))],
+        items=[cst.WithItem(item=expr(item))],
         body=cst.IndentedBlock(body=body),
         leading_lines=leading,
     )

@@ -18,6 +18,7 @@ from typing import Any, Callable, Collection, Dict, Iterable, Iterator, List, Op
 
 import libcst as cst
 
+from gradlint import codegen
 from gradlint.fix import ImportSpec
 
 
@@ -572,8 +573,7 @@ def _add_imports_quick(module: cst.Module, modules: Sequence[str]) -> cst.Module
             after[0] = first.with_changes(leading_lines=(cst.EmptyLine(),))
         elif first.leading_lines[0].comment is not None:
             after[0] = first.with_changes(leading_lines=(cst.EmptyLine(), *first.leading_lines))
-    config = module.config_for_parsing
-    new = [cst.parse_statement(f"import {m}", config=config) for m in missing]
+    new = [codegen.statement(f"import {m}") for m in missing]
     return module.with_changes(body=[*body[:at], *new, *after])
 
 

@@ -268,6 +268,24 @@ def test_concurrent_runs_merge_and_leave_a_valid_file(tmp_path):
     assert not [p for p in first.path.parent.iterdir() if p.suffix == ".tmp"]
 
 
+def test_cache_files_are_written_whole_with_the_umask_and_leave_no_temporary_file(tmp_path, monkeypatch):
+    # Written without tempfile (its imports cost a small file's check): a name of
+    # its own beside the target, taken with O_EXCL, mode 0o666 less the umask.
+    taken = tmp_path / "c"
+    taken.mkdir()
+    names = iter([bytes(6), bytes(6), b"\x01" * 6])
+    monkeypatch.setattr(cache_mod.os, "urandom", lambda n: next(names))
+    (taken / f".entry.{os.getpid()}.{bytes(6).hex()}.tmp").write_bytes(b"someone else's")
+    old = os.umask(0o027)
+    try:
+        cache_mod._write_atomic(taken / "entry", b"data")
+    finally:
+        os.umask(old)
+    assert (taken / "entry").read_bytes() == b"data"
+    assert (taken / "entry").stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in taken.iterdir()) == [f".entry.{os.getpid()}.{bytes(6).hex()}.tmp", "entry"]
+
+
 def test_recently_modified_files_are_checked_by_content(tmp_path, monkeypatch):
     path = tmp_path / "a.py"
     path.write_text("x = 1\n")

@@ -133,3 +133,34 @@ def test_the_native_parser_called_directly_raises_what_parse_module_raises(sourc
     with pytest.raises(cst.ParserSyntaxError) as theirs:
         cst.parse_module(source)
     assert (str(ours.value), ours.value.raw_line, ours.value.raw_column) == (str(theirs.value), theirs.value.raw_line, theirs.value.raw_column)
+
+
+@pytest.mark.parametrize("name, source", [
+    ("parse_expression", "torch.no_grad()"),
+    ("parse_expression", "torch.inference_mode(mode=False)"),
+    ("parse_expression", "a if b else (c, *d)"),
+    ("parse_statement", "import torch"),
+    ("parse_statement", "import torch.nn.functional\n"),
+    ("parse_statement", "with torch.no_grad():\n    y = f(x)\n"),
+])
+def test_codegen_parses_snippets_as_libcst_does(name, source):
+    # codegen's snippets (a fix's `with` item, decorator, added import) skip the
+    # module of cst.parse_expression and cst.parse_statement, as parsing._parser does.
+    from gradlint import codegen
+
+    ours = (codegen.expr if name == "parse_expression" else codegen.statement)(source)
+    theirs = getattr(cst, name)(source)
+    assert codegen._parser(name) is not getattr(cst, name)
+    assert ours.deep_equals(theirs)
+    assert cst.Module(body=[]).code_for_node(ours) == cst.Module(body=[]).code_for_node(theirs)
+
+
+@pytest.mark.parametrize("name, source", [("parse_expression", "torch.no_grad("), ("parse_statement", "import")])
+def test_codegen_raises_what_libcst_raises(name, source):
+    from gradlint import codegen
+
+    with pytest.raises(cst.ParserSyntaxError) as ours:
+        (codegen.expr if name == "parse_expression" else codegen.statement)(source)
+    with pytest.raises(cst.ParserSyntaxError) as theirs:
+        getattr(cst, name)(source)
+    assert str(ours.value) == str(theirs.value)

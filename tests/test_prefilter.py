@@ -327,6 +327,8 @@ def test_the_selection_index_is_what_the_catalog_says():
         "gradlint/catalog_index.py is out of date: run python tests/update_trigger_table.py"
     )
     assert list(catalog.selection_index()) == list(catalog.load())
+    assert catalog.no_grad_changes() == frozenset(q for doc in catalog.load().values() for q in doc.no_grad_changes)
+    assert "torch.nn.MultiheadAttention" in catalog.no_grad_changes()
 
 
 @pytest.mark.parametrize("codes", [ALL, frozenset(RULES), *(frozenset({c}) for c in RULES), frozenset({catalog.PARSE_ERROR})])

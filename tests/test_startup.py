@@ -130,7 +130,8 @@ def test_noqa_directives_are_judged_where_their_codes_are_selected(project):
 # ``libcst/__init__`` imports whatever one asks of it (``gradlint.lazy_libcst``),
 # and the pure-Python tokenizer of ``cst.parse_module`` (``parsing._parser``).
 LIBCST_UNUSED = ("libcst.metadata", "libcst.helpers", "libcst.matchers", "libcst.codemod", "libcst._batched_visitor",
-                 "libcst._parser.detect_config", "libcst._parser.parso", "libcst._parser.types", "libcst.display")
+                 "libcst._parser.entrypoints", "libcst._parser.detect_config", "libcst._parser.parso", "libcst._parser.types",
+                 "libcst.display")
 
 
 def test_a_file_with_a_finding_imports_only_the_parts_of_libcst_a_check_uses(project):
@@ -157,3 +158,59 @@ def test_rendering_a_fix_that_only_edits_text_needs_no_more_of_libcst(project):
              for e in finding["fix"]["edits"]]
     assert edits == [(2, 1, 3, 1, ""), (4, 5, 4, 27, "torch.ones(2")]
     assert _unused(modules) == []
+
+
+EVAL = "for x in data:\n    model.eval()\n    y = model(x)\n"
+
+
+def test_a_gl101_fix_is_checked_and_shown_with_no_more_of_libcst(project):
+    # GL101's fix wraps the forward in `with torch.no_grad():` and adds `import
+    # torch`: codegen's snippets are parsed without cst.parse_expression's module.
+    (project / "eval.py").write_text(EVAL)
+    message = ("`model` is in eval mode (line 2) but gradients are still enabled here: `.eval()` does not stop autograd,"
+               " so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`")
+    code, out, err, modules = _run(project, "--output-format", "concise", "eval.py")
+    assert (code, out, err) == (1, f"eval.py:3:9: GL101 [*] {message}\nFound 1 problem (1 fixable with --fix).\n", "")
+    assert "gradlint.fix_renderer" in modules  # the fix was checked: it is advertised
+    assert _unused(modules) == []
+
+    code, out, err, modules = _run(project, "--output-format", "json", "eval.py")
+    (finding,) = json.loads(out)
+    assert (code, err, finding["code"], finding["fix"]["applicability"]) == (1, "", "GL101", "safe")
+    edits = [(e["location"]["row"], e["location"]["column"], e["end_location"]["row"], e["end_location"]["column"], e["content"])
+             for e in finding["fix"]["edits"]]
+    assert edits == [(1, 1, 1, 1, "import torch\n\n"), (3, 5, 3, 5, "with torch.no_grad():\n        ")]
+    assert _unused(modules) == []
+
+
+def test_a_gl101_fix_of_a_small_file_parses_no_more_of_the_catalog_than_its_finding(project):
+    # Whether the fix may change more than the graph asks every entry's
+    # no_grad_changes: read from the generated index, not the catalog's TOML.
+    (project / "eval.py").write_text(EVAL)
+    driver = (
+        "import json, runpy, sys\n"
+        "sys.argv = ['gradlint', 'check', '--no-cache', '--output-format', 'concise', 'eval.py']\n"
+        "try:\n    runpy.run_module('gradlint', run_name='__main__')\n"
+        "except SystemExit as exc:\n    status = exc.code\n"
+        "from gradlint import catalog\n"
+        "sys.stderr.write(json.dumps([status, catalog.load.cache_info().currsize, sorted(catalog.entry.cache_info()._asdict().items())]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", driver], cwd=project, capture_output=True, text=True, timeout=300)
+    status, whole, entries = json.loads(proc.stderr.splitlines()[-1])
+    assert (status, proc.stdout.splitlines()[-1]) == (1, "Found 1 problem (1 fixable with --fix).")
+    assert whole == 0
+    assert dict(entries)["currsize"] == 1  # GL101's own entry, which words the finding
+
+
+def test_a_check_that_writes_its_cache_needs_no_tempfile(project):
+    # The results cache is written beside itself with os.open, not tempfile
+    # (which imports shutil, random and the compression modules).
+    (project / "legacy.py").write_text(LEGACY)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRADLINT_")}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradlint", "check", "--output-format", "concise", "legacy.py"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert proc.returncode == 1 and proc.stdout.endswith("\nFound 1 problem.\n")
+    assert "gradlint.cache" in modules and (project / ".gradlint_cache").is_dir()
+    assert [p for p in (project / ".gradlint_cache").rglob("*") if p.name.endswith(".tmp")] == []
+    assert sorted({"tempfile", "shutil", "random"} & modules) == []

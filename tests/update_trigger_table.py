@@ -52,7 +52,8 @@ def render() -> str:
     return HEADER + "\n".join(lines) + "\n"
 
 
-INDEX_HEADER = '''"""Every catalog code: ``code: (checked by default, preview only)`` (``catalog.selection_index``).
+INDEX_HEADER = '''"""Every catalog code: ``code: (checked by default, preview only)`` (``catalog.selection_index``),
+and the catalog's ``no_grad_changes`` together (``catalog.no_grad_changes``).
 
 Generated from the catalog (``rules/*.toml``) by ``tests/update_trigger_table.py``: do not edit.
 """
@@ -63,8 +64,10 @@ Generated from the catalog (``rules/*.toml``) by ``tests/update_trigger_table.py
 def render_index() -> str:
     from gradlint import catalog
 
-    rows = "".join(f"    {code!r}: ({doc.default!r}, {doc.preview!r}),\n" for code, doc in catalog.load().items())
-    return INDEX_HEADER + "RULES = {\n" + rows + "}\n"
+    entries = catalog.load()
+    rows = "".join(f"    {code!r}: ({doc.default!r}, {doc.preview!r}),\n" for code, doc in entries.items())
+    changes = "".join(f"    {name!r},\n" for name in dict.fromkeys(n for doc in entries.values() for n in doc.no_grad_changes))
+    return INDEX_HEADER + "RULES = {\n" + rows + "}\n\nNO_GRAD_CHANGES = (\n" + changes + ")\n"
 
 
 if __name__ == "__main__":

@@ -142,10 +142,10 @@ def guard_changes_more_than_graph(ctx) -> bool:
 
 
 def _guard_sensitive(ctx) -> bool:
-    from gradlint.catalog import load
+    from gradlint.catalog import no_grad_changes
 
     source = ctx.semantic.source
-    sensitive = frozenset(q for doc in load().values() for q in doc.no_grad_changes)
+    sensitive = no_grad_changes()
     short = {q.rsplit(".", 1)[1] for q in sensitive}
     words = _NEEDS_GRAD_MODE | _MODULE_HOOKS | short
     if not any(w in source for w in words):
