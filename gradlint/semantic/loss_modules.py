@@ -195,7 +195,7 @@ class LossModules(NoGraph):
         targets_of = _TARGET_HOLDERS
         for node in walk(self.model.module, into_functions=True):
             kind = type(node)
-            if kind is cst.Call and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
+            if kind is cst.Call and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):  # type: ignore[attr-defined]
                 result = None
                 break
             other: Optional[cst.CSTNode] = None
