@@ -16,7 +16,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from gradlint import import_changes
+from gradlint import engine, import_changes
 from gradlint.engine import LintSettings, fix_source, lint_source
 from gradlint.fixes import apply_fixes, select_compatible
 from gradlint import catalog
@@ -136,8 +136,37 @@ def test_fix_loop_gives_the_same_text_with_known_code(monkeypatch):
     sources = [(p, p.read_text(encoding="utf-8")) for p in CORPUS]
     settings = LintSettings(RULES)
     ours = [fix_source(s, str(p), settings, unsafe=True).source for p, s in sources]
-    import gradlint.engine as engine
-
     monkeypatch.setattr(engine, "apply_fixes", whole)
     theirs = [fix_source(s, str(p), settings, unsafe=True).source for p, s in sources]
     assert ours == theirs
+
+
+def test_fixes_share_one_tuple_of_imports_to_remove():
+    # Every GL002 fix of a file lists the same imports of `Variable`: one tuple, which
+    # apply_fixes reads once however many fixes carry it.
+    from gradlint.fixes import _union
+
+    source = (
+        "import torch\nfrom torch.autograd import Variable\n\n\n"
+        "def f(x, y):\n    return Variable(x) + Variable(y)\n\n\ndef g(z):\n    return Variable(z)\n"
+    )
+    lint = lint_source(source, "m.py", LintSettings(frozenset({"GL002"})))
+    fixes = [f.fix for f in lint.findings if f.fix is not None]
+    assert [(f.code, f.start) for f in lint.findings] == [("GL002", (6, 11)), ("GL002", (6, 25)), ("GL002", (10, 11))]
+    assert len({id(f.remove_imports) for f in fixes}) == 1
+    assert fixes[0].remove_imports == (import_changes.ImportSpec("torch.autograd", "Variable"),)
+    assert _union(f.remove_imports for f in fixes) == {imp for f in fixes for imp in f.remove_imports}
+    assert apply_fixes(lint.context.module, fixes, lint.context.parents) == (
+        "import torch\n\n\ndef f(x, y):\n    return x.detach() + y.detach()\n\n\ndef g(z):\n    return z.detach()\n"
+    )
+
+
+def test_node_classes_tested_by_exact_type_have_no_subclasses():
+    # Whole-file walks test `type(node) is C` instead of isinstance(node, C) (an ABC check,
+    # a Python-level call): the same answer only while LibCST has no subclass of C.
+    exact = (
+        cst.Call, cst.Name, cst.Attribute, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor,
+        cst.AsName, cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.WithItem, cst.NamedExpr, cst.Return,
+        cst.Yield, cst.Raise, cst.Param, cst.ImportAlias, cst.Arg,
+    )  # fmt: skip
+    assert [c.__name__ for c in exact if c.__subclasses__()] == []
