@@ -485,12 +485,13 @@ def fix_source(
         chosen = select_compatible(f.fix for f in candidates if f.fix is not None)
         module = lint.context.module
         parents = lint.context.parents
-        checked, refused = _apply_checked(module, chosen, result.source, gate, parents)
+        known = lint.context.tree.top_level_code()
+        checked, refused = _apply_checked(module, chosen, result.source, gate, parents, known)
         if checked is None:
             # Find the culprit(s): apply one at a time, keep the first that works.
             applied = []
             for fix in chosen:
-                attempt, refused = _apply_checked(module, [fix], result.source, gate, parents)
+                attempt, refused = _apply_checked(module, [fix], result.source, gate, parents, known)
                 if attempt is None:
                     bad = by_fix[id(fix)]
                     broken.add((bad.code, bad.start, bad.end))
@@ -556,11 +557,13 @@ def _apply_checked(
     old: str,
     gate: Optional[FixGate],
     parents: Optional[Mapping[int, Optional[cst.CSTNode]]] = None,
+    known: Optional[Dict[int, Tuple[cst.CSTNode, str]]] = None,
 ) -> Tuple[Optional[Tuple[str, cst.Module]], bool]:
     """(the fixed source and its parse, or None; whether ``gate`` refused it).
-    ``parents``: of ``module``'s nodes, so that only the nodes above the edits are rebuilt."""
+    ``parents``: of ``module``'s nodes, so that only the nodes above the edits are rebuilt;
+    ``known``: the code of its top-level nodes (``fixes.apply_fixes``)."""
     try:
-        new_source = apply_fixes(module, fixes, parents)
+        new_source = apply_fixes(module, fixes, parents, known)
     except Exception:  # a fix that crashes while applying is a bug: never let it write anything
         return None, False
     # The one check that also decides which fixes are offered (FixRenderer.parses).

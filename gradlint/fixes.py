@@ -18,7 +18,7 @@ import libcst as cst
 
 from gradlint import parsing
 from gradlint.fix import Edit, Fix, ImportSpec, NewNode, Span  # noqa: F401  (re-exported: rules build fixes from here)
-from gradlint.import_changes import _imp_key, _update_imports, module_code
+from gradlint.import_changes import _imp_key, _update_imports, known_code, module_code
 
 
 def _contains(outer: Span, inner: Span) -> bool:
@@ -191,19 +191,40 @@ def _flatten(results: Iterable[Any]) -> List[cst.BaseStatement]:
 
 
 def apply_fixes(
-    module: cst.Module, fixes: Sequence[Fix], parents: Optional[Mapping[int, Optional[cst.CSTNode]]] = None
+    module: cst.Module,
+    fixes: Sequence[Fix],
+    parents: Optional[Mapping[int, Optional[cst.CSTNode]]] = None,
+    known: Optional[Dict[int, Tuple[cst.CSTNode, str]]] = None,
 ) -> str:
     """The source of ``module`` with ``fixes`` applied (they must not conflict).
 
     ``parents`` (``id(node)`` -> its parent, for every node of ``module``) makes it
-    faster: only the nodes above the edits are rebuilt."""
+    faster: only the nodes above the edits are rebuilt. So does ``known``, the code
+    of the nodes of ``module``'s header, body and footer (``Tree.top_level_code``):
+    the module with the fixes is rendered (for the import changes, and at the end)
+    from the code of the top-level statements the fixes leave alone and that of the
+    others alone."""
     edits = [e for f in fixes for e in f.edits]
-    new_module = module.visit(_Applier(edits, parents)) if edits else module
-    adds = {imp for f in fixes for imp in f.add_imports}
-    removes = {imp for f in fixes for imp in f.remove_imports}
-    if adds or removes:
-        new_module = _update_imports(new_module, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key))
-    return module_code(new_module)
+    with known_code(module, known):
+        new_module = module.visit(_Applier(edits, parents)) if edits else module
+        adds = _union(f.add_imports for f in fixes)
+        removes = _union(f.remove_imports for f in fixes)
+        if adds or removes:
+            new_module = _update_imports(new_module, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key))
+        return module_code(new_module)
+
+
+def _union(groups: Iterable[Tuple[ImportSpec, ...]]) -> Set[ImportSpec]:
+    """Every import of ``groups``, each group object read once: the fixes of one rule
+    in a file share one (``Names.imports_of``: every import of the name), and hashing
+    an ``ImportSpec`` is a Python call."""
+    seen: Set[int] = set()
+    out: Set[ImportSpec] = set()
+    for group in groups:
+        if id(group) not in seen:
+            seen.add(id(group))
+            out.update(group)
+    return out
 
 
 def parse_fixed(text: str) -> Optional[cst.Module]:

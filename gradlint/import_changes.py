@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import threading
 from typing import Any, Callable, Collection, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -33,9 +34,66 @@ def module_code(module: cst.Module) -> str:
     last = _LAST_CODE[0]  # one tuple, swapped whole: safe across threads
     if last is not None and last[0] is module:
         return last[1]
-    code = module.code
+    code = _spliced(module)
+    if code is None:
+        code = module.code
     _LAST_CODE[0] = (module, code)
     return code
+
+
+# Per thread, while fixes are applied (``known_code``): (the default indent and newline
+# of the module the fixes apply to, ``id(node) -> (node, its code)`` for nodes of its
+# header, body and footer). A fix changes a few top-level statements of a long file;
+# the others keep their objects, so their code is known, and rendering the module
+# is rendering the few.
+_KNOWN = threading.local()
+
+
+@contextlib.contextmanager
+def known_code(module: cst.Module, known: Optional[Dict[int, Tuple[cst.CSTNode, str]]]) -> Iterator[None]:
+    """While inside, ``module_code`` takes the code of the top-level nodes in ``known``
+    (of ``module``, as ``module.code_for_node`` renders them) as it is, and keeps that
+    of the others it renders."""
+    before = getattr(_KNOWN, "code", None)
+    _KNOWN.code = None if known is None else ((module.default_indent, module.default_newline), dict(known))
+    try:
+        yield
+    finally:
+        _KNOWN.code = before
+
+
+def _node_code(module: cst.Module, node: cst.CSTNode) -> str:
+    """``module.code_for_node(node)`` for a node of ``module``'s body, known or rendered."""
+    known = getattr(_KNOWN, "code", None)
+    if known is None or known[0] != (module.default_indent, module.default_newline):
+        return module.code_for_node(node)
+    found = known[1].get(id(node))
+    if found is None or found[0] is not node:
+        found = (node, module.code_for_node(node))
+        known[1][id(node)] = found
+    return found[1]
+
+
+def _spliced(module: cst.Module) -> Optional[str]:
+    """``module.code`` from the code of its header, body and footer nodes, each known
+    or rendered alone (``Module._codegen_impl`` renders them one after the other, with
+    one state that has no indentation at that level); None where no code is known,
+    or where the module ends without a newline (whose last token the module drops)
+    or is empty (where it adds one)."""
+    known = getattr(_KNOWN, "code", None)
+    if known is None or known[0] != (module.default_indent, module.default_newline):
+        return None
+    if not module.body or not module.has_trailing_newline:
+        return None
+    codes = known[1]
+    parts = []
+    for node in (*module.header, *module.body, *module.footer):
+        found = codes.get(id(node))
+        if found is None or found[0] is not node:
+            found = (node, module.code_for_node(node))
+            codes[id(node)] = found  # the node is kept with it: its id stays its own
+        parts.append(found[1])
+    return "".join(parts)
 
 
 def _imp_key(imp: ImportSpec) -> Tuple[str, str, str]:
@@ -222,7 +280,7 @@ def _import_head(module: cst.Module, removes: Sequence[ImportSpec]) -> Optional[
                 return None
             in_holders = 0
             for i in found:
-                counted = _name_reads(module.code_for_node(body[i]))
+                counted = _name_reads(_node_code(module, body[i]))
                 if counted is None:
                     return None
                 in_holders += counted[0].get(name, 0)
@@ -319,7 +377,7 @@ def _import_statements(module: cst.Module, removes: Sequence[ImportSpec]) -> Opt
         top += 1
     keep = set(range(min(top + 1, len(body))))
     for i, stmt in enumerate(body):
-        if spelled.search(module.code_for_node(stmt)):
+        if spelled.search(_node_code(module, stmt)):
             keep.add(i)
             if i + 1 < len(body):
                 keep.add(i + 1)
@@ -402,7 +460,9 @@ def _removal_reads(module: cst.Module) -> Optional[Tuple[str, Tuple[Dict[str, in
     code = module_code(module)
     if "__all__" in code:
         return None
-    names = _name_reads(code)
+    names = _spliced_reads(module)
+    if names is None:
+        names = _name_reads(code)
     return None if names is None else (code, names)
 
 
@@ -410,6 +470,11 @@ def _removal_reads(module: cst.Module) -> Optional[Tuple[str, Tuple[Dict[str, in
 def _name_reads(code: str) -> Optional[Tuple[Dict[str, int], str]]:
     """(how many times each name is spelled as a name, not after a dot; the text of
     every string) in ``code``, or None if it does not tokenize."""
+    found = _reads(code)
+    return None if found is None else (found[0], "\n".join(found[1]))
+
+
+def _reads(code: str) -> Optional[Tuple[Dict[str, int], List[str]]]:
     import io
     import tokenize
 
@@ -426,6 +491,46 @@ def _name_reads(code: str) -> Optional[Tuple[Dict[str, int], str]]:
                 prev = tok.string
     except (tokenize.TokenError, SyntaxError):
         return None
+    return counts, strings
+
+
+# The reads of the code of top-level nodes (``_spliced_reads``), by that code: the
+# statements a round of fixes leaves alone are read again, in the next round's
+# module, with the same code.
+_PART_READS: Dict[str, Optional[Tuple[Dict[str, int], List[str]]]] = {}
+_PART_READS_MAX = 1 << 16
+_UNREAD: Any = object()
+
+
+def _spliced_reads(module: cst.Module) -> Optional[Tuple[Dict[str, int], str]]:
+    """``_name_reads(module_code(module))`` from the reads of each top-level node's code
+    (see ``known_code``); None where ``module_code`` does not splice the module, or a
+    part does not tokenize alone.
+
+    A top-level node's code is whole lines that end its last logical line, at no
+    indentation and outside any bracket: tokenizing it alone gives the names and
+    strings the module's tokenizing gives there (the dedents that close its blocks
+    come at its end, not at the next statement, and a dedent, a newline or nothing
+    before a name is never the dot that makes it an attribute)."""
+    known = getattr(_KNOWN, "code", None)
+    if known is None or _spliced(module) is None:
+        return None
+    codes = known[1]
+    cache = _PART_READS
+    if len(cache) > _PART_READS_MAX:
+        cache.clear()
+    counts: Dict[str, int] = {}
+    strings: List[str] = []
+    for node in (*module.header, *module.body, *module.footer):
+        code = codes[id(node)][1]
+        part = cache.get(code, _UNREAD)
+        if part is _UNREAD:
+            part = cache[code] = _reads(code)
+        if part is None:
+            return None
+        for name, n in part[0].items():
+            counts[name] = counts.get(name, 0) + n
+        strings.extend(part[1])
     return counts, "\n".join(strings)
 
 
@@ -507,7 +612,7 @@ def _remove_import_quick(module: cst.Module, imp: ImportSpec) -> Optional[cst.Mo
         return None
     i = at[0]
     stmt = body[i]
-    if len(spelled.findall(code)) != len(spelled.findall(module.code_for_node(stmt))):
+    if len(spelled.findall(code)) != len(spelled.findall(_node_code(module, stmt))):
         return None
     del body[i]
     lines = list(stmt.leading_lines)

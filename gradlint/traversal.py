@@ -202,7 +202,7 @@ def get_full_name_for_node(node: Any) -> Optional[str]:
     return None
 
 
-def positions(module: cst.Module) -> Dict[int, Tuple[int, int, int, int]]:
+def positions(module: cst.Module, rendered: Optional[List[Any]] = None) -> Dict[int, Tuple[int, int, int, int]]:
     """``id(node) -> (start line, start column, end line, end column)`` for every node:
     what LibCST's ``PositionProvider`` computes, in a quarter of the time.
 
@@ -211,10 +211,31 @@ def positions(module: cst.Module) -> Dict[int, Tuple[int, int, int, int]]:
     ``CodeRange`` per node, kept in a dict keyed by nodes (whose hash is a
     Python call). The same rendering with plain tuples keyed by ``id()`` costs
     a quarter; a test checks that every position agrees.
+
+    ``rendered``, when given, receives the rendering's tokens and, for each node of
+    the module's header, body and footer in turn, the index of its first token:
+    what :func:`top_level_code` makes each one's code of.
     """
     state = _PositionState(module.default_indent, module.default_newline)
     module._codegen(state)
+    if rendered is not None:
+        rendered[:] = [state.tokens, state.marks]
     return state.spans
+
+
+def top_level_code(module: cst.Module, rendered: List[Any]) -> Optional[Dict[int, Tuple[CSTNode, str]]]:
+    """``id(node) -> (node, its code)`` for each node of ``module``'s header, body and
+    footer, cut from the tokens of a rendering of ``module`` (``positions(module,
+    rendered)``): the code ``module.code_for_node`` gives each, since the module
+    renders them one after the other with one state and no indentation. None where
+    the rendering does not split so (a module without a final newline drops its last
+    token, an empty one adds one)."""
+    tokens, marks = rendered
+    nodes = [*module.header, *module.body, *module.footer]
+    if len(marks) != len(nodes) or not module.body or not module.has_trailing_newline:
+        return None
+    bounds = [*marks, len(tokens)]
+    return {id(node): (node, "".join(tokens[bounds[i] : bounds[i + 1]])) for i, node in enumerate(nodes)}
 
 
 def _position_state() -> type:
@@ -236,6 +257,10 @@ def _position_state() -> type:
             self.column = 0
             self.spans: Dict[int, Tuple[int, int, int, int]] = {}
             self.starts: List[Tuple[int, int]] = []
+            # Where each node the module renders itself (header, body, footer) starts,
+            # as an index into ``tokens``: those are the nodes entered with only the
+            # module entered before them.
+            self.marks: List[int] = []
 
         def add_indent_tokens(self) -> None:
             self.tokens.extend(self.indent_tokens)
@@ -255,7 +280,10 @@ def _position_state() -> type:
                 self.column += len(value)
 
         def before_codegen(self, node: CSTNode) -> None:
-            self.starts.append((self.line, self.column))
+            starts = self.starts
+            if len(starts) == 1:
+                self.marks.append(len(self.tokens))
+            starts.append((self.line, self.column))
 
         def after_codegen(self, node: CSTNode) -> None:
             line, column = self.starts.pop()

@@ -4,7 +4,7 @@ which calls run backward (``backward_call``), however spelled."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple, cast
 
 import libcst as cst
 
@@ -43,6 +43,10 @@ class Backward:
     function: bool = False
 
 
+# Parents whose name child names the parent (or an import, a parameter) and is no load.
+_NAMING = frozenset({cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName})
+
+
 class Calls:
     def __init__(self, model: "SemanticModel") -> None:
         self.model = model
@@ -56,17 +60,19 @@ class Calls:
             names: Dict[str, List[cst.Name]] = {}
             attrs: Dict[str, List[cst.Attribute]] = {}
             parent_of = self.tree.parent
-            for attr in self.tree.nodes_of(cst.Attribute):
-                assert isinstance(attr, cst.Attribute)
+            # ``nodes_of`` gives nodes of exactly the type asked; the parents are tested by
+            # exact type too (an isinstance() against a LibCST node class, an ABC, is a
+            # Python-level call, and this looks at every name of the file).
+            for attr in cast(Sequence[cst.Attribute], self.tree.nodes_of(cst.Attribute)):
                 attrs.setdefault(attr.attr.value, []).append(attr)
-            for node in self.tree.nodes_of(cst.Name):
-                assert isinstance(node, cst.Name)
+            for node in cast(Sequence[cst.Name], self.tree.nodes_of(cst.Name)):
                 parent = parent_of(node)
-                if isinstance(parent, cst.Attribute) and parent.attr is node:
+                kind = type(parent)
+                if kind is cst.Attribute and parent.attr is node:  # type: ignore[union-attr]
                     continue
-                if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName)):
+                if kind in _NAMING:
                     continue
-                if isinstance(parent, cst.Arg) and parent.keyword is node:
+                if kind is cst.Arg and parent.keyword is node:  # type: ignore[union-attr]
                     continue
                 names.setdefault(node.value, []).append(node)
             self._refs = (names, attrs)

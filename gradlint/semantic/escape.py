@@ -157,6 +157,27 @@ _GRAPH_FREE_KINDS = frozenset({"number", "numbers", "bool", "string", "none", "a
 _MUTABLE_DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 
 
+# The node types ``Escape._build`` does something with: any other node is passed over.
+_BUILD_KINDS = frozenset(
+    {
+        cst.FunctionDef,
+        cst.Lambda,
+        cst.ClassDef,
+        cst.Assign,
+        cst.AugAssign,
+        cst.AnnAssign,
+        cst.For,
+        cst.CompFor,
+        cst.WithItem,
+        cst.NamedExpr,
+        cst.Return,
+        cst.Yield,
+        cst.Raise,
+        cst.Call,
+    }
+)
+
+
 class Escape:
     def __init__(self, model: "SemanticModel") -> None:
         self.model = model
@@ -468,8 +489,14 @@ class Escape:
             certain = kind != "holder"  # an object that may or may not be kept elsewhere
             flows.sinks.append(_Sink(Route(kind, node, certain), keys_in(expr) if expr is not None else frozenset(), expr))
 
+        # Exact types, not isinstance(): every node of the scope goes down this chain,
+        # and an isinstance() against a LibCST node class (an ABC) is a Python-level
+        # call; the classes are concrete, and neither a parse nor a fix subclasses them.
         for node in walk(body):
-            if node is not body and type(node) in (cst.FunctionDef, cst.Lambda):
+            kind_of = type(node)
+            if kind_of not in _BUILD_KINDS:
+                continue
+            if node is not body and kind_of in (cst.FunctionDef, cst.Lambda):
                 captured = keys_in(node)
                 if captured:
                     flows.sinks.append(_Sink(Route("closure", node), captured, None))

@@ -601,6 +601,11 @@ class GradMode:
         names = self.model.names
         calls = self.model.calls
         for sub in walk(node):
+            kind = type(sub)
+            # Exact types first: most nodes are neither, and an isinstance() against a
+            # LibCST node class (an ABC) is a Python-level call.
+            if kind is not cst.Call and kind is not cst.Assign and kind is not cst.AnnAssign:
+                continue
             if isinstance(sub, cst.Call):
                 if calls.is_backward_call(sub):
                     return True  # ``fabric.backward(loss)``, ``self.manual_backward(loss)`` too

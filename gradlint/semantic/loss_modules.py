@@ -30,6 +30,10 @@ _MODULE_MOVES = frozenset({"cuda", "cpu", "to", "float", "double", "half", "trai
 _NOT_LOSS_TENSOR = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss"})
 
 
+# The nodes whose ``target`` a write may go through (see ``_self_attribute_writes``).
+_TARGET_HOLDERS = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor})
+
+
 class LossModules(NoGraph):
     """Loss modules and what their calls return (the second layer of ``values.Values``)."""
 
@@ -185,16 +189,22 @@ class LossModules(NoGraph):
         found: Dict[str, Optional[List[cst.BaseExpression]]] = {}
         poisoned: Set[str] = set()
         result: Optional[Dict[str, Optional[List[cst.BaseExpression]]]] = found
+        # Exact types, not isinstance(): this walks every node of the file, and each
+        # isinstance() against a LibCST node class (an ABC) is a Python-level call; the
+        # classes tested are concrete, and neither a parse nor a fix subclasses them.
+        targets_of = _TARGET_HOLDERS
         for node in walk(self.model.module, into_functions=True):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
+            kind = type(node)
+            if kind is cst.Call and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):  # type: ignore[attr-defined]
                 result = None
                 break
             other: Optional[cst.CSTNode] = None
-            if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-                other = node.target
-            elif isinstance(node, cst.AsName):
-                other = node.name
-            elif isinstance(node, cst.Assign):
+            if kind in targets_of:
+                other = node.target  # type: ignore[attr-defined]
+            elif kind is cst.AsName:
+                other = node.name  # type: ignore[attr-defined]
+            elif kind is cst.Assign:
+                assert isinstance(node, cst.Assign)
                 for t in node.targets:
                     target = t.target
                     if _self_attr(target, None):

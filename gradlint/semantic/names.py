@@ -201,7 +201,7 @@ class Names:
         self._other_bindings: Optional[FrozenSet[str]] = None
         self._rebound_names: Dict[str, bool] = {}
         self._torch_ref_cache: Dict[int, Optional[TorchRef]] = {}
-        self._imports_of: Dict[FrozenSet[str], List[ImportSpec]] = {}
+        self._imports_of: Dict[FrozenSet[str], Tuple[ImportSpec, ...]] = {}
         self._records_of: Optional[Dict[int, List[ImportRecord]]] = None
         self._stars: Optional[List[Tuple[int, cst.ImportFrom]]] = None
         self._places: Optional[Dict[int, int]] = None
@@ -581,18 +581,19 @@ class Names:
                 return r.target == "torch" and r.package == "torch"
         return False
 
-    def imports_of(self, names: FrozenSet[str]) -> List[ImportSpec]:
+    def imports_of(self, names: FrozenSet[str]) -> Tuple[ImportSpec, ...]:
         """The module-level imports through which code can reach one of ``names``:
         ``from X import Y [as Z]`` binding one of them or a module above one
         (``from torch import autograd``), and ``import X.Y as Z`` of such a module.
         Fixes list them for removal, which happens only where nothing uses them.
 
         Every fix of a legacy wrapper asks this of the same names, and the answer
-        walks every import of the file: computed once per names."""
+        walks every import of the file: computed once per names, and the same tuple
+        each time (``fixes.apply_fixes`` reads each such tuple of a round's fixes once)."""
         found = self._imports_of.get(names)
         if found is None:
-            found = self._imports_of[names] = self._find_imports_of(names)
-        return list(found)
+            found = self._imports_of[names] = tuple(self._find_imports_of(names))
+        return found
 
     def _find_imports_of(self, names: FrozenSet[str]) -> List[ImportSpec]:
         def reaches(qualname: str) -> bool:

@@ -17,7 +17,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Ty
 
 import libcst as cst
 
-from gradlint.traversal import children, positions, record_parents
+from gradlint.traversal import children, positions, record_parents, top_level_code
 
 _NOT_VISITED = object()
 
@@ -89,6 +89,8 @@ class Tree:
         self._recorded: Optional[List[cst.CSTNode]] = None
         self._by_type: Optional[Dict[type, List[cst.CSTNode]]] = None
         self._positions: Optional[Dict[int, Tuple[int, int, int, int]]] = None
+        # The tokens of the rendering the positions came from (see ``top_level_code``).
+        self._rendered: List[object] = []
 
     # -- parents and order ----------------------------------------------------
 
@@ -170,8 +172,16 @@ class Tree:
 
     def _span(self, node: cst.CSTNode) -> Tuple[int, int, int, int]:
         if self._positions is None:
-            self._positions = positions(self.module)
+            self._positions = positions(self.module, self._rendered)
         return self._positions[id(node)]
+
+    def top_level_code(self) -> Optional[Dict[int, Tuple[cst.CSTNode, str]]]:
+        """The code of each node of the module's header, body and footer (see
+        ``traversal.top_level_code``), where the positions were computed (their
+        rendering gives it); else None."""
+        if not self._rendered:
+            return None
+        return top_level_code(self.module, self._rendered)
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
