@@ -11,7 +11,7 @@ import builtins
 
 import libcst as cst
 
-from gradlint.semantic import bounds
+from gradlint.semantic import bounds, result_uses
 from gradlint.semantic.syntax import called_module, is_eval_call, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -329,3 +329,14 @@ def _function_runs_once(sem, func: cst.FunctionDef, depth: int) -> bool:
         if not runs_once(sem, caller if caller is not None else sem.module, site, depth + 1):
             return False
     return True
+
+
+def results_dropped_elsewhere(sem, func: cst.FunctionDef) -> bool:
+    """Whether the method ``func``, which returns its forward's graph, is called only
+    from other files of the project index, each time in a loop with grad mode
+    untouched, by code that reads what it returns only as numbers (a trainer's
+    ``eval_step`` whose loss is ``.item()``-ed and logged, ``result_uses``): every
+    batch's graph is built for nothing."""
+    if sem.project is None or sem.tree.method_class(func) is None or sem.calls.call_sites(func) != []:
+        return False
+    return result_uses.dropped_in_loops(sem.project, func.name.value, sem.path)

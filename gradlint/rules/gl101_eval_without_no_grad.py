@@ -46,6 +46,7 @@ from gradlint.rules._eval_flow import (
     hands_model_to_caller_code,
     loaded_in_eval_only,
     reads_autograd_graph,
+    results_dropped_elsewhere,
     runs_once,
 )
 from gradlint.rules._gates import word
@@ -594,7 +595,6 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         call, model = region.calls[0]
         self._report(call, self._fix(helper, region, flow), self._in_eval_mode(call, model, line))
 
-
     def _in_loop(self, node: cst.CSTNode, scope: Scope) -> bool:
         loop = self.ctx.semantic.tree.enclosing_loop(node)
         return loop is not None and self.ctx.semantic.tree.is_inside(scope, loop)
@@ -668,7 +668,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             return False
         # Returned outputs are wanted by whoever gets them unless every caller is in
         # this file and lets them go nowhere a backward could see.
-        if self._returns_unused(func):
+        if self._returns_unused(func) or results_dropped_elsewhere(self.ctx.semantic, func):
             return False
         if self._collects_outputs(func, region):
             return False
