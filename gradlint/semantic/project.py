@@ -65,7 +65,7 @@ UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 # (whose every caller ``result_uses`` must see).
 _WORTH = re.compile(
     rf"\bclass\b|no_grad|inference_mode|set_grad_enabled|\.eval\(|def\s+\w*(?:{result_uses.CALLED_WORDS})"
-    rf"|\.\w*(?:{result_uses.CALLED_WORDS})\w*\(",
+    rf"|{result_uses.CALL_NAMED}",
     re.IGNORECASE,
 )
 
@@ -97,7 +97,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     imports = _imports(tree, package)
     summary = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None).run(tree)
     summary["stars"] = _star_imports(tree, package)
-    summary["dropped"] = result_uses.dropped_results(tree)
+    summary["dropped"] = result_uses.dropped_results(tree, source)
     if not any(summary.values()):
         return None
     summary["v"] = SUMMARY_VERSION

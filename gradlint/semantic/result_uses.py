@@ -36,31 +36,48 @@ _GRAD_MODE = frozenset({"no_grad", "inference_mode", "set_grad_enabled", "enable
 # (``semantic.project``'s gate), one calling only ``x.score(...)`` may not be.
 CALLED_WORDS = "eval|valid|test|predict|infer"
 _CALLED = re.compile(CALLED_WORDS, re.IGNORECASE)
+# A call of such a method, in a file's text (``semantic.project``'s gate holds it
+# too); a module's own ``eval()``, in most files, returns the module, no result.
+CALL_NAMED = rf"\.(?!eval\s*\()\w*(?:{CALLED_WORDS})\w*\s*\("
+_CALLS_NAMED = re.compile(CALL_NAMED, re.IGNORECASE)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def dropped_results(tree: ast.Module) -> Dict[str, int]:
+def dropped_results(tree: ast.Module, source: str) -> Dict[str, int]:
     """Method name -> how many calls ``x.name(...)`` of the file run in a loop with
-    grad mode untouched and have their results used only as numbers."""
-    parents: Dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
+    grad mode untouched and have their results used only as numbers; only for
+    names holding one of ``CALLED_WORDS``, the only ones asked about."""
+    if not _CALLS_NAMED.search(source):
+        return {}  # most files: no walk at all
     found: Dict[str, int] = {}
     scopes: List[ast.AST] = [tree]
-    scopes += [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for scope in scopes:
-        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope.decorator_list:
-            continue  # a decorator may choose grad mode
+    while scopes:
+        scope = scopes.pop()
         nodes = list(_own_nodes(scope))
-        if any(_names_grad_mode(n) for n in nodes):
-            continue
-        for stmt in nodes:
+        scopes += [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        candidates = [n for n in nodes if isinstance(n, (ast.Expr, ast.Assign)) and _named_call(n.value)]
+        if not candidates or getattr(scope, "decorator_list", None) or any(_names_grad_mode(n) for n in nodes):
+            continue  # a decorator may choose grad mode
+        parents: Dict[int, ast.AST] = {}
+        for node in [scope, *nodes]:
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+        for stmt in candidates:
             name = _dropping_call(stmt, scope, nodes, parents)
             if name is not None:
                 found[name] = found.get(name, 0) + 1
     return found
+
+
+def _named_call(value: ast.AST) -> bool:
+    """``x.m(...)`` for a method ``m`` whose calls the index sees everywhere."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr != "eval"
+        and _CALLED.search(value.func.attr) is not None
+    )
 
 
 def _own_nodes(scope: ast.AST):
@@ -89,7 +106,7 @@ def _dropping_call(stmt: ast.AST, scope: ast.AST, nodes: List[ast.AST], parents:
         value, targets = stmt.value, [stmt.targets[0]]
     else:
         return None
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+    if not _named_call(value):
         return None
     names: Set[str] = set()
     while targets:
