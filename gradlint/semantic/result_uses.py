@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Set
+
+if TYPE_CHECKING:
+    from gradlint.semantic.project import Project
 
 # Reads of a result that give a number, a list or a detached tensor: no graph goes on.
 _TERMINAL = frozenset({"item", "tolist", "detach", "numpy", "shape", "dtype", "device", "size", "dim", "numel"})
@@ -80,7 +83,7 @@ def _named_call(value: ast.AST) -> bool:
     )
 
 
-def _own_nodes(scope: ast.AST):
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
     """The nodes of ``scope``'s own code, not of the functions and classes it defines."""
     stack = list(ast.iter_child_nodes(scope))
     while stack:
@@ -106,7 +109,7 @@ def _dropping_call(stmt: ast.AST, scope: ast.AST, nodes: List[ast.AST], parents:
         value, targets = stmt.value, [stmt.targets[0]]
     else:
         return None
-    if not _named_call(value):
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) or not _named_call(value):
         return None
     names: Set[str] = set()
     while targets:
@@ -174,7 +177,7 @@ def node_in(node: ast.AST, root: ast.AST) -> bool:
     return any(n is node for n in ast.walk(root))
 
 
-def dropped_in_loops(project, method: str, origin: str) -> bool:
+def dropped_in_loops(project: "Project", method: str, origin: str) -> bool:
     """Whether every call of ``method`` by name in the other files of ``origin``'s
     project (there is at least one) runs in a loop with grad mode untouched and
     has its results used only as numbers. Only for a name holding one of
