@@ -23,9 +23,10 @@ import pytest
 HEAVY = ("libcst", "gradlint.engine", "gradlint.rules", "gradlint.rule", "gradlint.fixes",
          "gradlint.fix_renderer", "gradlint.import_changes", "gradlint.text_diff", "gradlint.semantic", "gradlint.parsing")
 # What every run needs of gradlint.semantic: the project index, built with
-# Python's ast (the cache keys and GL101's project gate read it), and the
-# table of its bounds (a few constants).
-INDEX = ("gradlint.semantic", "gradlint.semantic.project", "gradlint.semantic.torch_api", "gradlint.semantic.star_exports", "gradlint.semantic.bounds")
+# Python's ast (the cache keys and GL101's project gate read it, and its summary
+# of what callers do with results), and the table of its bounds (a few constants).
+INDEX = ("gradlint.semantic", "gradlint.semantic.project", "gradlint.semantic.torch_api", "gradlint.semantic.star_exports",
+         "gradlint.semantic.bounds", "gradlint.semantic.result_uses")
 
 PLAIN = "import os\n\n\ndef join(x):\n    return os.path.join(x, 'a')\n\n\nfor p in ('a', 'b'):\n    print(join(p))\n"
 LEGACY = "import torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(2), volatile=True)\n"

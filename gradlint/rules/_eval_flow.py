@@ -5,13 +5,13 @@ fix share. Only GL101 uses them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Sequence, Set, Tuple, Union
 
 import builtins
 
 import libcst as cst
 
-from gradlint.semantic import bounds
+from gradlint.semantic import bounds, result_uses
 from gradlint.semantic.syntax import called_module, is_eval_call, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -329,3 +329,81 @@ def _function_runs_once(sem, func: cst.FunctionDef, depth: int) -> bool:
         if not runs_once(sem, caller if caller is not None else sem.module, site, depth + 1):
             return False
     return True
+
+
+def results_dropped_elsewhere(sem, func: cst.FunctionDef) -> bool:
+    """Whether the method ``func``, which returns its forward's graph, is called only
+    from other files of the project index, each time in a loop with grad mode
+    untouched, by code that reads what it returns only as numbers (a trainer's
+    ``eval_step`` whose loss is ``.item()``-ed and logged, ``result_uses``): every
+    batch's graph is built for nothing."""
+    if sem.project is None or sem.tree.method_class(func) is None or sem.calls.call_sites(func) != []:
+        return False
+    return result_uses.dropped_in_loops(sem.project, func.name.value, sem.path)
+
+
+def handed_on(sem, helper: cst.FunctionDef, param: str, _depth: int = 0) -> Iterator[Tuple[cst.FunctionDef, str]]:
+    """``(helper, param)``, then the functions of the file that ``helper`` hands its
+    parameter ``param`` on to, as it is (``gather_results(model, it)`` calling
+    ``compute_outputs(model, it)``), with grad mode as it was: the caller's model
+    and grad mode reach them unchanged. Not through a helper that rebinds
+    ``param``, is decorated, guards its body or computes gradients."""
+    yield helper, param
+    if _depth >= bounds.RULE_FOLLOW_LEVELS or helper.decorators or param in _rebound_names(helper):
+        return
+    if sem.gradmode.guard_at(helper.body) is not None or sem.gradmode.needs_gradients(helper.body):
+        return
+    for call in walk(helper.body):
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or sem.gradmode.guard_at(call) is not None:
+            continue
+        inner = sem.calls.local_function(call)
+        if inner is None or inner is helper or inner.name.value in _TRAINING_HOOKS or inner.asynchronous:
+            continue
+        for name, arg in _bound_params(inner, call):
+            if isinstance(arg, cst.Name) and arg.value == param:
+                yield from handed_on(sem, inner, name, _depth + 1)
+
+
+def collected_in_list(sem, func: cst.FunctionDef, calls: Sequence[cst.Call]) -> bool:
+    """Whether ``func``, no method of a possible ``nn.Module``, appends the outputs of
+    ``calls``, forwards in a loop of it, to a list across that loop
+    (``l, p = model(batch); losses.append(l)``), and no function of the file that
+    leads to it computes gradients: an evaluation pass whose every batch's
+    activations stay alive until it returns, whatever a caller the file does not
+    show then does with them. A sum (``total += loss``) is left to the callers:
+    it is what a training helper hands back to be differentiated."""
+    cls = sem.tree.method_class(func)
+    if cls is not None and not sem.modules.not_module_class(cls):
+        return False
+    flows = sem.escape.flows(func)
+    for call in calls:
+        loop = sem.tree.enclosing_loop(call)
+        stmt = sem.tree.parent(call)
+        if loop is None or not sem.tree.is_inside(func, loop) or not isinstance(stmt, cst.Assign):
+            continue
+        names = {n.value for t in stmt.targets for n in walk(t.target) if isinstance(n, cst.Name)}
+        appended = any(
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "append"
+            and any(isinstance(a, cst.Name) and a.value in names for arg in n.args for a in walk(arg.value))
+            for n in walk(loop.body)
+        )
+        if appended and flows.accumulates([call], sem.tree, loop) and not _leads_from_gradients(sem, func):
+            return True
+    return False
+
+
+def _leads_from_gradients(sem, func: cst.FunctionDef, depth: int = 0) -> bool:
+    """Whether a function of the file that calls ``func``, or one that calls it in
+    turn, computes gradients, or is module-level code or unknown callers."""
+    sites = sem.calls.call_sites(func)
+    if sites is None or depth > bounds.RULE_FOLLOW_LEVELS:
+        return True
+    for site in sites:
+        caller = sem.tree.enclosing_function(site)
+        if caller is None or caller is func or sem.gradmode.needs_gradients(caller.body):
+            return True
+        if _leads_from_gradients(sem, caller, depth + 1):
+            return True
+    return False

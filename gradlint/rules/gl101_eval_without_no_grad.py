@@ -43,9 +43,12 @@ from gradlint.rules._eval_flow import (
     _suspends,
     _without_definitions,
     accumulated_in_loop,
+    collected_in_list,
+    handed_on,
     hands_model_to_caller_code,
     loaded_in_eval_only,
     reads_autograd_graph,
+    results_dropped_elsewhere,
     runs_once,
 )
 from gradlint.rules._gates import word
@@ -569,15 +572,13 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                     continue
                 for param, arg in _bound_params(helper, call):
                     model = code_for(arg)
-                    if model in region.models:
-                        self._check_helper(helper, param, region.eval_line[model])
+                    for inner, name in handed_on(sem, helper, param) if model in region.models else ():
+                        self._check_helper(inner, name, region.eval_line[model])
 
     def _check_helper(self, helper: cst.FunctionDef, param: str, line: int) -> None:
         sem = self.ctx.semantic
-        if self._skip_function(helper) or any(sem.modules.eval_switch(s) for s in walk(helper.body)):
-            return  # a helper with an eval() of its own is checked on its own
-        if self._wants_gradients(helper.body):
-            return
+        if self._skip_function(helper) or self._wants_gradients(helper.body) or any(sem.modules.eval_switch(s) for s in walk(helper.body)):
+            return  # gradients wanted, or an eval() of its own: checked on its own
         models = frozenset({param}) - sem.modules.frozen_models_in(helper)
         region = _Region(cast(cst.IndentedBlock, helper.body), 0, len(helper.body.body), set(models), {param: line})
         region.calls = [(c, m) for s in helper.body.body for c, m in self._forwards(s, models) if self._records(c, helper)]
@@ -587,13 +588,12 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         live = [c for c, _ in region.calls if not sem.escape.drops_graph(c)]
         leaving = sem.escape.flows(helper).routes_of_nodes(live, sem.tree, _LEAVES) if live else []
         if any(not self._graph_free_return(r) for r in leaving) and not (
-            accumulated_in_loop(sem, helper, live) and self._returns_unused(helper)
+            accumulated_in_loop(sem, helper, live) and (self._returns_unused(helper) or collected_in_list(sem, helper, live))
         ):
             return  # the caller gets the graph: whether it is wanted is decided there
         flow = _Flow(self.ctx, helper, frozenset(models))
         call, model = region.calls[0]
         self._report(call, self._fix(helper, region, flow), self._in_eval_mode(call, model, line))
-
 
     def _in_loop(self, node: cst.CSTNode, scope: Scope) -> bool:
         loop = self.ctx.semantic.tree.enclosing_loop(node)
@@ -668,7 +668,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             return False
         # Returned outputs are wanted by whoever gets them unless every caller is in
         # this file and lets them go nowhere a backward could see.
-        if self._returns_unused(func):
+        if self._returns_unused(func) or results_dropped_elsewhere(self.ctx.semantic, func):
             return False
         if self._collects_outputs(func, region):
             return False

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import bounds
+from gradlint.semantic import bounds, result_uses
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -46,7 +46,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 5
+SUMMARY_VERSION = 6
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
@@ -61,8 +61,13 @@ _PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typin
 # Unit-test files, by the names pytest collects.
 UNIT_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 # Words that make a file worth summarising at all: classes, calls made from
-# inference code or under a grad-mode guard.
-_WORTH = re.compile(r"\bclass\b|no_grad|inference_mode|set_grad_enabled|\.eval\(|def\s+\w*(?:eval|valid|test|predict|infer)", re.IGNORECASE)
+# inference code or under a grad-mode guard, calls of methods named for it
+# (whose every caller ``result_uses`` must see).
+_WORTH = re.compile(
+    rf"\bclass\b|no_grad|inference_mode|set_grad_enabled|\.eval\(|def\s+\w*(?:{result_uses.CALLED_WORDS})"
+    rf"|{result_uses.CALL_NAMED}",
+    re.IGNORECASE,
+)
 
 
 def module_names(path: str) -> List[str]:
@@ -92,6 +97,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     imports = _imports(tree, package)
     summary = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None).run(tree)
     summary["stars"] = _star_imports(tree, package)
+    summary["dropped"] = result_uses.dropped_results(tree, source)
     if not any(summary.values()):
         return None
     summary["v"] = SUMMARY_VERSION
@@ -106,9 +112,11 @@ def valid(summary: object) -> bool:
         return False
     classes, calls, inference = summary.get("classes"), summary.get("calls"), summary.get("inference_calls")
     forwards, forwards_if = summary.get("forwards"), summary.get("forwards_if")
-    functions, stars = summary.get("function_calls"), summary.get("stars")
+    functions, stars, dropped = summary.get("function_calls"), summary.get("stars"), summary.get("dropped")
     return (
-        isinstance(functions, dict)
+        isinstance(dropped, dict)
+        and all(type(n) is int for n in dropped.values())
+        and isinstance(functions, dict)
         and all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in functions.values())
         and isinstance(stars, list)
         and all(isinstance(m, str) for m in stars)
