@@ -17,7 +17,6 @@ RULES = {
     'GL105': (True, False),
     'GL106': (True, False),
     'GL107': (True, False),
-    'GL198': (True, True),
     'GL201': (True, False),
     'GL202': (True, False),
     'GL203': (False, False),
