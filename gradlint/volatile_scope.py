@@ -19,8 +19,8 @@ something computed from it, leaves the block), when it assigns the value to an
 attribute or an item of something else (storing into the value itself,
 ``input.data = input.data.cuda()``, keeps it where it was), when a statement
 between that does not read the value runs a forward, a loss or a function of
-the file (it recorded a graph in 0.3 too), or when it computes gradients
-(``backward()``, an optimizer's ``step()``) or yields. A refused call is left
+the file (it recorded a graph in 0.3 too), or when it may train
+(``calls.may_train``: ``backward()``, an optimizer's ``step()``) or yields. A refused call is left
 as it is, for a human, with GL001's finding.
 
 A flag that is a parameter of a function of the file (``def get_batch(source,
@@ -50,8 +50,6 @@ from gradlint.semantic.derivation import not_derived_leaving, not_derived_traini
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.torch_api import NO_GRAPH_ATTRIBUTES, NO_GRAPH_METHODS, PYTHON_VALUE_FUNCS, VARIABLE
 from gradlint.semantic.tree import walk
-
-_TRAINING_METHODS = frozenset({"backward", "step", "zero_grad"})
 
 
 @dataclass
@@ -490,13 +488,8 @@ def _trains_or_yields(ctx: FileContext, stmt: cst.CSTNode) -> bool:
     for node in walk(stmt, into_functions=False):
         if isinstance(node, cst.Yield):
             return True
-        if isinstance(node, cst.Call):
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value in _TRAINING_METHODS:
-                return True
-            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "grad" and isinstance(node.func.value, cst.Attribute) and node.func.value.attr.value == "autograd":
-                return True
-            if calls.is_backward_call(node):
-                return True
+        if isinstance(node, cst.Call) and calls.may_train(node):
+            return True
     return False
 
 

@@ -15,6 +15,13 @@ left as it is) and ``<case>.report`` what the summary says about it: one
 ``fixed CODE N`` line per code, ``left row:column CODE`` per finding left for
 a human (positions in the migrated file), ``skipped`` when it is left untouched.
 
+``fixtures/<CODE>/verify/<case>.py`` are runnable scripts for ``gradlint verify``
+(self-contained, tiny synthetic data, CPU) in which the rule's finding shows what
+its ``[[verify]]`` claims say; beside each, ``<case>.verified`` is what verify
+reports for it, run as written and as fixed with ``--unsafe-fixes``
+(``verified_lines``): how each run ended, and per finding its position, code,
+verdict and bytes measured, and its fix's safety, verdict and memory figures.
+
 ``python tests/update_fixtures.py`` rewrites them from the current behaviour,
 for review with ``git diff``.
 """
@@ -24,7 +31,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from gradlint.config import Settings, expand
 from gradlint.engine import LintSettings, fix_source, lint_source, parse
@@ -96,6 +103,85 @@ def expected_paths(path: Path) -> Tuple[Path, Path, Path]:
         stem.with_name(stem.name + ".fixed.py"),
         stem.with_name(stem.name + ".unsafe.py"),
     )
+
+
+def verify_cases() -> List[Path]:
+    return sorted(FIXTURES.glob("GL*/verify/*.py"))
+
+
+def verified_path(path: Path) -> Path:
+    return path.with_suffix(".verified")
+
+
+def run_verify(paths: Sequence[Path]) -> Tuple[list, List[Dict[str, Any]]]:
+    """Every script, as written and as fixed (unsafe fixes included, as
+    ``gradlint verify --unsafe-fixes -j 2`` runs them), in one batch: the results
+    and each one's JSON report, in the order of ``paths``. Each script is checked
+    with its own folder's configuration (``fixtures/GL203/pyproject.toml`` switches
+    GL203 on)."""
+    import json
+    import os
+
+    from gradlint.verify import report
+    from gradlint.verify.scripts import Options, verify_files
+
+    # Two runs at a time on two cores: one thread each. torch's default (a thread
+    # per core) makes each run wait for the other's cores.
+    threads = os.environ.get("OMP_NUM_THREADS")
+    os.environ["OMP_NUM_THREADS"] = "1"
+    try:
+        results = verify_files(list(paths), Settings(cwd=ROOT), Options(workers=2, unsafe_fixes=True))
+    finally:
+        if threads is None:
+            del os.environ["OMP_NUM_THREADS"]
+        else:
+            os.environ["OMP_NUM_THREADS"] = threads
+    return results, json.loads(report.files_json(results))["files"]
+
+
+# The measured figures of a finding (JSON key, what the sidecar calls it).
+_MEASURED = (("saved_bytes", "saved for backward"), ("retained_bytes", "kept alive after the loop"))
+
+
+def verified_lines(item: Dict[str, Any]) -> List[str]:
+    """A script's ``.verified`` sidecar, from its JSON report: what is stable from
+    run to run (not the timings, nor observed values such as a loss or a sum)."""
+    lines = []
+    for key, label in (("as_written", "as written"), ("as_fixed", "as fixed")):
+        run = item["runs"].get(key)
+        lines.append(f"{label}: {run['status'] if run else 'not run'}")
+    lines.append(f"fixes applied: {item['fixes_applied']}")
+    for what in ("error", "note"):
+        if item.get(what):
+            lines.append(f"{what}: {item[what]}")
+    for f in item["findings"]:
+        line = f"{f['location']['row']}:{f['location']['column']} {f['code']} {f['verdict']}"
+        line += "".join(f", {label} {f[key]} B" for key, label in _MEASURED if f.get(key) is not None)
+        lines.append(line)
+        fix = f["fix"]
+        if fix:
+            state = fix["applicability"] + ("" if fix["applied"] else ", not applied")
+            line = f"  fix ({state}): {fix['verdict']}"
+            line += "".join(f", {m['what']} {m['as_written']} B -> {m['as_fixed']} B" for m in fix["memory"])
+            lines.append(line)
+    return lines
+
+
+def verified_summary(lines: Iterable[str]) -> Dict[str, int]:
+    """The counts a report's summary gives, from sidecar lines: each finding's
+    verdict, and ``fix <verdict>`` for each fix applied."""
+    counts: Dict[str, int] = {}
+    for line in lines:
+        if line[:1].isdigit():
+            key = line.split(", ")[0].split(" ", 2)[2]
+        elif line.startswith("  fix (") and ", not applied)" not in line:
+            key = "fix " + line.split("): ", 1)[1].split(", ")[0]
+            if key == "fix None":
+                continue
+        else:
+            continue
+        counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def migrate_cases() -> List[Path]:

@@ -10,6 +10,9 @@ Usage: ``python tests/new_rule.py CODE NAME [--fix safe|unsafe|none] [--default 
 - ``fixtures/CODE/example.py`` and what ``tests/update_fixtures.py`` writes beside it
   (and a ``pyproject.toml`` that switches the rule on there, unless it is on by default);
 - ``tests/cases/CODE/example_case.py`` with ``# expect:`` markers;
+- ``fixtures/CODE/verify/example.py``: a runnable script in which the finding shows
+  what the entry's ``[[verify]]`` claim says, and the ``.verified`` sidecar that
+  ``tests/update_fixtures.py`` writes beside it (``gradlint verify``'s verdicts);
 
 then ``tests/update_trigger_table.py``, ``tests/update_fixtures.py CODE``,
 ``python -m gradlint.docs`` and ``tests/test_output_golden.py`` (the stored
@@ -132,6 +135,14 @@ def render_toml(code: str, name: str, fix: str, tier: str) -> str:
         'observe("anomaly detection after the statement", torch.is_anomaly_enabled())',
         'confirm(torch.is_anomaly_enabled(), "the statement leaves anomaly detection on")',
         "'''",
+        "",
+        "# What `gradlint verify FILE` checks at run time (rules/README.md has the vocabulary);",
+        f"# fixtures/{code}/verify/ holds a script in which it shows.",
+        "[[verify]]",
+        'claim = "raises"',
+        'exception = "RuntimeError"',
+        'match = "returned nan values"',
+        'where = "later"',
     ]
     return "\n".join(lines) + "\n"
 
@@ -199,6 +210,23 @@ def render_fixture_config(code: str, tier: str) -> Optional[str]:
     )
 
 
+def render_verify_script(code: str) -> str:
+    return f'''"""TODO: a runnable script in which {code}'s finding shows what its [[verify]]
+claims say; `gradlint verify` runs it as written and as fixed.
+
+Scaffolded for the placeholder claim: anomaly detection left on makes a backward
+that computes NaN raise. Self-contained for `gradlint verify`: synthetic data, CPU.
+"""
+import torch
+
+torch.autograd.set_detect_anomaly(True)
+
+x = torch.zeros(2, requires_grad=True)
+(x / x).sum().backward()
+print("gradients", x.grad.tolist())
+'''
+
+
 def render_case(code: str, tier: str = "default") -> str:
     # A preview rule owes its findings in the preview tier only.
     expect = "expect-preview" if tier == "preview" else "expect"
@@ -225,6 +253,7 @@ def planned_files(root: Path, code: str, name: str) -> Dict[Path, str]:
         root / "gradlint" / "rules" / f"{module_name(code, name)}.py": "",
         root / "fixtures" / code / "example.py": "",
         root / "tests" / "cases" / code / "example_case.py": "",
+        root / "fixtures" / code / "verify" / "example.py": "",
     }
 
 
@@ -258,10 +287,12 @@ FILL_IN = """\
 Now rewrite the placeholders (every TODO) with the rule's own:
   {toml}: summary, message, what, why, fix_safety{fix_title}, torch, references,
       [[examples]] (bad, good, findings = ["row:col", ...]), [probe] (claim, code),
-      and add [[verify]] claims and a runnable fixtures/verify/ script (rules/README.md);
+      [[verify]] (the claims: rules/README.md);
   {module}: the pattern, the triggers, the message's fields;
   {fixture}: fixtures of the real shapes (then: python tests/update_fixtures.py {code});
-  {case}: a case per shape, recall and precision (tests/test_cases.py).
+  {case}: a case per shape, recall and precision (tests/test_cases.py);
+  {script}: a runnable script in which the finding shows what the claims say
+      (then: python tests/update_fixtures.py {code}, which writes its .verified).
 Then regenerate, and review with git diff:
   python tests/update_trigger_table.py && python tests/update_fixtures.py {code} \\
       && python -m gradlint.docs && python tests/test_output_golden.py"""
@@ -287,11 +318,12 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     tier = args.tier or "selected"
     files = planned_files(root, code, name)
-    toml, module, fixture, case = list(files)[:4]
+    toml, module, fixture, case, script = list(files)[:5]
     files[toml] = render_toml(code, name, args.fix, tier)
     files[module] = render_module(code, name, args.fix)
     files[fixture] = render_fixture(code)
     files[case] = render_case(code, tier)
+    files[script] = render_verify_script(code)
     config = render_fixture_config(code, tier)
     if config is not None:
         files[fixture.with_name("pyproject.toml")] = config
@@ -315,6 +347,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     expected = fixture.with_suffix(".expected")
     findings = expected.read_text(encoding="utf-8").splitlines()
     print(f"{expected.relative_to(root).as_posix()}: {', '.join(findings)}")
+    verified = script.with_suffix(".verified")
+    if verified.exists():  # without torch, update_fixtures.py says it left it unwritten
+        lines = verified.read_text(encoding="utf-8").splitlines()
+        print(f"{verified.relative_to(root).as_posix()}: {'; '.join(line.strip() for line in lines if line[:1].isdigit() or line.startswith('  fix'))}")
     rel = {p: p.relative_to(root).as_posix() for p in files}
     print(
         FILL_IN.format(
@@ -322,6 +358,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             module=rel[module],
             fixture=rel[fixture],
             case=rel[case],
+            script=rel[script],
             code=code,
             fix_title=", fix_title" if args.fix != "none" else "",
         )

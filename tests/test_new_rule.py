@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,9 @@ SCRIPTS = ["new_rule.py", "update_fixtures.py", "update_trigger_table.py", "harn
 CODE, OTHER = [c for c in (f"GL{n}" for n in range(998, 900, -1)) if not (ROOT / "rules" / f"{c}.toml").exists()][:2]
 NAME = f"scaffolded-{CODE.lower()}"
 MODULE = f"{CODE.lower()}_scaffolded_{CODE.lower()}"
+# The verify script's sidecar is written by running it under torch.
+TORCH = importlib.util.find_spec("torch") is not None
+VERIFIED = [f"fixtures/{CODE}/verify/example.verified"] if TORCH else []
 
 
 def _snapshot(root: Path) -> dict:
@@ -84,6 +88,8 @@ def test_the_scaffold_creates_the_rule_s_files_and_regenerates_the_rest(project)
         f"fixtures/{CODE}/example.expected",
         f"fixtures/{CODE}/example.fixed.py",
         f"fixtures/{CODE}/example.py",
+        f"fixtures/{CODE}/verify/example.py",
+        *VERIFIED,
         f"gradlint/rules/{MODULE}.py",
         f"rules/{CODE}.toml",
         f"tests/cases/{CODE}/example_case.py",
@@ -107,8 +113,17 @@ def test_the_scaffold_creates_the_rule_s_files_and_regenerates_the_rest(project)
     assert f"    '{CODE}': (('set_detect_anomaly',), (), None, None),\n".encode() in after["gradlint/triggers.py"]
     assert f"    '{CODE}': (True, False),\n".encode() in after["gradlint/catalog_index.py"]
     assert f"      - {CODE} {NAME}: rules/{CODE}.md\n".encode() in after["mkdocs.yml"]
-    # The copy's fixtures and cases are the new rule's alone.
-    assert after["tests/data/outputs/full.txt"].decode().count(f"{CODE} [*] TODO: ") == 2
+    # The copy's fixtures, cases and verify scripts are the new rule's alone.
+    assert after["tests/data/outputs/full.txt"].decode().count(f"{CODE} [*] TODO: ") == 3
+    # The placeholder claim shows in the verify script, and the fix takes it away.
+    if TORCH:
+        assert after[f"fixtures/{CODE}/verify/example.verified"].decode().splitlines() == [
+            "as written: exception",
+            "as fixed: completed",
+            "fixes applied: 1",
+            f"9:1 {CODE} CONFIRMED",
+            "  fix (safe): ERROR GONE",
+        ]
 
 
 def test_the_scaffold_says_what_to_fill_in(project):
@@ -123,6 +138,9 @@ def test_the_scaffold_says_what_to_fill_in(project):
     (findings,) = [line for line in out if line.startswith(f"fixtures/{CODE}/example.expected: ")]
     assert f"4:1 {CODE}" in findings.split(": ", 1)[1].split(", ")
     assert "Now rewrite the placeholders (every TODO) with the rule's own:" in out
+    assert f"  fixtures/{CODE}/verify/example.py: a runnable script in which the finding shows what the claims say" in out
+    if TORCH:
+        assert f"fixtures/{CODE}/verify/example.verified: 9:1 {CODE} CONFIRMED; fix (safe): ERROR GONE" in out
     assert f"  rules/{CODE}.toml: summary, message, what, why, fix_safety, fix_title, torch, references," in out
     assert proc.stderr == ""
 
@@ -157,7 +175,12 @@ def test_a_preview_rule_reports_in_the_preview_tier_only(tmp_path):
         f"fixtures/{CODE}/example.expected",
         f"fixtures/{CODE}/example.py",
         f"fixtures/{CODE}/pyproject.toml",
+        f"fixtures/{CODE}/verify/example.py",
+        *VERIFIED,
     ]
+    # The folder's configuration holds for the verify script too: verify confirms the preview finding.
+    if TORCH:
+        assert f"9:1 {CODE} CONFIRMED" in after[f"fixtures/{CODE}/verify/example.verified"].decode().splitlines()
     assert f"4:1 {CODE}" in after[f"fixtures/{CODE}/example.expected"].decode().splitlines()
     assert f"# expect-preview: {CODE}:1\n".encode() in after[f"tests/cases/{CODE}/example_case.py"]
     assert f"    '{CODE}': (True, True),\n".encode() in after["gradlint/catalog_index.py"]
@@ -214,6 +237,7 @@ def test_every_variant_of_the_entry_passes_the_catalog(fix, tier):
     assert (doc.default, doc.preview) == {"default": (True, False), "preview": (True, True), "selected": (False, False)}[tier]
     assert bool(doc.fix_title) == (fix != "none")
     assert doc.probe is not None and [(e.findings, e.fixable) for e in doc.examples] == [(((3, 1),), True)]
+    assert [(c.kind, c.exceptions, c.where) for c in doc.verify] == [("raises", ("RuntimeError",), "later")]
     config = new_rule.render_fixture_config(OTHER, tier)
     assert config is None if tier == "default" else tomllib.loads(config)["tool"]["gradlint"] == {
         "preview": {"preview": True, "extend-exclude": ["*.fixed.py", "*.unsafe.py", "*.migrated.py"]},

@@ -252,7 +252,7 @@ def test_verify_reports_the_same_forked_and_fresh(servers, monkeypatch):
     from gradlint.verify import report
     from gradlint.verify.scripts import Options, verify_files
 
-    path = ROOT / "fixtures" / "verify" / "gl001_volatile_eval.py"
+    path = ROOT / "fixtures" / "GL001" / "verify" / "volatile_eval.py"
     reports = []
     for forked in (False, True):
         monkeypatch.setattr(sandbox, "FORK_SERVER", forked)

@@ -14,7 +14,7 @@ import libcst as cst
 import pytest
 from click.testing import CliRunner
 
-from harness import ROOT
+from harness import FIXTURES, ROOT, run_verify, verified_lines, verified_path, verified_summary, verify_cases
 from gradlint import catalog
 from gradlint.catalog import parse_claim
 from gradlint.cli import main
@@ -162,95 +162,84 @@ def test_probe_verdicts_refuted_and_error(monkeypatch):
 
 # -- file mode -----------------------------------------------------------------
 
-VERIFY_DIR = ROOT / "fixtures" / "verify"
-# Every runnable fixture, those of rules that are off by default (in a
-# folder whose pyproject.toml switches them on) included.
-VERIFY_FIXTURES = sorted(VERIFY_DIR.rglob("*.py"))
+# Every rule's runnable scripts, ``fixtures/<CODE>/verify/<case>.py``, each checked
+# with its folder's configuration (GL203's and GL204's switch them on, GL301's the
+# preview tier); beside each, its ``.verified`` sidecar (``tests/update_fixtures.py``).
+VERIFY_FIXTURES = verify_cases()
 
 
-def _digest(directory):
-    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.rglob("*")) if p.is_file()}
+def _name(path):
+    return path.relative_to(FIXTURES).as_posix()
 
 
-@pytest.fixture(scope="module")
-def fixture_results():
-    """Every fixture, as written and as fixed (unsafe fixes included, as
-    `gradlint verify --unsafe-fixes -j 2 fixtures/verify/**/*.py` runs them),
-    in one batch: about 25 sandboxed runs."""
-    from gradlint.config import Settings
-    from gradlint.verify.scripts import Options, verify_files
-
-    before = _digest(VERIFY_DIR)
-    with pytest.MonkeyPatch.context() as mp:
-        # Two runs at a time on two cores: one thread each. torch's default
-        # (a thread per core) makes each run wait for the other's cores.
-        mp.setenv("OMP_NUM_THREADS", "1")
-        results = verify_files(VERIFY_FIXTURES, Settings(cwd=ROOT), Options(workers=2, unsafe_fixes=True))
-    assert _digest(VERIFY_DIR) == before, "verify changed or added files beside the fixtures"
-    return results
+def _digest(paths):
+    return {_name(p): hashlib.sha256(p.read_bytes()).hexdigest() for d in {p.parent for p in paths} for p in sorted(d.iterdir()) if p.is_file()}
 
 
 @pytest.fixture(scope="module")
-def fixture_json(fixture_results):
-    from gradlint.verify import report
+def fixture_run():
+    """Every script, as written and as fixed (unsafe fixes included, as
+    `gradlint verify --unsafe-fixes -j 2 fixtures/GL*/verify/*.py` runs them),
+    in one batch: about 30 sandboxed runs."""
+    before = _digest(VERIFY_FIXTURES)
+    results, items = run_verify(VERIFY_FIXTURES)
+    assert _digest(VERIFY_FIXTURES) == before, "verify changed or added files beside the scripts"
+    return results, {_name(path): item for path, item in zip(VERIFY_FIXTURES, items)}
 
-    data = json.loads(report.files_json(fixture_results))
-    data["by_file"] = {Path(f["filename"]).name: f for f in data["files"]}
-    return data
+
+@pytest.fixture(scope="module")
+def fixture_results(fixture_run):
+    return fixture_run[0]
 
 
-def test_fixtures_confirmed_and_fixes_keep_results(fixture_json):
+@pytest.fixture(scope="module")
+def fixture_json(fixture_run):
+    return {"by_file": fixture_run[1]}
+
+
+@pytest.mark.parametrize("path", VERIFY_FIXTURES, ids=_name)
+def test_verify_fixture_as_its_sidecar_says(fixture_json, path):
+    """Each finding's position, code, verdict and bytes measured, and its fix's
+    safety, verdict and memory figures, as the ``.verified`` beside the script says."""
+    sidecar = verified_path(path)
+    assert sidecar.exists(), f"{_name(sidecar)} is missing: python tests/update_fixtures.py {path.parent.parent.name}"
+    assert verified_lines(fixture_json["by_file"][_name(path)]) == sidecar.read_text(encoding="utf-8").splitlines()
+
+
+def test_every_verify_sidecar_has_its_script():
+    scripts = {verified_path(p) for p in VERIFY_FIXTURES}
+    assert sorted(_name(p) for p in FIXTURES.glob("GL*/verify/*.verified") if p not in scripts) == []
+
+
+def test_every_rule_with_claims_is_verified_in_its_own_place(fixture_json):
+    """Every rule with runtime claims has a script in its own folder that confirms
+    them; every fixable one, a script there that measures its fix."""
     by_file = fixture_json["by_file"]
-    assert set(by_file) == {p.name for p in VERIFY_FIXTURES}
-    verdicts = {
-        name: [(f["code"], f["location"]["row"], f["verdict"], f["fix"] and f["fix"]["verdict"]) for f in item["findings"]]
-        for name, item in by_file.items()
-    }
-    assert verdicts == {
-        "gl001_volatile_eval.py": [("GL001", 19, "CONFIRMED", "SAME RESULT"), ("GL101", 20, "CONFIRMED", "SAME RESULT")],
-        "gl002_feature_matching.py": [
-            ("GL002", 15, "CONFIRMED", "SAME RESULT"),
-            ("GL002", 16, "CONFIRMED", "SAME RESULT"),
-            ("GL002", 19, "CONFIRMED", "SAME RESULT"),
-        ],
-        "gl003_train_log.py": [("GL003", 23, "CONFIRMED", "ERROR GONE")],
-        "gl101_validate.py": [("GL101", 17, "CONFIRMED", "SAME RESULT")],
-        "gl102_predict.py": [("GL102", 17, "CONFIRMED", "ERROR GONE")],
-        "gl106_nested_guards.py": [("GL106", 19, "CONFIRMED", "SAME RESULT")],
-        "gl201_stop_gradient.py": [("GL201", 20, "CONFIRMED", "ERROR GONE")],
-        "gl202_forward_clamp.py": [("GL202", 21, "CONFIRMED", "SAME RESULT")],
-        "gl203_data_reads.py": [("GL203", 18, "CONFIRMED", "SAME RESULT")],
-        "gl204_manual_sgd.py": [("GL204", 19, "CONFIRMED", "SAME RESULT"), ("GL204", 20, "CONFIRMED", "SAME RESULT")],
-        "gl301_val_loss.py": [("GL301", 19, "CONFIRMED", "SAME RESULT")],
-        "gl302_freeze_backbone.py": [("GL302", 14, "CONFIRMED", "INTENDED CHANGE")],
-        "gl303_freeze_typo.py": [("GL303", 14, "CONFIRMED", "INTENDED CHANGE")],
-        "without_fix.py": [
-            ("GL004", 17, "CONFIRMED", None),
-            # (the inference functions with no eval() of their own, lines 18 and 23, are
-            # inference by their names only: GL101's preview tier)
-            ("GL104", 22, "CONFIRMED", None),
-            ("GL107", 27, "CONFIRMED", None),
-            ("GL105", 32, "CONFIRMED", None),
-            ("GL103", 43, "CONFIRMED", None),
-        ],
-    }
-    # Every rule with a runtime claim has a fixture that confirms it; every fixable one, a fixture of its fix.
     rules = catalog.load()
-    seen = {f["code"] for item in by_file.values() for f in item["findings"]}
-    assert seen == {code for code, doc in rules.items() if doc.verify}
-    fixed = {f["code"] for item in by_file.values() for f in item["findings"] if f["fix"] and f["fix"]["applied"]}
+    confirmed, fixed = set(), set()
+    for name, item in by_file.items():
+        owner = name.split("/")[0]
+        for f in item["findings"]:
+            if f["code"] == owner and f["verdict"] == "CONFIRMED":
+                confirmed.add(owner)
+                if f["fix"] and f["fix"]["applied"]:
+                    fixed.add(owner)
+    assert confirmed == {code for code, doc in rules.items() if doc.verify}
     assert fixed == {code for code, doc in rules.items() if doc.fix != "none" and doc.verify}
-    assert fixture_json["summary"] == {
-        "CONFIRMED": 22,
-        "fix SAME RESULT": 12,
-        "fix ERROR GONE": 3,
-        "fix INTENDED CHANGE": 2,
-    }
+    # and nothing verify reports is a finding the scripts' folders do not expect
+    assert {f["code"] for item in by_file.values() for f in item["findings"]} == confirmed
+
+
+def test_fixtures_summary_is_the_sidecars(fixture_results):
+    from gradlint.verify.scripts import summary
+
+    lines = [line for p in VERIFY_FIXTURES if verified_path(p).exists() for line in verified_path(p).read_text().splitlines()]
+    assert summary(fixture_results) == verified_summary(lines)
 
 
 def test_memory_claims_measured_and_gone_after_the_fix(fixture_json):
     by_file = fixture_json["by_file"]
-    gl001 = by_file["gl001_volatile_eval.py"]
+    gl001 = by_file["GL001/verify/volatile_eval.py"]
     assert gl001["runs"]["as_written"]["status"] == "completed" and gl001["runs"]["as_fixed"]["status"] == "completed"
     finding, gl101 = gl001["findings"]
     # The MLP's forward saves x and two ReLU outputs, 1 MiB each; two
@@ -266,7 +255,7 @@ def test_memory_claims_measured_and_gone_after_the_fix(fixture_json):
     assert (finding["cell"], finding["noqa_row"], finding["end_location"]) == (None, 19, {"row": 19, "column": 49})
     assert {"content": "@torch.no_grad()\n", "location": {"row": 15, "column": 1}, "end_location": {"row": 15, "column": 1}} in finding["fix"]["edits"]
 
-    (validate,) = by_file["gl101_validate.py"]["findings"]
+    (validate,) = by_file["GL101/verify/validate.py"]["findings"]
     # A validation batch of 512x128 and two ReLU outputs of 512x256 (float32),
     # for two forwards alive at once: 2 x (256 + 512 + 512) KiB.
     assert validate["saved_bytes"] == 2 * (256 + 512 + 512) * 1024
@@ -275,7 +264,7 @@ def test_memory_claims_measured_and_gone_after_the_fix(fixture_json):
         "graph recorded: saved for backward: 2.5 MiB (+ 266.0 KiB of parameters); logits (line 17): grad_fn=AddmmBackward0"
     ]
 
-    (gl301,) = by_file["gl301_val_loss.py"]["findings"]
+    (gl301,) = by_file["GL301/verify/val_loss.py"]["findings"]
     # Five earlier batches of 128, each keeping its input (128x256), two ReLU
     # outputs (128x512) and the MSE loss's output and target (128x1), float32.
     per_batch = (128 * 256 + 2 * 128 * 512 + 2 * 128) * 4
@@ -290,11 +279,11 @@ def test_memory_claims_measured_and_gone_after_the_fix(fixture_json):
 
 def test_errors_claimed_and_gone_after_the_fix(fixture_json):
     by_file = fixture_json["by_file"]
-    gl003 = by_file["gl003_train_log.py"]
+    gl003 = by_file["GL003/verify/train_log.py"]
     assert gl003["runs"]["as_written"]["status"] == "exception"
     assert gl003["runs"]["as_written"]["text"].startswith("raised IndexError: invalid index of a 0-dim tensor.")
     assert gl003["findings"][0]["fix"]["details"] == ["as fixed: completed"]
-    gl102 = by_file["gl102_predict.py"]
+    gl102 = by_file["GL102/verify/predict.py"]
     # Python 3.11 changed the exception `with` raises on an object that is not a context manager.
     raised = (
         "TypeError: 'type' object does not support the context manager protocol"
@@ -305,7 +294,7 @@ def test_errors_claimed_and_gone_after_the_fix(fixture_json):
     assert gl102["runs"]["as_fixed"]["status"] == "completed"
     assert gl102["findings"][0]["fix"]["details"] == ["as fixed: completed"]
     # The in-place clamp of the alias breaks the backward two lines later; editing a copy does not.
-    gl201 = by_file["gl201_stop_gradient.py"]
+    gl201 = by_file["GL201/verify/stop_gradient.py"]
     assert gl201["runs"]["as_written"]["status"] == "exception"
     (finding,) = gl201["findings"]
     assert finding["observed"][0].startswith(
@@ -314,32 +303,32 @@ def test_errors_claimed_and_gone_after_the_fix(fixture_json):
     )
     assert finding["observed"][0].endswith("(line 23)")
     assert finding["fix"]["applicability"] == "unsafe" and finding["fix"]["details"] == ["as fixed: completed"]
-    (gl103,) = [f for f in by_file["without_fix.py"]["findings"] if f["code"] == "GL103"]
-    assert gl103["observed"] == ["raised RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn (line 43)"]
+    (gl103,) = by_file["GL103/verify/backward_under_no_grad.py"]["findings"]
+    assert gl103["observed"] == ["raised RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn (line 16)"]
 
 
 def test_state_claims_before_and_after_the_fix(fixture_json):
     by_file = fixture_json["by_file"]
     # GL202 and GL204: the .data edit changes the parameter without moving its version; the fix moves it.
-    (clamp,) = by_file["gl202_forward_clamp.py"]["findings"]
+    (clamp,) = by_file["GL202/verify/forward_clamp.py"]["findings"]
     assert re.fullmatch(r"`self.head.bias` changed \(sum \S+ → \S+\) but its version stayed \d+", clamp["observed"][0])
     assert re.fullmatch(r"as fixed: `self.head.bias`: sum \S+ → \S+, version (\d+) → \d+", clamp["fix"]["details"][0])
-    update, zero = by_file["gl204_manual_sgd.py"]["findings"]
+    update, zero = by_file["GL204/verify/manual_sgd.py"]["findings"]
     assert re.fullmatch(r"`p` changed \(sum \S+ → \S+\) but its version stayed 1", update["observed"][0])
     assert re.fullmatch(r"as fixed: `p`: sum \S+ → \S+, version 1 → 2", update["fix"]["details"][0])
     assert re.fullmatch(r"`p.grad` changed \(sum \S+ → 0\) but its version stayed 0", zero["observed"][0])
     assert re.fullmatch(r"as fixed: `p.grad`: sum \S+ → 0, version 0 → 1", zero["fix"]["details"][0])
     # GL106: gradients are already off at the inner guard, and still off where its body went.
-    (gl106,) = by_file["gl106_nested_guards.py"]["findings"]
+    (gl106,) = by_file["GL106/verify/nested_guards.py"]["findings"]
     assert gl106["observed"] == ["gradients disabled when line 19 started: 1 of 1 times"]
     assert gl106["fix"]["details"] == []
-    (gl105,) = [f for f in by_file["without_fix.py"]["findings"] if f["code"] == "GL105"]
+    (gl105,) = by_file["GL105/verify/predict_quietly.py"]["findings"]
     assert gl105["observed"] == [
         "`predict_quietly` returned with gradients disabled 1 of 1 times, though they were enabled when it was called"
     ]
-    (gl203,) = by_file["gl203_data_reads.py"]["findings"]
+    (gl203,) = by_file["GL203/verify/data_reads.py"]["findings"]
     assert gl203["observed"] == ["_: requires_grad=False grad_fn=None; predicted: requires_grad=False grad_fn=None"]
-    proj = by_file["gl002_feature_matching.py"]["findings"][2]
+    proj = by_file["GL002/verify/feature_matching.py"]["findings"][2]
     assert proj["observed"] == ["proj: requires_grad=False grad_fn=None, shares storage with `netD.0.weight`, which requires grad"]
 
 
@@ -347,12 +336,12 @@ def test_freezing_fixes_change_results_on_purpose(fixture_json):
     """GL302/GL303: the fix really freezes the parameters, so training
     differs: INTENDED CHANGE, with what was frozen and the first difference."""
     by_file = fixture_json["by_file"]
-    (gl302,) = by_file["gl302_freeze_backbone.py"]["findings"]
+    (gl302,) = by_file["GL302/verify/freeze_backbone.py"]["findings"]
     assert gl302["observed"] == ["`backbone`: 4 → 4 of 4 parameters require grad across line 14"]
     assert gl302["fix"]["details"][0] == "as fixed: `backbone`: 4 → 0 of 4 parameters require grad across line 14"
     # The first step's loss is the same (nothing has been updated yet); the second differs.
     assert re.fullmatch(r"output line 2: 'step 1 loss \S+' as written, 'step 1 loss \S+' as fixed", gl302["fix"]["details"][1])
-    (gl303,) = by_file["gl303_freeze_typo.py"]["findings"]
+    (gl303,) = by_file["GL303/verify/freeze_typo.py"]["findings"]
     assert gl303["observed"] == ["`p`.requires_grad: True → True across line 14"]
     assert gl303["fix"]["details"][0] == "as fixed: `p`.requires_grad: True → False across line 14"
     assert gl303["fix"]["details"][1].startswith("output line 2: 'step 1 loss ")
@@ -365,8 +354,8 @@ def _text_report(fixture_results, name):
 
 
 def test_fixture_text_report(fixture_results):
-    lines = _text_report(fixture_results, "gl001_volatile_eval.py")
-    assert lines[0] == str(VERIFY_DIR / "gl001_volatile_eval.py")
+    lines = _text_report(fixture_results, "GL001/verify/volatile_eval.py")
+    assert lines[0] == str(FIXTURES / "GL001" / "verify" / "volatile_eval.py")
     assert lines[1].startswith("  as written: completed (") and lines[2].startswith("  as fixed  : completed (")
     assert lines[2].endswith("), 2 fixes applied")
     assert lines[3] == "  19:18 GL001 CONFIRMED"
@@ -375,7 +364,7 @@ def test_fixture_text_report(fixture_results):
     assert "  20:18 GL101 CONFIRMED" in lines
     assert lines[-1] == "1 file, 2 findings: 2 confirmed; 2 fixes: 2 same result."
 
-    lines = _text_report(fixture_results, "gl101_validate.py")
+    lines = _text_report(fixture_results, "GL101/verify/validate.py")
     assert lines[3:] == [
         "  17:14 GL101 CONFIRMED",
         "        graph recorded: saved for backward: 2.5 MiB (+ 266.0 KiB of parameters); logits (line 17): grad_fn=AddmmBackward0",
@@ -384,7 +373,7 @@ def test_fixture_text_report(fixture_results):
         "",
         "1 file, 1 finding: 1 confirmed; 1 fix: 1 same result.",
     ]
-    lines = _text_report(fixture_results, "gl302_freeze_backbone.py")
+    lines = _text_report(fixture_results, "GL302/verify/freeze_backbone.py")
     assert lines[3:6] == [
         "  14:1 GL302 CONFIRMED",
         "        `backbone`: 4 → 4 of 4 parameters require grad across line 14",

@@ -1,6 +1,8 @@
-"""Rewrite fixtures' expected findings and fix outputs from current behaviour.
+"""Rewrite fixtures' expected findings, fix outputs and verify verdicts from current behaviour.
 
 Usage: ``python tests/update_fixtures.py [CODE ... | migrate]`` (default: every fixture).
+A rule's ``verify/`` scripts are run under torch (``gradlint verify``, as written and
+as fixed) to write their ``.verified`` sidecars; without torch they are left as they are.
 Review the result with ``git diff fixtures/`` before committing: these files
 are the specification the tests hold the rules to.
 """
@@ -21,6 +23,10 @@ from harness import (  # noqa: E402
     migration_report,
     run_fixture,
     run_migration,
+    run_verify,
+    verified_lines,
+    verified_path,
+    verify_cases,
 )
 
 
@@ -37,6 +43,9 @@ def main(codes: list) -> None:
             elif target.exists():
                 target.unlink()
         print(f"{_shown(path)}: {len(run.findings)} findings")
+    scripts = [p for p in verify_cases() if not codes or p.parent.parent.name in codes]
+    if scripts:
+        _update_verified(scripts)
     if not codes or "migrate" in codes:
         known = catalog.load()
         for path in migrate_cases():
@@ -57,6 +66,21 @@ def main(codes: list) -> None:
             elif migrated.exists():
                 migrated.unlink()
             print(f"{_shown(path)}: {', '.join(lines) or 'unchanged'}")
+
+
+def _update_verified(scripts: list) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        for path in scripts:
+            print(f"{_shown(path)}: left as it is (verify runs it under torch, which is not installed)")
+        return
+    _, items = run_verify(scripts)
+    for path, item in zip(scripts, items):
+        lines = verified_lines(item)
+        verified_path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        verdicts = [line.split(", ")[0].split(" ", 1)[1] for line in lines if line[:1].isdigit()]
+        print(f"{_shown(path)}: {', '.join(verdicts) or 'no findings'}")
 
 
 def _lines(path: Path) -> list:

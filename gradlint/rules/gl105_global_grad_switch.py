@@ -26,8 +26,6 @@ _CLI_COMMAND = frozenset({"click.command", "click.decorators.command"})
 _CLI_GROUP = frozenset({"click.group", "click.decorators.group"})
 _CLI_APPS = frozenset({"click.Group", "click.core.Group", "typer.Typer", "typer.main.Typer"})
 
-# Calls that train: after one of them, the grad mode a switch left behind matters.
-_TRAINING_METHODS = frozenset({"backward", "manual_backward", "zero_grad", "fit", "grad"})
 # What an optimizer proven by its constructor does that trains.
 _OPTIMIZER_METHODS = frozenset({"step", "zero_grad"})
 _OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
@@ -390,12 +388,10 @@ class GlobalGradSwitch(Rule):
         local = sem.calls.local_function(call)
         if local is not None:
             return self._body_grad_free(local, seen)
+        if sem.calls.may_train(call):
+            return False  # after training, the grad mode a switch left behind matters
         if isinstance(func, cst.Attribute):
             name = func.attr.value
-            if name in _TRAINING_METHODS:
-                return False
-            if name == "step" and not call.args:
-                return False  # ``optimizer.step()`` (an environment's ``step(action)`` is not)
             if name == "train" and (not call.args or self._truthy(call.args[0].value)):
                 return False
             methods = sem.calls.methods_called(call)

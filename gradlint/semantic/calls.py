@@ -10,7 +10,7 @@ import libcst as cst
 
 from gradlint.semantic import bounds
 from gradlint.semantic.frameworks import FRAMEWORK_OBJECTS, LIGHTNING_BACKWARD_METHODS, PER_BATCH_STEPS
-from gradlint.semantic.syntax import call_arg
+from gradlint.semantic.syntax import call_arg, is_optimizer_name
 from gradlint.semantic.torch_api import TORCH_04
 from gradlint.semantic.tree import self_attribute_values, walk
 from gradlint.semantic.versions import runs_only_before
@@ -25,6 +25,8 @@ _AUTOGRAD_FUNCTIONS = _AUTOGRAD_BACKWARD | _AUTOGRAD_GRAD
 _BACKWARD_ON_ARGUMENT = LIGHTNING_BACKWARD_METHODS.union(*(o.backward for o in FRAMEWORK_OBJECTS))
 # The names of the methods that may run backward: a call of no other method does.
 BACKWARD_METHODS = frozenset({"backward"}) | _BACKWARD_ON_ARGUMENT
+# Methods ``may_train`` takes by their name alone, whatever the receiver.
+_TRAINING_METHODS = frozenset({"zero_grad", "fit", "grad"})
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,35 @@ class Calls:
             return False
         found = self.backward_call(node)
         return found is not None and (gradients or not found.returns_gradients)
+
+    def may_train(self, call: cst.Call) -> bool:
+        """Whether ``call`` may compute gradients or update weights: a backward
+        (``backward_call``: ``torch.autograd.grad`` by its qualified name, a
+        framework's backward, ``manual_backward``), an optimizer's step (``step()``
+        without arguments, or ``step(...)`` of a receiver named as an optimizer:
+        ``optimizer.step(closure)``), or, by the name alone, ``zero_grad(...)``,
+        ``fit(...)`` (a trainer's) and ``grad(...)`` (``torch.func.grad``, a ``grad``
+        the names cannot follow), whatever the receiver.
+
+        The names are a superset on purpose, and the only place they are kept: each
+        user takes a yes as a reason to keep a finding or to leave code unfixed, never
+        to drop one (GL105 reports a grad switch that training may follow, the
+        volatile fix refuses a region a training call crosses, a test module that may
+        compute gradients keeps GL105's findings), so a name that means something
+        else costs a finding kept, not one lost. Where a yes would silence a finding,
+        ask ``backward_call`` instead."""
+        if self.backward_call(call) is not None:
+            return True
+        func = call.func
+        if isinstance(func, cst.Name):
+            return func.value == "grad"
+        if not isinstance(func, cst.Attribute):
+            return False
+        name = func.attr.value
+        if name == "step":
+            # ``env.step(action)`` is not an optimizer's
+            return not call.args or is_optimizer_name(func.value)
+        return name in _TRAINING_METHODS
 
     def _backward_on_argument(self, receiver: cst.BaseExpression, method: str) -> bool:
         """``receiver.method(x)`` runs backward on ``x``: a framework's driver object

@@ -20,9 +20,6 @@ from gradlint.semantic.tree import walk
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
-# Calls that compute gradients: what a test after a grad switch would need grad for.
-_GRADIENT_METHODS = frozenset({"backward", "manual_backward", "grad"})
-
 
 def _test_class(node: cst.ClassDef) -> bool:
     if node.name.value.startswith("Test"):
@@ -51,20 +48,10 @@ def in_test_module(sem: "SemanticModel") -> bool:
 
 
 def computes_gradients(sem: "SemanticModel") -> bool:
-    """Whether anything in the file may compute gradients: a backward the semantic
-    model knows, or any call of a method named ``backward``, ``manual_backward`` or
-    ``grad`` (``torch.autograd.grad``), whatever its receiver. Broad on purpose: it
-    can only keep findings."""
-    for node in walk(sem.module, into_functions=True):
-        if not isinstance(node, cst.Call):
-            continue
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRADIENT_METHODS:
-            return True
-        if isinstance(node.func, cst.Name) and node.func.value in _GRADIENT_METHODS:
-            return True
-        if sem.calls.is_backward_call(node):
-            return True
-    return False
+    """Whether anything in the file may compute gradients or train (``calls.may_train``:
+    a backward the semantic model knows, an optimizer step, or a call named like
+    training). Broad on purpose: it can only keep findings."""
+    return any(isinstance(node, cst.Call) and sem.calls.may_train(node) for node in walk(sem.module, into_functions=True))
 
 
 __all__ = ["TEST_FILE", "computes_gradients", "in_test_module", "is_test_module"]

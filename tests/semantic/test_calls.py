@@ -323,3 +323,31 @@ def test_a_constant_argument_decides_the_branches_of_the_code_a_call_runs():
     assert called(f, "self.f(*args)")[0] == {}
     # a parameter the body rebinds is not the constant it was given
     assert called(g, "g(False)", method=False) == ({}, ["e", "h"])
+
+
+@pytest.mark.parametrize(
+    "call,expected",
+    [
+        ("loss.backward()", True),
+        ("self.manual_backward(loss)", True),
+        ("fabric.backward(loss)", True),
+        ("torch.autograd.grad(loss, x)", True),
+        ("ag.grad(loss, x)", True),  # ``import torch.autograd as ag``: by its qualified name
+        ("grad(loss, x)", True),  # ``from torch.autograd import grad``
+        ("torch.func.grad(f)", True),  # by the name alone
+        ("optimizer.zero_grad()", True),
+        ("trainer.fit(model)", True),
+        ("optimizer.step()", True),
+        ("optimizer.step(closure)", True),
+        ("opt_g.step(closure)", True),
+        ("env.step(action)", False),  # an environment's step, not an optimizer's
+        ("scheduler.step(val_loss)", False),
+        ("model.train()", False),
+        ("model(x)", False),
+        ("print(loss.item())", False),
+    ],
+)
+def test_may_train(call, expected):
+    ctx = context("import torch\nimport torch.autograd as ag\nfrom torch.autograd import grad\n\n" + call + "\n")
+    (node,) = [n for n in ctx.module.body[-1].body if isinstance(n, cst.Expr)]
+    assert ctx.semantic.calls.may_train(node.value) is expected
