@@ -43,6 +43,7 @@ from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
+    from gradlint.semantic.calls import Calls
 
 
 @dataclass(frozen=True)
@@ -657,7 +658,7 @@ class GradMode:
         return False
 
 
-def _reached(calls, site: cst.Call) -> List[cst.FunctionDef]:
+def _reached(calls: "Calls", site: cst.Call) -> List[cst.FunctionDef]:
     """The methods of the file that ``site`` is proven to call."""
     local = calls.local_function(site)
     return [local] if local is not None else calls.methods_called(site) or []

@@ -323,3 +323,19 @@ def test_a_constant_argument_decides_the_branches_of_the_code_a_call_runs():
     assert called(f, "self.f(*args)")[0] == {}
     # a parameter the body rebinds is not the constant it was given
     assert called(g, "g(False)", method=False) == ({}, ["e", "h"])
+
+
+@pytest.mark.parametrize(
+    "main,expected",
+    [
+        ('if __name__ == "__main__":\n    fire.Fire(run)\n', True),
+        ("fire.Fire(run)\n", True),  # a module that is only the command
+        ('if __name__ == "__main__":\n    fire.Fire(run)\n    train()\n', False),  # work follows
+        ('if __name__ == "__main__":\n    fire.Fire(component=run)\n', False),  # not the first argument
+        ('if __name__ == "__main__":\n    run(parse())\n    fire.Fire(run)\n', False),  # also called
+        ('if __name__ == "__main__":\n    other.Fire(run)\n', False),  # not Python Fire
+    ],
+)
+def test_is_fire_command(main, expected):
+    ctx = context("import fire\n\n\ndef run(path):\n    pass\n\n\n" + main)
+    assert ctx.semantic.calls.is_fire_command(_func(ctx, "run")) is expected
