@@ -19,7 +19,10 @@ from gradlint.semantic.tree import walk
 # its ``__main__`` block calls last is an entry point too (``semantic.calls``).
 _ENTRY_POINTS = frozenset({"main", "__main__"})
 
-_PROCESS = frozenset({"multiprocessing.Process", "torch.multiprocessing.Process", "multiprocessing.context.Process"})
+# Grad mode is per thread: a process's or a thread's ``run`` (or ``target=``) owns its thread.
+_PROCESS = frozenset(
+    {"multiprocessing.Process", "torch.multiprocessing.Process", "multiprocessing.context.Process", "threading.Thread"}
+)
 
 # What registers a command-line command, and what makes a group (or app) of them.
 _CLI_COMMAND = frozenset({"click.command", "click.decorators.command"})
@@ -57,6 +60,11 @@ class GlobalGradSwitch(Rule):
             or self._class_switches_on_for_updates(func)
             or self._cli_command(func)
             or self._process_thread(func)
+            or sem.calls.is_fire_command(func)
+            # Every caller already runs it with grad off (a guard whose exit restores
+            # the caller's mode, a framework's no_grad hook): the switch leaves the mode
+            # as the caller had it.
+            or sem.gradmode.callers_keep_grad_off(func)
             or self._followed_by_grad_free(func, 0, set())
             # A test module's setUp or test leaves the rest of the thread to the test
             # runner; only a backward in the same file proves later work needs grad.
@@ -333,6 +341,7 @@ class GlobalGradSwitch(Rule):
                 and sem.tree.enclosing_function(outer) is None
                 and sem.tree.method_class(outer) is None
                 or sem.calls.is_script_entry(outer)
+                or sem.calls.is_fire_command(outer)
                 or self._followed_by_grad_free(outer, depth + 1, seen)
             ):
                 return False

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 _AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward"})
 _AUTOGRAD_GRAD = frozenset({"torch.autograd.grad"})
 _AUTOGRAD_FUNCTIONS = _AUTOGRAD_BACKWARD | _AUTOGRAD_GRAD
+# Python Fire's entry: ``fire.Fire(command)`` runs the command named on the command line.
+_FIRE = frozenset({"fire.Fire", "fire.core.Fire"})
 # Methods that run backward on their first argument, for some receivers (``frameworks``).
 _BACKWARD_ON_ARGUMENT = LIGHTNING_BACKWARD_METHODS.union(*(o.backward for o in FRAMEWORK_OBJECTS))
 # The names of the methods that may run backward: a call of no other method does.
@@ -264,6 +266,39 @@ class Calls:
             return False
         last = body[-1]
         return all(self.tree.is_inside(last, site) for site in sites)
+
+    def is_fire_command(self, func: cst.FunctionDef) -> bool:
+        """Whether ``func`` is a module-level function that the script hands to
+        ``fire.Fire(func)`` as the last statement of its ``__main__`` block (or of the
+        module), and that nothing else refers to, here or in the other files of the
+        project index: Fire runs it as the process's command and the program ends
+        when it returns, as after a script's entry point."""
+        if self.tree.parent(func) is not self.model.module:
+            return False
+        block = self.main_block()
+        body: Sequence[cst.CSTNode] = self.model.module.body
+        if block is not None:
+            body = block.body.body if isinstance(block.body, cst.IndentedBlock) else ()
+        if not body:
+            return False
+        last = body[-1]
+        names, _ = self.references()
+        refs = names.get(func.name.value, [])
+        if not refs:
+            return False
+        for ref in refs:
+            arg = self.tree.parent(ref)
+            call = self.tree.parent(arg) if isinstance(arg, cst.Arg) else None
+            if not (
+                isinstance(arg, cst.Arg)
+                and arg.keyword is None
+                and isinstance(call, cst.Call)
+                and call.args[0] is arg
+                and self.model.names.refers_to(call.func, _FIRE)
+                and self.tree.is_inside(last, call)
+            ):
+                return False
+        return self.model.gradmode.project_call_counts(func)[0] == 0
 
     def local_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         """The function of this file that ``call`` calls: ``f(...)`` for a ``def f``

@@ -43,6 +43,7 @@ from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
+    from gradlint.semantic.calls import Calls
 
 
 @dataclass(frozen=True)
@@ -448,6 +449,29 @@ class GradMode:
     def always_called_without_grad(self, func: cst.FunctionDef) -> bool:
         return self.entry_mode(func).disabled is True
 
+    def callers_keep_grad_off(self, func: cst.FunctionDef) -> bool:
+        """Whether every caller of ``func`` that the file and the project index show
+        runs it with grad already off, and at least one is shown: a framework's
+        no_grad hook, a guard wrapped round it after the fact, or call sites each
+        under no_grad, ``inference_mode`` or a ``set_grad_enabled(False)`` statement
+        (their callers' modes counted, as ``entry_mode`` does). A method counts only
+        when a call of this file is proven to reach it (``self.f(...)`` in its class,
+        an instance of the class's ``obj.f(...)``): a method of its name on another
+        object proves nothing about who calls this one. Code that switches grad off
+        there leaves the mode as its caller had it."""
+        mode = self.entry_mode(func)
+        if mode.disabled is not True:
+            return False
+        if mode.reason in ("framework", "wrapped"):
+            return True
+        total, disabled = self.project_call_counts(func)
+        if total != disabled:
+            return False  # ``entry_mode`` asks the other files only when this one never calls it
+        if self.tree.method_class(func) is None:
+            return True
+        calls = self.model.calls
+        return any(func in _reached(calls, site) for site in calls.call_sites(func) or ())
+
     def framework_hook(self, func: cst.FunctionDef) -> Optional[str]:
         """The framework that calls the method ``func`` under no_grad, if one does."""
         cls = self.tree.method_class(func)
@@ -637,3 +661,9 @@ class GradMode:
                         if bool_value(sub.value) is not False:
                             return True
         return False
+
+
+def _reached(calls: "Calls", site: cst.Call) -> List[cst.FunctionDef]:
+    """The methods of the file that ``site`` is proven to call."""
+    local = calls.local_function(site)
+    return [local] if local is not None else calls.methods_called(site) or []

@@ -351,3 +351,19 @@ def test_may_train(call, expected):
     ctx = context("import torch\nimport torch.autograd as ag\nfrom torch.autograd import grad\n\n" + call + "\n")
     (node,) = [n for n in ctx.module.body[-1].body if isinstance(n, cst.Expr)]
     assert ctx.semantic.calls.may_train(node.value) is expected
+
+
+@pytest.mark.parametrize(
+    "main,expected",
+    [
+        ('if __name__ == "__main__":\n    fire.Fire(run)\n', True),
+        ("fire.Fire(run)\n", True),  # a module that is only the command
+        ('if __name__ == "__main__":\n    fire.Fire(run)\n    train()\n', False),  # work follows
+        ('if __name__ == "__main__":\n    fire.Fire(component=run)\n', False),  # not the first argument
+        ('if __name__ == "__main__":\n    run(parse())\n    fire.Fire(run)\n', False),  # also called
+        ('if __name__ == "__main__":\n    other.Fire(run)\n', False),  # not Python Fire
+    ],
+)
+def test_is_fire_command(main, expected):
+    ctx = context("import fire\n\n\ndef run(path):\n    pass\n\n\n" + main)
+    assert ctx.semantic.calls.is_fire_command(_func(ctx, "run")) is expected

@@ -348,3 +348,41 @@ def test_super_calls_run_the_bases_method():
     for ctx, fact in each(code, "trains"):
         call = next(n for n in walk(statement_on(ctx, fact.line)) if isinstance(n, cst.Call))
         assert ("yes" if ctx.semantic.gradmode.call_may_train(call) else "no") == fact.expected, fact
+
+
+def test_callers_keep_grad_off():
+    """``# off: yes`` marks a ``def`` every caller of which, proven so in the file,
+    runs it with grad already off; a method counts only through a call proven to
+    reach it (``env.step(...)`` on an untyped ``env`` is not one), though its
+    callers' modes count every call of its name."""
+    code = """\
+        import torch
+        class Env:
+            def _torques(self, a):  # off: yes
+                return a
+            def _observe(self):  # off: no
+                return self.sim.read()
+            def step(self, a):  # off: no
+                self.t = self._torques(a)
+            def reset(self):  # off: no
+                return self.sim.reset()
+        def clip(x):  # off: no
+            return x.clamp(-1, 1)
+        def post(x):  # off: yes
+            return x
+        def unused(x):  # off: no
+            return x
+        def rollout(env, policy):
+            with torch.inference_mode():
+                env.step(policy(env.obs))
+                clip(env.obs)
+                env.sim.reset()
+            torch.set_grad_enabled(False)
+            post(env.obs)
+        def train(env, policy):
+            env.sim.read()
+            clip(policy(env.obs)).sum().backward()
+        """
+    for ctx, fact in each(code, "off"):
+        func = statement_on(ctx, fact.line)
+        assert ("yes" if ctx.semantic.gradmode.callers_keep_grad_off(func) else "no") == fact.expected, fact
