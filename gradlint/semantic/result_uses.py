@@ -20,10 +20,17 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Set
+from typing import Any, Dict, Iterator, List, Optional, Protocol, Set
 
-if TYPE_CHECKING:
-    from gradlint.semantic.project import Project
+
+class Index(Protocol):
+    """What ``dropped_in_loops`` reads of ``semantic.project.Project``, which
+    imports this module to summarise files (so this one may not import it)."""
+
+    @property
+    def summaries(self) -> Dict[str, Dict[str, Any]]: ...
+
+    def root(self, path: str) -> str: ...
 
 # Reads of a result that give a number, a list or a detached tensor: no graph goes on.
 _TERMINAL = frozenset({"item", "tolist", "detach", "numpy", "shape", "dtype", "device", "size", "dim", "numel"})
@@ -177,7 +184,7 @@ def node_in(node: ast.AST, root: ast.AST) -> bool:
     return any(n is node for n in ast.walk(root))
 
 
-def dropped_in_loops(project: "Project", method: str, origin: str) -> bool:
+def dropped_in_loops(project: Index, method: str, origin: str) -> bool:
     """Whether every call of ``method`` by name in the other files of ``origin``'s
     project (there is at least one) runs in a loop with grad mode untouched and
     has its results used only as numbers. Only for a name holding one of
