@@ -159,9 +159,9 @@ class Calls:
 
         The names are a superset on purpose, and the only place they are kept: each
         user takes a yes as a reason to keep a finding or to leave code unfixed, never
-        to drop one (GL105 reports a grad switch that training may follow, the
+        to drop one (a grad switch that training may follow is reported, the
         volatile fix refuses a region a training call crosses, a test module that may
-        compute gradients keeps GL105's findings), so a name that means something
+        compute gradients keeps the grad-switch findings), so a name that means something
         else costs a finding kept, not one lost. Where a yes would silence a finding,
         ask ``backward_call`` instead."""
         if self.backward_call(call) is not None:
