@@ -15,7 +15,7 @@ RULES = {
     'GL102': (True, False),
     'GL103': (True, False),
     'GL104': (True, False),
-    'GL105': (True, False),
+    'GL105': (True, True),
     'GL106': (True, False),
     'GL107': (True, False),
     'GL201': (True, False),

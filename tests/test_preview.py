@@ -131,3 +131,46 @@ def test_a_preview_rule_that_is_on_by_default_runs_by_default_in_preview_only(tm
     assert "GL301" not in config_mod.resolve(cfg).codes
     cfg.preview = True
     assert "GL301" in config_mod.resolve(cfg).codes
+
+
+# A library function whose switch-off leaks to every caller: every premise of GL105
+# holds, yet the whole rule is in preview (0 of 13 default findings true at first
+# sight on the last three batches with one), so the default tier stays silent.
+LEAKING_SWITCH = textwrap.dedent(
+    """\
+    import torch
+
+
+    def predict(model, images):
+        torch.set_grad_enabled(False)
+        model.eval()
+        return model(images).argmax(1)
+    """
+)
+
+
+def test_gl105_runs_in_preview_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "predict.py").write_text(LEAKING_SWITCH, encoding="utf-8")
+    assert run("check", "--no-cache", "--output-format", "concise", "-q", "predict.py") == (0, "")
+    assert run("check", "--no-cache", "--select", "GL105", "--output-format", "concise", "-q", "predict.py") == (0, "")
+    for selection in ((), ("--select", "GL105")):
+        code, out = run("check", "--no-cache", "--preview", *selection, "--output-format", "concise", "-q", "predict.py")
+        assert code == 1 and out.splitlines() == [
+            (
+                "predict.py:5:5: GL105 `torch.set_grad_enabled(False)` as a statement switches autograd off for the"
+                " whole thread, not just for `predict`: gradients stay off after it returns and later backward calls"
+                " fail; use `with torch.set_grad_enabled(False):` or `with torch.no_grad():`"
+            )
+        ]
+    cfg = config_mod.Config(root=tmp_path)
+    assert "GL105" not in config_mod.resolve(cfg).codes
+    cfg.preview = True
+    assert "GL105" in config_mod.resolve(cfg).codes
+    doc = catalog.get("GL105")
+    assert doc.default and doc.preview and doc.preview_what
+    assert "0 of 13" in doc.preview_precision and doc.preview_precision.startswith("The whole rule is in preview.")
+    listed = {d["code"]: d for d in json.loads(run("rules", "--output-format", "json")[1])}
+    assert listed["GL105"]["preview"] is True and listed["GL105"]["default"] is True
+    gl105 = next(line for line in run("rules")[1].splitlines() if line.startswith("GL105"))
+    assert gl105.split()[2] == "preview" and gl105.endswith("[weak part in preview]")
