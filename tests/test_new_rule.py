@@ -182,7 +182,7 @@ def test_a_preview_rule_reports_in_the_preview_tier_only(tmp_path):
     if TORCH:
         assert f"9:1 {CODE} CONFIRMED" in after[f"fixtures/{CODE}/verify/example.verified"].decode().splitlines()
     assert f"4:1 {CODE}" in after[f"fixtures/{CODE}/example.expected"].decode().splitlines()
-    assert f"# expect-preview: {CODE}:1\n".encode() in after[f"tests/cases/{CODE}/example_case.py"]
+    assert f"# expect: {CODE}:1\n".encode() in after[f"tests/cases/{CODE}/example_case.py"]
     assert f"    '{CODE}': (True, True),\n".encode() in after["gradlint/catalog_index.py"]
     # Selected but not in the preview tier, the case reports nothing (the fixture's folder turns it on).
     proc = _check(root)
