@@ -590,3 +590,40 @@ def test_batch_fourteen_first_sight_figures_are_those_the_docs_report():
     commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-14"]}
     assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
     assert len(commits) == 22
+
+
+def test_batch_fifteen_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 15") and batch-15/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-15")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "e935109", "preview-e935109")
+    assert fs.precision(first.judged) == {
+        "GL002": (49, 49),
+        "GL101": (1, 3),
+        "GL104": (0, 1),
+        "GL106": (6, 6),
+        "all": (56, 59),
+    }
+    assert fs.fix_counts(first.judged) == (47, 0)
+    assert sorted((j.key[0], j.key[1], j.key[2], j.key[3], j.verdict) for j in first.judged if j.verdict != "TP") == [
+        ("Infinity", "tools/run_tokenizer.py", 133, "GL101", "FP"),
+        ("granite-tsfm", "notebooks/hfdemo/flowstate/gift_wrapper.py", 128, "GL101", "FP"),
+        ("intel-extension-for-pytorch", "tests/cpu/test_weight_prepack.py", 986, "GL104", "debatable"),
+    ]
+    assert sum(j.key[0] == "intel-extension-for-pytorch" for j in first.judged) == 42
+    # all twenty-seven preview runs finished; 40 of the 134 preview-only findings judged (seed 26), none true
+    assert fs.precision(preview.judged) == {
+        "GL002": (49, 49),
+        "GL101": (1, 28),
+        "GL104": (0, 1),
+        "GL106": (6, 6),
+        "GL202": (0, 4),
+        "GL301": (0, 11),
+        "all": (56, 99),
+    }
+    assert fs.fix_counts(preview.judged) == (52, 0)
+    assert sum(j.verdict == fs.STUB for j in preview.judged) == 94
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-15"]}
+    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
+    assert len(commits) == 27
