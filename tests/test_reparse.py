@@ -133,3 +133,45 @@ def test_whole_parse_where_nothing_is_known():
     text, new, codes = applied(old, [])
     assert codes is None
     assert spliced_parse(old, new, text, None, codes) is None
+
+
+def test_parents_taken_from_the_previous_tree_are_a_fresh_walks(monkeypatch):
+    # The next lint's tree takes the unchanged statements' parents and walk order from
+    # the last tree recorded (``tree._record_reusing``): the same as walking it.
+    from gradlint.semantic import tree as tree_module
+    from gradlint.traversal import record_parents
+
+    reused = []
+    real = tree_module._record_reusing
+
+    def checked(module, previous, parents, starts, ends, nodes):
+        real(module, previous, parents, starts, ends, nodes)
+        shared = {id(s) for s in previous.module.body} & {id(s) for s in module.body}
+        fresh_parents, fresh_starts, fresh_ends, fresh_nodes = {id(module): None}, {}, {}, []
+        record_parents(module, fresh_parents, fresh_starts, fresh_ends, fresh_nodes)
+        assert len(nodes) == len(fresh_nodes) and all(a is b for a, b in zip(nodes, fresh_nodes))
+        assert starts == fresh_starts and ends == fresh_ends
+        assert {k: id(v) for k, v in parents.items()} == {k: id(v) for k, v in fresh_parents.items()}
+        reused.append(len(shared))
+
+    monkeypatch.setattr(tree_module, "_record_reusing", checked)
+    settings = LintSettings(RULES)
+    for path in CORPUS:
+        fix_source(path.read_text(encoding="utf-8"), str(path), settings, unsafe=True)
+    assert sum(n > 0 for n in reused) > 100, reused
+
+
+def test_parents_of_a_tree_sharing_statements():
+    from gradlint.semantic.tree import Tree
+
+    old = cst.parse_module("import torch\n\n\ndef f(x):\n    return x.data\n\n\ndef g(y):\n    return y\n")
+    first = Tree(old)
+    first.nodes()
+    new = old.with_changes(body=[old.body[0], cst.parse_statement("def h(z):\n    return z\n"), old.body[2]])
+    second = Tree(new)
+    nodes = second.nodes()
+    assert [type(n).__name__ for n in nodes[:3]] == ["Module", "SimpleStatementLine", "Import"]
+    assert second.parent(old.body[2]) is new and second.parent(old.body[2].body) is old.body[2]
+    ret = old.body[2].body.body[0]
+    assert second.order(ret)[0] == nodes.index(ret) and second.order(new) == (0, len(nodes) - 1)
+    assert second.order(old.body[2]) == (nodes.index(old.body[2]), len(nodes) - 1)
