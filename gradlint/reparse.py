@@ -27,7 +27,7 @@ refused (None: parse the whole text):
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -97,14 +97,14 @@ def spliced_parse(
     for i in range(1, len(body)):
         if (rebuilt[i] or rebuilt[i - 1]) and not isinstance(body[i - 1], cst.SimpleStatementLine):
             # A compound statement's last block takes the indented lines after it.
-            if any(line.whitespace.value for line in body[i].leading_lines):
+            if any(line.whitespace.value for line in getattr(body[i], "leading_lines")):
                 return None
     if not _first_indent_kept(body, rebuilt):
         return None
     return new.with_changes(header=header, body=body)
 
 
-def _same_nodes(a: tuple, b: tuple) -> bool:
+def _same_nodes(a: Sequence[cst.CSTNode], b: Sequence[cst.CSTNode]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
@@ -128,6 +128,6 @@ def _first_block(stmt: cst.CSTNode) -> Optional[cst.IndentedBlock]:
     while stack:
         node = stack.pop()
         if type(node) is cst.IndentedBlock:
-            return node  # type: ignore[return-value]
+            return node
         stack.extend(reversed(children(node)))
     return None

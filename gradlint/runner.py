@@ -107,7 +107,7 @@ def to_diagnostics(
     out = []
     # One per file: it renders the file once, then each fix on its own statement.
     renderer = fix_renderer(context, text) if context is not None and text is not None else None
-    noqa_rows = PlacementReader(text) if noqa_rows and text is not None and (doc is None or isinstance(doc, SourceFile)) else None
+    placements = PlacementReader(text) if noqa_rows and text is not None and (doc is None or isinstance(doc, SourceFile)) else None
     if renderer is not None and (doc is None or isinstance(doc, SourceFile)):
         renderer.check_together(f.fix for f in findings if f.fix is not None)
     for f in findings:
@@ -154,7 +154,7 @@ def to_diagnostics(
                 file_column=in_file[1],
                 file_end_row=in_file[2],
                 file_end_column=in_file[3],
-                noqa_row=_moved(noqa_rows(row), row) if noqa_rows is not None else None,
+                noqa_row=_moved(placements(row), row) if placements is not None else None,
             )
         )
     return out
