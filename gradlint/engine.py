@@ -20,7 +20,8 @@ import libcst as cst
 from gradlint import catalog, noqa, parsing
 from gradlint import prefilter
 from gradlint.prefilter import not_python as _not_python
-from gradlint.fixes import Fix, apply_fixes, parse_fixed, select_compatible
+from gradlint.fixes import Fix, applied, parse_fixed, select_compatible
+from gradlint.reparse import spliced_parse
 from gradlint.options import LintSettings  # re-exported: callers and tests import it from here
 from gradlint.results import Finding
 from gradlint.rule import FileContext, Rule, SourceRepair
@@ -563,11 +564,11 @@ def _apply_checked(
     ``parents``: of ``module``'s nodes, so that only the nodes above the edits are rebuilt;
     ``known``: the code of its top-level nodes (``fixes.apply_fixes``)."""
     try:
-        new_source = apply_fixes(module, fixes, parents, known)
+        new_source, new_module, new_code = applied(module, fixes, parents, known)
     except Exception:  # a fix that crashes while applying is a bug: never let it write anything
         return None, False
     # The one check that also decides which fixes are offered (FixRenderer.parses).
-    parsed = parse_fixed(new_source)
+    parsed = parse_fixed(new_source, lambda: spliced_parse(module, new_module, new_source, known, new_code))
     if parsed is None:
         return None, False
     if gate is not None and new_source != old and gate(old, new_source) is not None:

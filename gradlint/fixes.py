@@ -204,14 +204,25 @@ def apply_fixes(
     the module with the fixes is rendered (for the import changes, and at the end)
     from the code of the top-level statements the fixes leave alone and that of the
     others alone."""
+    return applied(module, fixes, parents, known)[0]
+
+
+def applied(
+    module: cst.Module,
+    fixes: Sequence[Fix],
+    parents: Optional[Mapping[int, Optional[cst.CSTNode]]] = None,
+    known: Optional[Dict[int, Tuple[cst.CSTNode, str]]] = None,
+) -> Tuple[str, cst.Module, Optional[Dict[int, Tuple[cst.CSTNode, str]]]]:
+    """``apply_fixes``, with the fixed module (its unchanged top-level nodes are
+    ``module``'s) and, with ``known``, the code of each of its top-level nodes."""
     edits = [e for f in fixes for e in f.edits]
-    with known_code(module, known):
+    with known_code(module, known) as codes:
         new_module = module.visit(_Applier(edits, parents)) if edits else module
         adds = _union(f.add_imports for f in fixes)
         removes = _union(f.remove_imports for f in fixes)
         if adds or removes:
             new_module = _update_imports(new_module, sorted(adds, key=_imp_key), sorted(removes, key=_imp_key))
-        return module_code(new_module)
+        return module_code(new_module), new_module, codes
 
 
 def _union(groups: Iterable[Tuple[ImportSpec, ...]]) -> Set[ImportSpec]:
@@ -227,11 +238,17 @@ def _union(groups: Iterable[Tuple[ImportSpec, ...]]) -> Set[ImportSpec]:
     return out
 
 
-def parse_fixed(text: str) -> Optional[cst.Module]:
+def parse_fixed(text: str, spliced: Optional[Callable[[], Optional[cst.Module]]] = None) -> Optional[cst.Module]:
     """The check every fix passes before it is written (``--fix``, ``--diff``) or
     offered (``[*]``, the fixable counts, JSON and SARIF edits, an editor's quick
     fix): its result parses, with the bounds gradlint parses any file within. The
-    parsed module, or None."""
+    parsed module, or None. ``spliced``: the same parse made from the rebuilt
+    top-level statements alone (``reparse.spliced_parse``), or None where it cannot
+    tell; the whole text is parsed then."""
+    if spliced is not None:
+        found = spliced()
+        if found is not None:
+            return found
     try:
         return parsing.parse_module(text)
     except (parsing.NotParsed, cst.ParserSyntaxError, RecursionError, MemoryError):

@@ -50,14 +50,16 @@ _KNOWN = threading.local()
 
 
 @contextlib.contextmanager
-def known_code(module: cst.Module, known: Optional[Dict[int, Tuple[cst.CSTNode, str]]]) -> Iterator[None]:
+def known_code(
+    module: cst.Module, known: Optional[Dict[int, Tuple[cst.CSTNode, str]]]
+) -> Iterator[Optional[Dict[int, Tuple[cst.CSTNode, str]]]]:
     """While inside, ``module_code`` takes the code of the top-level nodes in ``known``
     (of ``module``, as ``module.code_for_node`` renders them) as it is, and keeps that
-    of the others it renders."""
+    of the others it renders, in the table it yields (None without ``known``)."""
     before = getattr(_KNOWN, "code", None)
     _KNOWN.code = None if known is None else ((module.default_indent, module.default_newline), dict(known))
     try:
-        yield
+        yield None if _KNOWN.code is None else _KNOWN.code[1]
     finally:
         _KNOWN.code = before
 

@@ -93,7 +93,7 @@ def fix_renderer(context: Any, text: str) -> "FixRenderer":
 
 
 def to_diagnostics(
-    findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None
+    findings: Sequence[Finding], text: Optional[str], context, mode: Mode, doc: Optional[Document] = None, noqa_rows: bool = True
 ) -> List[Diagnostic]:
     """Findings on ``text`` (a document's text, or a fixed version of it) as diagnostics.
 
@@ -101,11 +101,13 @@ def to_diagnostics(
     without it they are a ``.py`` file's own. ``context`` (the parsed ``text``)
     is needed to compute fix edits for JSON output, and by documents that check
     each fix (``checks_fixes``: a notebook drops the fixes it could not write back).
+    ``noqa_rows=False``: where a ``# noqa`` would work is not read (``noqa_row`` is
+    None), for a caller that prints no finding (``--diff``): a tokenizing of the file.
     """
     out = []
     # One per file: it renders the file once, then each fix on its own statement.
     renderer = fix_renderer(context, text) if context is not None and text is not None else None
-    noqa_rows = PlacementReader(text) if text is not None and (doc is None or isinstance(doc, SourceFile)) else None
+    placements = PlacementReader(text) if noqa_rows and text is not None and (doc is None or isinstance(doc, SourceFile)) else None
     if renderer is not None and (doc is None or isinstance(doc, SourceFile)):
         renderer.check_together(f.fix for f in findings if f.fix is not None)
     for f in findings:
@@ -152,7 +154,7 @@ def to_diagnostics(
                 file_column=in_file[1],
                 file_end_row=in_file[2],
                 file_end_column=in_file[3],
-                noqa_row=_moved(noqa_rows(row), row) if noqa_rows is not None else None,
+                noqa_row=_moved(placements(row), row) if placements is not None else None,
             )
         )
     return out
@@ -272,8 +274,10 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         report.diff = doc.diff(result.source, report.path)
         report.fixed = result.fixed
         # Printed is the diff alone: the findings' fixes are not rendered, nor checked
-        # one by one (on a long file, a parse of all of it applied at once).
-        report.diagnostics = to_diagnostics(original.findings, doc.text, None, mode, doc)
+        # one by one (on a long file, a parse of all of it applied at once), nor where
+        # a `# noqa` would go (only the JSON report and `--add-noqa` read that). The
+        # diagnostics count, for the exit code and the fixable files.
+        report.diagnostics = to_diagnostics(original.findings, doc.text, None, mode, doc, noqa_rows=False)
         return doc.text
     if changed:
         try:
@@ -284,5 +288,5 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
             report.diagnostics = to_diagnostics(original.findings, doc.text, original.context, mode, doc)
             return doc.text
         report.fixed = result.fixed
-    report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc)
+    report.diagnostics = to_diagnostics(final.findings, result.source, final.context, mode, doc, noqa_rows=not mode.diff)
     return result.source

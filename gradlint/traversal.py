@@ -131,7 +131,8 @@ def record_parents(
     starts: Dict[int, int],
     ends: Dict[int, int],
     nodes: Optional[List[CSTNode]] = None,
-) -> None:
+    count: int = 0,
+) -> int:
     """Fill ``parents`` (``id(node) -> its parent``) for every node under ``root``
     but ``TRIVIA`` (``root`` itself is left alone): what LibCST's
     ``ParentNodeProvider`` gives, without its three traversals that rebuild the
@@ -142,8 +143,9 @@ def record_parents(
     engine's walk gives: node A ends before node B starts exactly when
     ``ends[A] < starts[B]``, the order of their source positions, known without
     rendering the module. ``nodes``, when given, receives every node in that order.
+    ``count``: the index of ``root`` (its subtree is a part of a larger walk); the
+    index after the subtree's last node is returned.
     """
-    count = 0
     stack: List[Tuple[CSTNode, bool]] = [(root, False)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -163,6 +165,7 @@ def record_parents(
         for child in kids:
             parents[id(child)] = node
         stack.extend((child, False) for child in reversed(kids))
+    return count
 
 
 def visit(node: CSTNode, visitor: cst.CSTVisitor) -> None:

@@ -202,3 +202,27 @@ def test_import_codemods_on_the_head_change_the_module_as_on_all_of_it(name):
 
 
 KEEPS_UNUSED = {"imported again in a function"}
+
+
+def test_diff_does_not_read_where_noqa_would_go(tmp_path, monkeypatch):
+    # `--diff` prints the diff alone: the noqa map of its findings (a tokenizing of the
+    # file) is not made; the diff, the count and the exit code are the same.
+    from gradlint import runner
+
+    source = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(x):\n    return Variable(x) + \\\n        1\n"
+    (tmp_path / "m.py").write_text(source, encoding="utf-8")
+    (tmp_path / "n.py").write_text("import torch\n\nx = torch.ones(1) + \\\n    1\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+
+    def refused(text):
+        raise AssertionError("noqa map read")
+
+    monkeypatch.setattr(runner, "PlacementReader", refused)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--diff", "m.py", "n.py"])
+    assert result.exit_code == 1, result.output
+    assert result.stdout == (
+        "--- m.py\n+++ m.py\n@@ -1,7 +1,6 @@\n import torch\n-from torch.autograd import Variable\n \n \n def f(x):\n"
+        "-    return Variable(x) + \\\n+    return x.detach() + \\\n         1\n"
+    )
+    with pytest.raises(AssertionError, match="noqa map read"):
+        runner.to_diagnostics([], source, None, runner.Mode())

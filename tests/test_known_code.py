@@ -18,7 +18,7 @@ import pytest
 
 from gradlint import engine, import_changes
 from gradlint.engine import LintSettings, fix_source, lint_source
-from gradlint.fixes import apply_fixes, select_compatible
+from gradlint.fixes import applied, apply_fixes, select_compatible
 from gradlint import catalog
 from gradlint.catalog import load
 from gradlint.semantic.tree import Tree
@@ -131,12 +131,12 @@ def test_fixes_applied_with_known_code_give_the_same_text(path):
 def test_fix_loop_gives_the_same_text_with_known_code(monkeypatch):
     # The loop with the known code against the loop that renders every module whole.
     def whole(module, fixes, parents=None, known=None):
-        return apply_fixes(module, fixes, parents)
+        return applied(module, fixes, parents)
 
     sources = [(p, p.read_text(encoding="utf-8")) for p in CORPUS]
     settings = LintSettings(RULES)
     ours = [fix_source(s, str(p), settings, unsafe=True).source for p, s in sources]
-    monkeypatch.setattr(engine, "apply_fixes", whole)
+    monkeypatch.setattr(engine, "applied", whole)
     theirs = [fix_source(s, str(p), settings, unsafe=True).source for p, s in sources]
     assert ours == theirs
 

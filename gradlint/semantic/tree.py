@@ -72,6 +72,41 @@ def _walk_children(node: cst.CSTNode, into_functions: bool) -> Iterator[cst.CSTN
         stack.extend(reversed(children(cur)))
 
 
+def _record_reusing(
+    module: cst.Module,
+    previous: "Tree",
+    parents: Dict[int, Optional[cst.CSTNode]],
+    starts: Dict[int, int],
+    ends: Dict[int, int],
+    nodes: List[cst.CSTNode],
+) -> None:
+    """``record_parents(module, ...)``, taking what ``previous`` (a complete tree) recorded
+    for the top-level statements the two modules share (the fix loop's next module keeps
+    the objects of the statements a round left alone, ``reparse.spliced_parse``): a node's
+    subtree is the same objects wherever it stands, so its parents are, and its walk
+    order is a slice of the previous one, moved. The rest is walked."""
+    starts[id(module)] = 0
+    nodes.append(module)
+    count = 1
+    old_nodes, old_starts, old_ends, old_parents = previous._recorded, previous.starts, previous.ends, previous.parents
+    assert old_nodes is not None
+    for stmt in children(module):
+        parents[id(stmt)] = module
+        start = old_starts.get(id(stmt))
+        if start is None or start >= len(old_nodes) or old_nodes[start] is not stmt:
+            count = record_parents(stmt, parents, starts, ends, nodes, count)
+            continue
+        part = old_nodes[start : old_ends[id(stmt)] + 1]
+        ids = list(map(id, part))
+        nodes.extend(part)
+        starts.update(zip(ids, range(count, count + len(part))))
+        ends.update(zip(ids, map((count - start).__add__, map(old_ends.__getitem__, ids))))
+        inner = ids[1:]
+        parents.update(zip(inner, map(old_parents.__getitem__, inner)))
+        count += len(part)
+    ends[id(module)] = count - 1
+
+
 class Tree:
     """Parents, order and spans of the nodes of ``module``."""
 
@@ -108,7 +143,11 @@ class Tree:
         self.parents[id(self.module)] = None
         global _recorded
         self._recorded = []
-        record_parents(self.module, self.parents, self.starts, self.ends, self._recorded)
+        previous = _recorded
+        if previous is None or previous._recorded is None or type(self.module) is not cst.Module:
+            record_parents(self.module, self.parents, self.starts, self.ends, self._recorded)
+        else:
+            _record_reusing(self.module, previous, self.parents, self.starts, self.ends, self._recorded)
         _recorded = self
 
     @property
