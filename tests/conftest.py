@@ -8,18 +8,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # the rest: torch programs run in subprocesses, whole-corpus comparisons, the fix
 # loop's plain twin), longest first. test_verify.py and test_oracle.py, whose runs
 # the sandbox's fork server made a third and four fifths as costly, are placed by
-# their new CPU time alone (docs/benchmarks.md, "The sandbox's fork server"). Under pytest-xdist with `--dist loadfile`
+# their new CPU time alone (docs/benchmarks.md, "The sandbox's fork server").
+# tests/semantic/test_resolution.py (LibCST's scope analysis of every fixture, case
+# and example, compared with the project's) is the longest file of all; mypy's one
+# run (test_types.py) and the oracle's corpus functions (test_oracle_corpus.py)
+# would otherwise start late, by name, and run alone. Under pytest-xdist with `--dist loadfile`
 # each file goes whole to one worker, in collection order; started first, none of them
 # is left running alone on one worker at the end while the other worker waits, and the
 # many short files fill in behind them. A stale list costs only time, never a result.
 # pytest_configure keeps xdist from putting the files with most tests first instead.
 LONGEST_FIRST = (
+    "test_resolution.py",
     "test_lazy_rules.py",
     "test_parallel.py",
     "test_fix_loop.py",
     "test_verify.py",
     "test_oracle.py",
+    "test_types.py",
     "test_traversal.py",
+    "test_oracle_corpus.py",
     "test_oracle_escape.py",
     "test_hostile.py",
     "test_cli_adoption.py",

@@ -10,8 +10,10 @@ benchmark corpus where it has been downloaded.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 import pytest
@@ -21,6 +23,7 @@ from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvide
 
 from harness import FIXTURES, ROOT
 from gradlint.fix import ImportSpec
+from gradlint.import_changes import _quick_matcher_visitors
 from gradlint.semantic.resolution import Resolution, unused_imports
 from gradlint.semantic.scopes import Scopes
 from gradlint.semantic.tree import Tree
@@ -105,7 +108,11 @@ def _compare(source: str) -> List[str]:
     module = _parsed(source)
     if module is None:
         return []
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    with _quick_matcher_visitors():
+        return _disagreements(source, module, MetadataWrapper(module, unsafe_skip_copy=True))
+
+
+def _disagreements(source: str, module: cst.Module, wrapper: MetadataWrapper) -> List[str]:
     theirs = _libcst_qualified(wrapper)
     ours = Resolution(Scopes(module, Tree(module), source))
     wrong = []
@@ -154,11 +161,37 @@ def test_a_read_before_its_binding_reaches_the_scope_around():
     ]
 
 
+@functools.lru_cache(maxsize=None)
+def _everywhere(source: str) -> Tuple[Tuple[str, ...], Optional[Tuple[str, str]]]:
+    """(every disagreement with LibCST on ``source``, what the two removers write when
+    every module-level import of it is removed where nothing reads it, or None where
+    it has none or does not parse).
+
+    The two slow tests below ask both of every fixture, case and example. Asked
+    together, each source is parsed once and LibCST's scope analysis (most of their
+    time) runs once: its remover resolves its metadata on the tree the comparison
+    resolved them on, not on a copy of it (``Codemod.transform_module`` copies the
+    tree first). The tree is only read: each remover returns a new module."""
+    module = _parsed(source)
+    if module is None:
+        return (), None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    with _quick_matcher_visitors():
+        wrong = tuple(_disagreements(source, module, wrapper))
+        outputs = _removed_both(module, wrapper)
+    return wrong, outputs
+
+
+# The sources both slow tests take.
+def _fixtures_cases_and_examples() -> List[str]:
+    return [*SOURCES, *_cases()]
+
+
 @pytest.mark.slow
 def test_every_fixture_case_and_example_agrees_with_libcst():
     wrong = {}
-    for source in [*SOURCES, *_cases()]:
-        found = _compare(source)
+    for source in _fixtures_cases_and_examples():
+        found = list(_everywhere(source)[0])
         if found:
             wrong[source[:60]] = found[:3]
     assert wrong == {}
@@ -217,32 +250,54 @@ def test_removing_imports_writes_what_libcsts_remover_writes():
 
 @pytest.mark.slow
 def test_removing_imports_everywhere_writes_what_libcsts_remover_writes():
-    assert _removed_as_libcst_removes([*SOURCES, *_cases()]) > 20
+    changed = 0
+    for source in _fixtures_cases_and_examples():
+        outputs = _everywhere(source)[1]
+        if outputs is not None:
+            assert outputs[0] == outputs[1], source[:200]
+            changed += outputs[0] != source
+    assert changed > 20
 
 
 def _removed_as_libcst_removes(sources: List[str]) -> int:
     """Every module-level import of each source removed where nothing reads it: the
     project's answers and LibCST's give the same module, byte for byte. Returns how
     many sources changed."""
-    from gradlint.import_changes import _remove_imports_visitor
-
     changed = 0
     for source in sources:
         module = _parsed(source)
         if module is None:
             continue
-        removes = _removals(module)
-        if not removes:
+        with _quick_matcher_visitors():
+            outputs = _removed_both(module, MetadataWrapper(module, unsafe_skip_copy=True))
+        if outputs is None:
             continue
-        outputs = []
-        for remover in (_remove_imports_visitor(), _libcst_remover()):
-            context = CodemodContext()
-            for imp in removes:
-                RemoveImportsVisitor.remove_unused_import(context, imp.module, imp.obj, imp.asname)
-            outputs.append(remover(context).transform_module(module).code)
         assert outputs[0] == outputs[1], source[:200]
         changed += outputs[0] != source
     return changed
+
+
+def _removed_both(module: cst.Module, wrapper: MetadataWrapper) -> Optional[Tuple[str, str]]:
+    """(the project's remover's module, LibCST's remover's module) with every
+    module-level import of ``module`` asked removed, or None where it has none.
+    Both run on ``wrapper``'s tree, as ``Codemod.transform_module`` would run them on
+    a copy of it: LibCST's remover resolves its scope analysis there (or finds it
+    resolved already), the project's asks for none."""
+    from gradlint.import_changes import _remove_imports_visitor
+
+    removes = _removals(module)
+    if not removes:
+        return None
+    outputs = []
+    for remover_class in (_remove_imports_visitor(), _libcst_remover()):
+        context = CodemodContext()
+        for imp in removes:
+            RemoveImportsVisitor.remove_unused_import(context, imp.module, imp.obj, imp.asname)
+        remover = remover_class(context)
+        with remover.resolve(wrapper):
+            remover.context = dataclasses.replace(context, wrapper=wrapper)
+            outputs.append(remover.transform_module_impl(wrapper.module).code)
+    return outputs[0], outputs[1]
 
 
 _LIBCSTS_SCOPES = frozenset({"ScopeProvider", "QualifiedNameProvider", "FullyQualifiedNameProvider", "scope_provider", "name_provider"})
