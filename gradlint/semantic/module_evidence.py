@@ -30,7 +30,7 @@ from gradlint.semantic.torch_api import (
     is_module_factory,
     is_nn_module_class,
 )
-from gradlint.semantic.tree import self_attribute_values, walk
+from gradlint.semantic.tree import assignment, self_attribute_values, walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -182,11 +182,11 @@ class ModuleEvidence:
                 attr = node.func.attr.value
                 if attr in ("register_parameter", "register_module", "add_module"):
                     trainable = True
-            if isinstance(node, cst.Assign):
-                for t in node.targets:
-                    tgt = t.target
+            assigned = assignment(node)
+            if assigned is not None:
+                for tgt in assigned[0]:
                     if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
-                        value = node.value
+                        value = assigned[1]
                         if self.is_parameter(value) or self.is_module(value):
                             trainable = True
                         elif isinstance(value, cst.Call) or not _plain_init_value(init, value):
@@ -526,18 +526,7 @@ class ModuleEvidence:
 
     def _class_attr_is_module(self, cls: cst.ClassDef, attr: str, depth: int) -> bool:
         """Whether every ``self.<attr> = ...`` in ``cls``'s methods assigns a module."""
-        values = []
-        for node in walk(cls.body, into_functions=True):
-            if isinstance(node, cst.Assign):
-                for t in node.targets:
-                    tgt = t.target
-                    if (
-                        isinstance(tgt, cst.Attribute)
-                        and tgt.attr.value == attr
-                        and isinstance(tgt.value, cst.Name)
-                        and tgt.value.value == "self"
-                    ):
-                        values.append(node.value)
+        values = self_attribute_values(cls, attr)
         return bool(values) and all(self.is_module(v, depth + 1) for v in values)
 
     # -- forwards ---------------------------------------------------------------------------
