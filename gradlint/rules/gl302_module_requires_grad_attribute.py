@@ -8,7 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.rule import Rule
-from gradlint.rules._freezing import requires_grad_call, single_assignment
+from gradlint.rules._freezing import before_base_init, requires_grad_call, single_assignment
 from gradlint.rules._inplace import short
 
 
@@ -32,7 +32,7 @@ class ModuleRequiresGradAttribute(Rule):
             module = short(self.ctx, target.value, 30) or "module"
             value = short(self.ctx, node.value, 30) or "..."
             fix = None
-            if single_assignment(node) is target:
+            if single_assignment(node) is target and not before_base_init(node, target.value, sem.tree):
                 fix = self.fix(
                     self.replace(node, requires_grad_call(target, node.value)),
                     applicability=self._safety(target, node.value),
@@ -58,8 +58,15 @@ class ModuleRequiresGradAttribute(Rule):
             return "unsafe"
         if self._read_back is None:
             modules = self.ctx.semantic.modules
+            # A class of the file reading its own flag (``getattr(self, ...)``) reads
+            # its instances', never a module a library factory built (which a safe
+            # fix needs, above).
             self._read_back = any(
-                read.receiver is None or modules.is_module(read.receiver)
+                read.receiver is None or (not _is_self(read.receiver) and modules.is_module(read.receiver))
                 for read in attributes.reads("requires_grad")
             )
         return "unsafe" if self._read_back else "safe"
+
+
+def _is_self(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "self"

@@ -220,7 +220,7 @@ class ModuleEvidence:
         if isinstance(expr, cst.Call):
             return self._module_call(expr, _depth)
         if isinstance(expr, cst.Name):
-            return self._module_name(expr, _depth)
+            return self._module_name(expr, _depth) or self._module_self(expr)
         if isinstance(expr, cst.Attribute):
             cls = self._instance_class(expr.value, _depth)
             if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
@@ -229,6 +229,25 @@ class ModuleEvidence:
                 cls = self.tree.enclosing_class(expr)
             return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
         return False
+
+    def _module_self(self, name: cst.Name) -> bool:
+        """``self`` in a method of a class whose bases reach ``nn.Module`` (in this file
+        or through the project index: ``class MeanShift(nn.Conv2d)``): the instance the
+        method runs on is a module. Only the method's own first parameter, named
+        ``self``, of a method that is neither a ``staticmethod`` nor a ``classmethod``."""
+        if name.value != "self" or self._instance_class(name, 0) is None:
+            return False
+        func = self.tree.enclosing(name, (cst.FunctionDef,))
+        if not isinstance(func, cst.FunctionDef):
+            return False
+        params = [*func.params.posonly_params, *func.params.params]
+        if not params or params[0].name.value != "self":
+            return False
+        if any(b.form != "param" for b in self.model.scopes.bindings(func).get("self", [])):
+            return False  # rebound in the method: it may hold anything
+        return not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod") for d in func.decorators
+        )
 
     def assigned_values(self, ref: cst.BaseExpression) -> List[cst.BaseExpression]:
         """What ``ref`` certainly holds one of: the values of every binding of the name
