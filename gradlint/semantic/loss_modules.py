@@ -211,7 +211,7 @@ class LossModules(NoGraph):
                         name = target.attr.value
                         moved = _unmoved(assigned[1])
                         if not (moved is not assigned[1] and _self_attr(moved, name)):
-                            found.setdefault(name, []).append(assigned[1])
+                            found.setdefault(name, []).append(assigned[1])  # type: ignore[union-attr]
                     elif isinstance(target, (cst.Tuple, cst.List)):
                         poisoned.update(n.attr.value for n in walk(target) if isinstance(n, cst.Attribute) and _self_attr(n, None))
             if other is not None:
