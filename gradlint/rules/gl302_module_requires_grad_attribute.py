@@ -10,6 +10,7 @@ import libcst as cst
 from gradlint.rule import Rule
 from gradlint.rules._freezing import before_base_init, requires_grad_call, single_assignment
 from gradlint.rules._inplace import short
+from gradlint.semantic.syntax import bool_value
 
 
 class ModuleRequiresGradAttribute(Rule):
@@ -29,6 +30,8 @@ class ModuleRequiresGradAttribute(Rule):
                 continue
             if not sem.modules.is_module(target.value):
                 continue
+            if _is_self(target.value) and not self._self_flag_unread(node):
+                continue  # ``self.requires_grad = requires_grad``: a setting the class reads back
             module = short(self.ctx, target.value, 30) or "module"
             value = short(self.ctx, node.value, 30) or "..."
             fix = None
@@ -40,6 +43,21 @@ class ModuleRequiresGradAttribute(Rule):
                     value=value,
                 )
             self.report(target, fix=fix, module=module, value=value)
+
+    def _self_flag_unread(self, node: cst.Assign) -> bool:
+        """``self.requires_grad = False`` in a module class that never reads the flag
+        back: a literal ``True``/``False`` that no code of the class (nor a dynamic
+        ``getattr``/``vars`` anywhere in the file) reads. A class that stores a
+        constructor's ``requires_grad`` and reads it when it builds its parameters
+        (ELMo's ``requires_grad=self.requires_grad``) keeps a setting, not a freeze."""
+        sem = self.ctx.semantic
+        if bool_value(node.value) is None:
+            return False
+        cls = sem.tree.enclosing_class(node)
+        for read in sem.attributes.reads("requires_grad"):
+            if read.receiver is None or (_is_self(read.receiver) and sem.tree.enclosing_class(read.node) is cls):
+                return False
+        return True
 
     def _safety(self, target: cst.Attribute, value: cst.BaseExpression) -> str:
         """Safe only for ``= True`` on a module whose parameters are proven to require

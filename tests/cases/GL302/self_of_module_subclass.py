@@ -5,7 +5,8 @@ module: the assignment sets a plain attribute and its fixed mean/std weights
 still train (recall batch 10, EDSR). ``Frozen`` reaches ``nn.Module`` through
 another class of the file and sets it outside ``__init__``. Precision: a plain
 class (``Options``) keeping a ``requires_grad`` flag of its own, a static
-method whose ``self`` is any argument, and a method that rebinds ``self``.
+method whose ``self`` is any argument, and module classes that keep the flag
+as a setting they read back (ELMo's ``requires_grad=self.requires_grad``).
 """
 
 import torch
@@ -41,6 +42,19 @@ class Helpers(nn.Module):
     def mark(self):
         self.requires_grad = False  # expect-not: GL302
 
-    def other(self, spec):
-        self = spec.clone()
+
+class CharEncoder(nn.Module):
+    def __init__(self, requires_grad: bool = False):
+        super().__init__()
+        self.requires_grad = requires_grad  # expect-not: GL302
+        self.proj = nn.Linear(4, 4)
+        self.proj.weight.requires_grad = self.requires_grad
+
+
+class Stateful(nn.Module):
+    def __init__(self):
+        super().__init__()
         self.requires_grad = False  # expect-not: GL302
+
+    def forward(self, x):
+        return x if self.requires_grad else x.detach()
