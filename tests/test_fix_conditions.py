@@ -497,3 +497,18 @@ def test_gl101_a_fresh_local_holder_keeps_the_fix_safe():
         "    for x in batches:\n        kept.append(model(x).argmax(1))\n    print(len(kept))\n"
     )
     assert findings_of(src, "GL101") == [((8, 20), "safe")]
+
+
+def test_gl302_self_of_a_module_class_is_fixed_only_after_the_base_init():
+    # ``self`` of an ``nn.Conv2d`` subclass is a module; ``= False`` freezes its
+    # parameters, a change: unsafe, and offered only once ``nn.Module.__init__`` ran
+    after = (
+        "import torch.nn as nn\n\n\nclass M(nn.Conv2d):\n    def __init__(self):\n"
+        "        super().__init__(3, 3, 1)\n        self.requires_grad = False\n"
+    )
+    assert fixes(after, "GL302") == ["unsafe"]
+    before = (
+        "import torch.nn as nn\n\n\nclass M(nn.Conv2d):\n    def __init__(self):\n"
+        "        self.requires_grad = False\n        super().__init__(3, 3, 1)\n"
+    )
+    assert fixes(before, "GL302") == [None]

@@ -218,6 +218,8 @@ def self_contained(sem, method: cst.FunctionDef, _visiting: FrozenSet[int] = fro
                 skip.add(id(node.value))
                 called = sem.tree.parent(node)
                 if not (isinstance(called, cst.Call) and called.func is node):
+                    if plain_setting(sem, method, node.attr.value):
+                        continue  # ``self._min_confidence``: a number the constructor was given
                     return False  # reads state: a model, a cache
                 target = sem.calls.local_function(called)
                 if target is None or not self_contained(sem, target, visiting):
@@ -227,8 +229,74 @@ def self_contained(sem, method: cst.FunctionDef, _visiting: FrozenSet[int] = fro
         elif isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Global, cst.Nonlocal, cst.Yield, cst.Await)):
             return False
         elif isinstance(node, cst.Name) and id(node) not in skip and node.value not in local and node.value not in _BUILTINS:
-            return False
+            if not _numeric_library(sem, node):
+                return False
     return True
+
+
+# Libraries whose functions compute on NumPy arrays and Python numbers: what they
+# return carries no autograd graph (``np.argsort(conf)``; a tensor that requires
+# grad is refused by NumPy, not traced).
+_NUMERIC_LIBRARIES = ("numpy", "math")
+_PLAIN_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
+
+
+def _numeric_library(sem, name: cst.Name) -> bool:
+    """``np`` of ``import numpy as np``, ``math``: an imported numeric library."""
+    if not sem.names.is_imported(name):
+        return False
+    qualnames = sem.names.qualnames(name)
+    return bool(qualnames) and all(q.split(".")[0] in _NUMERIC_LIBRARIES for q in qualnames)
+
+
+def plain_setting(sem, method: cst.FunctionDef, attr: str) -> bool:
+    """Whether ``self.<attr>``, read in ``method``, holds a plain setting: every write
+    of it in the class is ``self.<attr> = v`` (annotated or not) where ``v`` is a
+    literal number, string or flag, or a parameter of the writing method annotated
+    ``int``, ``float``, ``bool`` or ``str`` (``self._min_confidence =
+    min_confidence``); no augmented, unpacking, loop or ``setattr`` write."""
+    cls = sem.tree.method_class(method)
+    if cls is None:
+        return False
+    plain = 0
+    for node in walk(cls.body, into_functions=True):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("setattr", "delattr"):
+            return False
+        if not (isinstance(node, cst.Attribute) and node.attr.value == attr and isinstance(node.value, cst.Name)):
+            continue
+        if node.value.value != "self":
+            continue
+        parent = sem.tree.parent(node)
+        if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.AnnAssign) and parent.target is node):
+            holder = sem.tree.parent(parent) if isinstance(parent, cst.AssignTarget) else parent
+            value = getattr(holder, "value", None)
+            if value is None or not _plain_value(sem, value):
+                return False
+            plain += 1
+        elif isinstance(parent, (cst.AugAssign, cst.For, cst.CompFor, cst.Element, cst.AsName, cst.StarredElement, cst.Del)):
+            return False  # another write (or an unpacking whose value is not known)
+    return plain > 0
+
+
+def _plain_value(sem, value: cst.BaseExpression) -> bool:
+    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+        return True
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, (cst.Integer, cst.Float)):
+        return True
+    if not isinstance(value, cst.Name):
+        return False
+    func = sem.tree.enclosing(value, (cst.FunctionDef,))
+    if not isinstance(func, cst.FunctionDef):
+        return False
+    params = (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)
+    param = next((p for p in params if p.name.value == value.value), None)
+    if param is None or param.annotation is None or not isinstance(param.annotation.annotation, cst.Name):
+        return False
+    if any(b.form != "param" for b in sem.scopes.bindings(func).get(value.value, [])):
+        return False  # rebound in the method before it is stored
+    return param.annotation.annotation.value in _PLAIN_ANNOTATIONS
 
 
 # Attributes through which code walks the graph a forward recorded.

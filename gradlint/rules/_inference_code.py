@@ -15,6 +15,7 @@ from gradlint.rules._eval_flow import _LEAVES, _TRAINING_HOOKS, _Flow, _keeps_lo
 from gradlint.semantic import bounds
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.syntax import called_module, is_inference_name, last_name, looks_like_model
+from gradlint.semantic.torch_api import not_forward_method
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 if TYPE_CHECKING:
@@ -221,8 +222,8 @@ class InferenceCode:
         class, when known, records a graph."""
         sem = self.ctx.semantic
         module = called_module(call)
-        if module is None:
-            return None
+        if module is None or not_forward_method(last_name(module)):
+            return None  # ``accelerator.unwrap_model(m)``, ``req.model_dump()``: hands back a module or data
         if isinstance(module, cst.Name) and module.value == "self":
             forward = sem.modules.forward(call)
             return "self" if forward is not None and forward.evidence == "self" else None

@@ -8,8 +8,9 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.rule import Rule
-from gradlint.rules._freezing import requires_grad_call, single_assignment
+from gradlint.rules._freezing import before_base_init, requires_grad_call, single_assignment
 from gradlint.rules._inplace import short
+from gradlint.semantic.syntax import bool_value
 
 
 class ModuleRequiresGradAttribute(Rule):
@@ -29,10 +30,12 @@ class ModuleRequiresGradAttribute(Rule):
                 continue
             if not sem.modules.is_module(target.value):
                 continue
+            if _is_self(target.value) and not self._self_flag_unread(node):
+                continue  # ``self.requires_grad = requires_grad``: a setting the class reads back
             module = short(self.ctx, target.value, 30) or "module"
             value = short(self.ctx, node.value, 30) or "..."
             fix = None
-            if single_assignment(node) is target:
+            if single_assignment(node) is target and not before_base_init(node, target.value, sem.tree):
                 fix = self.fix(
                     self.replace(node, requires_grad_call(target, node.value)),
                     applicability=self._safety(target, node.value),
@@ -40,6 +43,21 @@ class ModuleRequiresGradAttribute(Rule):
                     value=value,
                 )
             self.report(target, fix=fix, module=module, value=value)
+
+    def _self_flag_unread(self, node: cst.Assign) -> bool:
+        """``self.requires_grad = False`` in a module class that never reads the flag
+        back: a literal ``True``/``False`` that no code of the class (nor a dynamic
+        ``getattr``/``vars`` anywhere in the file) reads. A class that stores a
+        constructor's ``requires_grad`` and reads it when it builds its parameters
+        (ELMo's ``requires_grad=self.requires_grad``) keeps a setting, not a freeze."""
+        sem = self.ctx.semantic
+        if bool_value(node.value) is None:
+            return False
+        cls = sem.tree.enclosing_class(node)
+        for read in sem.attributes.reads("requires_grad"):
+            if read.receiver is None or (_is_self(read.receiver) and sem.tree.enclosing_class(read.node) is cls):
+                return False
+        return True
 
     def _safety(self, target: cst.Attribute, value: cst.BaseExpression) -> str:
         """Safe only for ``= True`` on a module whose parameters are proven to require
@@ -58,8 +76,15 @@ class ModuleRequiresGradAttribute(Rule):
             return "unsafe"
         if self._read_back is None:
             modules = self.ctx.semantic.modules
+            # A class of the file reading its own flag (``getattr(self, ...)``) reads
+            # its instances', never a module a library factory built (which a safe
+            # fix needs, above).
             self._read_back = any(
-                read.receiver is None or modules.is_module(read.receiver)
+                read.receiver is None or (not _is_self(read.receiver) and modules.is_module(read.receiver))
                 for read in attributes.reads("requires_grad")
             )
         return "unsafe" if self._read_back else "safe"
+
+
+def _is_self(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "self"

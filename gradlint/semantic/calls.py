@@ -219,20 +219,35 @@ class Calls:
             return None
         positional = list(params.posonly_params) + list(params.params)
         index = next((i for i, p in enumerate(positional) if p is param), None)
-        if index is not None and self.tree.method_class(func) is not None and not any(
-            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in func.decorators
-        ):
-            index -= 1  # ``obj.f(a)`` passes ``a`` for the parameter after ``self``
+        cls = self.tree.method_class(func)
+        decorators = {d.decorator.value for d in func.decorators if isinstance(d.decorator, cst.Name)}
+        bound = cls is not None and "staticmethod" not in decorators
         name = param.name.value
         found = []
         for call in sites:
+            at = index
+            if at is not None and bound and not (
+                "classmethod" not in decorators and cls is not None and self._through_own_class(call, cls)
+            ):
+                at -= 1  # ``obj.f(a)`` passes ``a`` for the parameter after ``self``
             for i, a in enumerate(call.args):
                 if a.star:
                     break
-                if (a.keyword is not None and a.keyword.value == name) or (a.keyword is None and i == index):
+                if (a.keyword is not None and a.keyword.value == name) or (a.keyword is None and i == at):
                     found.append((call, a.value))
                     break
         return found
+
+    def _through_own_class(self, call: cst.Call, cls: cst.ClassDef) -> bool:
+        """``Trainer.epoch_val(model, loader)`` on the module-level class ``Trainer``
+        itself: a plain function call, which binds no instance to the first parameter."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return False
+        if func.value.value != cls.name.value or self.tree.parent(cls) is not self.model.module:
+            return False
+        binds = self.model.scopes.bindings(self.model.module).get(cls.name.value, [])
+        return bool(binds) and all(b.node is cls for b in binds)
 
     def runs_per_step(self, func: cst.FunctionDef) -> bool:
         """Whether ``func`` runs once per step of a loop it does not hold: a method that a

@@ -17,7 +17,7 @@ from gradlint.semantic.lattice import Value, tensor
 from gradlint.semantic.no_graph import NoGraph
 from gradlint.semantic.syntax import bool_value, call_arg
 from gradlint.semantic.torch_api import TORCH
-from gradlint.semantic.tree import walk
+from gradlint.semantic.tree import assignment, walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -31,7 +31,7 @@ _NOT_LOSS_TENSOR = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss"})
 
 
 # The nodes whose ``target`` a write may go through (see ``_self_attribute_writes``).
-_TARGET_HOLDERS = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor})
+_TARGET_HOLDERS = frozenset({cst.AugAssign, cst.For, cst.CompFor})
 
 
 class LossModules(NoGraph):
@@ -182,8 +182,8 @@ class LossModules(NoGraph):
         """What each plain ``self.<attr> = value`` in the file assigns, by attribute
         (one walk for every attribute), leaving out ``self.<attr> = self.<attr>.cuda()``;
         None for an attribute also written otherwise (a tuple or loop target, an
-        annotated or augmented assignment); None for all of them where ``setattr`` or
-        ``delattr`` is called."""
+        augmented assignment; an annotated one with a value counts as a plain one);
+        None for all of them where ``setattr`` or ``delattr`` is called."""
         if self._self_writes is not False:
             return self._self_writes  # type: ignore[return-value]
         found: Dict[str, Optional[List[cst.BaseExpression]]] = {}
@@ -203,16 +203,15 @@ class LossModules(NoGraph):
                 other = node.target  # type: ignore[attr-defined]
             elif kind is cst.AsName:
                 other = node.name  # type: ignore[attr-defined]
-            elif kind is cst.Assign:
-                assert isinstance(node, cst.Assign)
-                for t in node.targets:
-                    target = t.target
+            elif kind is cst.Assign or kind is cst.AnnAssign:
+                assigned = assignment(node)
+                for target in assigned[0] if assigned is not None else ():
                     if _self_attr(target, None):
-                        assert isinstance(target, cst.Attribute)
+                        assert isinstance(target, cst.Attribute) and assigned is not None
                         name = target.attr.value
-                        moved = _unmoved(node.value)
-                        if not (moved is not node.value and _self_attr(moved, name)):
-                            found.setdefault(name, []).append(node.value)  # type: ignore[union-attr]
+                        moved = _unmoved(assigned[1])
+                        if not (moved is not assigned[1] and _self_attr(moved, name)):
+                            found.setdefault(name, []).append(assigned[1])  # type: ignore[union-attr]
                     elif isinstance(target, (cst.Tuple, cst.List)):
                         poisoned.update(n.attr.value for n in walk(target) if isinstance(n, cst.Attribute) and _self_attr(n, None))
             if other is not None:

@@ -30,7 +30,7 @@ from gradlint.semantic.torch_api import (
     is_module_factory,
     is_nn_module_class,
 )
-from gradlint.semantic.tree import self_attribute_values, walk
+from gradlint.semantic.tree import assignment, self_attribute_values, walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -182,11 +182,11 @@ class ModuleEvidence:
                 attr = node.func.attr.value
                 if attr in ("register_parameter", "register_module", "add_module"):
                     trainable = True
-            if isinstance(node, cst.Assign):
-                for t in node.targets:
-                    tgt = t.target
+            assigned = assignment(node)
+            if assigned is not None:
+                for tgt in assigned[0]:
                     if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
-                        value = node.value
+                        value = assigned[1]
                         if self.is_parameter(value) or self.is_module(value):
                             trainable = True
                         elif isinstance(value, cst.Call) or not _plain_init_value(init, value):
@@ -220,7 +220,7 @@ class ModuleEvidence:
         if isinstance(expr, cst.Call):
             return self._module_call(expr, _depth)
         if isinstance(expr, cst.Name):
-            return self._module_name(expr, _depth)
+            return self._module_name(expr, _depth) or self._module_self(expr)
         if isinstance(expr, cst.Attribute):
             cls = self._instance_class(expr.value, _depth)
             if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
@@ -229,6 +229,25 @@ class ModuleEvidence:
                 cls = self.tree.enclosing_class(expr)
             return cls is not None and self._class_attr_is_module(cls, expr.attr.value, _depth)
         return False
+
+    def _module_self(self, name: cst.Name) -> bool:
+        """``self`` in a method of a class whose bases reach ``nn.Module`` (in this file
+        or through the project index: ``class MeanShift(nn.Conv2d)``): the instance the
+        method runs on is a module. Only the method's own first parameter, named
+        ``self``, of a method that is neither a ``staticmethod`` nor a ``classmethod``."""
+        if name.value != "self" or self._instance_class(name, 0) is None:
+            return False
+        func = self.tree.enclosing(name, (cst.FunctionDef,))
+        if not isinstance(func, cst.FunctionDef):
+            return False
+        params = [*func.params.posonly_params, *func.params.params]
+        if not params or params[0].name.value != "self":
+            return False
+        if any(b.form != "param" for b in self.model.scopes.bindings(func).get("self", [])):
+            return False  # rebound in the method: it may hold anything
+        return not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod") for d in func.decorators
+        )
 
     def assigned_values(self, ref: cst.BaseExpression) -> List[cst.BaseExpression]:
         """What ``ref`` certainly holds one of: the values of every binding of the name
@@ -526,18 +545,7 @@ class ModuleEvidence:
 
     def _class_attr_is_module(self, cls: cst.ClassDef, attr: str, depth: int) -> bool:
         """Whether every ``self.<attr> = ...`` in ``cls``'s methods assigns a module."""
-        values = []
-        for node in walk(cls.body, into_functions=True):
-            if isinstance(node, cst.Assign):
-                for t in node.targets:
-                    tgt = t.target
-                    if (
-                        isinstance(tgt, cst.Attribute)
-                        and tgt.attr.value == attr
-                        and isinstance(tgt.value, cst.Name)
-                        and tgt.value.value == "self"
-                    ):
-                        values.append(node.value)
+        values = self_attribute_values(cls, attr)
         return bool(values) and all(self.is_module(v, depth + 1) for v in values)
 
     # -- forwards ---------------------------------------------------------------------------

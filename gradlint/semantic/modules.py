@@ -29,7 +29,7 @@ from gradlint.semantic.syntax import (
     parameters_owner,
 )
 from gradlint.semantic.torch_api import PRETRAINED_NOT_FORWARDS, PRETRAINED_NOT_SUBMODULES, is_module_factory
-from gradlint.semantic.tree import walk
+from gradlint.semantic.tree import assignment, walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -99,14 +99,15 @@ class Modules(ModuleEvidence):
                     left = self.method_leaves_in_eval(small.value, _depth + 1)
                     if left is not None:
                         return EvalSwitch(left, small.value, stmt)
-            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
-                call, _ = eval_in_chain(small.value)
-                target = small.targets[0].target
+            elif (assigned := assignment(small)) is not None and len(assigned[0]) == 1:
+                targets, value = assigned
+                call, _ = eval_in_chain(value)
+                target = targets[0]
                 if call is not None and is_model_ref(target):
                     return EvalSwitch(self.tree.code_for(target), call, stmt)
-                if isinstance(small.value, cst.Call) and is_model_ref(target) and _depth < bounds.CALL_LEVELS:
-                    if self.returns_in_eval(small.value, _depth + 1):
-                        return EvalSwitch(self.tree.code_for(target), small.value, stmt)
+                if isinstance(value, cst.Call) and is_model_ref(target) and _depth < bounds.CALL_LEVELS:
+                    if self.returns_in_eval(value, _depth + 1):
+                        return EvalSwitch(self.tree.code_for(target), value, stmt)
         return None
 
     def returns_in_eval(self, call: cst.Call, _depth: int = 0) -> bool:
@@ -364,15 +365,17 @@ class Modules(ModuleEvidence):
         assigns the attribute (``None`` aside) is one; else none."""
         loads: List[cst.Call] = []
         for sub in walk(stmt, into_functions=True):
-            if isinstance(sub, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.WithItem)):
+            assigned = assignment(sub)
+            if assigned is None and isinstance(sub, (cst.AugAssign, cst.For, cst.CompFor, cst.WithItem)):
                 if attr in _self_attributes_assigned(sub):
                     return []
-            if not isinstance(sub, cst.Assign) or attr not in _self_attributes_assigned(sub):
+            if assigned is None or attr not in _self_attributes_assigned(sub):
                 continue
-            base = chain_base(sub.value)
-            if len(sub.targets) != 1 or not isinstance(sub.targets[0].target, cst.Attribute) or not isinstance(base, cst.Call):
+            targets, value = assigned
+            base = chain_base(value)
+            if len(targets) != 1 or not isinstance(targets[0], cst.Attribute) or not isinstance(base, cst.Call):
                 return []
-            if not self._loads_pretrained(sub.value) or _trains_in_chain(sub.value):
+            if not self._loads_pretrained(value) or _trains_in_chain(value):
                 return []
             loads.append(base)
         return loads

@@ -21,7 +21,7 @@ from gradlint.semantic.torch_api import (
     NOT_TENSOR_DATA,
     OPTIMIZER_NAME,
 )
-from gradlint.semantic.tree import walk
+from gradlint.semantic.tree import assignment, walk
 
 
 def looks_forward(name: Optional[str]) -> bool:
@@ -179,9 +179,9 @@ def parameter_target(target: cst.BaseExpression) -> Optional[str]:
 def freezes(body: cst.BaseSuite, name: str) -> bool:
     """Whether a loop body sets ``name.requires_grad = False`` / ``name.requires_grad_(False)``."""
     for node in walk(body):
-        if isinstance(node, cst.Assign) and bool_value(node.value) is False:
-            for t in node.targets:
-                tgt = t.target
+        assigned = assignment(node)
+        if assigned is not None and bool_value(assigned[1]) is False:
+            for tgt in assigned[0]:
                 if isinstance(tgt, cst.Attribute) and tgt.attr.value == "requires_grad":
                     if isinstance(tgt.value, cst.Name) and tgt.value.value == name:
                         return True

@@ -10,6 +10,7 @@ Hugging Face. Nothing here runs code: the concept modules (``gradmode``,
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 INFERENCE_MODE = frozenset(
@@ -180,6 +181,31 @@ MODEL_NAME = re.compile(
     r"detector|segmenter|predictor|regressor)s?(_|$|\d)|^(g|d|net[gd]|model\d*|net\d*)$",
     re.IGNORECASE,
 )
+
+# Methods of known libraries whose names hold a model word but that return a
+# module or data instead of running one: accelerate's ``unwrap_model`` and
+# ``prepare_model`` (the module from under, or into, its wrapper), pydantic's
+# ``BaseModel`` API (``model_dump``, ``model_validate``: a request object's data),
+# and getters, builders and savers of a model (``get_model``, ``load_model``,
+# ``generate_model`` of a model archiver's manifest).
+NOT_FORWARD_METHODS = frozenset(
+    "unwrap_model prepare_model model_dump model_dump_json model_validate model_validate_json "
+    "model_validate_strings model_copy model_construct model_json_schema model_rebuild model_post_init "
+    "model_parametrized_name model_fields model_computed_fields model_config".split()
+)
+NOT_FORWARD_NAME = re.compile(
+    r"^_*(get|load|build|create|make|init|initialize|setup|set_up|prepare|wrap|unwrap|save|export|register|"
+    r"restore|generate|instantiate|construct|download|convert|copy|clone|freeze|unfreeze|print|log|count|"
+    r"summarize|describe)_(\w+_)?(model|models|net|network|encoder|decoder|backbone|classifier|generator|"
+    r"discriminator|teacher|student|policy|critic|actor)s?$"
+)
+
+
+def not_forward_method(name: Optional[str]) -> bool:
+    """Whether a callee named ``name`` is known to hand back a module or data
+    without running it (``NOT_FORWARD_METHODS``, ``NOT_FORWARD_NAME``): no forward,
+    whatever model word its name holds."""
+    return bool(name) and (name in NOT_FORWARD_METHODS or bool(NOT_FORWARD_NAME.match(name)))  # type: ignore[arg-type]
 
 
 # -- abstract values (``values``) ------------------------------------------------

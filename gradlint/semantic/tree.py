@@ -312,13 +312,27 @@ class Tree:
 FunctionScope = Union[cst.Module, cst.FunctionDef, cst.Lambda]
 
 
+def assignment(node: cst.CSTNode) -> Optional[Tuple[List[cst.BaseExpression], cst.BaseExpression]]:
+    """The targets and value of a statement that assigns a value: ``a = b = v`` and
+    ``a: T = v`` alike. An annotated assignment binds its target just as a plain one
+    does (``self._model: nn.Module = Net().eval()``); an annotation with no value
+    binds nothing."""
+    kind = type(node)
+    if kind is cst.Assign:
+        return [t.target for t in node.targets], node.value  # type: ignore[attr-defined]
+    if kind is cst.AnnAssign and node.value is not None:  # type: ignore[attr-defined]
+        return [node.target], node.value  # type: ignore[attr-defined]
+    return None
+
+
 def self_attribute_values(cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
-    """What every ``self.<attr> = ...`` in the methods of ``cls`` assigns."""
+    """What every ``self.<attr> = ...`` (or ``self.<attr>: T = ...``) in the methods
+    of ``cls`` assigns."""
     found: List[cst.BaseExpression] = []
     for node in walk(cls.body, into_functions=True):
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                tgt = t.target
+        assigned = assignment(node)
+        if assigned is not None:
+            for tgt in assigned[0]:
                 if isinstance(tgt, cst.Attribute) and tgt.attr.value == attr and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
-                    found.append(node.value)
+                    found.append(assigned[1])
     return found
