@@ -214,7 +214,11 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         body = scope if isinstance(scope, cst.Module) else scope.body
         regions: List[_Region] = []
         dedicated: List[Block] = []
-        if isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
+        # A function or loader named for inference (``def evaluate``, ``test_loader``)
+        # lets an ``eval()`` nested in its statements open a region: the name is taken
+        # for proof that the model stays in eval mode, so only the preview tier does it
+        # (issue 26); the default tier needs an ``eval()`` statement of the block.
+        if self.preview and isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
             dedicated.append(scope.body)  # type: ignore[arg-type]
         for node in walk(body):
             # exact types: a miss of isinstance() is a Python-level ABC check (mypy narrows `type(x) is C`)
@@ -225,7 +229,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
             elif (type(node) is cst.For or type(node) is cst.While) and isinstance(node.body, cst.IndentedBlock):
-                if type(node) is cst.For and self._inference_loader(node.iter, scope):
+                if self.preview and type(node) is cst.For and self._inference_loader(node.iter, scope):
                     dedicated.append(node.body)
         for block in dedicated:
             # ``if not keep_mode: model.eval()`` at the top of ``evaluate``

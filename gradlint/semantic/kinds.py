@@ -512,7 +512,9 @@ class Kinds(LossModules):
                 # ``criterion = FocalLoss()`` of this file: what its forward returns, not
                 # what its name suggests.
                 return own
-            return tensor(False if disabled else True, "scalar")
+            # The name is no proof of a 0-dim result (issue 26): only the preview tier
+            # takes it for one; the default tier keeps a tensor of unknown shape.
+            return tensor(False if disabled else True, "scalar" if self.model.preview else "unknown")
         return UNKNOWN
 
     def _own_class_call(self, func: cst.BaseExpression, depth: int) -> Optional[Value]:
