@@ -267,7 +267,14 @@ class Kinds(LossModules):
         if form == "aug":
             target = b.node.target  # type: ignore[union-attr]
             before = self.value(target, depth + 1) if isinstance(target, cst.Name) else UNKNOWN
-            return self._arith_values(before, self.value(b.value, depth + 1)) if b.value is not None else UNKNOWN
+            if b.value is None:
+                return UNKNOWN
+            found = self._arith_values(before, self.value(b.value, depth + 1))
+            if before.is_tensor:
+                # ``kl /= n``: an augmented operator edits a tensor in place, which never
+                # changes its shape (torch raises where the operand would broadcast it)
+                return tensor(found.graph if found.is_tensor else before.graph, before.shape, max_dims=before.max_dims)
+            return found
         if b.kind == "assign" and b.value is not None:
             return self.value(b.value, depth + 1)
         if form == "param":
