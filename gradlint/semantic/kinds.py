@@ -270,10 +270,11 @@ class Kinds(LossModules):
             if b.value is None:
                 return UNKNOWN
             found = self._arith_values(before, self.value(b.value, depth + 1))
-            if before.is_tensor:
+            if before.is_tensor and before.shape == "scalar" and found.shape != "scalar":
                 # ``kl /= n``: an augmented operator edits a tensor in place, which never
-                # changes its shape (torch raises where the operand would broadcast it)
-                return tensor(found.graph if found.is_tensor else before.graph, before.shape, max_dims=before.max_dims)
+                # changes its shape (torch raises where the operand would broadcast it).
+                # Only a 0-dim shape is carried: "batch" may be a forward's guess.
+                return tensor(found.graph if found.is_tensor else before.graph, "scalar", max_dims=before.max_dims)
             return found
         if b.kind == "assign" and b.value is not None:
             return self.value(b.value, depth + 1)
