@@ -71,7 +71,7 @@ def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
         return tensor
     if _from_foreign_call(ctx, tensor, 0):
         return None  # another package's loss: neither its name nor its use proves 0-dim
-    if _scalar_receiver(tensor, ctx.semantic.preview):
+    if _scalar_receiver(tensor, ctx.semantic.preview or ctx.semantic.legacy_code):
         return tensor
     if not _idiomatic(inner):
         # ``n.data.cpu()[0]`` read as a number is as often a one-element tensor's

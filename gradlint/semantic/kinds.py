@@ -522,7 +522,7 @@ class Kinds(LossModules):
                 return own
             # The name is no proof of a 0-dim result (issue 26): only the preview tier
             # takes it for one; the default tier keeps a tensor of unknown shape.
-            return tensor(False if disabled else True, "scalar" if self.model.preview else "unknown")
+            return tensor(False if disabled else True, "scalar" if self.model.preview or self.model.legacy_code else "unknown")
         return UNKNOWN
 
     def _own_class_call(self, func: cst.BaseExpression, depth: int) -> Optional[Value]:
