@@ -214,10 +214,6 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         body = scope if isinstance(scope, cst.Module) else scope.body
         regions: List[_Region] = []
         dedicated: List[Block] = []
-        # A function or loader named for inference (``def evaluate``, ``test_loader``)
-        # lets an ``eval()`` nested in its statements open a region: the name is taken
-        # for proof that the model stays in eval mode, so only the preview tier does it
-        # (issue 26); the default tier needs an ``eval()`` statement of the block.
         if self.preview and isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
             dedicated.append(scope.body)  # type: ignore[arg-type]
         for node in walk(body):
