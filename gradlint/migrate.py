@@ -136,7 +136,9 @@ def migrate_source(
         text = scoped_text
     trusted = codes & trusted_codes()
     # GL000 is always linted: a file LibCST cannot parse must be skipped, whatever the selection.
-    lint_settings = dataclasses.replace(settings, codes=codes | {PARSE_ERROR}, line_noqa=True, defer_fixes=False)
+    # Legacy code by the user's word: a loss named so was a one-element tensor (GL003).
+    options = dataclasses.replace(settings.options, legacy_code=True)
+    lint_settings = dataclasses.replace(settings, codes=codes | {PARSE_ERROR}, line_noqa=True, defer_fixes=False, options=options)
     result = fix_document(path, text, lint_settings, unsafe=unsafe, trusted=trusted, gate=gate)
     for f in result.remaining:
         if f.code == PARSE_ERROR:

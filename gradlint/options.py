@@ -23,6 +23,10 @@ class RuleOptions:
     # guess from names, not on what the semantic model proves, and rules marked
     # ``preview = true`` in the catalog. Off by default.
     preview: bool = False
+    # ``gradlint migrate``: the code is declared PyTorch <= 0.3 code, where every
+    # loss was a one-element tensor, so a loss named so is read as one (GL003's
+    # scalar reads); ``check`` leaves that guess to the preview tier (issue 26).
+    legacy_code: bool = False
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ class FileContext:
                 self.module, self.source, self.tree, os.path.normpath(self.path) if self.path else "", self.project
             )
             self._semantic.preview = bool(getattr(self.options, "preview", False))
+            self._semantic.legacy_code = bool(getattr(self.options, "legacy_code", False))
         return self._semantic
 
     @property

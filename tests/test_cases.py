@@ -9,6 +9,9 @@ findings of ``<CODE>`` are compared with the markers written on its lines:
 - ``# expect-preview: GL301`` -- a finding that only the preview tier owes (its
   premises rest on a guess from names): with ``preview`` on it is expected as by
   ``expect``; in the default tier, the line is banned as by ``expect-not``.
+- ``# expect-default: GL101`` -- the other way round: a finding the default tier
+  owes and the preview tier reports elsewhere (at the forward a name shows it, not
+  at the call that reaches it), so there the line is banned.
 - ``# expect-not: GL301`` -- a line where a finding would be a false positive.
   Any finding of the directory's code on a line without an ``expect`` marker is
   a failure already; the marker says where the trap is.
@@ -61,7 +64,7 @@ MANIFEST = CASES_DIR / "EXPECTED_FAILURES.txt"
 LEGACY = "legacy"
 
 _CODE = r"GL\d{3}"
-_MARKER = re.compile(rf"#\s*(?P<kind>expect|expect-not|expect-preview)\s*:\s*(?P<items>{_CODE}(?::\d+)?(?:[\s,]+{_CODE}(?::\d+)?)*)\s*$")
+_MARKER = re.compile(rf"#\s*(?P<kind>expect|expect-not|expect-preview|expect-default)\s*:\s*(?P<items>{_CODE}(?::\d+)?(?:[\s,]+{_CODE}(?::\d+)?)*)\s*$")
 _ITEM = re.compile(rf"(?P<code>{_CODE})(?::(?P<col>\d+))?")
 _ASYNC_KEYWORD = re.compile(r"\basync\s*=")
 
@@ -112,6 +115,8 @@ def markers(source: str, preview: bool = False) -> Tuple[List[Expected], Dict[in
         kind = m.group("kind")
         if kind == "expect-preview":
             kind = "expect" if preview else "expect-not"
+        elif kind == "expect-default":
+            kind = "expect-not" if preview else "expect"
         for item in _ITEM.finditer(m.group("items")):
             if kind == "expect":
                 col = item.group("col")
@@ -147,7 +152,7 @@ def mismatches(path: Path) -> List[str]:
     return problems
 
 
-_PREVIEW_MARKER = re.compile(r"#\s*expect-preview\s*:")
+_PREVIEW_MARKER = re.compile(r"#\s*expect-(?:preview|default)\s*:")
 
 
 def _mismatches(path: Path, source: str, preview: bool) -> List[str]:

@@ -26,6 +26,7 @@ from gradlint import catalog, migrate
 from gradlint.cli import main
 from gradlint.engine import LintSettings, lint_source, parse
 from gradlint.legacy_syntax import rename_async_arguments
+from gradlint.options import RuleOptions
 from gradlint.text_diff import unified_diff
 
 needs_gl202 = pytest.mark.skipif(
@@ -103,7 +104,8 @@ def _touched_lines(source: str, path: str):
     """Original lines a migration may change: those of a finding, of an `async=`, of an import."""
     renamed, found = rename_async_arguments(source)
     touched = {a.line for a in found}
-    findings = lint_source(renamed, path, LintSettings(frozenset(migrate.migrations()))).findings
+    options = RuleOptions(legacy_code=True)  # what migrate lints with
+    findings = lint_source(renamed, path, LintSettings(frozenset(migrate.migrations()), options)).findings
     for f in findings:
         touched.update(range(f.start[0], f.end[0] + 1))
     lines = source.splitlines(keepends=True)

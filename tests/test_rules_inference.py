@@ -88,27 +88,6 @@ GL101_POSITIVE = [
         """,
         [(6, 9)],
     ),
-    # a dedicated function: eval() in an if at the top still opens a region
-    (
-        """\
-        def validate(model, loader, keep_mode):
-            if not keep_mode:
-                model.eval()
-            return [model(x).item() for x in loader]
-        """,
-        [(4, 13)],
-    ),
-    # a dedicated loop over a validation loader
-    (
-        """\
-        def run(model, val_loader, first):
-            for i, x in enumerate(val_loader):
-                if i == first:
-                    model.eval()
-                print(model(x).sum().item())
-        """,
-        [(5, 15)],
-    ),
     # one call site under no_grad, one not: the function is still reported
     (
         """\
@@ -378,6 +357,41 @@ GL101_NEGATIVE = [
 @pytest.mark.parametrize("src,expected", GL101_POSITIVE)
 def test_gl101_findings(src, expected):
     assert lint(src, select=["GL101"]) == [(r, c, "GL101") for r, c in expected]
+
+
+# Regions that a name opens (issue 26): an eval() nested in an ``if`` counts as the
+# model's switch to eval mode only in a function or a loop named for inference,
+# so only the preview tier takes it for proof.
+GL101_NAMED_REGIONS = [
+    # a dedicated function: eval() in an if at the top
+    (
+        """\
+        def validate(model, loader, keep_mode):
+            if not keep_mode:
+                model.eval()
+            return [model(x).item() for x in loader]
+        """,
+        [(4, 13)],
+    ),
+    # a dedicated loop over a validation loader
+    (
+        """\
+        def run(model, val_loader, first):
+            for i, x in enumerate(val_loader):
+                if i == first:
+                    model.eval()
+                print(model(x).sum().item())
+        """,
+        [(5, 15)],
+    ),
+]
+
+
+@pytest.mark.parametrize("src,expected", GL101_NAMED_REGIONS)
+def test_gl101_region_opened_by_a_name_is_preview(src, expected):
+    assert lint(src, select=["GL101"]) == []
+    assert lint(src, select=["GL101"], options=RuleOptions(preview=True)) == [(r, c, "GL101") for r, c in expected]
+
 
 
 @pytest.mark.parametrize("src", GL101_NEGATIVE)

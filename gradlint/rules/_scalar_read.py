@@ -71,7 +71,7 @@ def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
         return tensor
     if _from_foreign_call(ctx, tensor, 0):
         return None  # another package's loss: neither its name nor its use proves 0-dim
-    if _scalar_receiver(tensor):
+    if _scalar_receiver(tensor, ctx.semantic.preview or ctx.semantic.legacy_code):
         return tensor
     if not _idiomatic(inner):
         # ``n.data.cpu()[0]`` read as a number is as often a one-element tensor's
@@ -124,7 +124,14 @@ def _through_data(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _scalar_receiver(receiver: cst.BaseExpression) -> bool:
+def _scalar_receiver(receiver: cst.BaseExpression, preview: bool) -> bool:
+    """A 0-dim receiver: a reduction called without a dimension (torch's API says so);
+    in the preview tier also one named like a scalar (``loss``, ``step["acc"]``), which
+    the default tier does not take for proof (issue 26)."""
+    if isinstance(receiver, cst.Call) and last_name(receiver.func) in _REDUCTIONS and not receiver.args:
+        return True
+    if not preview:
+        return False
     if isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1:
         key = receiver.slice[0].slice
         if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
@@ -133,8 +140,6 @@ def _scalar_receiver(receiver: cst.BaseExpression) -> bool:
         return False
     if isinstance(receiver, cst.Call):
         name = last_name(receiver.func)
-        if name in _REDUCTIONS and not receiver.args:
-            return True
         return bool(name) and bool(_SCALAR_NAME.search(name.lower()))  # type: ignore[union-attr]
     name = last_name(receiver)
     return bool(name) and bool(_SCALAR_NAME.search(name.lower()))  # type: ignore[union-attr]

@@ -214,7 +214,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         body = scope if isinstance(scope, cst.Module) else scope.body
         regions: List[_Region] = []
         dedicated: List[Block] = []
-        if isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
+        if self.preview and isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
             dedicated.append(scope.body)  # type: ignore[arg-type]
         for node in walk(body):
             # exact types: a miss of isinstance() is a Python-level ABC check (mypy narrows `type(x) is C`)
@@ -225,7 +225,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
             elif (type(node) is cst.For or type(node) is cst.While) and isinstance(node.body, cst.IndentedBlock):
-                if type(node) is cst.For and self._inference_loader(node.iter, scope):
+                if self.preview and type(node) is cst.For and self._inference_loader(node.iter, scope):
                     dedicated.append(node.body)
         for block in dedicated:
             # ``if not keep_mode: model.eval()`` at the top of ``evaluate``

@@ -68,6 +68,8 @@ class SemanticModel:
         # The preview tier (``RuleOptions.preview``): queries that separate proof from
         # guesses from names (``values.proven_graph_source``) accept the guesses too.
         self.preview = False
+        # ``gradlint migrate`` (``RuleOptions.legacy_code``): losses named so are 0-dim.
+        self.legacy_code = False
 
     @functools.cached_property
     def scopes(self) -> "Scopes":

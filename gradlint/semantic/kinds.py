@@ -267,7 +267,15 @@ class Kinds(LossModules):
         if form == "aug":
             target = b.node.target  # type: ignore[union-attr]
             before = self.value(target, depth + 1) if isinstance(target, cst.Name) else UNKNOWN
-            return self._arith_values(before, self.value(b.value, depth + 1)) if b.value is not None else UNKNOWN
+            if b.value is None:
+                return UNKNOWN
+            found = self._arith_values(before, self.value(b.value, depth + 1))
+            if before.is_tensor and before.shape == "scalar" and found.shape != "scalar":
+                # ``kl /= n``: an augmented operator edits a tensor in place, which never
+                # changes its shape (torch raises where the operand would broadcast it).
+                # Only a 0-dim shape is carried: "batch" may be a forward's guess.
+                return tensor(found.graph if found.is_tensor else before.graph, "scalar", max_dims=before.max_dims)
+            return found
         if b.kind == "assign" and b.value is not None:
             return self.value(b.value, depth + 1)
         if form == "param":
@@ -512,7 +520,9 @@ class Kinds(LossModules):
                 # ``criterion = FocalLoss()`` of this file: what its forward returns, not
                 # what its name suggests.
                 return own
-            return tensor(False if disabled else True, "scalar")
+            # The name is no proof of a 0-dim result (issue 26): only the preview tier
+            # takes it for one; the default tier keeps a tensor of unknown shape.
+            return tensor(False if disabled else True, "scalar" if self.model.preview or self.model.legacy_code else "unknown")
         return UNKNOWN
 
     def _own_class_call(self, func: cst.BaseExpression, depth: int) -> Optional[Value]:

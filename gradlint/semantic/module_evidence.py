@@ -562,7 +562,9 @@ class ModuleEvidence:
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
                 return Forward("submodule", func)
             return Forward("instance", func)
-        if isinstance(func, cst.Subscript):
+        if isinstance(func, cst.Subscript) and self.model.preview:
+            # ``models["g"](x)``: a container taken for one of modules by its name, the
+            # preview tier's guess (issue 26)
             base = func.value
             key = func.slice[0].slice if len(func.slice) == 1 else None
             key_text = key.value.value if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString) else ""

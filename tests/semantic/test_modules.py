@@ -96,9 +96,9 @@ FORWARDS = """\
     y = net(x)  # forward net(x): instance
     z = net.forward(x)  # forward net.forward(x): instance
     models = {"g": Net()}
-    w = models["g"](x)  # forward models["g"](x): container
+    w = models["g"](x)  # forward models["g"](x): none
     state = {}
-    v = state["model"](x)  # forward state["model"](x): container
+    v = state["model"](x)  # forward state["model"](x): none
     u = helper(x)  # forward helper(x): none
     """
 
@@ -108,6 +108,20 @@ def test_forward_evidence():
         call = node_on(ctx, fact.line, fact.subject, cst.Call)
         found = ctx.semantic.modules.forward(call)
         assert (found.evidence if found is not None else "none") == fact.expected, fact
+
+
+def test_container_forward_by_name_is_preview():
+    """``models["g"](x)`` is a forward only by the container's (or the key's) name:
+    the preview tier's evidence (issue 26)."""
+    ctx = context(FORWARDS)
+    ctx.semantic.preview = True
+    found = {}
+    for line_text in ('models["g"](x)', 'state["model"](x)'):
+        row = next(i for i, l in enumerate(ctx.source.splitlines(), 1) if line_text in l and "#" in l)
+        call = node_on(ctx, row, line_text, cst.Call)
+        forward = ctx.semantic.modules.forward(call)
+        found[line_text] = forward.evidence if forward is not None else "none"
+    assert found == {'models["g"](x)': "container", 'state["model"](x)': "container"}
 
 
 def test_records_graph():

@@ -174,7 +174,7 @@ VALUES = {
         loss_fn = build_loss()
         a = ctc_loss(x, y, n, m)  # value ctc_loss(x, y, n, m): unknown
         b = criterion(x, y, n, m)  # value criterion(x, y, n, m): tensor graph=yes shape=scalar
-        c = loss_fn(x, y)  # value loss_fn(x, y): tensor graph=yes shape=scalar
+        c = loss_fn(x, y)  # value loss_fn(x, y): tensor graph=yes shape=unknown
         """,
     "a loss module passed by every call of the file gives its 0-dim output": """\
         from torch import nn
@@ -260,7 +260,7 @@ VALUES = {
             print(s.add(out), out.sum(1), out.sum(dtype=torch.float64))  # value s.add(out): tensor dims=?; value out.sum(1): tensor dims=?; value out.sum(dtype=torch.float64): tensor dims<=0
             print(torch.mean(out), torch.max(out, x), torch.sum(out, axis=0))  # value torch.mean(out): tensor dims<=0; value torch.max(out, x): tensor dims=?; value torch.sum(out, axis=0): tensor dims=?
             print(out.t().t(), out.t().select(0, 1), out.t().transpose(0, 1))  # value out.t().t(): tensor dims<=2; value out.t().select(0, 1): tensor dims<=1; value out.t().transpose(0, 1): tensor dims<=2
-            print(criterion(out, x))  # value criterion(out, x): tensor shape=scalar dims=?
+            print(criterion(out, x))  # value criterion(out, x): tensor shape=unknown dims=?
         """,
     "forwards under no_grad record nothing": """\
         import torch
@@ -323,7 +323,7 @@ VALUES = {
             out = criterion(model(batch), batch)
             aux = F.smooth_l1_loss(batch, batch)
             total = out + beta * aux
-            print(out, total, beta)  # value out: tensor graph=yes shape=scalar; value total: tensor graph=yes shape=scalar; value beta: not_tensor what=number
+            print(out, total, beta)  # value out: tensor graph=yes shape=unknown; value total: tensor graph=yes shape=unknown; value beta: not_tensor what=number
             ppl = aux.exp()  # value aux.exp(): tensor graph=yes shape=scalar
             first = aux.unsqueeze(0)  # value aux.unsqueeze(0): tensor shape=unknown
             row = aux.view(-1)  # value aux.view(-1): tensor shape=batch
@@ -342,7 +342,7 @@ VALUES = {
             for x, y in loader:
                 loss = criterion(x, y)
                 total += loss.data
-            print(total)  # value total: tensor graph=no shape=scalar
+            print(total)  # value total: tensor graph=no shape=unknown
         """,
     "an argument of unknown type": """\
         def f(x, n: int):

@@ -2,8 +2,10 @@
 hands each batch to a step method; the step runs ``self.model["generator"]``
 and keeps only ``.item()`` losses, so the graph it records is never used.
 
-The finding belongs in the step method: its forward is what records the graph,
-and its outputs never reach the caller.
+The preview tier reports the step method's forward: it records the graph, and
+its outputs never reach the caller, but only a name (``self.model``) shows it a
+module's forward there. The default tier proves it through the caller instead:
+every item of the dict is put in eval mode, and the step it calls runs an item.
 """
 
 import torch
@@ -21,7 +23,7 @@ class VocoderTrainer:
         for key in self.model.keys():
             self.model[key].eval()
         for batch in self.loaders["dev"]:
-            self._eval_step(batch)
+            self._eval_step(batch)  # expect-default: GL101:13
         for key in self.model.keys():
             self.model[key].train()
 
