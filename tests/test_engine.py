@@ -206,13 +206,13 @@ def test_comment_above_a_removed_last_statement_is_kept():
 def test_trusted_codes_get_their_unsafe_fixes_applied():
     from gradlint.engine import fix_source
 
-    # nothing says `loss` is 0-dim: GL003's fix is unsafe here
-    src = "def f(loss):\n    return loss.data[0]\n"
+    # read as a number, but nothing says `x` is 0-dim: GL003's fix is unsafe here
+    src = "def f(x):\n    return float(x.data[0])\n"
     settings = settings_for(["GL003"])
     assert fix_source(src, "t.py", settings).source == src
-    assert fix_source(src, "t.py", settings, unsafe=True).source == "def f(loss):\n    return loss.item()\n"
+    assert fix_source(src, "t.py", settings, unsafe=True).source == "def f(x):\n    return float(x.item())\n"
     trusted = fix_source(src, "t.py", settings, trusted=frozenset({"GL003"}))
-    assert trusted.source == "def f(loss):\n    return loss.item()\n"
+    assert trusted.source == "def f(x):\n    return float(x.item())\n"
     assert trusted.fixed == {"GL003": 1}
 
 
@@ -241,22 +241,24 @@ def test_async_argument_is_reported_without_any_trigger_word():
 
 def test_a_legacy_async_file_reports_every_finding_where_it_is_written():
     src = (
+        "import torch\n"
         "from torch.autograd import Variable\n"
-        "def evaluate(model, x, loss):\n"
+        "def evaluate(model, x, y):\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
         "    v = Variable(x.cuda(async=True), volatile=True); w = x.to(0, async=True).data[0]; s = loss.data[0]\n"
         "    return loss.data[0]\n"
     )
     found = lint(src)
     assert found == [
-        (3, 9, "GL001"),
-        (3, 25, "GL005"),
-        (3, 58, "GL203"),
-        (3, 66, "GL005"),
-        (3, 91, "GL003"),
-        (4, 12, "GL003"),
+        (5, 9, "GL001"),
+        (5, 25, "GL005"),
+        (5, 58, "GL203"),
+        (5, 66, "GL005"),
+        (5, 91, "GL003"),
+        (6, 12, "GL003"),
     ]
     # The positions are those of the file as written, before, between and after the renamed arguments.
-    line = src.splitlines()[2]
+    line = src.splitlines()[4]
     assert [line[col - 1 : col + 4] for _, col, _ in found[:5]] == ["Varia", "async", "x.to(", "async", "loss."]
     assert messages(src)[1] == ASYNC_MESSAGE
 
@@ -274,7 +276,7 @@ def test_async_rename_is_a_safe_fix_applied_before_the_others():
 
 
 def test_noqa_on_an_async_argument_keeps_the_file_as_it_is():
-    src = "x = y.cuda(async=True)  # noqa: GL005\nz = loss.data[0]\n"
+    src = "x = y.cuda(async=True)  # noqa: GL005\nz = loss.sum().data[0]\n"
     assert lint(src) == [(2, 5, "GL003")]
     result = fix_source(src, "t.py", settings_for(["ALL"]))
     # One rename silenced: the file cannot parse, so no other fix can be applied either.

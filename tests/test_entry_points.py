@@ -30,7 +30,7 @@ LEGACY = (
     "def evaluate(model, x):\n"
     "    out = model(Variable(x, volatile=True))\n"
     "    print(out.volatile)\n"
-    "    loss = model(x).sum()\n"
+    "    loss = torch.nn.functional.mse_loss(model(x), x)\n"
     "    return loss.data[0]\n"
 )
 # (row, 1-based column, code) as `gradlint check` reports them.
@@ -85,6 +85,17 @@ def test_migrate_fixes_or_leaves_each_finding_check_reports(project):
     assert report.skipped is None and not report.errors
     assert report.fixed + Counter(d.code for d in report.left) == checked
     assert [d.code for d in report.left] == ["GL004"]  # the one without a fix
+
+
+def test_migrate_alone_reads_a_loss_named_so_as_0_dim(project):
+    # `gradlint migrate` runs on code its user declares PyTorch <= 0.3, where a
+    # loss was a one-element tensor (RuleOptions.legacy_code); `check` proves no
+    # 0-dim tensor from a name and leaves that guess to the preview tier.
+    path = project / "named.py"
+    path.write_text("import torch\n\n\ndef report(criterion, out, y):\n    loss = criterion(out, y)\n    return loss.data[0]\n")
+    assert via_check(path) == []
+    report = migrate_file(path, migration_settings(str(project / "pyproject.toml")), MigrateMode(write=False))
+    assert report.fixed == Counter({"GL003": 1}) and not report.left
 
 
 def test_every_entry_point_reports_a_document_too_deep_to_analyse_as_gl000(project, monkeypatch):
