@@ -93,7 +93,7 @@ def test_exit_zero_keeps_the_report_and_error_exits(project):
 
 
 def test_show_fixes_lists_fixed_rules_per_file_like_ruff(project):
-    (project / "other.py").write_text("loss = f(x).mean()\nx = loss.data[0]\nz = loss.data[0]\n")
+    (project / "other.py").write_text("import torch\nloss = torch.nn.functional.mse_loss(x, y)\nx = loss.data[0]\nz = loss.data[0]\n")
     proc = gradlint("--fix", "--show-fixes", "legacy.py", "other.py", cwd=project)
     assert proc.returncode == 0
     assert proc.stdout == (
@@ -164,7 +164,9 @@ def test_inline_config_errors_exit_2(project, value, message):
 
 NOQA_BEFORE = textwrap.dedent(
     """\
+    import torch
     from torch.autograd import Variable
+    loss = torch.nn.functional.mse_loss(x, y)
     a = Variable(x, volatile=True)  # noqa:E501
     b = Variable(x,
                  volatile=True)
@@ -177,7 +179,9 @@ NOQA_BEFORE = textwrap.dedent(
 )
 NOQA_AFTER = textwrap.dedent(
     """\
+    import torch
     from torch.autograd import Variable
+    loss = torch.nn.functional.mse_loss(x, y)
     a = Variable(x, volatile=True)  # noqa: E501, GL001
     b = Variable(x,  # noqa: GL001
                  volatile=True)
@@ -206,12 +210,12 @@ def test_add_noqa_keeps_crlf_and_puts_the_comment_where_it_works(project):
     """A line that ends inside a string or with a backslash cannot take a
     comment: the directive goes at the end of the logical line, which covers it."""
     path = project / "crlf.py"
-    source = 'a = loss.data[0]\r\nb = f(loss.data[0], """\r\ntext""")\r\nc = loss.data[0] + \\\r\n    1\r\n'
+    source = 'import torch\r\nloss = torch.nn.functional.mse_loss(x, y)\r\na = loss.data[0]\r\nb = f(loss.data[0], """\r\ntext""")\r\nc = loss.data[0] + \\\r\n    1\r\n'
     path.write_bytes(source.encode())
     proc = gradlint("--add-noqa", "crlf.py", cwd=project)
     assert (proc.returncode, proc.stderr) == (0, "Added 3 noqa directives.\n")
     assert path.read_bytes() == (
-        'a = loss.data[0]  # noqa: GL003\r\nb = f(loss.data[0], """\r\ntext""")  # noqa: GL003\r\n'
+        'import torch\r\nloss = torch.nn.functional.mse_loss(x, y)\r\na = loss.data[0]  # noqa: GL003\r\nb = f(loss.data[0], """\r\ntext""")  # noqa: GL003\r\n'
         'c = loss.data[0] + \\\r\n    1  # noqa: GL003\r\n'
     ).encode()
     assert gradlint("crlf.py", cwd=project).returncode == 0
@@ -234,7 +238,7 @@ def test_add_noqa_in_a_notebook_changes_only_the_finding_lines_of_its_json(proje
 
     nb = {
         "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": ["import torch\n", "loss = f()"]},
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": ["import torch\n", "loss = torch.nn.functional.mse_loss(x, y)"]},
             {"cell_type": "markdown", "metadata": {}, "source": ["# é"]},
             {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": ["%time x = 1\n", "print(loss.data[0])"]},
         ],

@@ -42,7 +42,7 @@ CASES = {
         "\n"
         "\n"
         "def log(loss):\n"
-        "    print(loss.data[0])\n"
+        "    print(loss.sum().data[0])\n"
     ),
     "torch not imported at the top: the fix adds it": (
         "from torch.autograd import Variable\n"
@@ -52,7 +52,7 @@ CASES = {
         "def evaluate(model, x):\n"
         "    return model(Variable(x, volatile=True))\n"
     ),
-    "no final newline": "import torch\n\n\ndef log(loss):\n    print(loss.data[0])",
+    "no final newline": "import torch\n\n\ndef log(loss):\n    print(loss.sum().data[0])",
     "variable read in a class body after the fix's function": (
         "from torch.autograd import Variable\n"
         "\n"
@@ -112,7 +112,7 @@ CASES = {
         "def log(losses):\n"
         "\tfor loss in losses:\n"
         "\t\t# the first element\n"
-        "\t\tprint(loss.data[0])  # as a number\n"
+        "\t\tprint(loss.sum().data[0])  # as a number\n"
         "\treturn (\n"
         "\t\tlosses[0].data[0]\n"
         "\t)\n"
@@ -123,7 +123,7 @@ CASES = {
         "     if loss:\n"
         "\n"
         "          # a continued line\n"
-        "          total = loss.data[0] + \\\n"
+        "          total = loss.sum().data[0] + \\\n"
         "              1\n"
     ),
     "decorator fixes of functions with comment lines, decorators and a tab-indented class": (
@@ -269,8 +269,8 @@ def test_a_file_read_with_async_renamed_renders_its_fixes_on_the_renamed_text(tm
     from gradlint.runner import fix_renderer
 
     source = (
-        "import torch\n\n\ndef log(loss, x):\n    x = x.cuda(async=True)\n    print(loss.data[0])\n"
-        "    y = x.cuda(async=True)\n    return loss.data[0]\n"
+        "import torch\n\n\ndef log(loss, x):\n    x = x.cuda(async=True)\n    print(loss.sum().data[0])\n"
+        "    y = x.cuda(async=True)\n    return loss.sum().data[0]\n"
     )
     checked = check_document(Path(tmp_path / "m.py"), source, Settings(cwd=tmp_path, select=["ALL"]))
     ctx = checked.context
@@ -291,6 +291,6 @@ def test_a_file_read_with_async_renamed_renders_its_fixes_on_the_renamed_text(tm
         assert renderer.parses(fix)
     assert [(e.row, e.column, e.end_row, e.end_column, e.content) for e in renderer.text_edits(fixes[0])] == [
         (5, 16, 5, 21, "non_blocking"),
-        (6, 16, 6, 23, "item()"),
+        (6, 22, 6, 29, "item()"),
         (7, 16, 7, 21, "non_blocking"),
     ]

@@ -170,9 +170,9 @@ def test_the_message_names_every_unused_code():
 
 
 def test_a_used_code_is_kept_when_an_unused_one_is_removed():
-    source = "def f(loss):\n    return loss.data[0]  # noqa: GL003, GL101\n"
-    assert _found(source, WITH_DIRECTIVES) == [("GL900", 2, 26)]
-    assert _fixed(source) == "def f(loss):\n    return loss.data[0]  # noqa: GL003\n"
+    source = "def f(loss):\n    return loss.sum().data[0]  # noqa: GL003, GL101\n"
+    assert _found(source, WITH_DIRECTIVES) == [("GL900", 2, 32)]
+    assert _fixed(source) == "def f(loss):\n    return loss.sum().data[0]  # noqa: GL003\n"
 
 
 def test_a_file_no_rule_looks_at_still_has_its_directives_judged_and_fixed():
@@ -236,7 +236,7 @@ def test_check_with_the_directive_codes_selected_exits_1_and_fixes(tmp_path):
 def test_json_noqa_row_is_where_the_directive_works(tmp_path):
     import json
 
-    (tmp_path / "m.py").write_text("def f(loss):\n    return loss.data[0] + \\\n        1, loss.data[0]\n")
+    (tmp_path / "m.py").write_text("def f(loss):\n    return loss.sum().data[0] + \\\n        1, loss.sum().data[0]\n")
     cmd = [sys.executable, "-m", "gradlint", "check", "--no-cache", "--output-format", "json", "m.py"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
     rows = [(d["location"]["row"], d["noqa_row"]) for d in json.loads(proc.stdout)]

@@ -72,7 +72,7 @@ EVAL_CELLS = [
         "def evaluate(model, x):\n    %time warm = model(x)\n    out = model(Variable(x, volatile=True))\n    return out.argmax(1)",
         [{"name": "stdout", "output_type": "stream", "text": ["CPU times: user 1 ms\n"]}],
     ),
-    ("%%time\nloss = model(x).sum()\nprint(loss.data[0], 'température')", None),
+    ("%%time\nloss = torch.nn.functional.mse_loss(model(x), y)\nprint(loss.data[0], 'température')", None),
     ("!pip install torch \\\n    torchvision\nresult = evaluate(model, batch)\nmodel?", None),
     ("files = !ls\nx = Variable(x2)", None),
     ("%%bash\necho 'Variable(x, volatile=True)'", None),
@@ -81,7 +81,7 @@ EVAL_CELLS = [
 EVAL_FIXED = {
     1: "%matplotlib inline\nimport torch",
     3: "@torch.no_grad()\ndef evaluate(model, x):\n    %time warm = model(x)\n    out = model(x.detach())\n    return out.argmax(1)",
-    4: "%%time\nloss = model(x).sum()\nprint(loss.item(), 'température')",
+    4: "%%time\nloss = torch.nn.functional.mse_loss(model(x), y)\nprint(loss.item(), 'température')",
     6: "files = !ls\nx = x2.detach()",
 }
 
@@ -426,7 +426,7 @@ def test_full_github_and_sarif_formats_name_the_cell_and_quote_its_lines(here):
 @pytest.mark.parametrize("style", ["jupyter", "ascii", "compact", "crlf"])
 @pytest.mark.parametrize("as_string", [False, True])
 def test_file_positions_point_into_the_json_in_every_style(here, style, as_string):
-    source = "s = 'é\\t\"😀'; t = \"\\n\"; loss = f(s)\nv = loss.data[0]\n"
+    source = "s = 'é\\t\"😀'; t = \"\\n\"; loss = torch.nn.functional.mse_loss(s, t)\nv = loss.data[0]\n"
     cells = [markdown("# é"), code("import torch"), code(source, as_string=as_string)]
     write(here / "nb.ipynb", notebook(cells), style)
     github = run("check", "--output-format", "github", "--select", "GL003", "nb.ipynb").stdout
@@ -441,7 +441,7 @@ def test_file_positions_point_into_the_json_in_every_style(here, style, as_strin
     if as_string or style == "compact":  # the whole cell on one line of the file
         assert text.count("\n", 0, offset) == text.count("\n", 0, text.index("s = '"))
     # a finding after escapes on its own JSON line: the column counts the escapes as written
-    cells[2] = code("loss = f(1); s = 'é\\t\"😀'; v = loss.data[0]\n", as_string=as_string)
+    cells[2] = code("loss = torch.nn.functional.mse_loss(a, b); s = 'é\\t\"😀'; v = loss.data[0]\n", as_string=as_string)
     write(here / "nb.ipynb", notebook(cells), style)
     github = run("check", "--output-format", "github", "--select", "GL003", "nb.ipynb").stdout
     text = (here / "nb.ipynb").read_text(encoding="utf-8")
@@ -477,7 +477,7 @@ def test_json_cells_and_rows_follow_ruffs_convention(here):
     pytest.importorskip("ruff")
     cells = [
         markdown("# Setup"),
-        code("import torch\nloss = torch.ones(())"),
+        code("import torch\nloss = torch.nn.functional.mse_loss(x, y)"),
         code("x = 1\nimport os; v = loss.data[0]"),
     ]
     write(here / "nb.ipynb", notebook(cells))

@@ -130,7 +130,7 @@ def test_load_sites_rejects_incomplete_and_duplicate_entries(tmp_path):
 
 BEFORE = """\
 def report(loss):
-    print(loss.data[0])
+    print(loss.sum().data[0])
 
 
 def check(model, loader):

@@ -347,7 +347,7 @@ def test_sarif_for_a_notebook_is_schema_valid(tmp_path, monkeypatch, sarif_valid
     monkeypatch.chdir(tmp_path)
     nb = {
         "cells": [
-            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": ["import torch\n", "loss = f()"]},
+            {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": ["import torch\n", "loss = torch.nn.functional.mse_loss(a, b)"]},
             {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": ["print(loss.data[0])\n", "x = y.cuda(async=True)"]},
         ],
         "metadata": {"language_info": {"name": "python"}},

@@ -254,39 +254,43 @@ def test_gl002_message_names_what_it_does():
 
 
 @pytest.mark.parametrize(
-    "line,flagged",
+    "line,flagged,by_default",
     [
-        ("total += loss.data[0]", True),
-        ("total += loss.data[0] * x.size(0)", True),
-        ("losses.append(loss.data[0])", True),
-        ("print(loss.data[0])", True),
-        ("print(d_loss.data[0], g_loss.data[0])", True),
-        ("v = criterion(out, y).data[0]", True),
-        ("v = out.sum().data[0]", True),
-        ("v = float(out.data[0])", True),
-        ("if out.data[0] > best: pass", True),
-        ("print('%.4f' % out.data[0])", True),
-        ("print('%d %.4f' % (i, out.data[0]))", True),
-        ("print('{:.3f}'.format(out.data[0]))", True),
-        ("print(f'{out.data[0]:.2f}')", True),
-        ("writer.add_scalar('loss', out.data[0], step)", True),
-        ("acc = correct.data[0] / total", True),
+        # flagged: in the preview tier; by_default: in the default tier, which takes
+        # no value for 0-dim because of its name (issue 26)
+        ("total += loss.data[0]", True, True),
+        ("total += loss.data[0] * x.size(0)", True, True),
+        ("losses.append(loss.data[0])", True, True),
+        ("print(loss.data[0])", True, False),
+        ("print(d_loss.data[0], g_loss.data[0])", True, False),
+        ("v = criterion(out, y).data[0]", True, False),
+        ("v = out.sum().data[0]", True, True),
+        ("v = float(out.data[0])", True, True),
+        ("if out.data[0] > best: pass", True, True),
+        ("print('%.4f' % out.data[0])", True, True),
+        ("print('%d %.4f' % (i, out.data[0]))", True, True),
+        ("print('{:.3f}'.format(out.data[0]))", True, True),
+        ("print(f'{out.data[0]:.2f}')", True, True),
+        ("writer.add_scalar('loss', out.data[0], step)", True, True),
+        ("acc = correct.data[0] / total", True, False),
         # a row of a batch
-        ("img = out.data[0].cpu().numpy()", False),
-        ("v = out.data[0][1]", False),
-        ("v = out.data[0]", False),
-        ("print(out.data[0])", False),
-        ("save_image(fake.data[0], 'x.png')", False),
-        ("print('%s' % out.data[0])", False),
-        ("v = loss.data[1]", False),
-        ("v = loss.data", False),
-        ("v = loss.data[:, 0]", False),
-        ("v = out.max(1).data[0]", False),
+        ("img = out.data[0].cpu().numpy()", False, False),
+        ("v = out.data[0][1]", False, False),
+        ("v = out.data[0]", False, False),
+        ("print(out.data[0])", False, False),
+        ("save_image(fake.data[0], 'x.png')", False, False),
+        ("print('%s' % out.data[0])", False, False),
+        ("v = loss.data[1]", False, False),
+        ("v = loss.data", False, False),
+        ("v = loss.data[:, 0]", False, False),
+        ("v = out.max(1).data[0]", False, False),
     ],
 )
-def test_gl003_scalar_vs_row(line, flagged):
-    found = lint(line + "\n", select=["GL003"])
+def test_gl003_scalar_vs_row(line, flagged, by_default):
+    found = lint(line + "\n", select=["GL003"], options=RuleOptions(preview=True))
     assert bool(found) == flagged, found
+    found = lint(line + "\n", select=["GL003"])
+    assert bool(found) == by_default, found
 
 
 @pytest.mark.parametrize(
@@ -308,38 +312,51 @@ def test_gl003_modules_of_other_libraries_are_preview_only(module, reported):
 
 
 def test_gl003_fix_and_position():
-    assert lint("x = 1\nprint(loss.data[0])\n", select=["GL003"]) == [(2, 7, "GL003")]
+    # the name route (a value taken for 0-dim because it is named `loss`) is the preview tier's
+    preview = RuleOptions(preview=True)
+    assert lint("x = 1\nprint(loss.data[0])\n", select=["GL003"], options=preview) == [(2, 7, "GL003")]
+    assert lint("x = 1\nprint(loss.data[0])\n", select=["GL003"]) == []
     # nothing says `loss` is 0-dim: on a one-element tensor `.item()` changes what is printed
-    assert fix("print(loss.data[0])\n", select=["GL003"]) == "print(loss.data[0])\n"
-    assert fix("print(loss.data[0])\n", select=["GL003"], unsafe=True) == "print(loss.item())\n"
+    assert fix("print(loss.data[0])\n", select=["GL003"], options=preview) == "print(loss.data[0])\n"
+    assert fix("print(loss.data[0])\n", select=["GL003"], unsafe=True, options=preview) == "print(loss.item())\n"
     # a reduction called without arguments is 0-dim: the original raises, the fix runs
-    assert fix("loss = out.mean()\nprint(loss.data[0])\n", select=["GL003"]) == "loss = out.mean()\nprint(loss.item())\n"
-    assert fix("loss = out.mean(0)\nprint(loss.data[0])\n", select=["GL003"]) == "loss = out.mean(0)\nprint(loss.data[0])\n"
+    assert (
+        fix("loss = out.mean()\nprint(loss.data[0])\n", select=["GL003"], options=preview)
+        == "loss = out.mean()\nprint(loss.item())\n"
+    )
+    assert (
+        fix("loss = out.mean(0)\nprint(loss.data[0])\n", select=["GL003"], options=preview)
+        == "loss = out.mean(0)\nprint(loss.data[0])\n"
+    )
     assert fix("v = (a + b).sum().data[0] + 1\n", select=["GL003"]) == "v = (a + b).sum().item() + 1\n"
 
 
 @pytest.mark.parametrize(
-    "code, expected",
+    "code, expected, by_default",
     [
+        # by_default: the default tier reports it too; a finding that rests on the callee's
+        # name (`crit`) is the preview tier's (issue 26)
         # 0-dim by dataflow, whatever the names and the context
-        ("import torch\nm = torch.mean(x)\nstats['m'] = m.data[0]\n", [(3, 14)]),
-        ("def f(crit, a, b, w=0.5):\n    o = crit(a, b) * w\n    log(o.data[0])\n", [(3, 9)]),
-        ("import torch.nn as nn\nc = nn.NLLLoss()\nppl = c(a, b).exp().data[0]\n", [(3, 7)]),
+        ("import torch\nm = torch.mean(x)\nstats['m'] = m.data[0]\n", [(3, 14)], True),
+        ("def f(crit, a, b, w=0.5):\n    o = crit(a, b) * w\n    log(o.data[0])\n", [(3, 9)], False),
+        ("import torch.nn as nn\nc = nn.NLLLoss()\nppl = c(a, b).exp().data[0]\n", [(3, 7)], True),
         # a dimension by dataflow: the first element, whatever the context
-        ("d = net(a).view(-1) - net(b).view(-1)\nwriter.add_scalar('gap', d.data[0], step)\n", []),
-        ("f = net(a).flatten()\nprint('%.4f' % f.data[0])\n", []),
+        ("d = net(a).view(-1) - net(b).view(-1)\nwriter.add_scalar('gap', d.data[0], step)\n", [], True),
+        ("f = net(a).flatten()\nprint('%.4f' % f.data[0])\n", [], True),
         # other spellings of the same IndexError
-        ("def f(crit, a, b):\n    loss = crit(a, b)\n    print(loss.data.cpu().numpy()[0])\n", [(3, 11)]),
-        ("def f(crit, a, b):\n    loss = crit(a, b)\n    return loss.data.numpy()[0]\n", [(3, 12)]),
-        ("def f(crit, xs):\n    t = 0\n    for x in xs:\n        t += crit(x).data\n    return t[0]\n", [(5, 12)]),
+        ("def f(crit, a, b):\n    loss = crit(a, b)\n    print(loss.data.cpu().numpy()[0])\n", [(3, 11)], False),
+        ("def f(crit, a, b):\n    loss = crit(a, b)\n    return loss.data.numpy()[0]\n", [(3, 12)], False),
+        ("def f(crit, xs):\n    t = 0\n    for x in xs:\n        t += crit(x).data\n    return t[0]\n", [(5, 12)], False),
         # not 0-dim: an array row, a total of batch rows, an item assignment
-        ("def f(out):\n    return out.data.numpy()[0]\n", []),
-        ("def f(net, xs):\n    t = 0\n    for x in xs:\n        t += net(x).view(-1).data\n    return t[0]\n", []),
-        ("def f(crit, xs):\n    t = 0\n    for x in xs:\n        t += crit(x).data\n    t[0] = 1\n", []),
+        ("def f(out):\n    return out.data.numpy()[0]\n", [], True),
+        ("def f(net, xs):\n    t = 0\n    for x in xs:\n        t += net(x).view(-1).data\n    return t[0]\n", [], True),
+        ("def f(crit, xs):\n    t = 0\n    for x in xs:\n        t += crit(x).data\n    t[0] = 1\n", [], True),
     ],
 )
-def test_gl003_dataflow(code, expected):
-    assert lint(code, select=["GL003"]) == [(r, c, "GL003") for r, c in expected]
+def test_gl003_dataflow(code, expected, by_default):
+    found = [(r, c, "GL003") for r, c in expected]
+    assert lint(code, select=["GL003"], options=RuleOptions(preview=True)) == found
+    assert lint(code, select=["GL003"]) == (found if by_default else [])
 
 
 def test_gl003_other_spellings_fix_and_message():

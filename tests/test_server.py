@@ -426,17 +426,17 @@ def _noqa_actions(tmp_path: Path, text: str, line: int) -> List[types.CodeAction
 def test_noqa_action_adds_a_comment_or_merges_with_the_one_there(tmp_path):
     head = "import torch\n\n\ndef f(loss, x):\n"
     # a line with a comment already: the noqa goes after it
-    text = head + "    print(loss.data[0], x.volatile)  # why\n"
+    text = head + "    print(loss.sum().data[0], x.volatile)  # why\n"
     first, second = _noqa_actions(tmp_path, text, 4)
     assert (first.title, second.title) == ("Disable GL003 for this line", "Disable GL004 for this line")
     uri = (tmp_path / "m.py").as_uri()
     (edit,) = first.edit.changes[uri]
-    assert edit == types.TextEdit(range=types.Range(types.Position(4, 42), types.Position(4, 42)), new_text="  # noqa: GL003")
+    assert edit == types.TextEdit(range=types.Range(types.Position(4, 48), types.Position(4, 48)), new_text="  # noqa: GL003")
     # a noqa comment for another code: the code is added to it
-    text = head + "    print(loss.data[0], x.volatile)  # noqa:GL004\n"
+    text = head + "    print(loss.sum().data[0], x.volatile)  # noqa:GL004\n"
     (action,) = _noqa_actions(tmp_path, text, 4)
     (edit,) = action.edit.changes[uri]
-    assert edit == types.TextEdit(range=types.Range(types.Position(4, 37), types.Position(4, 49)), new_text="# noqa: GL004, GL003")
+    assert edit == types.TextEdit(range=types.Range(types.Position(4, 43), types.Position(4, 55)), new_text="# noqa: GL004, GL003")
     # the engine agrees: nothing left on that line
     fixed = text.replace("# noqa:GL004", "# noqa: GL004, GL003")
     assert _noqa_actions(tmp_path, fixed, 4) == []
@@ -445,13 +445,13 @@ def test_noqa_action_adds_a_comment_or_merges_with_the_one_there(tmp_path):
 def test_noqa_action_goes_to_the_end_of_the_logical_line_where_the_line_cannot_take_it(tmp_path):
     # the finding's line ends inside a string: a comment there would be part of
     # it; the directive after the string's end covers the whole statement
-    text = 'import torch\n\n\ndef f(loss):\n    return loss.data[0], """\n    text\n    """\n'
+    text = 'import torch\n\n\ndef f(loss):\n    return loss.sum().data[0], """\n    text\n    """\n'
     (action,) = _noqa_actions(tmp_path, text, 4)
     (edit,) = action.edit.changes[(tmp_path / "m.py").as_uri()]
     assert edit == types.TextEdit(range=types.Range(types.Position(6, 7), types.Position(6, 7)), new_text="  # noqa: GL003")
     assert _noqa_actions(tmp_path, text.replace('    """\n', '    """  # noqa: GL003\n'), 4) == []
     # a backslash continuation: the same
-    text = "import torch\n\n\ndef f(loss):\n    return loss.data[0] + \\\n        1\n"
+    text = "import torch\n\n\ndef f(loss):\n    return loss.sum().data[0] + \\\n        1\n"
     (action,) = _noqa_actions(tmp_path, text, 4)
     (edit,) = action.edit.changes[(tmp_path / "m.py").as_uri()]
     assert edit == types.TextEdit(range=types.Range(types.Position(5, 9), types.Position(5, 9)), new_text="  # noqa: GL003")
@@ -763,7 +763,7 @@ def test_quick_fixes_of_a_file_with_async_arguments_render_one_statement(tmp_pat
     on their statements of that text, not by rendering and diffing the whole module."""
     from gradlint import fix_renderer
 
-    text = "import torch\n\n\ndef log(loss, x):\n    x = x.cuda(async=True)\n    print(loss.data[0])\n"
+    text = "import torch\n\n\ndef log(loss, x):\n    x = x.cuda(async=True)\n    print(loss.sum().data[0])\n"
 
     def whole(*args, **kwargs):
         raise AssertionError("the whole module rendered")
@@ -774,7 +774,7 @@ def test_quick_fixes_of_a_file_with_async_arguments_render_one_statement(tmp_pat
     edits = offered["GL003"].edit.changes["file:///m.py"]
     assert [(e.range.start.line, e.range.start.character, e.new_text) for e in edits] == [
         (4, 15, "non_blocking"),
-        (5, 15, "item()"),
+        (5, 21, "item()"),
     ]
 
 
