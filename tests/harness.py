@@ -42,6 +42,14 @@ from gradlint.rule import RuleOptions
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 MIGRATE_FIXTURES = FIXTURES / "migrate"
+# Every fixture input and regression case as written (not the fixed outputs):
+# the corpus the fix-loop tests run each rule's fixes over.
+FIX_CORPUS = sorted(
+    p
+    for base in (FIXTURES, ROOT / "tests" / "cases")
+    for p in base.rglob("*.py")
+    if not p.name.endswith((".fixed.py", ".unsafe.py"))
+)
 
 
 def settings_for(select: Iterable[str], options: RuleOptions = RuleOptions()) -> LintSettings:

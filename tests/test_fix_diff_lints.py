@@ -9,10 +9,9 @@ case, and ``Rule.fix`` holds each rule to the word it is left out by.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import libcst as cst
 import pytest
+from harness import FIX_CORPUS
 
 from gradlint import catalog
 from gradlint.catalog import load
@@ -20,13 +19,7 @@ from gradlint.engine import LintSettings, fix_source, fixing_codes
 from gradlint.rule import FileContext
 from gradlint.rules import rule_classes
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = sorted(
-    p
-    for base in (ROOT / "fixtures", ROOT / "tests" / "cases")
-    for p in base.rglob("*.py")
-    if not p.name.endswith((".fixed.py", ".unsafe.py"))
-)
+CORPUS = FIX_CORPUS
 RULES = frozenset(load()) - catalog.DIRECTIVE_CODES
 NO_FIX = frozenset({"GL000", "GL004", "GL103", "GL104", "GL105", "GL107"})
 UNSAFE_ONLY = frozenset({"GL201", "GL202", "GL203", "GL204", "GL303"})

@@ -23,14 +23,9 @@ from gradlint import catalog
 from gradlint.catalog import load
 from gradlint.semantic.tree import Tree
 from gradlint.traversal import positions, top_level_code
+from harness import FIX_CORPUS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = sorted(
-    p
-    for base in (ROOT / "fixtures", ROOT / "tests" / "cases")
-    for p in base.rglob("*.py")
-    if not p.name.endswith((".fixed.py", ".unsafe.py"))
-)
+CORPUS = FIX_CORPUS
 RULES = frozenset(load()) - catalog.DIRECTIVE_CODES
 
 

@@ -5,10 +5,9 @@ says so (None) and the whole text is parsed."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import libcst as cst
 import pytest
+from harness import FIX_CORPUS
 
 from gradlint import catalog, engine, parsing
 from gradlint.catalog import load
@@ -17,13 +16,7 @@ from gradlint.fixes import applied
 from gradlint.reparse import spliced_parse
 from gradlint.traversal import positions, top_level_code
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = sorted(
-    p
-    for base in (ROOT / "fixtures", ROOT / "tests" / "cases")
-    for p in base.rglob("*.py")
-    if not p.name.endswith((".fixed.py", ".unsafe.py"))
-)
+CORPUS = FIX_CORPUS
 RULES = frozenset(load()) - catalog.DIRECTIVE_CODES
 
 
