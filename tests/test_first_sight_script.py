@@ -21,6 +21,17 @@ def tsv(tmp_path, *rows, name="findings.tsv", meta=("# gradlint: abc1234", "# st
     return path
 
 
+
+def _kept_and_at_the_batch_commits(first, preview, batch: str, code_bases: int, with_first: bool) -> None:
+    """The preview run keeps every first-sight verdict, and every judged finding
+    (the preview run's, and the first run's too ``with_first``) is in one of the
+    batch's ``code_bases`` code bases, at its commit in batches.toml."""
+    kept = {j.key: j.verdict for j in preview.judged}
+    assert all(kept[j.key] == j.verdict for j in first.judged)
+    commits = {r["name"]: r["commit"] for r in fs.load_batches()[batch]}
+    assert all(commits[j.key[0]] == j.commit for j in (first.judged if with_first else []) + preview.judged)
+    assert len(commits) == code_bases
+
 def test_precision_counts_debatable_as_false_and_safe_fixes_that_break(tmp_path):
     run = fs.read_run(
         tsv(
@@ -256,11 +267,7 @@ def test_batch_six_first_sight_figures_are_those_the_docs_report():
         "all": (5, 67),
     }
     assert fs.fix_counts(preview.judged) == (7, 0)
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-6"]}
-    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
-    assert len(commits) == 10
+    _kept_and_at_the_batch_commits(first, preview, "batch-6", 10, with_first=False)
 
 
 def test_batch_seven_first_sight_figures_are_those_the_docs_report():
@@ -293,11 +300,7 @@ def test_batch_seven_first_sight_figures_are_those_the_docs_report():
         "all": (6, 78),
     }
     assert fs.fix_counts(preview.judged) == (13, 0)
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-7"]}
-    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
-    assert len(commits) == 15
+    _kept_and_at_the_batch_commits(first, preview, "batch-7", 15, with_first=False)
 
 
 def test_batch_eight_first_sight_figures_are_those_the_docs_report():
@@ -326,11 +329,7 @@ def test_batch_eight_first_sight_figures_are_those_the_docs_report():
         "all": (2, 35),
     }
     assert fs.fix_counts(preview.judged) == (2, 0)
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-8"]}
-    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
-    assert len(commits) == 15
+    _kept_and_at_the_batch_commits(first, preview, "batch-8", 15, with_first=False)
 
 
 def test_batch_nine_first_sight_figures_are_those_the_docs_report():
@@ -362,11 +361,7 @@ def test_batch_nine_first_sight_figures_are_those_the_docs_report():
         "all": (13, 52),
     }
     assert fs.fix_counts(preview.judged) == (23, 2)
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-9"]}
-    assert all(commits[j.key[0]] == j.commit for j in preview.judged)
-    assert len(commits) == 12
+    _kept_and_at_the_batch_commits(first, preview, "batch-9", 12, with_first=False)
 
 
 def test_batch_ten_first_sight_figures_are_those_the_docs_report():
@@ -450,11 +445,7 @@ def test_batch_eleven_first_sight_figures_are_those_the_docs_report():
         ("VLMEvalKit", "vlmeval/vlm/xcomposer/xcomposer2d5.py", 173, "GL301"),
         ("yolov12", "examples/YOLOv8-Action-Recognition/action_recognition.py", 382, "GL301"),
     ]
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-11"]}
-    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
-    assert len(commits) == 12
+    _kept_and_at_the_batch_commits(first, preview, "batch-11", 12, with_first=True)
 
 
 def test_batch_twelve_first_sight_figures_are_those_the_docs_report():
@@ -499,11 +490,7 @@ def test_batch_twelve_first_sight_figures_are_those_the_docs_report():
     }
     assert fs.fix_counts(preview.judged) == (70, 2)
     assert sum(j.verdict == fs.STUB for j in preview.judged) == 118
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-12"]}
-    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
-    assert len(commits) == 15
+    _kept_and_at_the_batch_commits(first, preview, "batch-12", 15, with_first=True)
 
 
 def test_batch_thirteen_first_sight_figures_are_those_the_docs_report():
@@ -539,11 +526,7 @@ def test_batch_thirteen_first_sight_figures_are_those_the_docs_report():
     }
     assert fs.fix_counts(preview.judged) == (33, 0)
     assert sum(j.verdict == fs.STUB for j in preview.judged) == 19
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-13"]}
-    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
-    assert len(commits) == 13
+    _kept_and_at_the_batch_commits(first, preview, "batch-13", 13, with_first=True)
 
 
 def test_batch_fourteen_first_sight_figures_are_those_the_docs_report():
@@ -585,11 +568,7 @@ def test_batch_fourteen_first_sight_figures_are_those_the_docs_report():
     }
     assert fs.fix_counts(preview.judged) == (29, 0)
     assert sum(j.verdict == fs.STUB for j in preview.judged) == 8
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-14"]}
-    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
-    assert len(commits) == 22
+    _kept_and_at_the_batch_commits(first, preview, "batch-14", 22, with_first=True)
 
 
 def test_batch_fifteen_first_sight_figures_are_those_the_docs_report():
@@ -622,8 +601,4 @@ def test_batch_fifteen_first_sight_figures_are_those_the_docs_report():
     }
     assert fs.fix_counts(preview.judged) == (52, 0)
     assert sum(j.verdict == fs.STUB for j in preview.judged) == 94
-    kept = {j.key: j.verdict for j in preview.judged}
-    assert all(kept[j.key] == j.verdict for j in first.judged)
-    commits = {r["name"]: r["commit"] for r in fs.load_batches()["batch-15"]}
-    assert all(commits[j.key[0]] == j.commit for j in first.judged + preview.judged)
-    assert len(commits) == 27
+    _kept_and_at_the_batch_commits(first, preview, "batch-15", 27, with_first=True)
