@@ -157,28 +157,28 @@ def _unsuppressed(source: str, codes: FrozenSet[str]) -> FrozenSet[str]:
     return codes - suppressed if suppressed else frozenset()
 
 
-def _repairs(codes: FrozenSet[str], source: Optional[str] = None) -> List[Tuple[str, SourceRepair]]:
-    """The source repairs of the enabled rules (``rule.SourceRepair``), by code; with
-    the parse-error finding enabled, all of them (it says what a repair would do).
-    With ``source``, only those the prefilter's table finds a trace of in it: the
-    others' rules are not imported."""
-    every = PARSE_ERROR in codes
-    rules = rule_classes(prefilter.repairs(codes, source))
-    return [(c, r.source_repair) for c, r in rules.items() if r.source_repair is not None and (every or c in codes)]
+def _repairs(source: Optional[str] = None) -> List[Tuple[str, SourceRepair]]:
+    """Every rule's source repair (``rule.SourceRepair``), by code, whatever rules
+    are enabled: what a file parses as cannot depend on the selection (a run that
+    selects one rule on a file with `async=` sees the file another rule's repair
+    makes parse, as Ruff parses a file whatever rules it runs). With ``source``, only those the prefilter's
+    table finds a trace of in it: the others' rules are not imported."""
+    rules = rule_classes(prefilter.repairs(source))
+    return [(c, r.source_repair) for c, r in rules.items() if r.source_repair is not None]
 
 
-def _repairable(source: str, codes: FrozenSet[str]) -> bool:
+def _repairable(source: str) -> bool:
     """Whether ``source`` holds something a rule repairs before it can be parsed:
     worth parsing for (to report it, or why the file does not parse), even where
     no rule's trigger appears."""
-    return any(repair.needed(source) for _, repair in _repairs(codes, source))
+    return any(repair.needed(source) for _, repair in _repairs(source))
 
 
 def needs_parse(source: str, codes: FrozenSet[str], index: Optional[project.Project] = None) -> bool:
     """Whether ``lint_source`` would parse ``source`` (with the project index
     ``index``): when it would not, it finds nothing."""
     codes = _unsuppressed(source, codes)
-    return bool(triggered_rules(source, codes, index)) or _repairable(source, codes) or _not_python(source, codes)
+    return bool(triggered_rules(source, codes, index)) or _repairable(source) or _not_python(source)
 
 
 # The last answers of the prefilter's table (``prefilter.firing``): the scheduler
@@ -267,7 +267,7 @@ def syntax_finding(err: SourceSyntaxError, source: str = "") -> Finding:
     doc = catalog.entry(PARSE_ERROR)
     hint = ""
     if source and not isinstance(err, SourceTooComplex):
-        hint = "".join(repair.hint(source, err.line) for _, repair in _repairs(frozenset({PARSE_ERROR})))
+        hint = "".join(repair.hint(source, err.line) for _, repair in _repairs())
     return Finding(
         code=PARSE_ERROR,
         message=doc.format_message(detail=f"{err.detail}{hint}"),
@@ -293,17 +293,19 @@ def lint_source(
     """
     codes = _unsuppressed(source, settings.codes)
     rule_classes = _rules_for(source, codes, prefilter, settings.index)
-    if not rule_classes and not _repairable(source, codes) and not _not_python(source, codes):
+    if not rule_classes and not _repairable(source) and not _not_python(source):
         return _directives_only(source, path, settings, codes, module)
     if module is None:
         try:
             module = parse(source)
         except SourceSyntaxError as err:
-            for code, repair in _repairs(codes):
-                repaired = _lint_repaired(source, path, settings, codes, prefilter, code, repair) if code in codes else None
+            for code, repair in _repairs():
+                repaired = _lint_repaired(source, path, settings, codes, prefilter, code, repair)
                 if repaired is not None:
                     return repaired
-            return LintResult([syntax_finding(err, source)] if PARSE_ERROR in codes else [])
+            # Reported whatever the selection, per-file ignores and noqa say (Ruff's
+            # invalid-syntax): a file that does not parse is a file nothing checked.
+            return LintResult([syntax_finding(err, source)])
     if not rule_classes:
         return _directives_only(source, path, settings, codes, module)
     ctx = FileContext(path, source, module, settings.options, settings.defer_fixes, settings.index)
@@ -327,9 +329,9 @@ def _lint_repaired(
     source: str, path: str, settings: LintSettings, codes: FrozenSet[str], prefilter: bool, code: str, repair: SourceRepair
 ) -> Optional[LintResult]:
     """A file that parses once the rule ``code`` repaired it: that rule's finding
-    for each repair, and every other rule's findings on the repaired text, moved
-    back to their places in ``source``. None when there is nothing to repair or
-    the file still does not parse."""
+    for each repair (where ``code`` is enabled), and every other rule's findings on
+    the repaired text, moved back to their places in ``source``. None when there is
+    nothing to repair or the file still does not parse."""
     repaired = repair.repair(source)
     if repaired is None:
         return None
@@ -341,6 +343,11 @@ def _lint_repaired(
     shift = repaired.position
     rule_classes = _rules_for(repaired.text, codes, prefilter, settings.index)
     found = _run_rules(ctx, rule_classes)
+    if code not in codes:
+        # The repair is not selected, so nothing may apply it, and every other fix
+        # here is an edit of the repaired text: offered, none could be applied.
+        findings = [Finding(f.code, f.message, shift(f.start), shift(f.end)) for f in found]
+        return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx, (code, len(repaired.spans)))
     findings = [Finding(f.code, f.message, shift(f.start), shift(f.end), f.fix, deferred_fix=f.deferred_fix) for f in found]
     doc = catalog.entry(code)
     # The repaired module already holds the repair: the fix has no edit of its

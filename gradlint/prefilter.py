@@ -186,30 +186,25 @@ def firing(source: str, codes: FrozenSet[str], index: Optional["Project"] = None
     return sorted(c for c in codes if c not in table or table[c].fires(source, index))
 
 
-def repairs(codes: FrozenSet[str], source: Optional[str] = None) -> List[str]:
-    """The codes of the rules with a source repair that ``engine`` asks for
-    ``codes`` (all of them with the parse-error finding enabled), in code order;
-    with ``source``, only those whose repair pattern is in it."""
+def repairs(source: Optional[str] = None) -> List[str]:
+    """The codes of the rules with a source repair, which ``engine`` tries on every
+    file that does not parse, whatever rules are enabled, in code order; with
+    ``source``, only those whose repair pattern is in it."""
     table = _table()
-    every = catalog.PARSE_ERROR in codes
-    return [
-        c for c, rule in sorted(table.items())
-        if rule.repair is not None and (every or c in codes) and (source is None or rule.repair.search(source))
-    ]
+    return [c for c, rule in sorted(table.items()) if rule.repair is not None and (source is None or rule.repair.search(source))]
 
 
 def may_parse(source: str, codes: FrozenSet[str], index: Optional["Project"] = None) -> bool:
     """False only where ``engine.needs_parse`` is False: no enabled rule's
     triggers and gates pass, no source repair could be needed, and CPython
-    parses ``source`` (or the parse error is not reported)."""
+    parses ``source`` (a syntax error is reported whatever rules are enabled)."""
     table = _table()
-    every_repair = catalog.PARSE_ERROR in codes
     for code, rule in table.items():
         if code in codes and rule.fires(source, index):
             return True
-        if rule.repair is not None and (every_repair or code in codes) and rule.repair.search(source):
+        if rule.repair is not None and rule.repair.search(source):
             return True
-    return not_python(source, codes)
+    return not_python(source)
 
 
 def needs_engine(source: str, codes: FrozenSet[str], index: Optional["Project"] = None, line_noqa: bool = True) -> bool:
@@ -225,15 +220,15 @@ def needs_engine(source: str, codes: FrozenSet[str], index: Optional["Project"] 
 _NOT_PYTHON_LAST: List[Any] = [None, False]
 
 
-def not_python(source: str, codes: FrozenSet[str]) -> bool:
+def not_python(source: str) -> bool:
     """Whether CPython's own parser rejects ``source``, so that it must be parsed
-    for the parse-error finding although no rule's trigger word is in it (Ruff too reports every
-    syntax error). CPython's parser with its symbol table, and no Python objects
+    for the parse-error finding although no rule's trigger word is in it, whatever
+    rules are enabled (Ruff too reports every syntax error). CPython's parser with its symbol table, and no Python objects
     for the tree, costs a fifteenth of LibCST's parse and a third of ``ast.parse``;
     what it rejects is parsed by LibCST, whose verdict the report is, as it is
     for files with trigger words. Sources beyond what gradlint parses at all
     (``MAX_SOURCE_CHARS``) are not asked about: generated data, mostly."""
-    if catalog.PARSE_ERROR not in codes or len(source) > MAX_SOURCE_CHARS:
+    if len(source) > MAX_SOURCE_CHARS:
         return False
     last, answer = _NOT_PYTHON_LAST
     if last is source or last == source:

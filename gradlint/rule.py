@@ -105,13 +105,16 @@ class SourceRepair:
     """A rewrite of source that no parser accepts into source that one does, for a
     spelling that stopped being Python (a rule registers it as ``source_repair``).
 
-    When a file does not parse, the engine asks each enabled rule's repair in
-    turn: the first that makes it parse decides. The rule's findings are then
-    the repairs themselves, each with a safe fix of no edit of its own (what it
-    changes shows as the difference from the source as written), and every
-    other rule checks the repaired text, its findings moved back to their places
-    in the source as written. ``--fix`` and ``migrate`` apply all the repairs
-    of a file at once, before any other fix.
+    When a file does not parse, the engine asks each rule's repair in turn,
+    whether or not the rule is enabled (how a file is read does not depend on
+    the selection): the first that makes it parse decides. The rule's findings
+    (where it is enabled) are then the repairs themselves, each with a safe fix
+    of no edit of its own (what it changes shows as the difference from the
+    source as written), and every other rule checks the repaired text, its
+    findings moved back to their places in the source as written (without
+    fixes where the rule is not enabled: none could apply without the repair).
+    ``--fix`` and ``migrate`` apply all the repairs of a file at once, before
+    any other fix.
     """
 
     # A regular expression that matches wherever ``needed`` is True (the LibCST-free

@@ -49,9 +49,10 @@ def _read_error_diagnostic(message: str) -> Diagnostic:
     return Diagnostic(PARSE_ERROR, doc.format_message(detail=message), 1, 1, 1, 1)
 
 
-def _problem_diagnostics(doc: Document, codes: FrozenSet[str]) -> List[Diagnostic]:
-    """Parse-error findings for the parts of a document left out of its text (a notebook cell that does not parse)."""
-    if PARSE_ERROR not in codes or not doc.problems:
+def _problem_diagnostics(doc: Document) -> List[Diagnostic]:
+    """Parse-error findings for the parts of a document left out of its text (a notebook
+    cell that does not parse): reported whatever rules are enabled, as a file's are."""
+    if not doc.problems:
         return []
     doc_ = catalog.entry(PARSE_ERROR)
     out = []
@@ -244,7 +245,7 @@ def _check_source(report: FileReport, doc: Document, settings: LintSettings, mod
         else:
             checked = check_document(report.path, doc.text, settings)
             report.diagnostics = to_diagnostics(checked.findings, doc.text, checked.context, mode, doc)
-        report.diagnostics[:0] = _problem_diagnostics(doc, settings.codes)
+        report.diagnostics[:0] = _problem_diagnostics(doc)
     except Exception as exc:  # keep going with the other files; the run exits 2
         report.internal_error = True
         report.errors.append(f"internal error: {type(exc).__name__}: {exc}")

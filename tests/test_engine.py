@@ -154,8 +154,42 @@ def test_syntax_errors_are_reported_with_or_without_trigger_words():
     assert lint("import torch\ndef f(:\n pass\n") == lint("from torch.autograd import Variable\ndef f(:\n pass\n") == [(2, 7, "GL000")]
     assert messages("import torch\ndef f(:\n pass\n") == ["syntax error: invalid syntax"]
     assert messages("x = 1\n  y = 2\n") == ["syntax error: unexpected indent"]
-    assert lint("print 'hello'\n", select=["GL001"]) == []  # GL000 not selected
-    assert lint("print 'hello'  # gradlint: noqa\n") == []
+    # Whatever the selection and the directives say, as Ruff's invalid-syntax.
+    assert lint("print 'hello'\n", select=["GL001"]) == [(1, 1, "GL000")]
+    assert lint("import torch\ndef f(:\n pass\n", select=["GL003"]) == [(2, 7, "GL000")]
+    assert lint("x = 1\ndef f(:\n pass\n", select=["GL003"]) == [(2, 7, "GL000")]
+    assert lint("print 'hello'  # gradlint: noqa\n") == [(1, 1, "GL000")]
+    assert lint("import torch\ndef f(:  # noqa: GL000\n pass\n", select=["GL003"]) == [(2, 7, "GL000")]
+    assert lint("print 'hello'  # gradlint: noqa: GL000\n", select=[]) == [(1, 1, "GL000")]
+
+
+# `async=` (GL005's repair) and a GL003 finding after it.
+ASYNC_LEGACY = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "def step(model, x):\n"
+    "    x = x.cuda(async=True)\n"
+    "    loss = torch.nn.functional.mse_loss(model(x), x)\n"
+    "    return loss.data[0]\n"
+)
+
+
+def test_a_rules_source_repair_reads_the_file_whatever_the_selection():
+    assert lint(ASYNC_LEGACY, select=["GL003", "GL005"]) == [(5, 16, "GL005"), (7, 12, "GL003")]
+    assert lint(ASYNC_LEGACY, select=["GL003"]) == [(7, 12, "GL003")]
+    assert lint(ASYNC_LEGACY, select=["GL001"]) == []
+    assert lint(ASYNC_LEGACY, select=[]) == []
+    # Not selected, the repair is not applied: a fix on the repaired text could not be.
+    alone = lint_source(ASYNC_LEGACY, "snippet.py", settings_for(["GL003"]))
+    assert alone.repaired_by == ("GL005", 1) and [f.fix for f in alone.findings] == [None]
+    fixed = fix_source(ASYNC_LEGACY, "snippet.py", settings_for(["GL003"]))
+    assert fixed.source == ASYNC_LEGACY and not fixed.fixed and [(f.code, f.start) for f in fixed.remaining] == [("GL003", (7, 11))]
+    both = fix_source(ASYNC_LEGACY, "snippet.py", settings_for(["GL003", "GL005"]))
+    assert both.fixed == {"GL005": 1, "GL003": 1} and "non_blocking=True" in both.source and "loss.item()" in both.source
+    # Still a syntax error after the repair: GL000, with the hint on the `async=` line.
+    broken = ASYNC_LEGACY + "def f(:\n    pass\n"
+    assert lint(broken, select=["GL003"]) == [(5, 16, "GL000")]
 
 
 def test_valid_python_that_libcst_cannot_parse_is_not_called_a_syntax_error():
@@ -222,13 +256,15 @@ ASYNC_MESSAGE = (
 )
 
 
-def test_async_syntax_error_hints_at_the_rename_when_gl005_is_off():
-    src = "from torch.autograd import Variable\nx = Variable(y.cuda(async=True))\n"
+def test_async_syntax_error_hints_at_the_rename_when_the_rename_is_not_enough():
+    src = "from torch.autograd import Variable\nx = Variable(y.cuda(async=True))\nprint x\n"
     assert messages(src, select=["GL000", "GL002"]) == [
         "syntax error: invalid syntax (`async=` is PyTorch 0.3's name for `non_blocking=`, and a keyword since "
         "Python 3.7: `gradlint migrate` renames it)"
     ]
-    assert lint(src, select=["GL000", "GL002"]) == [(2, 21, "GL000")]
+    assert lint(src, select=["GL000", "GL002"]) == lint(src, select=["GL002"]) == [(2, 21, "GL000")]
+    # Once renamed it parses, GL005 selected or not.
+    assert lint(src.replace("print x", "print(x)"), select=["GL002"]) == [(2, 5, "GL002")]
     assert messages("from torch.autograd import Variable\nasync = Variable(y)\n") == ["syntax error: invalid syntax"]
 
 
@@ -338,7 +374,7 @@ def test_a_source_repair_is_registered_by_its_rule():
     assert repaired.text == "x = y.cuda(non_blocking=True)\n"
     assert repaired.spans == (((1, 11), (1, 16)),)
     assert repaired.position((1, 28)) == (1, 21)  # after the renamed argument: back by the longer name
-    # switched off, the rename is not tried: the file is a plain syntax error
+    # switched off, the rename is still made to read the file, and not reported
     found = lint_source(source, "m.py", LintSettings(frozenset({"GL000"})))
-    assert [(f.code, f.start) for f in found.findings] == [("GL000", (1, 11))]
-    assert "non_blocking" in found.findings[0].message
+    assert found.findings == [] and found.repaired_by == ("GL005", 1)
+    assert found.context is not None and found.context.source == repaired.text

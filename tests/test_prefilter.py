@@ -363,9 +363,13 @@ def test_the_libcst_free_prefilter_keeps_out_files_without_triggers():
     plain = "import os\n\n\ndef f(x):\n    return os.path.join(x, 'a')\n"
     assert not prefilter.needs_engine(plain, ALL)
     assert prefilter.needs_engine("v = Variable(x)\n", ALL)
-    # A syntax error is reported although no trigger is in the file.
+    # A syntax error is reported although no trigger is in the file, whatever the selection.
     assert prefilter.needs_engine("import os\ndef f(:\n pass\n", ALL)
-    assert not prefilter.needs_engine("import os\ndef f(:\n pass\n", frozenset(RULES))
+    assert prefilter.needs_engine("import os\ndef f(:\n pass\n", frozenset(RULES))
+    assert prefilter.needs_engine("import os\ndef f(:\n pass\n", frozenset({"GL003"}))
+    assert prefilter.needs_engine("import os\ndef f(:\n pass\n", frozenset())
+    # So is the repair a rule not selected makes to read a file.
+    assert prefilter.needs_engine("x = y.cuda(async=True)\n", frozenset({"GL003"}))
     # The directives are judged where their codes are enabled, and only there.
     assert prefilter.needs_engine(plain + "x = 1  # noqa: GL001\n", ALL | catalog.DIRECTIVE_CODES)
     assert not prefilter.needs_engine(plain + "x = 1  # noqa: GL001\n", ALL)
