@@ -116,6 +116,69 @@ def test_syntax_error_without_trigger_words_is_reported_alike_in_a_file_stdin_an
     ]
 
 
+# `async=` (GL005's repair) and a GL003 finding after it.
+ASYNC_LEGACY = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "def step(model, x):\n"
+    "    x = x.cuda(async=True)\n"
+    "    loss = torch.nn.functional.mse_loss(model(x), x)\n"
+    "    return loss.data[0]\n"
+)
+GL003_MESSAGE = "`loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.item()`"
+
+
+def test_a_file_with_async_is_read_alike_whatever_the_selection(project):
+    (project / "legacy_async.py").write_text(ASYNC_LEGACY)
+    concise = ("check", "--no-cache", "--output-format", "concise")
+    alone = run(*concise, "--select", "GL003", "legacy_async.py")
+    assert alone.exit_code == 1
+    # No [*]: the fix would need the rename, which this run does not make.
+    assert alone.stdout == f"legacy_async.py:7:12: GL003 {GL003_MESSAGE}\nFound 1 problem.\n"
+    both = run(*concise, "--select", "GL003,GL005", "legacy_async.py")
+    assert both.exit_code == 1
+    assert [line.split(" ", 2)[:2] for line in both.stdout.splitlines()[:2]] == [
+        ["legacy_async.py:5:16:", "GL005"], ["legacy_async.py:7:12:", "GL003"]
+    ]
+    assert both.stdout.splitlines()[1] == f"legacy_async.py:7:12: GL003 [*] {GL003_MESSAGE}"
+    assert run(*concise, "--select", "GL003", "-", input=ASYNC_LEGACY).stdout == f"-:7:12: GL003 {GL003_MESSAGE}\nFound 1 problem.\n"
+    assert run(*concise, "--select", "GL001", "legacy_async.py").stdout == "All checks passed!\n"
+    # --fix without the rename changes nothing, and says what is left.
+    fixed = run("check", "--no-cache", "--fix", "--select", "GL003", "legacy_async.py")
+    assert fixed.exit_code == 1 and (project / "legacy_async.py").read_text() == ASYNC_LEGACY
+    diff = run("check", "--no-cache", "--diff", "--select", "GL003", "legacy_async.py")
+    assert (diff.exit_code, diff.stdout, diff.stderr) == (0, "", "No fixes to apply.\n")
+
+
+def test_a_syntax_error_is_reported_whatever_the_selection_and_the_directives(project):
+    (project / "triggered.py").write_text("import torch\ndef f(:\n pass\n")
+    (project / "plain.py").write_text("x = 1\ndef f(:\n pass\n")
+    (project / "silenced.py").write_text("import torch  # gradlint: noqa\ndef f(:  # noqa: GL000\n pass\n")
+    concise = ("check", "--no-cache", "--output-format", "concise")
+    expected = (
+        "plain.py:2:7: GL000 syntax error: invalid syntax\n"
+        "silenced.py:2:7: GL000 syntax error: invalid syntax\n"
+        "triggered.py:2:7: GL000 syntax error: invalid syntax\n"
+        "Found 3 problems.\n"
+    )
+    files = ("plain.py", "silenced.py", "triggered.py")
+    for selection in (("--select", "GL003"), ("--ignore", "GL000"), ("--select", "GL003", "--ignore", "GL000"), ()):
+        result = run(*concise, *selection, *files)
+        assert (result.exit_code, result.stdout) == (1, expected), selection
+    assert run(*concise, "--ignore", "GL000", "-", input="x = 1\ndef f(:\n pass\n").stdout == (
+        "-:2:7: GL000 syntax error: invalid syntax\nFound 1 problem.\n"
+    )
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nselect = ["GL003"]\nper-file-ignores = {"*.py" = ["GL000"]}\n')
+    result = run(*concise, *files)
+    assert (result.exit_code, result.stdout) == (1, expected)
+    # A notebook cell too.
+    cell = {"cell_type": "code", "execution_count": None, "id": "a", "metadata": {}, "outputs": [], "source": ["x = 1\n", "def f(:\n", " pass\n"]}
+    (project / "broken.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    result = run(*concise, "broken.ipynb")
+    assert (result.exit_code, result.stdout) == (1, "broken.ipynb:cell 1:2:7: GL000 syntax error: invalid syntax\nFound 1 problem.\n")
+
+
 def test_stdin_diff(project):
     result = run("check", "--diff", "--stdin-filename", "eval.py", "-", input=LEGACY)
     assert result.exit_code == 1
