@@ -111,6 +111,57 @@ def test_every_entry_point_reports_a_document_too_deep_to_analyse_as_gl000(proje
     assert migrated.skipped == "too deeply nested to analyse; left untouched"
 
 
+# `async=` (GL005's repair) and a GL003 finding after it: the file parses only once renamed.
+ASYNC_LEGACY = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "def step(model, x):\n"
+    "    x = x.cuda(async=True)\n"
+    "    loss = torch.nn.functional.mse_loss(model(x), x)\n"
+    "    return loss.data[0]\n"
+)
+
+
+def test_every_entry_point_reads_an_async_file_whatever_rules_are_selected(tmp_path, monkeypatch):
+    """`select = ["GL003"]`: the file is read as GL005's rename makes it parse,
+    and its GL003 finding is where `--select GL003,GL005` puts it."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text('[tool.gradlint]\nselect = ["GL003"]\n')
+    path = tmp_path / "legacy_async.py"
+    path.write_text(ASYNC_LEGACY)
+    monkeypatch.chdir(tmp_path)
+    checked = via_check(path)
+    assert [(r, c, code) for r, c, code, _ in checked] == [(7, 12, "GL003")]
+    json_out = ("check", "--no-cache", "--output-format", "json")
+    assert _cli(*json_out, "legacy_async.py") == [("GL003", 7, 12)]
+    assert _cli(*json_out, "--select", "GL003,GL005", "legacy_async.py") == [("GL003", 7, 12), ("GL005", 5, 16)]
+    assert _cli(*json_out, "--stdin-filename", "legacy_async.py", "-", stdin=ASYNC_LEGACY) == [("GL003", 7, 12)]
+    assert via_server(path) == checked
+    prepared = prepare(path, Settings(cwd=tmp_path), Options())
+    assert [(d.row, d.column, d.code, d.message) for d in prepared.diagnostics] == checked
+    # flake8 runs no plugin on a file Python cannot parse: the syntax error is its own
+    # E999, under its own selection (flake8's convention), and GL003 is not seen there.
+    pytest.importorskip("flake8")
+    flake8 = [sys.executable, "-m", "flake8", "--isolated"]
+    found = subprocess.run([*flake8, "--select", "GL,E999", "legacy_async.py"], capture_output=True, text=True)
+    assert found.stdout == "legacy_async.py:5:17: E999 SyntaxError: invalid syntax\n"
+    assert subprocess.run([*flake8, "--select", "GL", "legacy_async.py"], capture_output=True, text=True).stdout == ""
+
+
+def test_every_entry_point_reports_a_syntax_error_whatever_rules_are_selected(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.gradlint]\nselect = ["GL003"]\nignore = ["GL000"]\n')
+    path = tmp_path / "broken.py"
+    path.write_text("x = 1\ndef f(:  # noqa: GL000\n pass\n")
+    monkeypatch.chdir(tmp_path)
+    expected = [(2, 7, "GL000", "syntax error: invalid syntax")]
+    assert via_check(path) == expected
+    assert _cli("check", "--no-cache", "--output-format", "json", "-", stdin=path.read_text()) == [("GL000", 2, 7)]
+    assert via_server(path) == expected
+
+
 # A fact from another file of the project: `Encoder` is an `nn.Module` only
 # through `Base`, defined in `pkg/nets.py`.
 NETS = "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n"
