@@ -161,8 +161,9 @@ def _repairs(source: Optional[str] = None) -> List[Tuple[str, SourceRepair]]:
     """Every rule's source repair (``rule.SourceRepair``), by code, whatever rules
     are enabled: what a file parses as cannot depend on the selection (a run that
     selects one rule on a file with `async=` sees the file another rule's repair
-    makes parse, as Ruff parses a file whatever rules it runs). With ``source``, only those the prefilter's
-    table finds a trace of in it: the others' rules are not imported."""
+    makes parse, as Ruff parses a file whatever rules it runs). With ``source``,
+    only those the prefilter's table finds a trace of in it: the others' rules
+    are not imported."""
     rules = rule_classes(prefilter.repairs(source))
     return [(c, r.source_repair) for c, r in rules.items() if r.source_repair is not None]
 

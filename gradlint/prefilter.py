@@ -223,8 +223,9 @@ _NOT_PYTHON_LAST: List[Any] = [None, False]
 def not_python(source: str) -> bool:
     """Whether CPython's own parser rejects ``source``, so that it must be parsed
     for the parse-error finding although no rule's trigger word is in it, whatever
-    rules are enabled (Ruff too reports every syntax error). CPython's parser with its symbol table, and no Python objects
-    for the tree, costs a fifteenth of LibCST's parse and a third of ``ast.parse``;
+    rules are enabled (Ruff too reports every syntax error). CPython's parser with
+    its symbol table, and no Python objects for the tree, costs a fifteenth of
+    LibCST's parse and a third of ``ast.parse``;
     what it rejects is parsed by LibCST, whose verdict the report is, as it is
     for files with trigger words. Sources beyond what gradlint parses at all
     (``MAX_SOURCE_CHARS``) are not asked about: generated data, mostly."""
