@@ -186,7 +186,10 @@ def test_after_migration_check_reports_only_what_the_summary_left(project):
     assert left  # the fixtures include cases for a human
     check = CliRunner().invoke(main, ["check", "--select", "GL001,GL002,GL003", "--output-format", "json"])
     found = [(d["filename"], d["location"]["row"], d["location"]["column"], d["code"]) for d in json.loads(check.stdout)]
-    assert found == [item for item in left if item[3] in ("GL001", "GL002", "GL003")]
+    # and the syntax error of each file it skipped (reported whatever the selection)
+    assert [f["filename"] for f in summary["skipped"]] == ["py2_logging.py"]
+    assert [item for item in found if item[3] == "GL000"] == [("py2_logging.py", 9, 13, "GL000")]
+    assert [item for item in found if item[3] != "GL000"] == [item for item in left if item[3] in ("GL001", "GL002", "GL003")]
 
 
 def test_running_migrate_twice_changes_nothing_the_second_time(project):
