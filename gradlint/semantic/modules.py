@@ -460,6 +460,11 @@ class Modules(ModuleEvidence):
         return found.pop()
 
     def _wrapped(self, value: cst.BaseExpression, ref: cst.BaseExpression, depth: int) -> Optional[str]:
+        if isinstance(value, cst.IfExp) and depth <= bounds.CALL_LEVELS:
+            # ``net = nn.DataParallel(model) if n > 1 else model``: each branch runs the
+            # same module's forward, wrapped or not, so the name holds that module's mode.
+            branches = {self._wrapped_or_same(v, ref, depth + 1) for v in (value.body, value.orelse)}
+            return branches.pop() if len(branches) == 1 else None
         if depth > bounds.CALL_LEVELS or not isinstance(value, cst.Call) or not self.model.names.refers_to(value.func, _FORWARDING_WRAPPERS):
             return None
         given = [a.value for a in value.args if a.keyword is None and a.star == ""][:1]
@@ -471,6 +476,21 @@ class Modules(ModuleEvidence):
             inner = inner.func.value
         if isinstance(inner, cst.Call):
             return self._wrapped(inner, ref, depth + 1)
+        return self._same_module(inner, ref)
+
+    def _wrapped_or_same(self, value: cst.BaseExpression, ref: cst.BaseExpression, depth: int) -> Optional[str]:
+        """A branch of a conditional wrapper: a forwarding wrapper of a module, or the
+        module itself (possibly moved: ``model.to(dev)``)."""
+        inner = value
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in _MODE_KEEPING_CHAIN:
+            inner = inner.func.value
+        if isinstance(inner, cst.Call) or isinstance(inner, cst.IfExp):
+            return self._wrapped(inner, ref, depth)
+        return self._same_module(inner, ref)
+
+    def _same_module(self, inner: cst.BaseExpression, ref: cst.BaseExpression) -> Optional[str]:
+        """The text of the module ``inner`` (a name or ``self.<attr>``) when it denotes
+        the same object where ``ref`` is read."""
         if isinstance(inner, cst.Name):
             there = self.model.scopes.visible(inner.value, inner)
             here = self.model.scopes.visible(inner.value, ref)
