@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Sequence, Set, Tuple, Union
 
 import builtins
+import os
 
 import libcst as cst
 
@@ -475,3 +476,41 @@ def _leads_from_gradients(sem, func: cst.FunctionDef, depth: int = 0) -> bool:
         if _leads_from_gradients(sem, caller, depth + 1):
             return True
     return False
+
+
+class OtherFileLine(int):
+    """The line of an ``eval()`` in another file, as a finding's message names it
+    (``main.py:139``): the message's "line N" would otherwise point into this file."""
+
+    path: str
+
+    def __new__(cls, line: int, path: str) -> "OtherFileLine":
+        made = int.__new__(cls, line)
+        made.path = path
+        return made
+
+    def __format__(self, spec: str) -> str:
+        return f"{self.path}:{int(self)}"
+
+
+def other_file_eval_params(sem) -> Iterator[Tuple[cst.FunctionDef, str, int]]:
+    """(function, parameter, line of the caller's ``eval()``) for each module-level
+    function of the file that only other files of the project call, every call with
+    gradients on handing it, for that parameter, a model they put in eval mode
+    (``semantic.eval_callers``): its forwards of the parameter run in eval mode, as
+    a helper's do when the caller is in the same file. Not a function that trains or
+    rebinds the parameter itself."""
+    if sem.project is None:
+        return
+    for func in sem.module.body:
+        if not isinstance(func, cst.FunctionDef) or func.asynchronous is not None or sem.calls.call_sites(func) != []:
+            continue
+        total, disabled = sem.project.function_call_counts(func.name.value, sem.path)
+        passes = sem.project.eval_passes(func.name.value, sem.path) if total and not disabled else []
+        if not passes or len(passes) != total:
+            continue
+        for i, param in enumerate([*func.params.posonly_params, *func.params.params]):
+            name = param.name.value
+            if all(i in entry[2] or name in entry[3] for _, entry in passes) and not sem.modules.ends_eval_mode(func.body, name):
+                path, entry = passes[0]
+                yield func, name, OtherFileLine(entry[1], os.path.relpath(path, os.path.dirname(sem.path)))

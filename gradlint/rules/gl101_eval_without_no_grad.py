@@ -30,9 +30,7 @@ from gradlint.fixes import Fix
 from gradlint.prefilter import InferenceCalledGate
 from gradlint.rule import AnyOf, LowercaseGate, Rule
 from gradlint.rules._eval_flow import (
-    _LEAVES,
-    _TRAINING_HOOKS,
-    _USES,
+    _LEAVES, _TRAINING_HOOKS, _USES,  # one line: the module is at its size limit
     Block,
     _assigned_attributes,
     _bound_params,
@@ -47,6 +45,7 @@ from gradlint.rules._eval_flow import (
     handed_on,
     hands_model_to_caller_code,
     loaded_in_eval_only,
+    other_file_eval_params,
     reads_autograd_graph,
     results_dropped_elsewhere,
     runs_once,
@@ -162,11 +161,12 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             return
         scopes: List[Scope] = [node, *self._functions]
         for scope in scopes:
-            # Code taken for inference by its name (``def evaluate``, ``for x in
-            # test_loader``, ``net(x_val)``), with no ``eval()`` of its own: the
-            # preview tier's; the default tier needs the ``eval()`` that shows it.
+            # Code taken for inference by its name (``def evaluate``, ``net(x_val)``), with no ``eval()``
+            # of its own: the preview tier's; the default tier needs the ``eval()`` that shows it.
             if not self._check_scope(scope) and self.preview:
                 self._check_inference_code(scope)
+        for helper, param, line in other_file_eval_params(self.ctx.semantic):  # eval() in callers of other files
+            self._check_helper(helper, param, line)
 
     def _skip_function(self, func: cst.FunctionDef) -> bool:
         sem = self.ctx.semantic

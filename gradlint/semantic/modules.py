@@ -52,6 +52,10 @@ _FORWARDING_WRAPPERS = frozenset(
         "torch.compile",
     }
 )
+# Methods of a model that prepare it for training or hand its weights to an optimizer.
+_TRAINING_USES = frozenset("train parameters named_parameters gradient_checkpointing_enable enable_input_require_grads".split())
+# Builtins that only look at the object they are given.
+_INSPECTING_BUILTINS = frozenset("hasattr getattr isinstance type id print len str repr callable".split())
 # Module methods that return the module itself and leave its mode alone.
 _MODE_KEEPING_CHAIN = frozenset("to cuda cpu half float double bfloat16".split())
 
@@ -108,7 +112,56 @@ class Modules(ModuleEvidence):
                 if isinstance(value, cst.Call) and is_model_ref(target) and _depth < bounds.CALL_LEVELS:
                     if self.returns_in_eval(value, _depth + 1):
                         return EvalSwitch(self.tree.code_for(target), value, stmt)
+                if _depth == 0 and isinstance(target, cst.Name) and isinstance(value, cst.Call):
+                    if (self._loads_pretrained(value) and not _trains_in_chain(value)) or self.returns_pretrained(value):
+                        if self._inference_only(target.value, stmt):
+                            return EvalSwitch(target.value, value, stmt)
         return None
+
+    def returns_pretrained(self, call: cst.Call) -> bool:
+        """Whether ``call``, of a function of this file, returns a model that transformers'
+        ``from_pretrained`` loaded, in eval mode: every ``return`` is a statement of the
+        body itself, returning such a load (``return AutoModel.from_pretrained(p)``) or a
+        name whose every binding in the function is one, with no ``train()`` of it."""
+        func = self.model.calls.local_function(call)
+        if func is None or not isinstance(func.body, cst.IndentedBlock) or func.asynchronous is not None or func.decorators:
+            return False
+        top = {id(stmt.body[0]) for stmt in func.body.body if isinstance(stmt, cst.SimpleStatementLine) and stmt.body}
+        returns = [n for n in walk(func.body) if isinstance(n, (cst.Return, cst.Yield))]
+        if not returns or any(not isinstance(n, cst.Return) or id(n) not in top or n.value is None for n in returns):
+            return False  # a generator, a bare fall-through, or a return in a branch
+        for ret in returns:
+            value: cst.BaseExpression = ret.value  # type: ignore[assignment]
+            values = self.assigned_values(value) if isinstance(value, cst.Name) else [value]
+            if not values or not all(self._loads_pretrained(v) and not _trains_in_chain(v) for v in values):
+                return False
+            if isinstance(value, cst.Name) and self.ends_eval_mode(func.body, value.value, calls_only=True):
+                return False
+        return True
+
+    def _inference_only(self, name: str, stmt: cst.CSTNode) -> bool:
+        """Whether the function (or module) around ``stmt`` surely uses the model it
+        binds to ``name`` for inference: nothing in it runs a backward, calls the
+        model's ``train()``, reads its parameters (an optimizer's), or hands the model
+        itself to other code (a trainer, ``accelerator.prepare``, a helper of another
+        file), which may fine-tune it. Forwarding wrappers aside (``DDP(model)``)."""
+        func_ = self.tree.enclosing_function(stmt)
+        for node in walk(func_.body if func_ is not None else self.model.module, into_functions=True):
+            if type(node) is not cst.Call:
+                continue
+            func = node.func
+            if isinstance(func, cst.Attribute):
+                attr = func.attr.value
+                if attr == "backward":
+                    return False
+                if self.tree.code_for(chain_base(func.value)) == name and attr in _TRAINING_USES and not is_eval_call(node):
+                    return False
+            if any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args):
+                if isinstance(func, cst.Name) and func.value in _INSPECTING_BUILTINS and not self.model.names.is_imported(func):
+                    continue
+                if not (isinstance(func, (cst.Name, cst.Attribute)) and self.model.names.refers_to(func, _FORWARDING_WRAPPERS)):
+                    return False
+        return True
 
     def returns_in_eval(self, call: cst.Call, _depth: int = 0) -> bool:
         """Whether ``call``, of a function or method of this file, returns a value it
@@ -460,6 +513,11 @@ class Modules(ModuleEvidence):
         return found.pop()
 
     def _wrapped(self, value: cst.BaseExpression, ref: cst.BaseExpression, depth: int) -> Optional[str]:
+        if isinstance(value, cst.IfExp) and depth <= bounds.CALL_LEVELS:
+            # ``net = nn.DataParallel(model) if n > 1 else model``: each branch runs the
+            # same module's forward, wrapped or not, so the name holds that module's mode.
+            branches = {self._wrapped_or_same(v, ref, depth + 1) for v in (value.body, value.orelse)}
+            return branches.pop() if len(branches) == 1 else None
         if depth > bounds.CALL_LEVELS or not isinstance(value, cst.Call) or not self.model.names.refers_to(value.func, _FORWARDING_WRAPPERS):
             return None
         given = [a.value for a in value.args if a.keyword is None and a.star == ""][:1]
@@ -471,6 +529,21 @@ class Modules(ModuleEvidence):
             inner = inner.func.value
         if isinstance(inner, cst.Call):
             return self._wrapped(inner, ref, depth + 1)
+        return self._same_module(inner, ref)
+
+    def _wrapped_or_same(self, value: cst.BaseExpression, ref: cst.BaseExpression, depth: int) -> Optional[str]:
+        """A branch of a conditional wrapper: a forwarding wrapper of a module, or the
+        module itself (possibly moved: ``model.to(dev)``)."""
+        inner = value
+        while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in _MODE_KEEPING_CHAIN:
+            inner = inner.func.value
+        if isinstance(inner, cst.Call) or isinstance(inner, cst.IfExp):
+            return self._wrapped(inner, ref, depth)
+        return self._same_module(inner, ref)
+
+    def _same_module(self, inner: cst.BaseExpression, ref: cst.BaseExpression) -> Optional[str]:
+        """The text of the module ``inner`` (a name or ``self.<attr>``) when it denotes
+        the same object where ``ref`` is read."""
         if isinstance(inner, cst.Name):
             there = self.model.scopes.visible(inner.value, inner)
             here = self.model.scopes.visible(inner.value, ref)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import bounds, result_uses
+from gradlint.semantic import bounds, eval_callers, result_uses
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -46,7 +46,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 6
+SUMMARY_VERSION = 7
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
@@ -95,7 +95,9 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     names = module_names(path)
     package = names[-1].rpartition(".")[0] if names else ""
     imports = _imports(tree, package)
-    summary = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None).run(tree)
+    summarizer = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None)
+    summary = summarizer.run(tree)
+    summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
     summary["stars"] = _star_imports(tree, package)
     summary["dropped"] = result_uses.dropped_results(tree, source)
     if not any(summary.values()):
@@ -688,6 +690,21 @@ class Project:
                 disabled += counts[1]
         return total, disabled
 
+    def eval_passes(self, name: str, origin: str) -> List[Tuple[str, List[Any]]]:
+        """(calling file, [line, eval() line, positions, keywords]) for each call of the function
+        ``name`` of ``origin`` in the other files of its project that hands it names in eval
+        mode (``eval_callers``), resolved as ``function_call_counts`` resolves calls."""
+        own, root = module_names(origin), self.root(origin)
+        found = []
+        for path in sorted(self.summaries):
+            if path == origin or self.root(path) != root:
+                continue
+            passes = self.summaries[path].get("eval_passes", {})
+            stars = any(m in own for m in self.summaries[path].get("stars", ()))
+            for target in [f"{m}.{name}" for m in own] + (["*" + name] if stars else []):
+                found += [(path, entry) for entry in passes.get(target, ())]
+        return found
+
     def call_counts(self, name: str, origin: str) -> Tuple[int, int]:
         """(call sites of ``name``, of them under no_grad) in the other files of
         ``origin``'s project, by the callee's last name: ``x.f(...)`` for a method,
@@ -707,8 +724,10 @@ class Project:
         return total, disabled
 
     def inference_called(self) -> FrozenSet[str]:
-        """Every method name some file of the index calls from inference code."""
-        return frozenset(c[0] for s in self.summaries.values() for c in s.get("inference_calls", ()))
+        """Every method name some file of the index calls from inference code, and every
+        function name some file hands an eval-mode model (``eval_passes``)."""
+        called = {c[0] for s in self.summaries.values() for c in s.get("inference_calls", ())}
+        return frozenset(called | {t.rpartition(".")[2].lstrip("*") for s in self.summaries.values() for t in s.get("eval_passes", {})})
 
     def inference_callers(self, method: str, origin: str) -> List[InferenceCaller]:
         """Calls ``x.method(...)`` made with gradients on from inference code (a

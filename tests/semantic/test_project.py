@@ -578,3 +578,37 @@ def test_gl101_takes_the_class_of_an_attribute_from_the_annotation_of_what_init_
     found = lint_source(main, path, LintSettings(frozenset({"GL101"}), index=project.build(sources))).findings
     # describe() runs no forward; Untyped's model may be anything
     assert [(f.code, f.start) for f in found] == [("GL101", (12, 26))]
+
+
+def test_calls_that_hand_another_file_an_eval_mode_model_are_summarised(tmp_path):
+    caller = textwrap.dedent(
+        """\
+        from scoring import rank, score
+
+        def main(model, batches, epochs):
+            model.eval()
+            rank(model, batches)
+            if epochs:
+                rank(batches, model=model)
+            print(model)
+            score(model, batches)
+            model.train()
+            rank(model, batches)
+            model.eval()
+            for _ in range(epochs):
+                rank(model, batches)
+                helper(model)
+
+        def helper(model):
+            model.train()
+        """
+    )
+    root = tmp_path / "repo"
+    index = project.build([(str(root / "scoring.py"), "def rank(m, b):\n    return m(b)\n"), (str(root / "main.py"), caller)])
+    origin = str(root / "scoring.py")
+    # [line, line of the eval(), positions, keywords]: not after ``train()``, nor in a loop
+    # that hands it to a function of the caller's own file (which may train it for the next turn)
+    assert index.eval_passes("rank", origin) == [(str(root / "main.py"), [5, 4, [0], []]), (str(root / "main.py"), [7, 4, [], ["model"]])]
+    assert index.eval_passes("score", origin) == []  # ``rank`` had it first, and may have trained it
+    assert index.function_call_counts("rank", origin) == (4, 0)
+    assert "rank" in index.inference_called()
