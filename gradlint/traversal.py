@@ -305,7 +305,8 @@ def _render_reusing(module: cst.Module, old: _Rendering) -> Any:
         reused += len(items)
         state.line += olines[i + 1] - olines[i]
     state.after_codegen(module)
-    if len(state.spans) != state.entered + reused:
+    state.entered += reused  # as if rendered: the next module may take from this rendering
+    if len(state.spans) != state.entered:
         return None
     return state
 

@@ -188,6 +188,8 @@ def test_positions_taken_from_the_last_rendering_are_a_fresh_renderings(monkeypa
             assert "".join(state.tokens) == "".join(fresh.tokens) == module.code
             assert top_level_code(module, [state.tokens, state.marks]) == top_level_code(module, [fresh.tokens, fresh.marks])
             assert (state.lines, state.columns, state.span_marks) == (fresh.lines, fresh.columns, fresh.span_marks)
+            # The next round takes from this rendering as from a fresh one.
+            assert state.entered == fresh.entered == len(fresh.spans)
             reused.append(len({id(s) for s in old.nodes} & {id(s) for s in module.body}))
         return state
 
