@@ -215,15 +215,100 @@ def positions(module: cst.Module, rendered: Optional[List[Any]] = None) -> Dict[
     Python call). The same rendering with plain tuples keyed by ``id()`` costs
     a quarter; a test checks that every position agrees.
 
+    The header, body and footer nodes that the last module rendered here also had
+    (the same objects: the fix loop's next module keeps the statements a round left
+    alone) are not rendered again: their spans are the last rendering's, moved by
+    the lines between (see ``_render_reusing``).
+
     ``rendered``, when given, receives the rendering's tokens and, for each node of
     the module's header, body and footer in turn, the index of its first token:
     what :func:`top_level_code` makes each one's code of.
     """
-    state = _PositionState(module.default_indent, module.default_newline)
-    module._codegen(state)
+    previous = _last[0]
+    state = _render_reusing(module, previous) if previous is not None else None
+    if state is None:
+        state = _PositionState(module.default_indent, module.default_newline)
+        module._codegen(state)
+    _last[0] = _Rendering(module, state) if module.body and module.has_trailing_newline else None
     if rendered is not None:
         rendered[:] = [state.tokens, state.marks]
     return state.spans
+
+
+class _Rendering:
+    """What :func:`positions` keeps of the last module it rendered, for the next one:
+    its top-level nodes and, for each and for the end, where its spans start among
+    the spans recorded (in the order recorded) and the line and column it starts at."""
+
+    def __init__(self, module: cst.Module, state: Any) -> None:
+        self.module = module
+        self.nodes = [*module.header, *module.body, *module.footer]
+        self.index = {id(node): i for i, node in enumerate(self.nodes)}
+        self.state = state
+        # Every node entered once and recorded once: no node object stands in two
+        # places of the tree, so each top-level node's spans are its own slice.
+        self.clean = state.entered == len(state.spans) and len(state.marks) == len(self.nodes)
+        self._items: Optional[List[Tuple[int, Tuple[int, int, int, int]]]] = None
+
+    def items(self) -> List[Tuple[int, Tuple[int, int, int, int]]]:
+        if self._items is None:
+            self._items = list(self.state.spans.items())
+        return self._items
+
+    def code(self, i: int) -> str:
+        marks, tokens = self.state.marks, self.state.tokens
+        return "".join(tokens[marks[i] : marks[i + 1] if i + 1 < len(marks) else len(tokens)])
+
+
+_last: List[Optional[_Rendering]] = [None]
+
+
+def _render_reusing(module: cst.Module, old: _Rendering) -> Any:
+    """The rendering :func:`positions` makes of ``module``, with the spans of the
+    top-level nodes that ``old``'s module also had taken from ``old``; None where
+    that cannot be told (then render it all).
+
+    A top-level node starts at column 0 with no indentation (the one before it ended
+    with its line), so rendering it gives the same tokens and the same spans, moved
+    by the lines it is moved by, given the same default indentation and newline.
+    Its spans are the ones recorded while it rendered, a slice of the old spans in
+    the order recorded, where every node was recorded once (``_Rendering.clean``),
+    and the new rendering must be as clean: the spans of a node object that stood
+    in two places would depend on which came first."""
+    if not (old.clean and module.body and module.has_trailing_newline):
+        return None
+    if (module.default_indent, module.default_newline) != (old.module.default_indent, old.module.default_newline):
+        return None
+    ostate = old.state
+    olines, ocolumns, omarks = ostate.lines, ostate.columns, ostate.span_marks
+    state = _PositionState(module.default_indent, module.default_newline)
+    state.before_codegen(module)
+    reused = 0
+    at, onodes = old.index, old.nodes
+    for node in (*module.header, *module.body, *module.footer):
+        i = at.get(id(node))
+        if i is None or onodes[i] is not node or state.column or ocolumns[i] or ocolumns[i + 1]:
+            node._codegen(state)
+            continue
+        # What ``before_codegen`` records for a top-level node, then its rendering's effect.
+        state.marks.append(len(state.tokens))
+        state.span_marks.append(len(state.spans))
+        state.lines.append(state.line)
+        state.columns.append(0)
+        state.tokens.append(old.code(i))
+        items = old.items()[omarks[i] : omarks[i + 1]]
+        moved = state.line - olines[i]
+        if moved:
+            state.spans.update([(k, (a + moved, b, c + moved, d)) for k, (a, b, c, d) in items])
+        else:
+            state.spans.update(items)
+        reused += len(items)
+        state.line += olines[i + 1] - olines[i]
+    state.after_codegen(module)
+    state.entered += reused  # as if rendered: the next module may take from this rendering
+    if len(state.spans) != state.entered:
+        return None
+    return state
 
 
 def top_level_code(module: cst.Module, rendered: List[Any]) -> Optional[Dict[int, Tuple[CSTNode, str]]]:
@@ -264,6 +349,12 @@ def _position_state() -> type:
             # as an index into ``tokens``: those are the nodes entered with only the
             # module entered before them.
             self.marks: List[int] = []
+            # For each of those nodes and for the end of the last: how many spans were
+            # recorded before it, and the line and column it starts at (``_Rendering``).
+            self.span_marks: List[int] = []
+            self.lines: List[int] = []
+            self.columns: List[int] = []
+            self.entered = 0  # nodes rendered
 
         def add_indent_tokens(self) -> None:
             self.tokens.extend(self.indent_tokens)
@@ -286,10 +377,19 @@ def _position_state() -> type:
             starts = self.starts
             if len(starts) == 1:
                 self.marks.append(len(self.tokens))
+                self._mark()
             starts.append((self.line, self.column))
+            self.entered += 1
+
+        def _mark(self) -> None:
+            self.span_marks.append(len(self.spans))
+            self.lines.append(self.line)
+            self.columns.append(self.column)
 
         def after_codegen(self, node: CSTNode) -> None:
             line, column = self.starts.pop()
+            if not self.starts:
+                self._mark()  # the module's end
             if id(node) not in self.spans:  # a syntactic position was recorded: it wins
                 self.spans[id(node)] = (line, column, self.line, self.column)
 

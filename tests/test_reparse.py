@@ -168,3 +168,86 @@ def test_parents_of_a_tree_sharing_statements():
     ret = old.body[2].body.body[0]
     assert second.order(ret)[0] == nodes.index(ret) and second.order(new) == (0, len(nodes) - 1)
     assert second.order(old.body[2]) == (nodes.index(old.body[2]), len(nodes) - 1)
+
+
+def test_positions_taken_from_the_last_rendering_are_a_fresh_renderings(monkeypatch):
+    # The next lint's positions take the unchanged top-level statements' spans from the
+    # last rendering, moved by the lines between (``traversal._render_reusing``): the
+    # same spans, tokens and top-level code as rendering the module whole.
+    from gradlint import traversal
+
+    reused = []
+    real = traversal._render_reusing
+
+    def checked(module, old):
+        state = real(module, old)
+        fresh = traversal._PositionState(module.default_indent, module.default_newline)
+        module._codegen(fresh)
+        if state is not None:
+            assert state.spans == fresh.spans
+            assert "".join(state.tokens) == "".join(fresh.tokens) == module.code
+            assert top_level_code(module, [state.tokens, state.marks]) == top_level_code(module, [fresh.tokens, fresh.marks])
+            assert (state.lines, state.columns, state.span_marks) == (fresh.lines, fresh.columns, fresh.span_marks)
+            # The next round takes from this rendering as from a fresh one.
+            assert state.entered == fresh.entered == len(fresh.spans)
+            reused.append(len({id(s) for s in old.nodes} & {id(s) for s in module.body}))
+        return state
+
+    monkeypatch.setattr(traversal, "_render_reusing", checked)
+    settings = LintSettings(RULES)
+    for path in CORPUS:
+        for unsafe in (False, True):
+            fix_source(path.read_text(encoding="utf-8"), str(path), settings, unsafe=unsafe)
+    assert sum(n > 0 for n in reused) > 100, reused
+
+
+def _spans_by_node(module):
+    from gradlint import traversal
+
+    traversal._last[0] = None
+    return traversal.positions(module)
+
+
+@pytest.mark.parametrize(
+    "source, change, moved",
+    [
+        # A statement two lines longer before ``g``: ``g``'s spans move down two lines.
+        ("import torch\n\n\ndef f(x):\n    return x\n\n\ndef g(y):\n    return y.data\n", 1, 2),
+        # The same number of lines: taken as they were.
+        ("def f(x):\n    return x\n\n\ndef g(y):\n    return y.data\n", 0, 0),
+    ],
+)
+def test_positions_of_a_module_sharing_statements(source, change, moved):
+    from gradlint import traversal
+
+    old = cst.parse_module(source)
+    before = _spans_by_node(old)
+    body = list(old.body)
+    code = "def f(x):\n    y = x\n    z = y\n    return z\n" if moved else "def f(a):\n    return a\n"
+    body[change] = cst.parse_statement(code).with_changes(leading_lines=body[change].leading_lines)
+    new = old.with_changes(body=body)
+    after = traversal.positions(new)  # reuses ``old``'s rendering
+    last = old.body[-1]
+    ret = last.body.body[0].body[0].value  # y.data
+    line, column, end_line, end_column = before[id(ret)]
+    assert after[id(ret)] == (line + moved, column, end_line + moved, end_column)
+    assert after == _spans_by_node(new)
+
+
+def test_positions_not_reused_across_shared_nodes_or_other_newlines():
+    from gradlint import traversal
+
+    stmt = cst.parse_statement("x = y.data\n")
+    # One statement object in two places: its spans depend on which place is asked.
+    twice = cst.Module(body=[stmt, stmt])
+    traversal._last[0] = None
+    traversal.positions(twice)
+    assert not traversal._last[0].clean
+    assert traversal._render_reusing(cst.Module(body=[stmt]), traversal._last[0]) is None
+    once = cst.Module(body=[stmt])
+    traversal._last[0] = None
+    traversal.positions(once)
+    assert traversal._last[0].clean
+    crlf = once.with_changes(default_newline="\r\n")
+    assert traversal._render_reusing(crlf, traversal._last[0]) is None
+    assert traversal._render_reusing(once.with_changes(body=[stmt, stmt]), traversal._last[0]) is None
