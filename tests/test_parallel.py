@@ -290,6 +290,10 @@ def test_ctrl_c_stops_cleanly(tmp_path, jobs):
         stdout=subprocess.PIPE,
         stderr=slave,
         text=True,
+        # A shell starts a background job (`pytest ... &`) with SIGINT ignored, which its
+        # children inherit, and Python leaves an ignored SIGINT ignored: the run would
+        # never see the Ctrl-C. A terminal's foreground job has the default action.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     os.close(slave)
     err = bytearray()
