@@ -12,7 +12,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # tests/semantic/test_resolution.py (LibCST's scope analysis of every fixture, case
 # and example, compared with the project's) is the longest file of all; mypy's one
 # run (test_types.py) and the oracle's corpus functions (test_oracle_corpus.py)
-# would otherwise start late, by name, and run alone. Under pytest-xdist with `--dist loadfile`
+# would otherwise start late, by name, and run alone. The last eight took 45 to 130 s
+# of wall time each on a loaded worker (a whole run's --durations, 2026-12-03: the
+# fresh-clone install and its wheel, the --diff loop against the full loop, the fix
+# loop with known code, spliced parses, the new-rule scaffold, the terminal output,
+# the speed scripts, pre-commit); unlisted, they started among the short files by
+# name, half of them in the last third. Under pytest-xdist with `--dist loadfile`
 # each file goes whole to one worker, in collection order; started first, none of them
 # is left running alone on one worker at the end while the other worker waits, and the
 # many short files fill in behind them. A stale list costs only time, never a result.
@@ -37,6 +42,14 @@ LONGEST_FIRST = (
     "test_migrate_trusted.py",
     "test_import_changes.py",
     "test_migrate_volatile.py",
+    "test_packaging.py",
+    "test_fix_diff_lints.py",
+    "test_known_code.py",
+    "test_reparse.py",
+    "test_new_rule.py",
+    "test_cli_io.py",
+    "test_speed_scripts.py",
+    "test_pre_commit.py",
 )
 
 

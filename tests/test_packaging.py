@@ -1,42 +1,72 @@
-"""The wheel carries the catalog: a fresh virtualenv with only the wheel can explain a rule."""
+"""The wheel carries the catalog: a fresh virtualenv with only the wheel can explain a rule;
+the README's install command, which builds that wheel, works on a fresh clone."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
-import venv
-import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from harness import ROOT
+from test_readme_example import _section, _sh_blocks
+
+
+@pytest.fixture(scope="module")
+def fresh_clone(tmp_path_factory):
+    """The README's install command, as it prints it, run in a copy of the tracked
+    files (a clone: nothing built or installed here can help it): a fresh
+    virtualenv, and `pip install .`, which builds the wheel and installs it with
+    its dependencies. Both tests below read it: building a wheel and making a
+    virtualenv with pip are most of what either costs, and the second time the
+    same tree would give the same wheel."""
+    tmp = tmp_path_factory.mktemp("fresh-clone")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = _sh_blocks(_section(readme, "Install and run"))[:1]
+    clone = tmp / "gradlint"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for name in filter(None, tracked.split("\0")):
+        if (ROOT / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, clone / name)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "GRADLINT_OUTPUT_FORMAT")}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(str(ROOT)))
+    proc = subprocess.run(["bash", "-c", block.replace("python3 ", f"{sys.executable} ", 1)], cwd=clone, env=env, capture_output=True, text=True, timeout=900)
+    return SimpleNamespace(clone=clone, venv=clone / ".venv", proc=proc)
 
 
 @pytest.mark.slow
-def test_wheel_installs_and_reads_catalog(tmp_path):
-    dist = tmp_path / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
-        check=True,
-    )
-    (wheel,) = dist.glob("torch_gradlint-*.whl")
+def test_readme_install_command_runs_on_a_fresh_clone(fresh_clone):
+    proc = fresh_clone.proc
+    # Exit 1: the example has findings, which it prints.
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert ": GL001 [*] `volatile=True` has been ignored" in proc.stdout
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_reads_catalog(fresh_clone, tmp_path):
+    # The wheel `pip install .` built in the fresh clone, as installed: its
+    # metadata, entry points and file list (RECORD) are the wheel's, copied as they are.
+    env_dir = fresh_clone.venv
+    bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
+    assert (bindir / "gradlint").is_file(), fresh_clone.proc.stderr[-2000:]
+    (dist_info,) = {p.resolve() for p in env_dir.glob("lib*/python*/site-packages/torch_gradlint-*.dist-info")}  # lib64 may link to lib
+    # A wheel, installed: not an editable install pointing at the clone.
+    assert '"editable"' not in (dist_info / "direct_url.json").read_text()
     # pip's view of the wheel: the distribution's name on the index, and the
     # `gradlint` command and flake8 plugin it installs.
-    with zipfile.ZipFile(wheel) as zf:
-        metadata = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
-        entry_points = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/entry_points.txt"))).decode()
+    metadata = (dist_info / "METADATA").read_text()
+    entry_points = (dist_info / "entry_points.txt").read_text()
     assert "\nName: torch-gradlint\n" in metadata
     assert "Provides-Extra: verify\n" in metadata and "Provides-Extra: lsp\n" in metadata
     assert "[console_scripts]\ngradlint = gradlint.cli:main\n" in entry_points
     assert "[flake8.extension]\nGL = gradlint.flake8_plugin:Plugin\n" in entry_points
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
-    bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
-    subprocess.run([str(bindir / "python"), "-m", "pip", "install", "-q", str(wheel)], check=True)
     # Run from elsewhere so that nothing can come from the checkout.
     proc = subprocess.run(
         [str(bindir / "gradlint"), "explain", "GL001"], cwd=tmp_path, capture_output=True, text=True, check=True
@@ -53,8 +83,8 @@ def test_wheel_installs_and_reads_catalog(tmp_path):
     assert proc.returncode == 1 and ": GL001 " in proc.stdout
 
     # verify ships its sandbox harness, and without torch it says how to get it.
-    names = zipfile.ZipFile(wheel).namelist()
-    assert {"gradlint/verify/_harness.py", "gradlint/verify/_harness_values.py", "gradlint/verify/_harness_trace.py"} <= set(names)
+    names = {row.split(",")[0] for row in (dist_info / "RECORD").read_text().splitlines()}
+    assert {"gradlint/verify/_harness.py", "gradlint/verify/_harness_values.py", "gradlint/verify/_harness_trace.py"} <= names
     proc = subprocess.run([str(bindir / "gradlint"), "verify", "--probes"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr == "error: `gradlint verify` runs code under torch, which is not installed: pip install torch numpy (in a clone of gradlint: pip install '.[verify]')\n"

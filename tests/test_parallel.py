@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import gc
 import os
+import pty
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import termios
 import textwrap
-import time
+import threading
 import weakref
 from pathlib import Path
 
@@ -17,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness import FIXTURES
-from gradlint import parallel, scheduler, session
+from gradlint import parallel, progress, scheduler, session
 from gradlint.cli import main
 
 
@@ -237,8 +240,8 @@ def _fixed(n: int) -> str:
 
 
 # Code every rule reads and none reports: it makes each file take long enough to
-# check that the run cannot end between two polls of the test, even on a loaded
-# machine (the files alone are fixed in a second or two).
+# check that the run cannot end between its first progress line and the test's
+# Ctrl-C, even on a loaded machine (the files alone are fixed in a second or two).
 BULK = textwrap.dedent(
     """\
 
@@ -256,6 +259,13 @@ def _bulk(n: int) -> str:
     return "".join(BULK.format(n=n, k=k) for k in range(40))
 
 
+# Bounds on the waits of a run that a loaded machine slows down many times over:
+# each ends as soon as its condition holds, so only a run that is broken waits this long.
+FIRST_FILE_WITHIN = 600
+EXIT_WITHIN = 600
+_PROGRESS_LINE = re.compile(r"\r\[[=> ]*\] +\d+/300 files +\d+\.\ds")
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_cleanly(tmp_path, jobs):
     files = []
@@ -264,24 +274,62 @@ def test_ctrl_c_stops_cleanly(tmp_path, jobs):
         path.write_text(SLOW.format(n=n) + _bulk(n) + "\n" * (n % 3) + "# padding\n" * 40)
         files.append(path)
     originals = {p: p.read_text() for p in files}
+    # stderr on a terminal, where `check` draws its progress line: the first one is
+    # drawn once the first file is done (fixed and written), by the parent, after it
+    # has handed every file to its workers. A Ctrl-C then lands where a user's does,
+    # never in the moment the pool starts (SIGINT ignored while workers are forked),
+    # however slowly a loaded machine runs the start-up.
+    master, slave = pty.openpty()
+    attrs = termios.tcgetattr(slave)
+    attrs[1] &= ~termios.ONLCR  # "\n" as written, not "\r\n"
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
     proc = subprocess.Popen(
         [sys.executable, "-m", "gradlint", "check", "--fix", "--no-cache", "--jobs", jobs, "."],
         cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "80"},  # the bar's width, whatever the test's terminal
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=slave,
         text=True,
+        # A shell starts a background job (`pytest ... &`) with SIGINT ignored, which its
+        # children inherit, and Python leaves an ignored SIGINT ignored: the run would
+        # never see the Ctrl-C. A terminal's foreground job has the default action.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    # A fixed file is written to a new file renamed over the old one: its inode
-    # changes. Listing the directory is cheap enough to poll often; reading the
-    # 300 files each time took the run's CPU, long enough for it to end first.
-    inodes = {e.name: e.inode() for e in os.scandir(tmp_path)}
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and all(inodes.get(e.name, e.inode()) == e.inode() for e in os.scandir(tmp_path)):
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, (out, err)
-    assert out == "" and err == "error: interrupted\n"
+    os.close(slave)
+    err = bytearray()
+    first_line = threading.Event()
+
+    def read_stderr():
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            err.extend(chunk)
+            if b" files " in err:
+                first_line.set()
+        first_line.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert first_line.wait(FIRST_FILE_WITHIN) and proc.poll() is None, bytes(err)
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=EXIT_WITHIN)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join(timeout=60)
+        os.close(master)
+    assert proc.returncode == 130, (out, bytes(err))
+    # Nothing but the progress line, erased when the run stops, and this message.
+    text = err.decode()
+    assert out == "" and text.endswith(progress.ERASE_LINE + "error: interrupted\n"), text
+    drawn = text[: -len(progress.ERASE_LINE + "error: interrupted\n")]
+    assert drawn and _PROGRESS_LINE.sub("", drawn) == "", drawn
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     fixed = [p for p in files if p.read_text() != originals[p]]
     assert 0 < len(fixed) < len(files)
