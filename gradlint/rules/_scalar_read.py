@@ -67,7 +67,7 @@ def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
     shape = values.value(tensor).shape
     if shape == "batch":
         return None  # evidently has a dimension: ``[0]`` is its first element
-    if shape == "scalar":
+    if shape == "scalar" or values.zero_dim_attribute(tensor):
         return tensor
     if _from_foreign_call(ctx, tensor, 0):
         return None  # another package's loss: neither its name nor its use proves 0-dim

@@ -14,7 +14,7 @@ from gradlint.rules._gates import data_scalar_reads
 from gradlint.rules._scalar_read import is_data_index, scalar_read
 from gradlint.semantic import bounds
 from gradlint.semantic.tree import walk
-from gradlint.semantic.torch_api import TORCH_04
+from gradlint.semantic.torch_api import RESHAPING_METHODS, TORCH_04
 from gradlint.semantic.versions import runs_only_before
 
 class DataIndexScalar(Rule):
@@ -120,12 +120,6 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
     return False
 
 
-# In-place methods that change a tensor's shape (the others keep it: an in-place
-# result must fit its receiver).
-_RESHAPING = frozenset(
-    "unsqueeze_ squeeze_ resize_ resize_as_ t_ transpose_ swapdims_ swapaxes_ as_strided_ set_ "
-    "unflatten_ flatten_ view_ reshape_".split()
-)
 
 
 def reshaped_in_place(ctx, name: cst.Name) -> bool:
@@ -139,7 +133,7 @@ def reshaped_in_place(ctx, name: cst.Name) -> bool:
         if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name.value):
             continue
         parent = ctx.parent(node)
-        if node.attr.value in _RESHAPING and isinstance(parent, cst.Call) and parent.func is node:
+        if node.attr.value in RESHAPING_METHODS and isinstance(parent, cst.Call) and parent.func is node:
             return True
         if node.attr.value == "data" and isinstance(parent, cst.AssignTarget) and parent.target is node:
             return True

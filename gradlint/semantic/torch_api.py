@@ -234,6 +234,12 @@ ARGPARSE = frozenset({"argparse.ArgumentParser"})
 # Receivers that hold configuration, not tensors: their attributes and ``.get(...)`` are settings.
 CONFIG_NAME = re.compile(r"^(cfg|config|conf|configs|args|opt|opts|options|hparams|hp|params|settings|flags|FLAGS|ns|namespace|kwargs)$|_(cfg|config|args)$")
 AS_TENSOR = frozenset({"torch.as_tensor", "torch.asarray"})
+# In-place methods that change a tensor's shape (the others keep it: an in-place
+# result must fit its receiver).
+RESHAPING_METHODS = frozenset(
+    "unsqueeze_ squeeze_ resize_ resize_as_ t_ transpose_ swapdims_ swapaxes_ as_strided_ set_ "
+    "unflatten_ flatten_ view_ reshape_".split()
+)
 FROM_NUMPY = frozenset({"torch.from_numpy"})
 
 

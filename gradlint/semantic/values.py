@@ -34,12 +34,14 @@ from gradlint.semantic.torch_api import (
     AS_TENSOR,
     FROM_NUMPY,
     LOSS_FUNCTIONS,
+    RESHAPING_METHODS,
     REQUIRES_GRAD_FACTORIES,
     TENSOR_FACTORIES,
     TORCH,
     VIEW_ATTRIBUTES,
     VIEW_METHODS,
 )
+from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -134,6 +136,51 @@ class Values(GraphEvidence):
             found = self.storage_alias(value, _depth + 1)
             return replace(found, through_name=True) if found is not None else None
         return None
+
+    # -- attributes of self -------------------------------------------------------------------
+
+    def zero_dim_attribute(self, attr: cst.BaseExpression) -> bool:
+        """Whether ``self.<attr>``, read in a method, holds a 0-dim tensor: every write of
+        that attribute of ``self`` in the file (any method of any class, as for a loss
+        module held by an attribute) is a plain assignment of a value proven 0-dim
+        (``self.loss = self.criterion(out, y)`` with ``self.criterion =
+        nn.MSELoss()``), and nothing reshapes it in place (``self.loss.unsqueeze_(0)``,
+        ``self.loss.data = ...``). A write of a number (``self.loss_kl = 0`` where its
+        weight is zero) leaves no tensor to read: ``.data`` of a number raises too, so
+        wherever the read works on some PyTorch the attribute holds one of the 0-dim
+        tensors. A tuple or augmented write, ``setattr``, or a write of anything else
+        (a per-sample loss, a stack of losses) proves nothing."""
+        if not (isinstance(attr, cst.Attribute) and isinstance(attr.value, cst.Name) and attr.value.value == "self"):
+            return False
+        if self.tree.enclosing_class(attr) is None:
+            return False
+        writes = self._self_attribute_writes()
+        written = writes.get(attr.attr.value) if writes is not None else None
+        if not written:
+            return False
+        tensors = 0
+        for value in written:
+            found = self.value(value)
+            if found.is_tensor and found.shape == "scalar":
+                tensors += 1
+            elif not (found.not_tensor and found.what in ("number", "bool")):
+                return False
+        return tensors > 0 and not self._reshaped_attribute(attr.attr.value)
+
+    def _reshaped_attribute(self, name: str) -> bool:
+        """Whether ``self.<name>`` may change shape in place somewhere in the file."""
+        for node in walk(self.model.module, into_functions=True):
+            if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Attribute)):
+                continue
+            inner = node.value
+            if not (inner.attr.value == name and isinstance(inner.value, cst.Name) and inner.value.value == "self"):
+                continue
+            parent = self.tree.parent(node)
+            if node.attr.value in RESHAPING_METHODS and isinstance(parent, cst.Call) and parent.func is node:
+                return True
+            if node.attr.value == "data" and isinstance(parent, cst.AssignTarget) and parent.target is node:
+                return True
+        return False
 
     # -- proven tensors ------------------------------------------------------------------------
 
