@@ -38,10 +38,14 @@ def _literal(expr: cst.BaseExpression) -> object:
     return _UNKNOWN
 
 
-def constant_params(func: cst.FunctionDef, call: cst.Call, method: bool) -> Dict[str, object]:
+def constant_params(
+    func: cst.FunctionDef, call: cst.Call, method: bool, known: Optional[Dict[str, object]] = None
+) -> Dict[str, object]:
     """The value of each parameter of ``func`` that ``call`` makes constant (see
     the module docstring); ``method``: the call's receiver fills the first
-    parameter (``self.f(...)``)."""
+    parameter (``self.f(...)``); ``known``: names of the calling code that hold
+    constants there (its own constant parameters, passed on: ``self.step(batch,
+    mode)``)."""
     params = func.params
     positional: List[cst.Param] = [*params.posonly_params, *params.params]
     if method:
@@ -69,6 +73,8 @@ def constant_params(func: cst.FunctionDef, call: cst.Call, method: bool) -> Dict
         else:
             value = param.default
         literal = _literal(value) if value is not None else _UNKNOWN
+        if known and isinstance(value, cst.Name) and value.value in known:
+            literal = known[value.value]
         if literal is not _UNKNOWN:
             found[name] = literal
     return found
@@ -99,15 +105,15 @@ def _rebound(func: cst.FunctionDef) -> Set[str]:
     return out
 
 
-def _decided(test: cst.BaseExpression, constants: Dict[str, object]) -> Optional[bool]:
+def decided(test: cst.BaseExpression, constants: Dict[str, object]) -> Optional[bool]:
     """The truth of an ``if`` test on constant parameters (see the module docstring)."""
     if isinstance(test, cst.Name):
         return bool(constants[test.value]) if test.value in constants else None
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _decided(test.expression, constants)
+        inner = decided(test.expression, constants)
         return None if inner is None else not inner
     if isinstance(test, cst.BooleanOperation):
-        left, right = _decided(test.left, constants), _decided(test.right, constants)
+        left, right = decided(test.left, constants), decided(test.right, constants)
         if isinstance(test.operator, cst.And):
             return False if left is False or right is False else (True if left and right else None)
         return True if left is True or right is True else (False if left is False and right is False else None)
@@ -143,7 +149,7 @@ def live_code(body: cst.BaseSuite, constants: Dict[str, object]) -> Iterator[cst
 
 def _live_statement(stmt: cst.CSTNode, constants: Dict[str, object]) -> Iterator[cst.CSTNode]:
     if isinstance(stmt, cst.If):
-        taken = _decided(stmt.test, constants)
+        taken = decided(stmt.test, constants)
         if taken is None:
             yield stmt.test
         if taken is not False:
