@@ -215,3 +215,26 @@ def _statement_of(sem, node: cst.CSTNode, scope: cst.FunctionDef):
             return None if index is None else (parent, index)
         cur = parent
     return None
+
+
+# -- plain objects with an ``eval`` of their own -----------------------------------
+
+
+def plain_eval_object(sem, expr: cst.BaseExpression) -> bool:
+    """``self.scorer`` where every value it may hold is built by a class of this file
+    that is surely no ``nn.Module`` (``Modules.not_module_class``) and defines its own
+    ``eval``: ``self.scorer.eval()`` runs that method, no mode switch of a module, and
+    ``self.scorer(x)`` runs the class's ``__call__``, no forward recording a graph."""
+    modules = sem.modules
+    classes = modules._declared_classes(expr)
+    if not classes:
+        return False
+    for ref in classes:
+        if not isinstance(ref, cst.Name) or sem.names.is_imported(ref):
+            return False
+        cls = modules._top_classes().get(ref.value)
+        if cls is None or not modules.not_module_class(cls) or not isinstance(cls.body, cst.IndentedBlock):
+            return False
+        if not any(isinstance(s, cst.FunctionDef) and s.name.value == "eval" for s in cls.body.body):
+            return False
+    return True

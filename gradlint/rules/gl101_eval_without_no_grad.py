@@ -51,7 +51,7 @@ from gradlint.rules._eval_flow import (
     runs_once,
 )
 from gradlint.rules._gates import word
-from gradlint.rules._mode_calls import check_mode_calls, duck_eval, overrides
+from gradlint.rules._mode_calls import check_mode_calls, duck_eval, overrides, plain_eval_object
 from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import bounds, branches
@@ -344,7 +344,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if not self.preview and sem.gradmode.profiled(call):
             return False  # run to be profiled: the user measures what the run does, graph and all
         module = called_module(call)
-        if module is not None and (sem.modules.records_no_graph(module) or forward_needs_grad(sem, module)):
+        if module is not None and (
+            sem.modules.records_no_graph(module) or forward_needs_grad(sem, module) or plain_eval_object(sem, module)
+        ):
             return False
         for ancestor in sem.tree.ancestors(call):
             if ancestor is scope:
