@@ -53,6 +53,7 @@ from gradlint.rules._eval_flow import (
 from gradlint.rules._gates import word
 from gradlint.rules._mode_calls import check_mode_calls, duck_eval, overrides, plain_eval_object
 from gradlint.rules._inference_code import InferenceCode
+from gradlint.rules._submodules import own_layer_forward
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import bounds, branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
@@ -417,6 +418,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                     continue
                 if isinstance(module, cst.Subscript) and code_for(module.value) + "[]" in models:
                     found.append((sub, code_for(module.value) + "[]"))
+                    continue
+                if "self" in models and own_layer_forward(sem, module):
+                    found.append((sub, "self"))  # ``self.decoder_fc(h)`` after ``self.eval()``
                     continue
                 wrapped = sem.modules.wrapped_model(module)
                 if wrapped is not None and wrapped in models:
