@@ -34,8 +34,9 @@ from gradlint.semantic.tree import assignment, walk
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
-# Bases that make no class an ``nn.Module``.
-_PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
+# Bases that make no class an ``nn.Module``: ``abc``'s and typing's, and ROS 2's
+# node class (plain Python: rclpy does not depend on torch).
+_PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol", "rclpy.node.Node"})
 
 # Wrappers whose forward is the forward of the module they are given, run in that
 # module's own mode: ``m.eval()`` before or after ``w = DDP(m)`` makes ``w(x)`` an
