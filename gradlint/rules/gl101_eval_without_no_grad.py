@@ -51,7 +51,9 @@ from gradlint.rules._eval_flow import (
     runs_once,
 )
 from gradlint.rules._gates import word
+from gradlint.rules._mode_calls import check_mode_calls, duck_eval, overrides, plain_eval_object
 from gradlint.rules._inference_code import InferenceCode
+from gradlint.rules._submodules import own_layer_forward
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import bounds, branches
 from gradlint.semantic.frameworks import FORWARD_STEPS
@@ -140,6 +142,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         # (id(statement), model) -> whether it ends the model's eval mode: a long module
         # with many ``eval()`` calls asks it of the same statements for each of them.
         self._ends: Dict[Tuple[int, str], bool] = {}
+        self._known: Optional[Tuple[cst.FunctionDef, Dict[str, object]]] = None  # constants of a call checked (``_mode_calls``)
 
     # The scopes are checked once the walk has entered every node: their questions
     # (who calls this method, from where) are about the whole file, and answer
@@ -165,6 +168,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             # of its own: the preview tier's; the default tier needs the ``eval()`` that shows it.
             if not self._check_scope(scope) and self.preview:
                 self._check_inference_code(scope)
+            check_mode_calls(self, scope)
         for helper, param, line in other_file_eval_params(self.ctx.semantic):  # eval() in callers of other files
             self._check_helper(helper, param, line)
 
@@ -220,7 +224,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             # exact types: a miss of isinstance() is a Python-level ABC check (mypy narrows `type(x) is C`)
             if type(node) is cst.IndentedBlock or type(node) is cst.Module:
                 for i, stmt in enumerate(node.body):
-                    switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt) or self._duck_eval(stmt)
+                    switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt) or duck_eval(sem, self.ctx.code_for, stmt)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
@@ -240,31 +244,6 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                         regions.append(self._region(block, i + 1, switch.model, line))
         regions += self._attribute_regions(scope)
         return [r for r in regions if r.start < r.end]
-
-    def _duck_eval(self, stmt: cst.CSTNode):
-        """``if hasattr(m, "eval"): m.eval()``: afterwards ``m`` is in eval mode, or it
-        has no ``eval`` and so is no ``nn.Module`` (and records no graph of its own).
-        ``if m.training: m.eval()``: afterwards ``m`` is in eval mode either way."""
-        if not isinstance(stmt, cst.If) or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
-            return None
-        test = stmt.test
-        if (
-            isinstance(test, cst.Call)
-            and isinstance(test.func, cst.Name)
-            and test.func.value == "hasattr"
-            and len(test.args) == 2
-            and isinstance(test.args[1].value, cst.SimpleString)
-            and test.args[1].value.evaluated_value in ("eval", "train")
-        ):
-            tested = test.args[0].value
-        elif isinstance(test, cst.Attribute) and test.attr.value == "training":
-            tested = test.value
-        else:
-            return None
-        switches = [self.ctx.semantic.modules.eval_switch(s) for s in stmt.body.body]
-        if len(switches) != 1 or switches[0] is None:
-            return None
-        return switches[0] if switches[0].model == self.ctx.code_for(tested) else None
 
     def _attribute_regions(self, scope: Scope) -> List[_Region]:
         """A method of a class that is surely no ``nn.Module``, run after the method that
@@ -366,7 +345,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if not self.preview and sem.gradmode.profiled(call):
             return False  # run to be profiled: the user measures what the run does, graph and all
         module = called_module(call)
-        if module is not None and (sem.modules.records_no_graph(module) or forward_needs_grad(sem, module)):
+        if module is not None and (
+            sem.modules.records_no_graph(module) or forward_needs_grad(sem, module) or plain_eval_object(sem, module)
+        ):
             return False
         for ancestor in sem.tree.ancestors(call):
             if ancestor is scope:
@@ -438,6 +419,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                 if isinstance(module, cst.Subscript) and code_for(module.value) + "[]" in models:
                     found.append((sub, code_for(module.value) + "[]"))
                     continue
+                if "self" in models and own_layer_forward(sem, module):
+                    found.append((sub, "self"))  # ``self.decoder_fc(h)`` after ``self.eval()``
+                    continue
                 wrapped = sem.modules.wrapped_model(module)
                 if wrapped is not None and wrapped in models:
                     found.append((sub, wrapped))  # ``ddp(x)`` for ``ddp = DDP(model)``: model's forward
@@ -464,6 +448,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                 if helper is not None and helper.name.value not in _TRAINING_HOOKS and not self._checked_alone(helper):
                     passed = self._passed_models(helper, sub, models)
                     model = self._helper_forward(helper, models | frozenset(passed), _depth + 1, sub)
+                    if model is None:  # abstract here: every override of the file's subclasses runs it?
+                        ran = [self._helper_forward(o, models, _depth + 1, sub) for o in overrides(sem, helper)]
+                        model = ran[0] if ran and all(m == ran[0] for m in ran) else None
                     if model is not None:
                         found.append((sub, passed.get(model, model)))
         return found
@@ -477,7 +464,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         method = self.ctx.semantic.tree.method_class(helper) is not None and not any(
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in helper.decorators
         )
-        constants = branches.constant_params(helper, call, method)
+        known = self._known[1] if self._known and self.ctx.semantic.tree.enclosing_function(call) is self._known[0] else None
+        constants = branches.constant_params(helper, call, method, known)
         return any(self._wants_gradients(node) for node in branches.live_code(helper.body, constants))
 
     def _passed_models(self, helper: cst.FunctionDef, call: cst.Call, models: FrozenSet[str]) -> Dict[str, str]:

@@ -4,9 +4,11 @@ decides a branch: ``apply_model_and_loss(x, y, backward=False)`` never runs the
 
 A parameter is *constant* for a call when the call passes a literal for it
 (``True``, ``False``, ``None``, a number, a string), or passes nothing and the
-parameter's default is one, and the body never rebinds it. Only ``if p:`` and
-``if not p:`` tests on such a parameter are decided; every other branch is
-kept, so what is left out surely does not run for that call.
+parameter's default is one, and the body never rebinds it. Only tests on such
+a parameter are decided: ``if p:``, ``if not p:``, ``p == "eval"``, ``p !=
+"train"``, ``p in ("eval", "test")`` (``not in``), and ``and``/``or``/``not``
+of those; every other branch is kept, so what is left out surely does not run
+for that call.
 """
 
 from __future__ import annotations
@@ -20,23 +22,30 @@ from gradlint.semantic.tree import walk
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
 
 
-def _truth(expr: cst.BaseExpression) -> Optional[bool]:
-    """The truth of a literal: ``False``/``None``/``0``/``""`` are false."""
+_UNKNOWN = object()  # no literal: the value is not known here
+
+
+def _literal(expr: cst.BaseExpression) -> object:
+    """The value of a literal (``True``, ``None``, ``3``, ``0.5``, ``"eval"``), or ``_UNKNOWN``."""
     if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
-        return expr.value == "True"
+        return {"True": True, "False": False, "None": None}[expr.value]
     if isinstance(expr, cst.Integer):
-        return int(expr.value.replace("_", ""), 0) != 0
+        return int(expr.value.replace("_", ""), 0)
     if isinstance(expr, cst.Float):
-        return float(expr.value.replace("_", "")) != 0.0
+        return float(expr.value.replace("_", ""))
     if isinstance(expr, cst.SimpleString):
-        return len(expr.evaluated_value) > 0
-    return None
+        return expr.evaluated_value
+    return _UNKNOWN
 
 
-def constant_params(func: cst.FunctionDef, call: cst.Call, method: bool) -> Dict[str, bool]:
-    """The truth of each parameter of ``func`` that ``call`` makes constant (see
+def constant_params(
+    func: cst.FunctionDef, call: cst.Call, method: bool, known: Optional[Dict[str, object]] = None
+) -> Dict[str, object]:
+    """The value of each parameter of ``func`` that ``call`` makes constant (see
     the module docstring); ``method``: the call's receiver fills the first
-    parameter (``self.f(...)``)."""
+    parameter (``self.f(...)``); ``known``: names of the calling code that hold
+    constants there (its own constant parameters, passed on: ``self.step(batch,
+    mode)``)."""
     params = func.params
     positional: List[cst.Param] = [*params.posonly_params, *params.params]
     if method:
@@ -53,7 +62,7 @@ def constant_params(func: cst.FunctionDef, call: cst.Call, method: bool) -> Dict
         elif not star and i < len(positional):
             passed[positional[i].name.value] = arg.value
     rebound = _rebound(func)
-    found: Dict[str, bool] = {}
+    found: Dict[str, object] = {}
     for name, param in by_name.items():
         if name in rebound:
             continue
@@ -63,9 +72,11 @@ def constant_params(func: cst.FunctionDef, call: cst.Call, method: bool) -> Dict
             continue  # ``*args``/``**kw`` may pass it
         else:
             value = param.default
-        truth = _truth(value) if value is not None else None
-        if truth is not None:
-            found[name] = truth
+        literal = _literal(value) if value is not None else _UNKNOWN
+        if known and isinstance(value, cst.Name) and value.value in known:
+            literal = known[value.value]
+        if literal is not _UNKNOWN:
+            found[name] = literal
     return found
 
 
@@ -94,17 +105,37 @@ def _rebound(func: cst.FunctionDef) -> Set[str]:
     return out
 
 
-def _decided(test: cst.BaseExpression, constants: Dict[str, bool]) -> Optional[bool]:
-    """The truth of an ``if`` test on a constant parameter: ``p`` or ``not p``."""
+def decided(test: cst.BaseExpression, constants: Dict[str, object]) -> Optional[bool]:
+    """The truth of an ``if`` test on constant parameters (see the module docstring)."""
     if isinstance(test, cst.Name):
-        return constants.get(test.value)
+        return bool(constants[test.value]) if test.value in constants else None
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _decided(test.expression, constants)
+        inner = decided(test.expression, constants)
         return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left, right = decided(test.left, constants), decided(test.right, constants)
+        if isinstance(test.operator, cst.And):
+            return False if left is False or right is False else (True if left and right else None)
+        return True if left is True or right is True else (False if left is False and right is False else None)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        value = constants.get(test.left.value, _UNKNOWN)
+        target = test.comparisons[0]
+        if value is _UNKNOWN or not isinstance(value, str):
+            return None  # strings only: ``0 == False`` and the like are not worth deciding
+        if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+            other = _literal(target.comparator)
+            if not isinstance(other, str):
+                return None
+            return (value == other) == isinstance(target.operator, cst.Equal)
+        if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, (cst.Tuple, cst.List, cst.Set)):
+            items = [_literal(e.value) for e in target.comparator.elements if isinstance(e, cst.Element)]
+            if len(items) != len(target.comparator.elements) or not all(isinstance(i, str) for i in items):
+                return None
+            return (value in items) == isinstance(target.operator, cst.In)
     return None
 
 
-def live_code(body: cst.BaseSuite, constants: Dict[str, bool]) -> Iterator[cst.CSTNode]:
+def live_code(body: cst.BaseSuite, constants: Dict[str, object]) -> Iterator[cst.CSTNode]:
     """The code of ``body`` that may run when ``constants`` hold: its simple
     statements and the headers of its compound ones (tests, iterables, ``with``
     items), leaving out the branches the constants rule out. Walking what it
@@ -116,9 +147,9 @@ def live_code(body: cst.BaseSuite, constants: Dict[str, bool]) -> Iterator[cst.C
         yield from _live_statement(stmt, constants)
 
 
-def _live_statement(stmt: cst.CSTNode, constants: Dict[str, bool]) -> Iterator[cst.CSTNode]:
+def _live_statement(stmt: cst.CSTNode, constants: Dict[str, object]) -> Iterator[cst.CSTNode]:
     if isinstance(stmt, cst.If):
-        taken = _decided(stmt.test, constants)
+        taken = decided(stmt.test, constants)
         if taken is None:
             yield stmt.test
         if taken is not False:

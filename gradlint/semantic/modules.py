@@ -34,8 +34,9 @@ from gradlint.semantic.tree import assignment, walk
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
 
-# Bases that make no class an ``nn.Module``.
-_PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
+# Bases that make no class an ``nn.Module``: ``abc``'s and typing's, and ROS 2's
+# node class (plain Python: rclpy does not depend on torch).
+_PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol", "rclpy.node.Node"})
 
 # Wrappers whose forward is the forward of the module they are given, run in that
 # module's own mode: ``m.eval()`` before or after ``w = DDP(m)`` makes ``w(x)`` an
@@ -112,6 +113,12 @@ class Modules(ModuleEvidence):
                 if isinstance(value, cst.Call) and is_model_ref(target) and _depth < bounds.CALL_LEVELS:
                     if self.returns_in_eval(value, _depth + 1):
                         return EvalSwitch(self.tree.code_for(target), value, stmt)
+                if isinstance(value, cst.Call) and isinstance(target, cst.Tuple) and _depth < bounds.CALL_LEVELS:
+                    # ``model, vocab = load_model()``: unpacked from the position that holds it
+                    els = [e.value for e in target.elements if isinstance(e, cst.Element)]
+                    for i, el in enumerate(els):
+                        if isinstance(el, cst.Name) and self.returns_in_eval(value, _depth + 1, (i, len(els))):
+                            return EvalSwitch(el.value, value, stmt)
                 if _depth == 0 and isinstance(target, cst.Name) and isinstance(value, cst.Call):
                     if (self._loads_pretrained(value) and not _trains_in_chain(value)) or self.returns_pretrained(value):
                         if self._inference_only(target.value, stmt):
@@ -163,43 +170,48 @@ class Modules(ModuleEvidence):
                     return False
         return True
 
-    def returns_in_eval(self, call: cst.Call, _depth: int = 0) -> bool:
+    def returns_in_eval(self, call: cst.Call, _depth: int = 0, position: Tuple[int, int] = (-1, 0)) -> bool:
         """Whether ``call``, of a function or method of this file, returns a value it
         put in eval mode: every ``return`` of its body is a statement of the body
         itself (so the switch before it always ran) returning a name that an
         earlier statement of the body switched to eval mode (``model.eval()``), with
         nothing between taking it out again or rebinding it. ``model =
-        get_model(conf)`` then binds an eval-mode module, as ``model.eval()`` would."""
+        get_model(conf)`` then binds an eval-mode module, as ``model.eval()`` would.
+        With ``position`` (index, length): the return is a tuple display of that
+        length (``return model, vocab``) whose element there is such a name."""
         func = self.model.calls.local_function(call)
         if func is None or not isinstance(func.body, cst.IndentedBlock) or func.asynchronous is not None:
             return False
         key = (id(func), "returns-eval", _depth)
-        if key in self._callee_effects:
-            return bool(self._callee_effects[key])
-        self._callee_effects[key] = False  # recursion
-        found = self._returns_in_eval(func, _depth)
-        self._callee_effects[key] = found
-        return found
+        if key not in self._callee_effects:
+            self._callee_effects[key] = frozenset()  # recursion
+            self._callee_effects[key] = self._returns_in_eval(func, _depth)
+        return position in self._callee_effects[key]  # type: ignore[operator]
 
-    def _returns_in_eval(self, func: cst.FunctionDef, depth: int) -> bool:
+    def _returns_in_eval(self, func: cst.FunctionDef, depth: int) -> FrozenSet[Tuple[int, int]]:
+        """The positions (index, tuple length; (-1, 0) for the whole value) at which the
+        one return that runs gives a name the body left in eval mode."""
         if not isinstance(func.body, cst.IndentedBlock):
-            return False
+            return frozenset()
         body = func.body.body
         top = {id(stmt.body[0]) for stmt in body if isinstance(stmt, cst.SimpleStatementLine) and stmt.body}
         returns = [n for n in walk(func.body) if isinstance(n, (cst.Return, cst.Yield))]
         if not returns or any(not isinstance(n, cst.Return) or id(n) not in top for n in returns):
-            return False  # a generator, a bare fall-through, or a return in a branch
+            return frozenset()  # a generator, a bare fall-through, or a return in a branch
         left: List[str] = []  # names the body has put in eval mode so far
         for stmt in body:
             small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
-            if isinstance(small, cst.Return):
+            if isinstance(small, cst.Return):  # the statements after it never run
                 value = small.value
-                return isinstance(value, cst.Name) and value.value in left  # the statements after it never run
+                if isinstance(value, cst.Tuple) and all(isinstance(e, cst.Element) for e in value.elements):
+                    n = len(value.elements)
+                    return frozenset((i, n) for i, e in enumerate(value.elements) if isinstance(e.value, cst.Name) and e.value.value in left)
+                return frozenset({(-1, 0)}) if isinstance(value, cst.Name) and value.value in left else frozenset()
             left = [m for m in left if not self.ends_eval_mode(stmt, m, depth)]
             switch = self.eval_switch(stmt, depth)
             if switch is not None and switch.model.isidentifier() and switch.model not in left:
                 left.append(switch.model)
-        return False
+        return frozenset()
 
     def method_leaves_in_eval(self, call: cst.Call, _depth: int = 0) -> Optional[str]:
         """For ``self.eval_mode()``, a method of the enclosing class, the attribute of

@@ -79,22 +79,36 @@ class ScopeFlows:
             if not edge.values:
                 edge.live = edge.sources
             else:
-                found: Set[str] = set()
-
-                def visit(node: cst.CSTNode, top: bool) -> None:
-                    if not top and isinstance(node, cst.Call) and self._is_plain(node):
-                        return
-                    if isinstance(node, (cst.Name, cst.Attribute)):
-                        k = key(node)
-                        if k:
-                            found.add(k)
-                    for child in node.children:
-                        visit(child, False)
-
-                for value in edge.values:
-                    visit(value, True)
-                edge.live = frozenset(found) & edge.sources
+                edge.live = self._value_keys(edge.values, True) & edge.sources
         return edge.live
+
+    def _value_keys(self, values: Iterable[cst.CSTNode], plain_calls: bool) -> FrozenSet[str]:
+        """The keys whose values ``values`` may hold: not those read only as an index
+        (an index selects, it is not part of what it selects: gradients never flow
+        through a tensor's indices, and a list or dict holds its own elements, so
+        ``idx_to_tag[out[i].argmax()]`` is a tag with no graph of ``out``), nor, with
+        ``plain_calls``, those read only inside a call whose result carries no graph."""
+        found: Set[str] = set()
+
+        def visit(node: cst.CSTNode, top: bool) -> None:
+            if plain_calls and not top and isinstance(node, cst.Call) and self._is_plain(node):
+                return
+            if isinstance(node, cst.Subscript):
+                visit(node.value, False)
+                return
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                k = key(node)
+                if k:
+                    found.add(k)
+            for child in node.children:
+                visit(child, False)
+
+        for value in values:
+            visit(value, True)
+        return frozenset(found)
+
+    def _sink_keys(self, sink: _Sink) -> FrozenSet[str]:
+        return sink.keys if sink.expr is None else sink.keys & self._value_keys([sink.expr], False)
 
     def derived(self, keys: Iterable[str]) -> Set[str]:
         """``keys`` and every key a value of theirs flows into."""
@@ -135,7 +149,7 @@ class ScopeFlows:
         reach = self.derived(keys)
         out = []
         for s in self.sinks:
-            if s.keys.isdisjoint(reach) or (s.resolve is None and kinds is not None and s.route.kind not in kinds):
+            if self._sink_keys(s).isdisjoint(reach) or (s.resolve is None and kinds is not None and s.route.kind not in kinds):
                 continue
             route = s.final()
             if route is not None and (kinds is None or route.kind in kinds) and self._leaves(s):
@@ -176,7 +190,7 @@ class ScopeFlows:
         for s in self.sinks:
             if s.resolve is None and kinds is not None and s.route.kind not in kinds:
                 continue
-            hit = not s.keys.isdisjoint(reach) or (s.expr is not None and self._holds_seed(s.expr, seed_ids, True))
+            hit = not self._sink_keys(s).isdisjoint(reach) or (s.expr is not None and self._holds_seed(s.expr, seed_ids, True))
             if not hit:
                 continue
             route = s.final()

@@ -315,14 +315,47 @@ def test_a_constant_argument_decides_the_branches_of_the_code_a_call_runs():
 
         return walk(node)
 
-    assert called(f, "self.f(x, backward=False)") == ({"backward": False, "log": False, "n": False}, ["b"])
-    assert called(f, "self.f(x, False, log='a', n=2)") == ({"backward": False, "log": True, "n": True}, ["c", "d"])
-    assert called(f, "self.f(x)") == ({"backward": True, "log": False, "n": False}, ["a"])
+    assert called(f, "self.f(x, backward=False)") == ({"backward": False, "log": None, "n": 0}, ["b"])
+    assert called(f, "self.f(x, False, log='a', n=2)") == ({"backward": False, "log": "a", "n": 2}, ["c", "d"])
+    assert called(f, "self.f(x)") == ({"backward": True, "log": None, "n": 0}, ["a"])
     # a value that is no literal, or star-arguments that may pass anything, decide nothing
     assert called(f, "self.f(x, flag, log=y, n=m)")[1] == ["a", "b", "c", "d"]
     assert called(f, "self.f(*args)")[0] == {}
     # a parameter the body rebinds is not the constant it was given
     assert called(g, "g(False)", method=False) == ({}, ["e", "h"])
+
+
+def test_a_constant_string_argument_decides_comparisons_with_strings():
+    import libcst as cst
+
+    from gradlint.semantic import branches
+
+    (f,) = cst.parse_module(
+        "def step(self, batch, mode='train', k=1):\n"
+        "    if mode == 'train':\n"
+        "        a()\n"
+        "    if mode != 'eval' and k:\n"
+        "        b()\n"
+        "    if mode in ('eval', 'test') or k:\n"
+        "        c()\n"
+        "    if mode not in ['train']:\n"
+        "        d()\n"
+        "    if k == 1:\n"
+        "        e()\n"
+    ).body
+
+    def live(call):
+        constants = branches.constant_params(f, cst.parse_expression(call), True)
+        from gradlint.semantic.tree import walk
+
+        nodes = [n for node in branches.live_code(f.body, constants) for n in walk(node)]
+        return sorted(n.func.value for n in nodes if isinstance(n, cst.Call) and isinstance(n.func, cst.Name))
+
+    assert live("self.step(b, mode='eval')") == ["c", "d", "e"]
+    assert live("self.step(b)") == ["a", "b", "c", "e"]
+    assert live("self.step(b, 'test', k=0)") == ["c", "d", "e"]  # ``mode != 'eval' and k``: k is 0
+    # a mode that is no literal decides nothing; numbers are not compared (``k == 1`` stays)
+    assert live("self.step(b, mode)") == ["a", "b", "c", "d", "e"]
 
 
 @pytest.mark.parametrize(

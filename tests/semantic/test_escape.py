@@ -229,6 +229,29 @@ def test_routes_of_the_values_of_expressions():
     assert [r.kind for r in flows.routes_of_nodes(calls[1:], ctx.tree)] == ["return"]
 
 
+def test_an_index_keeps_none_of_its_graph():
+    """``tags[out[i].argmax()]`` is an element of ``tags``: stored into a parameter or
+    returned, it takes no graph of ``out`` along; ``out[i]`` itself does."""
+    ctx = context(
+        """\
+        def classify(model, tags, data, x):
+            out = model(x)
+            for i in range(len(data)):
+                data[i] = (data[i][0], tags[out[i].argmax()])
+            return tags[out.max(1)[1][0]]
+
+        def keep(model, data, x):
+            out = model(x)
+            data[0] = out[0]
+            return data
+        """
+    )
+    for func, expected in zip(ctx.module.body, ([], ["outer", "return"])):
+        calls = [n for n in walk(func) if isinstance(n, cst.Call) and ctx.code_for(n.func) == "model"]
+        flows = ctx.semantic.escape.flows(func)
+        assert [r.kind for r in flows.routes_of_nodes(calls, ctx.tree, frozenset({"return", "outer"}))] == expected
+
+
 def test_sources_of_what_a_name_holds():
     ctx = context(
         """\
