@@ -54,3 +54,14 @@ LIFTED = (
     "    .cuda(), requires_grad=False)\n"
     "    return x\n"
 )
+
+# `async=` (GL005's repair) and a GL003 finding after it: the file parses only once renamed.
+ASYNC_LEGACY = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "def step(model, x):\n"
+    "    x = x.cuda(async=True)\n"
+    "    loss = torch.nn.functional.mse_loss(model(x), x)\n"
+    "    return loss.data[0]\n"
+)

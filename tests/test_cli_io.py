@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from gradlint import progress
 from gradlint.cli import main
-from samples import LEGACY, LEGACY_FIXED
+from samples import ASYNC_LEGACY, LEGACY, LEGACY_FIXED
 
 GL001_LINE = (
     ":6:17: GL001 [*] `volatile=True` has been ignored since PyTorch 0.4: this call still records an autograd graph; "
@@ -116,16 +116,6 @@ def test_syntax_error_without_trigger_words_is_reported_alike_in_a_file_stdin_an
     ]
 
 
-# `async=` (GL005's repair) and a GL003 finding after it.
-ASYNC_LEGACY = (
-    "import torch\n"
-    "\n"
-    "\n"
-    "def step(model, x):\n"
-    "    x = x.cuda(async=True)\n"
-    "    loss = torch.nn.functional.mse_loss(model(x), x)\n"
-    "    return loss.data[0]\n"
-)
 GL003_MESSAGE = "`loss.data[0]` reads a scalar the PyTorch 0.3 way: on a 0-dim tensor it raises IndexError; use `loss.item()`"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from harness import fix, lint, messages, settings_for
+from samples import ASYNC_LEGACY
 from gradlint.engine import LintSettings, fix_source, lint_source
 from gradlint.fixes import Edit, Fix, apply_fixes, select_compatible
 from gradlint.text_diff import text_edits
@@ -163,16 +164,6 @@ def test_syntax_errors_are_reported_with_or_without_trigger_words():
     assert lint("print 'hello'  # gradlint: noqa: GL000\n", select=[]) == [(1, 1, "GL000")]
 
 
-# `async=` (GL005's repair) and a GL003 finding after it.
-ASYNC_LEGACY = (
-    "import torch\n"
-    "\n"
-    "\n"
-    "def step(model, x):\n"
-    "    x = x.cuda(async=True)\n"
-    "    loss = torch.nn.functional.mse_loss(model(x), x)\n"
-    "    return loss.data[0]\n"
-)
 
 
 def test_a_rules_source_repair_reads_the_file_whatever_the_selection():

@@ -21,6 +21,7 @@ from gradlint.flake8_plugin import Plugin
 from gradlint.migrate import MigrateMode, migrate_file, migration_settings
 from gradlint.runner import Mode, check_file
 from gradlint.verify.scripts import Options, prepare
+from samples import ASYNC_LEGACY
 
 LEGACY = (
     "import torch\n"
@@ -111,16 +112,6 @@ def test_every_entry_point_reports_a_document_too_deep_to_analyse_as_gl000(proje
     assert migrated.skipped == "too deeply nested to analyse; left untouched"
 
 
-# `async=` (GL005's repair) and a GL003 finding after it: the file parses only once renamed.
-ASYNC_LEGACY = (
-    "import torch\n"
-    "\n"
-    "\n"
-    "def step(model, x):\n"
-    "    x = x.cuda(async=True)\n"
-    "    loss = torch.nn.functional.mse_loss(model(x), x)\n"
-    "    return loss.data[0]\n"
-)
 
 
 def test_every_entry_point_reads_an_async_file_whatever_rules_are_selected(tmp_path, monkeypatch):
