@@ -149,18 +149,27 @@ def check_mode_calls(rule, scope) -> None:
     constants the call passes, puts a model in eval mode only under an ``if`` those
     constants decide, then runs it with gradients on (see the module docstring)."""
     sem = rule.ctx.semantic
-    if not isinstance(scope, cst.FunctionDef) or rule._skip_function(scope):
-        return
+    if not rule._has_eval or not isinstance(scope, cst.FunctionDef):
+        return  # no ``eval()`` anywhere in the file for a constant to choose
+    skip: Optional[bool] = None
+    # The cheap tests first (a call of a function of the file that passes a
+    # constant): most calls are none, and the guard and skip tests walk far.
     for call in walk(scope.body):
-        if not isinstance(call, cst.Call) or sem.gradmode.guard_at(call) is not None or rule._under_other_guard(call, scope):
+        if not isinstance(call, cst.Call):
             continue
         func = sem.calls.local_function(call)
-        if func is None or func is scope or not isinstance(func.body, cst.IndentedBlock) or rule._skip_function(func):
+        if func is None or func is scope or not isinstance(func.body, cst.IndentedBlock):
             continue
         method = sem.tree.method_class(func) is not None and isinstance(call.func, cst.Attribute)
         constants = branches.constant_params(func, call, method)
-        if not constants or rule._regions(func):
-            continue  # no constant, or an eval() of its own: checked alone
+        if not constants:
+            continue
+        if skip is None:
+            skip = bool(rule._skip_function(scope))
+        if skip:
+            return
+        if sem.gradmode.guard_at(call) is not None or rule._under_other_guard(call, scope) or rule._skip_function(func):
+            continue
         _check_mode_call(rule, scope, call, func, constants)
 
 
@@ -170,8 +179,8 @@ def _check_mode_call(rule, scope: cst.FunctionDef, call: cst.Call, func: cst.Fun
         return
     flat = decided_body(func.body.body, constants)
     start = next((i for i, s in enumerate(flat) if _direct_eval(sem, s)), None)
-    if start is None:
-        return  # no eval() that the constants bring to the top (one there already makes a region)
+    if start is None or rule._regions(func):
+        return  # no eval() that the constants bring to the top, or an eval() of its own: checked alone
     switch = sem.modules.eval_switch(flat[start])
     model = switch.model
     end = start + 1

@@ -61,11 +61,8 @@ def constant_params(
             passed[arg.keyword.value] = arg.value
         elif not star and i < len(positional):
             passed[positional[i].name.value] = arg.value
-    rebound = _rebound(func)
     found: Dict[str, object] = {}
     for name, param in by_name.items():
-        if name in rebound:
-            continue
         if name in passed:
             value = passed[name]
         elif star:
@@ -77,6 +74,10 @@ def constant_params(
             literal = known[value.value]
         if literal is not _UNKNOWN:
             found[name] = literal
+    if found:
+        # The body's walk only where a constant was found: most calls pass none.
+        rebound = _rebound(func)
+        found = {name: value for name, value in found.items() if name not in rebound}
     return found
 
 
