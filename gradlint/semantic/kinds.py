@@ -29,6 +29,7 @@ from gradlint.semantic.torch_api import (
     FROM_NUMPY,
     LOSS_CALLEE_NAME,
     LOSS_FUNCTIONS,
+    NO_GRAPH_FUNCTIONS,
     NO_GRAPH_METHODS,
     NOT_TENSOR_ATTRIBUTES,
     OPTIMIZER_PREFIX,
@@ -609,7 +610,7 @@ class Kinds(LossModules):
         if short & ELEMENTWISE_METHODS and args and args[0].is_tensor and all(v.not_tensor for v in args[1:]) and not any(a.keyword for a in call.args):
             # ``torch.abs(x)``, ``torch.pow(x, 2)``: the shape of ``x``
             dims, shape = args[0].max_dims, args[0].shape
-        if disabled or short & _NO_GRAPH_FUNCTIONS:
+        if disabled or short & NO_GRAPH_FUNCTIONS:
             return tensor(False, shape, max_dims=dims)  # ``torch.multinomial(p, 1)``: indices, no history
         if any(v.graph or v.leaf for v in tensors):
             return tensor(True, shape, max_dims=dims)
@@ -731,12 +732,6 @@ def _dotted(expr: cst.BaseExpression) -> bool:
     while isinstance(expr, cst.Attribute):
         expr = expr.value
     return isinstance(expr, cst.Name)
-
-
-# ``torch`` functions returning integer or boolean tensors, which never carry a graph.
-_NO_GRAPH_FUNCTIONS = frozenset(
-    "multinomial argmax argmin argsort eq ne lt le gt ge isnan isinf isfinite nonzero count_nonzero".split()
-)
 
 
 def _only_dtype_keywords(call: cst.Call) -> bool:

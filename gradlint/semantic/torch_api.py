@@ -103,6 +103,11 @@ NO_GRAPH_METHODS = frozenset(
     "size dim numel nelement long int short bool byte char element_size data_ptr nonzero "
     "count_nonzero all any sign_ stride is_contiguous allclose multinomial".split()
 )
+# The ``torch.*`` function forms of those that return a tensor (``torch.multinomial(p, 1)``,
+# ``torch.argmax(x)``): integer or boolean results, which never carry a graph.
+NO_GRAPH_FUNCTIONS = NO_GRAPH_METHODS & frozenset(
+    "multinomial argmax argmin argsort eq ne lt le gt ge isnan isinf isfinite nonzero count_nonzero".split()
+)
 NO_GRAPH_ATTRIBUTES = frozenset({"data", "grad", "shape", "dtype", "device", "requires_grad", "is_leaf", "ndim"})
 # Calls of these names (builtins) return plain Python values.
 PYTHON_VALUE_FUNCS = frozenset({"float", "int", "len", "round", "bool", "str", "repr", "format", "isinstance"})
