@@ -55,7 +55,9 @@ def test_xdist_workers_start_the_longest_files_first_and_a_serial_run_keeps_its_
     names = ["test_cases.py", "test_oracle.py", "test_cli.py", "test_verify.py", "test_engine.py"]
     items = [_item(n) for n in names]
     conftest.pytest_collection_modifyitems(SimpleNamespace(workerinput={}), items)
-    assert [i.name for i in items] == ["test_verify.py", "test_oracle.py", "test_cases.py", "test_cli.py", "test_engine.py"]
+    listed = [n for n in conftest.LONGEST_FIRST if n in names]
+    assert listed == ["test_oracle.py", "test_verify.py"]
+    assert [i.name for i in items] == [*listed, "test_cases.py", "test_cli.py", "test_engine.py"]
     items = [_item(n) for n in names]
     conftest.pytest_collection_modifyitems(SimpleNamespace(), items)
     assert [i.name for i in items] == names
