@@ -593,19 +593,20 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         """Whether what ``func`` returns never reaches a backward: every call of it is
         in this file, and there its value goes nowhere a backward could see it (only
         into ``.item()``, printing, logging), or is returned by a caller whose own
-        value goes nowhere either (``metrics, loss = self.evaluate(...)``)."""
+        value goes nowhere either (``metrics, loss = self.evaluate(...)``); a call in
+        top-level code (a script's ``__main__`` loop) returns nowhere."""
         sem = self.ctx.semantic
         sites = sem.calls.call_sites(func)
         if not sites or depth > bounds.RULE_FOLLOW_LEVELS:
             return False
         for site in sites:
             caller = sem.tree.enclosing_function(site)
-            if caller is None or caller is func:
+            if caller is func:
                 return False
-            routes = sem.escape.flows(caller).routes_of_nodes([site], sem.tree, _USES)
+            routes = sem.escape.flows(caller or sem.module).routes_of_nodes([site], sem.tree, _USES)
             if any(r.kind != "return" for r in routes):
                 return False
-            if routes and not self._returns_unused(caller, depth + 1):
+            if routes and not (caller is not None and self._returns_unused(caller, depth + 1)):
                 return False
         return True
 
