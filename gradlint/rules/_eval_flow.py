@@ -149,7 +149,7 @@ class _Flow:
         self.scope = scope
         self.models = models
         self.escapes = False
-        self.returns_results = False
+        self.returns_results = self.leaves = False
         self.result_routes: List = []  # the "return"/"yield" routes results take
         info = ctx.semantic.scopes.scope(scope)
         self.params: Set[str] = {
@@ -158,7 +158,7 @@ class _Flow:
 
     def analyse(self, covered: Iterable[cst.CSTNode]) -> None:
         if not isinstance(self.scope, cst.FunctionDef):
-            self.escapes = self.returns_results = False
+            self.escapes = self.returns_results = self.leaves = False
             self.result_routes = []
             return
         seeds = [n for stmt in covered for n in walk(stmt) if isinstance(n, cst.Call) and self._makes_graph(n)]
@@ -172,6 +172,7 @@ class _Flow:
         seed_ids = {id(n) for n in seeds if not self.ctx.semantic.escape.callee_may_keep(n)}
         everywhere = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree) if seeds else []
         self.escapes = any(id(r.node) not in seed_ids for r in everywhere)
+        self.leaves = bool(routes)  # returned, or stored where a caller may find it
         self.result_routes = [r for r in routes if r.kind in ("return", "yield")]
         self.returns_results = bool(self.result_routes)
 

@@ -136,6 +136,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         self._test_support = not self._test_file and _TEST_SUPPORT.search(ctx.path.replace("\\", "/")) is not None
         self._reported: Set[int] = set()
         self._functions: List[cst.FunctionDef] = []
+        self._hooks: List[cst.FunctionDef] = []  # a module's forward: checked for what it does not return
         self._inference_regions: Dict[int, Optional[_Region]] = {}
         self._inference_callers: Dict[int, InferenceCaller] = {}
         self._other_framework = _OTHER_FRAMEWORK.search(ctx.source) is not None
@@ -149,8 +150,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
     # from what the walk recorded instead of walking the file again.
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if node.name.value not in _TRAINING_HOOKS or self._plain_call(node):
-            self._functions.append(node)
+        (self._functions if node.name.value not in _TRAINING_HOOKS or self._plain_call(node) else self._hooks).append(node)
 
     def _plain_call(self, func: cst.FunctionDef) -> bool:
         """``__call__`` of a class that is surely no ``nn.Module`` (a predictor wrapping
@@ -169,6 +169,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             if not self._check_scope(scope) and self.preview:
                 self._check_inference_code(scope)
             check_mode_calls(self, scope)
+        for hook in self._hooks:
+            self._check_scope(hook)
         for helper, param, line in other_file_eval_params(self.ctx.semantic):  # eval() in callers of other files
             self._check_helper(helper, param, line)
 
@@ -209,7 +211,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         self._drop_self_checks(scope, regions)
         for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)
-        for region in regions:
+        for region in regions if scope not in self._hooks else ():
             self._check_helpers(scope, region)
         return True
 
@@ -591,19 +593,20 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         """Whether what ``func`` returns never reaches a backward: every call of it is
         in this file, and there its value goes nowhere a backward could see it (only
         into ``.item()``, printing, logging), or is returned by a caller whose own
-        value goes nowhere either (``metrics, loss = self.evaluate(...)``)."""
+        value goes nowhere either (``metrics, loss = self.evaluate(...)``); a call in
+        top-level code (a script's ``__main__`` loop) returns nowhere."""
         sem = self.ctx.semantic
         sites = sem.calls.call_sites(func)
         if not sites or depth > bounds.RULE_FOLLOW_LEVELS:
             return False
         for site in sites:
             caller = sem.tree.enclosing_function(site)
-            if caller is None or caller is func:
+            if caller is func:
                 return False
-            routes = sem.escape.flows(caller).routes_of_nodes([site], sem.tree, _USES)
+            routes = sem.escape.flows(caller or sem.module).routes_of_nodes([site], sem.tree, _USES)
             if any(r.kind != "return" for r in routes):
                 return False
-            if routes and not self._returns_unused(caller, depth + 1):
+            if routes and not (caller is not None and self._returns_unused(caller, depth + 1)):
                 return False
         return True
 
@@ -648,6 +651,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         """The region's outputs are returned to a caller that may compute gradients
         through them: the caller decides, not this function."""
         flow.analyse(stmts)
+        if func in self._hooks:  # a forward's outputs compose into its caller's graph (``self.aux_loss`` too)
+            return flow.leaves
         if not flow.returns_results:
             return False
         if all(self._graph_free_return(r) for r in flow.result_routes):

@@ -400,6 +400,20 @@ class Escape:
             else:
                 return False
 
+    def _captured(self, func: cst.FunctionDef) -> FrozenSet[str]:
+        """The keys a nested or module-level ``func`` may read from the scope around
+        it: every name it mentions but those it binds itself (a parameter, an
+        assignment: local throughout its body), unless a ``global``/``nonlocal``
+        statement in it may reach out. Defaults and decorators are evaluated
+        outside, and a default is kept with the function."""
+        found = keys_in(func)
+        info = self.model.scopes.scope(func)
+        if info is None or any(type(n) in (cst.Global, cst.Nonlocal) for n in walk(func, into_functions=True)):
+            return found
+        outside = [p.default for p in (*func.params.params, *func.params.posonly_params, *func.params.kwonly_params) if p.default]
+        head = frozenset().union(*(keys_in(n) for n in (*outside, *func.decorators)))
+        return frozenset(k for k in found if k in head or k.partition(".")[0] not in info.bindings)
+
     def _build(self, scope: cst.CSTNode) -> ScopeFlows:
         flows = ScopeFlows(scope, self._plain)
         body = scope if isinstance(scope, cst.Module) else scope.body  # type: ignore[attr-defined]
@@ -497,7 +511,7 @@ class Escape:
             if kind_of not in _BUILD_KINDS:
                 continue
             if node is not body and kind_of in (cst.FunctionDef, cst.Lambda):
-                captured = keys_in(node)
+                captured = self._captured(node) if isinstance(node, cst.FunctionDef) else keys_in(node)
                 if captured:
                     flows.sinks.append(_Sink(Route("closure", node), captured, None))
                 continue

@@ -48,6 +48,7 @@ from gradlint.semantic.tree import walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
+    from gradlint.semantic.names import Names
 
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 _NUMBER_FUNCS = frozenset({"float", "int", "len", "round", "bool", "abs", "sum", "max", "min"})
@@ -120,7 +121,7 @@ class Kinds(LossModules):
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, depth)
         if isinstance(expr, cst.Subscript):
-            if _pair_indices(expr):
+            if _pair_indices(expr, self.model.names):
                 return tensor(False, "unknown", False)  # integer indices: no history
             base = self.value(expr.value, depth + 1)
             # One integer index takes away one dimension: ``x[i]`` of a 1-dim tensor is 0-dim.
@@ -378,6 +379,8 @@ class Kinds(LossModules):
     def _attribute(self, expr: cst.Attribute, depth: int) -> Value:
         attr = expr.attr.value
         names = self.model.names
+        if _pair_indices(expr, names):
+            return tensor(False, "unknown", False)  # ``torch.max(out, 1).indices``: no history
         if _dotted(expr) and names.is_imported(expr):
             return UNKNOWN  # ``torch.float32``, ``np.pi``: a module's attribute
         base = self.value(expr.value, depth + 1)
@@ -756,22 +759,27 @@ _PAIR_WITH_DIM = frozenset({"max", "min", "median", "mode"})
 _PAIR_ALWAYS = frozenset({"sort", "topk", "kthvalue", "cummax", "cummin"})
 
 
-def _pair_indices(expr: cst.Subscript) -> bool:
-    """``out.max(1)[1]``, ``scores.topk(5)[1]``: the indices half of such a pair."""
+def _pair_indices(expr: cst.BaseExpression, names: "Names") -> bool:
+    """``out.max(1)[1]``, ``torch.max(out, dim=1).indices``, ``scores.topk(5)[1]``: the
+    indices half of such a pair."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "1"):
+            return False
+    elif not (isinstance(expr, cst.Attribute) and expr.attr.value == "indices"):
+        return False
     call = expr.value
-    if len(expr.slice) != 1 or not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
         return False
-    index = expr.slice[0].slice
-    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "1"):
-        return False
+    # ``torch.max(x, 1)`` takes its dimension second; ``torch.max(a, b)`` of a tensor ``b`` is elementwise.
+    function = bool(names.qualnames_in(call.func, TORCH))
     method = call.func.attr.value
     if method in _PAIR_ALWAYS:
         return True
-    if method not in _PAIR_WITH_DIM or not call.args:
+    first = call_arg(call, 1 if function else 0, "dim")
+    if method not in _PAIR_WITH_DIM or first is None:
         return False
-    # ``a.max(1)``, ``a.max(dim=-1)``; ``a.max(b)`` of a tensor ``b`` is the elementwise maximum.
-    first = call.args[0]
     dim = first.value
     if isinstance(dim, cst.UnaryOperation) and isinstance(dim.operator, cst.Minus):
         dim = dim.expression
-    return (first.keyword is not None and first.keyword.value == "dim") or (first.keyword is None and isinstance(dim, cst.Integer))
+    return first.keyword is not None or isinstance(dim, cst.Integer)
