@@ -117,6 +117,20 @@ def test_gl101_outputs_that_escape_make_the_fix_unsafe(params, use, safety):
     assert [s for _, s in fixes(GL101_LOOP.format(params=params, use=use), "GL101")] == [safety]
 
 
+@pytest.mark.parametrize("hook", ["forward", "__call__"])
+def test_gl101_unsafe_in_a_module_s_forward(hook):
+    # The reference forward's output is only printed, but the forward returns `x * 2`:
+    # under `@torch.no_grad()` a caller's `x` with requires_grad=True would come back
+    # without its graph (measured under torch 2.13: requires_grad True, then False).
+    src = (
+        "import torch\nimport torch.nn as nn\n\n\nclass Penalised(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.ref = nn.Linear(4, 4)\n\n"
+        f"    def {hook}(self, x):\n        self.ref.eval()\n        r = self.ref(x)\n"
+        "        print(float(r.sum()))\n        return x * 2\n"
+    )
+    assert fixes(src, "GL101") == [(12, "unsafe")]
+
+
 def test_gl101_unsafe_in_a_sync_def_nested_in_an_async_def():
     src = "import torch\nasync def g(model, x):\n    def f():\n        model.eval()\n        print(model(x).sum().item())\n    f()\n"
     assert [s for _, s in fixes(src, "GL101")] == ["unsafe"]

@@ -742,7 +742,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             # its functions (run later, maybe to backpropagate) can read.
             seeds = [c for c, _ in region.calls]
             risky = sem.gradmode.needs_gradients(scope) or bool(sem.escape.module_results_leave(seeds))
-        risky = risky or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
+        # A module's forward returns what its inputs and other layers compute to a caller
+        # that may backpropagate: the guard would cut those graphs too.
+        risky = risky or scope in self._hooks or guard_changes_more_than_graph(self.ctx)
         # A helper or a method of the file's classes run under the guard may train (a
         # test-time adapter's ``adapter.adapt(x)`` steps an optimizer): the guard breaks it.
         covered = scope.body.body if decorate else wrapped  # type: ignore[union-attr]
