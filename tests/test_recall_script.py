@@ -399,3 +399,53 @@ def test_main_writes_the_packages_of_the_site_and_context_files(tmp_path, monkey
         "pkg/__init__.py": "from .models.net import Net\n",
         "pkg/models/__init__.py": "# models\n",
     }
+
+
+def test_in_repo_writes_the_repository_s_python_files_and_runs_each_site_from_its_root(tmp_path, monkeypatch, capsys):
+    """``--in-repo``: every regular ``.py`` file of the repository at ``before`` (not a
+    later commit's, not a link, not another kind of file), and one run per site
+    naming the site's file relative to the repository's root."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "mirrors" / "o+proj" / "repo"
+    for rel, text in {
+        "models/net.py": "class Net: pass\n",
+        "scripts/run.py": BEFORE,
+        "README.md": "# proj\n",
+    }.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    (repo / "scripts" / "outside.py").symlink_to("/etc/hostname")
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "before"], check=True)
+    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    (repo / "models" / "net.py").write_text("class Net: later = 1\n")
+    (repo / "models" / "new.py").write_text("y = 2\n")
+    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "later"], check=True)
+    sites = tmp_path / "sites.toml"
+    sites.write_text(
+        f'[[site]]\nid = "s"\nproject = "proj"\nrepository = "https://github.com/o/proj"\nbefore = "{sha}"\nfix = "{sha}"\n'
+        f'path = "scripts/run.py"\nlines = [8]\nexpect = "GL101"\ncause = "eval-then-loop"\n'
+        f'sha256 = "{hashlib.sha256(BEFORE.encode()).hexdigest()}"\n'
+    )
+    seen = {}
+
+    def fake_run(command, files, preview=False):
+        root, path = files["s"]
+        seen["file"] = str(path.relative_to(root))
+        seen["tree"] = {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+        return {"s": []}
+
+    monkeypatch.setattr(score_mod, "run_gradlint_in_repo", fake_run)
+    argv = ["--sites", str(sites), "--mirror", str(tmp_path / "mirrors"), "--work", str(tmp_path / "work")]
+    assert score_mod.main([*argv, "--in-repo"]) == 0
+    capsys.readouterr()
+    assert seen == {"file": "scripts/run.py", "tree": {"models/net.py": "class Net: pass\n", "scripts/run.py": BEFORE}}
+
+    # With gradlint itself: the site's file alone, from the root, caught as without the option.
+    monkeypatch.undo()
+    assert score_mod.main([*argv, "--in-repo"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "Recall on 1 sites from 1 projects: 1 caught, 100.0%"

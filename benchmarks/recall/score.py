@@ -23,6 +23,15 @@ file cannot be had, or whose sha256 differs, is reported as unavailable and
 left out of the figures (exit status 2 when any is, unless
 ``--allow-unavailable``).
 
+``--in-repo`` checks each site as a pre-commit hook would in the project:
+the ``.py`` files of the whole repository (or of the release archive) at the
+site's source are written out, and ``gradlint check`` is run on the site's
+file alone from the repository's root, once per site, so that what the run's
+project index takes from the files around it (its directory and the
+packages above it) is what a user's hook would see. Without it the
+before-file is checked with its ``context`` files and packages only, all
+sites in one run.
+
 Only the standard library is used; gradlint is the one installed for the
 Python running this script (``--gradlint`` names another command).
 """
@@ -31,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import os
 import shlex
@@ -365,6 +375,42 @@ class Sources:
             return self._from_pypi(dict(site.pypi, member=member[: len(member) - len(site.path)] + path))
         return self._fetch(Site(**{**site.__dict__, "path": path, "pypi": None, "context": ()}))
 
+    def tree(self, site: Site, dest: Path) -> int:
+        """Write the ``.py`` files of the site's project, at its source, under
+        ``dest`` (the repository's root, or the archive's directory that holds
+        the site's path); how many were written."""
+        if site.pypi:
+            member = site.pypi["member"]
+            if not member.endswith(site.path):
+                raise Unavailable(f"cannot place {site.path} in {site.pypi['name']} {site.pypi['version']}")
+            self._from_pypi(site.pypi)  # fetched and checked
+            prefix = member[: len(member) - len(site.path)]
+            return _extract_archive(self._archives[(site.pypi["name"], site.pypi["version"])], prefix, dest)
+        owner, name = _owner_name(site.repository)
+        dirs = [d for root in self.mirrors for d in _git_dirs(root, owner, name)]
+        if self.clone and not dirs:
+            self._fetch(site)
+            dirs = [self.work / "clones" / f"{owner}+{name}"]
+        for git_dir in dirs:
+            if _git_show(git_dir, site.before, site.path) is None:
+                continue
+            listing = subprocess.run(
+                ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", site.before],
+                capture_output=True, check=True,
+            ).stdout.decode("utf-8", "surrogateescape").split("\0")
+            # Regular files only: a link may point out of the tree, a submodule is not there.
+            entries = [line.partition("\t") for line in listing if line]
+            paths = [path for meta, _, path in entries if meta.split()[0] in ("100644", "100755") and path.endswith(".py") and _safe(path)]
+            archive = subprocess.run(
+                ["git", "--git-dir", str(git_dir), "archive", "--format=tar", site.before, "--", *paths],
+                capture_output=True, check=True,
+            ).stdout
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tf:
+                # Python < 3.11.4 has no extraction filters; the paths were checked above.
+                tf.extractall(dest, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+            return len(paths)
+        raise Unavailable(f"no local copy of {owner}/{name} at {site.before[:12]} (give --mirror DIR, or --clone)")
+
     def _fetch(self, site: Site) -> bytes:
         if site.pypi:
             return self._from_pypi(site.pypi)
@@ -435,6 +481,39 @@ def _read_member(archive: Path, member: str) -> bytes:
         raise Unavailable(f"{member} is not in {archive.name}") from None
 
 
+def _safe(path: str) -> bool:
+    rel = PurePosixPath(path)
+    return bool(path) and not rel.is_absolute() and ".." not in rel.parts
+
+
+def _extract_archive(archive: Path, prefix: str, dest: Path) -> int:
+    """The ``.py`` members of ``archive`` under ``prefix``, written below ``dest`` without it."""
+    written = 0
+
+    def put(name: str, data: bytes) -> None:
+        nonlocal written
+        rest = name[len(prefix):]
+        if not name.startswith(prefix) or not name.endswith(".py") or not _safe(rest):
+            return
+        target = dest.joinpath(*PurePosixPath(rest).parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written += 1
+
+    if archive.name.endswith((".whl", ".zip")):
+        with zipfile.ZipFile(archive) as zf:
+            for info in zf.infolist():
+                if not info.is_dir():
+                    put(info.filename, zf.read(info))
+    else:
+        with tarfile.open(archive) as tf:
+            for member in tf.getmembers():
+                fh = tf.extractfile(member) if member.isfile() else None
+                if fh is not None:
+                    put(member.name, fh.read())
+    return written
+
+
 def package_inits(paths: Iterable[str]) -> List[str]:
     """The ``__init__.py`` of every directory on the way to each of ``paths``
     (repository-relative, POSIX), outermost first, each once, none of ``paths``.
@@ -480,6 +559,25 @@ def run_gradlint(
     return {sid: by_file.get(os.path.realpath(p), []) for sid, p in files.items()}
 
 
+def run_gradlint_in_repo(
+    command: Sequence[str], files: Dict[str, Tuple[Path, Path]], preview: bool = False
+) -> Dict[str, List[dict]]:
+    """Findings per site id: ``files`` maps it to (the repository's root, the site's
+    file); one run per site, of that file alone, from that root (a hook's run)."""
+    tier = ["--preview"] if preview else []
+    out: Dict[str, List[dict]] = {}
+    for sid, (root, path) in files.items():
+        proc = subprocess.run(
+            [*command, "check", "--select", "ALL", *tier, "--output-format", "json", "--no-cache", "--quiet",
+             str(path.relative_to(root))],
+            capture_output=True, text=True, cwd=root,
+        )
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"gradlint exited {proc.returncode} on {sid}:\n{proc.stderr[-2000:]}")
+        out[sid] = json.loads(proc.stdout or "[]")
+    return out
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sites", type=Path, default=SITES, help="the sites file (default: %(default)s)")
@@ -492,6 +590,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--preview", action="store_true", help="also run the preview tier (gradlint check --preview)")
     parser.add_argument("--write-docs", type=Path, nargs="?", const=DOCS, default=None,
                         help="also write the figures into the generated block of this page (default: %(const)s)")
+    parser.add_argument("--in-repo", action="store_true",
+                        help="check each site's file alone from its repository's root, the other files on disk (a hook's run)")
     parser.add_argument("--allow-unavailable", action="store_true", help="exit 0 even when some before-file could not be had")
     args = parser.parse_args(argv)
 
@@ -503,7 +603,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with tempfile.TemporaryDirectory(prefix="gradlint-recall-") as tmp:
         files: Dict[str, Path] = {}
         context: List[Path] = []
+        roots: Dict[str, Tuple[Path, Path]] = {}
         for site in sites:
+            if args.in_repo:
+                root = Path(tmp, site.id)
+                if not _safe(site.path):
+                    unavailable[site.id] = f"unsafe path {site.path!r}"
+                    continue
+                try:
+                    data = sources.get(site)
+                    sources.tree(site, root)
+                except Unavailable as exc:
+                    unavailable[site.id] = str(exc)
+                    continue
+                target = root.joinpath(*PurePosixPath(site.path).parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)  # the checked bytes, whatever the archive held
+                roots[site.id] = (root, target)
+                continue
             try:
                 data = sources.get(site)
             except Unavailable as exc:
@@ -545,7 +662,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
                 context.append(path)
-        findings = run_gradlint(shlex.split(args.gradlint), files, context, preview=args.preview)
+        if args.in_repo:
+            findings = run_gradlint_in_repo(shlex.split(args.gradlint), roots, preview=args.preview)
+        else:
+            findings = run_gradlint(shlex.split(args.gradlint), files, context, preview=args.preview)
     report = score(sites, findings, unavailable)
     print(json.dumps(report_json(report), indent=2) if args.json else format_report(report))
     if args.write_docs is not None:
