@@ -452,16 +452,18 @@ def fix_source(
     is left unapplied and its finding remains.
     ``first``: the lint of ``source`` with ``settings`` already made (an editor's
     check), which the first round starts from instead of linting it again.
-    ``remaining=False``: the caller reads the findings of ``source`` (``original``)
-    and the fixed text, not what is left of it (``--diff``): the lints after the
-    first run only the rules that can build a fix allowed here (``fixing_codes``),
-    and ``final``/``remaining`` hold those rules' findings alone.
+    ``remaining=False``: the caller reads the fixed text and how many fixes it
+    holds, not the findings (``--diff``): every lint, the first too, runs only the
+    rules that can build a fix allowed here (``_fixing_settings``), so ``original``,
+    ``final`` and ``remaining`` hold those rules' findings alone (``first``, where
+    given, is taken as it is).
     """
     result = FixResult(source)
-    later = settings if remaining else _fixing_settings(settings, unsafe, trusted)
+    # What every lint of the loop runs: without ``remaining`` no finding is read, only fixes.
+    rules = settings if remaining else _fixing_settings(settings, unsafe, trusted)
     broken: set = set()
     parsed: Optional[cst.Module] = None
-    start = first if first is not None else lint_source(source, path, settings)
+    start = first if first is not None else lint_source(source, path, rules)
     lint: Optional[LintResult] = start
     if start.repaired_by is not None and start.context is not None:
         # Analysed as a rule's source repair made it: the repair (safe) comes
@@ -480,7 +482,7 @@ def fix_source(
         result.fixed[code] += n
     for _ in range(MAX_FIX_ROUNDS):
         if lint is None:
-            lint = lint_source(result.source, path, settings if result.original is None else later, module=parsed)
+            lint = lint_source(result.source, path, rules, module=parsed)
         if result.original is None:
             result.original = lint
         candidates = [
@@ -524,7 +526,7 @@ def fix_source(
     else:
         result.problems.append(f"fixes did not converge after {MAX_FIX_ROUNDS} rounds")
     if lint is None:
-        lint = lint_source(result.source, path, later, module=parsed)
+        lint = lint_source(result.source, path, rules, module=parsed)
     result.final = lint
     result.remaining = lint.findings
     return result

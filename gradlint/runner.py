@@ -261,15 +261,15 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         return doc.text  # no finding, so nothing to fix: LibCST is not imported for it
     from gradlint.checking import fix_document
 
-    # ``--diff`` prints the fixed text and reports the findings of the text as written:
-    # what is left after fixing is not read, so the last lints look only for fixes.
+    # ``--diff`` prints the fixed text, the number of fixes and an exit code of the diff
+    # alone: no finding is read, so every lint looks only for fixes.
     result = fix_document(report.path, doc.text, settings, unsafe=mode.unsafe_fixes, gate=doc.check_fix, remaining=not mode.diff)
     report.errors.extend(result.problems)
     changed = result.source != doc.text
     original, final = result.original, result.final
     assert original is not None and final is not None
     if mode.diff and not changed:
-        # The same text as the first lint's, which every rule ran on (the last may not have).
+        # The text as written: its first lint, whatever rounds gave the text back unchanged.
         final = original
     if changed and mode.diff:
         report.diff = doc.diff(result.source, report.path)
@@ -277,7 +277,8 @@ def _fix_file(report: FileReport, doc: Document, settings: LintSettings, mode: M
         # Printed is the diff alone: the findings' fixes are not rendered, nor checked
         # one by one (on a long file, a parse of all of it applied at once), nor where
         # a `# noqa` would go (only the JSON report and `--add-noqa` read that). The
-        # diagnostics count, for the exit code and the fixable files.
+        # diagnostics are those of the rules that can fix (``engine.fix_source``):
+        # neither printed nor cached.
         report.diagnostics = to_diagnostics(original.findings, doc.text, None, mode, doc, noqa_rows=False)
         return doc.text
     if changed:

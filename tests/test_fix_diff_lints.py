@@ -1,10 +1,11 @@
-"""``--diff`` lints the fixed text only for fixes (``fix_source(remaining=False)``).
+"""``--diff`` lints only for fixes (``fix_source(remaining=False)``).
 
-What is left after fixing is not shown by ``--diff``, so the lints after the
-first run only the rules whose catalog entry lets them build a fix the loop
-applies (``engine.fixing_codes``). Here the loop with and without that gives
-the same fixed text, counts, problems and first lint on every fixture and rule
-case, and ``Rule.fix`` holds each rule to the word it is left out by.
+``--diff`` prints the fixed text, the number of fixes and an exit code of the
+diff alone, never a finding, so every lint of its loop, the first too, runs only
+the rules whose catalog entry lets them build a fix the loop applies
+(``engine.fixing_codes``). Here the loop with and without that gives the same
+fixed text, counts, problems and, of those rules, findings on every fixture and
+rule case, and ``Rule.fix`` holds each rule to the word it is left out by.
 """
 
 from __future__ import annotations
@@ -55,15 +56,30 @@ def test_diff_lints_leave_out_rules_without_fixes():
     assert diff.source == full.source
     assert "decoder(torch.zeros(3))" in diff.source
     assert dict(diff.fixed) == dict(full.fixed) == {"GL002": 1}
-    assert _key(diff.original.findings) == _key(full.original.findings)
+    assert [(f.code, f.start) for f in full.original.findings] == [("GL004", (6, 4)), ("GL002", (7, 19))]
+    # GL004 (fix = "none") was run on neither text.
+    assert [(f.code, f.start) for f in diff.original.findings] == [("GL002", (7, 19))]
     assert [(f.code, f.start) for f in full.remaining] == [("GL004", (5, 4))]
-    assert diff.remaining == []  # GL004 was not run on the fixed text
+    assert diff.remaining == []
+
+
+def test_diff_first_lint_runs_no_rule_without_a_fix(monkeypatch):
+    gl004 = rule_classes(["GL004"])["GL004"]
+    visited = []
+    for name in [n for n in dir(gl004) if n.startswith(("visit_", "leave_"))]:
+        method = getattr(gl004, name)
+        monkeypatch.setattr(gl004, name, lambda self, node, _m=method: visited.append(node) or _m(self, node))
+    fix_source(MIXED, "m.py", LintSettings(RULES), remaining=False)
+    assert visited == []
+    fix_source(MIXED, "m.py", LintSettings(RULES))
+    assert visited  # the same rule, in the loop that reads what is left
 
 
 def test_directive_codes_keep_every_rule():
     # An unused-noqa finding (which has a fix) depends on what every rule finds.
     settings = LintSettings(RULES | catalog.DIRECTIVE_CODES)
     diff = fix_source(MIXED, "m.py", settings, remaining=False)
+    assert [(f.code, f.start) for f in diff.original.findings] == [("GL004", (6, 4)), ("GL002", (7, 19))]
     assert [(f.code, f.start) for f in diff.remaining] == [("GL004", (5, 4))]
 
 
@@ -78,12 +94,11 @@ def test_diff_loop_writes_what_the_full_loop_writes(unsafe):
         assert diff.source == full.source, path
         assert dict(diff.fixed) == dict(full.fixed), path
         assert diff.problems == full.problems, path
-        assert _key(diff.original.findings) == _key(full.original.findings), path
-        if diff.final is diff.original:  # nothing applied: the first lint, of every rule, is the last
-            assert _key(diff.remaining) == _key(full.remaining), path
-        else:
-            kept = fixing_codes(RULES, unsafe)
-            assert _key(diff.remaining) == _key(f for f in full.remaining if f.code in kept), path
+        # Of the rules that can fix, the same findings: leaving the others out changes none
+        # of theirs. A syntax error is reported whatever the selection.
+        kept = fixing_codes(RULES, unsafe) | {catalog.PARSE_ERROR}
+        assert _key(diff.original.findings) == _key(f for f in full.original.findings if f.code in kept), path
+        assert _key(diff.remaining) == _key(f for f in full.remaining if f.code in kept), path
         compared += diff.source != source
     assert compared > 50
 
@@ -106,16 +121,17 @@ def test_rule_fix_allows_what_the_catalog_says():
     assert rule.fix(title="t").applicability == "unsafe"
 
 
-def test_diff_without_fixes_reports_every_rule(tmp_path):
-    # Nothing to fix: ``--diff`` prints nothing and its report (what the cache keeps)
-    # holds the first lint's findings, of every rule.
+def test_diff_without_fixes_runs_only_the_fixing_rules(tmp_path):
+    # Nothing to fix: ``--diff`` prints nothing, and its report (neither printed nor
+    # cached) holds the findings of the rules that can fix: here none.
     from gradlint.runner import Mode, lint_file
 
     path = tmp_path / "m.py"
     path.write_text(MIXED.replace("Variable(torch.zeros(3))", "torch.zeros(3)").replace("from torch.autograd import Variable\n", ""))
     report = lint_file(path, LintSettings(RULES), Mode(diff=True))
     assert report.diff in (None, "")
-    assert [(d.code, d.row, d.column) for d in report.diagnostics] == [("GL004", 5, 5)]
+    assert report.diagnostics == []
+    assert [(d.code, d.row, d.column) for d in lint_file(path, LintSettings(RULES), Mode()).diagnostics] == [("GL004", 5, 5)]
 
 
 def test_diff_keeps_the_round_a_fix_exposes():
@@ -137,3 +153,28 @@ def test_diff_keeps_the_round_a_fix_exposes():
         '    images = batch["image"].to(device).detach()\n'
         "    return images\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "code"),
+    [((), 1), (("--statistics",), 1), (("--output-format", "json"), 1), (("--exit-zero",), 0), (("--exit-non-zero-on-fix",), 1)],
+)
+def test_diff_output_holds_no_finding(tmp_path, monkeypatch, options, code):
+    # The rules left out of every lint of `--diff` (GL004 here, in both files; GL000 in
+    # the file that does not parse) show nowhere: the diff, the count, the exit code.
+    from click.testing import CliRunner
+
+    from gradlint.cli import main
+
+    (tmp_path / "m.py").write_text(MIXED, encoding="utf-8")
+    (tmp_path / "n.py").write_text("import torch\n\n\ndef sample(z):\n    z.volatile = True\n", encoding="utf-8")
+    (tmp_path / "o.py").write_text("import torch\nz.volatile = (\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--diff", *options, "m.py", "n.py", "o.py"])
+    assert result.exit_code == code, result.output
+    assert result.stdout == (
+        "--- m.py\n+++ m.py\n@@ -1,7 +1,6 @@\n import torch\n-from torch.autograd import Variable\n \n \n"
+        " def sample(decoder, z):\n     z.volatile = True\n-    return decoder(Variable(torch.zeros(3)))\n"
+        "+    return decoder(torch.zeros(3))\n"
+    )
+    assert result.stderr == "Would fix 1 problem.\n"

@@ -5,7 +5,7 @@ fix share. Only GL101 uses them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, Iterator, List, Sequence, Set, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Sequence, Set, Tuple, Union
 
 import builtins
 import os
@@ -155,6 +155,9 @@ class _Flow:
         self.params: Set[str] = {
             n for n, binds in (info.bindings.items() if info is not None else ()) if any(b.form == "param" for b in binds)
         }
+        # The seeds' ids -> (escapes, leaves, result_routes): a region's statements and the
+        # whole body its fix decorates often hold the same forward calls, followed twice.
+        self._analysed: Dict[Tuple[int, ...], Tuple[bool, bool, Tuple[Any, ...]]] = {}
 
     def analyse(self, covered: Iterable[cst.CSTNode]) -> None:
         if not isinstance(self.scope, cst.FunctionDef):
@@ -162,6 +165,15 @@ class _Flow:
             self.result_routes = []
             return
         seeds = [n for stmt in covered for n in walk(stmt) if isinstance(n, cst.Call) and self._makes_graph(n)]
+        key = tuple(id(n) for n in seeds)
+        known = self._analysed.get(key)
+        if known is None:
+            known = self._analysed[key] = self._follow(seeds)
+        self.escapes, self.leaves = known[0], known[1]
+        self.result_routes = list(known[2])
+        self.returns_results = bool(self.result_routes)
+
+    def _follow(self, seeds: Sequence[cst.CSTNode]) -> Tuple[bool, bool, Tuple[Any, ...]]:
         routes = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree, _LEAVES) if seeds else []
         # Any route out counts against the fix's safety (a helper, a callback, a closure,
         # a raise, an unknown callee may keep the graph); only returns decide the finding.
@@ -171,10 +183,9 @@ class _Flow:
         # that may keep ``out``, whatever the seeds took it for.
         seed_ids = {id(n) for n in seeds if not self.ctx.semantic.escape.callee_may_keep(n)}
         everywhere = self.ctx.semantic.escape.flows(self.scope).routes_of_nodes(seeds, self.ctx.tree) if seeds else []
-        self.escapes = any(id(r.node) not in seed_ids for r in everywhere)
-        self.leaves = bool(routes)  # returned, or stored where a caller may find it
-        self.result_routes = [r for r in routes if r.kind in ("return", "yield")]
-        self.returns_results = bool(self.result_routes)
+        escapes = any(id(r.node) not in seed_ids for r in everywhere)
+        # Leaves: returned, or stored where a caller may find it.
+        return escapes, bool(routes), tuple(r for r in routes if r.kind in ("return", "yield"))
 
     def _makes_graph(self, call: cst.Call) -> bool:
         """A call of a model or submodule: ``model(x)``, ``self.head(h)``, ``encoder(x)``

@@ -55,6 +55,7 @@ _NUMBER_FUNCS = frozenset({"float", "int", "len", "round", "bool", "abs", "sum",
 _STRING_FUNCS = frozenset({"str", "repr", "format"})
 # Methods of ``str`` that tensors do not have.
 _STR_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "capitalize", "title", "startswith", "endswith", "join", "format"})
+_CONSTANT_FORMS = frozenset({"def", "class", "import"})  # bindings whose ``Kinds._binding`` is fixed
 # Casts to an integer or boolean dtype: same shape, and such tensors never carry a graph.
 _INTEGER_CASTS = frozenset({"int", "long", "short", "byte", "char", "bool"})
 
@@ -83,6 +84,7 @@ class Kinds(LossModules):
         self._summaries: Dict[int, Value] = {}
         self._dataclasses: Optional[FrozenSet[str]] = None
         self._edited: Dict[int, FrozenSet[str]] = {}
+        self._joined: Dict[int, Tuple[Tuple[Binding, ...], Value]] = {}  # id -> (bindings, join)
 
     # -- the abstract value ---------------------------------------------------------------
 
@@ -185,7 +187,7 @@ class Kinds(LossModules):
                 return _not("none")
             seen = scopes.visible(name.value, name)
             if seen.bindings and not seen.unbound:
-                return join(self._binding(b, depth) for b in seen.bindings)
+                return self._join_bindings(seen.bindings, depth)
             return UNKNOWN
         if reaching.unbound:
             return UNKNOWN
@@ -197,6 +199,19 @@ class Kinds(LossModules):
         if found.is_tensor and found.graph is False and name.value in self._edited_in_place(name):
             # ``out[:, i] = layer(h)``, ``buf.add_(x)``: an edit can give it history
             return tensor(None, found.shape, found.leaf)
+        return found
+
+    def _join_bindings(self, bindings: Tuple[Binding, ...], depth: int) -> Value:
+        # A function body sees every module-level binding of a name it reads (one tuple per
+        # name from ``Scopes.visible``), hundreds in a file of many modules: the join is kept
+        # per tuple once no binding's value can change (a def, class or import, or a value
+        # ``value`` stored; one cut short by the recursion is not stored).
+        known = self._joined.get(id(bindings))
+        if known is not None and known[0] is bindings:
+            return known[1]
+        found = join(self._binding(b, depth) for b in bindings)
+        if all(b.form in _CONSTANT_FORMS or (b.form != "aug" and b.kind == "assign" and id(b.value) in self._values) for b in bindings):
+            self._joined[id(bindings)] = (bindings, found)
         return found
 
     def _accumulated(self, bindings: Sequence[Binding], depth: int) -> Optional[Value]:

@@ -206,6 +206,9 @@ class Names:
         self._stars: Optional[List[Tuple[int, cst.ImportFrom]]] = None
         self._places: Optional[Dict[int, int]] = None
         self._before_tables: Dict[str, Tuple[List[int], List[FrozenSet[str]]]] = {}
+        # Of the import index, which never changes once built: asked per fix and per read.
+        self._torch_names: Optional[List[str]] = None
+        self._only_module_level: Dict[str, bool] = {}
 
     @property
     def index(self) -> ImportIndex:
@@ -420,15 +423,17 @@ class Names:
             return False  # no import binds its first name anywhere in the file
         if root in index.sole and self._read_of_import(node) is not None:
             return True
-        if (
-            root not in self._bound_otherwise()
-            and all(r.module_level for r in index.records if r.name == root)
-            and self.is_read(node)
-        ):
+        if root not in self._bound_otherwise() and self._imported_at_module_level_only(root) and self.is_read(node):
             # Only module-level imports bind it, to whatever (``try: from a import X``
             # ``except ImportError: from b import X``): every scope sees one of them.
             return True
         return any(source == IMPORT for _, source in self._qualified(node))
+
+    def _imported_at_module_level_only(self, root: str) -> bool:
+        found = self._only_module_level.get(root)
+        if found is None:
+            found = self._only_module_level[root] = all(r.module_level for r in self.index.records if r.name == root)
+        return found
 
     def is_read(self, node: cst.CSTNode) -> bool:
         """``node`` (a Name or Attribute) reads a variable: it is not an attribute's
@@ -519,7 +524,9 @@ class Names:
             return self._torch_ref_cache[key]
         found: Optional[TorchRef] = None
         scopes = self._scopes()
-        candidates = self.index.torch_names()
+        if self._torch_names is None:
+            self._torch_names = self.index.torch_names()
+        candidates = self._torch_names
         for name in candidates:
             seen = scopes.visible(name, node)
             if (
