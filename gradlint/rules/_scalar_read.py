@@ -10,6 +10,8 @@ import libcst as cst
 
 from gradlint.semantic import bounds
 from gradlint.semantic.syntax import last_name
+from gradlint.semantic.torch_api import RESHAPING_METHODS
+from gradlint.semantic.tree import walk
 
 # Names under which scalars (losses, metrics) are usually kept.
 _SCALAR_NAME = re.compile(
@@ -71,7 +73,7 @@ def scalar_read(ctx, node: cst.Subscript) -> Optional[cst.BaseExpression]:
         return tensor
     if _from_foreign_call(ctx, tensor, 0):
         return None  # another package's loss: neither its name nor its use proves 0-dim
-    if _scalar_receiver(tensor, ctx.semantic.preview or ctx.semantic.legacy_code):
+    if _scalar_receiver(tensor, ctx.semantic.preview or ctx.semantic.legacy_code) or _bound_to_reduction(ctx, tensor):
         return tensor
     if not _idiomatic(inner):
         # ``n.data.cpu()[0]`` read as a number is as often a one-element tensor's
@@ -97,6 +99,38 @@ def _from_foreign_call(ctx, expr: cst.BaseExpression, depth: int) -> bool:
     if not reaching.bindings or reaching.unbound:
         return False
     return all(b.kind == "assign" and b.value is not None and _from_foreign_call(ctx, b.value, depth + 1) for b in reaching.bindings)
+
+
+def _bound_to_reduction(ctx, expr: cst.BaseExpression) -> bool:
+    """A name that holds, on every path to the read, a reduction called without a
+    dimension (``n = mask.sum()`` then ``n.data[0]``): the same proof as the call
+    read in place, unless something may reshape it in place in between."""
+    if not isinstance(expr, cst.Name):
+        return False
+    reaching = ctx.semantic.scopes.reaching(expr)
+    if not reaching.bindings or reaching.unbound:
+        return False
+    if not all(b.form == "assign" and b.value is not None and _scalar_receiver(b.value, False) for b in reaching.bindings):
+        return False
+    return not reshaped_in_place(ctx, expr)
+
+
+def reshaped_in_place(ctx, name: cst.Name) -> bool:
+    """Whether the tensor ``name`` holds may change shape in place somewhere in its
+    scope (or a function nested in it): a shape-changing in-place method called on
+    it (``loss.unsqueeze_(0)``, ``resize_``, ``set_``), or its ``.data`` replaced
+    (``loss.data = loss.data.view(1)``). Its binding then says nothing of its shape
+    where it is read."""
+    scope = ctx.semantic.tree.function_scope(name)
+    for node in walk(scope, into_functions=True):
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name.value):
+            continue
+        parent = ctx.parent(node)
+        if node.attr.value in RESHAPING_METHODS and isinstance(parent, cst.Call) and parent.func is node:
+            return True
+        if node.attr.value == "data" and isinstance(parent, cst.AssignTarget) and parent.target is node:
+            return True
+    return False
 
 
 def _idiomatic(expr: cst.BaseExpression) -> bool:

@@ -11,10 +11,9 @@ from gradlint import codegen
 from gradlint.fix import Fix
 from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import data_scalar_reads
-from gradlint.rules._scalar_read import is_data_index, scalar_read
+from gradlint.rules._scalar_read import is_data_index, reshaped_in_place, scalar_read
 from gradlint.semantic import bounds
-from gradlint.semantic.tree import walk
-from gradlint.semantic.torch_api import RESHAPING_METHODS, TORCH_04
+from gradlint.semantic.torch_api import TORCH_04
 from gradlint.semantic.versions import runs_only_before
 
 class DataIndexScalar(Rule):
@@ -120,24 +119,6 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
     return False
 
 
-
-
-def reshaped_in_place(ctx, name: cst.Name) -> bool:
-    """Whether the tensor ``name`` holds may change shape in place somewhere in its
-    scope (or a function nested in it): a shape-changing in-place method called on
-    it (``loss.unsqueeze_(0)``, ``resize_``, ``set_``), or its ``.data`` replaced
-    (``loss.data = loss.data.view(1)``). Its binding then says nothing of its shape
-    where it is read."""
-    scope = ctx.semantic.tree.function_scope(name)
-    for node in walk(scope, into_functions=True):
-        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name.value):
-            continue
-        parent = ctx.parent(node)
-        if node.attr.value in RESHAPING_METHODS and isinstance(parent, cst.Call) and parent.func is node:
-            return True
-        if node.attr.value == "data" and isinstance(parent, cst.AssignTarget) and parent.target is node:
-            return True
-    return False
 
 
 def unreduced_loss(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:

@@ -521,9 +521,12 @@ class Kinds(LossModules):
                 cls = self.model.modules._instance_class(module, 0)
                 records = self.model.modules.records_graph(cls) if cls is not None else None
             # A module class of the file whose forward reduces (``return loss.mean()``)
-            # returns its 0-dim value; any other forward is taken to keep a batch.
+            # returns its 0-dim value; a class of another file, whose forward is not
+            # read, returns a shape unknown; any other forward is taken to keep a batch.
             returned = self._own_class_call(func, depth) if module is not None else None
             shape = "scalar" if returned is not None and returned.shape == "scalar" else "batch"
+            if returned is None and module is not None and self.model.modules.of_other_files(module):
+                shape = "unknown"
             return tensor(False if disabled or records is False else True, shape)
         local = self.model.calls.local_function(call)
         if local is not None:

@@ -613,6 +613,21 @@ class ModuleEvidence:
                 return False
         return True
 
+    def of_other_files(self, module: cst.BaseExpression) -> bool:
+        """Whether every value ``module`` may hold is built by a class that another file
+        of the project index defines: its forward is not read here, so nothing is
+        known of what it returns."""
+        index = self.model.project
+        if index is None:
+            return False
+        classes = self._declared_classes(module)
+        names = self.model.names
+        return bool(classes) and all(
+            names.is_imported(ref) and bool(qualnames) and all(index.has_class(q, self.model.path) for q in qualnames)
+            for ref in classes
+            for qualnames in (names.qualnames(ref),)
+        )
+
     def _declared_classes(self, expr: cst.BaseExpression, _depth: int = 0) -> List[cst.BaseExpression]:
         """The classes that every value ``expr`` may hold is an instance of, as
         references to them: ``Net`` for ``m = Net(...)`` (``.to(device)`` and the
