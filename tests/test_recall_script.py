@@ -140,18 +140,25 @@ def check(model, loader):
 """
 
 
+def _commit(repo, files, message):
+    """Write ``files`` (path -> text) under ``repo`` (made a git repository if it is
+    not one yet), commit everything, and return the commit's hash."""
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    env = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    if not (repo / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", message], check=True)
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def _mirror(tmp_path):
     """A git mirror laid out as DIR/owner+name/repo holding one commit of pkg/a.py."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    repo = tmp_path / "mirrors" / "o+proj" / "repo"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "pkg" / "a.py").write_text(BEFORE)
-    env = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "before"], check=True)
-    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    sha = _commit(tmp_path / "mirrors" / "o+proj" / "repo", {"pkg/a.py": BEFORE}, "before")
     return tmp_path / "mirrors", sha
 
 
@@ -218,14 +225,7 @@ for x in [torch.randn(4, 3)] * 3:
 def test_preview_option_scores_the_preview_tier_too(tmp_path, capsys):
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    repo = tmp_path / "mirrors" / "o+proj" / "repo"
-    repo.mkdir(parents=True)
-    (repo / "train.py").write_text(GROWTH)
-    env = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "before"], check=True)
-    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    sha = _commit(tmp_path / "mirrors" / "o+proj" / "repo", {"train.py": GROWTH}, "before")
     sites = tmp_path / "sites.toml"
     sites.write_text(
         f'[[site]]\nid = "growth"\nproject = "proj"\nrepository = "https://github.com/o/proj"\nbefore = "{sha}"\n'
@@ -362,22 +362,14 @@ def test_main_writes_the_packages_of_the_site_and_context_files(tmp_path, monkey
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     repo = tmp_path / "mirrors" / "o+proj" / "repo"
-    for rel, text in {
+    sha = _commit(repo, {
         "pkg/__init__.py": "from .models.net import Net\n",
         "pkg/models/__init__.py": "# models\n",
         "pkg/models/net.py": "class Net: pass\n",
         "pkg/models/other.py": "x = 1\n",
         "scripts/run.py": BEFORE,  # scripts/ is no package: nothing is made up for it
-    }.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
-    env = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "before"], check=True)
-    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    (repo / "pkg" / "__init__.py").write_text("# a later commit\n")
-    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qam", "later"], check=True)
+    }, "before")
+    _commit(repo, {"pkg/__init__.py": "# a later commit\n"}, "later")
     sites = tmp_path / "sites.toml"
     sites.write_text(
         f'[[site]]\nid = "s"\nproject = "proj"\nrepository = "https://github.com/o/proj"\nbefore = "{sha}"\nfix = "{sha}"\n'
@@ -408,23 +400,11 @@ def test_in_repo_writes_the_repository_s_python_files_and_runs_each_site_from_it
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     repo = tmp_path / "mirrors" / "o+proj" / "repo"
-    for rel, text in {
-        "models/net.py": "class Net: pass\n",
-        "scripts/run.py": BEFORE,
-        "README.md": "# proj\n",
-    }.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
+    (repo / "scripts").mkdir(parents=True)
     (repo / "scripts" / "outside.py").symlink_to("/etc/hostname")
-    env = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "before"], check=True)
-    sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    (repo / "models" / "net.py").write_text("class Net: later = 1\n")
-    (repo / "models" / "new.py").write_text("y = 2\n")
-    subprocess.run(["git", "-C", str(repo), *env, "add", "."], check=True)
-    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", "later"], check=True)
+    files = {"models/net.py": "class Net: pass\n", "scripts/run.py": BEFORE, "README.md": "# proj\n"}
+    sha = _commit(repo, files, "before")
+    _commit(repo, {"models/net.py": "class Net: later = 1\n", "models/new.py": "y = 2\n"}, "later")
     sites = tmp_path / "sites.toml"
     sites.write_text(
         f'[[site]]\nid = "s"\nproject = "proj"\nrepository = "https://github.com/o/proj"\nbefore = "{sha}"\nfix = "{sha}"\n'
