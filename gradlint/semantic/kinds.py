@@ -202,10 +202,9 @@ class Kinds(LossModules):
         return found
 
     def _join_bindings(self, bindings: Tuple[Binding, ...], depth: int) -> Value:
-        # A function body sees every module-level binding of a name it reads (one tuple per
-        # name from ``Scopes.visible``), hundreds in a file of many modules: the join is kept
-        # per tuple once no binding's value can change (a def, class or import, or a value
-        # ``value`` stored; one cut short by the recursion is not stored).
+        # A function body sees every module-level binding of a name it reads (hundreds in a file of many
+        # modules; one tuple per name from ``Scopes.visible``): the join is kept per tuple once no binding's
+        # value can change (a def, class or import, or a value ``value`` stored, which a cut-short one is not).
         known = self._joined.get(id(bindings))
         if known is not None and known[0] is bindings:
             return known[1]
@@ -520,9 +519,8 @@ class Kinds(LossModules):
             if module is not None and isinstance(module, cst.Name):
                 cls = self.model.modules._instance_class(module, 0)
                 records = self.model.modules.records_graph(cls) if cls is not None else None
-            # A module class of the file whose forward reduces (``return loss.mean()``)
-            # returns its 0-dim value; a class of another file, whose forward is not
-            # read, returns a shape unknown; any other forward is taken to keep a batch.
+            # A module class of the file whose forward reduces (``return loss.mean()``) returns its 0-dim
+            # value; one of another file, whose forward is not read, a shape unknown; any other a batch.
             returned = self._own_class_call(func, depth) if module is not None else None
             shape = "scalar" if returned is not None and returned.shape == "scalar" else "batch"
             if returned is None and module is not None and self.model.modules.of_other_files(module):
@@ -539,8 +537,7 @@ class Kinds(LossModules):
                 return UNKNOWN
             own = self._own_class_call(func, depth)
             if own is not None:
-                # ``criterion = FocalLoss()`` of this file: what its forward returns, not
-                # what its name suggests.
+                # ``criterion = FocalLoss()`` of this file: what its forward returns, not what its name suggests.
                 return own
             # The name is no proof of a 0-dim result (issue 26): only the preview tier
             # takes it for one; the default tier keeps a tensor of unknown shape.
