@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import bounds, eval_callers, result_uses
+from gradlint.semantic import bounds, eval_callers, eval_returns, result_uses
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -46,7 +46,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 7
+SUMMARY_VERSION = 8
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
@@ -98,6 +98,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     summarizer = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None)
     summary = summarizer.run(tree)
     summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
+    summary.update(eval_returns.summary_entry(tree, summarizer.unit_tests))
     summary["stars"] = _star_imports(tree, package)
     summary["dropped"] = result_uses.dropped_results(tree, source)
     if not any(summary.values()):
@@ -116,7 +117,8 @@ def valid(summary: object) -> bool:
     forwards, forwards_if = summary.get("forwards"), summary.get("forwards_if")
     functions, stars, dropped = summary.get("function_calls"), summary.get("stars"), summary.get("dropped")
     return (
-        isinstance(dropped, dict)
+        eval_returns.valid(summary.get("returns_eval", {}))
+        and isinstance(dropped, dict)
         and all(type(n) is int for n in dropped.values())
         and isinstance(functions, dict)
         and all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in functions.values())
@@ -153,15 +155,21 @@ def _imports(tree: ast.Module, package: str) -> Dict[str, str]:
                     root = a.name.partition(".")[0]
                     out[root] = root
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = package.split(".") if package else []
-                parent = parent[: len(parent) - (node.level - 1)] if node.level > 1 else parent
-                base = ".".join([*parent, base] if base else parent)
+            base = _from_base(node, package)
             for a in node.names:
                 if a.name != "*":
                     out[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
     return out
+
+
+def _from_base(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` reads, its relative dots resolved against ``package``."""
+    base = node.module or ""
+    if node.level:
+        parent = package.split(".") if package else []
+        parent = parent[: len(parent) - (node.level - 1)] if node.level > 1 else parent
+        base = ".".join([*parent, base] if base else parent)
+    return base
 
 
 def _star_imports(tree: ast.Module, package: str) -> List[str]:
@@ -169,12 +177,7 @@ def _star_imports(tree: ast.Module, package: str) -> List[str]:
     out = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            base = node.module or ""
-            if node.level:
-                parent = package.split(".") if package else []
-                parent = parent[: len(parent) - (node.level - 1)] if node.level > 1 else parent
-                base = ".".join([*parent, base] if base else parent)
-            out.append(base)
+            out.append(_from_base(node, package))
     return sorted(set(out))
 
 
@@ -201,12 +204,7 @@ def _guard_disables(expr: ast.expr) -> bool:
 
 def _switches_off(expr: ast.expr) -> bool:
     """``set_grad_enabled(False)``: a literal False as its first argument."""
-    return (
-        isinstance(expr, ast.Call)
-        and len(expr.args) == 1
-        and isinstance(expr.args[0], ast.Constant)
-        and expr.args[0].value is False
-    )
+    return isinstance(expr, ast.Call) and len(expr.args) == 1 and isinstance(expr.args[0], ast.Constant) and expr.args[0].value is False
 
 
 def _grad_switch(stmt: ast.stmt) -> Optional[bool]:
@@ -414,11 +412,8 @@ class _Summarizer:
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
-            if isinstance(func, ast.Name):
-                name = func.id
-            elif isinstance(func, ast.Attribute):
-                name = func.attr
-            else:
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name is None:
                 continue
             counts = self.calls.setdefault(name, [0, 0])
             counts[0] += 1
@@ -428,14 +423,8 @@ class _Summarizer:
                 counts = self.function_calls.setdefault(target, [0, 0])
                 counts[0] += 1
                 counts[1] += no_grad
-            if (
-                inference is not None
-                and not no_grad
-                and isinstance(func, ast.Attribute)
-                and isinstance(func.value, ast.Name)
-                and func.value.id not in ("self", "cls")
-                and func.value.id not in self.imports
-            ):
+            receiver = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+            if inference is not None and not no_grad and receiver is not None and receiver not in ("self", "cls") and receiver not in self.imports:
                 self.inference_calls.append([name, inference, node.lineno])
 
 
@@ -704,6 +693,17 @@ class Project:
             for target in [f"{m}.{name}" for m in own] + (["*" + name] if stars else []):
                 found += [(path, entry) for entry in passes.get(target, ())]
         return found
+
+    @functools.cached_property
+    def eval_returning(self) -> FrozenSet[str]:
+        """The names of the functions whose summaries say they return an eval-mode model."""
+        return frozenset(n for s in self.summaries.values() for n in s.get("returns_eval", {}))
+
+    def returns_eval(self, qualname: str, origin: str) -> FrozenSet[Tuple[int, int]]:
+        """Where the function ``qualname`` of ``origin``'s project returns an eval-mode model (``eval_returns``), if one file defines it."""
+        module, _, name = qualname.rpartition(".")
+        found = [self.summaries[p].get("returns_eval", {}).get(name) for p in self._by_module.get((self.root(origin), module), ())]
+        return frozenset((i, n) for i, n in found[0]) if len(found) == 1 and found[0] else frozenset()
 
     def call_counts(self, name: str, origin: str) -> Tuple[int, int]:
         """(call sites of ``name``, of them under no_grad) in the other files of

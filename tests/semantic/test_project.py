@@ -612,3 +612,79 @@ def test_calls_that_hand_another_file_an_eval_mode_model_are_summarised(tmp_path
     assert index.eval_passes("score", origin) == []  # ``rank`` had it first, and may have trained it
     assert index.function_call_counts("rank", origin) == (4, 0)
     assert "rank" in index.inference_called()
+
+
+def test_functions_that_return_a_model_in_eval_mode_are_summarised(tmp_path):
+    code = """\
+        import torch
+
+        def load(path, fp16=False):
+            model = torch.load(path)
+            model.eval()
+            model.load_state_dict({})
+            if fp16:
+                model = model.half().to("cuda")
+            return model
+
+        def load_pair(path):
+            net = Net(path).eval().cuda()
+            return path, net
+
+        def trains_after(path):
+            model = torch.load(path)
+            model.eval()
+            model.train()
+            return model
+
+        def some_paths(path, ready):
+            model = torch.load(path)
+            model.eval()
+            if ready:
+                return model
+            return None
+
+        def handed_on(path, trainer):
+            model = torch.load(path)
+            model.eval()
+            trainer.fit(model)
+            return model
+
+        def never_switched(path):
+            config = torch.load(path)
+            return config
+
+        def rebound(path):
+            model = torch.load(path)
+            model.eval()
+            model = Wrapper(model)
+            return model
+
+        def generator(path):
+            model = torch.load(path)
+            model.eval()
+            yield model
+            return model
+
+        @cached
+        def decorated(path):
+            model = torch.load(path)
+            model.eval()
+            return model
+
+        class Loader:
+            def load(self, path):
+                model = torch.load(path)
+                model.eval()
+                return model
+        """
+    assert summary(code)["returns_eval"] == {"load": [[-1, 0]], "load_pair": [[1, 2]]}
+    root = tmp_path / "repo"
+    index = project.build([(str(root / "pkg" / "loading.py"), textwrap.dedent(code)), (str(root / "pkg" / "main.py"), "import torch\n")])
+    origin = str(root / "pkg" / "main.py")
+    assert index.returns_eval("pkg.loading.load", origin) == {(-1, 0)}
+    assert index.returns_eval("loading.load_pair", origin) == {(1, 2)}
+    assert index.returns_eval("pkg.loading.trains_after", origin) == frozenset()
+    assert index.returns_eval("pkg.other.load", origin) == frozenset()
+    assert index.eval_returning == {"load", "load_pair"}
+    # A summary read back from a cache is checked for the entry's shape.
+    assert not project.valid({**summary(code), "returns_eval": {"load": [[-1]]}})
