@@ -91,20 +91,33 @@ class InferenceCalledGate:
     """A project gate (see ``Rule``): whether ``source`` defines a method that
     other files of the run call from inference code (``semantic.project``):
     such a method is checked as inference code though nothing in its own file
-    says so."""
+    says so; or calls a function that another file's summary shows returns a
+    model in eval mode (``model = load_model(cfg)``; ``calls_eval_returning``)."""
 
     def __init__(self) -> None:
         self._for: Optional["Project"] = None
         self._defs: Optional["re.Pattern[str]"] = None
+        self._calls: Optional["re.Pattern[str]"] = None
 
     def __call__(self, source: str, index: Optional["Project"]) -> bool:
         if index is None:
             return False
+        self._compile(index)
+        return (self._defs is not None and self._defs.search(source) is not None) or self.calls_eval_returning(source, index)
+
+    def calls_eval_returning(self, source: str, index: Optional["Project"]) -> bool:
+        """Whether ``source`` may call a function of the index that returns an eval-mode model."""
+        if index is None:
+            return False
+        self._compile(index)
+        return self._calls is not None and self._calls.search(source) is not None
+
+    def _compile(self, index: "Project") -> None:
         if self._for is not index:
-            names = index.inference_called()
+            names, returning = index.inference_called(), index.eval_returning
             self._for = index
             self._defs = re.compile(r"\bdef\s+(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\(") if names else None
-        return self._defs is not None and self._defs.search(source) is not None
+            self._calls = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(returning))) + r")\s*\(") if returning else None
 
 
 # The project gates the table can name, by the name it gives them.

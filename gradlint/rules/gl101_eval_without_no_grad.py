@@ -129,7 +129,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._may_name_func = "func" in ctx.source  # ``torch.func`` / ``from torch import func``
-        self._has_eval = _EVAL_GATE.search(ctx.source) is not None
+        self._has_eval = _EVAL_GATE.search(ctx.source) is not None or self.project_gate.calls_eval_returning(ctx.source, ctx.project)
         self._test_file = TEST_FILE.search(ctx.path.replace("\\", "/")) is not None
         # A module of a tests directory that is no test file (``tests/hf_utils.py``):
         # every function of it is test support, run by tests.

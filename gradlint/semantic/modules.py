@@ -117,8 +117,8 @@ class Modules(ModuleEvidence):
                     # ``model, vocab = load_model()``: unpacked from the position that holds it
                     els = [e.value for e in target.elements if isinstance(e, cst.Element)]
                     for i, el in enumerate(els):
-                        if isinstance(el, cst.Name) and self.returns_in_eval(value, _depth + 1, (i, len(els))):
-                            return EvalSwitch(el.value, value, stmt)
+                        if is_model_ref(el) and self.returns_in_eval(value, _depth + 1, (i, len(els))):
+                            return EvalSwitch(self.tree.code_for(el), value, stmt)
                 if _depth == 0 and isinstance(target, cst.Name) and isinstance(value, cst.Call):
                     if (self._loads_pretrained(value) and not _trains_in_chain(value)) or self.returns_pretrained(value):
                         if self._inference_only(target.value, stmt):
@@ -180,13 +180,24 @@ class Modules(ModuleEvidence):
         With ``position`` (index, length): the return is a tuple display of that
         length (``return model, vocab``) whose element there is such a name."""
         func = self.model.calls.local_function(call)
-        if func is None or not isinstance(func.body, cst.IndentedBlock) or func.asynchronous is not None:
+        if func is None:
+            return position in self._project_returns_eval(call.func)
+        if not isinstance(func.body, cst.IndentedBlock) or func.asynchronous is not None:
             return False
         key = (id(func), "returns-eval", _depth)
         if key not in self._callee_effects:
             self._callee_effects[key] = frozenset()  # recursion
             self._callee_effects[key] = self._returns_in_eval(func, _depth)
         return position in self._callee_effects[key]  # type: ignore[operator]
+
+    def _project_returns_eval(self, func: cst.BaseExpression) -> FrozenSet[Tuple[int, int]]:
+        """For a call of ``func``, a function imported from another file of the project,
+        where what it returns holds a model it put in eval mode (``Project.returns_eval``)."""
+        index, names = self.model.project, self.model.names
+        if index is None or not isinstance(func, (cst.Name, cst.Attribute)) or not names.is_imported(func):
+            return frozenset()
+        qualnames = names.qualnames(func)
+        return index.returns_eval(next(iter(qualnames)), self.model.path) if len(qualnames) == 1 else frozenset()
 
     def _returns_in_eval(self, func: cst.FunctionDef, depth: int) -> FrozenSet[Tuple[int, int]]:
         """The positions (index, tuple length; (-1, 0) for the whole value) at which the
@@ -524,6 +535,14 @@ class Modules(ModuleEvidence):
             return None
         return found.pop()
 
+    def _wraps(self, value: cst.BaseExpression, model: str) -> bool:
+        """``DataParallel(model)``: a forwarding wrapper of ``model`` itself, whose forward runs it in its mode."""
+        if not isinstance(value, cst.Call) or not self.model.names.refers_to(value.func, _FORWARDING_WRAPPERS):
+            return False
+        given = [a.value for a in value.args if a.keyword is None and a.star == ""][:1]
+        given += [a.value for a in value.args if a.keyword is not None and a.keyword.value in ("module", "model")]
+        return len(given) == 1 and self.tree.code_for(chain_base(given[0])) == model and not _trains_in_chain(given[0])
+
     def _wrapped(self, value: cst.BaseExpression, ref: cst.BaseExpression, depth: int) -> Optional[str]:
         if isinstance(value, cst.IfExp) and depth <= bounds.CALL_LEVELS:
             # ``net = nn.DataParallel(model) if n > 1 else model``: each branch runs the
@@ -651,6 +670,8 @@ class Modules(ModuleEvidence):
                         continue
                     if value is not None and code_for(chain_base(value)) == model:
                         continue  # model = model.to(device).eval()
+                    if value is not None and text == model and self._wraps(value, model):
+                        continue  # model = DataParallel(model): its forward runs the module in its mode
                     return True
         return False
 
