@@ -125,12 +125,13 @@ class VolatileFlag(Rule):
         coroutine that calls a nested function). Who calls it is not known yet."""
         if self.ctx.semantic.gradmode.mode_at(node).disabled is True:
             return False
+        # The costliest question last: the answer is the same in any order.
         return (
             in_async_function(self.ctx, func)
             or is_generator(func)
-            or function_values_escape(self.ctx, func)
-            or self.ctx.semantic.gradmode.may_compute_gradients(func)
             or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
+            or self.ctx.semantic.gradmode.may_compute_gradients(func)
+            or function_values_escape(self.ctx, func)
         )
 
     def _fix(self, node: cst.Call, volatile: cst.Arg) -> Optional[Fix]:
