@@ -183,7 +183,7 @@ class Escape:
         self.model = model
         self.tree = model.tree
         self._flows: Dict[int, ScopeFlows] = {}
-        # ``leaving`` by function: the rules ask it once per finding (GL001 of every
+        # ``leaving`` by function: the rules ask it once per finding (the volatile-flag rule of every
         # ``Variable(..., volatile=True)`` in the function, and again for the guard it
         # writes). Asked only by rules, never inside the model's own recursion, so an
         # answer is never one cut short by a question in progress further up.
