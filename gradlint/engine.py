@@ -309,7 +309,7 @@ def lint_source(
             return LintResult([syntax_finding(err, source)])
     if not rule_classes:
         return _directives_only(source, path, settings, codes, module)
-    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes, settings.index)
+    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only)
     findings = _run_rules(ctx, rule_classes)
     return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx)
 
@@ -340,7 +340,7 @@ def _lint_repaired(
         module = parse(repaired.text)
     except SourceSyntaxError:
         return None
-    ctx = FileContext(path, repaired.text, module, settings.options, settings.defer_fixes, settings.index)
+    ctx = FileContext(path, repaired.text, module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only)
     shift = repaired.position
     rule_classes = _rules_for(repaired.text, codes, prefilter, settings.index)
     found = _run_rules(ctx, rule_classes)
@@ -421,7 +421,7 @@ def _directives_only(
     findings = noqa.filter_findings(findings, directives, explicit=True)
     findings.sort(key=lambda f: (f.start, f.code, f.end))
     # Their fixes are applied to the parsed file, as every rule's are.
-    ctx = FileContext(path, source, build.module, settings.options, settings.defer_fixes, settings.index) if findings and build.module is not None else None
+    ctx = FileContext(path, source, build.module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only) if findings and build.module is not None else None
     return LintResult(findings, ctx)
 
 
@@ -461,6 +461,10 @@ def fix_source(
     result = FixResult(source)
     # What every lint of the loop runs: without ``remaining`` no finding is read, only fixes.
     rules = settings if remaining else _fixing_settings(settings, unsafe, trusted)
+    if not remaining and not unsafe and not trusted:
+        # Only safe fixes are applied and no finding's fix is read otherwise: a rule
+        # may skip what only an unsafe fix needs (``LintSettings.safe_fixes_only``).
+        rules = replace(rules, safe_fixes_only=True)
     broken: set = set()
     parsed: Optional[cst.Module] = None
     start = first if first is not None else lint_source(source, path, rules)

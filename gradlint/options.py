@@ -43,6 +43,11 @@ class LintSettings:
     # Fixes that rules build only on request (``Rule.report``) are left unbuilt:
     # for callers that show findings and ask for a fix later, if at all.
     defer_fixes: bool = False
+    # The caller applies safe fixes only and reads nothing else of the findings'
+    # fixes (``--diff`` without ``--unsafe-fixes``: ``engine.fix_source``): a rule
+    # may leave out a fix it would build as unsafe, and skip the analysis that
+    # only such a fix needs (GL001's decorator fix).
+    safe_fixes_only: bool = False
     # What the other files of the run say about this one (``gradlint.semantic.project``;
     # None: nothing). Not compared: it is the run's, not the rules'.
     index: Optional["Project"] = field(default=None, compare=False, hash=False)

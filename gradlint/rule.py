@@ -44,6 +44,7 @@ class FileContext:
         options: RuleOptions = RuleOptions(),
         defer_fixes: bool = False,
         project: Optional[Project] = None,
+        safe_fixes_only: bool = False,
     ) -> None:
         self.path = path
         self.source = source
@@ -51,6 +52,8 @@ class FileContext:
         self.options = options
         # Fixes given to ``Rule.report`` as callables are built only when asked for.
         self.defer_fixes = defer_fixes
+        # ``LintSettings.safe_fixes_only``: a fix built as unsafe would be thrown away.
+        self.safe_fixes_only = safe_fixes_only
         # The run's project index (``gradlint.semantic.project``), handed to the semantic model.
         self.project = project
         self.tree = Tree(module)

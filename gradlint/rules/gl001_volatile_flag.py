@@ -117,6 +117,23 @@ class VolatileFlag(Rule):
             self.report(arg, value=self.ctx.code_for(arg.value), consequence=consequence)
             return
 
+    def _unsafe_decorator(self, node: cst.Call, func: cst.FunctionDef) -> bool:
+        """Whether the fix of ``node`` in ``func`` is a ``no_grad`` decorator that may change
+        what the program computes: gradients are not already off at ``node``, and the
+        decorator puts the whole function under no_grad, safe only where nothing it
+        computes can reach a backward elsewhere (callers, helpers, callbacks, the
+        coroutine that calls a nested function). Who calls it is not known yet."""
+        if self.ctx.semantic.gradmode.mode_at(node).disabled is True:
+            return False
+        # The costliest question last: the answer is the same in any order.
+        return (
+            in_async_function(self.ctx, func)
+            or is_generator(func)
+            or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
+            or self.ctx.semantic.gradmode.may_compute_gradients(func)
+            or function_values_escape(self.ctx, func)
+        )
+
     def _fix(self, node: cst.Call, volatile: cst.Arg) -> Optional[Fix]:
         sem = self.ctx.semantic
         flag = bool_value(volatile.value)
@@ -134,6 +151,10 @@ class VolatileFlag(Rule):
             return None
         func = sem.tree.enclosing_function(node)
         if func is None or func.asynchronous is not None or sem.gradmode.needs_gradients(func):
+            return None
+        if self.ctx.safe_fixes_only and self._unsafe_decorator(node, func):
+            # The fix below would be unsafe or none, and is thrown away either way: the
+            # derivation questions (the costly part for most findings) are not asked.
             return None
         seeds = volatile_inputs(sem, func) or [node]
         if not_derived_leaving(sem, func, seeds) or not_derived_training(sem, func, seeds):
@@ -159,16 +180,7 @@ class VolatileFlag(Rule):
             if ref is None:
                 return None  # `torch.no_grad()` would not name the module there
             torch_name, imports = ref
-            # The decorator puts the whole function under no_grad: safe only where nothing it
-            # computes can reach a backward elsewhere (callers, helpers, callbacks, the
-            # coroutine that calls a nested function). Who calls it is not known yet.
-            if (
-                in_async_function(self.ctx, func)
-                or is_generator(func)
-                or function_values_escape(self.ctx, func)
-                or sem.gradmode.may_compute_gradients(func)
-                or guard_changes_more_than_graph(self.ctx)  # hooks, grad-dependent fast paths
-            ):
+            if self._unsafe_decorator(node, func):
                 applicability = "unsafe"
             guard = f"{torch_name}.{grad_guard(self.ctx, func, None)}()"
             edits.append(

@@ -183,6 +183,11 @@ class Escape:
         self.model = model
         self.tree = model.tree
         self._flows: Dict[int, ScopeFlows] = {}
+        # ``leaving`` by function: the rules ask it once per finding (the volatile-flag rule of every
+        # ``Variable(..., volatile=True)`` in the function, and again for the guard it
+        # writes). Asked only by rules, never inside the model's own recursion, so an
+        # answer is never one cut short by a question in progress further up.
+        self._leaving: Dict[int, List[Route]] = {}
         self._helper_params: Dict[int, FrozenSet[int]] = {}
         self._keeping: Dict[int, FrozenSet[int]] = {}
 
@@ -209,7 +214,13 @@ class Escape:
         function made, a same-file function that lets the argument go nowhere but
         back. A ``global``/``nonlocal`` declaration, a nested function, lambda or
         class counts as leaving. Backward calls are not routes here: they are the
-        function computing gradients itself."""
+        function computing gradients itself. The list is kept: not to be changed."""
+        found = self._leaving.get(id(func))
+        if found is None:
+            found = self._leaving[id(func)] = self._leaving_routes(func)
+        return found
+
+    def _leaving_routes(self, func: cst.FunctionDef) -> List[Route]:
         out: List[Route] = []
         info = self.model.scopes.scope(func)
         if info is not None and (info.globals or info.nonlocals):

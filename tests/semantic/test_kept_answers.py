@@ -129,3 +129,32 @@ def test_import_facts_kept_per_name():
     assert read[(36, "h")] is False
     refs = {ctx.tree.line(n): ref for n, ref in zip(_statements(ctx), kept[len(_reads(ctx)):])}
     assert refs[9] == ("torch", ()) and refs[46] == ("torch", ())
+
+
+def _leaving_key(routes):
+    return [(r.kind, id(r.node)) for r in routes]
+
+
+def test_leaving_kept_per_function_is_what_a_fresh_model_answers():
+    # ``Escape.leaving`` is kept by function: asked again (in another order, after other
+    # questions) it is the same list, and each answer is a fresh model's on the same tree.
+    from harness import FIX_CORPUS
+    from gradlint.rule import FileContext
+
+    leaving_somewhere = 0
+    for path in FIX_CORPUS:
+        source = path.read_text(encoding="utf-8")
+        try:
+            module = cst.parse_module(source)
+        except cst.ParserSyntaxError:
+            continue
+        funcs = [n for n in walk(module, into_functions=True) if isinstance(n, cst.FunctionDef)]
+        kept = FileContext(str(path), source, module).semantic.escape
+        first = [kept.leaving(f) for f in funcs]
+        assert [kept.leaving(f) for f in reversed(funcs)] == first[::-1], path
+        assert all(kept.leaving(f) is routes for f, routes in zip(funcs, first)), path
+        for func, routes in zip(funcs, first):
+            fresh = FileContext(str(path), source, module).semantic.escape.leaving(func)
+            assert _leaving_key(fresh) == _leaving_key(routes), (path, func.name.value)
+            leaving_somewhere += bool(routes)
+    assert leaving_somewhere > 50
