@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, Optional,
 import libcst as cst
 
 from gradlint.semantic import bounds
+from gradlint.semantic.edits import Edits, edits_in, may_follow
 from gradlint.semantic.frameworks import NUMBER_METHODS
 from gradlint.semantic.lattice import UNKNOWN, Value, _not, bounded, join, tensor
 from gradlint.semantic.loss_modules import LossModules
@@ -83,7 +84,7 @@ class Kinds(LossModules):
         self._in_progress: Set[int] = set()
         self._summaries: Dict[int, Value] = {}
         self._dataclasses: Optional[FrozenSet[str]] = None
-        self._edited: Dict[int, FrozenSet[str]] = {}
+        self._edited: Dict[int, Edits] = {}
         self._joined: Dict[int, Tuple[Tuple[Binding, ...], Value]] = {}  # id -> (bindings, join)
 
     # -- the abstract value ---------------------------------------------------------------
@@ -196,7 +197,7 @@ class Kinds(LossModules):
             return accumulated
         values = [self._binding(b, depth) for b in reaching.bindings]
         found = join(values)
-        if found.is_tensor and found.graph is False and name.value in self._edited_in_place(name):
+        if found.is_tensor and found.graph is False and self._edited_since(name, reaching.bindings):
             # ``out[:, i] = layer(h)``, ``buf.add_(x)``: an edit can give it history
             return tensor(None, found.shape, found.leaf)
         return found
@@ -247,30 +248,14 @@ class Kinds(LossModules):
                 return False
         return True
 
-    def _edited_in_place(self, name: cst.Name) -> FrozenSet[str]:
-        """Names of the scope of ``name`` whose tensor is edited in place somewhere:
-        an item or slice assigned, an augmented assignment to one, an in-place method."""
+    def _edited_since(self, name: cst.Name, bindings: Iterable[Binding]) -> bool:
+        """Whether an in-place edit of ``name``'s scope (``out[:, i] = h``,
+        ``buf.add_(x)``) may change the value one of ``bindings`` gave it."""
         scope = self.tree.function_scope(name)
         found = self._edited.get(id(scope))
         if found is None:
-            edited = set()
-            body = scope if isinstance(scope, cst.Module) else scope.body
-            for node in walk(body):
-                target = None
-                if isinstance(node, cst.Assign):
-                    for t in node.targets:
-                        if isinstance(t.target, cst.Subscript):
-                            target = t.target.value
-                elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
-                    target = node.target.value
-                elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and is_inplace_method(node.func.attr.value):
-                    target = node.func.value
-                while isinstance(target, (cst.Subscript, cst.Attribute)) and not isinstance(target, cst.Name):
-                    target = target.value
-                if isinstance(target, cst.Name):
-                    edited.add(target.value)
-            found = self._edited[id(scope)] = frozenset(edited)
-        return found
+            found = self._edited[id(scope)] = edits_in(scope if isinstance(scope, cst.Module) else scope.body)
+        return any(may_follow(self.tree, edit, bindings) for edit in found.get(name.value, ()))
 
     def _binding(self, b: Binding, depth: int) -> Value:
         form = b.form

@@ -573,6 +573,37 @@ def test_an_edit_in_place_can_give_a_factory_tensor_history():
         _check(ctx, fact)
 
 
+def test_an_edit_of_an_earlier_value_does_not_reach_a_later_binding():
+    # The edits count only where they may run after the binding that reaches the read:
+    # later in the source, or in a loop that also holds the binding.
+    for ctx, fact in each(
+        """\
+        import torch
+        def f(extractor, batch, h, w, n, steps):
+            feats = extractor(batch)
+            for k in feats:
+                feats[k] = torch.flatten(feats[k], 1)
+            feats = torch.cat(list(feats.values())).detach()
+            print(feats)  # value feats: tensor graph=no
+            late = torch.zeros(n)
+            print(late)  # value late: tensor graph=maybe
+            late[0] = torch.matmul(h, w)
+            for _ in range(steps):
+                again = torch.zeros(n)
+                again.add_(torch.matmul(h, w))
+                print(again)  # value again: tensor graph=maybe
+            for _ in range(steps):
+                again[0] = torch.matmul(h, w)
+                again = torch.zeros(n)
+                print(again)  # value again: tensor graph=maybe
+            both = torch.zeros(n)
+            print(both)  # value both: tensor graph=no
+        """,
+        "value",
+    ):
+        _check(ctx, fact)
+
+
 def test_what_may_hold_tensors_is_not_plain():
     for ctx, fact in each(
         """\
