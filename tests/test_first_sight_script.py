@@ -602,3 +602,25 @@ def test_batch_fifteen_first_sight_figures_are_those_the_docs_report():
     assert fs.fix_counts(preview.judged) == (52, 0)
     assert sum(j.verdict == fs.STUB for j in preview.judged) == 94
     _kept_and_at_the_batch_commits(first, preview, "batch-15", 27, with_first=True)
+
+
+def test_batch_seventeen_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 17") and batch-17/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-17")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "e89d46b", "preview-e89d46b")
+    assert fs.precision(first.judged) == {"GL000": (1, 1), "GL106": (4, 4), "all": (5, 5)}
+    assert fs.fix_counts(first.judged) == (4, 0)
+    # all twenty-four preview runs finished; all 17 preview-only findings judged, 1 true
+    assert fs.precision(preview.judged) == {
+        "GL000": (1, 1),
+        "GL101": (1, 5),
+        "GL104": (0, 3),
+        "GL105": (0, 2),
+        "GL106": (4, 4),
+        "GL202": (0, 2),
+        "GL301": (0, 5),
+        "all": (6, 22),
+    }
+    assert fs.fix_counts(preview.judged) == (6, 0)
+    assert sum(j.verdict == fs.STUB for j in preview.judged) == 0
+    _kept_and_at_the_batch_commits(first, preview, "batch-17", 24, with_first=True)
