@@ -104,16 +104,16 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 220
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 220
+    assert len(set(names)) == 244
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 244
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15), ("batch-13", 13), ("batch-14", 22), ("batch-15", 27), ("batch-16", 28)])
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15), ("batch-13", 13), ("batch-14", 22), ("batch-15", 27), ("batch-16", 28), ("batch-17", 24)])
 def test_batches_three_to_twelve_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
@@ -602,3 +602,25 @@ def test_batch_fifteen_first_sight_figures_are_those_the_docs_report():
     assert fs.fix_counts(preview.judged) == (52, 0)
     assert sum(j.verdict == fs.STUB for j in preview.judged) == 94
     _kept_and_at_the_batch_commits(first, preview, "batch-15", 27, with_first=True)
+
+
+def test_batch_seventeen_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 17") and batch-17/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-17")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "e89d46b", "preview-e89d46b")
+    assert fs.precision(first.judged) == {"GL000": (1, 1), "GL106": (4, 4), "all": (5, 5)}
+    assert fs.fix_counts(first.judged) == (4, 0)
+    # all twenty-four preview runs finished; all 17 preview-only findings judged, 1 true
+    assert fs.precision(preview.judged) == {
+        "GL000": (1, 1),
+        "GL101": (1, 5),
+        "GL104": (0, 3),
+        "GL105": (0, 2),
+        "GL106": (4, 4),
+        "GL202": (0, 2),
+        "GL301": (0, 5),
+        "all": (6, 22),
+    }
+    assert fs.fix_counts(preview.judged) == (6, 0)
+    assert sum(j.verdict == fs.STUB for j in preview.judged) == 0
+    _kept_and_at_the_batch_commits(first, preview, "batch-17", 24, with_first=True)
