@@ -1295,3 +1295,49 @@ def test_gl101_test_support_modules_are_test_code():
     found = lambda path: [(f.start[0], f.code) for f in lint_source(src, path, LintSettings(frozenset({"GL101"}))).findings]
     assert found("tests/kit/model_utils.py") == [(14, "GL101")]
     assert found("src/kit/model_utils.py") == [(6, "GL101"), (14, "GL101")]
+
+
+def test_gl101_a_script_named_like_a_test_is_no_test_module():
+    # First-sight batch 18 (a speaker-verification `test_egs.py`): a file named like a
+    # test whose `def test(...)` its own `__main__` block calls is a script; one
+    # module-level `test_*` that nothing in the file calls makes it a test module,
+    # whose functions are test code (a one-off check, reported only when outputs pile up).
+    script = d(
+        """\
+        import torch
+
+
+        def extract(loader, model):
+            model.eval()
+            vectors = []
+            for data in loader:
+                vectors.append(model(data).data.cpu().numpy())
+            return vectors
+
+
+        def test(loader, model):
+            model.eval()
+            correct = 0
+            for data, label in loader:
+                correct += (model(data).argmax(1) == label).sum().item()
+            return correct
+
+
+        if __name__ == "__main__":
+            net = torch.load("net.pt")
+            extract(torch.load("loader.pt"), net)
+            print(test(torch.load("loader.pt"), net))
+        """
+    )
+    found = lambda src, path: [(f.start[0], f.code) for f in lint_source(src, path, LintSettings(frozenset({"GL101"}))).findings]
+    assert found(script, "TrainAndTest/test_egs.py") == [(8, "GL101"), (16, "GL101")]
+    collected = script + d(
+        """\
+
+
+        def test_extract_shapes():
+            assert extract([torch.ones(1, 3)], torch.nn.Linear(3, 2))[0].shape == (1, 2)
+        """
+    )
+    assert found(collected, "TrainAndTest/test_egs.py") == []
+    assert found(collected, "TrainAndTest/evaluate_egs.py") == [(8, "GL101"), (16, "GL101")]

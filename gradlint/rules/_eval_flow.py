@@ -371,6 +371,16 @@ def loaded_in_eval_only(sem, scope: Scope, region: "_Region", calls: Sequence[Tu
     return not accumulated_in_loop(sem, scope, [c for c, _ in calls])
 
 
+def reported_alone(sem, helper: cst.FunctionDef, regions: Sequence["_Region"], forwards) -> bool:
+    """Whether one of ``regions``, ``helper``'s own evaluation regions, reports its
+    forwards where they are (``forwards(region)`` gives a region's forward calls). A
+    method whose model is in eval mode only because ``from_pretrained`` loaded it
+    reports only outputs it collects across a loop (``loaded_in_eval_only``): its
+    single forward is left to a caller whose own ``eval()`` region runs the method
+    (``self.bert.eval()`` then ``self.get_embeddings(batch)`` in a loop)."""
+    return any(not loaded_in_eval_only(sem, helper, r, forwards(r)) for r in regions)
+
+
 def runs_once(sem, scope: Scope, call: cst.Call, depth: int = 0) -> bool:
     """The premise "the forward runs more than once or its graph is held" (issue
     26), proven false: ``call`` is outside any loop of ``scope``, and ``scope``

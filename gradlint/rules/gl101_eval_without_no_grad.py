@@ -47,6 +47,7 @@ from gradlint.rules._eval_flow import (
     loaded_in_eval_only,
     other_file_eval_params,
     reads_autograd_graph,
+    reported_alone,
     results_dropped_elsewhere,
     runs_once,
 )
@@ -61,7 +62,7 @@ from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.signatures import module_call_rejected, other_framework_call
 from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
-from gradlint.semantic.test_code import TEST_FILE, is_test_module
+from gradlint.semantic.test_code import TEST_FILE, called_by_module, is_test_module
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -69,14 +70,14 @@ from gradlint.semantic.tree import FunctionScope as Scope, walk
 _NEUTRAL_DECORATORS = frozenset(
     {
         "builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass",
-        # gin-config binds configured values to the parameters and calls the function as is.
-        "gin.configurable", "gin.register",
+        # gin-config and hydra bind configured values to the parameters and call the function as is.
+        "gin.configurable", "gin.register", "hydra.main",
         # haystack records a component's output sockets on ``run`` and returns it as is.
         "haystack.component.output_types", "haystack.core.component.component.output_types",
     }
 )
 _NEUTRAL_DECORATOR_PREFIXES = (
-    "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.",
+    "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.", "click.",
 )
 # Reading these means gradients are being computed or inspected.
 _GRAD_ATTRS = frozenset({"grad", "retain_grad", "register_hook"})
@@ -382,8 +383,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             return True  # default tier: any function of a test module is test code (issue 26)
         if not self._test_file or not isinstance(scope, cst.FunctionDef):
             return False
-        if scope.name.value.startswith("test"):
-            return True
+        if scope.name.value.startswith("test") and not called_by_module(self.ctx.semantic.module, scope.name.value):
+            return True  # collected by the runner; a script's own ``test(loader)``, called by its code, is not
         if depth > bounds.RULE_FOLLOW_LEVELS:
             return False
         sem = self.ctx.semantic
@@ -489,7 +490,10 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
     def _checked_alone(self, helper: cst.FunctionDef) -> bool:
         """Whether ``helper``'s forwards are reported in ``helper`` itself: it has an
         evaluation region of its own, or it is inference code reported as such."""
-        return bool(self._has_eval and self._regions(helper)) or self._inference_function(helper) is not None
+        def forwards(r: _Region) -> List[Tuple[cst.Call, str]]:  # not through further helpers: no recursion
+            return [f for s in r.block.body[r.start : r.end] for f in self._forwards(s, frozenset(r.models), bounds.RULE_FOLLOW_LEVELS)]
+        alone = self._has_eval and reported_alone(self.ctx.semantic, helper, self._regions(helper), forwards)
+        return alone or self._inference_function(helper) is not None
 
     def _helper_forward(
         self, helper: cst.FunctionDef, models: FrozenSet[str], depth: int, call: Optional[cst.Call] = None

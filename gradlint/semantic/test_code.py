@@ -2,7 +2,9 @@
 
 A file named like a test (``test_*.py``, ``*_test.py``) is not always one: research
 code names its evaluation scripts ``test_gaze.py``. A test module is proven by
-what it defines: a module-level ``def test_*`` function, or a class named
+what it defines: a module-level ``def test_*`` function that the module's own
+code never calls (the runner calls a test; a script calls its ``def
+test(loader, model)`` from ``main`` or its ``__main__`` block), or a class named
 ``Test*`` or deriving from a ``*TestCase`` class. Every function of such a module
 (tests, their helpers, fixtures, ``setUp``, the target of a spawned process) is
 run by the test runner, one test at a time.
@@ -10,7 +12,8 @@ run by the test runner, one test at a time.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, FrozenSet
 
 import libcst as cst
 
@@ -34,11 +37,22 @@ def _test_class(node: cst.ClassDef) -> bool:
 
 def is_test_module(module: cst.Module) -> bool:
     """Whether ``module`` defines tests a test runner collects (at its top level)."""
-    return any(
-        (isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith("test"))
-        or (isinstance(stmt, cst.ClassDef) and _test_class(stmt))
-        for stmt in module.body
-    )
+    if any(isinstance(stmt, cst.ClassDef) and _test_class(stmt) for stmt in module.body):
+        return True
+    tests = {stmt.name.value for stmt in module.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith("test")}
+    return bool(tests - _called_names(module)) if tests else False
+
+
+def called_by_module(module: cst.Module, name: str) -> bool:
+    """Whether the module's own code calls ``name`` (``test(loader)`` in its
+    ``__main__`` block): a function a runner would not collect as a test."""
+    return name in _called_names(module)
+
+
+@functools.lru_cache(maxsize=1)  # asked again and again for the file being checked; keep no other tree alive
+def _called_names(module: cst.Module) -> FrozenSet[str]:
+    """Names the module's code calls (``test(loader)``), anywhere in it."""
+    return frozenset({node.func.value for node in walk(module, into_functions=True) if isinstance(node, cst.Call) and isinstance(node.func, cst.Name)})
 
 
 def in_test_module(sem: "SemanticModel") -> bool:
@@ -54,4 +68,4 @@ def computes_gradients(sem: "SemanticModel") -> bool:
     return any(isinstance(node, cst.Call) and sem.calls.may_train(node) for node in walk(sem.module, into_functions=True))
 
 
-__all__ = ["TEST_FILE", "computes_gradients", "in_test_module", "is_test_module"]
+__all__ = ["TEST_FILE", "called_by_module", "computes_gradients", "in_test_module", "is_test_module"]
