@@ -257,17 +257,17 @@ class Kinds(LossModules):
             body = scope if isinstance(scope, cst.Module) else scope.body
             for node in walk(body):
                 target = None
-                if isinstance(node, cst.Assign):
+                if type(node) is cst.Assign:
                     for t in node.targets:
                         if isinstance(t.target, cst.Subscript):
                             target = t.target.value
-                elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+                elif type(node) is cst.AugAssign and isinstance(node.target, cst.Subscript):
                     target = node.target.value
-                elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and is_inplace_method(node.func.attr.value):
+                elif type(node) is cst.Call and type(node.func) is cst.Attribute and is_inplace_method(node.func.attr.value):
                     target = node.func.value
-                while isinstance(target, (cst.Subscript, cst.Attribute)) and not isinstance(target, cst.Name):
+                while type(target) is cst.Subscript or type(target) is cst.Attribute:
                     target = target.value
-                if isinstance(target, cst.Name):
+                if type(target) is cst.Name:
                     edited.add(target.value)
             found = self._edited[id(scope)] = frozenset(edited)
         return found
