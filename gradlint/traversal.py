@@ -16,7 +16,8 @@ checks that the walk visits the same nodes in the same order as LibCST does.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+import functools
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 import libcst as cst
 from libcst import CSTNode
@@ -77,6 +78,24 @@ _NOT_NODES = (type(None), cst.MaybeSentinel)
 # walks below leave them out; a fix that must keep a comment reads it from the
 # field that holds it (``leading_lines``, ``trailing_whitespace``).
 TRIVIA = frozenset({cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment})
+
+
+@functools.lru_cache(maxsize=None)
+def node_types(kinds: Tuple[type, ...]) -> FrozenSet[type]:
+    """``kinds`` and every subclass of them: ``type(node) in node_types(kinds)`` is
+    ``isinstance(node, kinds)``, without the ABC check that ``isinstance()`` makes for
+    every LibCST class a node is not (LibCST's nodes are ABCs: a Python-level call per
+    miss, millions per lint). The same answer while no subclass is made after the
+    call: LibCST makes its classes when imported, gradlint makes none
+    (tests/test_known_code.py checks both)."""
+    found = set()
+    pending = list(kinds)
+    while pending:
+        kind = pending.pop()
+        if kind not in found:
+            found.add(kind)
+            pending.extend(kind.__subclasses__())
+    return frozenset(found)
 
 
 def children(node: CSTNode) -> List[CSTNode]:
@@ -188,19 +207,19 @@ def visit(node: CSTNode, visitor: cst.CSTVisitor) -> None:
 def get_full_name_for_node(node: Any) -> Optional[str]:
     """``libcst.helpers.get_full_name_for_node``, whose package imports the helpers'
     node-field and template machinery that nothing here uses (a start-up cost)."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
     if isinstance(node, str):
         return node
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return f"{get_full_name_for_node(node.value)}.{node.attr.value}"
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         return get_full_name_for_node(node.func)
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         return get_full_name_for_node(node.value)
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+    if type(node) in (cst.FunctionDef, cst.ClassDef):
         return get_full_name_for_node(node.name)
-    if isinstance(node, cst.Decorator):
+    if type(node) is cst.Decorator:
         return get_full_name_for_node(node.decorator)
     return None
 

@@ -162,6 +162,9 @@ def test_node_classes_tested_by_exact_type_have_no_subclasses():
     exact = (
         cst.Call, cst.Name, cst.Attribute, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor,
         cst.AsName, cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.WithItem, cst.NamedExpr, cst.Return,
-        cst.Yield, cst.Raise, cst.Param, cst.ImportAlias, cst.Arg,
+        cst.Yield, cst.Raise, cst.Param, cst.ImportAlias, cst.Arg, cst.If, cst.With, cst.Await,
+        cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.Module, cst.Expr,
+        cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Import, cst.ImportFrom,
+        cst.Subscript, cst.Decorator, cst.Tuple, cst.List, cst.StarredElement,
     )  # fmt: skip
     assert [c.__name__ for c in exact if c.__subclasses__()] == []

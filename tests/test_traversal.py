@@ -23,7 +23,7 @@ from gradlint import catalog
 from gradlint.semantic import torch_api
 from gradlint.engine import _Dispatcher
 from gradlint.rule import FileContext
-from gradlint.traversal import TRIVIA, children, positions, walk
+from gradlint.traversal import TRIVIA, children, node_types, positions, walk
 
 EVERY_SYNTAX = textwrap.dedent(
     '''\
@@ -481,3 +481,44 @@ def test_a_rule_cannot_visit_trivia():
 
             def visit_Comment(self, node):
                 pass
+
+
+# Kinds the semantic model asks ``node_types`` about, abstract bases among them.
+_KINDS = [
+    (cst.BaseSmallStatement, cst.BaseCompoundStatement),
+    (cst.BaseStatement,),
+    (cst.FunctionDef,),
+    (cst.FunctionDef, cst.Lambda, cst.ClassDef),
+    (cst.BaseExpression,),
+    (cst.BaseSuite, cst.Arg),
+    (),
+]
+
+
+def test_node_types_answers_isinstance():
+    # `type(node) in node_types(kinds)` stands for isinstance(node, kinds) in the walks:
+    # a set that missed an indirect subclass (BaseStatement's) fails here.
+    sets = [(kinds, node_types(kinds)) for kinds in _KINDS]
+    seen = set()
+    for index in range(len(SOURCES)):
+        nodes: List[cst.CSTNode] = []
+        walk(_module(index), lambda n, p: nodes.append(n), lambda n: None)
+        for node in nodes:
+            seen.add(type(node))
+            for kinds, exact in sets:
+                assert (type(node) in exact) == isinstance(node, kinds), (type(node).__name__, kinds)
+    assert len(seen) > 100  # the sources hold most of LibCST's node classes
+
+
+def test_node_types_made_no_subclass_since():
+    # node_types keeps its answer per kinds; one made before a subclass of them was
+    # defined would miss it. LibCST makes its classes when imported and gradlint none:
+    # every kept answer is still the whole set of subclasses.
+    import gradlint.cli  # noqa: F401  (all of the package's modules a check loads)
+
+    for kinds in _KINDS:
+        node_types(kinds)
+    kept = node_types.cache_info().currsize
+    assert kept >= len(_KINDS)
+    for kinds in _KINDS:
+        assert node_types(kinds) == node_types.__wrapped__(kinds)

@@ -164,7 +164,7 @@ class _Flow:
             self.escapes = self.returns_results = self.leaves = False
             self.result_routes = []
             return
-        seeds = [n for stmt in covered for n in walk(stmt) if isinstance(n, cst.Call) and self._makes_graph(n)]
+        seeds = [n for stmt in covered for n in walk(stmt) if type(n) is cst.Call and self._makes_graph(n)]
         key = tuple(id(n) for n in seeds)
         known = self._analysed.get(key)
         if known is None:

@@ -29,7 +29,7 @@ def duck_eval(sem, code_for, stmt: cst.CSTNode):
     """``if hasattr(m, "eval"): m.eval()``: afterwards ``m`` is in eval mode, or it
     has no ``eval`` and so is no ``nn.Module`` (and records no graph of its own).
     ``if m.training: m.eval()``: afterwards ``m`` is in eval mode either way."""
-    if not isinstance(stmt, cst.If) or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
+    if type(stmt) is not cst.If or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
         return None
     test = stmt.test
     if (
@@ -155,7 +155,7 @@ def check_mode_calls(rule, scope) -> None:
     # The cheap tests first (a call of a function of the file that passes a
     # constant): most calls are none, and the guard and skip tests walk far.
     for call in walk(scope.body):
-        if not isinstance(call, cst.Call):
+        if type(call) is not cst.Call:
             continue
         func = sem.calls.local_function(call)
         if func is None or func is scope or not isinstance(func.body, cst.IndentedBlock):

@@ -123,7 +123,7 @@ def reshaped_in_place(ctx, name: cst.Name) -> bool:
     where it is read."""
     scope = ctx.semantic.tree.function_scope(name)
     for node in walk(scope, into_functions=True):
-        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name.value):
+        if not (type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == name.value):
             continue
         parent = ctx.parent(node)
         if node.attr.value in RESHAPING_METHODS and isinstance(parent, cst.Call) and parent.func is node:

@@ -403,13 +403,13 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         eval mode item by item, ``m.test_step(...)``, ``m.decode(z)`` for a method of
         ``m``'s class (of this file) that runs its layers, and ``self.helper(...)``
         for a method of the class that runs one (``self.infer(x)``, ``self._forward(x)``)."""
-        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(stmt) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return []  # runs when called, not here
         sem = self.ctx.semantic
         code_for = self.ctx.code_for
         found: List[Tuple[cst.Call, str]] = []
         for sub in walk(stmt):
-            if not isinstance(sub, cst.Call):
+            if type(sub) is not cst.Call:
                 continue
             module = called_module(sub)
             if module is not None:
@@ -554,10 +554,10 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         sem = self.ctx.semantic
         code_for = self.ctx.code_for
         for stmt in region.block.body[region.start : region.end]:
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            if type(stmt) in (cst.FunctionDef, cst.ClassDef):
                 continue
             for call in walk(stmt):
-                if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+                if type(call) is not cst.Call or type(call.func) is not cst.Name:
                     continue
                 if sem.gradmode.guard_at(call) is not None or self._under_other_guard(call, scope):
                     continue
@@ -644,9 +644,9 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         if sem.gradmode.needs_gradients(stmt):
             return True
         for node in walk(stmt):
-            if isinstance(node, cst.Attribute) and node.attr.value in _GRAD_ATTRS:
+            if type(node) is cst.Attribute and node.attr.value in _GRAD_ATTRS:
                 return True
-            if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and self._may_name_func:
+            if type(node) is cst.Call and type(node.func) in (cst.Name, cst.Attribute) and self._may_name_func:
                 if sem.names.refers_to(node.func, _TORCH_FUNC_TRANSFORMS):
                     return True
         return False
@@ -792,8 +792,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
     def _sets_grad_mode(self, stmt: cst.CSTNode) -> bool:
         sem = self.ctx.semantic
         for node in walk(stmt):
-            if isinstance(node, cst.With) and sem.gradmode.with_guard(node) is not None:
+            if type(node) is cst.With and sem.gradmode.with_guard(node) is not None:
                 return True
-            if isinstance(node, cst.SimpleStatementLine) and sem.gradmode.global_switch(node) is not None:
+            if type(node) is cst.SimpleStatementLine and sem.gradmode.global_switch(node) is not None:
                 return True
         return False

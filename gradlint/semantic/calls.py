@@ -321,7 +321,7 @@ class Calls:
         binding of the enclosing scopes) is, ``self.f(...)`` for a method of the
         enclosing class."""
         func = call.func
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             if func.value not in self.model.names.index.defined:
                 return None  # no ``def`` of that name anywhere in the file
             scopes = self.model.scopes

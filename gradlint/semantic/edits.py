@@ -28,16 +28,18 @@ def edits_in(body: cst.CSTNode) -> Edits:
     found: Dict[str, List[cst.CSTNode]] = {}
     for node in walk(body):
         targets: List[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target.value for t in node.targets if isinstance(t.target, cst.Subscript)]
-        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+        # Exact types: LibCST's node classes are abstract, and a failing isinstance() costs
+        # a Python-level call on every node of the body (traversal.node_types).
+        if type(node) is cst.Assign:
+            targets = [t.target.value for t in node.targets if type(t.target) is cst.Subscript]
+        elif type(node) is cst.AugAssign and type(node.target) is cst.Subscript:
             targets = [node.target.value]
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and is_inplace_method(node.func.attr.value):
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and is_inplace_method(node.func.attr.value):
             targets = [node.func.value]
         for target in targets:
-            while isinstance(target, (cst.Subscript, cst.Attribute)):
+            while type(target) is cst.Subscript or type(target) is cst.Attribute:
                 target = target.value
-            if isinstance(target, cst.Name):
+            if type(target) is cst.Name:
                 found.setdefault(target.value, []).append(node)
     return {name: tuple(nodes) for name, nodes in found.items()}
 

@@ -23,7 +23,7 @@ here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -236,8 +236,8 @@ class GradMode:
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return None
         small = stmt.body[0]
-        value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-        if isinstance(value, cst.Call):
+        value = small.value if type(small) is cst.Expr or type(small) is cst.Assign else None
+        if type(value) is cst.Call:
             g = self.guard(value)
             if g is not None and g.kind == "set_grad_enabled":
                 return g
@@ -246,10 +246,10 @@ class GradMode:
     def _switch_inside(self, stmt: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
         """A ``set_grad_enabled`` statement nested in the compound statement ``stmt``
         (not in a function defined there)."""
-        if not self._may_name_guards or isinstance(stmt, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
+        if not self._may_name_guards or type(stmt) in (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef):
             return None
         for node in walk(stmt):
-            if isinstance(node, cst.SimpleStatementLine) and self.global_switch(node) is not None:
+            if type(node) is cst.SimpleStatementLine and self.global_switch(node) is not None:
                 return node
         return None
 
@@ -280,7 +280,7 @@ class GradMode:
         cur = node
         parent = tree.parent(cur)
         while parent is not None:
-            if isinstance(parent, cst.With) and cur is parent.body:
+            if type(parent) is cst.With and cur is parent.body:
                 found = None
                 for item in parent.items:
                     g = self.entered_guard(item.item)
@@ -288,13 +288,13 @@ class GradMode:
                         found = GuardSite(g, parent, item.item)
                 if found is not None:
                     return found
-            elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
-                found = self._set_before(parent, cur)
+            elif type(parent) in (cst.IndentedBlock, cst.Module):
+                found = self._set_before(cast(Union[cst.IndentedBlock, cst.Module], parent), cur)
                 if found is not None:
                     return found
-            elif isinstance(parent, cst.FunctionDef) and cur is parent.body:
+            elif type(parent) is cst.FunctionDef and cur is parent.body:
                 return self._decorator_site(parent)
-            elif isinstance(parent, (cst.Lambda, cst.ClassDef)):
+            elif type(parent) in (cst.Lambda, cst.ClassDef):
                 return None
             cur, parent = parent, tree.parent(parent)
         return None
@@ -435,9 +435,9 @@ class GradMode:
             calls = [
                 n
                 for stmt in self.model.module.body
-                if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+                if type(stmt) not in (cst.FunctionDef, cst.ClassDef)
                 for n in walk(stmt)
-                if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in defined
+                if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in defined
             ]
             self._script_entry_off = bool(calls) and all(self.mode_at(c).disabled is True for c in calls)
         return self._script_entry_off

@@ -459,7 +459,7 @@ class Modules(ModuleEvidence):
     def container_eval_switch(self, loop: cst.CSTNode) -> Optional[EvalSwitch]:
         """If the loop ``for k in ...: models[k].eval()`` puts items of the container
         ``models`` in eval mode, that switch; its ``model`` is ``models[]`` (any item)."""
-        if not (isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and isinstance(loop.body, cst.IndentedBlock)):
+        if not (type(loop) is cst.For and isinstance(loop.target, cst.Name) and isinstance(loop.body, cst.IndentedBlock)):
             return None
         for stmt in loop.body.body:
             switch = self.eval_switch(stmt)
@@ -766,17 +766,17 @@ def _self_attributes_assigned(node: cst.CSTNode) -> Set[str]:
     found: Set[str] = set()
     for sub in walk(node, into_functions=True):
         targets: Sequence[cst.BaseExpression] = ()
-        if isinstance(sub, cst.Assign):
+        if type(sub) is cst.Assign:
             if isinstance(sub.value, cst.Name) and sub.value.value == "None":
                 continue
             targets = [t.target for t in sub.targets]
-        elif isinstance(sub, (cst.AugAssign, cst.AnnAssign)):
+        elif type(sub) is cst.AugAssign or type(sub) is cst.AnnAssign:
             if sub.value is None or isinstance(sub.value, cst.Name) and sub.value.value == "None":
                 continue
             targets = [sub.target]
-        elif isinstance(sub, (cst.For, cst.CompFor)):
+        elif type(sub) is cst.For or type(sub) is cst.CompFor:
             targets = [sub.target]
-        elif isinstance(sub, cst.WithItem) and sub.asname is not None:
+        elif type(sub) is cst.WithItem and sub.asname is not None:
             targets = [sub.asname.name]
         for target in targets:
             for t in all_targets(target):

@@ -18,7 +18,7 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Container, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Container, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -26,7 +26,7 @@ from gradlint.fix import ImportSpec
 from gradlint.semantic import star_exports
 from gradlint.semantic.torch_api import STAR_EXPORTS
 from gradlint.semantic.tree import Tree
-from gradlint.traversal import children, get_full_name_for_node, target_names
+from gradlint.traversal import children, get_full_name_for_node, node_types, target_names
 
 if TYPE_CHECKING:
     from gradlint.semantic.resolution import Resolution
@@ -36,6 +36,8 @@ TorchRef = Tuple[str, Tuple[ImportSpec, ...]]
 # ``semantic.resolution`` gives them.
 QualifiedName = Tuple[str, str]
 IMPORT = "import"
+# The statement classes, for ``type(node) in``: the ancestors of a read pass no ABC check.
+_STATEMENTS = node_types((cst.BaseSmallStatement, cst.BaseCompoundStatement))
 
 
 @dataclass(frozen=True)
@@ -87,9 +89,9 @@ def build_import_index(module: cst.Module) -> ImportIndex:
     stack: List[Any] = [(module, False)]
     while stack:
         node, inside = stack.pop()
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if type(node) in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
             for small in node.body:
-                if not isinstance(small, (cst.Import, cst.ImportFrom)):
+                if type(small) is not cst.Import and type(small) is not cst.ImportFrom:
                     continue
                 if isinstance(small.names, cst.ImportStar):
                     star = True
@@ -355,11 +357,11 @@ class Names:
         parent = tree.parent(node)
         told = True
         while parent is not None:
-            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                if child is parent.body:
+            if type(parent) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                if child is cast(Union[cst.FunctionDef, cst.Lambda, cst.ClassDef], parent).body:
                     return False
                 told = False
-            elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            elif type(parent) in (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
                 told = False
             child, parent = parent, tree.parent(parent)
         return True if told else None
@@ -443,11 +445,11 @@ class Names:
         parent = self.tree.parent(node)
         if isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node:
             return False
-        while parent is not None and not isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-            if isinstance(parent, (cst.ImportAlias, cst.AsName)):
+        while parent is not None and type(parent) not in _STATEMENTS:
+            if type(parent) in (cst.ImportAlias, cst.AsName):
                 return False
             parent = self.tree.parent(parent)
-        return not isinstance(parent, (cst.Import, cst.ImportFrom))
+        return type(parent) not in (cst.Import, cst.ImportFrom)
 
     def import_read_after(self, name: str, skip: Container[int] = ()) -> Optional[cst.Name]:
         """A ``Name`` that reads the value the file's imports of ``name`` bind, in

@@ -176,7 +176,7 @@ class ScopeFlows:
     def _holds_seed(self, node: cst.CSTNode, seed_ids: Set[int], top: bool) -> bool:
         if id(node) in seed_ids:
             return True
-        if not top and isinstance(node, cst.Call) and self._is_plain(node):
+        if not top and type(node) is cst.Call and self._is_plain(node):
             return False
         return any(self._holds_seed(child, seed_ids, False) for child in node.children)
 

@@ -89,9 +89,9 @@ def inplace_edit(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
 
 def is_model_ref(expr: cst.CSTNode) -> bool:
     """A name, or an attribute/subscript chain on one (``self.models["g"]``), with no calls in it."""
-    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+    while type(expr) is cst.Attribute or type(expr) is cst.Subscript:
         expr = expr.value
-    return isinstance(expr, cst.Name)
+    return type(expr) is cst.Name
 
 
 def called_module(call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -143,10 +143,10 @@ def eval_in_chain(expr: cst.BaseExpression) -> Tuple[Optional[cst.Call], cst.Bas
 
 
 def all_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) is cst.Tuple or type(target) is cst.List:
         for el in target.elements:
             yield from all_targets(el.value)
-    elif isinstance(target, cst.StarredElement):
+    elif type(target) is cst.StarredElement:
         yield from all_targets(target.value)
     else:
         yield target
@@ -240,4 +240,4 @@ def is_generator(func: cst.FunctionDef) -> bool:
     """Whether a call of ``func`` may suspend and resume later: a ``yield`` or an
     ``await`` in its body. Nested functions count too (conservatively): what runs
     between resumptions runs under the consumer's grad mode, not the caller's."""
-    return any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(func.body))
+    return any(type(n) in (cst.Yield, cst.Await) for n in walk(func.body))

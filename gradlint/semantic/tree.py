@@ -17,7 +17,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Ty
 
 import libcst as cst
 
-from gradlint.traversal import children, positions, record_parents, top_level_code
+from gradlint.traversal import children, node_types, positions, record_parents, top_level_code
 
 _NOT_VISITED = object()
 
@@ -249,10 +249,12 @@ class Tree:
         stop: Tuple[Type[cst.CSTNode], ...] = (),
     ) -> Optional[cst.CSTNode]:
         """The nearest ancestor of one of ``kinds``, not looking past one of ``stop``."""
+        # Exact types, not isinstance(): an ABC check for each ancestor that is not one.
+        wanted, stops = node_types(kinds), node_types(stop)
         for cur in self.ancestors(node):
-            if isinstance(cur, kinds):
+            if type(cur) in wanted:
                 return cur
-            if isinstance(cur, stop):
+            if type(cur) in stops:
                 return None
         return None
 

@@ -33,7 +33,7 @@ _VERSION = re.compile(r"^\s*(\d+)\.(\d+)")
 def runs_only_before(model: "SemanticModel", node: cst.CSTNode, version: Version) -> bool:
     child, parent = node, model.tree.parent(node)
     while parent is not None:
-        if isinstance(parent, cst.If) and child is not parent.test:
+        if type(parent) is cst.If and child is not parent.test:
             holds = _old_when(model, parent.test, version, 0)
             if holds is not None:
                 in_body = child is parent.body
