@@ -606,10 +606,14 @@ def test_batch_fifteen_first_sight_figures_are_those_the_docs_report():
 
 def test_batch_seventeen_first_sight_figures_are_those_the_docs_report():
     # docs/precision.md ("Batch 17") and batch-17/summary.md quote these figures
-    first, preview = fs.batch_runs(fs.HERE / "batch-17")
+    first, after, preview = fs.batch_runs(fs.HERE / "batch-17")
     assert (first.name, first.gradlint, preview.name) == ("findings", "e89d46b", "preview-e89d46b")
     assert fs.precision(first.judged) == {"GL000": (1, 1), "GL106": (4, 4), "all": (5, 5)}
     assert fs.fix_counts(first.judged) == (4, 0)
+    # after GL101's tuning to recall batches 17 and 18 (not first sight): the same five, none new
+    assert (after.name, after.gradlint) == ("after-42e3d73", "42e3d73")
+    assert fs.precision(after.judged) == {"GL000": (1, 1), "GL106": (4, 4), "all": (5, 5)}
+    assert sum(j.verdict == fs.STUB for j in after.judged) == 0
     # all twenty-four preview runs finished; all 17 preview-only findings judged, 1 true
     assert fs.precision(preview.judged) == {
         "GL000": (1, 1),
