@@ -488,8 +488,8 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         return passed
 
     def _checked_alone(self, helper: cst.FunctionDef) -> bool:
-        """Whether ``helper``'s forwards are reported in ``helper`` itself: it has an
-        evaluation region of its own, or it is inference code reported as such."""
+        """Whether ``helper``'s forwards are reported in ``helper`` itself: a region of its
+        own reports them (``reported_alone``), or it is inference code reported as such."""
         def forwards(r: _Region) -> List[Tuple[cst.Call, str]]:  # not through further helpers: no recursion
             return [f for s in r.block.body[r.start : r.end] for f in self._forwards(s, frozenset(r.models), bounds.RULE_FOLLOW_LEVELS)]
         alone = self._has_eval and reported_alone(self.ctx.semantic, helper, self._regions(helper), forwards)

@@ -52,7 +52,7 @@ def called_by_module(module: cst.Module, name: str) -> bool:
 @functools.lru_cache(maxsize=1)  # asked again and again for the file being checked; keep no other tree alive
 def _called_names(module: cst.Module) -> FrozenSet[str]:
     """Names the module's code calls (``test(loader)``), anywhere in it."""
-    return frozenset({node.func.value for node in walk(module, into_functions=True) if isinstance(node, cst.Call) and isinstance(node.func, cst.Name)})
+    return frozenset({node.func.value for node in walk(module, into_functions=True) if type(node) is cst.Call and type(node.func) is cst.Name})
 
 
 def in_test_module(sem: "SemanticModel") -> bool:
