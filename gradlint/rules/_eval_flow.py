@@ -23,6 +23,19 @@ Block = Union[cst.IndentedBlock, cst.Module]
 # what training_step returns. Freezing a submodule's batch-norm with eval()
 # while it still trains is common there.
 _TRAINING_HOOKS = frozenset({"forward", "__call__", "training_step"})
+# Decorators known to leave grad mode alone: a function they wrap runs in its caller's mode.
+_NEUTRAL_DECORATORS = frozenset(
+    {
+        "builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass",
+        # gin-config and hydra bind configured values to the parameters and call the function as is.
+        "gin.configurable", "gin.register", "hydra.main",
+        # haystack records a component's output sockets on ``run`` and returns it as is.
+        "haystack.component.output_types", "haystack.core.component.component.output_types",
+    }
+)
+_NEUTRAL_DECORATOR_PREFIXES = (
+    "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.", "click.",
+)
 
 # Calls that cannot record a graph; statements made only of them may run under
 # a decorator added for the region that follows them.

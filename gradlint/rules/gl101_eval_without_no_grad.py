@@ -30,7 +30,7 @@ from gradlint.fixes import Fix
 from gradlint.prefilter import InferenceCalledGate
 from gradlint.rule import AnyOf, LowercaseGate, Rule
 from gradlint.rules._eval_flow import (
-    _LEAVES, _TRAINING_HOOKS, _USES,  # one line: the module is at its size limit
+    _LEAVES, _NEUTRAL_DECORATOR_PREFIXES, _NEUTRAL_DECORATORS, _TRAINING_HOOKS, _USES,  # one line: the module is at its size limit
     Block,
     _assigned_attributes,
     _bound_params,
@@ -57,6 +57,7 @@ from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._submodules import own_layer_forward
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import bounds, branches
+from gradlint.semantic.containers import container_eval_switch, container_item
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
@@ -66,19 +67,6 @@ from gradlint.semantic.test_code import TEST_FILE, called_by_module, is_test_mod
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
-# Decorators that leave grad mode as it is; any other makes it unknown in the function.
-_NEUTRAL_DECORATORS = frozenset(
-    {
-        "builtins.staticmethod", "builtins.classmethod", "builtins.property", "contextlib.contextmanager", "dataclasses.dataclass",
-        # gin-config and hydra bind configured values to the parameters and call the function as is.
-        "gin.configurable", "gin.register", "hydra.main",
-        # haystack records a component's output sockets on ``run`` and returns it as is.
-        "haystack.component.output_types", "haystack.core.component.component.output_types",
-    }
-)
-_NEUTRAL_DECORATOR_PREFIXES = (
-    "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.", "click.",
-)
 # Reading these means gradients are being computed or inspected.
 _GRAD_ATTRS = frozenset({"grad", "retain_grad", "register_hook"})
 _TORCH_FUNC_TRANSFORMS = frozenset(
@@ -227,7 +215,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
             # exact types: a miss of isinstance() is a Python-level ABC check (mypy narrows `type(x) is C`)
             if type(node) is cst.IndentedBlock or type(node) is cst.Module:
                 for i, stmt in enumerate(node.body):
-                    switch = sem.modules.eval_switch(stmt) or sem.modules.container_eval_switch(stmt) or duck_eval(sem, self.ctx.code_for, stmt)
+                    switch = sem.modules.eval_switch(stmt) or container_eval_switch(sem.modules, stmt) or duck_eval(sem, self.ctx.code_for, stmt)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
@@ -422,6 +410,10 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
                 if isinstance(module, cst.Subscript) and code_for(module.value) + "[]" in models:
                     found.append((sub, code_for(module.value) + "[]"))
                     continue
+                item = container_item(sem.tree, sem.scopes, module) if any(m.endswith("[]") for m in models) else None
+                if item in models:  # ``for name, m in models.items(): m(x)`` after each item's ``eval()``
+                    found.append((sub, item))
+                    continue
                 if "self" in models and own_layer_forward(sem, module):
                     found.append((sub, "self"))  # ``self.decoder_fc(h)`` after ``self.eval()``
                     continue
@@ -537,7 +529,7 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
     def _in_eval_mode(self, call: cst.Call, model: str, line: int) -> str:
         if model.endswith("[]"):  # an item of a container: name the one called
             module = called_module(call)
-            model = self.ctx.code_for(module) if isinstance(module, cst.Subscript) else model[:-2] + "[...]"
+            model = self.ctx.code_for(module) if isinstance(module, (cst.Subscript, cst.Name)) else model[:-2] + "[...]"
         return f"`{model}` is in eval mode (line {line})"
 
     def _report(self, call: cst.Call, fix: Optional[Fix], state: str, cause: str = "`.eval()` does not stop autograd, so ") -> None:

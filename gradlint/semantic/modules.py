@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Seq
 import libcst as cst
 
 from gradlint.semantic import bounds
+from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_framework_class
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
@@ -456,22 +457,6 @@ class Modules(ModuleEvidence):
             loads.append(base)
         return loads
 
-    def container_eval_switch(self, loop: cst.CSTNode) -> Optional[EvalSwitch]:
-        """If the loop ``for k in ...: models[k].eval()`` puts items of the container
-        ``models`` in eval mode, that switch; its ``model`` is ``models[]`` (any item)."""
-        if not (type(loop) is cst.For and isinstance(loop.target, cst.Name) and isinstance(loop.body, cst.IndentedBlock)):
-            return None
-        for stmt in loop.body.body:
-            switch = self.eval_switch(stmt)
-            if switch is None:
-                continue
-            base = chain_base(switch.call)
-            if isinstance(base, cst.Subscript) and len(base.slice) == 1:
-                key = base.slice[0].slice
-                if isinstance(key, cst.Index) and isinstance(key.value, cst.Name) and key.value.value == loop.target.value:
-                    return EvalSwitch(self.tree.code_for(base.value) + "[]", switch.call, switch.stmt)
-        return None
-
     def _leaves_in_eval(self, call: cst.Call, depth: int) -> Optional[str]:
         """The name of the module-level model that ``call``, a call of a module-level
         function of the file, leaves in eval mode: its body switches it (a statement
@@ -646,6 +631,8 @@ class Modules(ModuleEvidence):
                         return True
                     if not calls_only and model.endswith("[]") and isinstance(base, cst.Subscript) and code_for(base.value) == model[:-2]:
                         return True
+                    if not calls_only and model.endswith("[]") and container_item(self.tree, self.model.scopes, base) == model:
+                        return True  # ``for m in models.values(): m.train()``
                     if not calls_only and self.wrapped_model(base) == model:  # ``ddp.train()`` trains the module it wraps
                         return True
                 continue
