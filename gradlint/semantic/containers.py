@@ -10,16 +10,21 @@ of those items; ``m.train()`` in such a loop takes them out again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Optional
+import dataclasses
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Protocol
 
 import libcst as cst
 
 from gradlint.semantic.syntax import chain_base, is_model_ref
 
 if TYPE_CHECKING:
-    from gradlint.semantic.modules import EvalSwitch, Modules
     from gradlint.semantic.scopes import Scopes
     from gradlint.semantic.tree import Tree
+
+    class _Switches(Protocol):  # ``Modules``, which imports this module
+        tree: Tree
+
+        def eval_switch(self, stmt: cst.CSTNode) -> Any: ...
 
 
 def _iterated(loop: cst.For, name: cst.Name) -> Optional[cst.BaseExpression]:
@@ -62,12 +67,10 @@ def container_item(tree: "Tree", scopes: "Scopes", ref: cst.BaseExpression) -> O
     return found.pop() if len(found) == 1 else None
 
 
-def container_eval_switch(modules: "Modules", loop: cst.CSTNode) -> Optional["EvalSwitch"]:
+def container_eval_switch(modules: "_Switches", loop: cst.CSTNode) -> Any:
     """If ``loop`` puts every item of a container in eval mode (``for k in models:
-    models[k].eval()``, ``for m in models.values(): m.eval()``), that switch; its
-    ``model`` is ``models[]`` (any item)."""
-    from gradlint.semantic.modules import EvalSwitch
-
+    models[k].eval()``, ``for m in models.values(): m.eval()``), that switch (an
+    ``EvalSwitch``); its ``model`` is ``models[]`` (any item)."""
     if not (type(loop) is cst.For and type(loop.body) is cst.IndentedBlock):
         return None
     for stmt in loop.body.body:
@@ -78,12 +81,12 @@ def container_eval_switch(modules: "Modules", loop: cst.CSTNode) -> Optional["Ev
         if type(base) is cst.Subscript and len(base.slice) == 1 and type(loop.target) is cst.Name:
             key = base.slice[0].slice
             if type(key) is cst.Index and type(key.value) is cst.Name and key.value.value == loop.target.value:
-                return EvalSwitch(modules.tree.code_for(base.value) + "[]", switch.call, switch.stmt)
+                return dataclasses.replace(switch, model=modules.tree.code_for(base.value) + "[]")
         if type(base) is cst.Name:
             container = next((c for c in _names_of(loop.target) if c.value == base.value), None)
             items = _iterated(loop, container) if container is not None else None
             if items is not None:
-                return EvalSwitch(modules.tree.code_for(items) + "[]", switch.call, switch.stmt)
+                return dataclasses.replace(switch, model=modules.tree.code_for(items) + "[]")
     return None
 
 

@@ -10,6 +10,7 @@ import libcst as cst
 import pytest
 from marks import context
 
+from gradlint.semantic.containers import container_eval_switch
 from gradlint.semantic.tree import walk
 
 _CLASSES = """\
@@ -99,12 +100,17 @@ def test_freeze_in_another_method_is_not_seen_from_this_one():
         ("for name in ('g', 'd'):\n    state[name].eval()\n", "state[]"),
         ("for name in names:\n    state[name].to(dev).eval()\n", "state[]"),
         ("for name in names:\n    state['model'].eval()\n", None),  # the same item every time
-        ("for m in models.values():\n    m.eval()\n", None),
+        ("for m in models.values():\n    m.eval()\n", "models[]"),
+        ("for name, m in self.nets.items():\n    m.eval()\n", "self.nets[]"),
+        ("for m in nets:\n    m.eval()\n", "nets[]"),
+        ("for m in get_models():\n    m.eval()\n", None),  # a call's items: no container to name
+        ("for name, m in models.items():\n    name.eval()\n", None),  # the keys
+        ("for m in models.values():\n    other.eval()\n", None),
     ],
 )
 def test_container_eval_switch(loop, expected):
     ctx = context(loop)
-    switch = ctx.semantic.modules.container_eval_switch(ctx.module.body[0])
+    switch = container_eval_switch(ctx.semantic.modules, ctx.module.body[0])
     assert (switch.model if switch is not None else None) == expected
 
 
