@@ -31,8 +31,6 @@ from gradlint.prefilter import InferenceCalledGate
 from gradlint.rule import AnyOf, LowercaseGate, Rule
 from gradlint.rules._eval_flow import (
     _LEAVES, _NEUTRAL_DECORATOR_PREFIXES, _NEUTRAL_DECORATORS, _TRAINING_HOOKS, _USES,  # one line: the module is at its size limit
-    Block,
-    _assigned_attributes,
     _bound_params,
     _Flow,
     _inert,
@@ -52,17 +50,18 @@ from gradlint.rules._eval_flow import (
     runs_once,
 )
 from gradlint.rules._gates import word
-from gradlint.rules._mode_calls import check_mode_calls, duck_eval, overrides, plain_eval_object
+from gradlint.rules._mode_calls import check_mode_calls, overrides, plain_eval_object
+from gradlint.rules._eval_regions import EvalRegions
 from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._submodules import own_layer_forward
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
 from gradlint.semantic import bounds, branches
-from gradlint.semantic.containers import container_eval_switch, container_item
+from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.signatures import module_call_rejected, other_framework_call
-from gradlint.semantic.syntax import called_module, is_generator, is_inference_name, last_name
+from gradlint.semantic.syntax import called_module, is_generator
 from gradlint.semantic.test_code import TEST_FILE, called_by_module, is_test_module
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
@@ -103,7 +102,7 @@ _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|ker
 _TEST_SUPPORT = re.compile(r"(^|/)(tests|test)/(.*/)?[^/]*\.py$")
 
 
-class EvalWithoutNoGrad(InferenceCode, Rule):
+class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
     code = "GL101"
     triggers = (".eval(", ".train(", "def", "for")
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
@@ -203,99 +202,6 @@ class EvalWithoutNoGrad(InferenceCode, Rule):
         for region in regions if scope not in self._hooks else ():
             self._check_helpers(scope, region)
         return True
-
-    def _regions(self, scope: Scope) -> List[_Region]:
-        sem = self.ctx.semantic
-        body = scope if isinstance(scope, cst.Module) else scope.body
-        regions: List[_Region] = []
-        dedicated: List[Block] = []
-        if self.preview and isinstance(scope, cst.FunctionDef) and is_inference_name(scope.name.value):
-            dedicated.append(scope.body)  # type: ignore[arg-type]
-        for node in walk(body):
-            # exact types: a miss of isinstance() is a Python-level ABC check (mypy narrows `type(x) is C`)
-            if type(node) is cst.IndentedBlock or type(node) is cst.Module:
-                for i, stmt in enumerate(node.body):
-                    switch = sem.modules.eval_switch(stmt) or container_eval_switch(sem.modules, stmt) or duck_eval(sem, self.ctx.code_for, stmt)
-                    if switch is not None:
-                        line = self.ctx.position(switch.call).start.line
-                        regions.append(self._region(node, i + 1, switch.model, line))
-            elif (type(node) is cst.For or type(node) is cst.While) and isinstance(node.body, cst.IndentedBlock):
-                if self.preview and type(node) is cst.For and self._inference_loader(node.iter, scope):
-                    dedicated.append(node.body)
-        for block in dedicated:
-            # ``if not keep_mode: model.eval()`` at the top of ``evaluate``
-            for i, stmt in enumerate(block.body):
-                if isinstance(stmt, cst.SimpleStatementLine):
-                    continue
-                for sub in walk(stmt):
-                    switch = sem.modules.eval_switch(sub)
-                    # ``if training: model.train() else: model.eval()`` leaves the mode open
-                    if switch is not None and not sem.modules.ends_eval_mode(stmt, switch.model):
-                        line = self.ctx.position(switch.call).start.line
-                        regions.append(self._region(block, i + 1, switch.model, line))
-        regions += self._attribute_regions(scope)
-        return [r for r in regions if r.start < r.end]
-
-    def _attribute_regions(self, scope: Scope) -> List[_Region]:
-        """A method of a class that is surely no ``nn.Module``, run after the method that
-        loaded its model (``self._model = torch.jit.load(p); self._model.eval()``):
-        ``self._model`` is in eval mode from its first statement, when every method
-        that assigns it leaves it so and none trains it (``Modules.eval_attributes``)."""
-        sem = self.ctx.semantic
-        if not isinstance(scope, cst.FunctionDef) or scope.name.value == "__init__" or not isinstance(scope.body, cst.IndentedBlock):
-            return []
-        cls = sem.tree.method_class(scope)
-        if cls is None:
-            return []
-        found = []
-        for model, call in sem.modules.eval_attributes(cls).items():
-            if any(model == "self." + a for a in _assigned_attributes(scope)):
-                continue  # it loads the model itself: its own eval() opens its region
-            found.append(self._region(scope.body, 0, model, self.ctx.position(call).start.line))
-        return found
-
-    def _region(self, block: Block, start: int, model: str, line: int) -> _Region:
-        sem = self.ctx.semantic
-        end = start
-        ends = self._ends
-        while end < len(block.body):
-            stmt = block.body[end]
-            key = (id(stmt), model)
-            found = ends.get(key)
-            if found is None:
-                found = ends[key] = sem.modules.ends_eval_mode(stmt, model)
-            if found:
-                break
-            end += 1
-        return _Region(block, start, end, {model}, {model: line})
-
-    def _inference_loader(self, expr: cst.BaseExpression, scope: Scope) -> bool:
-        sem = self.ctx.semantic
-        inner = expr
-        while isinstance(inner, cst.Call) and last_name(inner.func) in ("enumerate", "tqdm", "iter") and inner.args:
-            inner = inner.args[0].value
-        name = last_name(inner)
-        return bool(name) and is_inference_name(name) and sem.values.is_loader(expr, scope)  # type: ignore[arg-type]
-
-    def _merged(self, regions: List[_Region]) -> List[_Region]:
-        """Overlapping regions of one block are one region (``enc.eval(); dec.eval()``).
-        Each keeps the calls found in its own range: a model's region ends at its
-        own ``train()``, not at another's."""
-        out: List[_Region] = []
-        for r in sorted(regions, key=lambda r: (id(r.block), r.start)):
-            last = out[-1] if out else None
-            if last is not None and last.block is r.block and r.start < last.end:
-                last.end = max(last.end, r.end)
-                last.models |= r.models
-                for m, line in r.eval_line.items():
-                    last.eval_line.setdefault(m, line)
-                known = {id(c) for c, _ in last.calls}
-                last.calls += [(c, m) for c, m in r.calls if id(c) not in known]
-            else:
-                out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line), list(r.calls)))
-        for r in out:
-            r.calls.sort(key=lambda cm: (self.ctx.position(cm[0]).start.line, self.ctx.position(cm[0]).start.column))
-        return out
 
     def _unguarded_calls(self, scope: Scope, region: _Region) -> List[Tuple[cst.Call, str]]:
         """The forward calls of the region's (unfrozen) model that run with gradients on
