@@ -399,6 +399,41 @@ def test_gl101_not_flagged(src):
     assert lint(src, select=["GL101"]) == []
 
 
+_FROZEN_ATTRIBUTE = """\
+import torch
+from torch import nn
+
+
+class Saliency(nn.Module):
+    def forward(self, x):
+        return x.mean(1)
+
+
+class MaskMaker:
+    def __init__(self, device):
+        self.net = Saliency().eval().requires_grad_(False).to(device)
+
+    def __call__(self, images):
+        masks = []
+        for img in images:
+            masks.append(self.net(img) > 0.5)
+        return masks
+"""
+
+
+def test_gl101_attribute_frozen_where_built_records_no_graph_of_its_own():
+    # Every parameter off in the chain that builds it, in ``__init__``, the attribute's one
+    # binding: its forwards record a graph only through inputs that need one.
+    assert lint(_FROZEN_ATTRIBUTE, select=["GL101"]) == []
+    # Not frozen, or rebound elsewhere without the freeze: eval mode alone stops nothing.
+    assert lint(_FROZEN_ATTRIBUTE.replace(".requires_grad_(False)", ""), select=["GL101"]) == [(17, 26, "GL101")]
+    assert lint(_FROZEN_ATTRIBUTE.replace(".requires_grad_(False)", ".requires_grad_(False).requires_grad_()"), select=["GL101"]) == [(17, 26, "GL101")]
+    rebound = _FROZEN_ATTRIBUTE.replace("    def __call__", "    def reload(self):\n        self.net = Saliency().eval()\n\n    def __call__")
+    assert lint(rebound, select=["GL101"]) == [(20, 26, "GL101")]
+    twice = _FROZEN_ATTRIBUTE.replace("        self.net = Saliency()", "        self.net = Saliency().eval()\n        self.net = Saliency()")
+    assert lint(twice, select=["GL101"]) == [(18, 26, "GL101")]
+
+
 def test_gl101_message_names_model_and_eval_line():
     src = """\
         class Evaluator:

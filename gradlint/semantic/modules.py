@@ -9,7 +9,7 @@ modules: eval/train switches, classes that are no modules, freezing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Set
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -24,10 +24,12 @@ from gradlint.semantic.syntax import (
     eval_in_chain,
     false_arg,
     freezes,
+    frozen_in_chain,
     is_eval_call,
     is_model_ref,
     parameter_target,
     parameters_owner,
+    self_attributes_assigned,
 )
 from gradlint.semantic.torch_api import PRETRAINED_NOT_FORWARDS, PRETRAINED_NOT_SUBMODULES, is_module_factory
 from gradlint.semantic.tree import assignment, walk
@@ -394,7 +396,7 @@ class Modules(ModuleEvidence):
         methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
         assigned: Dict[str, List[cst.FunctionDef]] = {}
         for method in methods:
-            for attr in _self_attributes_assigned(method):
+            for attr in self_attributes_assigned(method):
                 assigned.setdefault(attr, []).append(method)
         for attr, setters in assigned.items():
             text = "self." + attr
@@ -426,7 +428,7 @@ class Modules(ModuleEvidence):
                 state = loaded[-1]
                 if isinstance(stmt, cst.SimpleStatementLine):
                     dirty = False
-            elif attr in _self_attributes_assigned(stmt):
+            elif attr in self_attributes_assigned(stmt):
                 dirty = True
             if switch is not None and switch.model == text:
                 state, dirty = switch.call, False
@@ -444,9 +446,9 @@ class Modules(ModuleEvidence):
         for sub in walk(stmt, into_functions=True):
             assigned = assignment(sub)
             if assigned is None and isinstance(sub, (cst.AugAssign, cst.For, cst.CompFor, cst.WithItem)):
-                if attr in _self_attributes_assigned(sub):
+                if attr in self_attributes_assigned(sub):
                     return []
-            if assigned is None or attr not in _self_attributes_assigned(sub):
+            if assigned is None or attr not in self_attributes_assigned(sub):
                 continue
             targets, value = assigned
             base = chain_base(value)
@@ -732,9 +734,24 @@ class Modules(ModuleEvidence):
                     model, param = parameters_owner(node.iter), parameter_target(node.target)
                     if model is not None and param is not None and freezes(node.body, param):
                         freezes_.append((self.tree.code_for(model), self.tree.enclosing_function(node)))
+                elif type(node) is cst.Assign and frozen_in_chain(node.value) and self._frozen_attribute(node) is not None:
+                    freezes_.append((self.tree.code_for(node.targets[0].target), self.tree.enclosing_function(node)))
             self._freezes = freezes_
             self._frozen = frozenset(text for text, _ in freezes_)
         return self._frozen
+
+    def _frozen_attribute(self, node: cst.Assign) -> Optional[str]:
+        """``self.m = Net().eval().requires_grad_(False)`` in ``__init__``, the one binding of
+        ``self.m`` in its class: ``m``, whose forwards record a graph only through inputs."""
+        target, func = node.targets[0].target if len(node.targets) == 1 else None, self.tree.enclosing_function(node)
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"):
+            return None
+        cls = self.tree.method_class(func) if func is not None and func.name.value == "__init__" else None
+        attr = target.attr.value
+        binds = [m for m in (cls.body.body if cls is not None else ()) if type(m) is cst.FunctionDef and attr in self_attributes_assigned(m)]
+        # Bound once: in ``__init__`` only, by this statement alone (nothing rebinds it unfrozen).
+        once = binds == [func] and all(n is node for n in walk(func, True) if type(n) is cst.Assign and attr in self_attributes_assigned(n))
+        return attr if once else None
 
 
 def _trains_in_chain(expr: cst.BaseExpression) -> bool:
@@ -745,31 +762,6 @@ def _trains_in_chain(expr: cst.BaseExpression) -> bool:
             return True
         expr = expr.func.value
     return False
-
-
-def _self_attributes_assigned(node: cst.CSTNode) -> Set[str]:
-    """The attributes ``x`` that ``node`` binds as ``self.x`` (``self.x = v``, ``self.x
-    += v``, ``for self.x in ...``, ``with ... as self.x``), where ``v`` is not ``None``."""
-    found: Set[str] = set()
-    for sub in walk(node, into_functions=True):
-        targets: Sequence[cst.BaseExpression] = ()
-        if type(sub) is cst.Assign:
-            if isinstance(sub.value, cst.Name) and sub.value.value == "None":
-                continue
-            targets = [t.target for t in sub.targets]
-        elif type(sub) is cst.AugAssign or type(sub) is cst.AnnAssign:
-            if sub.value is None or isinstance(sub.value, cst.Name) and sub.value.value == "None":
-                continue
-            targets = [sub.target]
-        elif type(sub) is cst.For or type(sub) is cst.CompFor:
-            targets = [sub.target]
-        elif type(sub) is cst.WithItem and sub.asname is not None:
-            targets = [sub.asname.name]
-        for target in targets:
-            for t in all_targets(target):
-                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                    found.add(t.attr.value)
-    return found
 
 
 def _trusts_remote_code(value: cst.BaseExpression) -> bool:

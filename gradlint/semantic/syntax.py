@@ -7,7 +7,7 @@ model), chains of module methods that return the module itself.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple, cast
+from typing import Iterator, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -152,9 +152,44 @@ def all_targets(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield target
 
 
+def self_attributes_assigned(node: cst.CSTNode) -> Set[str]:
+    """The attributes ``x`` that ``node`` binds as ``self.x`` (``self.x = v``, ``self.x
+    += v``, ``for self.x in ...``, ``with ... as self.x``), where ``v`` is not ``None``."""
+    found: Set[str] = set()
+    for sub in walk(node, into_functions=True):
+        targets: Sequence[cst.BaseExpression] = ()
+        if type(sub) is cst.Assign:
+            if isinstance(sub.value, cst.Name) and sub.value.value == "None":
+                continue
+            targets = [t.target for t in sub.targets]
+        elif type(sub) is cst.AugAssign or type(sub) is cst.AnnAssign:
+            if sub.value is None or isinstance(sub.value, cst.Name) and sub.value.value == "None":
+                continue
+            targets = [sub.target]
+        elif type(sub) is cst.For or type(sub) is cst.CompFor:
+            targets = [sub.target]
+        elif type(sub) is cst.WithItem and sub.asname is not None:
+            targets = [sub.asname.name]
+        for target in targets:
+            for t in all_targets(target):
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    found.add(t.attr.value)
+    return found
+
+
 def false_arg(call: cst.Call, keyword: str) -> bool:
     arg = call_arg(call, 0, keyword)
     return arg is not None and bool_value(arg.value) is False
+
+
+def frozen_in_chain(expr: cst.BaseExpression) -> bool:
+    """``Net().eval().requires_grad_(False).to(dev)``: the last ``requires_grad_`` of a
+    chain of module methods that return the module turns every parameter off."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in MODULE_CHAIN:
+        if expr.func.attr.value == "requires_grad_":
+            return false_arg(expr, "requires_grad")
+        expr = expr.func.value
+    return False
 
 
 def parameters_owner(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
