@@ -104,10 +104,10 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24, "batch-18": 13}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 244
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 244
+    assert len(set(names)) == 257
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 257
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
@@ -628,3 +628,18 @@ def test_batch_seventeen_first_sight_figures_are_those_the_docs_report():
     assert fs.fix_counts(preview.judged) == (6, 0)
     assert sum(j.verdict == fs.STUB for j in preview.judged) == 0
     _kept_and_at_the_batch_commits(first, preview, "batch-17", 24, with_first=True)
+
+
+def test_batch_eighteen_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 18") and batch-18/summary.md quote these figures
+    first, after, preview = fs.batch_runs(fs.HERE / "batch-18")
+    assert (first.name, first.gradlint, preview.name) == ("findings", "f474ad5", "preview-f474ad5")
+    assert fs.precision(first.judged) == {"GL101": (0, 1), "GL106": (5, 5), "all": (5, 6)}
+    assert fs.fix_counts(first.judged) == (6, 0)
+    # after the frozen-attribute tuning (not first sight): StableCascade's false GL101 is gone, nothing new
+    assert (after.name, after.gradlint) == ("after-5cc5ac6", "5cc5ac6")
+    assert fs.precision(after.judged) == {"GL106": (5, 5), "all": (5, 5)}
+    assert sum(j.verdict == fs.STUB for j in after.judged) == 0
+    assert fs.precision(preview.judged) == {"GL101": (1, 2), "GL106": (5, 5), "GL301": (0, 1), "all": (6, 8)}
+    assert fs.fix_counts(preview.judged) == (7, 0)
+    _kept_and_at_the_batch_commits(first, preview, "batch-18", 13, with_first=True)
