@@ -747,8 +747,10 @@ class Modules(ModuleEvidence):
         if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"):
             return None
         cls = self.tree.method_class(func) if func is not None and func.name.value == "__init__" else None
+        if func is None or cls is None:
+            return None
         attr = target.attr.value
-        binds = [m for m in (cls.body.body if cls is not None else ()) if type(m) is cst.FunctionDef and attr in self_attributes_assigned(m)]
+        binds = [m for m in cls.body.body if type(m) is cst.FunctionDef and attr in self_attributes_assigned(m)]
         # Bound once: in ``__init__`` only, by this statement alone (nothing rebinds it unfrozen).
         once = binds == [func] and all(n is node for n in walk(func, True) if type(n) is cst.Assign and attr in self_attributes_assigned(n))
         return attr if once else None
