@@ -1376,3 +1376,29 @@ def test_gl101_a_script_named_like_a_test_is_no_test_module():
     )
     assert found(collected, "TrainAndTest/test_egs.py") == []
     assert found(collected, "TrainAndTest/evaluate_egs.py") == [(8, "GL101"), (16, "GL101")]
+
+
+_EVAL_IN_WITH = """\
+import torch
+
+
+def predict(model, batches):
+    with torch.no_grad():
+        model.eval()
+    outs = []
+    for x in batches:
+        outs.append(model(x).argmax(1).tolist())
+    return outs
+"""
+
+
+def test_gl101_eval_inside_a_torch_with_block_lasts_after_it():
+    # eval mode is the module's state: the ``with`` only guarded the eval() call itself
+    assert lint(_EVAL_IN_WITH, select=["GL101"]) == [(9, 21, "GL101")]
+    # switched back inside the block, or a context manager that may swallow an exception
+    # before the eval() runs: not proven in eval mode after it
+    assert lint(_EVAL_IN_WITH.replace("        model.eval()\n", "        model.eval()\n        model.train()\n"), select=["GL101"]) == []
+    suppressed = _EVAL_IN_WITH.replace("import torch\n", "import contextlib\nimport torch\n").replace(
+        "with torch.no_grad():", "with contextlib.suppress(RuntimeError):"
+    )
+    assert lint(suppressed, select=["GL101"]) == []

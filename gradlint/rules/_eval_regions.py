@@ -7,7 +7,7 @@ attribute leaves it so) up to what may take it out. Mixed into
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -19,6 +19,7 @@ from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 if TYPE_CHECKING:
     from gradlint.rule import FileContext
+    from gradlint.semantic.modules import EvalSwitch
 
 
 class EvalRegions:
@@ -41,7 +42,7 @@ class EvalRegions:
             # exact types: a miss of isinstance() is a Python-level ABC check (mypy narrows `type(x) is C`)
             if type(node) is cst.IndentedBlock or type(node) is cst.Module:
                 for i, stmt in enumerate(node.body):
-                    switch = sem.modules.eval_switch(stmt) or container_eval_switch(sem.modules, stmt) or duck_eval(sem, self.ctx.code_for, stmt)
+                    switch = sem.modules.eval_switch(stmt) or container_eval_switch(sem.modules, stmt) or duck_eval(sem, self.ctx.code_for, stmt) or self._left_by_with(stmt)
                     if switch is not None:
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
@@ -61,6 +62,28 @@ class EvalRegions:
                         regions.append(self._region(block, i + 1, switch.model, line))
         regions += self._attribute_regions(scope)
         return [r for r in regions if r.start < r.end]
+
+    def _left_by_with(self, stmt: cst.CSTNode) -> Optional[EvalSwitch]:
+        """``with torch.no_grad(): model.eval()``: eval mode is the module's state, not
+        the block's, so a ``with`` whose body switches the model and does not switch it
+        back leaves it in eval mode after. Only for torch's context managers: none of
+        them swallows an exception, so past the statement its body has run to the end
+        (a ``contextlib.suppress`` could skip the ``eval()`` and go on)."""
+        if type(stmt) is not cst.With or stmt.asynchronous is not None or type(stmt.body) is not cst.IndentedBlock:
+            return None
+        sem = self.ctx.semantic
+        for item in stmt.items:
+            target = item.item.func if type(item.item) is cst.Call else item.item  # type: ignore[attr-defined]
+            names = sem.names.qualnames(target) if type(target) in (cst.Name, cst.Attribute) else ()
+            if not names or not all(q.startswith("torch.") for q in names):
+                return None
+        body = stmt.body.body
+        for j in range(len(body) - 1, -1, -1):
+            switch = sem.modules.eval_switch(body[j])
+            if switch is not None:
+                ended = any(sem.modules.ends_eval_mode(later, switch.model) for later in body[j + 1 :])
+                return None if ended else switch
+        return None
 
     def _attribute_regions(self, scope: Scope) -> List[_Region]:
         """A method of a class that is surely no ``nn.Module``, run after the method that
