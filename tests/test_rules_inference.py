@@ -1402,3 +1402,16 @@ def test_gl101_eval_inside_a_torch_with_block_lasts_after_it():
         "with torch.no_grad():", "with contextlib.suppress(RuntimeError):"
     )
     assert lint(suppressed, select=["GL101"]) == []
+
+
+def test_gl101_a_tuple_of_eval_calls_switches_every_model():
+    src = """\
+        def sample(gen_a, gen_b, loader):
+            gen_a.eval(), gen_b.eval()
+            for x, y in loader:
+                save(gen_a(x).tolist(), gen_b(y).tolist())
+            gen_a.train(), gen_b.train()
+    """
+    assert lint(src, select=["GL101"]) == [(4, 14, "GL101")]
+    # a tuple display that is no statement of its own switches nothing here
+    assert lint(src.replace("    gen_a.eval(), gen_b.eval()", "    modes = gen_a.eval, gen_b.eval"), select=["GL101"]) == []

@@ -7,19 +7,19 @@ attribute leaves it so) up to what may take it out. Mixed into
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from gradlint.rules._eval_flow import Block, _assigned_attributes, _Region
 from gradlint.rules._mode_calls import duck_eval
 from gradlint.semantic.containers import container_eval_switch
-from gradlint.semantic.syntax import is_inference_name, last_name
+from gradlint.semantic.modules import EvalSwitch
+from gradlint.semantic.syntax import eval_in_chain, is_inference_name, is_model_ref, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 if TYPE_CHECKING:
     from gradlint.rule import FileContext
-    from gradlint.semantic.modules import EvalSwitch
 
 
 class EvalRegions:
@@ -43,7 +43,7 @@ class EvalRegions:
             if type(node) is cst.IndentedBlock or type(node) is cst.Module:
                 for i, stmt in enumerate(node.body):
                     switch = sem.modules.eval_switch(stmt) or container_eval_switch(sem.modules, stmt) or duck_eval(sem, self.ctx.code_for, stmt) or self._left_by_with(stmt)
-                    if switch is not None:
+                    for switch in [switch] if switch is not None else _tuple_of_evals(self.ctx.code_for, stmt):
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
             elif (type(node) is cst.For or type(node) is cst.While) and isinstance(node.body, cst.IndentedBlock):
@@ -145,3 +145,19 @@ class EvalRegions:
         for r in out:
             r.calls.sort(key=lambda cm: (self.ctx.position(cm[0]).start.line, self.ctx.position(cm[0]).start.column))
         return out
+
+
+def _tuple_of_evals(code_for: Callable[[cst.CSTNode], str], stmt: cst.CSTNode) -> List[EvalSwitch]:
+    """``g.eval(), d.eval()``: a tuple display as a statement evaluates every item, each
+    ``eval()`` of it a switch of its model."""
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+        return []
+    small = stmt.body[0]
+    if type(small) is not cst.Expr or type(small.value) is not cst.Tuple:
+        return []
+    found = []
+    for element in small.value.elements:
+        call, base = eval_in_chain(element.value)
+        if call is not None and type(element) is cst.Element and is_model_ref(base):
+            found.append(EvalSwitch(code_for(base), call, stmt))
+    return found
