@@ -477,6 +477,8 @@ from transformers import AutoModel, AutoTokenizer, BertForSequenceClassification
         "class Net(nn.Module):\n    pass\n\n\nclass Big(Net):\n    pass\n\n\nm = Big()\nm.requires_grad = False\n",
         "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.GRU(4, 4)\n\n\n"
         "net = Net()\nnet.enc.requires_grad = False\n",
+        # ``nn.Module``'s own dict of its children holds modules
+        "def f(trainer, layers):\n    for name in layers:\n        trainer.model._modules[name].requires_grad = False\n",
     ],
 )
 def test_gl302_modules(code):
@@ -504,6 +506,8 @@ def test_gl302_modules(code):
         "class Net:\n    def __init__(self):\n        self.enc = nn.GRU(4, 4)\n        self.enc.weight_ih_l0.requires_grad = False\n",
         "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.scale = nn.Parameter(torch.ones(1))\n"
         "        self.scale.requires_grad = False\n",
+        # another framework's file: its layers' dict is not PyTorch's
+        "import oneflow\ndef f(trainer, name):\n    trainer.model._modules[name].requires_grad = False\n",
     ],
 )
 def test_gl302_negatives(code):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 import libcst as cst
 
 from gradlint.semantic import bounds
-from gradlint.semantic.frameworks import FRAMEWORK_CLASSES, FRAMEWORK_OBJECTS, LIGHTNING_MODULE, FrameworkObject
+from gradlint.semantic.frameworks import FRAMEWORK_CLASSES, FRAMEWORK_OBJECTS, LIGHTNING_MODULE, OTHER_FRAMEWORK_PACKAGES, FrameworkObject
 from gradlint.semantic.scopes import Binding
 from gradlint.semantic.syntax import bool_value, is_generator
 from gradlint.semantic.torch_api import (
@@ -221,6 +221,11 @@ class ModuleEvidence:
             return self._module_call(expr, _depth)
         if isinstance(expr, cst.Name):
             return self._module_name(expr, _depth) or self._module_self(expr)
+        if type(expr) is cst.Subscript and type(expr.value) is cst.Attribute and expr.value.attr.value == "_modules":
+            # ``net._modules[name]``: ``nn.Module``'s own dict of its children, in a file of
+            # PyTorch alone (OneFlow's modules mirror the name)
+            packages = {r.package for r in self.model.names.index.records}
+            return "torch" in packages and not packages & OTHER_FRAMEWORK_PACKAGES
         if isinstance(expr, cst.Attribute):
             cls = self._instance_class(expr.value, _depth)
             if cls is None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
