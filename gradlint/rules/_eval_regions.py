@@ -73,7 +73,7 @@ class EvalRegions:
             return None
         sem = self.ctx.semantic
         for item in stmt.items:
-            target = item.item.func if type(item.item) is cst.Call else item.item  # type: ignore[attr-defined]
+            target = item.item.func if type(item.item) is cst.Call else item.item
             names = sem.names.qualnames(target) if type(target) in (cst.Name, cst.Attribute) else ()
             if not names or not all(q.startswith("torch.") for q in names):
                 return None
