@@ -5,7 +5,7 @@ fix share. Only GL101 uses them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Sequence, Set, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import builtins
 import os
@@ -55,6 +55,10 @@ class _Region:
     models: Set[str]
     eval_line: Dict[str, int]  # model -> line of the statement that put it in eval mode
     calls: List[Tuple[cst.Call, str]] = field(default_factory=list)
+    # ``model.train(mode=flag)``: eval mode where ``flag`` is false, under the constants
+    # of a call that make it so (``rules._mode_flag``)
+    flag: Optional[str] = None
+    constants: Optional[Dict[str, object]] = None
 
 
 def _assigned_attributes(func: cst.FunctionDef) -> Set[str]:

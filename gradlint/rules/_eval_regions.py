@@ -13,6 +13,7 @@ import libcst as cst
 
 from gradlint.rules._eval_flow import Block, _assigned_attributes, _Region
 from gradlint.rules._mode_calls import duck_eval
+from gradlint.rules._mode_flag import false_constants, flag_switch
 from gradlint.semantic.containers import container_eval_switch
 from gradlint.semantic.modules import EvalSwitch
 from gradlint.semantic.syntax import eval_in_chain, is_inference_name, is_model_ref, last_name
@@ -31,6 +32,10 @@ class EvalRegions:
         preview: bool
         _ends: Dict[Tuple[int, str], bool]
 
+        def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool: ...
+
+        def _skip_function(self, func: cst.FunctionDef) -> bool: ...
+
     def _regions(self, scope: Scope) -> List[_Region]:
         sem = self.ctx.semantic
         body = scope if isinstance(scope, cst.Module) else scope.body
@@ -46,6 +51,8 @@ class EvalRegions:
                     for switch in [switch] if switch is not None else _tuple_of_evals(self.ctx.code_for, stmt):
                         line = self.ctx.position(switch.call).start.line
                         regions.append(self._region(node, i + 1, switch.model, line))
+                    if switch is None and type(scope) is cst.FunctionDef:
+                        regions += self._flag_region(scope, node, i, stmt)
             elif (type(node) is cst.For or type(node) is cst.While) and isinstance(node.body, cst.IndentedBlock):
                 if self.preview and type(node) is cst.For and self._inference_loader(node.iter, scope):
                     dedicated.append(node.body)
@@ -62,6 +69,28 @@ class EvalRegions:
                         regions.append(self._region(block, i + 1, switch.model, line))
         regions += self._attribute_regions(scope)
         return [r for r in regions if r.start < r.end]
+
+    def _flag_region(self, func: cst.FunctionDef, block: Block, i: int, stmt: cst.CSTNode) -> List[_Region]:
+        """``model.train(mode=is_train)`` in a step that some caller runs with the flag
+        false: eval mode on that path, from the next statement on."""
+        found = flag_switch(self.ctx.code_for, stmt)
+        if found is None:
+            return []
+        sem = self.ctx.semantic
+
+        def grad_on(call: cst.Call) -> bool:
+            caller = sem.tree.enclosing_function(call)
+            if sem.gradmode.guard_at(call) is not None or self._under_other_guard(call, caller or self.ctx.module):
+                return False
+            return caller is None or not self._skip_function(caller)
+
+        constants = false_constants(sem, func, found[1], grad_on)
+        if constants is None:
+            return []
+        model, flag, call = found
+        region = self._region(block, i + 1, model, self.ctx.position(call).start.line)
+        region.flag, region.constants = flag, constants
+        return [region]
 
     def _left_by_with(self, stmt: cst.CSTNode) -> Optional[EvalSwitch]:
         """``with torch.no_grad(): model.eval()``: eval mode is the module's state, not
@@ -133,7 +162,7 @@ class EvalRegions:
         out: List[_Region] = []
         for r in sorted(regions, key=lambda r: (id(r.block), r.start)):
             last = out[-1] if out else None
-            if last is not None and last.block is r.block and r.start < last.end:
+            if last is not None and last.block is r.block and r.start < last.end and last.flag == r.flag:
                 last.end = max(last.end, r.end)
                 last.models |= r.models
                 for m, line in r.eval_line.items():
@@ -141,7 +170,7 @@ class EvalRegions:
                 known = {id(c) for c, _ in last.calls}
                 last.calls += [(c, m) for c, m in r.calls if id(c) not in known]
             else:
-                out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line), list(r.calls)))
+                out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line), list(r.calls), r.flag, r.constants))
         for r in out:
             r.calls.sort(key=lambda cm: (self.ctx.position(cm[0]).start.line, self.ctx.position(cm[0]).start.column))
         return out

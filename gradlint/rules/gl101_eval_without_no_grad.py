@@ -51,6 +51,7 @@ from gradlint.rules._eval_flow import (
 )
 from gradlint.rules._gates import word
 from gradlint.rules._mode_calls import check_mode_calls, overrides, plain_eval_object
+from gradlint.rules._mode_flag import live_pieces
 from gradlint.rules._eval_regions import EvalRegions
 from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._submodules import own_layer_forward
@@ -74,11 +75,17 @@ _TORCH_FUNC_TRANSFORMS = frozenset(
 
 
 # transformers' ``from_pretrained`` returns its model in eval mode (``Modules.eval_attributes``).
-_EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b|\.from_pretrained\(")
+_EVAL_GATE = re.compile(r"\.eval\((?:\s|\\|#[^\n]*)*\)|\.train\([^)]*?False\b|\.train\(\s*(?:mode\s*=\s*)?(?!True\b)[A-Za-z_]\w*\s*\)|\.from_pretrained\(")
 _INFERENCE_WORDS = INFERENCE_WORD.pattern.split("(", 2)[2].split(")", 1)[0]
 # The gates below are patterns of ``LowercaseGate``s in ``AnyOf``s: in lower case,
 # and one per alternative (see ``AnyOf``).
-_EVAL_GATES = (r"\.eval\((?:\s|\\|#[^\n]*)*\)", r"\.train\([^)]*?false\b", r"\.from_pretrained\(")
+# ``.train(mode=flag)``: a shared train/eval step (``rules._mode_flag``).
+_EVAL_GATES = (
+    r"\.eval\((?:\s|\\|#[^\n]*)*\)",
+    r"\.train\([^)]*?false\b",
+    r"\.train\(\s*(?:mode\s*=\s*)?(?!true\b)[a-z_]\w*\s*\)",
+    r"\.from_pretrained\(",
+)
 # A function or a loop's iterable named with a word of ``INFERENCE_WORD`` (a superset
 # of what ``is_inference_name`` accepts): ``def _validate(``, ``in enumerate(test_loader)``.
 _INFERENCE_GATES = (
@@ -200,7 +207,8 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)
         for region in regions if scope not in self._hooks else ():
-            self._check_helpers(scope, region)
+            if not region.flag:  # the helper may run on the flag's true path only
+                self._check_helpers(scope, region)
         return True
 
     def _unguarded_calls(self, scope: Scope, region: _Region) -> List[Tuple[cst.Call, str]]:
@@ -208,11 +216,15 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         and record a graph."""
         sem = self.ctx.semantic
         models = frozenset(region.models) - sem.modules.frozen_models_in(scope)
+        stmts = region.block.body[region.start : region.end]
+        live = live_pieces(stmts, region.constants) if region.constants is not None else None
         return [
             (call, model)
-            for stmt in region.block.body[region.start : region.end]
+            for stmt in stmts
             for call, model in self._forwards(stmt, models)
-            if self._records(call, scope) and not other_framework_call(self.ctx.semantic, call)
+            if self._records(call, scope)
+            and not other_framework_call(self.ctx.semantic, call)
+            and (live is None or any(sem.tree.is_inside(piece, call) for piece in live))
         ]
 
     def _drop_self_checks(self, scope: Scope, regions: Sequence[_Region]) -> None:
@@ -424,13 +436,19 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
 
     def _check_region(self, scope: Scope, region: _Region) -> None:
         stmts = region.block.body[region.start : region.end]
-        if any(self._wants_gradients(s) for s in stmts):
+        flag = region.flag
+        if any(self._wants_gradients(p) for p in (live_pieces(stmts, region.constants) if region.constants is not None else stmts)):
             return
         flow = _Flow(self.ctx, scope, frozenset(region.models))
         if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts, region):
             return
         call, model = region.calls[0]
-        self._report(call, self._fix(scope, region, flow), self._in_eval_mode(call, model, region.eval_line[model]))
+        state = self._in_eval_mode(call, model, region.eval_line[model])
+        if flag:
+            # No guard fits both phases but ``set_grad_enabled(flag)``, which is the author's to choose.
+            self._report(call, None, state.replace(" (line", f" when `{flag}` is false (line", 1), f"`.train({flag})` does not stop autograd, so ")
+        else:
+            self._report(call, self._fix(scope, region, flow), state)
 
     def _in_eval_mode(self, call: cst.Call, model: str, line: int) -> str:
         if model.endswith("[]"):  # an item of a container: name the one called

@@ -148,6 +148,11 @@ def live_code(body: cst.BaseSuite, constants: Dict[str, object]) -> Iterator[cst
         yield from _live_statement(stmt, constants)
 
 
+def live_statements(stmt: cst.CSTNode, constants: Dict[str, object]) -> Iterator[cst.CSTNode]:
+    """``live_code`` of the one statement ``stmt``."""
+    return _live_statement(stmt, constants)
+
+
 def _live_statement(stmt: cst.CSTNode, constants: Dict[str, object]) -> Iterator[cst.CSTNode]:
     if isinstance(stmt, cst.If):
         taken = decided(stmt.test, constants)

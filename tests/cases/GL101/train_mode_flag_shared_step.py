@@ -1,0 +1,38 @@
+"""Recall case: a step that trains and evaluates, `model.train(mode=flag)`, the
+flag false for a call of the file made with gradients on, and the backward only
+under `if flag:` (a speech-enhancement trainer's `run_epoch`). The output of
+`predict`, called only with the flag false, goes nowhere.
+"""
+
+import torch
+
+
+def run_epoch(net, batches, split, optimizer):
+    training = split == "train"
+    net.train(mode=training)
+    total = 0.0
+    for x, y in batches:
+        out = net(x)  # expect: GL101:15
+        loss = torch.nn.functional.mse_loss(out, y)
+        if training:
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        total += loss.item()
+    return total
+
+
+def fit(net, train_batches, valid_batches, optimizer):
+    for _ in range(10):
+        run_epoch(net, train_batches, "train", optimizer)
+        run_epoch(net, valid_batches, split="valid", optimizer=optimizer)
+
+
+def predict(model, x, train):
+    model.train(train)
+    return model(x)  # expect: GL101:12
+
+
+def demo(model, batches):
+    for x, _ in batches:
+        predict(model, x, False)
