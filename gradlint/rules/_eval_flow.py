@@ -31,6 +31,8 @@ _NEUTRAL_DECORATORS = frozenset(
         "gin.configurable", "gin.register", "hydra.main",
         # haystack records a component's output sockets on ``run`` and returns it as is.
         "haystack.component.output_types", "haystack.core.component.component.output_types",
+        # loguru logs an exception the function raises (and re-raises or returns a default).
+        "loguru.logger.catch",
     }
 )
 _NEUTRAL_DECORATOR_PREFIXES = (

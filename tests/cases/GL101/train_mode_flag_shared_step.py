@@ -1,10 +1,12 @@
 """Recall case: a step that trains and evaluates, `model.train(mode=flag)`, the
 flag false for a call of the file made with gradients on, and the backward only
-under `if flag:` (a speech-enhancement trainer's `run_epoch`). The output of
-`predict`, called only with the flag false, goes nowhere.
+under `if flag:` (a speech-enhancement trainer's `run_epoch`, called from a
+`main` that loguru's `logger.catch` decorates, which leaves grad mode alone).
+The output of `predict`, called only with the flag false, goes nowhere.
 """
 
 import torch
+from loguru import logger
 
 
 def run_epoch(net, batches, split, optimizer):
@@ -22,6 +24,7 @@ def run_epoch(net, batches, split, optimizer):
     return total
 
 
+@logger.catch
 def fit(net, train_batches, valid_batches, optimizer):
     for _ in range(10):
         run_epoch(net, train_batches, "train", optimizer)
