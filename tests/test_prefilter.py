@@ -274,6 +274,8 @@ GATE_CASES = [
     ("GL107", "def f(model, x):\n    (torch.no_grad())\n    return model(x)\n"),
     ("GL107", "def f(model, x):\n    torch.autograd.no_grad()\n    return model(x)\n"),
     ("GL107", "from torch import inference_mode as im\ndef f(model, x):\n    im()\n    return model(x)\n"),
+    ("GL107", "import torch\n@torch.set_grad_enabled(False)\nasync def f(model, x):\n    return model(x)\n"),
+    ("GL107", "import torch\n@torch.no_grad()\nasync def f(model, x):\n    return model(x)\n"),
     ("GL302", "model = torch.nn.Linear(2, 2)\nmodel.requires_grad = False\n"),
     ("GL302", "model = torch.nn.Linear(2, 2)\nmodel.requires_grad = other.requires_grad = False\n"),
 ]

@@ -16,11 +16,19 @@ _FORMS = {
     "inference_mode": "inference mode is not entered and gradients stay enabled",
     "enable_grad": "gradients stay as they were",
 }
+# Measured on torch 2.13: on an ``async def`` a grad-mode decorator wraps the call that
+# creates the coroutine; the body runs when awaited, in the caller's grad mode.
+_ASYNC_EFFECTS = {
+    "no_grad": "its body runs with gradients enabled",
+    "inference_mode": "its body runs outside inference mode, with gradients enabled",
+    "enable_grad": "its body runs in the caller's grad mode",
+    "set_grad_enabled": "its body runs in the caller's grad mode",
+}
 
 
 class GradGuardNotEntered(Rule):
     code = "GL107"
-    triggers = ("no_grad", "inference_mode", "enable_grad")
+    triggers = ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled")
     gates = (
         AnyOf(
             # imported under another name ...
@@ -30,8 +38,29 @@ class GradGuardNotEntered(Rule):
                 r"(?m)(?:^|[;:])[\s(\\]*(?:\w+[\s)\\]*=[\s(\\]*)?(?:\w+[\s\\]*\.[\s\\]*)*"
                 r"(?:no_grad|inference_mode|enable_grad)[\s\\]*\("
             ),
+            # ... or a decorator of an ``async def``
+            re.compile(r"\basync[\s\\]+def\b"),
         ),
     )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.asynchronous is None:
+            return
+        for dec in node.decorators:
+            guard = self.ctx.semantic.gradmode.guard(dec.decorator)
+            # A bare ``@torch.set_grad_enabled`` fails when the function is defined: not this.
+            if guard is None or guard.kind not in _ASYNC_EFFECTS or not (guard.called or guard.kind != "set_grad_enabled"):
+                continue
+            call = self.ctx.code_for(dec.decorator)
+            self.report(
+                dec.decorator,
+                problem=f"`@{call}` on an `async def` is entered and left when a call creates the coroutine, before any of it runs",
+                effect=_ASYNC_EFFECTS[guard.kind],
+                advice=(
+                    "enter the guard in the body, around code with no `await` in it (grad mode is per thread, "
+                    "and other tasks run during an `await`), or decorate a plain function it calls"
+                ),
+            )
 
     def visit_Expr(self, node: cst.Expr) -> None:
         self._check(node.value)
@@ -62,4 +91,10 @@ class GradGuardNotEntered(Rule):
         return guard if guard is not None and guard.called and guard.kind in _FORMS else None
 
     def _report(self, value: cst.BaseExpression, guard: Guard) -> None:
-        self.report(value, call=self.ctx.code_for(value), effect=_FORMS[guard.kind])
+        call = self.ctx.code_for(value)
+        self.report(
+            value,
+            problem=f"`{call}` on its own creates a context manager and throws it away",
+            effect=_FORMS[guard.kind],
+            advice=f"use `with {call}:` around the code or decorate the function with `@{call}`",
+        )
