@@ -645,22 +645,20 @@ def test_batch_eighteen_first_sight_figures_are_those_the_docs_report():
     _kept_and_at_the_batch_commits(first, preview, "batch-18", 13, with_first=True)
 
 
+def _judged_run(run, name: str, gradlint: str, precision: dict, fixes: tuple) -> None:
+    """``run`` is the TSV ``name`` taken at ``gradlint``, every finding judged, with
+    these figures per rule and these (safe fixes judged, of them changing behaviour)."""
+    assert (run.name, run.gradlint) == (name, gradlint)
+    assert fs.precision(run.judged) == precision
+    assert fs.fix_counts(run.judged) == fixes
+    assert sum(j.verdict == fs.STUB for j in run.judged) == 0
+
+
 def test_batch_nineteen_first_sight_figures_are_those_the_docs_report():
     # docs/precision.md ("Batch 19") and batch-19/summary.md quote these figures
     first, preview = fs.batch_runs(fs.HERE / "batch-19")
-    assert (first.name, first.gradlint, preview.name) == ("findings", "387e899", "preview-387e899")
-    assert fs.precision(first.judged) == {"GL002": (4, 4), "GL101": (1, 1), "GL106": (9, 9), "all": (14, 14)}
-    assert fs.fix_counts(first.judged) == (12, 0)
-    assert sum(j.verdict == fs.STUB for j in first.judged) == 0
+    _judged_run(first, "findings", "387e899", {"GL002": (4, 4), "GL101": (1, 1), "GL106": (9, 9), "all": (14, 14)}, (12, 0))
     # all fifteen preview runs finished; all 23 preview-only findings judged, 4 true
-    assert fs.precision(preview.judged) == {
-        "GL002": (4, 4),
-        "GL101": (2, 9),
-        "GL106": (9, 9),
-        "GL202": (0, 6),
-        "GL301": (3, 9),
-        "all": (18, 37),
-    }
-    assert fs.fix_counts(preview.judged) == (19, 0)
-    assert sum(j.verdict == fs.STUB for j in preview.judged) == 0
+    preview_figures = {"GL002": (4, 4), "GL101": (2, 9), "GL106": (9, 9), "GL202": (0, 6), "GL301": (3, 9), "all": (18, 37)}
+    _judged_run(preview, "preview-387e899", "387e899 --preview", preview_figures, (19, 0))
     _kept_and_at_the_batch_commits(first, preview, "batch-19", 15, with_first=True)
