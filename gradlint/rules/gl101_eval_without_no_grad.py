@@ -443,18 +443,19 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts, region):
             return
         call, model = region.calls[0]
-        state = self._in_eval_mode(call, model, region.eval_line[model])
+        state = self._in_eval_mode(call, model, region.eval_line[model], flag)
         if flag:
             # No guard fits both phases but ``set_grad_enabled(flag)``, which is the author's to choose.
-            self._report(call, None, state.replace(" (line", f" when `{flag}` is false (line", 1), f"`.train({flag})` does not stop autograd, so ")
+            self._report(call, None, state, f"`.train({flag})` does not stop autograd, so ")
         else:
             self._report(call, self._fix(scope, region, flow), state)
 
-    def _in_eval_mode(self, call: cst.Call, model: str, line: int) -> str:
+    def _in_eval_mode(self, call: cst.Call, model: str, line: int, flag: Optional[str] = None) -> str:
         if model.endswith("[]"):  # an item of a container: name the one called
             module = called_module(call)
             model = self.ctx.code_for(module) if isinstance(module, (cst.Subscript, cst.Name)) else model[:-2] + "[...]"
-        return f"`{model}` is in eval mode (line {line})"
+        when = f" when `{flag}` is false" if flag else ""
+        return f"`{model}` is in eval mode{when} (line {line})"
 
     def _report(self, call: cst.Call, fix: Optional[Fix], state: str, cause: str = "`.eval()` does not stop autograd, so ") -> None:
         if id(call) not in self._reported:
