@@ -2,7 +2,8 @@
 flag false for a call of the file made with gradients on, and the backward only
 under `if flag:` (a speech-enhancement trainer's `run_epoch`, called from a
 `main` that loguru's `logger.catch` decorates, which leaves grad mode alone).
-The output of `predict`, called only with the flag false, goes nowhere.
+The output of `predict`, called only with the flag false, goes nowhere; a
+trainer's method `epoch` is called as `self.epoch(valid, split="val")`.
 """
 
 import torch
@@ -39,3 +40,18 @@ def predict(model, x, train):
 def demo(model, batches):
     for x, _ in batches:
         predict(model, x, False)
+
+
+class Trainer:
+    def epoch(self, batches, split="train"):
+        is_train = split == "train"
+        self.model.train(is_train)
+        for x, y in batches:
+            loss = (self.model(x) - y).pow(2).mean()  # expect: GL101:21
+            if is_train:
+                loss.backward()
+                self.opt.step()
+
+    def fit(self, train, valid):
+        self.epoch(train)
+        self.epoch(valid, split="val")
