@@ -134,9 +134,15 @@ def test_diff_without_fixes_runs_only_the_fixing_rules(tmp_path):
     assert [(d.code, d.row, d.column) for d in lint_file(path, LintSettings(RULES), Mode()).diagnostics] == [("GL004", 5, 5)]
 
 
-def test_diff_keeps_the_round_a_fix_exposes():
-    # GL002 passes over `Variable(x, volatile=False)` (GL001's finding); once GL001's fix
-    # removes the flag, the next round's lint finds `Variable(x)` and fixes it.
+def test_no_op_flag_and_its_wrapper_go_in_one_round(monkeypatch):
+    # `Variable(x, volatile=False)` is `Variable(x)`: GL001's fix gives GL002's safe fix
+    # of it at once, so the loop lints twice (the fixing round and the one that finds
+    # nothing), not three times, and counts the one finding the text as written has.
+    import gradlint.engine as engine
+
+    lints = []
+    real = engine.lint_source
+    monkeypatch.setattr(engine, "lint_source", lambda *a, **k: lints.append(a[0]) or real(*a, **k))
     source = (
         "import torch\n"
         "from torch.autograd import Variable\n\n\n"
@@ -146,12 +152,43 @@ def test_diff_keeps_the_round_a_fix_exposes():
     )
     result = fix_source(source, "m.py", LintSettings(RULES), remaining=False)
     assert [(f.code, f.start) for f in result.original.findings if f.code in ("GL001", "GL002")] == [("GL001", (6, 13))]
-    assert dict(result.fixed) == {"GL001": 1, "GL002": 1}
+    assert [f.fix.title for f in result.original.findings if f.code == "GL001"] == [
+        "Remove `volatile=False`; replace with the `.detach()` it performs"
+    ]
+    assert dict(result.fixed) == {"GL001": 1}
+    assert len(lints) == 2
     assert result.source == (
         "import torch\n\n\n"
         "def prepare(batch, device):\n"
         '    images = batch["image"].to(device).detach()\n'
         "    return images\n"
+    )
+
+
+def test_diff_keeps_the_round_a_fix_exposes():
+    # GL002's fix of the wrapper is unsafe here (a loader's batch may be a leaf that
+    # requires grad): GL001's safe fix removes only the flag, and with `--unsafe-fixes`
+    # the next round's lint finds `Variable(batch)` and fixes it.
+    source = (
+        "import torch\n"
+        "from torch.autograd import Variable\n\n\n"
+        "def prepare(loader):\n"
+        "    for batch in loader:\n"
+        "        images = Variable(batch, volatile=False)\n"
+        "        yield images\n"
+    )
+    safe = fix_source(source, "m.py", LintSettings(RULES), remaining=False)
+    assert [f.fix.title for f in safe.original.findings if f.code == "GL001"] == ["Remove `volatile=False`"]
+    assert dict(safe.fixed) == {"GL001": 1}
+    assert "        images = Variable(batch)\n" in safe.source
+    result = fix_source(source, "m.py", LintSettings(RULES), unsafe=True, remaining=False)
+    assert dict(result.fixed) == {"GL001": 1, "GL002": 1}
+    assert result.source == (
+        "import torch\n\n\n"
+        "def prepare(loader):\n"
+        "    for batch in loader:\n"
+        "        images = batch\n"
+        "        yield images\n"
     )
 
 

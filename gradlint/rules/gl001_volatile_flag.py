@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional, Tuple
 
 import libcst as cst
@@ -9,7 +10,7 @@ import libcst as cst
 from gradlint import codegen
 from gradlint.fixes import Fix, ImportSpec
 from gradlint.rule import Rule
-from gradlint.rules._legacy import self_assignment
+from gradlint.rules._legacy import self_assignment, unwrap_fix
 from gradlint.semantic.derivation import not_derived_leaving, not_derived_training, volatile_inputs
 from gradlint.rules._safety import (
     function_values_escape,
@@ -78,6 +79,28 @@ class VolatileFlag(Rule):
             )
         )
 
+    def _no_op_flag_fix(self, node: cst.Call, volatile: cst.Arg) -> Fix:
+        """``Variable(x, volatile=False)`` is ``Variable(x)``: the flag goes, and so does the
+        wrapper where GL002's fix of ``Variable(x)`` is safe (what that fix gives, judged on
+        this call), as the fix of a true flag removes it. Otherwise only the flag goes and
+        the wrapper is left to GL002, whose fix then needs ``--unsafe-fixes`` or a human."""
+        data = call_arg(node, 0, "data")
+        requires_grad = call_arg(node, 1, "requires_grad")
+        known = {id(a) for a in (data, requires_grad, volatile) if a is not None}
+        if data is not None and all(id(a) in known for a in node.args):
+            flag: Optional[bool] = False if requires_grad is None else bool_value(requires_grad.value)
+            unwrapped = unwrap_fix(self, node, data.value, requires_grad, flag)
+            if unwrapped.applicability == "safe":
+                title = unwrapped.title.replace("Remove the `Variable` wrapper", "and the `Variable` wrapper", 1)
+                if title == unwrapped.title:
+                    title = f"; {title[0].lower()}{title[1:]}"
+                return replace(unwrapped, title=f"Remove `volatile=False`{'' if title.startswith(';') else ' '}{title}")
+        return self.fix(
+            self.replace(node, codegen.without_arg(node, volatile)),
+            title="Remove `volatile=False`",
+            applicability="safe",
+        )
+
     def _eval_mode_fix(self, node: cst.Call, data: Optional[cst.Arg]) -> Optional[Fix]:
         """``Variable(x, volatile=not self.training)``: ``x`` (or ``x.detach()``, which is
         what ``Variable(x)`` gives today). The flag has had no effect since 0.4, so the
@@ -138,12 +161,7 @@ class VolatileFlag(Rule):
         sem = self.ctx.semantic
         flag = bool_value(volatile.value)
         if flag is False:
-            # A no-op flag: drop it and leave the wrapper to GL002.
-            return self.fix(
-                self.replace(node, codegen.without_arg(node, volatile)),
-                title="Remove `volatile=False`",
-                applicability="safe",
-            )
+            return self._no_op_flag_fix(node, volatile)
         data = call_arg(node, 0, "data")
         if flag is None and self._eval_mode_flag(volatile.value):
             return self._eval_mode_fix(node, data)
