@@ -1,3 +1,3 @@
-from gradlint.cli import main
+from gradlint.cli import run
 
-main()
+run()

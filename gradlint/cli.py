@@ -30,6 +30,30 @@ def main() -> None:
     """Find and fix misuse of PyTorch's gradient modes."""
 
 
+# Set once `check` has written everything it writes (report, fixes, cache): what is
+# left for the interpreter is freeing the run's trees, which `run` skips.
+_checked = False
+
+
+def run() -> None:
+    """The ``gradlint`` command (console script, ``python -m gradlint``): ``main``, then,
+    after a check, the process ends once its output is flushed, without the interpreter
+    freeing every tree the run kept (about a second after a large file), as mypy ends.
+    Callers of ``main`` in a process that goes on (tests, the flake8 plugin) are not
+    concerned; other commands exit as usual (``verify`` stops its fork server at exit)."""
+    try:
+        main()
+    except SystemExit as stop:
+        if not _checked or not (stop.code is None or isinstance(stop.code, int)):
+            raise
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:  # a closed pipe: the interpreter's own exit reports it as usual
+            raise stop from None
+        os._exit(stop.code or 0)
+
+
 def _fail(message: str) -> "click.exceptions.Exit":
     click.echo(f"error: {message}", err=True)
     return click.exceptions.Exit(EXIT_ERROR)
@@ -243,7 +267,11 @@ def check(
     if guard_report is not None:
         reports = _cross_check(reports, guard_report, mode)
     exits = _Exits(exit_zero, exit_non_zero_on_fix)
-    _finish(reports, mode, info, output_format, statistics, to_stderr, output_file, exits)
+    global _checked
+    try:
+        _finish(reports, mode, info, output_format, statistics, to_stderr, output_file, exits)
+    finally:
+        _checked = True
 
 
 def _show(files: List[Path], settings, show_settings: bool) -> None:

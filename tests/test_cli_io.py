@@ -212,6 +212,38 @@ def test_stdin_fix_through_real_pipes(project):
     assert proc.stderr == b"Found 2 problems (2 fixed, 0 remaining).\n"
 
 
+# The console script after a check: the report flushed whole, the exit code kept, and
+# the interpreter's teardown (atexit handlers, freeing the trees) skipped.
+_COMMAND = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('teardown ran', file=sys.stderr))\n"
+    "from gradlint.cli import run\n"
+    "sys.argv = ['gradlint', *sys.argv[1:]]\n"
+    "run()\n"
+)
+
+
+def test_console_script_ends_a_check_without_teardown(project):
+    (project / "eval.py").write_text(LEGACY * 300, encoding="utf-8")
+    args = ["check", "--no-cache", "--output-format", "json", "eval.py"]
+    proc = subprocess.run([sys.executable, "-c", _COMMAND, *args], capture_output=True)
+    expected = run(*args)
+    assert proc.returncode == expected.exit_code == 1
+    # More than a pipe holds: all of it arrives, as `main` writes it.
+    assert len(proc.stdout) > 65536
+    assert proc.stdout.decode() == expected.stdout
+    assert proc.stderr == b""
+
+
+@pytest.mark.parametrize("args", [["explain", "GL001"], ["check", "--select", "GL999", "eval.py"]])
+def test_console_script_exits_as_usual_otherwise(project, args):
+    # Another command, and a check that stops at a usage error, run the teardown.
+    (project / "eval.py").write_text(LEGACY, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-c", _COMMAND, *args], capture_output=True)
+    assert proc.returncode == run(*args).exit_code
+    assert proc.stderr.decode().endswith("teardown ran\n")
+
+
 # -- progress -----------------------------------------------------------------
 
 

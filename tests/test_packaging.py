@@ -65,7 +65,7 @@ def test_wheel_installs_and_reads_catalog(fresh_clone, tmp_path):
     entry_points = (dist_info / "entry_points.txt").read_text()
     assert "\nName: torch-gradlint\n" in metadata
     assert "Provides-Extra: verify\n" in metadata and "Provides-Extra: lsp\n" in metadata
-    assert "[console_scripts]\ngradlint = gradlint.cli:main\n" in entry_points
+    assert "[console_scripts]\ngradlint = gradlint.cli:run\n" in entry_points
     assert "[flake8.extension]\nGL = gradlint.flake8_plugin:Plugin\n" in entry_points
     # Run from elsewhere so that nothing can come from the checkout.
     proc = subprocess.run(

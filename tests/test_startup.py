@@ -69,9 +69,9 @@ def test_a_file_without_triggers_leaves_libcst_out_of_sys_modules(project):
     # -X importtime lists what the import system ran; this is what the process holds
     # at its end, a module put there by hand included.
     driver = (
-        "import json, runpy, sys\n"
+        "import json, sys\nfrom gradlint.cli import main\n"
         "sys.argv = ['gradlint', 'check', '--no-cache', '--output-format', 'concise', 'plain.py']\n"
-        "try:\n    runpy.run_module('gradlint', run_name='__main__')\n"
+        "try:\n    main()  # the command less the console script's exit, which skips what follows\n"
         "except SystemExit as exc:\n    status = exc.code\n"
         "sys.stderr.write(json.dumps([status, sorted(sys.modules)]))\n"
     )
@@ -192,9 +192,9 @@ def test_a_gl101_fix_of_a_small_file_parses_no_more_of_the_catalog_than_its_find
     # no_grad_changes: read from the generated index, not the catalog's TOML.
     (project / "eval.py").write_text(EVAL)
     driver = (
-        "import json, runpy, sys\n"
+        "import json, sys\nfrom gradlint.cli import main\n"
         "sys.argv = ['gradlint', 'check', '--no-cache', '--output-format', 'concise', 'eval.py']\n"
-        "try:\n    runpy.run_module('gradlint', run_name='__main__')\n"
+        "try:\n    main()  # the command less the console script's exit, which skips what follows\n"
         "except SystemExit as exc:\n    status = exc.code\n"
         "from gradlint import catalog\n"
         "sys.stderr.write(json.dumps([status, catalog.load.cache_info().currsize, sorted(catalog.entry.cache_info()._asdict().items())]))\n"
