@@ -33,6 +33,8 @@ def main() -> None:
 # Set once `check` has written everything it writes (report, fixes, cache): what is
 # left for the interpreter is freeing the run's trees, which `run` skips.
 _checked = False
+# Whether `main` runs as the console script (`run`), which ends the process after a check.
+_console = False
 
 
 def run() -> None:
@@ -41,6 +43,8 @@ def run() -> None:
     freeing every tree the run kept (about a second after a large file), as mypy ends.
     Callers of ``main`` in a process that goes on (tests, the flake8 plugin) are not
     concerned; other commands exit as usual (``verify`` stops its fork server at exit)."""
+    global _console
+    _console = True
     try:
         main()
     except SystemExit as stop:
@@ -388,11 +392,12 @@ def _check_files(files, settings, mode, quiet: bool, jobs: Optional[int], cache)
     from gradlint.session import Session
 
     session = Session(settings, cache=cache)  # its index is built by check_paths, over `files`
+    # The console script frees nothing at its end (`run`): nor after the last file.
     if not progress.wanted(len(files), sys.stderr, quiet):
-        return check_paths(files, session, mode, jobs=jobs)
+        return check_paths(files, session, mode, jobs=jobs, last_collection=not _console)
     bar = progress.Progress(len(files), sys.stderr)
     try:
-        return check_paths(files, session, mode, on_file_done=bar.advance, jobs=jobs)
+        return check_paths(files, session, mode, on_file_done=bar.advance, jobs=jobs, last_collection=not _console)
     finally:
         bar.close()
 

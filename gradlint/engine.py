@@ -97,8 +97,30 @@ class SourceTooComplex(SourceSyntaxError):
         return self.message
 
 
+# A parse made before it was asked for (``parse_ahead``), by its exact text.
+_AHEAD: Dict[str, cst.Module] = {}
+
+
+def parse_ahead(source: str) -> None:
+    """Parse ``source`` now, for the next ``parse`` of that text to take (the scheduler
+    parses a long file while a worker makes the project index); nothing is kept if
+    it does not parse, and only the last text given is kept."""
+    _AHEAD.clear()
+    try:
+        _AHEAD[source] = parsing.parse_module(source)
+    except Exception:  # parsed again when asked for, which reports why
+        pass
+
+
+def forget_parsed_ahead() -> None:
+    _AHEAD.clear()
+
+
 def parse(source: str) -> cst.Module:
     """Parse ``source`` with LibCST, raising :class:`SourceSyntaxError` with a one-line message."""
+    ahead = _AHEAD.pop(source, None) if _AHEAD else None
+    if ahead is not None:
+        return ahead
     try:
         return parsing.parse_module(source)
     except parsing.TooComplex as exc:

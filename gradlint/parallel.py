@@ -139,3 +139,29 @@ def _run_pool(
         raise
     executor.shutdown(wait=True)
     return broken
+
+
+def beside(fn: Callable[..., R], args: Tuple[Any, ...], meanwhile: Callable[[], None]) -> Any:
+    """``fn(*args)`` in one forked worker while ``meanwhile()`` runs in this process
+    (two things of one run, neither waiting on the other). The result, or, as
+    :func:`map_ordered` gives them, the exception ``fn`` raised or a :class:`WorkerDied`.
+    Only where workers fork: the worker starts with this process's state."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        executor = ProcessPoolExecutor(max_workers=1, mp_context=_context(), initializer=_start_worker)
+        future = executor.submit(fn, *args)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        meanwhile()
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            return WorkerDied("the worker process died")
+        except Exception as exc:  # e.g. a result that cannot be pickled
+            return exc
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from gradlint import prefilter
 from gradlint.config import Settings
@@ -51,24 +52,55 @@ def check_paths(
     *,
     jobs: Optional[int] = None,
     cache: Optional[Any] = None,
+    last_collection: bool = True,
 ) -> List[FileReport]:
     """Reports for ``files``, in order. ``session``: the run's settings and cache
     (its index is built here, over ``files``); ``jobs``: worker processes
     (default: one per CPU); ``cache``: with bare settings, a
-    ``gradlint.cache.Cache``, or None not to use one."""
+    ``gradlint.cache.Cache``, or None not to use one; ``last_collection=False``:
+    the caller ends the process without freeing what the run made once the
+    reports are written, so the last file checked here is not collected after."""
     if not isinstance(session, Session):
         session = Session(session, cache=cache)
     reports: List[Optional[FileReport]] = [None] * len(files)
-    index, read = index_files(files, session.cache, jobs or _cpu_count())
-    session = replace(session, index=index)
-    _RUN_INDEX[0] = index
+    run_session = session
+    # Checked here, one after another: the longest may be parsed while the index is made.
+    meanwhile = (lambda read: _parse_ahead(files, read, run_session)) if len(files) < MIN_PARALLEL else None
     try:
-        return _check(files, session, mode, on_file_done, jobs, reports, read)
+        index, read = index_files(files, session.cache, jobs or _cpu_count(), meanwhile=meanwhile)
+        session = replace(session, index=index)
+        _RUN_INDEX[0] = index
+        return _check(files, session, mode, on_file_done, jobs, reports, read, last_collection)
     finally:
         _RUN_INDEX[0] = None
+        if meanwhile is not None:
+            _forget_parsed_ahead()
 
 
-def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> List[FileReport]:
+def _parse_ahead(files: Sequence[Path], read: Dict[int, Document], session: Session) -> None:
+    """Parse the longest of the run's Python files that its check will parse, as the
+    prefilter tells without the project index: the index only adds rules to run
+    (``prefilter.ProjectGate``), so a file that needs parsing without it needs it with
+    it. Its check takes the parse (``engine.parse``)."""
+    candidates = [(len(doc.text), k) for k, doc in read.items() if isinstance(doc, SourceFile)]
+    if not candidates:
+        return
+    _, k = max(candidates)
+    text = read[k].text
+    if _needs_parse(text, session.rules(files[k]).codes, None):
+        from gradlint.engine import parse_ahead
+
+        with one_file(collect=False):  # its objects live on, for the check
+            parse_ahead(text)
+
+
+def _forget_parsed_ahead() -> None:
+    engine = sys.modules.get("gradlint.engine")
+    if engine is not None:
+        engine.forget_parsed_ahead()
+
+
+def _check(files, session: Session, mode, on_file_done, jobs, reports, read, last_collection: bool = True) -> List[FileReport]:
     from gradlint import parallel
 
     cache, index = session.cache, session.index
@@ -162,8 +194,8 @@ def _check(files, session: Session, mode, on_file_done, jobs, reports, read) -> 
             on_result=lambda k, result: done(parse[k][0], _as_report(parse[k][1], result)),
         )
     else:
-        for i, path, rules, source in parse:
-            done(i, _lint_parsed(path, rules, mode, source))
+        for k, (i, path, rules, source) in enumerate(parse):
+            done(i, _lint_parsed(path, rules, mode, source, collect=last_collection or k < len(parse) - 1))
 
     if cache is not None:
         if not (mode.fix or mode.diff):  # fixes change the files: their results are not what was read
@@ -200,12 +232,12 @@ def _needs_parse(text: str, codes: FrozenSet[str], index: Optional[project.Proje
     return needs_parse(text, codes, index)
 
 
-def _lint_parsed(path: Path, rules: LintSettings, mode: Mode, source: Optional[Document]) -> FileReport:
+def _lint_parsed(path: Path, rules: LintSettings, mode: Mode, source: Optional[Document], collect: bool = True) -> FileReport:
     """``lint_file`` for a file that is parsed; in a forked worker (``rules`` without
-    the index), with the run's index it inherited."""
+    the index), with the run's index it inherited. ``collect``: see ``one_file``."""
     if rules.index is None:
         rules = replace(rules, index=_RUN_INDEX[0])
-    with one_file():
+    with one_file(collect):
         return lint_file(path, rules, mode, source)
 
 

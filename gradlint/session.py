@@ -23,7 +23,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
@@ -35,6 +35,9 @@ from gradlint.semantic import project
 FEW_FILES = 16
 # Files per task: the summary of one takes about 2 ms, a task's round trip more than that.
 _SUMMARY_CHUNK = 64
+# Characters to summarise (about 4,000 lines) from which a run that has other work to
+# do meanwhile makes the summaries in a forked worker: below, the fork costs more.
+BESIDE_TEXT = 150_000
 
 class SummaryMemo:
     """What index building keeps between sessions of one process that has no
@@ -88,13 +91,15 @@ class Session:
 
 
 @contextmanager
-def one_file() -> Iterator[None]:
+def one_file(collect: bool = True) -> Iterator[None]:
     """The cyclic garbage collector paused while one file is analysed, then one
     collection of what that file left. A file's syntax tree and semantic model
     are hundreds of thousands of objects that live exactly as long as its check:
     the collections their allocation would set off walk them again and again
     (an eighth of a cold run's time) to find nothing dead, and the one
-    afterwards walks them once and frees the model's reference cycles."""
+    afterwards walks them once and frees the model's reference cycles.
+    ``collect=False``: not that one, where the process ends without freeing
+    anything once the file is reported (the console script's last file)."""
     if not gc.isenabled():  # someone else manages the collector
         yield
         return
@@ -103,7 +108,8 @@ def one_file() -> Iterator[None]:
         yield
     finally:
         gc.enable()
-        gc.collect(0)
+        if collect:
+            gc.collect(0)
 
 
 def display_path(path: Path) -> str:
@@ -117,11 +123,15 @@ def index_files(
     *,
     texts: Optional[Mapping[str, str]] = None,
     memo: Optional[SummaryMemo] = None,
+    meanwhile: Optional[Callable[[Dict[int, Document]], None]] = None,
 ) -> Tuple[project.Project, Dict[int, Document]]:
     """The project index of a run over ``files``: a summary of each of them and,
     when they are few, of the other files of their directories and packages;
     summaries come from ``cache`` (or ``memo``) where it has them. Also the
-    documents read on the way, by their index in ``files``, for the checks to reuse."""
+    documents read on the way, by their index in ``files``, for the checks to reuse.
+    ``meanwhile``: work of the run that needs no index (given those documents), done
+    here while a forked worker makes the summaries, where there is one to fork and
+    enough to summarise; else not called."""
     paths: List[Path] = list(files)
     if len(paths) <= FEW_FILES:
         paths += [Path(p) for p in project.extra_files(paths)]
@@ -172,7 +182,8 @@ def index_files(
                 summaries[name], hashes[name] = summary, known
             continue
         pending.append((name, path, doc.text, doc, st))
-    for (name, path, _, doc, st), summary in zip(pending, _summarize(pending, jobs)):
+    beside = (lambda: meanwhile(read)) if meanwhile is not None else None
+    for (name, path, _, doc, st), summary in zip(pending, _summarize(pending, jobs, beside)):
         if cache is not None and st is not None and isinstance(doc, SourceFile):
             cache.store_summary(path, doc.digest, st, summary)
         if memo is not None and name in memo_keys:
@@ -192,15 +203,30 @@ def index_files(
 _PENDING: List[Tuple[str, str]] = []
 
 
-def _summarize(pending: Sequence[Tuple[str, Path, str, Any, Any]], jobs: int) -> List[Optional[dict]]:
+def _summarize(
+    pending: Sequence[Tuple[str, Path, str, Any, Any]], jobs: int, meanwhile: Optional[Callable[[], None]] = None
+) -> List[Optional[dict]]:
     """``project.summarize`` of each pending file, in order: in forked workers when
     there are enough (the summaries are Python's ``ast`` over every file of a code
-    base, a fair part of a cold run's time before any file can be checked)."""
+    base, a fair part of a cold run's time before any file can be checked), or in
+    one beside ``meanwhile`` when there is that much to summarise (a long file: its
+    summary and its parse, in ``meanwhile``, each take a second or more)."""
     from gradlint import parallel
 
     texts = [(name, text) for name, _, text, _, _ in pending]
     if jobs <= 1 or len(texts) < 2 * _SUMMARY_CHUNK or not parallel.forks():
-        return [_summary(name, text) for name, text in texts]
+        if meanwhile is None or jobs <= 1 or sum(len(t) for _, t in texts) < BESIDE_TEXT or not parallel.forks():
+            return [_summary(name, text) for name, text in texts]
+        _PENDING[:] = texts
+        try:
+            result = parallel.beside(_summarize_chunk, (0, len(texts)), meanwhile)
+        finally:
+            _PENDING.clear()
+        if isinstance(result, parallel.WorkerDied):
+            return [None] * len(texts)  # as for a chunk below
+        if isinstance(result, BaseException):
+            return [project.summarize(*t) for t in texts]  # raises here as it would have
+        return result
     _PENDING[:] = texts
     try:
         chunks = [(start, min(start + _SUMMARY_CHUNK, len(texts))) for start in range(0, len(texts), _SUMMARY_CHUNK)]

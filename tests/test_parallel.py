@@ -215,6 +215,81 @@ def test_files_whose_summary_worker_died_give_no_facts_and_the_others_theirs(mon
     assert all(s is not None for s in serial)
 
 
+def _raise(message: str) -> None:
+    raise ValueError(message)
+
+
+def test_beside_runs_the_work_in_a_worker_while_this_process_does_its_own():
+    here = []
+    assert parallel.beside(_square, (7,), lambda: here.append(os.getpid())) == 49
+    assert here == [os.getpid()]
+    assert isinstance(parallel.beside(_die_on, (5, 5), lambda: None), parallel.WorkerDied)
+    raised = parallel.beside(_raise, ("in the worker",), lambda: None)
+    assert isinstance(raised, ValueError) and str(raised) == "in the worker"
+
+
+def _long_file(lines: int) -> str:
+    text = SUMMARISED.format(n=0) + "\n\n" + "".join(SLOW.format(n=n) + "\n\n" for n in range(lines // 14))
+    assert len(text) > session.BESIDE_TEXT
+    return text
+
+
+@pytest.mark.skipif(not parallel.forks(), reason="the summaries are made beside the parse by a forked worker")
+def test_a_long_file_is_parsed_while_a_worker_summarises_it(tmp_path, monkeypatch):
+    from gradlint import engine, parsing
+    from gradlint.config import Settings
+    from gradlint.runner import Mode
+
+    path = tmp_path / "long.py"
+    path.write_text(_long_file(12_000), encoding="utf-8")
+    serial = scheduler.check_paths([path], Settings(None, select=["GL002", "GL003"]), Mode(), jobs=1)
+    besides, parses = [], []
+    real_beside, real_parse = parallel.beside, parsing.parse_module
+    monkeypatch.setattr(parallel, "beside", lambda *a: besides.append(a[1]) or real_beside(*a))
+    monkeypatch.setattr(parsing, "parse_module", lambda text, *a, **k: parses.append(len(text)) or real_parse(text, *a, **k))
+    reports = scheduler.check_paths([path], Settings(None, select=["GL002", "GL003"]), Mode(), jobs=2)
+    assert besides == [(0, 1)]
+    # One parse of the file, made ahead and taken by its check (the other: the fixes
+    # applied together, checked to parse); nothing kept after.
+    size = len(path.read_text(encoding="utf-8"))
+    assert parses[0] == size and parses.count(size) == 1 and len(parses) == 2
+    assert engine._AHEAD == {}
+    assert [(d.code, d.row, d.column) for d in reports[0].diagnostics] == [(d.code, d.row, d.column) for d in serial[0].diagnostics]
+    assert len(reports[0].diagnostics) > 1000
+
+
+def test_a_short_file_or_one_job_summarises_here(tmp_path, monkeypatch):
+    from gradlint.config import Settings
+    from gradlint.runner import Mode
+
+    monkeypatch.setattr(parallel, "beside", lambda *a: pytest.fail("a worker started"))
+    for name, text in (("short", SLOW.format(n=0)), ("long", _long_file(12_000))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.py").write_text(text, encoding="utf-8")
+    settings = Settings(None, select=["GL002"])
+    assert scheduler.check_paths([tmp_path / "short" / "short.py"], settings, Mode(), jobs=2)[0].diagnostics
+    assert scheduler.check_paths([tmp_path / "long" / "long.py"], settings, Mode(), jobs=1)[0].diagnostics
+
+
+def test_the_last_file_is_not_collected_where_the_process_ends_after(tmp_path, monkeypatch):
+    from gradlint.config import Settings
+    from gradlint.runner import Mode
+
+    files = []
+    for n in range(2):
+        files.append(tmp_path / f"m{n}.py")
+        files[-1].write_text(SLOW.format(n=n), encoding="utf-8")
+    collected = []
+    monkeypatch.setattr(session.gc, "collect", lambda *a: collected.append(a) or 0)
+    settings = Settings(None, select=["GL002"])
+    scheduler.check_paths(files, settings, Mode(), jobs=1)
+    # After each summary and each file; then the same less the last file's.
+    assert len(collected) == 4
+    collected.clear()
+    scheduler.check_paths(files, settings, Mode(), jobs=1, last_collection=False)
+    assert len(collected) == 3
+
+
 # -- Ctrl-C ---------------------------------------------------------------------
 
 SLOW = textwrap.dedent(
