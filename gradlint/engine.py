@@ -331,7 +331,7 @@ def lint_source(
             return LintResult([syntax_finding(err, source)])
     if not rule_classes:
         return _directives_only(source, path, settings, codes, module)
-    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only)
+    ctx = FileContext(path, source, module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only, settings.fixable_only)
     findings = _run_rules(ctx, rule_classes)
     return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx)
 
@@ -362,7 +362,7 @@ def _lint_repaired(
         module = parse(repaired.text)
     except SourceSyntaxError:
         return None
-    ctx = FileContext(path, repaired.text, module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only)
+    ctx = FileContext(path, repaired.text, module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only, settings.fixable_only)
     shift = repaired.position
     rule_classes = _rules_for(repaired.text, codes, prefilter, settings.index)
     found = _run_rules(ctx, rule_classes)
@@ -443,7 +443,7 @@ def _directives_only(
     findings = noqa.filter_findings(findings, directives, explicit=True)
     findings.sort(key=lambda f: (f.start, f.code, f.end))
     # Their fixes are applied to the parsed file, as every rule's are.
-    ctx = FileContext(path, source, build.module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only) if findings and build.module is not None else None
+    ctx = FileContext(path, source, build.module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only, settings.fixable_only) if findings and build.module is not None else None
     return LintResult(findings, ctx)
 
 
@@ -487,6 +487,10 @@ def fix_source(
         # Only safe fixes are applied and no finding's fix is read otherwise: a rule
         # may skip what only an unsafe fix needs (``LintSettings.safe_fixes_only``).
         rules = replace(rules, safe_fixes_only=True)
+    if not remaining and not rules.codes & catalog.DIRECTIVE_CODES:
+        # No finding is read but for its fix (where the directive codes are reported,
+        # whether a `# noqa` is used depends on every finding).
+        rules = replace(rules, fixable_only=True)
     broken: set = set()
     parsed: Optional[cst.Module] = None
     start = first if first is not None else lint_source(source, path, rules)

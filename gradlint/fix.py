@@ -40,11 +40,22 @@ class Edit:
 
     kind: str
     target: cst.CSTNode
-    span: Span
+    # Where it applies, or what gives that when first asked (``span``): a rule's edit
+    # asks for positions, which a fix thrown away (``LintSettings.fixable_only``)
+    # then never needs.
+    where: Union[Span, Callable[[], Span]]
     new: Optional[NewNode] = None
     fn: Optional[Callable[..., Any]] = None
     last: Optional[cst.CSTNode] = None
     key: Optional[Hashable] = None
+
+    @property
+    def span(self) -> Span:
+        where = self.where
+        if callable(where):
+            where = where()
+            object.__setattr__(self, "where", where)
+        return where
 
 
 @dataclass(frozen=True, eq=False)

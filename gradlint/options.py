@@ -48,6 +48,11 @@ class LintSettings:
     # may leave out a fix it would build as unsafe, and skip the analysis that
     # only such a fix needs (GL001's decorator fix).
     safe_fixes_only: bool = False
+    # The caller reads a finding only for the fix it applies (``engine.fix_source``
+    # for ``--diff``, where no directive code is reported): a finding without one it
+    # could apply (no fix; an unsafe one with ``safe_fixes_only``) is not made at all,
+    # nor its position, which is what a lint finding nothing to fix mostly spends.
+    fixable_only: bool = False
     # What the other files of the run say about this one (``gradlint.semantic.project``;
     # None: nothing). Not compared: it is the run's, not the rules'.
     index: Optional["Project"] = field(default=None, compare=False, hash=False)

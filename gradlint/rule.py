@@ -45,6 +45,7 @@ class FileContext:
         defer_fixes: bool = False,
         project: Optional[Project] = None,
         safe_fixes_only: bool = False,
+        fixable_only: bool = False,
     ) -> None:
         self.path = path
         self.source = source
@@ -54,6 +55,8 @@ class FileContext:
         self.defer_fixes = defer_fixes
         # ``LintSettings.safe_fixes_only``: a fix built as unsafe would be thrown away.
         self.safe_fixes_only = safe_fixes_only
+        # ``LintSettings.fixable_only``: a finding without a fix the caller applies is not made.
+        self.fixable_only = fixable_only
         # The run's project index (``gradlint.semantic.project``), handed to the semantic model.
         self.project = project
         self.tree = Tree(module)
@@ -91,6 +94,17 @@ class FileContext:
 
 
 Position = Tuple[int, int]
+
+
+class Later:
+    """A message field made only when its finding is (``Rule.report``): one that names
+    a line needs the module rendered for positions, which a lint that keeps no
+    finding without a fix it applies (``FileContext.fixable_only``) never does."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self.make = make
 
 
 @dataclass(frozen=True)
@@ -209,6 +223,9 @@ class Rule:
                 deferred, fix = fix, None
             else:
                 fix = fix()
+        if self.ctx.fixable_only and deferred is None and (fix is None or (self.ctx.safe_fixes_only and fix.applicability != "safe")):
+            return
+        fields = {k: v.make() if type(v) is Later else v for k, v in fields.items()}
         start, end = self.ctx.span(node)
         self.findings.append(
             Finding(
@@ -251,11 +268,10 @@ class Rule:
         )
 
     def replace(self, node: cst.CSTNode, new: NewNode, key: Any = None) -> Edit:
-        return Edit("replace", node, self.ctx.span(node), new=new, key=key)
+        return Edit("replace", node, lambda: self.ctx.span(node), new=new, key=key)
 
     def transform(self, node: cst.CSTNode, fn: Any, key: Any = None) -> Edit:
-        return Edit("transform", node, self.ctx.span(node), fn=fn, key=key)
+        return Edit("transform", node, lambda: self.ctx.span(node), fn=fn, key=key)
 
     def wrap(self, first: cst.BaseStatement, last: cst.BaseStatement, fn: Any, key: Any = None) -> Edit:
-        span = (self.ctx.span(first)[0], self.ctx.span(last)[1])
-        return Edit("wrap", first, span, fn=fn, last=last, key=key)
+        return Edit("wrap", first, lambda: (self.ctx.span(first)[0], self.ctx.span(last)[1]), fn=fn, last=last, key=key)

@@ -10,13 +10,15 @@ rule case, and ``Rule.fix`` holds each rule to the word it is left out by.
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 import pytest
-from harness import FIX_CORPUS
+from harness import FIX_CORPUS, FIXTURES
 
 from gradlint import catalog
 from gradlint.catalog import load
-from gradlint.engine import LintSettings, fix_source, fixing_codes
+from gradlint.engine import LintSettings, fix_allowed, fix_source, fixing_codes
 from gradlint.rule import FileContext
 from gradlint.rules import rule_classes
 
@@ -94,11 +96,16 @@ def test_diff_loop_writes_what_the_full_loop_writes(unsafe):
         assert diff.source == full.source, path
         assert dict(diff.fixed) == dict(full.fixed), path
         assert diff.problems == full.problems, path
-        # Of the rules that can fix, the same findings: leaving the others out changes none
-        # of theirs. A syntax error is reported whatever the selection.
+        # Of the rules that can fix, the same findings with a fix the loop applies: leaving
+        # the other rules out changes none of theirs, and no other finding is made
+        # (``LintSettings.fixable_only``). A syntax error is reported whatever the selection.
         kept = fixing_codes(RULES, unsafe) | {catalog.PARSE_ERROR}
-        assert _key(diff.original.findings) == _key(f for f in full.original.findings if f.code in kept), path
-        assert _key(diff.remaining) == _key(f for f in full.remaining if f.code in kept), path
+
+        def applied(findings):
+            return _key(f for f in findings if f.code in kept and (f.code == catalog.PARSE_ERROR or fix_allowed(f.fix, unsafe)))
+
+        assert _key(diff.original.findings) == applied(full.original.findings), path
+        assert _key(diff.remaining) == applied(full.remaining), path
         compared += diff.source != source
     assert compared > 50
 
@@ -215,3 +222,51 @@ def test_diff_output_holds_no_finding(tmp_path, monkeypatch, options, code):
         "+    return decoder(torch.zeros(3))\n"
     )
     assert result.stderr == "Would fix 1 problem.\n"
+
+
+def test_a_diff_lint_makes_only_the_findings_whose_fix_it_applies(monkeypatch):
+    # The decorator GL001 would add is unsafe (the function returns the model's output),
+    # and GL101's guard too: `--diff` without `--unsafe-fixes` makes neither finding, nor
+    # renders the module for the positions they would have needed.
+    from gradlint.semantic import tree
+
+    source = (
+        "import torch\n"
+        "from torch.autograd import Variable\n\n\n"
+        "def evaluate(model, images):\n"
+        "    inputs = Variable(images, volatile=True)\n"
+        "    return model(inputs)\n\n\n"
+        "def score(model, batches):\n"
+        "    model.eval()\n"
+        "    outs = [model(b) for b in batches]\n"
+        "    return outs\n"
+    )
+    rendered = []
+    real = tree.positions
+    monkeypatch.setattr(tree, "positions", lambda *a, **k: rendered.append(1) or real(*a, **k))
+    full = fix_source(source, "m.py", LintSettings(RULES), remaining=True)
+    assert [(f.code, f.start, f.fix.applicability) for f in full.original.findings] == [("GL001", (6, 13), "unsafe")]
+    assert rendered
+    rendered.clear()
+    diff = fix_source(source, "m.py", LintSettings(RULES), remaining=False)
+    assert diff.original.findings == [] and diff.source == source
+    assert rendered == []
+    unsafe = fix_source(source, "m.py", LintSettings(RULES), unsafe=True, remaining=False)
+    assert [(f.code, f.start) for f in unsafe.original.findings] == [("GL001", (6, 13))]
+
+
+def test_gl101_names_the_line_of_the_eval_only_in_the_findings_it_keeps(monkeypatch):
+    # Its findings here have unsafe fixes: the message naming the `eval()`'s line is made
+    # for `check`, not for `--diff`, which renders nothing for positions.
+    from gradlint.semantic import tree
+
+    source = (FIXTURES / "GL101" / "train_val_loop.py").read_text(encoding="utf-8")
+    full = fix_source(source, "train_val_loop.py", LintSettings(RULES))
+    assert [(f.code, f.fix.applicability) for f in full.original.findings] == [("GL101", "unsafe")] * 2
+    assert all(re.search(r"is in eval mode \(line \d+\)", f.message) for f in full.original.findings)
+    rendered = []
+    real = tree.positions
+    monkeypatch.setattr(tree, "positions", lambda *a, **k: rendered.append(1) or real(*a, **k))
+    diff = fix_source(source, "train_val_loop.py", LintSettings(RULES), remaining=False)
+    assert (diff.original.findings, rendered) == ([], [])
+

@@ -151,7 +151,8 @@ def test_parents_taken_from_the_previous_tree_are_a_fresh_walks(monkeypatch):
     settings = LintSettings(RULES)
     for path in CORPUS:
         fix_source(path.read_text(encoding="utf-8"), str(path), settings, unsafe=True)
-    assert sum(n > 0 for n in reused) > 100, reused
+    # A lint whose findings need no position (none, or only edits never asked where) renders nothing.
+    assert sum(n > 0 for n in reused) > 50, reused
 
 
 def test_parents_of_a_tree_sharing_statements():
@@ -198,7 +199,8 @@ def test_positions_taken_from_the_last_rendering_are_a_fresh_renderings(monkeypa
     for path in CORPUS:
         for unsafe in (False, True):
             fix_source(path.read_text(encoding="utf-8"), str(path), settings, unsafe=unsafe)
-    assert sum(n > 0 for n in reused) > 100, reused
+    # A lint whose findings need no position (none, or only edits never asked where) renders nothing.
+    assert sum(n > 0 for n in reused) > 50, reused
 
 
 def _spans_by_node(module):

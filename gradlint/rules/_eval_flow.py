@@ -55,7 +55,8 @@ class _Region:
     start: int  # first statement of the region in ``block.body``
     end: int  # one past its last statement
     models: Set[str]
-    eval_line: Dict[str, int]  # model -> line of the statement that put it in eval mode
+    # model -> the call that put it in eval mode, or its line in another file (named in the message)
+    eval_line: Dict[str, Union[cst.CSTNode, int]]
     calls: List[Tuple[cst.Call, str]] = field(default_factory=list)
     # ``model.train(mode=flag)``: eval mode where ``flag`` is false, under the constants
     # of a call that make it so (``rules._mode_flag``)

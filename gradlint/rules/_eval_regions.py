@@ -49,8 +49,7 @@ class EvalRegions:
                 for i, stmt in enumerate(node.body):
                     switch = sem.modules.eval_switch(stmt) or container_eval_switch(sem.modules, stmt) or duck_eval(sem, self.ctx.code_for, stmt) or self._left_by_with(stmt)
                     for switch in [switch] if switch is not None else _tuple_of_evals(self.ctx.code_for, stmt):
-                        line = self.ctx.position(switch.call).start.line
-                        regions.append(self._region(node, i + 1, switch.model, line))
+                        regions.append(self._region(node, i + 1, switch.model, switch.call))
                     if switch is None and type(scope) is cst.FunctionDef:
                         regions += self._flag_region(scope, node, i, stmt)
             elif (type(node) is cst.For or type(node) is cst.While) and isinstance(node.body, cst.IndentedBlock):
@@ -65,8 +64,7 @@ class EvalRegions:
                     switch = sem.modules.eval_switch(sub)
                     # ``if training: model.train() else: model.eval()`` leaves the mode open
                     if switch is not None and not sem.modules.ends_eval_mode(stmt, switch.model):
-                        line = self.ctx.position(switch.call).start.line
-                        regions.append(self._region(block, i + 1, switch.model, line))
+                        regions.append(self._region(block, i + 1, switch.model, switch.call))
         regions += self._attribute_regions(scope)
         return [r for r in regions if r.start < r.end]
 
@@ -88,7 +86,7 @@ class EvalRegions:
         if constants is None:
             return []
         model, flag, call = found
-        region = self._region(block, i + 1, model, self.ctx.position(call).start.line)
+        region = self._region(block, i + 1, model, call)
         region.flag, region.constants = flag, constants
         return [region]
 
@@ -129,10 +127,10 @@ class EvalRegions:
         for model, call in sem.modules.eval_attributes(cls).items():
             if any(model == "self." + a for a in _assigned_attributes(scope)):
                 continue  # it loads the model itself: its own eval() opens its region
-            found.append(self._region(scope.body, 0, model, self.ctx.position(call).start.line))
+            found.append(self._region(scope.body, 0, model, call))
         return found
 
-    def _region(self, block: Block, start: int, model: str, line: int) -> _Region:
+    def _region(self, block: Block, start: int, model: str, switch: cst.CSTNode) -> _Region:
         sem = self.ctx.semantic
         end = start
         ends = self._ends
@@ -145,7 +143,7 @@ class EvalRegions:
             if found:
                 break
             end += 1
-        return _Region(block, start, end, {model}, {model: line})
+        return _Region(block, start, end, {model}, {model: switch})
 
     def _inference_loader(self, expr: cst.BaseExpression, scope: Scope) -> bool:
         sem = self.ctx.semantic
@@ -165,14 +163,15 @@ class EvalRegions:
             if last is not None and last.block is r.block and r.start < last.end and last.flag == r.flag:
                 last.end = max(last.end, r.end)
                 last.models |= r.models
-                for m, line in r.eval_line.items():
-                    last.eval_line.setdefault(m, line)
+                for m, switch in r.eval_line.items():
+                    last.eval_line.setdefault(m, switch)
                 known = {id(c) for c, _ in last.calls}
                 last.calls += [(c, m) for c, m in r.calls if id(c) not in known]
             else:
                 out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line), list(r.calls), r.flag, r.constants))
+        order = self.ctx.tree.order
         for r in out:
-            r.calls.sort(key=lambda cm: (self.ctx.position(cm[0]).start.line, self.ctx.position(cm[0]).start.column))
+            r.calls.sort(key=lambda cm: order(cm[0])[0])  # source order, without rendering for positions
         return out
 
 

@@ -7,7 +7,7 @@ since its premises rest on names."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -20,7 +20,7 @@ from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 if TYPE_CHECKING:
     from gradlint.fixes import Fix
-    from gradlint.rule import FileContext
+    from gradlint.rule import FileContext, Later
 
 # The names of functions that are entry points of inference (``evaluate``,
 # ``_validate``, ``predict``, ``generate_text``, ``sample_image``). Unlike
@@ -49,7 +49,7 @@ class InferenceCode:
         def _is_unit_test(self, scope: Scope, depth: int = 0) -> bool: ...
         def _records(self, call: cst.Call, scope: Scope) -> bool: ...
         def _regions(self, scope: Scope) -> List[_Region]: ...
-        def _report(self, call: cst.Call, fix: Optional[Fix], state: str, cause: str = ...) -> None: ...
+        def _report(self, call: cst.Call, fix: Optional[Fix], state: Union[str, Later], cause: str = ...) -> None: ...
         def _returns_unused(self, func: cst.FunctionDef, depth: int = 0) -> bool: ...
         def _skip_function(self, func: cst.FunctionDef) -> bool: ...
         def _wants_gradients(self, stmt: cst.CSTNode) -> bool: ...

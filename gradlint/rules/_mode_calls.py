@@ -197,8 +197,7 @@ def _check_mode_call(rule, scope: cst.FunctionDef, call: cst.Call, func: cst.Fun
     if not calls:
         return
     flow = _Flow(rule.ctx, func, frozenset({model}))
-    line = rule.ctx.position(switch.call).start.line
-    region = _Region(cst.IndentedBlock(body=flat), start + 1, end, {model}, {model: line}, [(c, model) for c in calls])
+    region = _Region(cst.IndentedBlock(body=flat), start + 1, end, {model}, {model: switch.call}, [(c, model) for c in calls])
     if rule._results_reach_backward(func, flow, stmts, region):
         return
     holder = _statement_of(sem, call, scope)

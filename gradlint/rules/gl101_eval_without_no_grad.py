@@ -21,14 +21,14 @@ forwards never leave with a graph (``_check_inference_code``, in
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, cast
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
 from gradlint import codegen
 from gradlint.fixes import Fix
 from gradlint.prefilter import InferenceCalledGate
-from gradlint.rule import AnyOf, LowercaseGate, Rule
+from gradlint.rule import AnyOf, Later, LowercaseGate, Rule
 from gradlint.rules._eval_flow import (
     _LEAVES, _NEUTRAL_DECORATOR_PREFIXES, _NEUTRAL_DECORATORS, _TRAINING_HOOKS, _USES,  # one line: the module is at its size limit
     _bound_params,
@@ -450,14 +450,22 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         else:
             self._report(call, self._fix(scope, region, flow), state)
 
-    def _in_eval_mode(self, call: cst.Call, model: str, line: int, flag: Optional[str] = None) -> str:
-        if model.endswith("[]"):  # an item of a container: name the one called
-            module = called_module(call)
-            model = self.ctx.code_for(module) if isinstance(module, (cst.Subscript, cst.Name)) else model[:-2] + "[...]"
-        when = f" when `{flag}` is false" if flag else ""
-        return f"`{model}` is in eval mode{when} (line {line})"
+    def _in_eval_mode(self, call: cst.Call, model: str, switch: Union[cst.CSTNode, int], flag: Optional[str] = None) -> Later:
+        """The message's account of the mode, naming the line of ``switch``, the call
+        that set it (or that line, in another file): made when the finding is."""
 
-    def _report(self, call: cst.Call, fix: Optional[Fix], state: str, cause: str = "`.eval()` does not stop autograd, so ") -> None:
+        def state() -> str:
+            name = model
+            if name.endswith("[]"):  # an item of a container: name the one called
+                module = called_module(call)
+                name = self.ctx.code_for(module) if isinstance(module, (cst.Subscript, cst.Name)) else name[:-2] + "[...]"
+            when = f" when `{flag}` is false" if flag else ""
+            line = switch if isinstance(switch, int) else self.ctx.tree.line(switch)
+            return f"`{name}` is in eval mode{when} (line {line})"
+
+        return Later(state)
+
+    def _report(self, call: cst.Call, fix: Optional[Fix], state: Union[str, Later], cause: str = "`.eval()` does not stop autograd, so ") -> None:
         if id(call) not in self._reported:
             self._reported.add(id(call))
             self.report(call, fix=fix, state=state, cause=cause)
@@ -486,12 +494,12 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
                     for inner, name in handed_on(sem, helper, param) if model in region.models else ():
                         self._check_helper(inner, name, region.eval_line[model])
 
-    def _check_helper(self, helper: cst.FunctionDef, param: str, line: int) -> None:
+    def _check_helper(self, helper: cst.FunctionDef, param: str, switch: Union[cst.CSTNode, int]) -> None:
         sem = self.ctx.semantic
         if self._skip_function(helper) or self._wants_gradients(helper.body) or any(sem.modules.eval_switch(s) for s in walk(helper.body)):
             return  # gradients wanted, or an eval() of its own: checked on its own
         models = frozenset({param}) - sem.modules.frozen_models_in(helper)
-        region = _Region(cast(cst.IndentedBlock, helper.body), 0, len(helper.body.body), set(models), {param: line})
+        region = _Region(cast(cst.IndentedBlock, helper.body), 0, len(helper.body.body), set(models), {param: switch})
         region.calls = [(c, m) for s in helper.body.body for c, m in self._forwards(s, models) if self._records(c, helper)]
         self._drop_self_checks(helper, [region])
         if not region.calls:
@@ -504,7 +512,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
             return  # the caller gets the graph: whether it is wanted is decided there
         flow = _Flow(self.ctx, helper, frozenset(models))
         call, model = region.calls[0]
-        self._report(call, self._fix(helper, region, flow), self._in_eval_mode(call, model, line))
+        self._report(call, self._fix(helper, region, flow), self._in_eval_mode(call, model, switch))
 
     def _in_loop(self, node: cst.CSTNode, scope: Scope) -> bool:
         loop = self.ctx.semantic.tree.enclosing_loop(node)
