@@ -270,3 +270,36 @@ def test_gl101_names_the_line_of_the_eval_only_in_the_findings_it_keeps(monkeypa
     diff = fix_source(source, "train_val_loop.py", LintSettings(RULES), remaining=False)
     assert (diff.original.findings, rendered) == ([], [])
 
+
+
+EVAL_LOOP = (
+    "import torch\n"
+    "from torch import nn\n\n"
+    "encoder = nn.LSTM(4, 4)\n\n\n"
+    "def score(model, loader):\n"
+    "    model.eval()\n"
+    "    total = 0\n"
+    "    for x in loader:\n"
+    "        total += model(x).sum().item()\n"
+    "    print(total)\n"
+)
+
+
+def test_gl101_looks_for_nothing_in_a_diff_where_every_guard_it_adds_is_unsafe(monkeypatch):
+    # `nn.LSTM` computes other numbers under a guard in eval mode: every GL101 fix of the
+    # file is unsafe, so `--diff` without `--unsafe-fixes` has none of its findings to make.
+    from gradlint.rules import gl101_eval_without_no_grad as gl101
+
+    checked = []
+    real = gl101.EvalWithoutNoGrad._check_scope
+    monkeypatch.setattr(gl101.EvalWithoutNoGrad, "_check_scope", lambda self, scope: checked.append(scope) or real(self, scope))
+    full = fix_source(EVAL_LOOP, "m.py", LintSettings(RULES))
+    assert [(f.code, f.start, f.fix.applicability) for f in full.original.findings] == [("GL101", (11, 17), "unsafe")]
+    assert checked
+    checked.clear()
+    diff = fix_source(EVAL_LOOP, "m.py", LintSettings(RULES), remaining=False)
+    assert (diff.original.findings, diff.source, checked) == ([], EVAL_LOOP, [])
+    # Without the LSTM the guard is safe, and `--diff` adds it.
+    plain = EVAL_LOOP.replace("encoder = nn.LSTM(4, 4)\n\n\n", "\n")
+    diff = fix_source(plain, "m.py", LintSettings(RULES), remaining=False)
+    assert checked and [f.code for f in diff.original.findings] == ["GL101"] and "@torch.no_grad()\ndef score" in diff.source

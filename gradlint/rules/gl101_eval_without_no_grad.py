@@ -157,6 +157,10 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
     def leave_Module(self, node: cst.Module) -> None:
         if self.ctx.semantic.gradmode.module_grad_off():
             return
+        if self.ctx.fixable_only and self.ctx.safe_fixes_only and guard_changes_more_than_graph(self.ctx):
+            # Every fix `_fix` builds in this file is unsafe, and the caller keeps no
+            # finding without a safe fix (`--diff`'s loop): there is none to look for.
+            return
         scopes: List[Scope] = [node, *self._functions]
         for scope in scopes:
             # Code taken for inference by its name (``def evaluate``, ``net(x_val)``), with no ``eval()``
