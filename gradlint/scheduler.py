@@ -17,6 +17,7 @@ so the output does not depend on it.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import sys
@@ -64,8 +65,9 @@ def check_paths(
         session = Session(session, cache=cache)
     reports: List[Optional[FileReport]] = [None] * len(files)
     run_session = session
+    froze: List[bool] = []
     # Checked here, one after another: the longest may be parsed while the index is made.
-    meanwhile = (lambda read: _parse_ahead(files, read, run_session)) if len(files) < MIN_PARALLEL else None
+    meanwhile = (lambda read: froze.append(_parse_ahead(files, read, run_session))) if len(files) < MIN_PARALLEL else None
     try:
         index, read = index_files(files, session.cache, jobs or _cpu_count(), meanwhile=meanwhile)
         session = replace(session, index=index)
@@ -75,16 +77,19 @@ def check_paths(
         _RUN_INDEX[0] = None
         if meanwhile is not None:
             _forget_parsed_ahead()
+        if any(froze):
+            gc.unfreeze()  # what `_parse_ahead` froze, back in the collector's sight
 
 
-def _parse_ahead(files: Sequence[Path], read: Dict[int, Document], session: Session) -> None:
+def _parse_ahead(files: Sequence[Path], read: Dict[int, Document], session: Session) -> bool:
     """Parse the longest of the run's Python files that its check will parse, as the
     prefilter tells without the project index: the index only adds rules to run
     (``prefilter.ProjectGate``), so a file that needs parsing without it needs it with
-    it. Its check takes the parse (``engine.parse``)."""
+    it. Its check takes the parse (``engine.parse``). Whether it froze the collector's
+    objects (``gc.freeze``), for the caller to unfreeze at the end of the run."""
     candidates = [(len(doc.text), k) for k, doc in read.items() if isinstance(doc, SourceFile)]
     if not candidates:
-        return
+        return False
     _, k = max(candidates)
     text = read[k].text
     if _needs_parse(text, session.rules(files[k]).codes, None):
@@ -92,6 +97,12 @@ def _parse_ahead(files: Sequence[Path], read: Dict[int, Document], session: Sess
 
         with one_file(collect=False):  # its objects live on, for the check
             parse_ahead(text)
+            # Out of the collector's sight until the run ends (``check_paths``): the
+            # first collection after the parse would walk its million objects, all
+            # alive, and their check makes and frees its own (``one_file``).
+            gc.freeze()
+        return True
+    return False
 
 
 def _forget_parsed_ahead() -> None:

@@ -247,8 +247,13 @@ def test_a_long_file_is_parsed_while_a_worker_summarises_it(tmp_path, monkeypatc
     real_beside, real_parse = parallel.beside, parsing.parse_module
     monkeypatch.setattr(parallel, "beside", lambda *a: besides.append(a[1]) or real_beside(*a))
     monkeypatch.setattr(parsing, "parse_module", lambda text, *a, **k: parses.append(len(text)) or real_parse(text, *a, **k))
+    frozen = []
+    real_engine_parse = engine.parse
+    monkeypatch.setattr(engine, "parse", lambda text: frozen.append(gc.get_freeze_count()) or real_engine_parse(text))
     reports = scheduler.check_paths([path], Settings(None, select=["GL002", "GL003"]), Mode(), jobs=2)
     assert besides == [(0, 1)]
+    # The tree made ahead is out of the collector's sight until its check, then back.
+    assert len(frozen) == 1 and frozen[0] > 100_000 and gc.get_freeze_count() == 0
     # One parse of the file, made ahead and taken by its check (the other: the fixes
     # applied together, checked to parse); nothing kept after.
     size = len(path.read_text(encoding="utf-8"))
