@@ -504,6 +504,11 @@ class Names:
         index = self.index
         if root in packages or not packages.isdisjoint(index.origins.get(root, ())) or not packages.isdisjoint(index.defined):
             return self.qualnames(node)
+        if index.star_modules and root not in index.bound:
+            # A name no import binds may come from ``from models import *`` whose module
+            # imports ``torch.nn as nn``; ``_star_imported`` answers without scope analysis
+            # and only where nothing else in the file binds the name.
+            return frozenset(q for q in self._star_imported(node) if q.partition(".")[0] in packages)
         return frozenset()
 
     # -- torch at run time ---------------------------------------------------------------

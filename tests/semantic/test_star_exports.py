@@ -145,3 +145,32 @@ def test_gl001_fix_decorates_where_a_star_import_binds_torch(tmp_path):
     result = lint_source(source.replace("from models", "from other"), str(path), LintSettings(frozenset({"GL001"}), RuleOptions()))
     (finding,) = result.findings
     assert finding.fix is not None and finding.fix.applicability == "safe"
+
+
+def test_a_loss_module_named_through_a_star_import_is_a_torch_loss(tmp_path):
+    # ``nn`` reaches the script only through ``from model import *`` (model.py does
+    # ``import torch.nn as nn``): ``nn.NLLLoss()`` is torch's loss, so its output is
+    # 0-dim and ``loss.data[0]`` raises today.
+    _write(tmp_path, {"model.py": "import torch\nimport torch.nn as nn\n\nclass RNN(nn.Module):\n    pass\n"})
+    source = textwrap.dedent(
+        """\
+        import torch
+        from model import *
+
+        criterion = nn.NLLLoss()
+
+
+        def train(output, target):
+            loss = criterion(output, target)
+            loss.backward()
+            return output, loss.data[0]
+        """
+    )
+    settings = LintSettings(frozenset({"GL003"}), RuleOptions())
+    (finding,) = lint_source(source, str(tmp_path / "train.py"), settings).findings
+    assert (finding.code, finding.start) == ("GL003", (10, 19))
+    # a module that cannot be read may bind ``nn`` to anything: nothing is known
+    assert lint_source(source, str(tmp_path / "elsewhere" / "train.py"), settings).findings == []
+    # nor where the file binds ``nn`` itself
+    rebound = source.replace("criterion = nn", "nn = object()\ncriterion = nn")
+    assert lint_source(rebound, str(tmp_path / "train.py"), settings).findings == []
