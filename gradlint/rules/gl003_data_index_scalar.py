@@ -13,7 +13,7 @@ from gradlint.rule import AnyOf, Rule
 from gradlint.rules._gates import data_scalar_reads
 from gradlint.rules._scalar_read import is_data_index, reshaped_in_place, scalar_read
 from gradlint.semantic import bounds
-from gradlint.semantic.torch_api import TORCH_04
+from gradlint.semantic.torch_api import TORCH_04, ZERO_DIM_REDUCTIONS
 from gradlint.semantic.versions import runs_only_before
 
 class DataIndexScalar(Rule):
@@ -80,8 +80,6 @@ def shown(ctx, expr: cst.BaseExpression, limit: int = 30) -> str:
     return "(...)"
 
 
-# Reductions that give a 0-dim tensor when called with no argument at all.
-_ZERO_DIM_REDUCTIONS = frozenset({"sum", "mean", "norm", "std", "var", "prod", "max", "min", "amax", "amin", "logsumexp"})
 
 
 # ``torch.nn.functional`` losses: 0-dim unless ``reduction``/``reduce`` says otherwise.
@@ -111,7 +109,7 @@ def _zero_dim(ctx, receiver: cst.BaseExpression, depth: int = 0) -> bool:
             return not any(a.keyword is not None and a.keyword.value in ("reduction", "reduce") for a in receiver.args) and not any(
                 a.star for a in receiver.args
             )
-        return isinstance(func, cst.Attribute) and func.attr.value in _ZERO_DIM_REDUCTIONS and not receiver.args
+        return isinstance(func, cst.Attribute) and func.attr.value in ZERO_DIM_REDUCTIONS and not receiver.args
     if isinstance(receiver, cst.Name) and depth == 0:
         sem = ctx.semantic
         binds = sem.scopes.bindings(sem.tree.function_scope(receiver)).get(receiver.value, [])

@@ -54,7 +54,7 @@ def valid(entry: object) -> bool:
 def returned_in_eval(func: ast.FunctionDef) -> FrozenSet[Tuple[int, int]]:
     """The positions of ``func``'s return value that hold a name its body left in eval
     mode (see the module's docstring)."""
-    own = _own_nodes(func.body)
+    own = own_nodes(func.body)
     if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)) for n in own):
         return frozenset()
     returns = [n for n in own if isinstance(n, ast.Return)]
@@ -158,7 +158,7 @@ def _keeping_chain_on(expr: ast.expr, name: str) -> bool:
     return isinstance(expr, ast.Name) and expr.id == name
 
 
-def _own_nodes(body: List[ast.stmt]) -> List[ast.AST]:
+def own_nodes(body: List[ast.stmt]) -> List[ast.AST]:
     """The nodes of ``body``, not those of nested functions, lambdas and classes."""
     out: List[ast.AST] = []
     stack: List[ast.AST] = list(body)

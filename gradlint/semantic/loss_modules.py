@@ -239,14 +239,24 @@ class LossModules(NoGraph):
         """``nn.CrossEntropyLoss()``, also moved or cast (``.cuda(dev)``, ``.to(d)``,
         ``.eval()``: an ``nn.Module``'s own method that returns the module): "scalar"
         when its reduction is the default or a literal "mean"/"sum" (a 0-dim
-        result), "unknown" otherwise; None when it builds no ``nn.*Loss``."""
+        result), "unknown" otherwise; "scalar" too for a class of another file of the
+        project whose call the index proves 0-dim (``IoULoss()``); None otherwise."""
         value = _unmoved(value)
         if not isinstance(value, cst.Call) or not isinstance(value.func, (cst.Name, cst.Attribute)):
             return None
         q = self.model.names.qualnames_in(value.func, TORCH)
         if not any(n.startswith("torch.nn.") and n.endswith(_NN_LOSS_SUFFIX) and n not in _NOT_LOSS_TENSOR for n in q):
-            return None
+            return "scalar" if self._project_zero_dim_class(value.func) else None
         return "scalar" if _reduces_to_scalar(value) else "unknown"
+
+    def _project_zero_dim_class(self, func: cst.BaseExpression) -> bool:
+        """``IoULoss`` imported from another file of the project whose summary proves
+        that calling an instance returns a 0-dim tensor (``project.zero_dim_call``)."""
+        project = self.model.project
+        if project is None or not self.model.path or not self.model.names.is_imported(func):
+            return False
+        qualified = self.model.names.qualnames(func)
+        return bool(qualified) and all(project.zero_dim_call(q, self.model.path) for q in qualified)
 
 
 def _unmoved(value: cst.BaseExpression) -> cst.BaseExpression:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import bounds, eval_callers, eval_returns, result_uses
+from gradlint.semantic import bounds, eval_callers, eval_returns, loss_returns, result_uses
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -46,7 +46,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 8
+SUMMARY_VERSION = 9
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
@@ -99,6 +99,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     summary = summarizer.run(tree)
     summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
     summary.update(eval_returns.summary_entry(tree, summarizer.unit_tests))
+    summary.update(loss_returns.summary_entry(tree))
     summary["stars"] = _star_imports(tree, package)
     summary["dropped"] = result_uses.dropped_results(tree, source)
     if not any(summary.values()):
@@ -118,6 +119,7 @@ def valid(summary: object) -> bool:
     functions, stars, dropped = summary.get("function_calls"), summary.get("stars"), summary.get("dropped")
     return (
         eval_returns.valid(summary.get("returns_eval", {}))
+        and loss_returns.valid(summary.get("zero_dim_calls", {}))
         and isinstance(dropped, dict)
         and all(type(n) is int for n in dropped.values())
         and isinstance(functions, dict)
@@ -704,6 +706,16 @@ class Project:
         module, _, name = qualname.rpartition(".")
         found = [self.summaries[p].get("returns_eval", {}).get(name) for p in self._by_module.get((self.root(origin), module), ())]
         return frozenset((i, n) for i, n in found[0]) if len(found) == 1 and found[0] else frozenset()
+
+    def zero_dim_call(self, qualname: str, origin: str) -> bool:
+        """Whether calling an instance of the class ``qualname`` of ``origin``'s project,
+        defined by one file, returns a 0-dim tensor (``loss_returns``): its ``__call__``
+        does, or its ``forward`` does and it derives from ``nn.Module``."""
+        module, _, name = qualname.rpartition(".")
+        found = [self.summaries[p].get("zero_dim_calls", {}).get(name) for p in self._by_module.get((self.root(origin), module), ())]
+        if len(found) != 1 or found[0] is None:
+            return False
+        return found[0] == "__call__" or self.derives_from_module(qualname, origin) is True
 
     def call_counts(self, name: str, origin: str) -> Tuple[int, int]:
         """(call sites of ``name``, of them under no_grad) in the other files of

@@ -216,6 +216,8 @@ def not_forward_method(name: Optional[str]) -> bool:
 # -- abstract values (``values``) ------------------------------------------------
 # Reductions: a 0-dim result without ``dim``/``axis``, with the receiver's history.
 REDUCTIONS = frozenset("sum mean norm std var prod max min amax amin median logsumexp dist nansum nanmean all any".split())
+# Reductions that give a 0-dim tensor when called with no argument at all.
+ZERO_DIM_REDUCTIONS = frozenset({"sum", "mean", "norm", "std", "var", "prod", "max", "min", "amax", "amin", "logsumexp"})
 # Tensor methods that return a Python value or a NumPy array, never a tensor.
 PYTHON_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "size", "dim", "numel", "nelement", "element_size", "data_ptr", "stride", "is_contiguous"})
 # Methods that return their receiver's data on another device/dtype, history kept.
