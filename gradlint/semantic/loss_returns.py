@@ -66,6 +66,7 @@ def _bindings(func: ast.FunctionDef, own: List[ast.AST]) -> Optional[Dict[str, L
     ``del``) or reshaped in place (``x.unsqueeze_(0)``) maps to an empty list, which
     proves nothing. None where a nested function or class may rebind a local."""
     values: Dict[str, List[ast.expr]] = {}
+    recorded: Set[int] = set()  # the target names whose assigned values are in ``values``
     other: Set[str] = set()
     args = func.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
@@ -75,8 +76,10 @@ def _bindings(func: ast.FunctionDef, own: List[ast.AST]) -> Optional[Dict[str, L
         if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
             for t in node.targets:
                 values.setdefault(t.id, []).append(node.value)  # type: ignore[attr-defined]
+                recorded.add(id(t))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
             values.setdefault(node.target.id, []).append(ast.BinOp(node.target, node.op, node.value))
+            recorded.add(id(node.target))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             other.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
         elif isinstance(node, ast.ExceptHandler) and node.name:
@@ -87,12 +90,12 @@ def _bindings(func: ast.FunctionDef, own: List[ast.AST]) -> Optional[Dict[str, L
                 other.add(node.func.value.id)  # ``loss.unsqueeze_(0)``, ``x.resize_(n)``
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return None
-    # Any other binding (unpacking, a loop, ``with ... as``, a walrus, ``del``) is a
-    # stored name that is not the target of a plain assignment above.
-    plain = {id(t) for node in own if isinstance(node, (ast.Assign, ast.AugAssign)) for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+    # Any other binding (unpacking, a loop, ``with ... as``, a walrus, ``del``, an
+    # assignment with other targets too, another augmented operator) is a stored
+    # name whose value was not recorded above.
     poisoned = set(other)
     for node in own:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in plain:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in recorded:
             poisoned.add(node.id)
     return {name: ([] if name in poisoned else found) for name, found in values.items()} | {name: [] for name in poisoned}
 

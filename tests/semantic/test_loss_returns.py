@@ -56,6 +56,13 @@ LOSSES = textwrap.dedent(
             return total
 
 
+    class MixedTargets(nn.Module):
+        def forward(self, x, y):
+            loss = x.sum()
+            loss = self.last = y
+            return loss
+
+
     class Criterion:
         def __call__(self, out, y):
             return ((out - y) ** 2).mean() * len(y)
@@ -75,7 +82,8 @@ def test_classes_whose_call_returns_a_reduction_are_summarised():
     found = project.summarize("pkg/losses.py", LOSSES)
     assert found is not None and project.valid(found)
     # a reduction along a dimension, a name bound by unpacking, one reshaped in place,
-    # one that starts as a Python number: nothing proven; ``Criterion``'s call runs
+    # one that starts as a Python number, one also assigned with another target:
+    # nothing proven; ``Criterion``'s call runs
     # ``__call__``, not its ``forward``
     assert found["zero_dim_calls"] == {"IoULoss": "forward", "Criterion": "__call__", "NotAModule": "forward"}
     assert project.valid({**found, "zero_dim_calls": {"IoULoss": "predict"}}) is False
