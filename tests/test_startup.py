@@ -25,11 +25,11 @@ HEAVY = ("libcst", "gradlint.engine", "gradlint.rules", "gradlint.rule", "gradli
 # What every run needs of gradlint.semantic: the project index, built with
 # Python's ast (the cache keys and GL101's project gate read it, its summary
 # of what callers do with results, which arguments callers leave in eval
-# mode, and which functions return a model in eval mode), and the table of its
-# bounds (a few constants).
+# mode, which functions return a model in eval mode and which classes' calls
+# return a 0-dim value), and the table of its bounds (a few constants).
 INDEX = ("gradlint.semantic", "gradlint.semantic.project", "gradlint.semantic.torch_api", "gradlint.semantic.star_exports",
          "gradlint.semantic.bounds", "gradlint.semantic.result_uses", "gradlint.semantic.eval_callers",
-         "gradlint.semantic.eval_returns")
+         "gradlint.semantic.eval_returns", "gradlint.semantic.loss_returns")
 
 PLAIN = "import os\n\n\ndef join(x):\n    return os.path.join(x, 'a')\n\n\nfor p in ('a', 'b'):\n    print(join(p))\n"
 LEGACY = "import torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(2), volatile=True)\n"
