@@ -191,7 +191,7 @@ def test_summaries_made_by_workers_are_those_of_a_serial_run():
         "function_calls": {"torch.no_grad": [1, 0], "*helper7": [1, 1]},
         "stars": [],
         "dropped": {},
-        "v": 8,
+        "v": 9,
     }
     assert session._summarize(pending, 2) == serial
     assert session._PENDING == []  # nothing kept past the run
