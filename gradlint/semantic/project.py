@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import bounds, eval_callers, eval_returns, loss_returns, result_uses
+from gradlint.semantic import ast_imports, bounds, eval_callers, eval_returns, loss_returns, result_uses
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -94,13 +94,13 @@ def summarize(path: str, source: str) -> Optional[Summary]:
         return None
     names = module_names(path)
     package = names[-1].rpartition(".")[0] if names else ""
-    imports = _imports(tree, package)
+    imports = ast_imports.imports(tree, package)
     summarizer = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None)
     summary = summarizer.run(tree)
     summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
     summary.update(eval_returns.summary_entry(tree, summarizer.unit_tests))
     summary.update(loss_returns.summary_entry(tree))
-    summary["stars"] = _star_imports(tree, package)
+    summary["stars"] = ast_imports.star_imports(tree, package)
     summary["dropped"] = result_uses.dropped_results(tree, source)
     if not any(summary.values()):
         return None
@@ -145,60 +145,11 @@ def valid(summary: object) -> bool:
     )
 
 
-def _imports(tree: ast.Module, package: str) -> Dict[str, str]:
-    """Local name -> the qualified name its module-level import binds."""
-    out: Dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    out[a.asname] = a.name
-                else:
-                    root = a.name.partition(".")[0]
-                    out[root] = root
-        elif isinstance(node, ast.ImportFrom):
-            base = _from_base(node, package)
-            for a in node.names:
-                if a.name != "*":
-                    out[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
-    return out
-
-
-def _from_base(node: ast.ImportFrom, package: str) -> str:
-    """The module a ``from ... import`` reads, its relative dots resolved against ``package``."""
-    base = node.module or ""
-    if node.level:
-        parent = package.split(".") if package else []
-        parent = parent[: len(parent) - (node.level - 1)] if node.level > 1 else parent
-        base = ".".join([*parent, base] if base else parent)
-    return base
-
-
-def _star_imports(tree: ast.Module, package: str) -> List[str]:
-    """The modules whose every public name a module-level ``from ... import *`` binds."""
-    out = []
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            out.append(_from_base(node, package))
-    return sorted(set(out))
-
-
-def _dotted(expr: ast.expr) -> Optional[str]:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    parts.append(expr.id)
-    return ".".join(reversed(parts))
-
-
 def _guard_disables(expr: ast.expr) -> bool:
     """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``
     (any spelling of the module)."""
     func = expr.func if isinstance(expr, ast.Call) else expr
-    name = (_dotted(func) or "").rpartition(".")[2]
+    name = (ast_imports.dotted(func) or "").rpartition(".")[2]
     if name == "set_grad_enabled":
         return _switches_off(expr)
     return name in _NO_GRAD_GUARDS
@@ -215,7 +166,7 @@ def _grad_switch(stmt: ast.stmt) -> Optional[bool]:
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return None
     call = stmt.value
-    if (_dotted(call.func) or "").rpartition(".")[2] != "set_grad_enabled" or len(call.args) != 1:
+    if (ast_imports.dotted(call.func) or "").rpartition(".")[2] != "set_grad_enabled" or len(call.args) != 1:
         return None
     flag = call.args[0]
     return (not flag.value) if isinstance(flag, ast.Constant) and isinstance(flag.value, bool) else None
@@ -257,7 +208,7 @@ class _Summarizer:
         } | {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
-                self.classes[node.name] = [self._qualify(b) for b in node.bases if _dotted(b) is not None]
+                self.classes[node.name] = [self._qualify(b) for b in node.bases if ast_imports.dotted(b) is not None]
                 runs, conditional = self._forward_methods(node)
                 if runs:
                     self.forwards[node.name] = runs
@@ -299,13 +250,13 @@ class _Summarizer:
                             ok = (
                                 not isinstance(node, ast.AugAssign)
                                 and isinstance(value, ast.Call)
-                                and _dotted(value.func) is not None
+                                and ast_imports.dotted(value.func) is not None
                                 and is_nn_module_class(self._qualify(value.func))
                             )
                             built[t.attr] = built.get(t.attr, True) and ok
                             made = (
                                 self._qualify(value.func)
-                                if not isinstance(node, ast.AugAssign) and isinstance(value, ast.Call) and _dotted(value.func) is not None
+                                if not isinstance(node, ast.AugAssign) and isinstance(value, ast.Call) and ast_imports.dotted(value.func) is not None
                                 else None
                             )
                             if t.attr in built_from and built_from[t.attr] != made:
@@ -358,7 +309,7 @@ class _Summarizer:
         """What a call of ``func`` may run of another module: the qualified name of an
         imported function or module attribute, ``*name`` for a bare name the file
         neither imports nor defines at module level; None for a method call."""
-        text = _dotted(func)
+        text = ast_imports.dotted(func)
         if text is None:
             return None
         root = text.partition(".")[0]
@@ -369,7 +320,7 @@ class _Summarizer:
         return None
 
     def _qualify(self, expr: ast.expr) -> str:
-        text = _dotted(expr) or ""
+        text = ast_imports.dotted(expr) or ""
         root, _, rest = text.partition(".")
         if root in self.imports:
             return self.imports[root] + ("." + rest if rest else "")
