@@ -9,7 +9,8 @@ globally, so two entry points given the same files cannot disagree about it.
 
 Which files the index covers: the files of the run and, for a run of few
 files (a pre-commit hook, an editor, stdin), the other ``.py`` files of their
-directories and of the packages above them (``project.extra_files``).
+directories and of the packages above them, and the project files they import
+(``semantic.neighbours``).
 ``texts`` gives the text of a file that is not (or not yet) what is on disk:
 stdin's, an editor's unsaved buffer.
 
@@ -28,10 +29,10 @@ from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Opti
 from gradlint.config import Settings
 from gradlint.files import Document, SourceFile, read_document
 from gradlint.options import LintSettings
-from gradlint.semantic import project
+from gradlint.semantic import neighbours, project
 
 # A run of at most this many files (a pre-commit hook, an editor) also indexes
-# the files around them (``semantic.project.extra_files``).
+# the files around them (``semantic.neighbours``).
 FEW_FILES = 16
 # Files per task: the summary of one takes about 2 ms, a task's round trip more than that.
 _SUMMARY_CHUNK = 64
@@ -134,7 +135,7 @@ def index_files(
     enough to summarise; else not called."""
     paths: List[Path] = list(files)
     if len(paths) <= FEW_FILES:
-        paths += [Path(p) for p in project.extra_files(paths)]
+        paths += [Path(p) for p in neighbours.extra_files(paths)]
     given = {display_path(Path(p)): text for p, text in (texts or {}).items()}
     summaries: Dict[str, Any] = {}
     hashes: Dict[str, str] = {}

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from gradlint.cli import main
-from gradlint.semantic import project
+from gradlint.semantic import neighbours, project
 
 HELPER = """\
 def evaluate(model, loader):
@@ -75,8 +75,65 @@ def test_extra_files_are_bounded(tmp_path):
     for i in range(5):
         (tmp_path / f"m{i}.py").write_text("x = 1\n")
     (tmp_path / "notes.txt").write_text("")
-    extra = project.extra_files([tmp_path / "m0.py"], limit=3)
+    extra = neighbours.extra_files([tmp_path / "m0.py"], limit=3)
     assert [p.name for p in extra] == ["m1.py", "m2.py", "m3.py"]
+
+
+LOSSES = """\
+import torch.nn as nn
+
+from .deep import more
+
+
+class IoULoss(nn.Module):
+    def forward(self, pred, target):
+        inter = (pred * target).sum()
+        return 1 - inter / (pred + target - pred * target).sum()
+"""
+
+TRAIN = """\
+from utils.losses import IoULoss
+
+
+def train(model, loader, optimizer):
+    criterion = IoULoss()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        print(loss.data[0])
+"""
+
+
+@pytest.fixture
+def packaged(tmp_path, monkeypatch):
+    """A script next to a package it imports from, and a package it does not import."""
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\n")
+    (tmp_path / "utils" / "deep").mkdir(parents=True)
+    (tmp_path / "utils" / "__init__.py").write_text("")
+    (tmp_path / "utils" / "losses.py").write_text(LOSSES)
+    (tmp_path / "utils" / "deep" / "more.py").write_text("X = 1\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "unused.py").write_text("Y = 1\n")
+    (tmp_path / "train.py").write_text(TRAIN)
+    (tmp_path / "helpers.py").write_text("Z = 1\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_extra_files_follow_imports_below_the_files_then_take_their_neighbours(packaged):
+    extra = neighbours.extra_files([Path("train.py")])
+    assert [p.as_posix() for p in extra] == ["utils/losses.py", "utils/deep/more.py", "helpers.py"]
+
+
+def test_an_import_chain_deeper_than_the_bound_is_not_followed(packaged, monkeypatch):
+    monkeypatch.setattr(neighbours, "IMPORT_DEPTH", 1)
+    assert [p.as_posix() for p in neighbours.extra_files([Path("train.py")])] == ["utils/losses.py", "helpers.py"]
+
+
+def test_a_single_file_run_knows_a_loss_class_of_a_package_below_it(packaged):
+    # ``IoULoss``'s forward returns a sum: its output is 0-dim, so ``.data[0]`` raises.
+    assert findings("--no-cache", "train.py") == [("train.py", "GL003", 10)]
 
 
 AGENT = """\

@@ -20,9 +20,8 @@ one for its run (``gradlint.session``), and it reaches a file's semantic model
 explicitly (``SemanticModel.project``); without one, nothing changes.
 
 Which files a run indexes is the session's choice: the files it checks, plus,
-for a run of few files (a pre-commit hook, an editor, stdin), the other ``.py``
-files of their directories and of the packages above them, at most
-``MAX_EXTRA_FILES``.
+for a run of few files (a pre-commit hook, an editor, stdin), the project files
+they import and the other ``.py`` files around them (``semantic.neighbours``).
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ import builtins
 import functools
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -47,8 +45,6 @@ Summary = Dict[str, Any]
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
 SUMMARY_VERSION = 9
-# A run of few files indexes at most this many other files besides them.
-MAX_EXTRA_FILES = 256
 # How many path components a file's dotted names go back.
 _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
@@ -540,6 +536,20 @@ class Project:
             self._module_class[(root, qualname)] = found
         return found
 
+    def derives_from(self, qualname: str, origin: str, targets: FrozenSet[str], _depth: int = 0) -> bool:
+        """Whether the class ``qualname`` is one of ``targets`` or a file of the project of
+        ``origin`` defines it on such a base, directly or through the project's classes
+        (``class Variable(autograd.Variable)`` of a project's utilities)."""
+        if qualname in targets:
+            return True
+        if _depth > bounds.PROJECT_BASE_LEVELS:
+            return False
+        for path, bases in self._classes(qualname, self.root(origin)):
+            module = module_names(path)[-1] if module_names(path) else ""
+            if any(self.derives_from(module + b if b.startswith(".") else b, origin, targets, _depth + 1) for b in bases):
+                return True
+        return False
+
     def derives_from_other_framework(self, qualname: str, origin: str, _depth: int = 0) -> bool:
         """Whether the class ``qualname`` of the project of ``origin`` is a model of a
         framework other than PyTorch: it is one (``paddle.nn.Layer``), or a file of the
@@ -710,12 +720,6 @@ class Project:
         ]
 
 
-def _real(path: PurePath) -> str:
-    """``path`` with its links resolved as far as they go: a link loop or a dangling
-    link is reported by the check of that file, not here (``Path.resolve`` raises)."""
-    return os.path.realpath(path)
-
-
 def build(sources: Iterable[Tuple[str, str]]) -> Project:
     """The index of ``(path, source)`` pairs (uncached: tests, the language server)."""
     summaries = {}
@@ -724,40 +728,3 @@ def build(sources: Iterable[Tuple[str, str]]) -> Project:
         if s is not None:
             summaries[path] = s
     return Project(summaries)
-
-
-def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List[PurePath]:
-    """The other ``.py`` files of the directories of ``files`` and of the packages
-    above them (directories holding an ``__init__.py``), at most ``limit``."""
-    from pathlib import Path
-
-    seen: Set[str] = {_real(f) for f in files}
-    dirs: List[Path] = []
-    for f in files:
-        d = Path(f).parent  # as the run names it: what findings and messages show
-        while _real(d) not in {_real(x) for x in dirs}:
-            dirs.append(d)
-            if not (d / "__init__.py").is_file() or d.parent == d:
-                break
-            d = d.parent
-    out: List[PurePath] = []
-    for d in dirs:
-        try:
-            entries = sorted(d.iterdir())
-        except OSError:
-            continue
-        # An entry's real path is its directory's, unless it is a link itself: one
-        # system call per entry, not one per component of its path (the flake8
-        # plugin and the language server index every file's neighbours).
-        real_d = _real(d)
-        for p in entries:
-            if p.suffix != ".py" or not p.is_file():
-                continue
-            real = _real(p) if p.is_symlink() else os.path.join(real_d, p.name)
-            if real not in seen:
-                seen.add(real)
-                out.append(p)
-                if len(out) >= limit:
-                    return out
-    return out
-

@@ -1,0 +1,149 @@
+"""Which other files a run of few files indexes besides the files it checks.
+
+A pre-commit hook, an editor or stdin names one file or a handful; the facts
+their checks need often live in other files of the project: a base class in the
+same directory, a loss module in ``utils/losses.py`` below it, a loader that
+returns an ``eval()``'d model two imports away (``clip.load`` runs
+``build_model`` of ``clip/model.py``). So the index of such a run holds:
+
+1. the project files those files import, and the files those import in turn,
+   up to ``IMPORT_DEPTH`` steps: a module ``a.b`` resolves to ``a/b.py`` or
+   ``a/b/__init__.py`` below the importing file's directory or a package
+   directory above it (the places Python would find it when the script or
+   package is run from there); a relative import from the importing file's
+   own package;
+2. the other ``.py`` files of the checked files' directories and of the
+   packages above them (directories holding an ``__init__.py``).
+
+Imported files come first: they are what a check is most likely to ask about,
+and ``limit`` bounds the whole. Reading the imports costs one ``ast`` parse of
+each file on the way, for a run that checks at most a few files.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path, PurePath
+from typing import Iterator, List, Sequence, Set, Tuple
+
+# A run of few files indexes at most this many other files besides them.
+MAX_EXTRA_FILES = 256
+# How many import steps away from a checked file its index still looks.
+IMPORT_DEPTH = 3
+# Files larger than this are not read for their imports (generated code, data).
+_MAX_READ = 1 << 20
+
+
+def _real(path: PurePath) -> str:
+    """``path`` with its links resolved as far as they go: a link loop or a dangling
+    link is reported by the check of that file, not here (``Path.resolve`` raises)."""
+    return os.path.realpath(path)
+
+
+def _package_dirs(path: Path) -> List[Path]:
+    """The file's directory and each package directory above it, innermost first."""
+    dirs = []
+    d = path.parent
+    while True:
+        dirs.append(d)
+        if not (d / "__init__.py").is_file() or d.parent == d:
+            return dirs
+        d = d.parent
+
+
+def _imported_modules(tree: ast.Module) -> Iterator[Tuple[int, str]]:
+    """(relative level, dotted name) of every module an import anywhere in the
+    file may load: ``from a import b`` may load ``a`` or the submodule ``a.b``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield 0, a.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if base:
+                yield node.level, base
+            for a in node.names:
+                if a.name != "*":
+                    yield node.level, f"{base}.{a.name}" if base else a.name
+
+
+def _module_file(base: Path, dotted: str) -> Iterator[Path]:
+    parts = dotted.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return
+    stem = base.joinpath(*parts)
+    for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
+        if candidate.is_file():
+            yield candidate
+
+
+def _imports_of(path: Path) -> List[Path]:
+    """The project files ``path`` imports, in the order its imports name them."""
+    try:
+        if path.stat().st_size > _MAX_READ:
+            return []
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    bases = _package_dirs(path)
+    out: List[Path] = []
+    for level, name in _imported_modules(tree):
+        if level:
+            if level > len(bases):
+                continue
+            out.extend(_module_file(bases[level - 1], name) if name else ())
+        else:
+            for base in bases:
+                found = list(_module_file(base, name))
+                if found:
+                    out.extend(found)
+                    break
+    return out
+
+
+def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List[PurePath]:
+    """The files a run of ``files`` indexes besides them, at most ``limit``."""
+    seen: Set[str] = {_real(f) for f in files}
+    out: List[PurePath] = []
+
+    def add(p: Path, real: str) -> bool:
+        """Whether ``p`` is new to the run (then it is added)."""
+        if real in seen:
+            return False
+        seen.add(real)
+        out.append(p)
+        return True
+
+    frontier = [Path(f) for f in files]
+    for _ in range(IMPORT_DEPTH):
+        following: List[Path] = []
+        for f in frontier:
+            for p in _imports_of(f):
+                if add(p, _real(p)):
+                    following.append(p)
+                    if len(out) >= limit:
+                        return out
+        frontier = following
+
+    dirs: List[Path] = []
+    for f in files:
+        for d in _package_dirs(Path(f)):  # as the run names it: what findings and messages show
+            if _real(d) in {_real(x) for x in dirs}:
+                break
+            dirs.append(d)
+    for d in dirs:
+        try:
+            entries = sorted(d.iterdir())
+        except OSError:
+            continue
+        # An entry's real path is its directory's, unless it is a link itself: one
+        # system call per entry, not one per component of its path (the flake8
+        # plugin and the language server index every file's neighbours).
+        real_d = _real(d)
+        for p in entries:
+            if p.suffix != ".py" or not p.is_file():
+                continue
+            if add(p, _real(p) if p.is_symlink() else os.path.join(real_d, p.name)) and len(out) >= limit:
+                return out
+    return out
