@@ -37,9 +37,12 @@ class VolatileFlag(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         sem = self.ctx.semantic
+        subclass = False
         if not sem.names.is_call_to(node, VARIABLE):
-            self._passed_on(node)
-            return
+            subclass = self._variable_subclass(node)
+            if not subclass:
+                self._passed_on(node)
+                return
         if runs_only_before(sem, node, TORCH_04):
             return  # the 0.3 branch of a version check: there the flag still works
         volatile = call_arg(node, 2, "volatile")
@@ -63,7 +66,17 @@ class VolatileFlag(Rule):
             )
         else:
             consequence = ": this call still records an autograd graph; use `torch.no_grad()`"
+        if subclass:
+            # No fix: the subclass's constructor may do more than wrap (move the
+            # tensor to a device), so dropping the call could change the program.
+            self.report(node, value=self.ctx.code_for(volatile.value), consequence=consequence)
+            return
         self.report(node, fix=lambda: self._fix(node, volatile), value=self.ctx.code_for(volatile.value), consequence=consequence)
+
+    def _variable_subclass(self, node: cst.Call) -> bool:
+        """Whether ``node`` calls a class of the project that derives from
+        ``torch.autograd.Variable``: its constructor takes the same ignored flag."""
+        return call_arg(node, 2, "volatile") is not None and self.ctx.semantic.modules.names_subclass_of(node.func, VARIABLE)
 
     def _eval_mode_flag(self, value: cst.BaseExpression) -> bool:
         """``not m.training`` for an ``nn.Module`` ``m`` (``self`` in a module's method)."""

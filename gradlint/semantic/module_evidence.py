@@ -96,6 +96,31 @@ class ModuleEvidence:
                             return True
         return False
 
+    def names_subclass_of(self, ref: cst.BaseExpression, bases: FrozenSet[str]) -> bool:
+        """Whether ``ref`` names a class of the project that derives from one of
+        ``bases`` (qualified names): a class of this file whose bases reach one,
+        through this file's classes or those of the project index, or a class
+        imported from a file of the index that does (``from machina.utils import
+        Variable``, a subclass of ``autograd.Variable``)."""
+        names = self.model.names
+        index = self.model.project
+        if isinstance(ref, cst.Name):
+            binds = self.model.scopes.bindings(self.model.module).get(ref.value, [])
+            cls = binds[0].node if len(binds) == 1 else None
+            if isinstance(cls, cst.ClassDef) and cls in self.model.module.body:
+                if self.derives_from(cls, bases):
+                    return True
+                return index is not None and any(
+                    any(index.derives_from(q, self.model.path, bases) for q in names.qualnames(b.value))
+                    for b in cls.bases
+                    if b.keyword is None and names.is_imported(b.value)
+                )
+        return (
+            index is not None
+            and names.is_imported(ref)
+            and any(index.derives_from(q, self.model.path, bases) for q in names.qualnames(ref))
+        )
+
     def is_lightning_module(self, cls: cst.ClassDef) -> bool:
         return self.derives_from(cls, LIGHTNING_MODULE, frozenset({"LightningModule"}))
 
