@@ -136,6 +136,21 @@ def test_a_single_file_run_knows_a_loss_class_of_a_package_below_it(packaged):
     assert findings("--no-cache", "train.py") == [("train.py", "GL003", 10)]
 
 
+@pytest.mark.parametrize("run", [("tools/train.py",), (".",)])
+@pytest.mark.parametrize(("imported", "expected"), [("pkg.losses", [("train.py", "GL003", 10)]), ("losses", [])])
+def test_a_script_below_the_top_finds_the_package_at_the_top_by_its_full_name(tmp_path, monkeypatch, run, imported, expected):
+    # ``tools/`` is a project of its own (no ``__init__.py``); a script there that
+    # puts the repository's top on ``sys.path`` imports ``pkg.losses``, never ``losses``.
+    (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "losses.py").write_text(LOSSES)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "train.py").write_text(TRAIN.replace("utils.losses", imported))
+    monkeypatch.chdir(tmp_path)
+    assert findings("--no-cache", *run) == expected
+
+
 AGENT = """\
 import random
 

@@ -78,6 +78,9 @@ PROJECT_BASE_LEVELS = 8
 # followed from module to module.
 MODULE_NAME_PARTS = 6
 STAR_IMPORT_LEVELS = 6
+# Directories above a file's project root where a module it imports may live
+# (``tools/train.py`` importing ``yolov6.core.engine`` of the repository's top).
+SCRIPT_ROOT_LEVELS = 2
 # Callers followed, and the names an ``except`` clause's classes are bound to,
 # when asking whether a raised error may be caught (past it: it may be).
 HANDLER_LEVELS = 6

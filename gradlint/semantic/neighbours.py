@@ -8,10 +8,10 @@ returns an ``eval()``'d model two imports away (``clip.load`` runs
 
 1. the project files those files import, and the files those import in turn,
    up to ``IMPORT_DEPTH`` steps: a module ``a.b`` resolves to ``a/b.py`` or
-   ``a/b/__init__.py`` below the importing file's directory or a package
-   directory above it (the places Python would find it when the script or
-   package is run from there); a relative import from the importing file's
-   own package;
+   ``a/b/__init__.py`` below the importing file's directory, a package
+   directory above it, or a directory up to ``SCRIPT_ROOT_LEVELS`` above the
+   topmost one (the places Python would find it when the script or package is
+   run from there); a relative import from the importing file's own package;
 2. the other ``.py`` files of the checked files' directories and of the
    packages above them (directories holding an ``__init__.py``).
 
@@ -26,6 +26,8 @@ import ast
 import os
 from pathlib import Path, PurePath
 from typing import Iterator, List, Sequence, Set, Tuple
+
+from gradlint.semantic import bounds
 
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
@@ -50,6 +52,19 @@ def _package_dirs(path: Path) -> List[Path]:
         if not (d / "__init__.py").is_file() or d.parent == d:
             return dirs
         d = d.parent
+
+
+def _above(top: Path) -> List[Path]:
+    """Directories above a project's top where a script's imports may be found: a
+    script of ``tools/`` that puts the repository's top on ``sys.path``."""
+    out: List[Path] = []
+    d = top
+    for _ in range(bounds.SCRIPT_ROOT_LEVELS):
+        if d.resolve().parent == d.resolve():
+            break
+        d = d.parent
+        out.append(d)
+    return out
 
 
 def _imported_modules(tree: ast.Module) -> Iterator[Tuple[int, str]]:
@@ -87,6 +102,7 @@ def _imports_of(path: Path) -> List[Path]:
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     bases = _package_dirs(path)
+    above = _above(bases[-1])
     out: List[Path] = []
     for level, name in _imported_modules(tree):
         if level:
@@ -94,7 +110,7 @@ def _imports_of(path: Path) -> List[Path]:
                 continue
             out.extend(_module_file(bases[level - 1], name) if name else ())
         else:
-            for base in bases:
+            for base in bases + above:
                 found = list(_module_file(base, name))
                 if found:
                     out.extend(found)

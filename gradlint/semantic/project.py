@@ -31,6 +31,7 @@ import builtins
 import functools
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -446,8 +447,6 @@ def project_root(path: str) -> str:
     package holding it (directories with an ``__init__.py``), or, for a script,
     its own directory. Facts flow only between files of one root: a run over
     several code bases (or over unrelated scripts) keeps them apart."""
-    import os
-
     d = os.path.dirname(os.path.abspath(path))
     while os.path.isfile(os.path.join(d, "__init__.py")):
         parent = os.path.dirname(d)
@@ -498,10 +497,32 @@ class Project:
 
     # -- classes ---------------------------------------------------------------------
 
+    def _module_files(self, root: str, module: str) -> Sequence[str]:
+        """The files of the index that ``import <module>`` may load in the project at
+        ``root``: those of the project itself, else, for a project that is a script's
+        directory (``tools/``), the file at that dotted path below a directory up to
+        ``SCRIPT_ROOT_LEVELS`` above it, where a script that puts the repository's
+        top on ``sys.path`` finds its package (``yolov6/core/engine.py``). Only the
+        full path counts there, not a suffix of it."""
+        found = self._by_module.get((root, module))
+        if found or not module:
+            return found or ()
+        d = root
+        for _ in range(bounds.SCRIPT_ROOT_LEVELS):
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+            stem = os.path.join(d, *module.split("."))
+            found = [p for p in self._by_module.get((d, module), ()) if _real_stem(p) in (stem, os.path.join(stem, "__init__"))]
+            if found:
+                return found
+        return ()
+
     def _classes(self, qualname: str, root: str) -> Iterator[Tuple[str, List[str]]]:
         """(defining file, qualified bases) for each class of the index named ``qualname``."""
         module, _, name = qualname.rpartition(".")
-        for path in self._by_module.get((root, module), ()):
+        for path in self._module_files(root, module):
             bases = self.summaries[path].get("classes", {}).get(name)
             if bases is not None:
                 yield path, bases
@@ -601,7 +622,7 @@ class Project:
             return False
         module, _, name = qualname.rpartition(".")
         root = self.root(origin)
-        for path in self._by_module.get((root, module), ()):
+        for path in self._module_files(root, module):
             summary = self.summaries[path]
             if name in summary.get("classes", {}):
                 if method in summary.get("forwards", {}).get(name, ()):
@@ -665,7 +686,7 @@ class Project:
     def returns_eval(self, qualname: str, origin: str) -> FrozenSet[Tuple[int, int]]:
         """Where the function ``qualname`` of ``origin``'s project returns an eval-mode model (``eval_returns``), if one file defines it."""
         module, _, name = qualname.rpartition(".")
-        found = [self.summaries[p].get("returns_eval", {}).get(name) for p in self._by_module.get((self.root(origin), module), ())]
+        found = [self.summaries[p].get("returns_eval", {}).get(name) for p in self._module_files(self.root(origin), module)]
         return frozenset((i, n) for i, n in found[0]) if len(found) == 1 and found[0] else frozenset()
 
     def zero_dim_call(self, qualname: str, origin: str) -> bool:
@@ -673,7 +694,7 @@ class Project:
         defined by one file, returns a 0-dim tensor (``loss_returns``): its ``__call__``
         does, or its ``forward`` does and it derives from ``nn.Module``."""
         module, _, name = qualname.rpartition(".")
-        found = [self.summaries[p].get("zero_dim_calls", {}).get(name) for p in self._by_module.get((self.root(origin), module), ())]
+        found = [self.summaries[p].get("zero_dim_calls", {}).get(name) for p in self._module_files(self.root(origin), module)]
         if len(found) != 1 or found[0] is None:
             return False
         return found[0] == "__call__" or self.derives_from_module(qualname, origin) is True
@@ -718,6 +739,10 @@ class Project:
             for path, function, line in self._inference_by_name.get(method, ())
             if path != origin and self.root(path) == root
         ]
+
+
+def _real_stem(path: str) -> str:
+    return os.path.splitext(os.path.abspath(path))[0]
 
 
 def build(sources: Iterable[Tuple[str, str]]) -> Project:
