@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from gradlint.cli import main
-from gradlint.semantic import neighbours, project
+from gradlint.semantic import bounds, neighbours, project
 
 HELPER = """\
 def evaluate(model, loader):
@@ -127,7 +127,7 @@ def test_extra_files_follow_imports_below_the_files_then_take_their_neighbours(p
 
 
 def test_an_import_chain_deeper_than_the_bound_is_not_followed(packaged, monkeypatch):
-    monkeypatch.setattr(neighbours, "IMPORT_DEPTH", 1)
+    monkeypatch.setattr(bounds, "IMPORT_STEPS", 1)
     assert [p.as_posix() for p in neighbours.extra_files([Path("train.py")])] == ["utils/losses.py", "helpers.py"]
 
 

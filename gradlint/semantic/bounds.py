@@ -81,6 +81,9 @@ STAR_IMPORT_LEVELS = 6
 # Directories above a file's project root where a module it imports may live
 # (``tools/train.py`` importing ``yolov6.core.engine`` of the repository's top).
 SCRIPT_ROOT_LEVELS = 2
+# Imports followed from a file a run of few files checks to the files the
+# index of that run holds besides it (``semantic.neighbours``).
+IMPORT_STEPS = 3
 # Callers followed, and the names an ``except`` clause's classes are bound to,
 # when asking whether a raised error may be caught (past it: it may be).
 HANDLER_LEVELS = 6

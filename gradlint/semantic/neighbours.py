@@ -7,9 +7,9 @@ returns an ``eval()``'d model two imports away (``clip.load`` runs
 ``build_model`` of ``clip/model.py``). So the index of such a run holds:
 
 1. the project files those files import, and the files those import in turn,
-   up to ``IMPORT_DEPTH`` steps: a module ``a.b`` resolves to ``a/b.py`` or
+   up to ``bounds.IMPORT_STEPS`` steps: a module ``a.b`` resolves to ``a/b.py`` or
    ``a/b/__init__.py`` below the importing file's directory, a package
-   directory above it, or a directory up to ``SCRIPT_ROOT_LEVELS`` above the
+   directory above it, or a directory up to ``bounds.SCRIPT_ROOT_LEVELS`` above the
    topmost one (the places Python would find it when the script or package is
    run from there); a relative import from the importing file's own package;
 2. the other ``.py`` files of the checked files' directories and of the
@@ -31,8 +31,6 @@ from gradlint.semantic import bounds
 
 # A run of few files indexes at most this many other files besides them.
 MAX_EXTRA_FILES = 256
-# How many import steps away from a checked file its index still looks.
-IMPORT_DEPTH = 3
 # Files larger than this are not read for their imports (generated code, data).
 _MAX_READ = 1 << 20
 
@@ -132,7 +130,7 @@ def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List
         return True
 
     frontier = [Path(f) for f in files]
-    for _ in range(IMPORT_DEPTH):
+    for _ in range(bounds.IMPORT_STEPS):
         following: List[Path] = []
         for f in frontier:
             for p in _imports_of(f):
