@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import os
+import stat
 from pathlib import Path, PurePath
 from typing import Iterator, List, Sequence, Set, Tuple
 
@@ -94,7 +95,10 @@ def _module_file(base: Path, dotted: str) -> Iterator[Path]:
 def _imports_of(path: Path) -> List[Path]:
     """The project files ``path`` imports, in the order its imports name them."""
     try:
-        if path.stat().st_size > _MAX_READ:
+        st = path.stat()
+        # A pipe, a device or a huge file named on the command line is the check's
+        # to report; reading one here would block or take the run's memory.
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_READ:
             return []
         tree = ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
