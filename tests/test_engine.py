@@ -312,7 +312,8 @@ def test_noqa_on_an_async_argument_keeps_the_file_as_it_is():
 
 def test_deferred_fixes_are_the_fixes_built_on_request():
     """With ``defer_fixes`` a rule's fix given as a callable (GL001's) is built when
-    asked for, after the walk: the same findings, and fixes that apply to the same text."""
+    asked for, after the walk: the same findings, and fixes that apply to the same text.
+    A finding without a fix (a project's own ``Variable`` subclass) has none deferred."""
     import dataclasses
     from pathlib import Path
 
@@ -329,7 +330,7 @@ def test_deferred_fixes_are_the_fixes_built_on_request():
         assert [(f.code, f.message, f.start, f.end) for f in lazy.findings] == [(f.code, f.message, f.start, f.end) for f in eager.findings]
         for a, b in zip(eager.findings, lazy.findings):
             assert a.deferred_fix is None
-            if b.code == "GL001":
+            if b.code == "GL001" and a.fix is not None:
                 assert b.fix is None and b.deferred_fix is not None
                 deferred += 1
             built = fix_of(b)

@@ -145,8 +145,8 @@ def extra_files(files: Sequence[PurePath], limit: int = MAX_EXTRA_FILES) -> List
         frontier = following
 
     dirs: List[Path] = []
-    for f in files:
-        for d in _package_dirs(Path(f)):  # as the run names it: what findings and messages show
+    for given in files:
+        for d in _package_dirs(Path(given)):  # as the run names it: what findings and messages show
             if _real(d) in {_real(x) for x in dirs}:
                 break
             dirs.append(d)
