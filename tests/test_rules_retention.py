@@ -472,6 +472,10 @@ from transformers import AutoModel, AutoTokenizer, BertForSequenceClassification
         "def f(model):\n    for n, c in model.named_modules():\n        c.requires_grad = False\n",
         "def f(model):\n    for i, c in enumerate(model.children()):\n        c.requires_grad = False\n",
         "def f(model):\n    for c in list(model.children())[:-1]:\n        c.requires_grad = False\n",
+        # a comprehension that keeps some of the modules as they are
+        "def f(model):\n    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm1d)]\n"
+        "    for bn in bns:\n        bn.requires_grad = False\n",
+        "def f(model):\n    for c in (m for _, m in model.named_children() if _ != 'head'):\n        c.requires_grad = False\n",
         "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.GRU(4, 4)\n"
         "        self.enc.requires_grad = False\n",
         "class Net(nn.Module):\n    pass\n\n\nclass Big(Net):\n    pass\n\n\nm = Big()\nm.requires_grad = False\n",
@@ -498,6 +502,8 @@ def test_gl302_modules(code):
         "w = nn.Parameter(torch.ones(3))\nw.requires_grad = False\n",
         "m = nn.Linear(4, 4)\nm.weight.requires_grad = False\n",
         "def f(model):\n    model.requires_grad = False\n",  # no evidence
+        # an element made from each module is no module
+        "def f(model):\n    for w in [m.weight for m in model.modules()]:\n        w.requires_grad = False\n",
         "def f(model):\n    for layer in model.layers:\n        layer.requires_grad = False\n",
         "t = AutoTokenizer.from_pretrained('bert')\nt.requires_grad = False\n",
         "w = models.ResNet18_Weights.DEFAULT.transforms()\nw.requires_grad = False\n",

@@ -703,7 +703,8 @@ def _module_loop_variable(
 ) -> bool:
     """``for m in model.children()``, ``for _, m in model.named_modules()``,
     ``for i, m in enumerate(model.modules())``; the children kept in a variable first
-    (``layers = list(model.children())``, then ``for m in layers[:n]``)."""
+    (``layers = list(model.children())``, then ``for m in layers[:n]``), also as a
+    comprehension that keeps each as it is (``bns = [m for m in model.modules() if ...]``)."""
     it: cst.BaseExpression = loop.iter
     target: cst.BaseExpression = loop.target
     followed = 0
@@ -715,6 +716,16 @@ def _module_loop_variable(
             it, followed = held, followed + 1
         elif isinstance(it, cst.Subscript):
             it = it.value
+        elif (
+            isinstance(it, (cst.ListComp, cst.GeneratorExp, cst.SetComp))
+            and isinstance(it.elt, cst.Name)
+            and it.for_in.inner_for_in is None
+            and isinstance(target, cst.Name)
+            and target.value == name
+        ):
+            # ``[m for m in model.modules() if isinstance(m, nn.BatchNorm1d)]``: a filter
+            # keeps only some of the modules, each still a module
+            target, name, it = it.for_in.target, it.elt.value, it.for_in.iter
         elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.args and it.func.value in (
             "enumerate", "list", "tuple", "reversed"
         ):
