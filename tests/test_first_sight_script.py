@@ -104,16 +104,16 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24, "batch-18": 13, "batch-19": 15, "batch-20": 14}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24, "batch-18": 13, "batch-19": 15, "batch-20": 14, "batch-21": 14}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 286
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 286
+    assert len(set(names)) == 300
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 300
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
 
 
-@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15), ("batch-13", 13), ("batch-14", 22), ("batch-15", 27), ("batch-16", 28), ("batch-17", 24), ("batch-18", 13), ("batch-19", 15), ("batch-20", 14)])
+@pytest.mark.parametrize("batch, size", [("batch-3", 6), ("batch-4", 11), ("batch-5", 11), ("batch-6", 10), ("batch-7", 15), ("batch-8", 15), ("batch-9", 12), ("batch-10", 11), ("batch-11", 12), ("batch-12", 15), ("batch-13", 13), ("batch-14", 22), ("batch-15", 27), ("batch-16", 28), ("batch-17", 24), ("batch-18", 13), ("batch-19", 15), ("batch-20", 14), ("batch-21", 14)])
 def test_batches_three_to_twelve_share_no_repository_with_the_recall_sets(batch, size):
     # their selection rule excludes every repository of the recall sets
     import tomllib
@@ -672,3 +672,13 @@ def test_batch_twenty_first_sight_figures_are_those_the_docs_report():
     preview_figures = {"GL101": (6, 11), "GL106": (5, 5), "GL201": (0, 2), "GL301": (0, 7), "all": (11, 25)}
     _judged_run(preview, "preview-7bc00f8", "7bc00f8 --preview", preview_figures, (7, 0))
     _kept_and_at_the_batch_commits(first, preview, "batch-20", 14, with_first=True)
+
+
+def test_batch_twenty_one_first_sight_figures_are_those_the_docs_report():
+    # docs/precision.md ("Batch 21") and batch-21/summary.md quote these figures
+    first, preview = fs.batch_runs(fs.HERE / "batch-21")
+    _judged_run(first, "findings", "f23a00d", {"GL002": (1, 1), "all": (1, 1)}, (1, 0))
+    # all 7 preview-only findings judged, 1 true
+    preview_figures = {"GL002": (1, 1), "GL101": (1, 2), "GL202": (0, 3), "GL301": (0, 2), "all": (2, 8)}
+    _judged_run(preview, "preview-f23a00d", "f23a00d --preview", preview_figures, (1, 0))
+    _kept_and_at_the_batch_commits(first, preview, "batch-21", 14, with_first=True)
