@@ -51,6 +51,11 @@ if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
     from gradlint.semantic.names import Names
 
+# Methods of a numpy array that return an array (or a numpy scalar) again.
+_ARRAY_METHODS = frozenset(
+    "astype reshape squeeze flatten ravel copy transpose swapaxes mean sum max min argmax argmin round clip "
+    "cumsum std var prod".split()
+)
 _PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 _NUMBER_FUNCS = frozenset({"float", "int", "len", "round", "bool", "abs", "sum", "max", "min"})
 _STRING_FUNCS = frozenset({"str", "repr", "format"})
@@ -477,6 +482,11 @@ class Kinds(LossModules):
                 return _not("config")
             if base.is_tensor:
                 return self._tensor_method(call, method, base, disabled)
+            if base.not_tensor and base.what == "array":
+                # A tensor's ``.numpy()``, a numeric array: ``out.detach().numpy().tolist()``.
+                if method in ("tolist", "item"):
+                    return _not("numbers" if method == "tolist" else "number")
+                return _not("array") if method in _ARRAY_METHODS else UNKNOWN
             if base.kind == "unknown" and method == "t" and not call.args and not names.is_imported(receiver):
                 # ``Tensor.t()`` accepts at most 2 dimensions and returns as many: whatever the
                 # receiver is, what it returns has at most 2 if it is a tensor at all.
