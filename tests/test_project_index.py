@@ -126,6 +126,18 @@ def test_extra_files_follow_imports_below_the_files_then_take_their_neighbours(p
     assert [p.as_posix() for p in extra] == ["utils/losses.py", "utils/deep/more.py", "helpers.py"]
 
 
+def test_imports_are_read_in_every_spelling_without_a_parse():
+    text = (
+        "import os, sys as s\nimport a.b.c as d\nfrom . import x, y as z\n"
+        "from ..pkg.mod import (A,\n    B as C,\n)\nfrom m import *\n"
+        "def f():\n    from q.r import t  # a comment\n"
+    )
+    assert list(neighbours._imported_modules(text)) == [
+        (0, "os"), (0, "sys"), (0, "a.b.c"), (1, "x"), (1, "y"), (2, "pkg.mod"), (2, "pkg.mod.A"),
+        (2, "pkg.mod.B"), (0, "m"), (0, "q.r"), (0, "q.r.t"),
+    ]
+
+
 def test_an_import_chain_deeper_than_the_bound_is_not_followed(packaged, monkeypatch):
     monkeypatch.setattr(bounds, "IMPORT_STEPS", 1)
     assert [p.as_posix() for p in neighbours.extra_files([Path("train.py")])] == ["utils/losses.py", "helpers.py"]

@@ -16,14 +16,15 @@ returns an ``eval()``'d model two imports away (``clip.load`` runs
    packages above them (directories holding an ``__init__.py``).
 
 Imported files come first: they are what a check is most likely to ask about,
-and ``limit`` bounds the whole. Reading the imports costs one ``ast`` parse of
-each file on the way, for a run that checks at most a few files.
+and ``limit`` bounds the whole. The imports are read with two regular
+expressions, not parsed: a few milliseconds for the thirty files a script's
+imports reach.
 """
 
 from __future__ import annotations
 
-import ast
 import os
+import re
 import stat
 from pathlib import Path, PurePath
 from typing import Iterator, List, Sequence, Set, Tuple
@@ -34,6 +35,9 @@ from gradlint.semantic import bounds
 MAX_EXTRA_FILES = 256
 # Files larger than this are not read for their imports (generated code, data).
 _MAX_READ = 1 << 20
+# ``import a.b as c, d`` and ``from ..a import (b, c as d)`` at the start of a line.
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.MULTILINE)
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.MULTILINE)
 
 
 def _real(path: PurePath) -> str:
@@ -66,20 +70,25 @@ def _above(top: Path) -> List[Path]:
     return out
 
 
-def _imported_modules(tree: ast.Module) -> Iterator[Tuple[int, str]]:
-    """(relative level, dotted name) of every module an import anywhere in the
-    file may load: ``from a import b`` may load ``a`` or the submodule ``a.b``."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                yield 0, a.name
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if base:
-                yield node.level, base
-            for a in node.names:
-                if a.name != "*":
-                    yield node.level, f"{base}.{a.name}" if base else a.name
+def _imported_modules(text: str) -> Iterator[Tuple[int, str]]:
+    """(relative level, dotted name) of every module an import statement in the
+    file may load: ``from a import b`` may load ``a`` or the submodule ``a.b``.
+    Read line by line, not parsed: a hook runs this on every file it checks and on
+    their imports, where a parse would cost a tenth of a second; a line inside a
+    string that looks like an import can only add a file to the index."""
+    for m in _IMPORT.finditer(text):
+        for part in m.group(1).split(","):
+            name = part.split()[0] if part.split() else ""
+            if name:
+                yield 0, name
+    for m in _FROM.finditer(text):
+        level, base = len(m.group(1)), m.group(2)
+        if base:
+            yield level, base
+        for part in m.group(3).strip("()\\ \t\n").split(","):
+            words = part.split()
+            if words and words[0] != "*" and words[0].isidentifier():
+                yield level, f"{base}.{words[0]}" if base else words[0]
 
 
 def _module_file(base: Path, dotted: str) -> Iterator[Path]:
@@ -100,13 +109,13 @@ def _imports_of(path: Path) -> List[Path]:
         # to report; reading one here would block or take the run's memory.
         if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_READ:
             return []
-        tree = ast.parse(path.read_bytes())
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        text = path.read_bytes().decode("utf-8", "replace")
+    except OSError:
         return []
     bases = _package_dirs(path)
     above = _above(bases[-1])
     out: List[Path] = []
-    for level, name in _imported_modules(tree):
+    for level, name in _imported_modules(text):
         if level:
             if level > len(bases):
                 continue
