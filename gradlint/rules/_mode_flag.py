@@ -22,7 +22,9 @@ Switch = Tuple[str, str, cst.Call]  # (model, flag name, the ``train(...)`` call
 
 def flag_switch(code_for, stmt: cst.CSTNode) -> Optional[Switch]:
     """``model.train(flag)`` / ``model.train(mode=flag)`` as a statement of its own,
-    ``flag`` a plain name."""
+    ``flag`` a plain name, or the same spelled as a branch (``_branch_switch``)."""
+    if type(stmt) is cst.If:
+        return _branch_switch(code_for, stmt)
     if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Expr:
         return None
     call = stmt.body[0].value
@@ -37,6 +39,52 @@ def flag_switch(code_for, stmt: cst.CSTNode) -> Optional[Switch]:
     if type(flag) is not cst.Name or flag.value in ("True", "False", "None") or not is_model_ref(call.func.value):
         return None
     return code_for(call.func.value), flag.value, call
+
+
+def _branch_switch(code_for, stmt: cst.If) -> Optional[Switch]:
+    """``if flag: m.train() else: m.eval()`` (or ``if not flag: m.eval() else:
+    m.train()``) is ``m.train(flag)``: eval mode on the path where ``flag`` is false.
+    The switch is the ``eval()`` call, which the message names."""
+    if type(stmt.orelse) is not cst.Else:
+        return None
+    test, negated = stmt.test, False
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        test, negated = test.expression, True
+    if type(test) is not cst.Name or test.value in ("True", "False", "None"):
+        return None
+    on_true, on_false = _mode_call(code_for, stmt.body), _mode_call(code_for, stmt.orelse.body)
+    if on_true is None or on_false is None:
+        return None
+    training, evaluating = (on_false, on_true) if negated else (on_true, on_false)
+    if training[0] != evaluating[0] or not training[1] or evaluating[1]:
+        return None
+    return evaluating[0], test.value, evaluating[2]
+
+
+def _mode_call(code_for, block: cst.BaseSuite) -> Optional[Tuple[str, bool, cst.Call]]:
+    """The one statement of ``block`` as (model, training, call) when it is
+    ``m.train()`` / ``m.train(True)`` (training) or ``m.eval()`` / ``m.train(False)``."""
+    if type(block) is not cst.IndentedBlock or len(block.body) != 1:
+        return None
+    stmt = block.body[0]
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Expr:
+        return None
+    call = stmt.body[0].value
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute or not is_model_ref(call.func.value):
+        return None
+    name = call.func.attr.value
+    if name == "eval" and not call.args:
+        training = False
+    elif name == "train" and not call.args:
+        training = True
+    elif name == "train" and len(call.args) == 1 and not call.args[0].star and (call.args[0].keyword is None or call.args[0].keyword.value == "mode"):
+        value = call.args[0].value
+        if type(value) is not cst.Name or value.value not in ("True", "False"):
+            return None
+        training = value.value == "True"
+    else:
+        return None
+    return code_for(call.func.value), training, call
 
 
 def false_constants(sem, func: cst.FunctionDef, flag: str, grad_on: Callable[[cst.Call], bool]) -> Optional[Dict[str, object]]:

@@ -450,7 +450,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         state = self._in_eval_mode(call, model, region.eval_line[model], flag)
         if flag:
             # No guard fits both phases but ``set_grad_enabled(flag)``, which is the author's to choose.
-            self._report(call, None, state, f"`.train({flag})` does not stop autograd, so ")
+            self._report(call, None, state, f"{_spelled(region.eval_line[model], flag)} does not stop autograd, so ")
         else:
             self._report(call, self._fix(scope, region, flow), state)
 
@@ -726,3 +726,14 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
             if type(node) is cst.SimpleStatementLine and sem.gradmode.global_switch(node) is not None:
                 return True
         return False
+
+
+def _spelled(switch: Union[cst.CSTNode, int], flag: str) -> str:
+    """The switch of a flag's region as the message names it: ``.train(flag)``, or
+    the ``eval()`` / ``train(False)`` of the branch that ``if flag: ... else: ...`` takes."""
+    if isinstance(switch, cst.Call) and isinstance(switch.func, cst.Attribute):
+        if switch.func.attr.value == "eval":
+            return "`.eval()`"
+        if switch.args and isinstance(switch.args[0].value, cst.Name) and switch.args[0].value.value == "False":
+            return "`.train(False)`"
+    return f"`.train({flag})`"
