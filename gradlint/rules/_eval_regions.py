@@ -31,6 +31,7 @@ class EvalRegions:
         ctx: FileContext
         preview: bool
         _ends: Dict[Tuple[int, str], bool]
+        _eval_globals_found: Optional[Dict[str, Tuple[cst.Call, int]]]
 
         def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool: ...
 
@@ -66,6 +67,7 @@ class EvalRegions:
                     if switch is not None and not sem.modules.ends_eval_mode(stmt, switch.model):
                         regions.append(self._region(block, i + 1, switch.model, switch.call))
         regions += self._attribute_regions(scope)
+        regions += self._global_regions(scope)
         return [r for r in regions if r.start < r.end]
 
     def _flag_region(self, func: cst.FunctionDef, block: Block, i: int, stmt: cst.CSTNode) -> List[_Region]:
@@ -129,6 +131,75 @@ class EvalRegions:
                 continue  # it loads the model itself: its own eval() opens its region
             found.append(self._region(scope.body, 0, model, call))
         return found
+
+    def _global_regions(self, scope: Scope) -> List[_Region]:
+        """A function of the module (or a method of one of its classes) that uses a
+        global model the module's body left in eval mode (``model =
+        AutoModel.from_pretrained(name)`` or ``model.eval()`` at the top level, nothing
+        after taking it out): ``model`` is in eval mode from the function's first
+        statement, when the function binds no ``model`` of its own and no code of the
+        module calls it before the switch (``_eval_globals``)."""
+        if type(scope) is not cst.FunctionDef or type(scope.body) is not cst.IndentedBlock:
+            return []
+        globals_ = self._eval_globals()
+        if not globals_:
+            return []
+        sem = self.ctx.semantic
+        owner = sem.tree.parent(scope)
+        cls = sem.tree.method_class(scope)
+        if cls is not None:
+            owner = sem.tree.parent(cls)
+        if type(owner) is not cst.Module:
+            return []  # a nested function: an enclosing one may bind the name
+        local = sem.scopes.bindings(scope)
+        found = []
+        for model, (switch, index) in globals_.items():
+            if local.get(model) or self._called_before(scope, index):
+                continue
+            found.append(self._region(scope.body, 0, model, switch))
+        return found
+
+    def _eval_globals(self) -> Dict[str, Tuple[cst.Call, int]]:
+        """The global names the module's body leaves in eval mode: a top-level statement
+        switches the name (``semantic.modules.eval_switch``) and nothing after it in the
+        body, nor any function defined before it, may take it out or rebind it, and no
+        function declares it ``global``. Maps the name to the switch and its statement's
+        index."""
+        if self._eval_globals_found is not None:
+            return self._eval_globals_found
+        sem = self.ctx.semantic
+        body = self.ctx.module.body
+        found: Dict[str, Tuple[cst.Call, int]] = {}
+        declared = {n.name.value for node in walk(self.ctx.module, into_functions=True) if type(node) is cst.Global for n in node.names}
+        for i, stmt in enumerate(body):
+            switch = sem.modules.eval_switch(stmt)
+            if switch is None or not switch.model.isidentifier() or switch.model in declared or not isinstance(switch.call, cst.Call):
+                continue
+            if self._region(self.ctx.module, i + 1, switch.model, switch.call).end != len(body):
+                continue
+            if any(sem.modules.ends_eval_mode(s, switch.model, calls_only=True) for s in body[:i]):
+                continue  # a function defined before it trains the model
+            found[switch.model] = (switch.call, i)
+        self._eval_globals_found = found
+        return found
+
+    def _called_before(self, func: cst.FunctionDef, index: int) -> bool:
+        """Whether the module's own statements before ``index`` may call ``func``
+        (unknown callers count as such)."""
+        sem = self.ctx.semantic
+        sites = sem.calls.call_sites(func)
+        if sites is None:
+            return True
+        body = self.ctx.module.body
+        for site in sites:
+            top = site
+            for ancestor in sem.tree.ancestors(site):
+                if type(ancestor) is cst.Module:
+                    break
+                top = ancestor
+            if any(top is s for s in body[:index]) and type(top) not in (cst.FunctionDef, cst.ClassDef):
+                return True
+        return False
 
     def _region(self, block: Block, start: int, model: str, switch: cst.CSTNode) -> _Region:
         sem = self.ctx.semantic
