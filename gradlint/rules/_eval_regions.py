@@ -7,7 +7,7 @@ attribute leaves it so) up to what may take it out. Mixed into
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -15,6 +15,7 @@ from gradlint.rules._eval_flow import Block, _assigned_attributes, _Region
 from gradlint.rules._mode_calls import duck_eval
 from gradlint.rules._mode_flag import false_constants, flag_switch
 from gradlint.semantic.containers import container_eval_switch
+from gradlint.semantic.bindings import Binding
 from gradlint.semantic.modules import EvalSwitch
 from gradlint.semantic.syntax import eval_in_chain, is_inference_name, is_model_ref, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
@@ -31,7 +32,8 @@ class EvalRegions:
         ctx: FileContext
         preview: bool
         _ends: Dict[Tuple[int, str], bool]
-        _eval_globals_found: Optional[Dict[str, Tuple[cst.Call, int]]]
+        _left_found: Optional[Dict[str, Tuple[cst.Call, int]]]
+        _declared_names: Optional[FrozenSet[str]]
 
         def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool: ...
 
@@ -133,71 +135,113 @@ class EvalRegions:
         return found
 
     def _global_regions(self, scope: Scope) -> List[_Region]:
-        """A function of the module (or a method of one of its classes) that uses a
-        global model the module's body left in eval mode (``model =
-        AutoModel.from_pretrained(name)`` or ``model.eval()`` at the top level, nothing
-        after taking it out): ``model`` is in eval mode from the function's first
-        statement, when the function binds no ``model`` of its own and no code of the
-        module calls it before the switch (``_eval_globals``)."""
+        """A function that uses a model its enclosing scope left in eval mode: a function
+        or a method of a top-level class using a global that the module's body
+        switched (``model = AutoModel.from_pretrained(name)`` or ``model.eval()`` at
+        the top level), or a closure defined after its enclosing function switched a
+        local (``def predict(x): return model(x)`` handed to a server). The model is
+        in eval mode from the function's first statement when the function binds no
+        ``model`` of its own and nothing may run it before the switch
+        (``_left_in_eval``, ``_referred_before``)."""
         if type(scope) is not cst.FunctionDef or type(scope.body) is not cst.IndentedBlock:
             return []
-        globals_ = self._eval_globals()
-        if not globals_:
-            return []
         sem = self.ctx.semantic
-        owner = sem.tree.parent(scope)
         cls = sem.tree.method_class(scope)
-        if cls is not None:
-            owner = sem.tree.parent(cls)
-        if type(owner) is not cst.Module:
-            return []  # a nested function: an enclosing one may bind the name
+        holder = sem.tree.parent(cls if cls is not None else scope)
+        if type(holder) is cst.Module:
+            left = {m: s for m, (s, index) in self._left_in_eval().items() if not self._referred_before(scope, index)}
+        elif cls is None and type(holder) is cst.IndentedBlock and sem.tree.enclosing_function(holder) is not None:
+            left = self._closed_in_eval(cst.ensure_type(sem.tree.enclosing_function(holder), cst.FunctionDef), holder, scope)
+        else:
+            return []
         local = sem.scopes.bindings(scope)
-        found = []
-        for model, (switch, index) in globals_.items():
-            if local.get(model) or self._called_before(scope, index):
-                continue
-            found.append(self._region(scope.body, 0, model, switch))
-        return found
+        return [self._region(scope.body, 0, model, switch) for model, switch in left.items() if not local.get(model)]
 
-    def _eval_globals(self) -> Dict[str, Tuple[cst.Call, int]]:
-        """The global names the module's body leaves in eval mode: a top-level statement
-        switches the name (``semantic.modules.eval_switch``) and nothing after it in the
-        body, nor any function defined before it, may take it out or rebind it, and no
-        function declares it ``global``. Maps the name to the switch and its statement's
-        index."""
-        if self._eval_globals_found is not None:
-            return self._eval_globals_found
+    def _closed_in_eval(self, outer: cst.FunctionDef, block: cst.IndentedBlock, func: cst.FunctionDef) -> Dict[str, cst.Call]:
+        """The locals of ``outer`` that the closure ``func`` sees in eval mode: a
+        statement of ``func``'s own block, before its ``def``, switches the name,
+        nothing between takes it out, ``outer`` binds it once, and nothing in
+        ``outer`` (its nested functions included) calls its ``train()``."""
         sem = self.ctx.semantic
-        body = self.ctx.module.body
-        found: Dict[str, Tuple[cst.Call, int]] = {}
-        declared = {n.name.value for node in walk(self.ctx.module, into_functions=True) if type(node) is cst.Global for n in node.names}
-        for i, stmt in enumerate(body):
+        body = block.body
+        position = next(i for i, s in enumerate(body) if s is func)
+        bindings = sem.scopes.bindings(outer)
+        declared = self._declared()
+        nested = [n for n in walk(outer.body, into_functions=True) if type(n) is cst.FunctionDef]
+        found: Dict[str, cst.Call] = {}
+        for i, stmt in enumerate(body[:position]):
             switch = sem.modules.eval_switch(stmt)
             if switch is None or not switch.model.isidentifier() or switch.model in declared or not isinstance(switch.call, cst.Call):
                 continue
-            if self._region(self.ctx.module, i + 1, switch.model, switch.call).end != len(body):
+            model = switch.model
+            if not self._owned(bindings, model, switch) or self._region(block, i + 1, model, switch.call).end <= position:
                 continue
-            if any(sem.modules.ends_eval_mode(s, switch.model, calls_only=True) for s in body[:i]):
-                continue  # a function defined before it trains the model
-            found[switch.model] = (switch.call, i)
-        self._eval_globals_found = found
+            if any(sem.modules.ends_eval_mode(s, model, calls_only=True) for s in [outer.body, *(f.body for f in nested)]):
+                continue
+            found[model] = switch.call
         return found
 
-    def _called_before(self, func: cst.FunctionDef, index: int) -> bool:
-        """Whether the module's own statements before ``index`` may call ``func``
-        (unknown callers count as such)."""
+    def _owned(self, bindings: Dict[str, List[Binding]], model: str, switch: EvalSwitch) -> bool:
+        """Whether the scope owns the model it switched: one assignment binds the name,
+        to what a call makes (``torch.load(p)``, ``Net()``, ``from_pretrained``), and
+        the scope uses it for inference only, never handing it to other code that
+        may train it (``Modules.inference_only``)."""
+        found = bindings.get(model, [])
+        if len(found) != 1 or found[0].form != "assign" or type(found[0].value) is not cst.Call:
+            return False
+        return self.ctx.semantic.modules.inference_only(model, switch.stmt)
+
+    def _declared(self) -> FrozenSet[str]:
+        """The names some function of the module declares ``global`` or ``nonlocal``."""
+        if self._declared_names is None:
+            self._declared_names = frozenset(
+                n.name.value
+                for node in walk(self.ctx.module, into_functions=True)
+                if type(node) is cst.Global or type(node) is cst.Nonlocal
+                for n in node.names  # type: ignore[union-attr]
+            )
+        return self._declared_names
+
+    def _left_in_eval(self) -> Dict[str, Tuple[cst.Call, int]]:
+        """The global names the module's body leaves in eval mode: a top-level statement
+        switches the name (``semantic.modules.eval_switch``) and nothing after it in
+        the body, nor any function defined before it, may take it out or rebind it,
+        and no function declares it ``global`` or ``nonlocal``. Maps the name to the
+        switch and its statement's index."""
+        if self._left_found is not None:
+            return self._left_found
         sem = self.ctx.semantic
-        sites = sem.calls.call_sites(func)
-        if sites is None:
-            return True
-        body = self.ctx.module.body
-        for site in sites:
-            top = site
-            for ancestor in sem.tree.ancestors(site):
+        module = self.ctx.module
+        found: Dict[str, Tuple[cst.Call, int]] = {}
+        self._left_found = found
+        declared = self._declared()
+        for i, stmt in enumerate(module.body):
+            switch = sem.modules.eval_switch(stmt)
+            if switch is None or not switch.model.isidentifier() or switch.model in declared or not isinstance(switch.call, cst.Call):
+                continue
+            if not self._owned(sem.scopes.bindings(module), switch.model, switch):
+                continue
+            if self._region(module, i + 1, switch.model, switch.call).end != len(module.body):
+                continue
+            if any(sem.modules.ends_eval_mode(s, switch.model, calls_only=True) for s in module.body[:i]):
+                continue  # a function defined before it trains the model
+            found[switch.model] = (switch.call, i)
+        return found
+
+    def _referred_before(self, func: cst.FunctionDef, index: int) -> bool:
+        """Whether a top-level statement of the module before ``index`` refers to the
+        function or method ``func``: calls it, or hands it on as a callback."""
+        sem = self.ctx.semantic
+        names, attrs = sem.calls.references()
+        refs = attrs.get(func.name.value, []) if sem.tree.method_class(func) is not None else names.get(func.name.value, [])
+        before = self.ctx.module.body[:index]
+        for ref in refs:
+            top: cst.CSTNode = ref
+            for ancestor in sem.tree.ancestors(ref):
                 if type(ancestor) is cst.Module:
                     break
                 top = ancestor
-            if any(top is s for s in body[:index]) and type(top) not in (cst.FunctionDef, cst.ClassDef):
+            if type(top) not in (cst.FunctionDef, cst.ClassDef) and any(top is s for s in before):
                 return True
         return False
 

@@ -138,7 +138,8 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         # (id(statement), model) -> whether it ends the model's eval mode: a long module
         # with many ``eval()`` calls asks it of the same statements for each of them.
         self._ends: Dict[Tuple[int, str], bool] = {}
-        self._eval_globals_found: Optional[Dict[str, Tuple[cst.Call, int]]] = None  # ``EvalRegions._eval_globals``
+        self._left_found: Optional[Dict[str, Tuple[cst.Call, int]]] = None  # ``EvalRegions._left_in_eval``
+        self._declared_names: Optional[FrozenSet[str]] = None  # ``EvalRegions._declared``
         self._known: Optional[Tuple[cst.FunctionDef, Dict[str, object]]] = None  # constants of a call checked (``_mode_calls``)
 
     # The scopes are checked once the walk has entered every node: their questions

@@ -124,7 +124,7 @@ class Modules(ModuleEvidence):
                             return EvalSwitch(self.tree.code_for(el), value, stmt)
                 if _depth == 0 and isinstance(target, cst.Name) and isinstance(value, cst.Call):
                     if (self._loads_pretrained(value) and not _trains_in_chain(value)) or self.returns_pretrained(value):
-                        if self._inference_only(target.value, stmt):
+                        if self.inference_only(target.value, stmt):
                             return EvalSwitch(target.value, value, stmt)
         return None
 
@@ -149,7 +149,7 @@ class Modules(ModuleEvidence):
                 return False
         return True
 
-    def _inference_only(self, name: str, stmt: cst.CSTNode) -> bool:
+    def inference_only(self, name: str, stmt: cst.CSTNode) -> bool:
         """Whether the function (or module) around ``stmt`` surely uses the model it
         binds to ``name`` for inference: nothing in it runs a backward, calls the
         model's ``train()``, reads its parameters (an optimizer's), or hands the model
