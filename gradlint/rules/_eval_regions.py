@@ -18,7 +18,7 @@ from gradlint.semantic.containers import container_eval_switch
 from gradlint.semantic.bindings import Binding
 from gradlint.semantic.modules import EvalSwitch
 from gradlint.semantic.syntax import eval_in_chain, is_inference_name, is_model_ref, last_name
-from gradlint.semantic.tree import FunctionScope as Scope, walk
+from gradlint.semantic.tree import FunctionScope as Scope, assignment, walk
 
 if TYPE_CHECKING:
     from gradlint.rule import FileContext
@@ -189,7 +189,14 @@ class EvalRegions:
         found = bindings.get(model, [])
         if len(found) != 1 or found[0].form != "assign" or type(found[0].value) is not cst.Call:
             return False
-        return self.ctx.semantic.modules.inference_only(model, switch.stmt)
+        sem = self.ctx.semantic
+        assigned = assignment(switch.stmt.body[0]) if type(switch.stmt) is cst.SimpleStatementLine else None
+        shared = [self.ctx.code_for(t) for t in (assigned[0] if assigned else ()) if type(t) is not cst.Name]
+        if shared:  # ``model = self._model = load().eval()``: no method may train it through the attribute
+            functions = [n for n in walk(self.ctx.module, into_functions=True) if type(n) is cst.FunctionDef]
+            if any(sem.modules.ends_eval_mode(f.body, text, calls_only=True) for f in functions for text in shared):
+                return False
+        return sem.modules.inference_only(model, switch.stmt)
 
     def _declared(self) -> FrozenSet[str]:
         """The names some function of the module declares ``global`` or ``nonlocal``."""

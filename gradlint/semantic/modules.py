@@ -107,9 +107,13 @@ class Modules(ModuleEvidence):
                     left = self.method_leaves_in_eval(small.value, _depth + 1)
                     if left is not None:
                         return EvalSwitch(left, small.value, stmt)
-            elif (assigned := assignment(small)) is not None and len(assigned[0]) == 1:
+            elif (assigned := assignment(small)) is not None:
                 targets, value = assigned
                 call, _ = eval_in_chain(value)
+                if len(targets) > 1:  # ``model = self.model = load().eval()``: the local name
+                    if call is None or not any(isinstance(t, cst.Name) for t in targets):
+                        continue
+                    targets = [next(t for t in targets if isinstance(t, cst.Name))]
                 target = targets[0]
                 if call is not None and is_model_ref(target):
                     return EvalSwitch(self.tree.code_for(target), call, stmt)

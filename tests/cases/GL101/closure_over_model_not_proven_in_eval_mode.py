@@ -1,7 +1,7 @@
-"""Precision case: closures over models that are not proven in eval mode when they
-run: a model the caller passed in (the caller may train it between calls), a
-model handed to a trainer after the closure is made, a model the enclosing
-function rebinds, and a closure defined before the `eval()`.
+"""Precision case: closures over models not proven in eval mode when they run: a
+model the caller passed in (it may train it between calls), one handed to a
+trainer after, one rebound, one switched after the `def`, and one kept as an
+attribute that another method trains.
 """
 
 import torch
@@ -45,3 +45,16 @@ def early(path):
     net = torch.load(path)
     net.eval()
     return predict
+
+
+class Tuner:
+    def load(self, path):
+        model = self._model = torch.load(path).eval()
+
+        def compute(x):
+            return model(x).tolist()  # expect-not: GL101
+
+        self.compute = compute
+
+    def tune(self):
+        self._model.train()
