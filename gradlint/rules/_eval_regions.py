@@ -205,7 +205,7 @@ class EvalRegions:
                 n.name.value
                 for node in walk(self.ctx.module, into_functions=True)
                 if type(node) is cst.Global or type(node) is cst.Nonlocal
-                for n in node.names  # type: ignore[union-attr]
+                for n in node.names
             )
         return self._declared_names
 
