@@ -105,6 +105,7 @@ _MODEL_CALL_GATES = (
 # ``net(x_val)``): a superset of what ``_check_after_training`` reports.
 _HELD_OUT_GATE = r"\(\s*\w*?(?<![a-z])(?:%s)(?![a-z])\w*\s*[,)]" % _INFERENCE_WORDS
 _PYTEST_RAISES = frozenset({"pytest.raises"})
+_GUARD_NAMES = frozenset({"no_grad", "inference_mode", "set_grad_enabled"})
 _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|keras|paddle|mxnet)\b", re.MULTILINE)
 _TEST_SUPPORT = re.compile(r"(^|/)(tests|test)/(.*/)?[^/]*\.py$")
 
@@ -561,8 +562,11 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         values = [expr]
         if isinstance(expr, cst.Name):
             values += [b.value for b in sem.scopes.bindings(scope).get(expr.value, []) if b.value is not None]
+        # ``with self.torch.no_grad():`` (torch kept on the instance): a guard by every
+        # sign the model cannot resolve, so grad mode there is not proven on.
         return any(
-            isinstance(n, (cst.Name, cst.Attribute)) and sem.gradmode.guard(n) is not None
+            isinstance(n, (cst.Name, cst.Attribute))
+            and (sem.gradmode.guard(n) is not None or (type(n) is cst.Attribute and n.attr.value in _GUARD_NAMES))
             for value in values
             for n in walk(value)
         )

@@ -19,6 +19,7 @@ from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_fram
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
     all_targets,
+    attribute_alias,
     called_module,
     chain_base,
     eval_in_chain,
@@ -422,10 +423,15 @@ class Modules(ModuleEvidence):
         text = "self." + attr
         state: Optional[cst.Call] = None
         dirty = False  # assigned since the last eval()
+        local: Dict[str, cst.Call] = {}  # ``net.eval(); self.net = net``: locals in eval mode
         for stmt in method.body.body:
             switch = self.eval_switch(stmt)
+            local = {n: c for n, c in local.items() if not self.ends_eval_mode(stmt, n)}
+            aliased = attribute_alias(stmt, text, local)
             loaded = self._pretrained_loads(stmt, attr)
-            if loaded:
+            if aliased is not None:
+                state, dirty = aliased, False
+            elif loaded:
                 # transformers' ``from_pretrained`` returns its model in eval mode: a
                 # statement that assigns the attribute only such loads leaves it so
                 # (a simple one at once; a compound one only if it was so before).
@@ -434,6 +440,8 @@ class Modules(ModuleEvidence):
                     dirty = False
             elif attr in self_attributes_assigned(stmt):
                 dirty = True
+            if switch is not None and switch.model.isidentifier() and isinstance(switch.call, cst.Call):
+                local[switch.model] = switch.call
             if switch is not None and switch.model == text:
                 state, dirty = switch.call, False
             elif state is not None and self.ends_eval_mode(stmt, text, calls_only=True):
@@ -783,3 +791,4 @@ def _trusts_remote_code(value: cst.BaseExpression) -> bool:
         if arg.keyword is not None and arg.keyword.value == "trust_remote_code":
             return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
     return False
+

@@ -7,7 +7,7 @@ model), chains of module methods that return the module itself.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Sequence, Set, Tuple, cast
+from typing import Dict, Iterator, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -276,3 +276,16 @@ def is_generator(func: cst.FunctionDef) -> bool:
     ``await`` in its body. Nested functions count too (conservatively): what runs
     between resumptions runs under the consumer's grad mode, not the caller's."""
     return any(type(n) in (cst.Yield, cst.Await) for n in walk(func.body))
+
+def attribute_alias(stmt: cst.CSTNode, text: str, local: Dict[str, cst.Call]) -> Optional[cst.Call]:
+    """The switch of the local that ``stmt`` (``self.net = net``, a statement of its
+    own) assigns to the attribute ``text``, when that local is in eval mode."""
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Assign:
+        return None
+    assign = stmt.body[0]
+    if len(assign.targets) != 1 or type(assign.value) is not cst.Name:
+        return None
+    target = assign.targets[0].target
+    if type(target) is not cst.Attribute or type(target.value) is not cst.Name or f"{target.value.value}.{target.attr.value}" != text:
+        return None
+    return local.get(assign.value.value)
