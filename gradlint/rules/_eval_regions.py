@@ -167,7 +167,7 @@ class EvalRegions:
         position = next(i for i, s in enumerate(body) if s is func)
         bindings = sem.scopes.bindings(outer)
         declared = self._declared()
-        nested = [n for n in walk(outer.body, into_functions=True) if type(n) is cst.FunctionDef]
+        nested: Optional[List[cst.FunctionDef]] = None
         found: Dict[str, cst.Call] = {}
         for i, stmt in enumerate(body[:position]):
             switch = sem.modules.eval_switch(stmt)
@@ -176,6 +176,8 @@ class EvalRegions:
             model = switch.model
             if not self._owned(bindings, model, switch) or self._region(block, i + 1, model, switch.call).end <= position:
                 continue
+            if nested is None:
+                nested = [n for n in walk(outer.body, into_functions=True) if type(n) is cst.FunctionDef]
             if any(sem.modules.ends_eval_mode(s, model, calls_only=True) for s in [outer.body, *(f.body for f in nested)]):
                 continue
             found[model] = switch.call

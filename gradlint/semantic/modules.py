@@ -791,4 +791,3 @@ def _trusts_remote_code(value: cst.BaseExpression) -> bool:
         if arg.keyword is not None and arg.keyword.value == "trust_remote_code":
             return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
     return False
-

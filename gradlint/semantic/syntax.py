@@ -277,6 +277,7 @@ def is_generator(func: cst.FunctionDef) -> bool:
     between resumptions runs under the consumer's grad mode, not the caller's."""
     return any(type(n) in (cst.Yield, cst.Await) for n in walk(func.body))
 
+
 def attribute_alias(stmt: cst.CSTNode, text: str, local: Dict[str, cst.Call]) -> Optional[cst.Call]:
     """The switch of the local that ``stmt`` (``self.net = net``, a statement of its
     own) assigns to the attribute ``text``, when that local is in eval mode."""
