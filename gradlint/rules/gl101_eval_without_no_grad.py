@@ -485,6 +485,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         mode too, with the helper's grad mode."""
         sem = self.ctx.semantic
         code_for = self.ctx.code_for
+        reported: Set[int] = set()  # helpers reported at a call of the region (``_check_helper_call``)
         for stmt in region.block.body[region.start : region.end]:
             if type(stmt) in (cst.FunctionDef, cst.ClassDef):
                 continue
@@ -500,6 +501,37 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
                     model = code_for(arg)
                     for inner, name in handed_on(sem, helper, param) if model in region.models else ():
                         self._check_helper(inner, name, region.eval_line[model])
+                    if model in region.models and id(helper) not in reported:
+                        if self._check_helper_call(helper, param, call, model, region.eval_line[model]):
+                            reported.add(id(helper))
+
+    def _check_helper_call(self, helper: cst.FunctionDef, param: str, call: cst.Call, model: str, switch: Union[cst.CSTNode, int]) -> bool:
+        """A step shared with training (``run_epoch(model, loader, loss_fn, optimizer)``,
+        its backward under ``if optimizer:``) called in the region with constants that
+        rule the gradient code out (``optimizer=None``): its forwards of ``param`` on
+        that path run in eval mode with gradients on, for nothing. Reported at the
+        call, without a fix (a guard in the helper would reach its training calls
+        too); whether it was."""
+        sem = self.ctx.semantic
+        if param in _rebound_names(helper) or not self._wants_gradients(helper.body) or self._helper_wants_gradients(helper, call):
+            return False  # nothing to rule out (``_check_helper`` has it), or gradients wanted on this path too
+        if self._skip_function(helper) or any(sem.modules.eval_switch(s) for s in walk(helper.body)):
+            return False
+        constants = branches.constant_params(helper, call, False)
+        pieces = list(branches.live_code(helper.body, constants))
+        models = frozenset({param}) - sem.modules.frozen_models_in(helper)
+        forwards = [
+            c
+            for s in cst.ensure_type(helper.body, cst.IndentedBlock).body
+            for c, _ in self._forwards(s, models)
+            if self._records(c, helper) and any(sem.tree.is_inside(piece, c) for piece in pieces)
+        ]
+        live = [c for c in forwards if not sem.escape.drops_graph(c)]
+        leaving = sem.escape.flows(helper).routes_of_nodes(live, sem.tree, _LEAVES) if live else []
+        if not forwards or any(not self._graph_free_return(r) for r in leaving):
+            return False  # no forward on this path, or its graph reaches the caller
+        self._report(call, None, self._in_eval_mode(call, model, switch))
+        return True
 
     def _check_helper(self, helper: cst.FunctionDef, param: str, switch: Union[cst.CSTNode, int]) -> None:
         sem = self.ctx.semantic

@@ -121,6 +121,8 @@ def decided(test: cst.BaseExpression, constants: Dict[str, object]) -> Optional[
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
         value = constants.get(test.left.value, _UNKNOWN)
         target = test.comparisons[0]
+        if value is not _UNKNOWN and isinstance(target.operator, (cst.Is, cst.IsNot)) and _literal(target.comparator) is None:
+            return (value is None) == isinstance(target.operator, cst.Is)  # ``optimizer is not None`` for a literal
         if value is _UNKNOWN or not isinstance(value, str):
             return None  # strings only: ``0 == False`` and the like are not worth deciding
         if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
