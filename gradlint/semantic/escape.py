@@ -153,7 +153,7 @@ def _root(expr: cst.BaseExpression) -> Optional[str]:
 
 
 # Kinds of values (``semantic.lattice.Value.what``) that are no tensor and hold none.
-_GRAPH_FREE_KINDS = frozenset({"number", "numbers", "bool", "string", "none", "array"})
+_GRAPH_FREE_KINDS = frozenset({"number", "numbers", "bool", "string", "none", "array", "image"})
 _MUTABLE_DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 
 

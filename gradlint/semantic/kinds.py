@@ -34,6 +34,7 @@ from gradlint.semantic.torch_api import (
     NO_GRAPH_METHODS,
     NOT_TENSOR_ATTRIBUTES,
     OPTIMIZER_PREFIX,
+    PIL_IMAGES,
     PYTHON_VALUE_METHODS,
     REDUCTIONS,
     REQUIRES_GRAD_FACTORIES,
@@ -430,6 +431,8 @@ class Kinds(LossModules):
         )
         if qualified_all & ARGPARSE:
             return _not("parser")
+        if qualified_all & PIL_IMAGES:
+            return _not("image")
         disabled = _Lazy(lambda: self.model.gradmode.mode_at(call).disabled is True)
         if qualified & AS_TENSOR and call.args:
             inner = self.value(call.args[0].value, depth + 1)

@@ -20,7 +20,7 @@ class Value:
     ``shape`` is "scalar" (0-dim), "batch" or "unknown". For the rest, ``what``
     says what it is: "number", "numbers" (lists of them), "string", "bool",
     "config", "namespace", "parser", "module", "optimizer", "scheduler",
-    "container" (may hold tensors), "array", "function", "class", "none",
+    "container" (may hold tensors), "array", "image" (Pillow's), "function", "class", "none",
     "handle" (a hook handle).
 
     ``max_dims`` is an upper bound on the number of dimensions, proven by torch's

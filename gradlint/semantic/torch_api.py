@@ -238,6 +238,11 @@ NOT_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "device", "requires_grad", 
 OPTIMIZER_PREFIX = "torch.optim."
 SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
 ARGPARSE = frozenset({"argparse.ArgumentParser"})
+# Pillow's functions that make an image: pixels copied out of whatever they were given,
+# never a tensor, so never a graph.
+PIL_IMAGES = frozenset(
+    "PIL.Image." + f for f in ("fromarray", "new", "open", "composite", "blend", "alpha_composite", "merge", "frombytes")
+)
 # Receivers that hold configuration, not tensors: their attributes and ``.get(...)`` are settings.
 CONFIG_NAME = re.compile(r"^(cfg|config|conf|configs|args|opt|opts|options|hparams|hp|params|settings|flags|FLAGS|ns|namespace|kwargs)$|_(cfg|config|args)$")
 AS_TENSOR = frozenset({"torch.as_tensor", "torch.asarray"})
