@@ -219,3 +219,61 @@ def test_workers_that_do_not_fork_are_sent_the_index(tree, monkeypatch):
     assert ("helpers.py", "GL101", 5) not in expected and len(expected) == 4
     monkeypatch.setattr(parallel, "_context", lambda: __import__("multiprocessing").get_context("spawn"))
     assert sorted(findings("--no-cache", "--jobs", "2", ".")) == expected
+
+
+DETECTOR = """\
+import torch
+
+
+class Energy(torch.nn.Module):
+    def __init__(self, model, t=1.0):
+        super().__init__()
+        self.t = t
+        self.model = model
+
+    def forward(self, x):
+        return -self.t * torch.logsumexp(self.model(x) / self.t, dim=1)
+
+
+class GuardedEnergy(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    @torch.no_grad()
+    def forward(self, x):
+        return torch.logsumexp(self.model(x), dim=1)
+"""
+
+SCORING = """\
+import torch
+
+from ood import Energy, GuardedEnergy
+
+
+def score(model, loader):
+    energy, guarded = Energy(model), GuardedEnergy(model)
+    model.eval()
+    scores = []
+    for x, _ in loader:
+        scores += energy(x).tolist()
+        scores += guarded(x).tolist()
+    return scores
+"""
+
+
+@pytest.mark.parametrize("export", [True, False])
+def test_a_wrapper_class_of_another_file_runs_the_module_it_is_given(tmp_path, monkeypatch, export):
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "ood"
+    package.mkdir()
+    (package / "detectors.py").write_text(DETECTOR)
+    # the package re-exports the classes, or not: then the import names no class
+    (package / "__init__.py").write_text("from .detectors import Energy, GuardedEnergy\n" if export else "")
+    (tmp_path / "score.py").write_text(SCORING)
+    expected = [("score.py", "GL101", 11)] if export else []
+    assert findings("--no-cache", "--select", "GL101", "score.py") == expected
+    summary = project.summarize("ood/__init__.py", (package / "__init__.py").read_text())
+    assert (summary or {}).get("exports") == ({"Energy": "ood.detectors.Energy", "GuardedEnergy": "ood.detectors.GuardedEnergy"} if export else None)
+    wraps = project.summarize("ood/detectors.py", DETECTOR)["wraps"]
+    assert wraps == {"Energy": [0, "model", "forward"]}

@@ -28,6 +28,18 @@ def imports(tree: ast.Module, package: str) -> Dict[str, str]:
     return out
 
 
+def from_imports(tree: ast.Module, package: str) -> Dict[str, str]:
+    """Local name -> the qualified name a module-level ``from ... import`` binds."""
+    out: Dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            base = from_base(node, package)
+            for a in node.names:
+                if a.name != "*" and base:
+                    out[a.asname or a.name] = f"{base}.{a.name}"
+    return out
+
+
 def from_base(node: ast.ImportFrom, package: str) -> str:
     """The module a ``from ... import`` reads, its relative dots resolved against ``package``."""
     base = node.module or ""

@@ -16,6 +16,7 @@ import libcst as cst
 from gradlint.semantic import bounds
 from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_framework_class
+from gradlint.semantic.forwarders import wrapped_argument
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
     all_targets,
@@ -42,21 +43,6 @@ if TYPE_CHECKING:
 # node class (plain Python: rclpy does not depend on torch).
 _PLAIN_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol", "rclpy.node.Node"})
 
-# Wrappers whose forward is the forward of the module they are given, run in that
-# module's own mode: ``m.eval()`` before or after ``w = DDP(m)`` makes ``w(x)`` an
-# eval-mode forward, and ``w.train()`` trains ``m`` (a submodule of ``w``).
-_FORWARDING_WRAPPERS = frozenset(
-    {
-        "torch.nn.DataParallel",
-        "torch.nn.parallel.DataParallel",
-        "torch.nn.parallel.data_parallel.DataParallel",
-        "torch.nn.parallel.DistributedDataParallel",
-        "torch.nn.parallel.distributed.DistributedDataParallel",
-        "torch.distributed.fsdp.FullyShardedDataParallel",
-        "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
-        "torch.compile",
-    }
-)
 # Methods of a model that prepare it for training or hand its weights to an optimizer.
 _TRAINING_USES = frozenset("train parameters named_parameters gradient_checkpointing_enable enable_input_require_grads".split())
 # Builtins that only look at the object they are given.
@@ -174,7 +160,7 @@ class Modules(ModuleEvidence):
             if any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args):
                 if isinstance(func, cst.Name) and func.value in _INSPECTING_BUILTINS and not self.model.names.is_imported(func):
                     continue
-                if not (isinstance(func, (cst.Name, cst.Attribute)) and self.model.names.refers_to(func, _FORWARDING_WRAPPERS)):
+                if wrapped_argument(self.model, node) is None:
                     return False
         return True
 
@@ -536,11 +522,8 @@ class Modules(ModuleEvidence):
 
     def _wraps(self, value: cst.BaseExpression, model: str) -> bool:
         """``DataParallel(model)``: a forwarding wrapper of ``model`` itself, whose forward runs it in its mode."""
-        if not isinstance(value, cst.Call) or not self.model.names.refers_to(value.func, _FORWARDING_WRAPPERS):
-            return False
-        given = [a.value for a in value.args if a.keyword is None and a.star == ""][:1]
-        given += [a.value for a in value.args if a.keyword is not None and a.keyword.value in ("module", "model")]
-        return len(given) == 1 and self.tree.code_for(chain_base(given[0])) == model and not _trains_in_chain(given[0])
+        given = wrapped_argument(self.model, value) if isinstance(value, cst.Call) else None
+        return given is not None and self.tree.code_for(chain_base(given)) == model and not _trains_in_chain(given)
 
     def _wrapped(self, value: cst.BaseExpression, ref: cst.BaseExpression, depth: int) -> Optional[str]:
         if isinstance(value, cst.IfExp) and depth <= bounds.CALL_LEVELS:
@@ -548,13 +531,10 @@ class Modules(ModuleEvidence):
             # same module's forward, wrapped or not, so the name holds that module's mode.
             branches = {self._wrapped_or_same(v, ref, depth + 1) for v in (value.body, value.orelse)}
             return branches.pop() if len(branches) == 1 else None
-        if depth > bounds.CALL_LEVELS or not isinstance(value, cst.Call) or not self.model.names.refers_to(value.func, _FORWARDING_WRAPPERS):
+        given = wrapped_argument(self.model, value) if depth <= bounds.CALL_LEVELS and isinstance(value, cst.Call) else None
+        if given is None:
             return None
-        given = [a.value for a in value.args if a.keyword is None and a.star == ""][:1]
-        given += [a.value for a in value.args if a.keyword is not None and a.keyword.value in ("module", "model")]
-        if len(given) != 1:
-            return None
-        inner = given[0]
+        inner = given
         while isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in _MODE_KEEPING_CHAIN:
             inner = inner.func.value
         if isinstance(inner, cst.Call):

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import ast_imports, bounds, eval_callers, eval_returns, loss_returns, result_uses
+from gradlint.semantic import ast_imports, bounds, eval_callers, eval_returns, forwarders, loss_returns, result_uses
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -45,7 +45,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 9
+SUMMARY_VERSION = 10
 # How many path components a file's dotted names go back.
 _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
@@ -83,14 +83,17 @@ def module_names(path: str) -> List[str]:
 def summarize(path: str, source: str) -> Optional[Summary]:
     """The facts ``source`` (the file at ``path``) gives other files; None when it
     has none or does not parse."""
-    if not _WORTH.search(source):
+    package_init = PurePath(path).stem == "__init__"
+    if not _WORTH.search(source) and not (package_init and "import" in source):
         return None
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     names = module_names(path)
-    package = names[-1].rpartition(".")[0] if names else ""
+    # A package's ``__init__.py`` is the package itself: ``from .energy import X`` there
+    # reads ``pkg.energy``.
+    package = (names[-1] if package_init else names[-1].rpartition(".")[0]) if names else ""
     imports = ast_imports.imports(tree, package)
     summarizer = _Summarizer(imports, UNIT_TEST_FILE.search(path.replace("\\", "/")) is not None)
     summary = summarizer.run(tree)
@@ -99,6 +102,9 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     summary.update(loss_returns.summary_entry(tree))
     summary["stars"] = ast_imports.star_imports(tree, package)
     summary["dropped"] = result_uses.dropped_results(tree, source)
+    # What a package re-exports (``from .energy import NegativeEnergy``): its classes
+    # are asked for by the package's name.
+    summary["exports"] = ast_imports.from_imports(tree, package) if package_init else {}
     if not any(summary.values()):
         return None
     summary["v"] = SUMMARY_VERSION
@@ -114,6 +120,7 @@ def valid(summary: object) -> bool:
     classes, calls, inference = summary.get("classes"), summary.get("calls"), summary.get("inference_calls")
     forwards, forwards_if = summary.get("forwards"), summary.get("forwards_if")
     functions, stars, dropped = summary.get("function_calls"), summary.get("stars"), summary.get("dropped")
+    wraps, exports = summary.get("wraps"), summary.get("exports")
     return (
         eval_returns.valid(summary.get("returns_eval", {}))
         and loss_returns.valid(summary.get("zero_dim_calls", {}))
@@ -130,6 +137,10 @@ def valid(summary: object) -> bool:
         )
         and isinstance(forwards, dict)
         and all(isinstance(v, list) and all(isinstance(m, str) for m in v) for v in forwards.values())
+        and isinstance(exports, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in exports.items())
+        and isinstance(wraps, dict)
+        and all(isinstance(v, list) and len(v) == 3 and type(v[0]) is int and isinstance(v[1], str) for v in wraps.values())
         and isinstance(classes, dict)
         and all(isinstance(v, list) and all(isinstance(b, str) for b in v) for v in classes.values())
         and isinstance(calls, dict)
@@ -185,6 +196,8 @@ class _Summarizer:
         # a submodule built from one of those classes, a forward if that class is an
         # ``nn.Module`` (which only the whole index can tell)
         self.forwards_if: Dict[str, Dict[str, List[str]]] = {}
+        # class name -> [position, parameter, method]: a forwarding wrapper (``semantic.forwarders``)
+        self.wraps: Dict[str, List[object]] = {}
         # callee name -> [call sites, call sites under no_grad]: by the last name, as
         # methods are called (``agent.act(x)``; the receiver's class is rarely known)
         self.calls: Dict[str, List[int]] = {}
@@ -211,6 +224,9 @@ class _Summarizer:
                     self.forwards[node.name] = runs
                 if conditional:
                     self.forwards_if[node.name] = conditional
+                wraps = forwarders.forwarded_parameter(node)
+                if wraps is not None:
+                    self.wraps[node.name] = wraps
         self._block(tree.body, no_grad=False, inference=None)
         return {
             "classes": self.classes,
@@ -219,6 +235,7 @@ class _Summarizer:
             "forwards": self.forwards,
             "forwards_if": self.forwards_if,
             "function_calls": self.function_calls,
+            "wraps": self.wraps,
         }
 
     def _forward_methods(self, cls: ast.ClassDef) -> Tuple[List[str], Dict[str, List[str]]]:
@@ -521,11 +538,20 @@ class Project:
 
     def _classes(self, qualname: str, root: str) -> Iterator[Tuple[str, List[str]]]:
         """(defining file, qualified bases) for each class of the index named ``qualname``."""
+        for path, name in self._class_files(qualname, root):
+            yield path, self.summaries[path]["classes"][name]
+
+    def _class_files(self, qualname: str, root: str, _depth: int = 0) -> Iterator[Tuple[str, str]]:
+        """(defining file, class name) for each class of the index named ``qualname``,
+        also through a package that re-exports it (``oodtk.NegativeEnergy`` defined in
+        ``oodtk/energy.py``)."""
         module, _, name = qualname.rpartition(".")
         for path in self._module_files(root, module):
-            bases = self.summaries[path].get("classes", {}).get(name)
-            if bases is not None:
-                yield path, bases
+            summary = self.summaries[path]
+            if name in summary.get("classes", {}):
+                yield path, name
+            elif name in summary.get("exports", {}) and _depth < bounds.PROJECT_BASE_LEVELS:
+                yield from self._class_files(summary["exports"][name], root, _depth + 1)
 
     def has_class(self, qualname: str, origin: str) -> bool:
         """Whether the index holds a class named ``qualname`` in ``origin``'s project."""
@@ -620,19 +646,27 @@ class Project:
         looked for: unknown, so False."""
         if self.derives_from_module(qualname, origin) is not True:
             return False
-        module, _, name = qualname.rpartition(".")
-        root = self.root(origin)
-        for path in self._module_files(root, module):
+        for path, name in self._class_files(qualname, self.root(origin)):
             summary = self.summaries[path]
-            if name in summary.get("classes", {}):
-                if method in summary.get("forwards", {}).get(name, ()):
-                    return True
-                # ``self.local_net(x)`` runs a forward when ``local_net``'s class is a module
-                names = module_names(path)
-                here = names[-1] if names else ""
-                runs = summary.get("forwards_if", {}).get(name, {}).get(method, ())
-                return any(self.derives_from_module(here + q if q.startswith(".") else q, origin) is True for q in runs)
+            if method in summary.get("forwards", {}).get(name, ()):
+                return True
+            # ``self.local_net(x)`` runs a forward when ``local_net``'s class is a module
+            names = module_names(path)
+            here = names[-1] if names else ""
+            runs = summary.get("forwards_if", {}).get(name, {}).get(method, ())
+            return any(self.derives_from_module(here + q if q.startswith(".") else q, origin) is True for q in runs)
         return False
+
+    def forwarded_parameter(self, qualname: str, origin: str) -> Optional[Tuple[int, str]]:
+        """(position, name) of the parameter whose module an instance of the class
+        ``qualname`` forwards to when called (``semantic.forwarders``); for a class
+        that does so through ``forward``, only when it derives from ``nn.Module``."""
+        for path, name in self._class_files(qualname, self.root(origin)):
+            wraps = self.summaries[path].get("wraps", {}).get(name)
+            if wraps is None or (wraps[2] == "forward" and self.derives_from_module(qualname, origin) is not True):
+                return None
+            return int(wraps[0]), str(wraps[1])
+        return None
 
     # -- callers ---------------------------------------------------------------------
 

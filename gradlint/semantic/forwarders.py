@@ -1,0 +1,191 @@
+"""Forwarding wrappers: objects built around a module whose call runs that
+module's forward, in the module's own mode.
+
+``DDP(m)``, ``nn.DataParallel(m)``, ``FSDP(m)`` and ``torch.compile(m)`` are
+torch's. A class of the project is one too when what it does can be read off
+its body (``Detector(model)`` of an out-of-distribution library, a
+``Predictor(net)`` of an application): its ``__init__`` keeps a parameter as
+an attribute and never rebinds it, and the method that calling an instance
+runs (``forward`` of an ``nn.Module``, ``__call__`` of any class) runs that
+attribute, with nothing in it that changes grad mode or the module's mode.
+``m.eval()`` before or after ``w = Wrapper(m)`` then makes ``w(x)`` an
+eval-mode forward of ``m``, run in the grad mode of the caller.
+
+The reading is one function of Python's ``ast``, so that the project index
+(``semantic.project``) records it for classes of other files and the semantic
+model asks the same of a class of its own file.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from gradlint.semantic import SemanticModel
+
+TORCH_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.data_parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+        "torch.compile",
+    }
+)
+# Names whose mention in the calling method may change grad mode or the module's
+# mode, or compute gradients: the wrapper's call is then not the module's forward
+# as the caller runs it.
+_MODE_WORDS = frozenset(
+    {"no_grad", "inference_mode", "set_grad_enabled", "enable_grad", "backward", "grad", "train", "eval", "requires_grad_"}
+)
+
+
+def forwarded_parameter(cls: ast.ClassDef) -> Optional[List[object]]:
+    """[position, name, method] when ``cls`` forwards to the module it is given:
+    ``__init__``'s parameter ``name`` (``position`` counted after ``self``) is kept
+    as ``self.<attr>`` by a statement of ``__init__``'s own body, nothing else in
+    the class assigns that attribute or the parameter, and ``method``
+    (``forward``, else ``__call__``), undecorated, calls ``self.<attr>(...)`` or
+    ``self.<attr>.forward(...)`` and mentions nothing that changes grad mode or
+    a module's mode. None otherwise."""
+    methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
+    init = methods.get("__init__")
+    if init is None:
+        return None
+    params = [a.arg for a in init.args.posonlyargs + init.args.args]
+    if len(params) < 2:
+        return None
+    stores = {}  # attr -> (parameter, the statement that keeps it)
+    for stmt in init.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.value, ast.Name)
+            and stmt.value.id in params[1:]
+        ):
+            attr = _attribute_of(stmt.targets[0], params[0])
+            if attr is not None:
+                stores[attr] = (stmt.value.id, stmt)
+    rebound = set()
+    for method in methods.values():
+        me = _instance_name(method)
+        for node in ast.walk(method):
+            for target in _assigned(node):
+                attr = _attribute_of(target, me)
+                if attr in stores and node is not stores[attr][1]:
+                    rebound.add(attr)  # kept, then replaced: may be another object
+                if method is init and isinstance(target, ast.Name):
+                    rebound |= {a for a, (p, _) in stores.items() if p == target.id}
+    kept = {a: p for a, (p, _) in stores.items() if a not in rebound}
+    for name in ("forward", "__call__"):
+        method = methods.get(name)
+        if method is None:
+            continue
+        me = _instance_name(method)
+        if method.decorator_list or me is None or _mentions_mode(method):
+            return None
+        runs = {a for a in kept if _runs_attribute(method, me, a)}
+        if len(runs) != 1:
+            return None
+        param = kept[runs.pop()]
+        return [params.index(param) - 1, param, name]
+    return None
+
+
+def wrapped_argument(model: "SemanticModel", call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The module that ``call`` builds a forwarding wrapper around: the argument
+    given for the wrapped parameter of torch's wrappers (first, or ``module=``)
+    or of a forwarding class of the file or of the project index. None when
+    ``call`` builds no such wrapper, or the argument cannot be told."""
+    func = call.func
+    if not isinstance(func, (cst.Name, cst.Attribute)):
+        return None
+    if model.names.refers_to(func, TORCH_WRAPPERS):
+        found: Optional[Tuple[int, Sequence[str]]] = (0, ("module", "model"))
+    else:
+        found = _class_forwarder(model, func)
+    if found is None or any(a.star for a in call.args):
+        return None
+    position, keywords = found
+    positional = [a.value for a in call.args if a.keyword is None]
+    given = positional[position : position + 1]
+    given += [a.value for a in call.args if a.keyword is not None and a.keyword.value in keywords]
+    return given[0] if len(given) == 1 else None
+
+
+def _class_forwarder(model: "SemanticModel", func: cst.BaseExpression) -> Optional[Tuple[int, Sequence[str]]]:
+    if isinstance(func, cst.Name):
+        binds = model.scopes.bindings(model.module).get(func.value, [])
+        if binds and all(isinstance(b.node, cst.ClassDef) for b in binds):
+            if len(binds) != 1:
+                return None
+            cls: cst.ClassDef = binds[0].node  # type: ignore[assignment]
+            if {id(b) for b in model.scopes.visible(func.value, func).bindings} != {id(binds[0])}:
+                return None  # a local of the same name
+            parsed = ast.parse(model.tree.code_for(cls).strip()).body[0]
+            info = forwarded_parameter(parsed) if isinstance(parsed, ast.ClassDef) else None
+            if info is None or (info[2] == "forward" and model.modules.module_class(func) is None):
+                return None
+            return int(info[0]), (str(info[1]),)  # type: ignore[call-overload]
+    index = model.project
+    if index is None or not model.names.is_imported(func):
+        return None
+    answers = {index.forwarded_parameter(q, model.path) for q in model.names.qualnames(func)}
+    if len(answers) != 1:
+        return None
+    answer = answers.pop()
+    return None if answer is None else (answer[0], (answer[1],))
+
+
+def _instance_name(method: ast.FunctionDef) -> Optional[str]:
+    args = method.args.posonlyargs + method.args.args
+    return args[0].arg if args else None
+
+
+def _attribute_of(target: ast.AST, me: Optional[str]) -> Optional[str]:
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me:
+        return target.attr
+    return None
+
+
+def _assigned(node: ast.AST) -> List[ast.AST]:
+    if isinstance(node, ast.Assign):
+        out: List[ast.AST] = []
+        for t in node.targets:
+            out += list(ast.walk(t)) if isinstance(t, (ast.Tuple, ast.List)) else [t]
+        return out
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        return [node.target]
+    if isinstance(node, (ast.For, ast.With, ast.NamedExpr)):
+        targets = [node.target] if not isinstance(node, ast.With) else [i.optional_vars for i in node.items if i.optional_vars]
+        return [n for t in targets for n in ast.walk(t)]
+    if isinstance(node, ast.Delete):
+        return list(node.targets)
+    return []
+
+
+def _mentions_mode(method: ast.FunctionDef) -> bool:
+    for node in ast.walk(method):
+        if isinstance(node, ast.Name) and node.id in _MODE_WORDS:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in _MODE_WORDS:
+            return True
+    return False
+
+
+def _runs_attribute(method: ast.FunctionDef, me: str, attr: str) -> bool:
+    for node in ast.walk(method):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "forward":
+            func = func.value
+        if _attribute_of(func, me) == attr:
+            return True
+    return False
