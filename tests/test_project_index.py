@@ -277,3 +277,24 @@ def test_a_wrapper_class_of_another_file_runs_the_module_it_is_given(tmp_path, m
     assert (summary or {}).get("exports") == ({"Energy": "ood.detectors.Energy", "GuardedEnergy": "ood.detectors.GuardedEnergy"} if export else None)
     wraps = project.summarize("ood/detectors.py", DETECTOR)["wraps"]
     assert wraps == {"Energy": [0, "model", "forward"]}
+
+
+def test_a_method_run_under_its_own_no_grad_decorator_is_no_forward_of_the_caller():
+    source = textwrap.dedent(
+        """\
+        import torch
+
+
+        class Encoder(torch.nn.Module):
+            def forward(self, x):
+                return self.lin(x)
+
+            @torch.no_grad()
+            def encode(self, x):
+                return self(x)
+
+            def embed(self, x):
+                return self(x)
+        """
+    )
+    assert project.summarize("pkg/encoder.py", source)["forwards"] == {"Encoder": ["embed"]}

@@ -280,7 +280,9 @@ class _Summarizer:
         calls: Dict[str, Set[str]] = {}  # method -> what it calls on self
         for name, method in methods.items():
             args = method.args.posonlyargs + method.args.args
-            if not args or any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in method.decorator_list):
+            if not args or method.decorator_list:
+                # ``@staticmethod``; ``@torch.no_grad()`` (``encode`` of a sentence encoder);
+                # a decorator of the project's, which may pick a grad mode itself
                 continue
             me = args[0].arg
             found: Set[str] = set()
