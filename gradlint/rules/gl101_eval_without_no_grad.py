@@ -720,7 +720,9 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         # test-time adapter's ``adapter.adapt(x)`` steps an optimizer): the guard breaks it.
         covered = scope.body.body if decorate else wrapped  # type: ignore[union-attr]
         risky = risky or any(
-            isinstance(n, cst.Call) and sem.gradmode.call_may_train(n) for stmt in covered for n in walk(stmt)
+            isinstance(n, cst.Call) and (sem.gradmode.call_may_train(n) or _numpy_of_unknown(sem, n))
+            for stmt in covered
+            for n in walk(stmt)
         )
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
@@ -775,3 +777,13 @@ def _spelled(switch: Union[cst.CSTNode, int], flag: str) -> str:
         if switch.args and isinstance(switch.args[0].value, cst.Name) and switch.args[0].value.value == "False":
             return "`.train(False)`"
     return f"`.train({flag})`"
+
+
+def _numpy_of_unknown(sem, call: cst.Call) -> bool:
+    """``out.numpy()`` of a tensor that may carry a graph raises ``RuntimeError`` with
+    gradients on and not under the guard: the fix would remove an error raised at
+    another line than the one it flags."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "numpy") or call.args:
+        return False
+    return not sem.escape.graph_free(func.value)

@@ -353,6 +353,23 @@ def gl101_extra() -> Iterator[Program]:
             return model[0].weight
         """)
 
+    # Unfixed, ``out.numpy()`` raises (the output requires grad); under the guard it
+    # does not: an error removed at another line than the flagged forward.
+    yield _prog("GL101", "numpy-of-graph-output", "error-on-later-line", """
+        import torch
+        from torch import nn, randn
+
+        model = nn.Linear(4, 2)
+
+
+        def run():
+            model.eval()
+            outs = []
+            for xb in [randn(3, 4) for _ in range(2)]:
+                out = model(xb)
+                outs.append(float(out.numpy().sum()))
+            return outs
+        """)
 
 # GL106: a guard that looked redundant but was the only one in effect.
 def gl106_family() -> Iterator[Program]:
