@@ -275,8 +275,10 @@ def test_a_wrapper_class_of_another_file_runs_the_module_it_is_given(tmp_path, m
     assert findings("--no-cache", "--select", "GL101", "score.py") == expected
     summary = project.summarize("ood/__init__.py", (package / "__init__.py").read_text())
     assert (summary or {}).get("exports") == ({"Energy": "ood.detectors.Energy", "GuardedEnergy": "ood.detectors.GuardedEnergy"} if export else None)
-    wraps = project.summarize("ood/detectors.py", DETECTOR)["wraps"]
-    assert wraps == {"Energy": [0, "model", "forward"]}
+    summary = project.summarize("ood/detectors.py", DETECTOR)
+    assert summary["wraps"] == {"Energy": [0, "model", "forward"]}
+    # what calling an instance runs: ``energy.model.eval()`` then ``energy(x)`` is its forward
+    assert summary["runs_attributes"] == {"Energy": [["model"], "forward"]}
 
 
 def test_a_method_run_under_its_own_no_grad_decorator_is_no_forward_of_the_caller():

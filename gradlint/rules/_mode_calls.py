@@ -234,7 +234,7 @@ def plain_eval_object(sem, expr: cst.BaseExpression) -> bool:
     ``eval``: ``self.scorer.eval()`` runs that method, no mode switch of a module, and
     ``self.scorer(x)`` runs the class's ``__call__``, no forward recording a graph."""
     modules = sem.modules
-    classes = modules._declared_classes(expr)
+    classes = modules.declared_classes(expr)
     if not classes:
         return False
     for ref in classes:

@@ -59,6 +59,7 @@ from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in
 from gradlint.semantic import bounds, branches
 from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import FORWARD_STEPS
+from gradlint.semantic.forwarders import owner_forward
 from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.signatures import module_call_rejected, other_framework_call
@@ -345,6 +346,10 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
                 wrapped = sem.modules.wrapped_model(module)
                 if wrapped is not None and wrapped in models:
                     found.append((sub, wrapped))  # ``ddp(x)`` for ``ddp = DDP(model)``: model's forward
+                    continue
+                owned = owner_forward(sem, module, models)
+                if owned is not None:
+                    found.append((sub, owned))  # ``model(x)`` whose forward runs ``model.net``
                     continue
             func = sub.func
             if not isinstance(func, cst.Attribute):

@@ -11,6 +11,12 @@ attribute, with nothing in it that changes grad mode or the module's mode.
 ``m.eval()`` before or after ``w = Wrapper(m)`` then makes ``w(x)`` an
 eval-mode forward of ``m``, run in the grad mode of the caller.
 
+The other way round, an object whose ``forward`` (or ``__call__``) runs one of
+its attributes runs that attribute's forward when called: after
+``model.net.eval()``, ``model(x)`` runs ``model.net`` in eval mode when the
+class of ``model`` (a continual-learning wrapper whose ``forward`` returns
+``self.net(x)``) is read so.
+
 The reading is one function of Python's ``ast``, so that the project index
 (``semantic.project``) records it for classes of other files and the semantic
 model asks the same of a class of its own file.
@@ -19,7 +25,7 @@ model asks the same of a class of its own file.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -119,28 +125,96 @@ def wrapped_argument(model: "SemanticModel", call: cst.Call) -> Optional[cst.Bas
     return given[0] if len(given) == 1 else None
 
 
+def forwarded_attributes(cls: ast.ClassDef) -> Optional[List[object]]:
+    """[attributes, method]: the attributes that ``method`` (``forward``, else
+    ``__call__``), undecorated and mentioning nothing that changes grad mode or a
+    module's mode, runs (``self.net(x)``, ``self.net.forward(x)``). None when it
+    runs none or is not read so."""
+    methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
+    for name in ("forward", "__call__"):
+        method = methods.get(name)
+        if method is None:
+            continue
+        me = _instance_name(method)
+        if method.decorator_list or me is None or _mentions_mode(method):
+            return None
+        attrs = sorted({a for a in _called_attributes(method, me)})
+        return [attrs, name] if attrs else None
+    return None
+
+
+def owner_forward(model: "SemanticModel", target: cst.BaseExpression, models: FrozenSet[str]) -> Optional[str]:
+    """The model of ``models`` that a call of ``target`` runs as an attribute of
+    it: ``model.net`` for ``model(x)`` when every class ``model`` may be an
+    instance of (``model: ContinualModel``, ``m = Wrapper(...)``) runs ``self.net``
+    in the method a call runs (``forwarded_attributes``)."""
+    if not isinstance(target, (cst.Name, cst.Attribute)):
+        return None
+    text = model.tree.code_for(target)
+    wanted = {m[len(text) + 1 :]: m for m in models if m.startswith(text + ".")}
+    wanted = {a: m for a, m in wanted.items() if a.isidentifier()}
+    if not wanted:
+        return None
+    classes = model.modules.declared_classes(target)
+    if not classes:
+        return None
+    runs: Optional[set] = None
+    for ref in classes:
+        found = _class_attributes(model, ref)
+        if found is None:
+            return None
+        runs = set(found) if runs is None else runs & set(found)
+    hit = sorted(a for a in wanted if a in (runs or ()))
+    return wanted[hit[0]] if hit else None
+
+
+def _class_attributes(model: "SemanticModel", ref: cst.BaseExpression) -> Optional[Sequence[str]]:
+    cls = _file_class(model, ref)
+    if cls is not None:
+        parsed = ast.parse(model.tree.code_for(cls).strip()).body[0]
+        info = forwarded_attributes(parsed) if isinstance(parsed, ast.ClassDef) else None
+        if info is None or (info[1] == "forward" and model.modules.module_class(ref) is None):
+            return None
+        return info[0]  # type: ignore[return-value]
+    index = model.project
+    if index is None or not isinstance(ref, (cst.Name, cst.Attribute)) or not model.names.is_imported(ref):
+        return None
+    answers = {_frozen(index.forwarding(q, model.path, "runs_attributes")) for q in model.names.qualnames(ref)}
+    answer = answers.pop() if len(answers) == 1 else None
+    return None if answer is None else answer[0]
+
+
+def _file_class(model: "SemanticModel", ref: cst.BaseExpression) -> Optional[cst.ClassDef]:
+    """The one top-level class of the file that ``ref`` names where it is read."""
+    if not isinstance(ref, cst.Name):
+        return None
+    binds = model.scopes.bindings(model.module).get(ref.value, [])
+    if len(binds) != 1 or not isinstance(binds[0].node, cst.ClassDef):
+        return None
+    if {id(b) for b in model.scopes.visible(ref.value, ref).bindings} != {id(binds[0])}:
+        return None  # a local of the same name
+    return binds[0].node
+
+
 def _class_forwarder(model: "SemanticModel", func: cst.BaseExpression) -> Optional[Tuple[int, Sequence[str]]]:
-    if isinstance(func, cst.Name):
-        binds = model.scopes.bindings(model.module).get(func.value, [])
-        if binds and all(isinstance(b.node, cst.ClassDef) for b in binds):
-            if len(binds) != 1:
-                return None
-            cls: cst.ClassDef = binds[0].node  # type: ignore[assignment]
-            if {id(b) for b in model.scopes.visible(func.value, func).bindings} != {id(binds[0])}:
-                return None  # a local of the same name
-            parsed = ast.parse(model.tree.code_for(cls).strip()).body[0]
-            info = forwarded_parameter(parsed) if isinstance(parsed, ast.ClassDef) else None
-            if info is None or (info[2] == "forward" and model.modules.module_class(func) is None):
-                return None
-            return int(info[0]), (str(info[1]),)  # type: ignore[call-overload]
+    cls = _file_class(model, func)
+    if cls is not None:
+        parsed = ast.parse(model.tree.code_for(cls).strip()).body[0]
+        info = forwarded_parameter(parsed) if isinstance(parsed, ast.ClassDef) else None
+        if info is None or (info[2] == "forward" and model.modules.module_class(func) is None):
+            return None
+        return int(info[0]), (str(info[1]),)  # type: ignore[call-overload]
     index = model.project
     if index is None or not model.names.is_imported(func):
         return None
-    answers = {index.forwarded_parameter(q, model.path) for q in model.names.qualnames(func)}
-    if len(answers) != 1:
-        return None
-    answer = answers.pop()
-    return None if answer is None else (answer[0], (answer[1],))
+    answers = {_frozen(index.forwarding(q, model.path, "wraps")) for q in model.names.qualnames(func)}
+    answer = answers.pop() if len(answers) == 1 else None
+    return None if answer is None else (int(answer[0]), (str(answer[1]),))
+
+
+def _frozen(entry: Optional[List[object]]) -> Optional[Tuple[object, ...]]:
+    """A summary entry made hashable, to compare the answers for a name's qualnames."""
+    return None if entry is None else tuple(tuple(x) if isinstance(x, list) else x for x in entry)
 
 
 def _instance_name(method: ast.FunctionDef) -> Optional[str]:
@@ -180,12 +254,19 @@ def _mentions_mode(method: ast.FunctionDef) -> bool:
 
 
 def _runs_attribute(method: ast.FunctionDef, me: str, attr: str) -> bool:
+    return attr in _called_attributes(method, me)
+
+
+def _called_attributes(method: ast.FunctionDef, me: str) -> List[str]:
+    """``a`` for each ``self.a(...)`` or ``self.a.forward(...)`` in ``method``."""
+    out = []
     for node in ast.walk(method):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "forward":
             func = func.value
-        if _attribute_of(func, me) == attr:
-            return True
-    return False
+        attr = _attribute_of(func, me)
+        if attr is not None:
+            out.append(attr)
+    return out

@@ -631,7 +631,7 @@ class ModuleEvidence:
         index = self.model.project
         if index is None or not isinstance(func, cst.Attribute) or func.attr.value == "forward":
             return False
-        classes = self._declared_classes(func.value)
+        classes = self.declared_classes(func.value)
         if not classes:
             return False
         names = self.model.names
@@ -650,7 +650,7 @@ class ModuleEvidence:
         index = self.model.project
         if index is None:
             return False
-        classes = self._declared_classes(module)
+        classes = self.declared_classes(module)
         names = self.model.names
         return bool(classes) and all(
             names.is_imported(ref) and bool(qualnames) and all(index.has_class(q, self.model.path) for q in qualnames)
@@ -658,7 +658,7 @@ class ModuleEvidence:
             for qualnames in (names.qualnames(ref),)
         )
 
-    def _declared_classes(self, expr: cst.BaseExpression, _depth: int = 0) -> List[cst.BaseExpression]:
+    def declared_classes(self, expr: cst.BaseExpression, _depth: int = 0) -> List[cst.BaseExpression]:
         """The classes that every value ``expr`` may hold is an instance of, as
         references to them: ``Net`` for ``m = Net(...)`` (``.to(device)`` and the
         like kept), for a parameter annotated ``m: Net``, or for ``self.m`` when every
@@ -679,7 +679,7 @@ class ModuleEvidence:
             if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
                 found.append(value.func)
                 continue
-            inner = self._declared_classes(value, _depth + 1) if isinstance(value, cst.Name) else []
+            inner = self.declared_classes(value, _depth + 1) if isinstance(value, cst.Name) else []
             if not inner:
                 return []
             found += inner

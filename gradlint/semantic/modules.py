@@ -317,7 +317,7 @@ class Modules(ModuleEvidence):
             cls = self.tree.enclosing_class(expr)
             if cls is not None:
                 return self._other_framework_class(cls, 0)
-        classes = self._declared_classes(expr)
+        classes = self.declared_classes(expr)
         if not classes:
             return self.other_framework_file()
         for ref in classes:

@@ -120,7 +120,7 @@ def valid(summary: object) -> bool:
     classes, calls, inference = summary.get("classes"), summary.get("calls"), summary.get("inference_calls")
     forwards, forwards_if = summary.get("forwards"), summary.get("forwards_if")
     functions, stars, dropped = summary.get("function_calls"), summary.get("stars"), summary.get("dropped")
-    wraps, exports = summary.get("wraps"), summary.get("exports")
+    wraps, exports, runs = summary.get("wraps"), summary.get("exports"), summary.get("runs_attributes")
     return (
         eval_returns.valid(summary.get("returns_eval", {}))
         and loss_returns.valid(summary.get("zero_dim_calls", {}))
@@ -139,6 +139,8 @@ def valid(summary: object) -> bool:
         and all(isinstance(v, list) and all(isinstance(m, str) for m in v) for v in forwards.values())
         and isinstance(exports, dict)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in exports.items())
+        and isinstance(runs, dict)
+        and all(isinstance(v, list) and len(v) == 2 and isinstance(v[0], list) for v in runs.values())
         and isinstance(wraps, dict)
         and all(isinstance(v, list) and len(v) == 3 and type(v[0]) is int and isinstance(v[1], str) for v in wraps.values())
         and isinstance(classes, dict)
@@ -196,8 +198,10 @@ class _Summarizer:
         # a submodule built from one of those classes, a forward if that class is an
         # ``nn.Module`` (which only the whole index can tell)
         self.forwards_if: Dict[str, Dict[str, List[str]]] = {}
-        # class name -> [position, parameter, method]: a forwarding wrapper (``semantic.forwarders``)
+        # class name -> [position, parameter, method]: a forwarding wrapper, and
+        # -> [attributes, method]: what calling an instance runs (``semantic.forwarders``)
         self.wraps: Dict[str, List[object]] = {}
+        self.runs_attributes: Dict[str, List[object]] = {}
         # callee name -> [call sites, call sites under no_grad]: by the last name, as
         # methods are called (``agent.act(x)``; the receiver's class is rarely known)
         self.calls: Dict[str, List[int]] = {}
@@ -227,6 +231,9 @@ class _Summarizer:
                 wraps = forwarders.forwarded_parameter(node)
                 if wraps is not None:
                     self.wraps[node.name] = wraps
+                attributes = forwarders.forwarded_attributes(node)
+                if attributes is not None:
+                    self.runs_attributes[node.name] = attributes
         self._block(tree.body, no_grad=False, inference=None)
         return {
             "classes": self.classes,
@@ -236,6 +243,7 @@ class _Summarizer:
             "forwards_if": self.forwards_if,
             "function_calls": self.function_calls,
             "wraps": self.wraps,
+            "runs_attributes": self.runs_attributes,
         }
 
     def _forward_methods(self, cls: ast.ClassDef) -> Tuple[List[str], Dict[str, List[str]]]:
@@ -659,15 +667,16 @@ class Project:
             return any(self.derives_from_module(here + q if q.startswith(".") else q, origin) is True for q in runs)
         return False
 
-    def forwarded_parameter(self, qualname: str, origin: str) -> Optional[Tuple[int, str]]:
-        """(position, name) of the parameter whose module an instance of the class
-        ``qualname`` forwards to when called (``semantic.forwarders``); for a class
-        that does so through ``forward``, only when it derives from ``nn.Module``."""
+    def forwarding(self, qualname: str, origin: str, key: str) -> Optional[List[Any]]:
+        """The ``wraps`` or ``runs_attributes`` entry of the class ``qualname``
+        (``semantic.forwarders``), whose last item names the method a call of an
+        instance runs; one read off ``forward`` only for a class that derives from
+        ``nn.Module``."""
         for path, name in self._class_files(qualname, self.root(origin)):
-            wraps = self.summaries[path].get("wraps", {}).get(name)
-            if wraps is None or (wraps[2] == "forward" and self.derives_from_module(qualname, origin) is not True):
+            entry = self.summaries[path].get(key, {}).get(name)
+            if entry is None or (entry[-1] == "forward" and self.derives_from_module(qualname, origin) is not True):
                 return None
-            return int(wraps[0]), str(wraps[1])
+            return list(entry)
         return None
 
     # -- callers ---------------------------------------------------------------------
