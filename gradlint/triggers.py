@@ -28,5 +28,5 @@ RULES = {
     'GL204': (('.data',), (('re', '\\.data\\b(?:[\\s\\\\]*\\.[\\s\\\\]*(?:(?:as_strided|expand_as|transpose|unflatten|unsqueeze|diagonal|moveaxis|swapaxes|swapdims|movedim|permute|squeeze|view_as|expand|narrow|select|view|mH|mT|H|T|t)\\b|(?!_)\\w+_\\b)|\\s*\\[|\\s*(?:[-+*/%&|^@]|//|\\*\\*|<<|>>)=|[ \\t)]*(?:[\\r\\n;#,]|\\\\|\\Z))|\\.data\\b[ \\t]*=(?!=)', 32),), None, None),
     'GL301': (('for', 'while', 'clone', 'self.'), (('any', (('re', '[\\r\\n][ \\t\\f]*(?:async\\s+)?(?:for|while)\\b', 32), ('re', '\\A\\ufeff?[ \\t\\f]*(?:async\\s+)?(?:for|while)\\b', 32), ('re', '\\.clone\\b', 32), ('re', 'self\\.(?<!\\wself\\.)[\\w.]+(?:\\[[^\\]\\n]*\\])?[ \\t]*[-+]=', 32), ('re', 'self\\.(?<!\\wself\\.)[\\w.]+\\.append\\b', 32))), ('any', (('re', '\\][\\s)\\\\]*=(?!=)', 32), ('re', '[-+]=', 32), ('re', '\\+[\\s(\\\\]*\\w+[ \\t)\\\\]*(?:[\\r\\n;#]|\\Z)', 32), ('re', 'append(?<!\\wappend)\\b', 32), ('re', '\\.clone\\b', 32), ('re', '\\b(\\w+)[ \\t]*=[\\s(\\\\]*\\1\\b[\\s)\\\\]*[-+]', 32)))), None, None),
     'GL302': (('.requires_grad',), (('re', '\\.requires_grad[\\s)\\\\]*=(?!=)', 32),), None, None),
-    'GL303': (('.require_grad',), (), None, None),
+    'GL303': (('.require_grad', '.requires_grad_'), (), None, None),
 }

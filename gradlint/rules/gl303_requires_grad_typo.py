@@ -1,8 +1,9 @@
-"""GL303 requires-grad-typo: ``x.require_grad = False`` sets an unused attribute."""
+"""GL303 requires-grad-typo: ``x.require_grad = False`` (or ``x.requires_grad_ = False``)
+sets an unused attribute."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict
 
 import libcst as cst
 
@@ -13,21 +14,22 @@ from gradlint.rules._inplace import short
 
 class RequiresGradTypo(Rule):
     code = "GL303"
-    triggers = (".require_grad",)
+    triggers = (".require_grad", ".requires_grad_")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self._read_somewhere: Optional[bool] = None
+        self._read_somewhere: Dict[str, bool] = {}
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
             target = t.target
-            if isinstance(target, cst.Attribute) and target.attr.value == "require_grad":
+            if isinstance(target, cst.Attribute) and target.attr.value in _TYPOS:
                 self._check(node, target)
 
     def _check(self, node: cst.Assign, target: cst.Attribute) -> None:
-        if self._attribute_is_read():
-            return  # a class's own ``require_grad`` attribute, used consistently: not a typo
+        attr = target.attr.value
+        if self._attribute_is_read(attr):
+            return  # a class's own attribute of that name, used consistently: not a typo
         receiver = short(self.ctx, target.value, 30) or "x"
         value = short(self.ctx, node.value, 30) or "..."
         single = single_assignment(node) is target
@@ -50,12 +52,23 @@ class RequiresGradTypo(Rule):
                 self.replace(target.attr, cst.Name("requires_grad")),
                 title="Rename the attribute to `requires_grad`",
             )
-        self.report(target, fix=fix, receiver=receiver, advice=advice)
+        self.report(target, fix=fix, receiver=receiver, attribute=attr, advice=advice)
 
-    def _attribute_is_read(self) -> bool:
-        """Whether the file reads ``require_grad`` by name anywhere (``x.require_grad``,
+    def _attribute_is_read(self, attr: str) -> bool:
+        """Whether the file reads ``attr`` by name anywhere (``x.require_grad``,
         ``getattr(x, "require_grad")``, ``hasattr``...): the code's own attribute.
-        ``vars(args)`` and the like read every attribute and are no such evidence."""
-        if self._read_somewhere is None:
-            self._read_somewhere = bool(self.ctx.semantic.attributes.reads("require_grad", named_only=True))
-        return self._read_somewhere
+        ``vars(args)`` and the like read every attribute and are no such evidence,
+        nor is a call of the method ``requires_grad_(...)``."""
+        if attr not in self._read_somewhere:
+            reads = self.ctx.semantic.attributes.reads(attr, named_only=True)
+            self._read_somewhere[attr] = any(not self._called(r.node) for r in reads)
+        return self._read_somewhere[attr]
+
+    def _called(self, node: cst.CSTNode) -> bool:
+        parent = self.ctx.parent(node)
+        return isinstance(parent, cst.Call) and parent.func is node
+
+
+# ``require_grad``: a letter short. ``requires_grad_``: the in-place method's name, which
+# the assignment hides on that object (``x.requires_grad_()`` then raises ``TypeError``).
+_TYPOS = frozenset({"require_grad", "requires_grad_"})
