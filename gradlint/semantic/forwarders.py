@@ -25,7 +25,7 @@ model asks the same of a class of its own file.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -90,13 +90,13 @@ def forwarded_parameter(cls: ast.ClassDef) -> Optional[List[object]]:
                     rebound |= {a for a, (p, _) in stores.items() if p == target.id}
     kept = {a: p for a, (p, _) in stores.items() if a not in rebound}
     for name in ("forward", "__call__"):
-        method = methods.get(name)
-        if method is None:
+        called = methods.get(name)
+        if called is None:
             continue
-        me = _instance_name(method)
-        if method.decorator_list or me is None or _mentions_mode(method):
+        me = _instance_name(called)
+        if called.decorator_list or me is None or _mentions_mode(called):
             return None
-        runs = {a for a in kept if _runs_attribute(method, me, a)}
+        runs = {a for a in kept if _runs_attribute(called, me, a)}
         if len(runs) != 1:
             return None
         param = kept[runs.pop()]
@@ -158,7 +158,7 @@ def owner_forward(model: "SemanticModel", target: cst.BaseExpression, models: Fr
     classes = model.modules.declared_classes(target)
     if not classes:
         return None
-    runs: Optional[set] = None
+    runs: Optional[Set[str]] = None
     for ref in classes:
         found = _class_attributes(model, ref)
         if found is None:
@@ -181,7 +181,7 @@ def _class_attributes(model: "SemanticModel", ref: cst.BaseExpression) -> Option
         return None
     answers = {_frozen(index.forwarding(q, model.path, "runs_attributes")) for q in model.names.qualnames(ref)}
     answer = answers.pop() if len(answers) == 1 else None
-    return None if answer is None else answer[0]
+    return None if answer is None else [str(a) for a in answer[0]]  # type: ignore[attr-defined]
 
 
 def _file_class(model: "SemanticModel", ref: cst.BaseExpression) -> Optional[cst.ClassDef]:
@@ -209,7 +209,7 @@ def _class_forwarder(model: "SemanticModel", func: cst.BaseExpression) -> Option
         return None
     answers = {_frozen(index.forwarding(q, model.path, "wraps")) for q in model.names.qualnames(func)}
     answer = answers.pop() if len(answers) == 1 else None
-    return None if answer is None else (int(answer[0]), (str(answer[1]),))
+    return None if answer is None else (int(str(answer[0])), (str(answer[1]),))
 
 
 def _frozen(entry: Optional[List[object]]) -> Optional[Tuple[object, ...]]:

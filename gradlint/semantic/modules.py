@@ -16,6 +16,7 @@ import libcst as cst
 from gradlint.semantic import bounds
 from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_framework_class
+from gradlint.semantic.eval_attributes import leaves_attribute_in_eval
 from gradlint.semantic.forwarders import wrapped_argument
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
@@ -404,39 +405,9 @@ class Modules(ModuleEvidence):
     def _leaves_attribute_in_eval(self, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
         """The ``eval()`` after which ``method`` leaves ``self.<attr>``, which it assigns,
         in eval mode: see ``eval_attributes``."""
-        if not isinstance(method.body, cst.IndentedBlock):
-            return None
-        text = "self." + attr
-        state: Optional[cst.Call] = None
-        dirty = False  # assigned since the last eval()
-        local: Dict[str, cst.Call] = {}  # ``net.eval(); self.net = net``: locals in eval mode
-        for stmt in method.body.body:
-            switch = self.eval_switch(stmt)
-            local = {n: c for n, c in local.items() if not self.ends_eval_mode(stmt, n)}
-            aliased = attribute_alias(stmt, text, local)
-            loaded = self._pretrained_loads(stmt, attr)
-            if aliased is not None:
-                state, dirty = aliased, False
-            elif loaded:
-                # transformers' ``from_pretrained`` returns its model in eval mode: a
-                # statement that assigns the attribute only such loads leaves it so
-                # (a simple one at once; a compound one only if it was so before).
-                state = loaded[-1]
-                if isinstance(stmt, cst.SimpleStatementLine):
-                    dirty = False
-            elif attr in self_attributes_assigned(stmt):
-                dirty = True
-            if switch is not None and switch.model.isidentifier() and isinstance(switch.call, cst.Call):
-                local[switch.model] = switch.call
-            if switch is not None and switch.model == text:
-                state, dirty = switch.call, False
-            elif state is not None and self.ends_eval_mode(stmt, text, calls_only=True):
-                state = None
-            if dirty and any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(stmt)):
-                return None  # it may leave with the new value not yet in eval mode
-        return None if dirty or state is None else state
+        return leaves_attribute_in_eval(self, method, attr)
 
-    def _pretrained_loads(self, stmt: cst.CSTNode, attr: str) -> List[cst.Call]:
+    def pretrained_loads(self, stmt: cst.CSTNode, attr: str) -> List[cst.Call]:
         """The transformers ``from_pretrained`` calls ``stmt`` assigns to ``self.<attr>``
         (``self.model = AutoModel.from_pretrained(p).to(device)``), when every value it
         assigns the attribute (``None`` aside) is one; else none."""
@@ -771,3 +742,4 @@ def _trusts_remote_code(value: cst.BaseExpression) -> bool:
         if arg.keyword is not None and arg.keyword.value == "trust_remote_code":
             return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
     return False
+

@@ -1,0 +1,92 @@
+"""Which attributes a method leaves in eval mode (``Modules.eval_attributes``):
+``self.net = load(); self.net.eval()``, branch by branch through an ``if``
+(``if name in MODELS: ... self.net.eval() else: raise ValueError(name)``),
+with ``self.net = None`` placeholders aside.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from gradlint.semantic.syntax import attribute_alias, self_attributes_assigned
+from gradlint.semantic.tree import walk
+
+if TYPE_CHECKING:
+    from gradlint.semantic.modules import Modules
+
+# (the last ``eval()`` of the attribute, assigned since, falls through)
+_State = Tuple[Optional[cst.Call], bool, bool]
+
+
+def leaves_attribute_in_eval(modules: "Modules", method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
+    """The ``eval()`` after which ``method`` leaves ``self.<attr>``, which it assigns,
+    in eval mode: see ``eval_attributes``."""
+    if not isinstance(method.body, cst.IndentedBlock):
+        return None
+    found = _block(modules, method.body.body, attr, (None, False, True), {})
+    return None if found is None or found[1] or not found[2] else found[0]
+
+
+def _block(modules: "Modules", body: Sequence[cst.CSTNode], attr: str, at: _State, local: Dict[str, cst.Call]) -> Optional[_State]:
+    """(the last switch, assigned since, falls through) after ``body``; None when it
+    may leave with a new value not in eval mode. An ``if`` is followed branch by
+    branch (one ending in ``raise`` does not fall through); ``modules.<attr> = None``
+    holds nothing a call could run."""
+    text = "self." + attr
+    state, dirty, _ = at
+    for stmt in body:
+        if isinstance(stmt, cst.If) and stmt.orelse is not None and attr in self_attributes_assigned(stmt):
+            outs: List[Optional[_State]] = []
+            branch: Optional[cst.CSTNode] = stmt
+            while isinstance(branch, cst.If):
+                outs.append(_block(modules, branch.body.body, attr, (state, dirty, True), dict(local)))
+                branch = branch.orelse
+            else_body = branch.body.body if isinstance(branch, cst.Else) else ()
+            outs.append(_block(modules, else_body, attr, (state, dirty, True), dict(local)))
+            if any(o is None for o in outs):
+                return None
+            through = [o for o in outs if o is not None and o[2]]
+            if not through:
+                return state, dirty, False
+            state = through[-1][0] if all(o[0] is not None for o in through) else None
+            dirty = any(o[1] for o in through)
+            continue
+        switch = modules.eval_switch(stmt)
+        local = {n: c for n, c in local.items() if not modules.ends_eval_mode(stmt, n)}
+        aliased = attribute_alias(stmt, text, local)
+        loaded = modules.pretrained_loads(stmt, attr)
+        if aliased is not None:
+            state, dirty = aliased, False
+        elif loaded:
+            # transformers' ``from_pretrained`` returns its model in eval mode: a
+            # statement that assigns the attribute only such loads leaves it so
+            # (a simple one at once; a compound one only if it was so before).
+            state = loaded[-1]
+            if isinstance(stmt, cst.SimpleStatementLine):
+                dirty = False
+        elif attr in self_attributes_assigned(stmt) and not _assigns_none(stmt):
+            dirty = True
+        if switch is not None and switch.model.isidentifier() and isinstance(switch.call, cst.Call):
+            local[switch.model] = switch.call
+        if switch is not None and switch.model == text:
+            state, dirty = switch.call, False
+        elif state is not None and modules.ends_eval_mode(stmt, text, calls_only=True):
+            state = None
+        if dirty and any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(stmt)):
+            return None  # it may leave with the new value not yet in eval mode
+        if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Raise) for s in stmt.body):
+            return state, dirty, False
+    return state, dirty, True
+
+
+def _assigns_none(stmt: cst.CSTNode) -> bool:
+    """``self.model = None``: a placeholder, never run as a forward (calling it raises)."""
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and isinstance(stmt.body[0].value, cst.Name)
+        and stmt.body[0].value.value == "None"
+    )
