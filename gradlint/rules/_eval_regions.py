@@ -18,6 +18,7 @@ from gradlint.semantic.containers import container_eval_switch
 from gradlint.semantic.bindings import Binding
 from gradlint.semantic.modules import EvalSwitch
 from gradlint.semantic.syntax import eval_in_chain, is_inference_name, is_model_ref, last_name
+from gradlint.semantic.torch_api import is_nn_module_class
 from gradlint.semantic.tree import FunctionScope as Scope, assignment, walk
 
 if TYPE_CHECKING:
@@ -34,10 +35,13 @@ class EvalRegions:
         _ends: Dict[Tuple[int, str], bool]
         _left_found: Optional[Dict[str, Tuple[cst.Call, int]]]
         _declared_names: Optional[FrozenSet[str]]
+        _in_callers: bool
 
         def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool: ...
 
         def _skip_function(self, func: cst.FunctionDef) -> bool: ...
+
+        def _forwards(self, stmt: cst.CSTNode, models: FrozenSet[str], _depth: int = 0) -> List[Tuple[cst.Call, str]]: ...
 
     def _regions(self, scope: Scope) -> List[_Region]:
         sem = self.ctx.semantic
@@ -70,6 +74,7 @@ class EvalRegions:
                         regions.append(self._region(block, i + 1, switch.model, switch.call))
         regions += self._attribute_regions(scope)
         regions += self._global_regions(scope)
+        regions += self._caller_regions(scope)
         return [r for r in regions if r.start < r.end]
 
     def _flag_region(self, func: cst.FunctionDef, block: Block, i: int, stmt: cst.CSTNode) -> List[_Region]:
@@ -133,6 +138,64 @@ class EvalRegions:
                 continue  # it loads the model itself: its own eval() opens its region
             found.append(self._region(scope.body, 0, model, call))
         return found
+
+    def _caller_regions(self, scope: Scope) -> List[_Region]:
+        """A method that only its class's own methods call, as ``self.<method>(...)``,
+        each call inside a region of the caller where ``self.<m>`` is in eval mode
+        (``self.model.eval()`` then ``self.validate_batch(x, y)`` per batch), one of
+        them at least with gradients on: ``self.<m>`` is in eval mode from the
+        method's first statement. Not for a class whose bases the project does not
+        show (a framework's base may call the method itself), nor for a method of a
+        name that another file of the project index calls."""
+        sem = self.ctx.semantic
+        if self._in_callers or not isinstance(scope, cst.FunctionDef) or scope.decorators:
+            return []
+        cls = sem.tree.method_class(scope)
+        name = scope.name.value
+        if cls is None or name.startswith("__") or not isinstance(scope.body, cst.IndentedBlock) or not self._bases_shown(cls):
+            return []
+        names, attrs = sem.calls.references()
+        refs = attrs.get(name, [])
+        index = sem.project
+        if not refs or names.get(name) or (index is not None and index.call_counts(name, sem.path)[0]):
+            return []
+        common: Optional[Dict[str, cst.CSTNode]] = None
+        grad_on = False
+        self._in_callers = True
+        try:
+            for ref in refs:
+                call = sem.tree.parent(ref)
+                caller = sem.tree.enclosing_function(ref)
+                if not (isinstance(call, cst.Call) and call.func is ref and isinstance(ref.value, cst.Name) and ref.value.value == "self"):
+                    return []  # handed on, or called on another object
+                if caller is None or caller is scope or sem.tree.method_class(caller) is not cls:
+                    return []
+                here = {}
+                for region in self._regions(caller):
+                    if any(any(n is call for n in walk(s)) for s in region.block.body[region.start : region.end]):
+                        here.update({m: region.eval_line[m] for m in region.models if m.startswith("self.") and not isinstance(region.eval_line[m], int)})
+                if any(c is call for c, _ in self._forwards(call, frozenset(here))):
+                    return []  # a forward at the call already (``self.infer(x)``): reported there
+                common = here if common is None else {m: c for m, c in common.items() if m in here}
+                grad_on = grad_on or sem.gradmode.mode_at(call).disabled is not True
+        finally:
+            self._in_callers = False
+        if not common or not grad_on:
+            return []
+        return [self._region(scope.body, 0, model, switch) for model, switch in sorted(common.items())]
+
+    def _bases_shown(self, cls: cst.ClassDef) -> bool:
+        """Every base of ``cls`` is ``object``, ``nn.Module`` or a class of the file."""
+        sem = self.ctx.semantic
+        top = {s.name.value for s in self.ctx.module.body if isinstance(s, cst.ClassDef)}
+        for base in cls.bases:
+            ref = base.value
+            if isinstance(ref, cst.Name) and (ref.value == "object" or ref.value in top):
+                continue
+            if isinstance(ref, (cst.Name, cst.Attribute)) and any(is_nn_module_class(q) for q in sem.names.qualnames(ref)):
+                continue
+            return False
+        return not cls.keywords
 
     def _global_regions(self, scope: Scope) -> List[_Region]:
         """A function that uses a model its enclosing scope left in eval mode: a function

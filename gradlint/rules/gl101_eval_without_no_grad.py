@@ -142,6 +142,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         self._ends: Dict[Tuple[int, str], bool] = {}
         self._left_found: Optional[Dict[str, Tuple[cst.Call, int]]] = None  # ``EvalRegions._left_in_eval``
         self._declared_names: Optional[FrozenSet[str]] = None  # ``EvalRegions._declared``
+        self._in_callers = False  # ``EvalRegions._caller_regions`` asks its callers' regions
         self._known: Optional[Tuple[cst.FunctionDef, Dict[str, object]]] = None  # constants of a call checked (``_mode_calls``)
 
     # The scopes are checked once the walk has entered every node: their questions
