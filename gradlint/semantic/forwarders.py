@@ -25,7 +25,7 @@ model asks the same of a class of its own file.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -89,19 +89,15 @@ def forwarded_parameter(cls: ast.ClassDef) -> Optional[List[object]]:
                 if method is init and isinstance(target, ast.Name):
                     rebound |= {a for a, (p, _) in stores.items() if p == target.id}
     kept = {a: p for a, (p, _) in stores.items() if a not in rebound}
-    for name in ("forward", "__call__"):
-        called = methods.get(name)
-        if called is None:
-            continue
-        me = _instance_name(called)
-        if called.decorator_list or me is None or _mentions_mode(called):
-            return None
-        runs = {a for a in kept if _runs_attribute(called, me, a)}
-        if len(runs) != 1:
-            return None
-        param = kept[runs.pop()]
-        return [params.index(param) - 1, param, name]
-    return None
+    called = _called_method(methods)
+    if called is None:
+        return None
+    name, attrs = called
+    runs = {a for a in kept if a in attrs}
+    if len(runs) != 1:
+        return None
+    param = kept[runs.pop()]
+    return [params.index(param) - 1, param, name]
 
 
 def wrapped_argument(model: "SemanticModel", call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -130,7 +126,16 @@ def forwarded_attributes(cls: ast.ClassDef) -> Optional[List[object]]:
     ``__call__``), undecorated and mentioning nothing that changes grad mode or a
     module's mode, runs (``self.net(x)``, ``self.net.forward(x)``). None when it
     runs none or is not read so."""
-    methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
+    called = _called_method({s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)})
+    if called is None or not called[1]:
+        return None
+    return [sorted(set(called[1])), called[0]]
+
+
+def _called_method(methods: Dict[str, ast.FunctionDef]) -> Optional[Tuple[str, List[str]]]:
+    """(name, the attributes it runs) of the method a call of an instance runs:
+    ``forward`` (for an ``nn.Module``), else ``__call__``; None when it is
+    decorated or mentions what may change grad mode or a module's mode."""
     for name in ("forward", "__call__"):
         method = methods.get(name)
         if method is None:
@@ -138,8 +143,7 @@ def forwarded_attributes(cls: ast.ClassDef) -> Optional[List[object]]:
         me = _instance_name(method)
         if method.decorator_list or me is None or _mentions_mode(method):
             return None
-        attrs = sorted({a for a in _called_attributes(method, me)})
-        return [attrs, name] if attrs else None
+        return name, _called_attributes(method, me)
     return None
 
 
@@ -251,10 +255,6 @@ def _mentions_mode(method: ast.FunctionDef) -> bool:
         if isinstance(node, ast.Attribute) and node.attr in _MODE_WORDS:
             return True
     return False
-
-
-def _runs_attribute(method: ast.FunctionDef, me: str, attr: str) -> bool:
-    return attr in _called_attributes(method, me)
 
 
 def _called_attributes(method: ast.FunctionDef, me: str) -> List[str]:
