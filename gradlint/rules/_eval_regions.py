@@ -170,10 +170,13 @@ class EvalRegions:
                     return []  # handed on, or called on another object
                 if caller is None or caller is scope or sem.tree.method_class(caller) is not cls:
                     return []
-                here = {}
+                here: Dict[str, cst.CSTNode] = {}
                 for region in self._regions(caller):
                     if any(any(n is call for n in walk(s)) for s in region.block.body[region.start : region.end]):
-                        here.update({m: region.eval_line[m] for m in region.models if m.startswith("self.") and not isinstance(region.eval_line[m], int)})
+                        for m in region.models:
+                            line = region.eval_line[m]
+                            if m.startswith("self.") and not isinstance(line, int):
+                                here[m] = line
                 if any(c is call for c, _ in self._forwards(call, frozenset(here))):
                     return []  # a forward at the call already (``self.infer(x)``): reported there
                 common = here if common is None else {m: c for m, c in common.items() if m in here}
