@@ -189,9 +189,12 @@ def test_summaries_made_by_workers_are_those_of_a_serial_run():
         "forwards": {},
         "forwards_if": {},
         "function_calls": {"torch.no_grad": [1, 0], "*helper7": [1, 1]},
+        "wraps": {},
+        "runs_attributes": {},
         "stars": [],
         "dropped": {},
-        "v": 9,
+        "exports": {},
+        "v": 10,
     }
     assert session._summarize(pending, 2) == serial
     assert session._PENDING == []  # nothing kept past the run

@@ -6,21 +6,27 @@ with ``self.net = None`` placeholders aside.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from gradlint.semantic.syntax import attribute_alias, self_attributes_assigned
 from gradlint.semantic.tree import walk
 
-if TYPE_CHECKING:
-    from gradlint.semantic.modules import Modules
+
+
+class Facts(NamedTuple):
+    """What ``Modules`` tells of a statement (passed in: it imports this module)."""
+
+    switch: Callable[[cst.CSTNode], Optional[Tuple[str, cst.Call]]]  # (model, its eval() call)
+    ends: Callable[[cst.CSTNode, str, bool], bool]  # (statement, model, calls only)
+    loads: Callable[[cst.CSTNode, str], List[cst.Call]]  # ``from_pretrained`` loads into self.<attr>
 
 # (the last ``eval()`` of the attribute, assigned since, falls through)
 _State = Tuple[Optional[cst.Call], bool, bool]
 
 
-def leaves_attribute_in_eval(modules: "Modules", method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
+def leaves_attribute_in_eval(modules: Facts, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
     """The ``eval()`` after which ``method`` leaves ``self.<attr>``, which it assigns,
     in eval mode: see ``eval_attributes``."""
     if not isinstance(method.body, cst.IndentedBlock):
@@ -29,7 +35,7 @@ def leaves_attribute_in_eval(modules: "Modules", method: cst.FunctionDef, attr: 
     return None if found is None or found[1] or not found[2] else found[0]
 
 
-def _block(modules: "Modules", body: Sequence[cst.CSTNode], attr: str, at: _State, local: Dict[str, cst.Call]) -> Optional[_State]:
+def _block(modules: Facts, body: Sequence[cst.CSTNode], attr: str, at: _State, local: Dict[str, cst.Call]) -> Optional[_State]:
     """(the last switch, assigned since, falls through) after ``body``; None when it
     may leave with a new value not in eval mode. An ``if`` is followed branch by
     branch (one ending in ``raise`` does not fall through); ``modules.<attr> = None``
@@ -53,10 +59,10 @@ def _block(modules: "Modules", body: Sequence[cst.CSTNode], attr: str, at: _Stat
             state = through[-1][0] if all(o[0] is not None for o in through) else None
             dirty = any(o[1] for o in through)
             continue
-        switch = modules.eval_switch(stmt)
-        local = {n: c for n, c in local.items() if not modules.ends_eval_mode(stmt, n)}
+        switch = modules.switch(stmt)
+        local = {n: c for n, c in local.items() if not modules.ends(stmt, n, False)}
         aliased = attribute_alias(stmt, text, local)
-        loaded = modules.pretrained_loads(stmt, attr)
+        loaded = modules.loads(stmt, attr)
         if aliased is not None:
             state, dirty = aliased, False
         elif loaded:
@@ -68,11 +74,11 @@ def _block(modules: "Modules", body: Sequence[cst.CSTNode], attr: str, at: _Stat
                 dirty = False
         elif attr in self_attributes_assigned(stmt) and not _assigns_none(stmt):
             dirty = True
-        if switch is not None and switch.model.isidentifier() and isinstance(switch.call, cst.Call):
-            local[switch.model] = switch.call
-        if switch is not None and switch.model == text:
-            state, dirty = switch.call, False
-        elif state is not None and modules.ends_eval_mode(stmt, text, calls_only=True):
+        if switch is not None and switch[0].isidentifier():
+            local[switch[0]] = switch[1]
+        if switch is not None and switch[0] == text:
+            state, dirty = switch[1], False
+        elif state is not None and modules.ends(stmt, text, True):
             state = None
         if dirty and any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(stmt)):
             return None  # it may leave with the new value not yet in eval mode

@@ -16,12 +16,11 @@ import libcst as cst
 from gradlint.semantic import bounds
 from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_framework_class
-from gradlint.semantic.eval_attributes import leaves_attribute_in_eval
+from gradlint.semantic.eval_attributes import Facts, leaves_attribute_in_eval
 from gradlint.semantic.forwarders import wrapped_argument
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
     all_targets,
-    attribute_alias,
     called_module,
     chain_base,
     eval_in_chain,
@@ -405,7 +404,12 @@ class Modules(ModuleEvidence):
     def _leaves_attribute_in_eval(self, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
         """The ``eval()`` after which ``method`` leaves ``self.<attr>``, which it assigns,
         in eval mode: see ``eval_attributes``."""
-        return leaves_attribute_in_eval(self, method, attr)
+        def switch(stmt: cst.CSTNode) -> Optional[Tuple[str, cst.Call]]:
+            found = self.eval_switch(stmt)
+            return (found.model, found.call) if found is not None and isinstance(found.call, cst.Call) else None
+
+        ends = lambda stmt, model, calls_only: self.ends_eval_mode(stmt, model, calls_only=calls_only)  # noqa: E731
+        return leaves_attribute_in_eval(Facts(switch, ends, self.pretrained_loads), method, attr)
 
     def pretrained_loads(self, stmt: cst.CSTNode, attr: str) -> List[cst.Call]:
         """The transformers ``from_pretrained`` calls ``stmt`` assigns to ``self.<attr>``

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import ast_imports, bounds, eval_callers, eval_returns, forwarders, loss_returns, result_uses
+from gradlint.semantic import ast_forwarders, ast_imports, bounds, eval_callers, eval_returns, loss_returns, result_uses
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -199,7 +199,7 @@ class _Summarizer:
         # ``nn.Module`` (which only the whole index can tell)
         self.forwards_if: Dict[str, Dict[str, List[str]]] = {}
         # class name -> [position, parameter, method]: a forwarding wrapper, and
-        # -> [attributes, method]: what calling an instance runs (``semantic.forwarders``)
+        # -> [attributes, method]: what calling an instance runs (``semantic.ast_forwarders``)
         self.wraps: Dict[str, List[object]] = {}
         self.runs_attributes: Dict[str, List[object]] = {}
         # callee name -> [call sites, call sites under no_grad]: by the last name, as
@@ -228,10 +228,10 @@ class _Summarizer:
                     self.forwards[node.name] = runs
                 if conditional:
                     self.forwards_if[node.name] = conditional
-                wraps = forwarders.forwarded_parameter(node)
+                wraps = ast_forwarders.forwarded_parameter(node)
                 if wraps is not None:
                     self.wraps[node.name] = wraps
-                attributes = forwarders.forwarded_attributes(node)
+                attributes = ast_forwarders.forwarded_attributes(node)
                 if attributes is not None:
                     self.runs_attributes[node.name] = attributes
         self._block(tree.body, no_grad=False, inference=None)
@@ -669,7 +669,7 @@ class Project:
 
     def forwarding(self, qualname: str, origin: str, key: str) -> Optional[List[Any]]:
         """The ``wraps`` or ``runs_attributes`` entry of the class ``qualname``
-        (``semantic.forwarders``), whose last item names the method a call of an
+        (``semantic.ast_forwarders``), whose last item names the method a call of an
         instance runs; one read off ``forward`` only for a class that derives from
         ``nn.Module``."""
         for path, name in self._class_files(qualname, self.root(origin)):
