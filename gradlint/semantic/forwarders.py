@@ -24,7 +24,7 @@ and the semantic model's alike.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -92,19 +92,34 @@ def owner_forward(model: "SemanticModel", target: cst.BaseExpression, models: Fr
 
 
 def _class_attributes(model: "SemanticModel", ref: cst.BaseExpression) -> Optional[Sequence[str]]:
+    entry = _class_entry(model, ref, forwarded_attributes, "runs_attributes")
+    return None if entry is None else [str(a) for a in entry[0]]  # type: ignore[attr-defined]
+
+
+def _class_forwarder(model: "SemanticModel", func: cst.BaseExpression) -> Optional[Tuple[int, Sequence[str]]]:
+    entry = _class_entry(model, func, forwarded_parameter, "wraps")
+    return None if entry is None else (int(str(entry[0])), (str(entry[1]),))
+
+
+def _class_entry(
+    model: "SemanticModel", ref: cst.BaseExpression, read: Callable[[ast.ClassDef], Optional[List[object]]], key: str
+) -> Optional[List[object]]:
+    """What ``read`` says of the class ``ref`` names: a class of the file, read here,
+    or one the project index summarised under ``key``. An entry read off
+    ``forward`` (its last item) holds only for an ``nn.Module``."""
     cls = _file_class(model, ref)
     if cls is not None:
         parsed = ast.parse(model.tree.code_for(cls).strip()).body[0]
-        info = forwarded_attributes(parsed) if isinstance(parsed, ast.ClassDef) else None
-        if info is None or (info[1] == "forward" and model.modules.module_class(ref) is None):
+        entry = read(parsed) if isinstance(parsed, ast.ClassDef) else None
+        if entry is None or (entry[-1] == "forward" and model.modules.module_class(ref) is None):
             return None
-        return info[0]  # type: ignore[return-value]
+        return entry
     index = model.project
     if index is None or not isinstance(ref, (cst.Name, cst.Attribute)) or not model.names.is_imported(ref):
         return None
-    answers = {_frozen(index.forwarding(q, model.path, "runs_attributes")) for q in model.names.qualnames(ref)}
+    answers = {_frozen(index.forwarding(q, model.path, key)) for q in model.names.qualnames(ref)}
     answer = answers.pop() if len(answers) == 1 else None
-    return None if answer is None else [str(a) for a in answer[0]]  # type: ignore[attr-defined]
+    return None if answer is None else list(answer)
 
 
 def _file_class(model: "SemanticModel", ref: cst.BaseExpression) -> Optional[cst.ClassDef]:
@@ -117,22 +132,6 @@ def _file_class(model: "SemanticModel", ref: cst.BaseExpression) -> Optional[cst
     if {id(b) for b in model.scopes.visible(ref.value, ref).bindings} != {id(binds[0])}:
         return None  # a local of the same name
     return binds[0].node
-
-
-def _class_forwarder(model: "SemanticModel", func: cst.BaseExpression) -> Optional[Tuple[int, Sequence[str]]]:
-    cls = _file_class(model, func)
-    if cls is not None:
-        parsed = ast.parse(model.tree.code_for(cls).strip()).body[0]
-        info = forwarded_parameter(parsed) if isinstance(parsed, ast.ClassDef) else None
-        if info is None or (info[2] == "forward" and model.modules.module_class(func) is None):
-            return None
-        return int(info[0]), (str(info[1]),)  # type: ignore[call-overload]
-    index = model.project
-    if index is None or not model.names.is_imported(func):
-        return None
-    answers = {_frozen(index.forwarding(q, model.path, "wraps")) for q in model.names.qualnames(func)}
-    answer = answers.pop() if len(answers) == 1 else None
-    return None if answer is None else (int(str(answer[0])), (str(answer[1]),))
 
 
 def _frozen(entry: Optional[List[object]]) -> Optional[Tuple[object, ...]]:
