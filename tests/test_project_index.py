@@ -300,3 +300,39 @@ def test_a_method_run_under_its_own_no_grad_decorator_is_no_forward_of_the_calle
         """
     )
     assert project.summarize("pkg/encoder.py", source)["forwards"] == {"Encoder": ["embed"]}
+
+
+CONVERTER = """\
+import torch
+
+torch.set_grad_enabled(False)
+
+
+def psnr(a, b):
+    return float(10 * torch.log10(1 / ((a - b) ** 2).mean()))
+"""
+
+CALIBRATION = """\
+from pipeline.convert import psnr
+
+
+def calibrate(model, batches):
+    model.eval()
+    for batch in batches:
+        model(batch)
+    return psnr
+"""
+
+
+@pytest.mark.parametrize("switches_off", [True, False])
+def test_a_module_that_switches_gradients_off_at_import_leaves_its_importers_without_them(tmp_path, monkeypatch, switches_off):
+    monkeypatch.chdir(tmp_path)
+    package = tmp_path / "pipeline"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    source = CONVERTER if switches_off else CONVERTER.replace("torch.set_grad_enabled(False)\n", "")
+    (package / "convert.py").write_text(source)
+    (package / "calibrate.py").write_text(CALIBRATION)
+    expected = [] if switches_off else [("calibrate.py", "GL101", 7)]
+    assert findings("--no-cache", "--select", "GL101", "pipeline/calibrate.py") == expected
+    assert (project.summarize("pipeline/convert.py", source) or {}).get("grad_off") is (True if switches_off else None)

@@ -26,13 +26,15 @@ HEAVY = ("libcst", "gradlint.engine", "gradlint.rules", "gradlint.rule", "gradli
 # Python's ast (the cache keys and GL101's project gate read it, its summary
 # of what callers do with results, which arguments callers leave in eval
 # mode, which functions return a model in eval mode and which classes' calls
-# return a 0-dim value, which classes forward to a module when called), the
+# return a 0-dim value, which classes forward to a module when called, which
+# modules switch gradients off when imported), the
 # files a run of few files indexes besides them, and the table of its bounds
 # (a few constants).
 INDEX = ("gradlint.semantic", "gradlint.semantic.project", "gradlint.semantic.torch_api", "gradlint.semantic.star_exports",
          "gradlint.semantic.bounds", "gradlint.semantic.result_uses", "gradlint.semantic.eval_callers",
          "gradlint.semantic.eval_returns", "gradlint.semantic.loss_returns",
-         "gradlint.semantic.ast_imports", "gradlint.semantic.ast_forwarders", "gradlint.semantic.neighbours")
+         "gradlint.semantic.ast_imports", "gradlint.semantic.ast_forwarders", "gradlint.semantic.import_effects",
+         "gradlint.semantic.neighbours")
 
 PLAIN = "import os\n\n\ndef join(x):\n    return os.path.join(x, 'a')\n\n\nfor p in ('a', 'b'):\n    print(join(p))\n"
 LEGACY = "import torch\nfrom torch.autograd import Variable\n\nx = Variable(torch.ones(2), volatile=True)\n"

@@ -16,6 +16,7 @@ from gradlint.rules._mode_calls import duck_eval
 from gradlint.rules._mode_flag import false_constants, flag_switch
 from gradlint.semantic.containers import container_eval_switch
 from gradlint.semantic.bindings import Binding
+from gradlint.semantic.import_effects import imports_grad_off
 from gradlint.semantic.modules import EvalSwitch
 from gradlint.semantic.syntax import eval_in_chain, is_inference_name, is_model_ref, last_name
 from gradlint.semantic.torch_api import is_nn_module_class
@@ -36,6 +37,7 @@ class EvalRegions:
         _left_found: Optional[Dict[str, Tuple[cst.Call, int]]]
         _declared_names: Optional[FrozenSet[str]]
         _in_callers: bool
+        _grad_off: Optional[bool]
 
         def _under_other_guard(self, node: cst.CSTNode, scope: Scope) -> bool: ...
 
@@ -138,6 +140,16 @@ class EvalRegions:
                 continue  # it loads the model itself: its own eval() opens its region
             found.append(self._region(scope.body, 0, model, call))
         return found
+
+    def _gradients_off_by_import(self) -> bool:
+        """A module of the project that the file imports at module level switches
+        gradients off when imported (``semantic.import_effects``): nothing in the
+        file is proven to run with gradients on."""
+        if self._grad_off is None:
+            sem = self.ctx.semantic
+            index = sem.project
+            self._grad_off = index is not None and imports_grad_off(index, sem.names.index.sole.values(), sem.path)
+        return self._grad_off
 
     def _caller_regions(self, scope: Scope) -> List[_Region]:
         """A method that only its class's own methods call, as ``self.<method>(...)``,

@@ -143,6 +143,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         self._left_found: Optional[Dict[str, Tuple[cst.Call, int]]] = None  # ``EvalRegions._left_in_eval``
         self._declared_names: Optional[FrozenSet[str]] = None  # ``EvalRegions._declared``
         self._in_callers = False  # ``EvalRegions._caller_regions`` asks its callers' regions
+        self._grad_off: Optional[bool] = None  # ``EvalRegions._gradients_off_by_import``
         self._known: Optional[Tuple[cst.FunctionDef, Dict[str, object]]] = None  # constants of a call checked (``_mode_calls``)
 
     # The scopes are checked once the walk has entered every node: their questions
@@ -205,7 +206,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         regions = self._regions(scope) if self._has_eval else []
         if not regions:
             return False
-        if isinstance(scope, cst.FunctionDef) and self._skip_function(scope):
+        if isinstance(scope, cst.FunctionDef) and self._skip_function(scope) or self._gradients_off_by_import():
             return True
         if not self.preview and (reads_autograd_graph(scope) or hands_model_to_caller_code(scope, regions)):
             return True

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import ast_forwarders, ast_imports, bounds, eval_callers, eval_returns, loss_returns, result_uses
+from gradlint.semantic import ast_forwarders, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns, result_uses
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -99,6 +99,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     summary = summarizer.run(tree)
     summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
     summary.update(eval_returns.summary_entry(tree, summarizer.unit_tests))
+    summary.update(import_effects.summary_entry(tree))
     summary.update(loss_returns.summary_entry(tree))
     summary["stars"] = ast_imports.star_imports(tree, package)
     summary["dropped"] = result_uses.dropped_results(tree, source)
@@ -123,6 +124,7 @@ def valid(summary: object) -> bool:
     wraps, exports, runs = summary.get("wraps"), summary.get("exports"), summary.get("runs_attributes")
     return (
         eval_returns.valid(summary.get("returns_eval", {}))
+        and import_effects.valid(summary)
         and loss_returns.valid(summary.get("zero_dim_calls", {}))
         and isinstance(dropped, dict)
         and all(type(n) is int for n in dropped.values())
@@ -551,10 +553,12 @@ class Project:
         for path, name in self._class_files(qualname, root):
             yield path, self.summaries[path]["classes"][name]
 
+    def module_files(self, module: str, origin: str) -> Sequence[str]:
+        return self._module_files(self.root(origin), module)  # see ``_module_files``
+
     def _class_files(self, qualname: str, root: str, _depth: int = 0) -> Iterator[Tuple[str, str]]:
-        """(defining file, class name) for each class of the index named ``qualname``,
-        also through a package that re-exports it (``oodtk.NegativeEnergy`` defined in
-        ``oodtk/energy.py``)."""
+        """(defining file, class name) of each class named ``qualname``, also through a
+        package that re-exports it (``oodtk.NegativeEnergy`` of ``oodtk/energy.py``)."""
         module, _, name = qualname.rpartition(".")
         for path in self._module_files(root, module):
             summary = self.summaries[path]
@@ -628,11 +632,9 @@ class Project:
         return False
 
     def surely_not_module(self, qualname: str, origin: str, _depth: int = 0) -> bool:
-        """Whether the class ``qualname`` of the project of ``origin`` surely derives
-        from no ``nn.Module``: a file of the index defines it, and each of its bases
-        is ``object``, ``abc.ABC``, ``typing.Generic``/``Protocol`` or such a class
-        itself. A base no file defines leaves it unknown: False. (``derives_from_module``
-        answers False for that too, which says only that no module base was found.)"""
+        """Whether the class ``qualname`` of ``origin``'s project surely derives from no
+        ``nn.Module``: a file of the index defines it, each base ``object``, ``abc.ABC``,
+        ``typing.Generic``/``Protocol`` or such a class. A base no file defines: False."""
         if _depth > bounds.PROJECT_BASE_LEVELS or qualname in _MODULE_BASES or is_nn_module_class(qualname):
             return False
         root = self.root(origin)
@@ -668,10 +670,8 @@ class Project:
         return False
 
     def forwarding(self, qualname: str, origin: str, key: str) -> Optional[List[Any]]:
-        """The ``wraps`` or ``runs_attributes`` entry of the class ``qualname``
-        (``semantic.ast_forwarders``), whose last item names the method a call of an
-        instance runs; one read off ``forward`` only for a class that derives from
-        ``nn.Module``."""
+        """The ``wraps`` or ``runs_attributes`` entry of the class ``qualname`` (``semantic.ast_forwarders``);
+        one read off ``forward`` (its last item) only for a class that derives from ``nn.Module``."""
         for path, name in self._class_files(qualname, self.root(origin)):
             entry = self.summaries[path].get(key, {}).get(name)
             if entry is None or (entry[-1] == "forward" and self.derives_from_module(qualname, origin) is not True):
