@@ -262,14 +262,21 @@ def score(model, loader):
 """
 
 
+def _package(root: Path, monkeypatch, name: str, files) -> Path:
+    """A package ``name`` under ``root`` (the run's directory) holding ``files``."""
+    monkeypatch.chdir(root)
+    package = root / name
+    package.mkdir()
+    for file, text in files.items():
+        (package / file).write_text(text)
+    return package
+
+
 @pytest.mark.parametrize("export", [True, False])
 def test_a_wrapper_class_of_another_file_runs_the_module_it_is_given(tmp_path, monkeypatch, export):
-    monkeypatch.chdir(tmp_path)
-    package = tmp_path / "ood"
-    package.mkdir()
-    (package / "detectors.py").write_text(DETECTOR)
     # the package re-exports the classes, or not: then the import names no class
-    (package / "__init__.py").write_text("from .detectors import Energy, GuardedEnergy\n" if export else "")
+    exports = "from .detectors import Energy, GuardedEnergy\n" if export else ""
+    package = _package(tmp_path, monkeypatch, "ood", {"__init__.py": exports, "detectors.py": DETECTOR})
     (tmp_path / "score.py").write_text(SCORING)
     expected = [("score.py", "GL101", 11)] if export else []
     assert findings("--no-cache", "--select", "GL101", "score.py") == expected
@@ -326,13 +333,8 @@ def calibrate(model, batches):
 
 @pytest.mark.parametrize("switches_off", [True, False])
 def test_a_module_that_switches_gradients_off_at_import_leaves_its_importers_without_them(tmp_path, monkeypatch, switches_off):
-    monkeypatch.chdir(tmp_path)
-    package = tmp_path / "pipeline"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
     source = CONVERTER if switches_off else CONVERTER.replace("torch.set_grad_enabled(False)\n", "")
-    (package / "convert.py").write_text(source)
-    (package / "calibrate.py").write_text(CALIBRATION)
+    _package(tmp_path, monkeypatch, "pipeline", {"__init__.py": "", "convert.py": source, "calibrate.py": CALIBRATION})
     expected = [] if switches_off else [("calibrate.py", "GL101", 7)]
     assert findings("--no-cache", "--select", "GL101", "pipeline/calibrate.py") == expected
     assert (project.summarize("pipeline/convert.py", source) or {}).get("grad_off") is (True if switches_off else None)
