@@ -24,7 +24,7 @@ and the semantic model's alike.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -109,7 +109,11 @@ def _class_entry(
     ``forward`` (its last item) holds only for an ``nn.Module``."""
     cls = _file_class(model, ref)
     if cls is not None:
-        parsed = ast.parse(model.tree.code_for(cls).strip()).body[0]
+        # Rendered and parsed once per class of the file: asked for every call of it.
+        cache: Dict[int, ast.stmt] = model.__dict__.setdefault("_forwarder_classes", {})
+        parsed = cache.get(id(cls))
+        if parsed is None:
+            parsed = cache[id(cls)] = ast.parse(model.tree.code_for(cls).strip()).body[0]
         entry = read(parsed) if isinstance(parsed, ast.ClassDef) else None
         if entry is None or (entry[-1] == "forward" and model.modules.module_class(ref) is None):
             return None
