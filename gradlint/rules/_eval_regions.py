@@ -154,9 +154,10 @@ class EvalRegions:
     def _caller_regions(self, scope: Scope) -> List[_Region]:
         """A method that only its class's own methods call, as ``self.<method>(...)``,
         each call inside a region of the caller where ``self.<m>`` is in eval mode
-        (``self.model.eval()`` then ``self.validate_batch(x, y)`` per batch), one of
-        them at least with gradients on: ``self.<m>`` is in eval mode from the
-        method's first statement. Not for a class whose bases the project does not
+        (``self.model.eval()`` then ``self.validate_batch(x, y)`` per batch), or
+        where ``self`` itself is (a module's ``predict`` running ``self.eval()``
+        then ``self.sample(x)``), one of them at least with gradients on: that
+        model is in eval mode from the method's first statement. Not for a class whose bases the project does not
         show (a framework's base may call the method itself), nor for a method of a
         name that another file of the project index calls."""
         sem = self.ctx.semantic
@@ -187,7 +188,7 @@ class EvalRegions:
                     if any(any(n is call for n in walk(s)) for s in region.block.body[region.start : region.end]):
                         for m in region.models:
                             line = region.eval_line[m]
-                            if m.startswith("self.") and not isinstance(line, int):
+                            if (m == "self" or m.startswith("self.")) and not isinstance(line, int):
                                 here[m] = line
                 if any(c is call for c, _ in self._forwards(call, frozenset(here))):
                     return []  # a forward at the call already (``self.infer(x)``): reported there
