@@ -10,7 +10,7 @@ what runs then is the code those constants and the flag's falsity leave live."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -109,3 +109,19 @@ def false_constants(sem, func: cst.FunctionDef, flag: str, grad_on: Callable[[cs
 def live_pieces(stmts: Sequence[cst.CSTNode], constants: Dict[str, object]) -> List[cst.CSTNode]:
     """What of ``stmts`` may run when ``constants`` hold (``branches.live_code``)."""
     return [piece for stmt in stmts for piece in branches.live_statements(stmt, constants)]
+
+
+def modes_off(sem, method: cst.FunctionDef, call: cst.Call, models: FrozenSet[str]) -> Dict[str, object]:
+    """``{"self.encoder.training": False}`` for each attribute of ``self`` in eval mode
+    where ``call`` (``self.do_one_epoch(val_eps)``) runs the method, which switches
+    none of them itself: the flags its body reads to choose a phase (``mode =
+    "train" if self.encoder.training else "val"``)."""
+    params = [*method.params.posonly_params, *method.params.params]
+    receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+    if not params or params[0].name.value != "self" or not (isinstance(receiver, cst.Name) and receiver.value == "self"):
+        return {}
+    return {
+        model + ".training": False
+        for model in models
+        if model.startswith("self.") and model[5:].replace(".", "").isidentifier() and not sem.modules.ends_eval_mode(method.body, model, calls_only=True)
+    }

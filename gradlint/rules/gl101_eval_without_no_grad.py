@@ -51,7 +51,7 @@ from gradlint.rules._eval_flow import (
 )
 from gradlint.rules._gates import word
 from gradlint.rules._mode_calls import check_mode_calls, overrides, plain_eval_object
-from gradlint.rules._mode_flag import live_pieces
+from gradlint.rules._mode_flag import live_pieces, modes_off
 from gradlint.rules._eval_regions import EvalRegions
 from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._submodules import own_layer_forward
@@ -382,17 +382,21 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
                         found.append((sub, passed.get(model, model)))
         return found
 
-    def _helper_wants_gradients(self, helper: cst.FunctionDef, call: Optional[cst.Call]) -> bool:
+    def _helper_wants_gradients(self, helper: cst.FunctionDef, call: Optional[cst.Call], models: FrozenSet[str] = frozenset()) -> bool:
         """``_wants_gradients`` of the code of ``helper`` that ``call`` runs: a branch
         that a constant argument rules out (``backward=False`` for ``if backward:
-        loss.backward()``) computes nothing for this call."""
+        loss.backward()``) computes nothing for this call, nor one that the mode of
+        ``self``'s models in eval mode at the call rules out (``mode = "train" if
+        self.encoder.training else "val"``, then ``if mode == "train":``)."""
         if call is None:
             return self._wants_gradients(helper.body)
-        method = self.ctx.semantic.tree.method_class(helper) is not None and not any(
+        sem = self.ctx.semantic
+        method = sem.tree.method_class(helper) is not None and not any(
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in helper.decorators
         )
-        known = self._known[1] if self._known and self.ctx.semantic.tree.enclosing_function(call) is self._known[0] else None
-        constants = branches.constant_params(helper, call, method, known)
+        known = self._known[1] if self._known and sem.tree.enclosing_function(call) is self._known[0] else None
+        constants = {**branches.constant_params(helper, call, method, known), **(modes_off(sem, helper, call, models) if method else {})}
+        constants = branches.derived(helper, constants)
         return any(self._wants_gradients(node) for node in branches.live_code(helper.body, constants))
 
     def _passed_models(self, helper: cst.FunctionDef, call: cst.Call, models: FrozenSet[str]) -> Dict[str, str]:
@@ -426,7 +430,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         a guard of its own: ``self.model(x)`` for ``self.model``, and for ``self`` (a
         module running itself) a call of one of its callable attributes (``self.head(h)``)."""
         sem = self.ctx.semantic
-        if sem.gradmode.guard_at(helper.body) is not None or self._helper_wants_gradients(helper, call):
+        if sem.gradmode.guard_at(helper.body) is not None or self._helper_wants_gradients(helper, call, models):
             return None  # no_grad already, or it computes gradients (an attack's forward-and-gradient step)
         for stmt in helper.body.body:
             for call, model in self._forwards(stmt, models, depth):

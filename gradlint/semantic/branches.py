@@ -84,7 +84,12 @@ def constant_params(
 def _rebound(func: cst.FunctionDef) -> Set[str]:
     """Names the body binds (assignment targets, loop variables, ``with ... as``,
     ``global``/``nonlocal``, ``del``): a parameter among them is not constant."""
-    out: Set[str] = set()
+    return set(_rebound_counts(func))
+
+
+def _rebound_counts(func: cst.FunctionDef) -> Dict[str, int]:
+    """How many times the body binds each name (see ``_rebound``)."""
+    out: Dict[str, int] = {}
     for node in walk(func.body, into_functions=True):
         targets: Sequence[cst.CSTNode] = ()
         if isinstance(node, cst.Assign):
@@ -100,16 +105,66 @@ def _rebound(func: cst.FunctionDef) -> Set[str]:
         elif isinstance(node, cst.Del):
             targets = [node.target]
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
-            out.update(n.name.value for n in node.names)
+            for item in node.names:
+                out[item.name.value] = out.get(item.name.value, 0) + 2  # bound elsewhere too
         for target in targets:
-            out.update(n.value for n in walk(target) if isinstance(n, cst.Name))
+            for sub in walk(target):
+                if isinstance(sub, cst.Name):
+                    out[sub.value] = out.get(sub.value, 0) + 1
     return out
 
 
+def dotted(expr: cst.BaseExpression) -> Optional[str]:
+    """``self.encoder.training`` for a chain of names and attributes, else None."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted(expr.value)
+        return None if base is None else f"{base}.{expr.attr.value}"
+    return None
+
+
+def derived(func: cst.FunctionDef, constants: Dict[str, object]) -> Dict[str, object]:
+    """``constants`` with the locals that they decide: a name the body binds once, by a
+    statement of its own block, to a test they decide (``is_train = split ==
+    "train"``) or to a choice of literals by one (``mode = "train" if
+    self.net.training else "val"``). Read once, top to bottom, so a name used
+    before its binding is left undecided."""
+    if not isinstance(func.body, cst.IndentedBlock):
+        return constants
+    found = dict(constants)
+    rebound = _rebound_counts(func)
+    for stmt in func.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Assign):
+            continue
+        assign = stmt.body[0]
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            continue
+        name = assign.targets[0].target.value
+        if rebound.get(name) != 1 or name in found:
+            continue
+        value = assign.value
+        if isinstance(value, cst.IfExp):
+            taken = decided(value.test, found)
+            chosen = None if taken is None else _literal(value.body if taken else value.orelse)
+            if taken is not None and chosen is not _UNKNOWN:
+                found[name] = chosen
+        elif isinstance(value, (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation)):
+            truth = decided(value, found)
+            if truth is not None:
+                found[name] = truth
+    return found
+
+
 def decided(test: cst.BaseExpression, constants: Dict[str, object]) -> Optional[bool]:
-    """The truth of an ``if`` test on constant parameters (see the module docstring)."""
+    """The truth of an ``if`` test on constant parameters (see the module docstring),
+    and on the attributes ``constants`` holds by their dotted names
+    (``self.encoder.training``)."""
     if isinstance(test, cst.Name):
         return bool(constants[test.value]) if test.value in constants else None
+    if isinstance(test, cst.Attribute):
+        key = dotted(test)
+        return bool(constants[key]) if key is not None and key in constants else None
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = decided(test.expression, constants)
         return None if inner is None else not inner
