@@ -104,10 +104,10 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24, "batch-18": 13, "batch-19": 15, "batch-20": 14, "batch-21": 14, "batch-22": 15, "batch-23": 15, "batch-24": 13}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24, "batch-18": 13, "batch-19": 15, "batch-20": 14, "batch-21": 14, "batch-22": 15, "batch-23": 15, "batch-24": 13, "batch-25": 19}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 343
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 343
+    assert len(set(names)) == 362
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 362
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
@@ -694,22 +694,24 @@ def test_batch_twenty_two_first_sight_figures_are_those_the_docs_report():
     _kept_and_at_the_batch_commits(first, preview, "batch-22", 15, with_first=True)
 
 
-def test_batch_twenty_three_first_sight_figures_are_those_the_docs_report():
-    # docs/precision.md ("Batch 23") and batch-23/summary.md quote these figures
-    first, preview = fs.batch_runs(fs.HERE / "batch-23")
-    _judged_run(first, "findings", "0b5564d", {"GL101": (1, 1), "GL106": (1, 1), "all": (2, 2)}, (2, 0))
-    # all 3 preview-only findings judged, none true
-    preview_figures = {"GL101": (1, 2), "GL105": (0, 1), "GL106": (1, 1), "GL301": (0, 1), "all": (2, 5)}
-    _judged_run(preview, "preview-0b5564d", "0b5564d --preview", preview_figures, (2, 0))
-    _kept_and_at_the_batch_commits(first, preview, "batch-23", 15, with_first=True)
+# Each batch's docs/precision.md section and batch-N/summary.md quote these figures:
+# (revision, default figures, default safe fixes, preview figures, preview safe fixes, kept code bases).
+# Every preview-only finding of these batches was judged (no sample).
+_LATER_BATCHES = {
+    "batch-23": ("0b5564d", {"GL101": (1, 1), "GL106": (1, 1), "all": (2, 2)}, (2, 0),
+                 {"GL101": (1, 2), "GL105": (0, 1), "GL106": (1, 1), "GL301": (0, 1), "all": (2, 5)}, (2, 0), 15),
+    "batch-24": ("b382ab4", {"GL002": (1, 1), "GL101": (0, 1), "all": (1, 2)}, (1, 0),
+                 {"GL002": (1, 1), "GL101": (0, 4), "GL301": (0, 1), "all": (1, 6)}, (2, 0), 13),
+    "batch-25": ("0ca2965", {"GL101": (0, 1), "GL106": (4, 4), "all": (4, 5)}, (2, 0),
+                 {"GL101": (0, 7), "GL106": (4, 4), "GL301": (0, 3), "all": (4, 14)}, (2, 0), 19),
+}
 
 
-def test_batch_twenty_four_first_sight_figures_are_those_the_docs_report():
-    # docs/precision.md ("Batch 24") and batch-24/summary.md quote these figures
-    first, preview = fs.batch_runs(fs.HERE / "batch-24")
-    _judged_run(first, "findings", "b382ab4", {"GL002": (1, 1), "GL101": (0, 1), "all": (1, 2)}, (1, 0))
-    # all 4 preview-only findings judged, none true
-    preview_figures = {"GL002": (1, 1), "GL101": (0, 4), "GL301": (0, 1), "all": (1, 6)}
-    _judged_run(preview, "preview-b382ab4", "b382ab4 --preview", preview_figures, (2, 0))
-    _kept_and_at_the_batch_commits(first, preview, "batch-24", 13, with_first=True)
+@pytest.mark.parametrize("batch", sorted(_LATER_BATCHES))
+def test_later_batch_first_sight_figures_are_those_the_docs_report(batch):
+    revision, figures, fixes, preview_figures, preview_fixes, kept = _LATER_BATCHES[batch]
+    first, preview = fs.batch_runs(fs.HERE / batch)
+    _judged_run(first, "findings", revision, figures, fixes)
+    _judged_run(preview, f"preview-{revision}", f"{revision} --preview", preview_figures, preview_fixes)
+    _kept_and_at_the_batch_commits(first, preview, batch, kept, with_first=True)
 
