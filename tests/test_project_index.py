@@ -338,3 +338,53 @@ def test_a_module_that_switches_gradients_off_at_import_leaves_its_importers_wit
     expected = [] if switches_off else [("calibrate.py", "GL101", 7)]
     assert findings("--no-cache", "--select", "GL101", "pipeline/calibrate.py") == expected
     assert (project.summarize("pipeline/convert.py", source) or {}).get("grad_off") is (True if switches_off else None)
+
+
+DOCS = """\
+import torch
+
+
+def model_doc(header):
+    def add_doc(fn):
+        fn.__doc__ = header
+        return fn
+
+    return add_doc
+
+
+def guarded(fn):
+    def run(*args):
+        with torch.no_grad():
+            return fn(*args)
+
+    return run
+"""
+
+ENSEMBLE = """\
+from torch import nn
+
+from .docs import guarded, model_doc
+
+
+class Ensemble(nn.Module):
+    def forward(self, x):
+        return sum(e(x) for e in self.members)
+
+    @{decorator}
+    def predict(self, loader):
+        self.eval()
+        hits = 0
+        for x, y in loader:
+            hits += (self.forward(x).argmax(1) == y).sum().item()
+        return hits
+"""
+
+
+@pytest.mark.parametrize("decorator, expected", [("model_doc(\"Accuracy.\")", [("ensemble.py", "GL101", 15)]), ("guarded", [])])
+def test_a_decorator_of_another_file_that_hands_back_the_function_leaves_grad_mode_alone(tmp_path, monkeypatch, decorator, expected):
+    # a relative import of the package's docstring helper (a factory); a decorator
+    # that wraps the method may run it under no_grad, as this one does
+    _package(tmp_path, monkeypatch, "ens", {"__init__.py": "", "docs.py": DOCS, "ensemble.py": ENSEMBLE.format(decorator=decorator)})
+    monkeypatch.chdir(tmp_path / "ens")
+    assert findings("--no-cache", "--select", "GL101", "ensemble.py") == expected
+    assert project.summarize("ens/docs.py", DOCS)["identity_decorators"] == {"model_doc": "factory"}

@@ -7,12 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
+import ast
 import builtins
 import os
 
 import libcst as cst
 
 from gradlint.semantic import bounds, result_uses
+from gradlint.semantic.ast_decorators import FACTORY, PLAIN, identity_kind, is_identity
 from gradlint.semantic.syntax import called_module, is_eval_call, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -38,6 +40,32 @@ _NEUTRAL_DECORATORS = frozenset(
 _NEUTRAL_DECORATOR_PREFIXES = (
     "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.", "click.",
 )
+
+def neutral_decorator(sem, module: cst.Module, expr: cst.BaseExpression) -> bool:
+    """Whether the decorator ``expr`` is known to leave grad mode as it is: one that
+    ``_NEUTRAL_DECORATORS`` names, or one of the file or of the project index that
+    hands back the very function it decorates (``semantic.ast_decorators``: a
+    docstring helper, a registry), or a factory of such (``@model_doc(h, "predict")``)."""
+    called = isinstance(expr, cst.Call)
+    target = expr.func if isinstance(expr, cst.Call) else expr
+    if not isinstance(target, (cst.Name, cst.Attribute)):
+        return False
+    names = sem.names.qualnames(target)
+    if names and all(q in _NEUTRAL_DECORATORS or q.startswith(_NEUTRAL_DECORATOR_PREFIXES) for q in names):
+        return True
+    if isinstance(target, cst.Name) and not sem.names.is_imported(target):
+        defined = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == target.value]
+        try:
+            tree = ast.parse(module.code_for_node(defined[0])) if len(defined) == 1 else None
+        except SyntaxError:
+            return False
+        func = tree.body[0] if tree is not None and tree.body else None
+        return isinstance(func, ast.FunctionDef) and identity_kind(func) == (FACTORY if called else PLAIN)
+    index = sem.project
+    if index is None or len(names) != 1 or not sem.names.is_imported(target):
+        return False
+    return is_identity(index, next(iter(names)), sem.path, called)
+
 
 # Calls that cannot record a graph; statements made only of them may run under
 # a decorator added for the region that follows them.

@@ -30,7 +30,7 @@ from gradlint.fixes import Fix
 from gradlint.prefilter import InferenceCalledGate
 from gradlint.rule import AnyOf, Later, LowercaseGate, Rule
 from gradlint.rules._eval_flow import (
-    _LEAVES, _NEUTRAL_DECORATOR_PREFIXES, _NEUTRAL_DECORATORS, _TRAINING_HOOKS, _USES,  # one line: the module is at its size limit
+    _LEAVES, _TRAINING_HOOKS, _USES,
     _bound_params,
     _Flow,
     _inert,
@@ -43,6 +43,7 @@ from gradlint.rules._eval_flow import (
     handed_on,
     hands_model_to_caller_code,
     loaded_in_eval_only,
+    neutral_decorator,
     other_file_eval_params,
     reads_autograd_graph,
     reported_alone,
@@ -192,12 +193,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         return sem.gradmode.always_called_without_grad(func) or sem.gradmode.script_runs_without_grad(func)
 
     def _neutral_decorator(self, expr: cst.BaseExpression) -> bool:
-        """Whether the decorator ``expr`` is known to leave grad mode as it is."""
-        target = expr.func if isinstance(expr, cst.Call) else expr
-        if not isinstance(target, (cst.Name, cst.Attribute)):
-            return False
-        names = self.ctx.semantic.names.qualnames(target)
-        return bool(names) and all(q in _NEUTRAL_DECORATORS or q.startswith(_NEUTRAL_DECORATOR_PREFIXES) for q in names)
+        return neutral_decorator(self.ctx.semantic, self.ctx.module, expr)
 
     # -- regions --------------------------------------------------------------
 

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import ast_forwarders, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns, result_uses
+from gradlint.semantic import (ast_decorators, ast_forwarders, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns,
+                               result_uses)
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -45,7 +46,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 10
+SUMMARY_VERSION = 11
 # How many path components a file's dotted names go back.
 _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
@@ -100,6 +101,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
     summary.update(eval_returns.summary_entry(tree, summarizer.unit_tests))
     summary.update(import_effects.summary_entry(tree))
+    summary.update(ast_decorators.summary_entry(tree))
     summary.update(loss_returns.summary_entry(tree))
     summary["stars"] = ast_imports.star_imports(tree, package)
     summary["dropped"] = result_uses.dropped_results(tree, source)
@@ -124,21 +126,19 @@ def valid(summary: object) -> bool:
     wraps, exports, runs = summary.get("wraps"), summary.get("exports"), summary.get("runs_attributes")
     return (
         eval_returns.valid(summary.get("returns_eval", {}))
-        and import_effects.valid(summary)
+        and import_effects.valid(summary) and ast_decorators.valid(summary)
         and loss_returns.valid(summary.get("zero_dim_calls", {}))
         and isinstance(dropped, dict)
         and all(type(n) is int for n in dropped.values())
         and isinstance(functions, dict)
         and all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in functions.values())
-        and isinstance(stars, list)
-        and all(isinstance(m, str) for m in stars)
+        and isinstance(stars, list) and all(isinstance(m, str) for m in stars)
         and isinstance(forwards_if, dict)
         and all(
             isinstance(v, dict) and all(isinstance(m, list) and all(isinstance(q, str) for q in m) for m in v.values())
             for v in forwards_if.values()
         )
-        and isinstance(forwards, dict)
-        and all(isinstance(v, list) and all(isinstance(m, str) for m in v) for v in forwards.values())
+        and isinstance(forwards, dict) and all(isinstance(v, list) and all(isinstance(m, str) for m in v) for v in forwards.values())
         and isinstance(exports, dict)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in exports.items())
         and isinstance(runs, dict)
