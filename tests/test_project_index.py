@@ -388,3 +388,45 @@ def test_a_decorator_of_another_file_that_hands_back_the_function_leaves_grad_mo
     monkeypatch.chdir(tmp_path / "ens")
     assert findings("--no-cache", "--select", "GL101", "ensemble.py") == expected
     assert project.summarize("ens/docs.py", DOCS)["identity_decorators"] == {"model_doc": "factory"}
+
+
+CACHE = """\
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    pass
+
+
+class CacheLoader(Base):
+    def __init__(self, path):
+        super().__init__()
+        self.path = path
+
+    def forward(self, key):
+        return torch.load(f"{self.path}/{key}.pt")
+"""
+
+CACHED_EVAL = """\
+import torch
+
+from ..models.cache import CacheLoader
+
+
+def scores(keys, path):
+    loader = CacheLoader(path).eval(){load}
+    return [loader(k).max().item() for k in keys]
+"""
+
+
+@pytest.mark.parametrize("load, expected", [("", []), ("\n    loader.load_state_dict(torch.load(path))", [("run.py", "GL101", 9)])])
+def test_a_module_class_of_another_file_built_where_it_is_evaluated_is_left_to_the_preview_tier(tmp_path, monkeypatch, load, expected):
+    # a relative import two packages up; the class reaches nn.Module through a base of its file
+    package = _package(tmp_path, monkeypatch, "pkg", {"__init__.py": ""})
+    for sub, files in {"models": {"cache.py": CACHE}, "eval": {"run.py": CACHED_EVAL.format(load=load)}}.items():
+        (package / sub).mkdir()
+        (package / sub / "__init__.py").write_text("")
+        for name, text in files.items():
+            (package / sub / name).write_text(text)
+    assert findings("--no-cache", "--select", "GL101", "pkg") == expected
