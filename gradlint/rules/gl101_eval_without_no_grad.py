@@ -61,7 +61,6 @@ from gradlint.semantic import bounds, branches
 from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import FORWARD_STEPS
 from gradlint.semantic.forwarders import owner_forward
-from gradlint.semantic.fresh_modules import built_unloaded
 from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.signatures import module_call_rejected, other_framework_call
@@ -457,8 +456,6 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         flow = _Flow(self.ctx, scope, frozenset(region.models))
         if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts, region):
             return
-        if not self.preview and all(built_unloaded(self.ctx.semantic, scope, m) for _, m in region.calls):
-            return  # ``CacheLoader(conf).eval()``: no weights given, a graph worth reporting is not shown
         call, model = region.calls[0]
         state = self._in_eval_mode(call, model, region.eval_line[model], flag)
         if flag:

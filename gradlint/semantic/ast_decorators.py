@@ -11,9 +11,8 @@ decorator of the linted file itself is read the same way.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Protocol, Sequence
-
-from gradlint.semantic.ast_imports import relative_files
 
 PLAIN, FACTORY = "plain", "factory"
 
@@ -67,9 +66,25 @@ def is_identity(index: _Index, qualname: str, origin: str, called: bool) -> bool
     is such a decorator: a factory when the decorator expression calls it. A relative
     name (``._base.model_doc``) is looked for next to ``origin``, as Python does."""
     module, _, name = qualname.rpartition(".")
-    files = relative_files(index.summaries, module, origin) if module.startswith(".") else index.module_files(module, origin)
+    files = _relative_files(index, module, origin) if module.startswith(".") else index.module_files(module, origin)
     found = [index.summaries[p].get("identity_decorators", {}).get(name) for p in files]
     return len(found) == 1 and found[0] == (FACTORY if called else PLAIN)
+
+
+def _relative_files(index: _Index, module: str, origin: str) -> Sequence[str]:
+    """The indexed file a relative import of ``module`` in ``origin`` loads."""
+    rest = module.lstrip(".")
+    directory = os.path.dirname(origin)
+    for _ in range(len(module) - len(rest) - 1):
+        directory = os.path.dirname(directory)
+    base = os.path.join(directory, *rest.split(".")) if rest else directory
+    found = []
+    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+        for key in (os.path.normpath(candidate), os.path.abspath(candidate)):
+            if key in index.summaries:
+                found.append(key)
+                break
+    return found
 
 
 def _returns_argument(func: ast.FunctionDef) -> bool:

@@ -6,8 +6,7 @@ Only the standard library is used, so that building the index needs no LibCST.
 from __future__ import annotations
 
 import ast
-import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Optional
 
 
 def imports(tree: ast.Module, package: str) -> Dict[str, str]:
@@ -70,21 +69,3 @@ def dotted(expr: ast.expr) -> Optional[str]:
         return None
     parts.append(expr.id)
     return ".".join(reversed(parts))
-
-
-def relative_files(summaries: Mapping[str, Any], module: str, origin: str) -> Sequence[str]:
-    """The indexed file (a key of ``summaries``) that a relative import of ``module``
-    (``._base``, ``..models.cache_loader``) in the file ``origin`` loads, looked for
-    next to ``origin`` as Python does."""
-    rest = module.lstrip(".")
-    directory = os.path.dirname(origin)
-    for _ in range(len(module) - len(rest) - 1):
-        directory = os.path.dirname(directory)
-    base = os.path.join(directory, *rest.split(".")) if rest else directory
-    found = []
-    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-        for key in (os.path.normpath(candidate), os.path.abspath(candidate)):
-            if key in summaries:
-                found.append(key)
-                break
-    return found

@@ -33,7 +33,6 @@ def answer_questions(loader, dim):
 
 def dump_similarities(loader, dim):
     model = RetrievalModel(dim)
-    model.load_state_dict(torch.load("retrieval.pt"))
     model.eval()
     rows = []
     for image, text in loader:

@@ -33,7 +33,6 @@ def compare(batches):
     ref = PaddleHead()
     ref.eval()
     new = TorchHead()
-    new.load_state_dict(torch.load("head.pt"))
     new.eval()
     gaps = []
     for b in batches:
