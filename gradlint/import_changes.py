@@ -21,6 +21,7 @@ import libcst as cst
 
 from gradlint import codegen
 from gradlint.fix import ImportSpec
+from gradlint.semantic.syntax import dotted
 
 
 # The last module rendered, and its text: the import changes read the text of the
@@ -640,7 +641,7 @@ def _imports_exactly(stmt: cst.BaseStatement, imp: ImportSpec) -> bool:
     elif isinstance(small, cst.ImportFrom) and imp.obj is not None:
         if small.relative or small.module is None or isinstance(small.names, cst.ImportStar):
             return False
-        if _dotted(small.module) != imp.module or imp.module == "__future__":
+        if dotted(small.module) != imp.module or imp.module == "__future__":
             return False
         names = small.names
         module = imp.obj
@@ -649,13 +650,6 @@ def _imports_exactly(stmt: cst.BaseStatement, imp: ImportSpec) -> bool:
     return len(names) == 1 and names[0].evaluated_name == module and names[0].evaluated_alias == imp.asname
 
 
-def _dotted(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _dotted(node.value)
-        return None if head is None else f"{head}.{node.attr.value}"
-    return None
 
 
 def _add_imports_quick(module: cst.Module, modules: Sequence[str]) -> cst.Module:

@@ -17,6 +17,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set
 
 import libcst as cst
 
+from gradlint.semantic.syntax import dotted
 from gradlint.semantic.tree import walk
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
@@ -112,16 +113,6 @@ def _rebound_counts(func: cst.FunctionDef) -> Dict[str, int]:
                 if isinstance(sub, cst.Name):
                     out[sub.value] = out.get(sub.value, 0) + 1
     return out
-
-
-def dotted(expr: cst.BaseExpression) -> Optional[str]:
-    """``self.encoder.training`` for a chain of names and attributes, else None."""
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        base = dotted(expr.value)
-        return None if base is None else f"{base}.{expr.attr.value}"
-    return None
 
 
 def derived(func: cst.FunctionDef, constants: Dict[str, object]) -> Dict[str, object]:

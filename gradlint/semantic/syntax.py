@@ -290,3 +290,13 @@ def attribute_alias(stmt: cst.CSTNode, text: str, local: Dict[str, cst.Call]) ->
     if type(target) is not cst.Attribute or type(target.value) is not cst.Name or f"{target.value.value}.{target.attr.value}" != text:
         return None
     return local.get(assign.value.value)
+
+
+def dotted(expr: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of names and attributes (``self.encoder.training``), else None."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted(expr.value)
+        return None if base is None else f"{base}.{expr.attr.value}"
+    return None

@@ -27,6 +27,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradlint import parsing
+from gradlint.semantic.syntax import dotted
 
 # Read expressions collected per unit to look for storage aliases (``detaches``).
 MAX_READS = 24
@@ -58,16 +59,6 @@ class FunctionInfo:
     first: int  # first decorator line, else the ``def`` line: what co_firstlineno says
     def_line: int
     end: int
-
-
-def dotted(node: cst.BaseExpression) -> Optional[str]:
-    """``a.b.c`` for a chain of names, else None."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
 
 
 def _target_names(target: cst.BaseExpression) -> List[str]:
