@@ -371,6 +371,47 @@ def gl101_extra() -> Iterator[Program]:
             return outs
         """)
 
+    # A decorator of the file that hands back the function it decorates (a registry,
+    # a docstring factory): the fix's ``@torch.no_grad()`` goes under it, so the
+    # registry holds the guarded function and calls through it run guarded too.
+    yield _prog("GL101", "identity-decorator", "registry-and-doc-factory", """
+        import torch
+        from torch import nn, randn
+
+        REGISTRY = {}
+        model = nn.Linear(4, 2)
+
+
+        def register(fn):
+            REGISTRY[fn.__name__] = fn
+            return fn
+
+
+        def documented(header):
+            def add_doc(fn):
+                fn.__doc__ = header
+                return fn
+
+            return add_doc
+
+
+        @register
+        def scores(batches):
+            model.eval()
+            return [model(xb).sum().item() for xb in batches]
+
+
+        @documented("Largest logit per batch.")
+        def peaks(batches):
+            model.eval()
+            return [float(model(xb).max()) for xb in batches]
+
+
+        def run():
+            batches = [randn(3, 4) for _ in range(2)]
+            return scores(batches), REGISTRY["scores"](batches), peaks(batches), peaks.__doc__
+        """)
+
 # GL106: a guard that looked redundant but was the only one in effect.
 def gl106_family() -> Iterator[Program]:
     yield _prog("GL106", "async-decorator", "inner-guard", """
