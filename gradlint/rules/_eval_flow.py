@@ -9,6 +9,7 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Seq
 
 import ast
 import builtins
+import functools
 import os
 
 import libcst as cst
@@ -41,6 +42,7 @@ _NEUTRAL_DECORATOR_PREFIXES = (
     "functools.", "abc.", "typing.", "typing_extensions.", "pytest.", "unittest.mock.", "torch.jit.", "click.",
 )
 
+
 def neutral_decorator(sem, module: cst.Module, expr: cst.BaseExpression) -> bool:
     """Whether the decorator ``expr`` is known to leave grad mode as it is: one that
     ``_NEUTRAL_DECORATORS`` names, or one of the file or of the project index that
@@ -55,16 +57,23 @@ def neutral_decorator(sem, module: cst.Module, expr: cst.BaseExpression) -> bool
         return True
     if isinstance(target, cst.Name) and not sem.names.is_imported(target):
         defined = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == target.value]
-        try:
-            tree = ast.parse(module.code_for_node(defined[0])) if len(defined) == 1 else None
-        except SyntaxError:
-            return False
-        func = tree.body[0] if tree is not None and tree.body else None
-        return isinstance(func, ast.FunctionDef) and identity_kind(func) == (FACTORY if called else PLAIN)
+        return len(defined) == 1 and _identity_kind_of(module.code_for_node(defined[0])) == (FACTORY if called else PLAIN)
     index = sem.project
     if index is None or len(names) != 1 or not sem.names.is_imported(target):
         return False
     return is_identity(index, next(iter(names)), sem.path, called)
+
+
+@functools.lru_cache(maxsize=256)
+def _identity_kind_of(code: str) -> Optional[str]:
+    """``ast_decorators.identity_kind`` of a function of the file, given as its code:
+    read once per text, however many functions it decorates."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    func = tree.body[0] if tree.body else None
+    return identity_kind(func) if isinstance(func, ast.FunctionDef) else None
 
 
 # Calls that cannot record a graph; statements made only of them may run under
