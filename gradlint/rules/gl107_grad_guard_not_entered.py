@@ -84,6 +84,19 @@ class GradGuardNotEntered(Rule):
         guard = self._guard(value)
         if guard is not None:
             self._report(value, guard)
+            return
+        # ``torch.enable_grad()(closure)`` as a statement: the guard decorates the
+        # callable and the guarded function is dropped, so the callable never runs.
+        if isinstance(value, cst.Call) and len(value.args) == 1 and not value.args[0].star and value.args[0].keyword is None:
+            guard = self._guard(value.func)
+            if guard is not None:
+                call, wrapped = self.ctx.code_for(value.func), self.ctx.code_for(value.args[0].value)
+                self.report(
+                    value,
+                    problem=f"`{call}({wrapped})` wraps `{wrapped}` in a guarded function and throws that function away",
+                    effect=f"`{wrapped}` is never called here, under the guard or otherwise",
+                    advice=f"call it, `{call}({wrapped})()`, or write `with {call}:` around `{wrapped}()`",
+                )
 
     def _guard(self, value: cst.BaseExpression) -> Optional[Guard]:
         """The guard ``value`` calls, if it is one of those that only act when entered."""
