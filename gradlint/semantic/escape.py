@@ -360,10 +360,20 @@ class Escape:
                     not isinstance(b.value, _MUTABLE_DISPLAYS) and self.graph_free(b.value, depth + 1)  # type: ignore[arg-type]
                     for b in reaching.bindings
                 )
-        if self.holds_no_graph(expr):
+        if self.holds_no_graph(expr) or self._numpy_result(expr):
             return True
         value = sem.values.value(expr)
         return value.not_tensor and value.what in _GRAPH_FREE_KINDS
+
+    def _numpy_result(self, expr: cst.BaseExpression) -> bool:
+        """A call of a NumPy function (``np.transpose(pos)``): it reads its tensor
+        arguments through ``__array__``, which raises for one that requires grad, so
+        what it returns (an array, or a tensor ``__array_wrap__`` gives back) has no
+        history."""
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+            return False
+        names = self.model.names.qualnames(expr.func)
+        return bool(names) and all(q.startswith("numpy.") for q in names)
 
     # -- building ---------------------------------------------------------------------
 

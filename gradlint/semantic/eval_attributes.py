@@ -72,7 +72,7 @@ def _block(modules: Facts, body: Sequence[cst.CSTNode], attr: str, at: _State, l
             state = loaded[-1]
             if isinstance(stmt, cst.SimpleStatementLine):
                 dirty = False
-        elif attr in self_attributes_assigned(stmt) and not _assigns_none(stmt):
+        elif attr in self_attributes_assigned(stmt) and not _assigns_none(stmt) and not _moves_itself(stmt, text):
             dirty = True
         if switch is not None and switch[0].isidentifier():
             local[switch[0]] = switch[1]
@@ -96,3 +96,29 @@ def _assigns_none(stmt: cst.CSTNode) -> bool:
         and isinstance(stmt.body[0].value, cst.Name)
         and stmt.body[0].value.value == "None"
     )
+
+
+# Module methods that return the module itself in the mode it was in.
+_KEEPS_MODE = frozenset("to cuda cpu half float double bfloat16 type eval requires_grad_ share_memory".split())
+
+
+def _moves_itself(stmt: cst.CSTNode, text: str) -> bool:
+    """Every assignment of ``self.<attr>`` in ``stmt`` rebinds it to itself through
+    methods that keep its mode (``if cuda: self.net = self.net.to("cuda")``)."""
+    found = False
+    for node in walk(stmt):
+        if not isinstance(node, cst.Assign) or not any(_text(t.target) == text for t in node.targets):
+            continue
+        value: cst.BaseExpression = node.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _KEEPS_MODE:
+            value = value.func.value
+        if _text(value) != text or value is node.value:
+            return False
+        found = True
+    return found
+
+
+def _text(expr: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        return f"{expr.value.value}.{expr.attr.value}"
+    return None

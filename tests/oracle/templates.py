@@ -412,6 +412,32 @@ def gl101_extra() -> Iterator[Program]:
             return scores(batches), REGISTRY["scores"](batches), peaks(batches), peaks.__doc__
         """)
 
+    # An owner whose network ``__init__`` switched and then moved (the move keeps the
+    # mode); ``process`` returns only what NumPy computes from the detached output.
+    yield _prog("GL101", "numpy-result-returned", "owner-moved-model", """
+        import numpy as np
+        import torch
+        from torch import nn, randn
+
+
+        class Owner:
+            def __init__(self):
+                self.net = nn.Linear(4, 2)
+                self.net.eval()
+                if not torch.cuda.is_available():
+                    self.net = self.net.to("cpu")
+
+            def process(self, image):
+                pos = self.net(torch.from_numpy(image))
+                pos = pos.cpu().detach().numpy()
+                return np.reshape(np.transpose(pos), (-1,))
+
+
+        def run():
+            owner = Owner()
+            return [owner.process(randn(3, 4).numpy()) for _ in range(2)]
+        """)
+
 # GL106: a guard that looked redundant but was the only one in effect.
 def gl106_family() -> Iterator[Program]:
     yield _prog("GL106", "async-decorator", "inner-guard", """
