@@ -10,7 +10,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from gradlint.semantic.syntax import attribute_alias, self_attributes_assigned
+from gradlint.semantic.syntax import attribute_alias, dotted, self_attributes_assigned
+from gradlint.semantic.torch_api import MODULE_CHAIN
 from gradlint.semantic.tree import walk
 
 
@@ -98,8 +99,9 @@ def _assigns_none(stmt: cst.CSTNode) -> bool:
     )
 
 
+
 # Module methods that return the module itself in the mode it was in.
-_KEEPS_MODE = frozenset("to cuda cpu half float double bfloat16 type eval requires_grad_ share_memory".split())
+_KEEPS_MODE = MODULE_CHAIN - {"train"}
 
 
 def _moves_itself(stmt: cst.CSTNode, text: str) -> bool:
@@ -107,18 +109,12 @@ def _moves_itself(stmt: cst.CSTNode, text: str) -> bool:
     methods that keep its mode (``if cuda: self.net = self.net.to("cuda")``)."""
     found = False
     for node in walk(stmt):
-        if not isinstance(node, cst.Assign) or not any(_text(t.target) == text for t in node.targets):
+        if not isinstance(node, cst.Assign) or not any(dotted(t.target) == text for t in node.targets):
             continue
         value: cst.BaseExpression = node.value
         while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _KEEPS_MODE:
             value = value.func.value
-        if _text(value) != text or value is node.value:
+        if dotted(value) != text or value is node.value:
             return False
         found = True
     return found
-
-
-def _text(expr: cst.BaseExpression) -> Optional[str]:
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-        return f"{expr.value.value}.{expr.attr.value}"
-    return None
