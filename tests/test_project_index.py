@@ -388,3 +388,81 @@ def test_a_decorator_of_another_file_that_hands_back_the_function_leaves_grad_mo
     monkeypatch.chdir(tmp_path / "ens")
     assert findings("--no-cache", "--select", "GL101", "ensemble.py") == expected
     assert project.summarize("ens/docs.py", DOCS)["identity_decorators"] == {"model_doc": "factory"}
+
+
+INCEPTION = """\
+import torch
+from torch import nn
+
+
+class InceptionV3(nn.Module):
+    def __init__(self, blocks, resize_input=True, requires_grad=False):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Conv2d(3, 8, 3) for _ in blocks)
+        for param in self.parameters():
+            param.requires_grad = requires_grad
+
+    def forward(self, x):
+        return [layer(x) for layer in self.layers]
+
+
+class Tuned(InceptionV3):
+    def __init__(self, blocks):
+        super().__init__(blocks)
+        self.head = nn.Linear(8, 2)
+
+
+class Guarded(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 4)
+
+    @torch.no_grad()
+    def forward(self, x):
+        return self.net(x)
+
+
+class Unfreezes(InceptionV3):
+    def __init__(self, blocks):
+        super().__init__(blocks)
+        self.requires_grad_(False)
+
+    def fine_tune(self):
+        self.requires_grad_(True)
+"""
+
+FID = """\
+import torch
+
+from metrics.inception import {cls}
+
+
+def fid_features(loader, device):
+    model = {cls}({args}).to(device)
+    model.eval()
+    feats = []
+    for images in loader:
+        feats.append(model(images.to(device))[0].cpu())
+    return torch.cat(feats)
+"""
+
+
+@pytest.mark.parametrize(
+    "cls, args, reported",
+    [
+        ("InceptionV3", "[3]", False),
+        ("InceptionV3", "[3], True", False),
+        ("InceptionV3", "[3], True, True", True),
+        ("InceptionV3", "[3], requires_grad=True", True),
+        ("InceptionV3", "*blocks", True),
+        ("Tuned", "[3]", True),
+        ("Guarded", "", False),
+        ("Unfreezes", "[3]", True),
+    ],
+)
+def test_a_class_of_another_file_that_freezes_its_parameters_makes_frozen_models(tmp_path, monkeypatch, cls, args, reported):
+    _package(tmp_path, monkeypatch, "metrics", {"__init__.py": "", "inception.py": INCEPTION})
+    (tmp_path / "fid.py").write_text(FID.format(cls=cls, args=args))
+    assert findings("--no-cache", "--select", "GL101", "fid.py") == ([("fid.py", "GL101", 11)] if reported else [])
+    frozen = project.summarize("metrics/inception.py", INCEPTION)["frozen_classes"]
+    assert frozen == {"InceptionV3": ["requires_grad", 2], "Guarded": []}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 
 import libcst as cst
 
-from gradlint.semantic import bounds
+from gradlint.semantic import bounds, frozen_classes
 from gradlint.semantic.frameworks import FRAMEWORK_CLASSES, FRAMEWORK_OBJECTS, LIGHTNING_MODULE, OTHER_FRAMEWORK_PACKAGES, FrameworkObject
 from gradlint.semantic.scopes import Binding
 from gradlint.semantic.syntax import bool_value, is_generator
@@ -569,9 +569,10 @@ class ModuleEvidence:
 
     def records_no_graph(self, expr: cst.BaseExpression) -> bool:
         """Whether a forward of the module ``expr`` evidently records no graph: its class
-        (of this file) has no trainable parameter or runs its ``forward`` under no_grad."""
+        (of this file) has no trainable parameter or runs its ``forward`` under no_grad,
+        or its class (of this file or the project's) freezes every parameter it makes."""
         cls = self.instance_class(expr)
-        return cls is not None and self.records_graph(cls) is False
+        return cls is not None and self.records_graph(cls) is False or frozen_classes.built_frozen(self.model, expr)
 
     def _class_attr_is_module(self, cls: cst.ClassDef, attr: str, depth: int) -> bool:
         """Whether every ``self.<attr> = ...`` in ``cls``'s methods assigns a module."""

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import (ast_decorators, ast_forwarders, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns,
+from gradlint.semantic import (ast_decorators, ast_forwarders, ast_frozen, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns,
                                result_uses)
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
@@ -46,7 +46,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 11
+SUMMARY_VERSION = 12
 # How many path components a file's dotted names go back.
 _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
@@ -100,9 +100,9 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     summary = summarizer.run(tree)
     summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
     summary.update(eval_returns.summary_entry(tree, summarizer.unit_tests))
-    summary.update(import_effects.summary_entry(tree))
-    summary.update(ast_decorators.summary_entry(tree))
-    summary.update(loss_returns.summary_entry(tree))
+    for entry in (import_effects.summary_entry(tree), ast_decorators.summary_entry(tree), ast_frozen.summary_entry(tree, imports),
+                  loss_returns.summary_entry(tree)):
+        summary.update(entry)
     summary["stars"] = ast_imports.star_imports(tree, package)
     summary["dropped"] = result_uses.dropped_results(tree, source)
     # What a package re-exports (``from .energy import NegativeEnergy``): its classes
@@ -126,7 +126,7 @@ def valid(summary: object) -> bool:
     wraps, exports, runs = summary.get("wraps"), summary.get("exports"), summary.get("runs_attributes")
     return (
         eval_returns.valid(summary.get("returns_eval", {}))
-        and import_effects.valid(summary) and ast_decorators.valid(summary)
+        and import_effects.valid(summary) and ast_decorators.valid(summary) and ast_frozen.valid(summary)
         and loss_returns.valid(summary.get("zero_dim_calls", {}))
         and isinstance(dropped, dict)
         and all(type(n) is int for n in dropped.values())
