@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
-from gradlint.semantic import ast_imports
+from gradlint.semantic import ast_imports, bounds
 
 KEY = "frozen_classes"
 _GUARDS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
@@ -90,7 +90,7 @@ def index_fact(index: _Index, qualname: str, origin: str, _depth: int = 0) -> Op
         summary = index.summaries[path]
         if name in summary.get("classes", {}):
             facts.append(summary.get(KEY, {}).get(name))
-        elif name in summary.get("exports", {}) and _depth < 2:
+        elif name in summary.get("exports", {}) and _depth < bounds.PROJECT_BASE_LEVELS:
             facts.append(index_fact(index, summary["exports"][name], origin, _depth + 1))
     return facts[0] if len(facts) == 1 else None
 
