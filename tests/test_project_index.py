@@ -466,3 +466,37 @@ def test_a_class_of_another_file_that_freezes_its_parameters_makes_frozen_models
     assert findings("--no-cache", "--select", "GL101", "fid.py") == ([("fid.py", "GL101", 11)] if reported else [])
     frozen = project.summarize("metrics/inception.py", INCEPTION)["frozen_classes"]
     assert frozen == {"InceptionV3": ["requires_grad", 2], "Guarded": []}
+
+
+SERVE = """\
+{imports}from models.nets import Net
+
+
+def score(loader, path):
+    net = Net()
+    net.eval()
+    return [net(x).argmax(1).tolist() for x in loader]
+"""
+
+NETS = """\
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+
+@pytest.mark.parametrize("imports, applicability", [("", "unsafe"), ("import numpy\nfrom torch.utils.data import DataLoader\n", "safe")])
+def test_a_fix_that_brings_torch_into_a_file_without_it_is_unsafe(tmp_path, monkeypatch, imports, applicability):
+    # the file may run where torch is not installed: the ``import torch`` the fix adds could raise
+    _package(tmp_path, monkeypatch, "models", {"__init__.py": "", "nets.py": NETS})
+    (tmp_path / "serve.py").write_text(SERVE.format(imports=imports))
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json", "--select", "GL101", "serve.py"])
+    found = json.loads(result.stdout)
+    assert [(f["code"], f["location"]["row"], f["fix"]["applicability"]) for f in found] == [("GL101", 7 + imports.count("\n"), applicability)]

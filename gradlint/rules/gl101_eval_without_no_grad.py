@@ -731,6 +731,9 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
             for stmt in covered
             for n in walk(stmt)
         )
+        # A file that imports nothing of torch may run where torch is not installed (a
+        # serving engine with another backend): the ``import torch`` the fix adds could raise.
+        risky = risky or bool(imports) and "torch" not in {r.package for r in sem.names.index.records}
         return self.fix(edit, title=title, applicability="unsafe" if risky else "safe", add_imports=imports)
 
     def _to_wrap(self, region: _Region) -> Sequence[cst.BaseStatement]:
