@@ -479,7 +479,8 @@ def test_gl101_messages_for_inference_code_and_containers():
 
 
 GL101_FIXES = [
-    # the whole body: a decorator, and `import torch` added
+    # the whole body: a decorator, and `import torch` added; unsafe, as the file imports
+    # nothing of torch and may run where it is not installed
     (
         """\
         def evaluate(model, loader):
@@ -491,6 +492,34 @@ GL101_FIXES = [
         """,
         """\
         import torch
+
+        @torch.no_grad()
+        def evaluate(model, loader):
+            model.eval()
+            hits = 0
+            for x, y in loader:
+                hits += (model(x).argmax(1) == y).sum().item()
+            return hits
+        """,
+        "unsafe",
+    ),
+    # the same in a file that imports from torch: safe
+    (
+        """\
+        from torch import nn
+
+
+        def evaluate(model, loader):
+            model.eval()
+            hits = 0
+            for x, y in loader:
+                hits += (model(x).argmax(1) == y).sum().item()
+            return hits
+        """,
+        """\
+        from torch import nn
+        import torch
+
 
         @torch.no_grad()
         def evaluate(model, loader):
