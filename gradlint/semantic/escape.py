@@ -49,7 +49,7 @@ from gradlint.semantic import bounds
 from gradlint.semantic.calls import BACKWARD_METHODS
 from gradlint.semantic.scope_flows import Route, ScopeFlows, _Edge, _mutates, _Sink, key, keys_in
 from gradlint.semantic.torch_api import TORCH
-from gradlint.semantic.tree import walk
+from gradlint.semantic.tree import assignment, walk
 
 if TYPE_CHECKING:
     from gradlint.semantic import SemanticModel
@@ -190,6 +190,7 @@ class Escape:
         self._leaving: Dict[int, List[Route]] = {}
         self._helper_params: Dict[int, FrozenSet[int]] = {}
         self._keeping: Dict[int, FrozenSet[int]] = {}
+        self._filled: Dict[int, FrozenSet[str]] = {}
 
     def flows(self, scope: cst.CSTNode) -> ScopeFlows:
         """The flows of ``scope``: a module, function or lambda node."""
@@ -377,6 +378,41 @@ class Escape:
 
     # -- building ---------------------------------------------------------------------
 
+    def _read_carries(self, name: cst.Name) -> bool:
+        """Whether some binding that may reach this read of ``name`` is not a plain
+        assignment of a value that carries no graph, or the object may have been
+        filled since (``scores[0] = out.sum()``, ``outs.append(out)``)."""
+        reaching = self.model.scopes.reaching(name)
+        if reaching.unbound or not reaching.bindings:
+            return True
+        if any(b.kind != "assign" or b.form == "aug" or b.value is None or not self._plain(b.value) for b in reaching.bindings):
+            return True
+        return name.value in self._filled_names(self.model.tree.function_scope(name))
+
+    def _filled_names(self, scope: cst.CSTNode) -> FrozenSet[str]:
+        """Names of ``scope`` whose object is stored into or changed by a method:
+        an item or attribute assigned, or a method called on it that is not a
+        known read (``out.item()``, ``arr.tolist()``)."""
+        found = self._filled.get(id(scope))
+        if found is None:
+            names = set()
+            for node in walk(scope):
+                assigned = assignment(node)
+                targets: List[cst.BaseExpression] = list(assigned[0]) if assigned is not None else []
+                if isinstance(node, cst.AugAssign):
+                    targets = [node.target]
+                for target in targets:
+                    if isinstance(target, (cst.Subscript, cst.Attribute)):
+                        base = _base_name(target)
+                        if base is not None:
+                            names.add(base)
+                if type(node) is cst.Call and isinstance(node.func, cst.Attribute) and node.func.attr.value not in _READ_METHODS:
+                    base = _base_name(node.func.value)
+                    if base is not None:
+                        names.add(base)
+            found = self._filled[id(scope)] = frozenset(names)
+        return found
+
     def _plain(self, expr: cst.BaseExpression) -> bool:
         """Carries no graph, as far as values can tell: not worth following."""
         if _literal(expr):
@@ -436,7 +472,7 @@ class Escape:
         return frozenset(k for k in found if k in head or k.partition(".")[0] not in info.bindings)
 
     def _build(self, scope: cst.CSTNode) -> ScopeFlows:
-        flows = ScopeFlows(scope, self._plain)
+        flows = ScopeFlows(scope, self._plain, self._read_carries)
         body = scope if isinstance(scope, cst.Module) else scope.body  # type: ignore[attr-defined]
         is_function = isinstance(scope, (cst.FunctionDef, cst.Lambda))
         scopes = self.model.scopes
@@ -691,3 +727,18 @@ class Escape:
             )
             self._helper_params[id(func)] = found
         return found
+
+
+# Methods that read their receiver and change nothing of it.
+_READ_METHODS = frozenset(
+    "item tolist numel dim size nelement element_size cpu numpy detach float double half to clone argmax argmin "
+    "max min sum mean softmax log_softmax reshape view squeeze unsqueeze get keys values items copy format "
+    "startswith endswith split join lower upper strip count index".split()
+)
+
+
+def _base_name(expr: cst.BaseExpression) -> Optional[str]:
+    """``x`` of ``x``, ``x.a[0].b`` or ``x.f().g``."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript, cst.Call)):
+        expr = expr.func if isinstance(expr, cst.Call) else expr.value
+    return expr.value if isinstance(expr, cst.Name) else None

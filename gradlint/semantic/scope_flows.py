@@ -50,6 +50,10 @@ class ScopeFlows:
 
     scope: cst.CSTNode
     plain: Callable[[cst.BaseExpression], bool]
+    # Whether this read of a name may hold what an earlier binding gave it with a
+    # graph: not when every binding that reaches it carries none (``a =
+    # a.detach().numpy()`` before ``env.step(a)``). Keys are names, not versions.
+    carries: Callable[[cst.Name], bool] = lambda name: True
     edges: List[_Edge] = field(default_factory=list)
     sinks: List[_Sink] = field(default_factory=list)
     _plain_cache: Dict[int, bool] = field(default_factory=dict)
@@ -97,6 +101,11 @@ class ScopeFlows:
                 visit(node.value, False)
                 return
             if isinstance(node, (cst.Name, cst.Attribute)):
+                base = node
+                while isinstance(base, cst.Attribute):
+                    base = base.value  # type: ignore[assignment]
+                if isinstance(base, cst.Name) and not self.carries(base):
+                    return
                 k = key(node)
                 if k:
                     found.add(k)
