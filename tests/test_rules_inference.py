@@ -478,59 +478,21 @@ def test_gl101_messages_for_inference_code_and_containers():
     assert messages(src, ["GL101"]) == [in_eval_mode]
 
 
+_EVALUATE = """\
+def evaluate(model, loader):
+    model.eval()
+    hits = 0
+    for x, y in loader:
+        hits += (model(x).argmax(1) == y).sum().item()
+    return hits
+"""
+
 GL101_FIXES = [
     # the whole body: a decorator, and `import torch` added; unsafe, as the file imports
     # nothing of torch and may run where it is not installed
-    (
-        """\
-        def evaluate(model, loader):
-            model.eval()
-            hits = 0
-            for x, y in loader:
-                hits += (model(x).argmax(1) == y).sum().item()
-            return hits
-        """,
-        """\
-        import torch
-
-        @torch.no_grad()
-        def evaluate(model, loader):
-            model.eval()
-            hits = 0
-            for x, y in loader:
-                hits += (model(x).argmax(1) == y).sum().item()
-            return hits
-        """,
-        "unsafe",
-    ),
+    (_EVALUATE, "import torch\n\n@torch.no_grad()\n" + _EVALUATE, "unsafe"),
     # the same in a file that imports from torch: safe
-    (
-        """\
-        from torch import nn
-
-
-        def evaluate(model, loader):
-            model.eval()
-            hits = 0
-            for x, y in loader:
-                hits += (model(x).argmax(1) == y).sum().item()
-            return hits
-        """,
-        """\
-        from torch import nn
-        import torch
-
-
-        @torch.no_grad()
-        def evaluate(model, loader):
-            model.eval()
-            hits = 0
-            for x, y in loader:
-                hits += (model(x).argmax(1) == y).sum().item()
-            return hits
-        """,
-        "safe",
-    ),
+    ("from torch import nn\n\n\n" + _EVALUATE, "from torch import nn\nimport torch\n\n\n@torch.no_grad()\n" + _EVALUATE, "safe"),
     # after training: wrap the loop, keep comments, reuse the torch alias; unsafe (backward in the function)
     (
         """\
