@@ -396,7 +396,8 @@ class Escape:
         found = self._filled.get(id(scope))
         if found is None:
             names = set()
-            for node in walk(scope):
+            # Nested functions too: a closure may fill the object it reads from here.
+            for node in walk(scope, into_functions=True):
                 assigned = assignment(node)
                 targets: List[cst.BaseExpression] = list(assigned[0]) if assigned is not None else []
                 if isinstance(node, cst.AugAssign):
