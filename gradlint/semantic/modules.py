@@ -33,7 +33,7 @@ from gradlint.semantic.syntax import (
     parameters_owner,
     self_attributes_assigned,
 )
-from gradlint.semantic.torch_api import PRETRAINED_NOT_FORWARDS, PRETRAINED_NOT_SUBMODULES, is_module_factory
+from gradlint.semantic.torch_api import MODE_KEEPING_COPIES, PRETRAINED_NOT_FORWARDS, PRETRAINED_NOT_SUBMODULES, is_module_factory
 from gradlint.semantic.tree import assignment, walk
 
 if TYPE_CHECKING:
@@ -495,6 +495,14 @@ class Modules(ModuleEvidence):
             return None
         return found.pop()
 
+    def _copies(self, value: cst.BaseExpression, model: str) -> bool:
+        """``copy.deepcopy(model)``, ``torch.compile(model)``, ``quantize_dynamic(model, ...)``."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)) and value.args):
+            return False
+        first = value.args[0]
+        return (first.keyword is None and not first.star and self.tree.code_for(first.value) == model
+                and self.model.names.refers_to(value.func, MODE_KEEPING_COPIES))
+
     def _wraps(self, value: cst.BaseExpression, model: str) -> bool:
         """``DataParallel(model)``: a forwarding wrapper of ``model`` itself, whose forward runs it in its mode."""
         given = wrapped_argument(self.model, value) if isinstance(value, cst.Call) else None
@@ -628,6 +636,8 @@ class Modules(ModuleEvidence):
                         continue  # model = model.to(device).eval()
                     if value is not None and text == model and self._wraps(value, model):
                         continue  # model = DataParallel(model): its forward runs the module in its mode
+                    if value is not None and text == model and self._copies(value, model):
+                        continue  # model = copy.deepcopy(model): a copy in the same mode
                     return True
         return False
 

@@ -135,6 +135,11 @@ NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # Where ``_is_module_factory`` finds modules, and what copies one.
 MODEL_PACKAGES = frozenset({"torch", "torchvision", "timm", "transformers"})
 MODULE_COPIES = frozenset({"copy.deepcopy", "copy.copy", "torch.compile"})
+# Calls that return the module they are given, or a copy of it, in its mode or in eval
+# mode: ``model = quantize_dynamic(model, {nn.Linear})`` (which calls ``eval()`` itself).
+MODE_KEEPING_COPIES = MODULE_COPIES | frozenset(
+    {"torch.quantization.quantize_dynamic", "torch.ao.quantization.quantize_dynamic", "torch.ao.quantization.quantize.quantize_dynamic"}
+)
 # ``torch.nn.utils`` functions that reparametrise the module they are given and return it.
 MODULE_WRAPPERS = frozenset(
     {
