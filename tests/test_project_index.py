@@ -5,6 +5,7 @@ and a cached finding is checked again when a fact it may depend on changes."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -500,3 +501,52 @@ def test_a_fix_that_brings_torch_into_a_file_without_it_is_unsafe(tmp_path, monk
     result = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json", "--select", "GL101", "serve.py"])
     found = json.loads(result.stdout)
     assert [(f["code"], f["location"]["row"], f["fix"]["applicability"]) for f in found] == [("GL101", 7 + imports.count("\n"), applicability)]
+
+
+AUTOENCODER = """\
+import torch
+import pytorch_lightning as pl
+
+from .blocks import Encoder
+
+
+class VQModel(pl.LightningModule):
+    def __init__(self, config):
+        super().__init__()
+        self.encoder = Encoder(config)
+        self.quant_conv = torch.nn.Conv2d(4, 4, 1)
+
+
+class VQModelInterface(VQModel):
+    def encode(self, x):
+        return self.quant_conv(self.encoder(x))
+"""
+
+PIPELINE = """\
+from .vqgan.autoencoder import VQModelInterface
+
+
+class Pipeline:
+    def __init__(self, config):
+        self.image_encoder = VQModelInterface(config)
+        self.image_encoder.eval()
+
+    def encode(self, image):
+        return self.image_encoder.encode(image).cpu().numpy()
+"""
+
+
+@pytest.mark.parametrize("where", [".", "pipe"])
+@pytest.mark.parametrize("absolute", [False, True])
+def test_a_relative_import_through_a_directory_without_init_finds_the_class(tmp_path, monkeypatch, where, absolute):
+    # ``pipe/vqgan/`` has no ``__init__.py``: its files are a project root of their own,
+    # below the root of ``pipe/pipeline.py``; ``encode`` of the subclass runs the
+    # submodules its base's ``__init__`` builds
+    package = _package(tmp_path, monkeypatch, "pipe", {"__init__.py": "", "pipeline.py": PIPELINE})
+    (package / "vqgan").mkdir()
+    (package / "vqgan" / "autoencoder.py").write_text(AUTOENCODER)
+    monkeypatch.chdir(tmp_path / where)
+    files = [str(tmp_path / p) if absolute else os.path.relpath(tmp_path / p) for p in ("pipe/pipeline.py", "pipe/vqgan/autoencoder.py")]
+    assert findings("--no-cache", "--select", "GL101", *files) == [("pipeline.py", "GL101", 10)]
+    summary = project.summarize("autoencoder.py", AUTOENCODER)
+    assert summary["forwards"] == {"VQModelInterface": ["encode"]}

@@ -39,6 +39,7 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Seq
 
 from gradlint.semantic import (ast_decorators, ast_forwarders, ast_frozen, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns,
                                result_uses)
+from gradlint.semantic.module_files import absolute, find_module_files, index_names, module_names, own_module, project_root
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
 
 # One file's summary, as JSON data (it is cached and shared with worker processes).
@@ -46,8 +47,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 12
-# How many path components a file's dotted names go back.
+SUMMARY_VERSION = 13
 _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
     {"pytorch_lightning.LightningModule", "lightning.LightningModule", "lightning.pytorch.LightningModule"}
@@ -66,19 +66,6 @@ _WORTH = re.compile(
     rf"|{result_uses.CALL_NAMED}",
     re.IGNORECASE,
 )
-
-
-def module_names(path: str) -> List[str]:
-    """The dotted names a file may be imported as, shortest first."""
-    parts = [p for p in PurePath(path).with_suffix("").parts if p not in ("", "/", "\\")]
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1]
-    names = []
-    for k in range(1, min(len(parts), bounds.MODULE_NAME_PARTS) + 1):
-        tail = parts[-k:]
-        if all(p.isidentifier() for p in tail):
-            names.append(".".join(tail))
-    return names
 
 
 def summarize(path: str, source: str) -> Optional[Summary]:
@@ -222,10 +209,11 @@ class _Summarizer:
         self.defined = {
             n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         } | {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        top = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 self.classes[node.name] = [self._qualify(b) for b in node.bases if ast_imports.dotted(b) is not None]
-                runs, conditional = self._forward_methods(node)
+                runs, conditional = self._forward_methods(node, top)
                 if runs:
                     self.forwards[node.name] = runs
                 if conditional:
@@ -248,7 +236,7 @@ class _Summarizer:
             "runs_attributes": self.runs_attributes,
         }
 
-    def _forward_methods(self, cls: ast.ClassDef) -> Tuple[List[str], Dict[str, List[str]]]:
+    def _forward_methods(self, cls: ast.ClassDef, top: Dict[str, ast.ClassDef]) -> Tuple[List[str], Dict[str, List[str]]]:
         """The methods of ``cls`` that run a forward of the instance, should it be an
         ``nn.Module`` (which ``Project.method_runs_forward`` asks of the bases): they
         call ``self(...)``, ``self.forward(...)``, a submodule ``self.<attr>(...)``
@@ -259,12 +247,16 @@ class _Summarizer:
         Also, for the other methods, the classes of the project whose instances they
         run: ``self.local_net(x)`` where every ``self.local_net = ...`` builds one
         class that is not ``torch.nn``'s (``LocalSubNet(depth)``); the method runs a
-        forward when one of them derives from ``nn.Module``."""
+        forward when one of them derives from ``nn.Module``.
+
+        What ``self.<attr>`` holds is read from the methods of ``cls`` and of its bases
+        defined in the file (``VQModelInterface(VQModel)`` runs the ``self.encoder``
+        that ``VQModel.__init__`` builds): every assignment counts, overridden or not."""
         methods = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef)}
         built: Dict[str, bool] = {}
         # attr -> the one class every ``self.<attr> = C(...)`` builds, or None
         built_from: Dict[str, Optional[str]] = {}
-        for method in methods.values():
+        for method in list(methods.values()) + [s for base in _file_bases(cls, top) for s in base.body if isinstance(s, ast.FunctionDef)]:
             for node in ast.walk(method):
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -407,6 +399,19 @@ class _Summarizer:
                 self.inference_calls.append([name, inference, node.lineno])
 
 
+def _file_bases(cls: ast.ClassDef, top: Dict[str, ast.ClassDef]) -> List[ast.ClassDef]:
+    """The bases of ``cls`` defined at the top of its file, theirs too, nearest first."""
+    found: List[ast.ClassDef] = []
+    todo = [cls]
+    while todo and len(found) <= bounds.PROJECT_BASE_LEVELS:
+        for b in todo.pop(0).bases:
+            base = top.get(b.id) if isinstance(b, ast.Name) else None
+            if base is not None and base is not cls and base not in found:
+                found.append(base)
+                todo.append(base)
+    return found
+
+
 def _self_attribute(expr: ast.AST, me: str) -> Optional[str]:
     """``x`` for ``self.x``, ``self.x[...]`` (``me`` naming the instance)."""
     while isinstance(expr, ast.Subscript):
@@ -471,20 +476,6 @@ def summary_hash(summary: Summary) -> str:
     return hashlib.sha256(json.dumps(summary, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
 
 
-def project_root(path: str) -> str:
-    """The directory a file's project is taken to be: the parent of the topmost
-    package holding it (directories with an ``__init__.py``), or, for a script,
-    its own directory. Facts flow only between files of one root: a run over
-    several code bases (or over unrelated scripts) keeps them apart."""
-    d = os.path.dirname(os.path.abspath(path))
-    while os.path.isfile(os.path.join(d, "__init__.py")):
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return d
-
-
 @dataclass
 class Project:
     """The summaries of a run's files, by file path."""
@@ -498,7 +489,7 @@ class Project:
         self._by_module: Dict[Tuple[str, str], List[str]] = {}
         for path in sorted(self.summaries):
             root = self.root(path)
-            for name in module_names(path):
+            for name in index_names(path):
                 self._by_module.setdefault((root, name), []).append(path)
         self._module_class: Dict[Tuple[str, str], Optional[bool]] = {}
         # name -> what the summaries say of it, by file in path order: asked once
@@ -527,26 +518,7 @@ class Project:
     # -- classes ---------------------------------------------------------------------
 
     def _module_files(self, root: str, module: str) -> Sequence[str]:
-        """The files of the index that ``import <module>`` may load in the project at
-        ``root``: those of the project itself, else, for a project that is a script's
-        directory (``tools/``), the file at that dotted path below a directory up to
-        ``SCRIPT_ROOT_LEVELS`` above it, where a script that puts the repository's
-        top on ``sys.path`` finds its package (``yolov6/core/engine.py``). Only the
-        full path counts there, not a suffix of it."""
-        found = self._by_module.get((root, module))
-        if found or not module:
-            return found or ()
-        d = root
-        for _ in range(bounds.SCRIPT_ROOT_LEVELS):
-            parent = os.path.dirname(d)
-            if parent == d:
-                break
-            d = parent
-            stem = os.path.join(d, *module.split("."))
-            found = [p for p in self._by_module.get((d, module), ()) if _real_stem(p) in (stem, os.path.join(stem, "__init__"))]
-            if found:
-                return found
-        return ()
+        return find_module_files(self._by_module, root, module)  # see ``find_module_files``
 
     def _classes(self, qualname: str, root: str) -> Iterator[Tuple[str, List[str]]]:
         """(defining file, qualified bases) for each class of the index named ``qualname``."""
@@ -569,12 +541,14 @@ class Project:
 
     def has_class(self, qualname: str, origin: str) -> bool:
         """Whether the index holds a class named ``qualname`` in ``origin``'s project."""
+        qualname = absolute(qualname, origin)
         return any(True for _ in self._classes(qualname, self.root(origin)))
 
     def derives_from_module(self, qualname: str, origin: str, _depth: int = 0) -> Optional[bool]:
         """Whether the class ``qualname`` (``flair.nn.Model``), defined in a file of the
         project of ``origin``, derives from ``nn.Module``; None when no such file
         defines it."""
+        qualname = absolute(qualname, origin)
         if qualname in _MODULE_BASES or is_nn_module_class(qualname):
             return True
         if _depth > bounds.PROJECT_BASE_LEVELS:
@@ -585,7 +559,7 @@ class Project:
         found: Optional[bool] = None
         for path, bases in self._classes(qualname, root):
             found = False
-            module = module_names(path)[-1] if module_names(path) else ""
+            module = own_module(path)
             for base in bases:
                 full = module + base if base.startswith(".") else base
                 if self.derives_from_module(full, origin, _depth + 1):
@@ -601,12 +575,13 @@ class Project:
         """Whether the class ``qualname`` is one of ``targets`` or a file of the project of
         ``origin`` defines it on such a base, directly or through the project's classes
         (``class Variable(autograd.Variable)`` of a project's utilities)."""
+        qualname = absolute(qualname, origin)
         if qualname in targets:
             return True
         if _depth > bounds.PROJECT_BASE_LEVELS:
             return False
         for path, bases in self._classes(qualname, self.root(origin)):
-            module = module_names(path)[-1] if module_names(path) else ""
+            module = own_module(path)
             if any(self.derives_from(module + b if b.startswith(".") else b, origin, targets, _depth + 1) for b in bases):
                 return True
         return False
@@ -615,6 +590,7 @@ class Project:
         """Whether the class ``qualname`` of the project of ``origin`` is a model of a
         framework other than PyTorch: it is one (``paddle.nn.Layer``), or a file of the
         index defines it on such a base, directly or through the project's classes."""
+        qualname = absolute(qualname, origin)
         # Imported here: the project index is loaded for every run, the frameworks
         # table only once a rule asks (a file without triggers never does).
         from gradlint.semantic.frameworks import is_other_framework_class
@@ -624,7 +600,7 @@ class Project:
         if _depth > bounds.PROJECT_BASE_LEVELS or qualname in _MODULE_BASES or is_nn_module_class(qualname):
             return False
         for path, bases in self._classes(qualname, self.root(origin)):
-            module = module_names(path)[-1] if module_names(path) else ""
+            module = own_module(path)
             for base in bases:
                 full = module + base if base.startswith(".") else base
                 if self.derives_from_other_framework(full, origin, _depth + 1):
@@ -635,12 +611,13 @@ class Project:
         """Whether the class ``qualname`` of ``origin``'s project surely derives from no
         ``nn.Module``: a file of the index defines it, each base ``object``, ``abc.ABC``,
         ``typing.Generic``/``Protocol`` or such a class. A base no file defines: False."""
+        qualname = absolute(qualname, origin)
         if _depth > bounds.PROJECT_BASE_LEVELS or qualname in _MODULE_BASES or is_nn_module_class(qualname):
             return False
         root = self.root(origin)
         found = False
         for path, bases in self._classes(qualname, root):
-            module = module_names(path)[-1] if module_names(path) else ""
+            module = own_module(path)
             for base in bases:
                 if base in (".object", "builtins.object") or base in _PLAIN_BASES:
                     continue
@@ -656,6 +633,7 @@ class Project:
         and its own body defines ``method`` as one that runs the instance's forward
         (see ``_Summarizer._forward_methods``). A method inherited from a base is not
         looked for: unknown, so False."""
+        qualname = absolute(qualname, origin)
         if self.derives_from_module(qualname, origin) is not True:
             return False
         for path, name in self._class_files(qualname, self.root(origin)):
@@ -663,8 +641,7 @@ class Project:
             if method in summary.get("forwards", {}).get(name, ()):
                 return True
             # ``self.local_net(x)`` runs a forward when ``local_net``'s class is a module
-            names = module_names(path)
-            here = names[-1] if names else ""
+            here = own_module(path)
             runs = summary.get("forwards_if", {}).get(name, {}).get(method, ())
             return any(self.derives_from_module(here + q if q.startswith(".") else q, origin) is True for q in runs)
         return False
@@ -672,6 +649,7 @@ class Project:
     def forwarding(self, qualname: str, origin: str, key: str) -> Optional[List[Any]]:
         """The ``wraps`` or ``runs_attributes`` entry of the class ``qualname`` (``semantic.ast_forwarders``);
         one read off ``forward`` (its last item) only for a class that derives from ``nn.Module``."""
+        qualname = absolute(qualname, origin)
         for path, name in self._class_files(qualname, self.root(origin)):
             entry = self.summaries[path].get(key, {}).get(name)
             if entry is None or (entry[-1] == "forward" and self.derives_from_module(qualname, origin) is not True):
@@ -730,6 +708,7 @@ class Project:
 
     def returns_eval(self, qualname: str, origin: str) -> FrozenSet[Tuple[int, int]]:
         """Where the function ``qualname`` of ``origin``'s project returns an eval-mode model (``eval_returns``), if one file defines it."""
+        qualname = absolute(qualname, origin)
         module, _, name = qualname.rpartition(".")
         found = [self.summaries[p].get("returns_eval", {}).get(name) for p in self._module_files(self.root(origin), module)]
         return frozenset((i, n) for i, n in found[0]) if len(found) == 1 and found[0] else frozenset()
@@ -738,6 +717,7 @@ class Project:
         """Whether calling an instance of the class ``qualname`` of ``origin``'s project,
         defined by one file, returns a 0-dim tensor (``loss_returns``): its ``__call__``
         does, or its ``forward`` does and it derives from ``nn.Module``."""
+        qualname = absolute(qualname, origin)
         module, _, name = qualname.rpartition(".")
         found = [self.summaries[p].get("zero_dim_calls", {}).get(name) for p in self._module_files(self.root(origin), module)]
         if len(found) != 1 or found[0] is None:
@@ -784,10 +764,6 @@ class Project:
             for path, function, line in self._inference_by_name.get(method, ())
             if path != origin and self.root(path) == root
         ]
-
-
-def _real_stem(path: str) -> str:
-    return os.path.splitext(os.path.abspath(path))[0]
 
 
 def build(sources: Iterable[Tuple[str, str]]) -> Project:

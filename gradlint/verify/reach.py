@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from gradlint.semantic.project import project_root
+from gradlint.semantic.module_files import project_root
 
 # A directory holding one of these is a project's root (as for the config, plus the usual build files).
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
