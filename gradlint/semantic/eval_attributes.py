@@ -23,8 +23,9 @@ class Facts(NamedTuple):
     ends: Callable[[cst.CSTNode, str, bool], bool]  # (statement, model, calls only)
     loads: Callable[[cst.CSTNode, str], List[cst.Call]]  # ``from_pretrained`` loads into self.<attr>
 
-# (the last ``eval()`` of the attribute, assigned since, falls through)
-_State = Tuple[Optional[cst.Call], bool, bool]
+# (the last ``eval()`` of the attribute, assigned since, falls through, untouched:
+# neither assigned, switched nor trained since the method began)
+_State = Tuple[Optional[cst.Call], bool, bool, bool]
 
 
 def leaves_attribute_in_eval(modules: Facts, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
@@ -32,33 +33,40 @@ def leaves_attribute_in_eval(modules: Facts, method: cst.FunctionDef, attr: str)
     in eval mode: see ``eval_attributes``."""
     if not isinstance(method.body, cst.IndentedBlock):
         return None
-    found = _block(modules, method.body.body, attr, (None, False, True), {})
+    found = _block(modules, method.body.body, attr, (None, False, True, True), {})
     return None if found is None or found[1] or not found[2] else found[0]
 
 
 def _block(modules: Facts, body: Sequence[cst.CSTNode], attr: str, at: _State, local: Dict[str, cst.Call]) -> Optional[_State]:
-    """(the last switch, assigned since, falls through) after ``body``; None when it
-    may leave with a new value not in eval mode. An ``if`` is followed branch by
-    branch (one ending in ``raise`` does not fall through); ``modules.<attr> = None``
-    holds nothing a call could run."""
+    """(the last switch, assigned since, falls through, untouched) after ``body``;
+    None when it may leave with a new value not in eval mode. An ``if`` is followed
+    branch by branch (one ending in ``raise`` does not fall through); ``self.<attr> =
+    None`` holds nothing a call could run. A branch that leaves the attribute
+    untouched since the method began (``if cfg: self.net = Net(); self.net.eval()
+    else: self.use_net = False``) keeps the value it had before the call: none in
+    ``__init__``, else one that every setter left in eval mode (``eval_attributes``
+    asks that of each), so it does not spoil the branches that switch it."""
     text = "self." + attr
-    state, dirty, _ = at
+    state, dirty, _, untouched = at
     for stmt in body:
-        if isinstance(stmt, cst.If) and stmt.orelse is not None and attr in self_attributes_assigned(stmt):
+        if isinstance(stmt, cst.If) and attr in self_attributes_assigned(stmt):
             outs: List[Optional[_State]] = []
             branch: Optional[cst.CSTNode] = stmt
             while isinstance(branch, cst.If):
-                outs.append(_block(modules, branch.body.body, attr, (state, dirty, True), dict(local)))
+                outs.append(_block(modules, branch.body.body, attr, (state, dirty, True, untouched), dict(local)))
                 branch = branch.orelse
             else_body = branch.body.body if isinstance(branch, cst.Else) else ()
-            outs.append(_block(modules, else_body, attr, (state, dirty, True), dict(local)))
+            outs.append(_block(modules, else_body, attr, (state, dirty, True, untouched), dict(local)))
             if any(o is None for o in outs):
                 return None
             through = [o for o in outs if o is not None and o[2]]
             if not through:
-                return state, dirty, False
+                return state, dirty, False, untouched
+            touched = [o for o in through if not o[3]]
+            through = touched or through
             state = through[-1][0] if all(o[0] is not None for o in through) else None
             dirty = any(o[1] for o in through)
+            untouched = not touched
             continue
         switch = modules.switch(stmt)
         local = {n: c for n, c in local.items() if not modules.ends(stmt, n, False)}
@@ -78,14 +86,16 @@ def _block(modules: Facts, body: Sequence[cst.CSTNode], attr: str, at: _State, l
         if switch is not None and switch[0].isidentifier():
             local[switch[0]] = switch[1]
         if switch is not None and switch[0] == text:
-            state, dirty = switch[1], False
-        elif state is not None and modules.ends(stmt, text, True):
-            state = None
+            state, dirty, untouched = switch[1], False, False
+        elif (state is not None or untouched) and modules.ends(stmt, text, True):
+            state, untouched = None, False
+        if attr in self_attributes_assigned(stmt):
+            untouched = False
         if dirty and any(isinstance(n, (cst.Return, cst.Yield)) for n in walk(stmt)):
             return None  # it may leave with the new value not yet in eval mode
         if isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(s, cst.Raise) for s in stmt.body):
-            return state, dirty, False
-    return state, dirty, True
+            return state, dirty, False, untouched
+    return state, dirty, True, untouched
 
 
 def _assigns_none(stmt: cst.CSTNode) -> bool:
