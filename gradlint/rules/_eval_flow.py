@@ -99,6 +99,8 @@ class _Region:
     # of a call that make it so (``rules._mode_flag``)
     flag: Optional[str] = None
     constants: Optional[Dict[str, object]] = None
+    # ``if head: head.eval()``: only forwards under ``if head:`` count (``_conditional_regions``)
+    under: Optional[str] = None
 
 
 def _assigned_attributes(func: cst.FunctionDef) -> Set[str]:

@@ -7,7 +7,7 @@ attribute leaves it so) up to what may take it out. Mixed into
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -18,7 +18,7 @@ from gradlint.semantic.containers import container_eval_switch
 from gradlint.semantic.bindings import Binding
 from gradlint.semantic.import_effects import imports_grad_off
 from gradlint.semantic.modules import EvalSwitch
-from gradlint.semantic.syntax import eval_in_chain, is_inference_name, is_model_ref, last_name
+from gradlint.semantic.syntax import all_targets, dotted, eval_in_chain, is_inference_name, is_model_ref, last_name
 from gradlint.semantic.torch_api import is_nn_module_class
 from gradlint.semantic.tree import FunctionScope as Scope, assignment, walk
 
@@ -61,6 +61,8 @@ class EvalRegions:
                         regions.append(self._region(node, i + 1, switch.model, switch.call))
                     if switch is None and type(scope) is cst.FunctionDef:
                         regions += self._flag_region(scope, node, i, stmt)
+                    if switch is None and type(stmt) is cst.If:
+                        regions += self._conditional_regions(node, i, stmt)
             elif (type(node) is cst.For or type(node) is cst.While) and isinstance(node.body, cst.IndentedBlock):
                 if self.preview and type(node) is cst.For and self._inference_loader(node.iter, scope):
                     dedicated.append(node.body)
@@ -100,6 +102,30 @@ class EvalRegions:
         region = self._region(block, i + 1, model, call)
         region.flag, region.constants = flag, constants
         return [region]
+
+    def _conditional_regions(self, block: Block, i: int, stmt: cst.If) -> List[_Region]:
+        """``if answering: answering.eval()``: eval mode from the next statement on, on
+        the path where the test held. Only forwards under the same test count (``if
+        answering: out = answering(out)``): they run only on that path. A forward
+        outside it runs on the other path too, in a mode the code leaves open. The
+        test is a name or an attribute that nothing after it rebinds, and the ``if``
+        has no ``else`` (which could switch the other way)."""
+        key = dotted(stmt.test) if isinstance(stmt.test, (cst.Name, cst.Attribute)) else None
+        if key is None or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
+            return []
+        modules = self.ctx.semantic.modules
+        if _rebinds(block.body[i + 1 :], {key, key.split(".")[0]}):
+            return []
+        body = stmt.body.body
+        found = []
+        for k, sub in enumerate(body):
+            switch = modules.eval_switch(sub)
+            if switch is None or any(modules.ends_eval_mode(s, switch.model) for s in body[k + 1 :]):
+                continue
+            region = self._region(block, i + 1, switch.model, switch.call)
+            region.constants, region.under = {key: True}, key
+            found.append(region)
+        return found
 
     def _left_by_with(self, stmt: cst.CSTNode) -> Optional[EvalSwitch]:
         """``with torch.no_grad(): model.eval()``: eval mode is the module's state, not
@@ -363,7 +389,7 @@ class EvalRegions:
         out: List[_Region] = []
         for r in sorted(regions, key=lambda r: (id(r.block), r.start)):
             last = out[-1] if out else None
-            if last is not None and last.block is r.block and r.start < last.end and last.flag == r.flag:
+            if last is not None and last.block is r.block and r.start < last.end and last.flag == r.flag and last.under == r.under:
                 last.end = max(last.end, r.end)
                 last.models |= r.models
                 for m, switch in r.eval_line.items():
@@ -371,7 +397,7 @@ class EvalRegions:
                 known = {id(c) for c, _ in last.calls}
                 last.calls += [(c, m) for c, m in r.calls if id(c) not in known]
             else:
-                out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line), list(r.calls), r.flag, r.constants))
+                out.append(_Region(r.block, r.start, r.end, set(r.models), dict(r.eval_line), list(r.calls), r.flag, r.constants, r.under))
         order = self.ctx.tree.order
         for r in out:
             r.calls.sort(key=lambda cm: order(cm[0])[0])  # source order, without rendering for positions
@@ -392,3 +418,30 @@ def _tuple_of_evals(code_for: Callable[[cst.CSTNode], str], stmt: cst.CSTNode) -
         if call is not None and type(element) is cst.Element and is_model_ref(base):
             found.append(EvalSwitch(code_for(base), call, stmt))
     return found
+
+
+def _rebinds(stmts: Sequence[cst.CSTNode], names: Set[str]) -> bool:
+    """Whether ``stmts`` assign any of ``names`` (dotted), as a target of any kind."""
+    for stmt in stmts:
+        for node in walk(stmt):
+            targets: List[cst.BaseExpression] = []
+            if isinstance(node, cst.Assign):
+                targets = [t.target for t in node.targets]
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+                targets = [node.target]
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                targets = [node.asname.name]
+            if any(dotted(t) in names for target in targets for t in all_targets(target)):
+                return True
+    return False
+
+
+def under_test(tree, call: cst.Call, test: str) -> bool:
+    """Whether ``call`` runs only where an ``if <test>:`` (``test`` dotted) took its body."""
+    node: Optional[cst.CSTNode] = call
+    while node is not None:
+        parent = tree.parent(node)
+        if isinstance(parent, cst.If) and node is parent.body and dotted(parent.test) == test:
+            return True
+        node = parent
+    return False

@@ -53,7 +53,7 @@ from gradlint.rules._eval_flow import (
 from gradlint.rules._gates import word
 from gradlint.rules._mode_calls import check_mode_calls, overrides, plain_eval_object
 from gradlint.rules._mode_flag import live_pieces, modes_off
-from gradlint.rules._eval_regions import EvalRegions
+from gradlint.rules._eval_regions import EvalRegions, under_test
 from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._submodules import own_layer_forward
 from gradlint.rules._safety import grad_guard, guard_changes_more_than_graph, in_async_function
@@ -213,13 +213,12 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
         for region in self._merged([r for r in regions if r.calls]):
             self._check_region(scope, region)
         for region in regions if scope not in self._hooks else ():
-            if not region.flag:  # the helper may run on the flag's true path only
+            if region.constants is None:  # the helper may run on a path the constants rule out
                 self._check_helpers(scope, region)
         return True
 
     def _unguarded_calls(self, scope: Scope, region: _Region) -> List[Tuple[cst.Call, str]]:
-        """The forward calls of the region's (unfrozen) model that run with gradients on
-        and record a graph."""
+        """The forward calls of the region's (unfrozen) model that run with grad on and record a graph."""
         sem = self.ctx.semantic
         models = frozenset(region.models) - sem.modules.frozen_models_in(scope)
         stmts = region.block.body[region.start : region.end]
@@ -231,6 +230,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
             if self._records(call, scope)
             and not other_framework_call(self.ctx.semantic, call)
             and (live is None or any(sem.tree.is_inside(piece, call) for piece in live))
+            and (region.under is None or under_test(sem.tree, call, region.under))
         ]
 
     def _drop_self_checks(self, scope: Scope, regions: Sequence[_Region]) -> None:
@@ -797,3 +797,4 @@ def _numpy_of_unknown(sem, call: cst.Call) -> bool:
     if not (isinstance(func, cst.Attribute) and func.attr.value == "numpy") or call.args:
         return False
     return not sem.escape.graph_free(func.value)
+
