@@ -143,9 +143,10 @@ def _keeps_log_probs(stmt: cst.CSTNode) -> bool:
     return any(isinstance(n, cst.Call) and last_name(n.func) == "log_prob" for n in walk(stmt))
 
 
-def _bound_params(func: cst.FunctionDef, call: cst.Call) -> Iterable[Tuple[str, cst.BaseExpression]]:
-    """(parameter name, argument) for the plain positional and keyword arguments of ``call``."""
-    params = [*func.params.posonly_params, *func.params.params]
+def _bound_params(func: cst.FunctionDef, call: cst.Call, skip: int = 0) -> Iterable[Tuple[str, cst.BaseExpression]]:
+    """(parameter name, argument) for the plain positional and keyword arguments of
+    ``call``; ``skip``: leading parameters the call fills otherwise (``self``)."""
+    params = [*func.params.posonly_params, *func.params.params][skip:]
     by_name = {p.name.value for p in [*params, *func.params.kwonly_params]}
     for i, arg in enumerate(call.args):
         if arg.star:

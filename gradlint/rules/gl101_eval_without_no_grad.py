@@ -53,6 +53,7 @@ from gradlint.rules._eval_flow import (
 from gradlint.rules._gates import word
 from gradlint.rules._mode_calls import check_mode_calls, overrides, plain_eval_object
 from gradlint.rules._mode_flag import live_pieces, modes_off
+from gradlint.rules._eval_helpers import EvalHelpers
 from gradlint.rules._eval_regions import EvalRegions, under_test
 from gradlint.rules._inference_code import InferenceCode
 from gradlint.rules._submodules import own_layer_forward
@@ -112,7 +113,7 @@ _OTHER_FRAMEWORK = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|tensorflow|ker
 _TEST_SUPPORT = re.compile(r"(^|/)(tests|test)/(.*/)?[^/]*\.py$")
 
 
-class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
+class EvalWithoutNoGrad(InferenceCode, EvalRegions, EvalHelpers, Rule):
     code = "GL101"
     triggers = (".eval(", ".train(", "def", "for")
     # ``m.eval()`` or ``m.train(False)`` / ``m.train(mode=False)`` (``semantic.eval_switch``),
@@ -485,32 +486,6 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, Rule):
             self.report(call, fix=fix, state=state, cause=cause)
 
     # -- eval() in the caller, forwards in a helper ------------------------------------
-
-    def _check_helpers(self, scope: Scope, region: _Region) -> None:
-        """Functions of this file that the region hands its model to (``_run_batches(model,
-        loader)`` after ``model.eval()``): their forwards of that parameter run in eval
-        mode too, with the helper's grad mode."""
-        sem = self.ctx.semantic
-        code_for = self.ctx.code_for
-        reported: Set[int] = set()  # helpers reported at a call of the region (``_check_helper_call``)
-        for stmt in region.block.body[region.start : region.end]:
-            if type(stmt) in (cst.FunctionDef, cst.ClassDef):
-                continue
-            for call in walk(stmt):
-                if type(call) is not cst.Call or type(call.func) is not cst.Name:
-                    continue
-                if sem.gradmode.guard_at(call) is not None or self._under_other_guard(call, scope):
-                    continue
-                helper = sem.calls.local_function(call)
-                if helper is None or helper is scope or helper.name.value in _TRAINING_HOOKS or helper.asynchronous:
-                    continue
-                for param, arg in _bound_params(helper, call):
-                    model = code_for(arg)
-                    for inner, name in handed_on(sem, helper, param) if model in region.models else ():
-                        self._check_helper(inner, name, region.eval_line[model])
-                    if model in region.models and id(helper) not in reported:
-                        if self._check_helper_call(helper, param, call, model, region.eval_line[model]):
-                            reported.add(id(helper))
 
     def _check_helper_call(self, helper: cst.FunctionDef, param: str, call: cst.Call, model: str, switch: Union[cst.CSTNode, int]) -> bool:
         """A step shared with training (``run_epoch(model, loader, loss_fn, optimizer)``,
