@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from gradlint.rules._eval_flow import _TRAINING_HOOKS, _bound_params, _rebound_names, _Region, handed_on
+from gradlint.rules._eval_flow import _TRAINING_HOOKS, _bound_params, _Region, handed_on
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
 if TYPE_CHECKING:
@@ -56,11 +56,10 @@ class EvalHelpers:
                     continue
                 if method is not None and any(c is call for c, _ in self._forwards(call, frozenset(region.models))):
                     continue  # a forward at the call already (``_passed_models``): reported there
-                rebound = _rebound_names(helper)
                 for param, arg in _bound_params(helper, call, skip=1 if method is not None else 0):
                     model = code_for(arg)
-                    if param in rebound:
-                        continue  # it may hold something else where it runs
+                    if model in region.models and sem.modules.ends_eval_mode(helper.body, param):
+                        continue  # rebound to something else (``model = self.others[0]``) or trained
                     for inner, name in handed_on(sem, helper, param) if model in region.models else ():
                         self._check_helper(inner, name, region.eval_line[model])
                     if model in region.models and id(helper) not in reported and method is None:

@@ -2,7 +2,8 @@
 keeps two text encoders in eval mode and hands each to its own method, which runs
 the one it is given and returns NumPy arrays: the forward records a graph nothing
 uses. So does a helper that reduces what it runs to a float, whichever caller hands
-it an encoder in eval mode (the student's training step hands it one in train mode).
+it an encoder in eval mode (the student's training step hands it one in train mode),
+and a function that moves the model it is given to a device first.
 
 Not reported: a method whose output keeps its graph (its caller decides).
 """
@@ -43,3 +44,13 @@ class Pipeline:
         loss = self.student(tokens).pow(2).mean()
         loss.backward()
         optimizer.step()
+
+
+def stitch(model, graph, device):
+    model = model.to(device)
+    return model(graph).argmax(1).tolist()  # expect: GL101:12
+
+
+def stitch_all(model, graphs, device):
+    model.eval()
+    return [stitch(model, g, device) for g in graphs]
