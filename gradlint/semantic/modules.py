@@ -389,7 +389,7 @@ class Modules(ModuleEvidence):
         for method in methods:
             for attr in self_attributes_assigned(method):
                 assigned.setdefault(attr, []).append(method)
-        for attr, setters in assigned.items():
+        for attr, setters in sorted(assigned.items()):  # ``self_attributes_assigned`` is a set: keep the order fixed
             text = "self." + attr
             switches = [self._leaves_attribute_in_eval(m, attr) for m in setters]
             if any(sw is None for sw in switches):
