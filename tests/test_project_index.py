@@ -550,3 +550,63 @@ def test_a_relative_import_through_a_directory_without_init_finds_the_class(tmp_
     assert findings("--no-cache", "--select", "GL101", *files) == [("pipeline.py", "GL101", 10)]
     summary = project.summarize("autoencoder.py", AUTOENCODER)
     assert summary["forwards"] == {"VQModelInterface": ["encode"]}
+
+
+FACTORIES = """\
+import torch
+from torch import nn
+
+from .blocks import Backbone
+
+
+class Net(nn.Module):
+    pass
+
+
+def create_model(opt):
+    if opt.big:
+        model = Net()
+    else:
+        model = Backbone(opt)
+    model.load_state_dict(torch.load(opt.path))
+    if opt.gpus:
+        model = nn.DataParallel(model)
+    return model
+
+
+def build(opt):
+    return Net().to(opt.device).eval()
+
+
+def get_optimizer(model):
+    return torch.optim.Adam(model.parameters())
+
+
+def load(path):
+    return torch.load(path)
+
+
+def pick(models, i):
+    return models[i]
+"""
+
+
+@pytest.mark.parametrize(("backbone", "expected"), [("class Backbone(torch.nn.Module):\n    pass\n", True), ("class Backbone:\n    pass\n", False)])
+def test_a_function_of_another_file_that_builds_and_returns_a_module_is_a_module_factory(tmp_path, monkeypatch, backbone, expected):
+    # ``create_model`` picks one of two classes; it is a factory of modules only when both are
+    summary = project.summarize("models/factories.py", FACTORIES)
+    assert summary["factories"] == {
+        "create_model": [".Net", "models.blocks.Backbone", "torch.nn.DataParallel"],
+        "build": [".Net"],
+        "get_optimizer": ["torch.optim.Adam"],
+        "load": ["torch.load"],
+    }
+    package = _package(tmp_path, monkeypatch, "models", {"__init__.py": "", "factories.py": FACTORIES, "blocks.py": "import torch\n\n\n" + backbone})
+    files = [str(p) for p in sorted(package.glob("*.py"))]
+    index = project.build([(f, Path(f).read_text()) for f in files])
+    origin = str(tmp_path / "run.py")
+    assert index.factory_returns_module("models.factories.create_model", origin) is expected
+    assert index.factory_returns_module("models.factories.build", origin) is True
+    assert index.factory_returns_module("models.factories.get_optimizer", origin) is False
+    assert index.factory_returns_module("models.factories.load", origin) is False
+    assert index.factory_returns_module("models.factories.pick", origin) is False

@@ -168,12 +168,14 @@ class ModuleEvidence:
 
     def _imported_module_class(self, ref: cst.BaseExpression) -> bool:
         """``Net`` imported from another file of the run (or of the project index) whose
-        class hierarchy reaches ``nn.Module`` there: ``Net(...)`` builds a module."""
+        class hierarchy reaches ``nn.Module`` there: ``Net(...)`` builds a module; so
+        does a function there that builds and returns one (``create_model(opt)``)."""
         index = self.model.project
         names = self.model.names
         if index is None or not names.is_imported(ref):
             return False
-        return any(index.derives_from_module(q, self.model.path) for q in names.qualnames(ref))
+        path = self.model.path
+        return any(index.derives_from_module(q, path) or index.factory_returns_module(q, path) for q in names.qualnames(ref))
 
     def _module_in_project(self, base: cst.BaseExpression, defs: Dict[str, cst.ClassDef]) -> bool:
         """Whether the imported base class ``base`` derives from ``nn.Module`` in another

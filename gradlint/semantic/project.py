@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import (ast_decorators, ast_forwarders, ast_frozen, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns,
+from gradlint.semantic import (ast_decorators, ast_factories, ast_forwarders, ast_frozen, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns,
                                result_uses)
 from gradlint.semantic.module_files import absolute, find_module_files, index_names, module_names, own_module, project_root
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
@@ -121,6 +121,8 @@ def valid(summary: object) -> bool:
         and all(isinstance(v, list) and len(v) == 2 and all(type(n) is int for n in v) for v in functions.values())
         and isinstance(stars, list) and all(isinstance(m, str) for m in stars)
         and isinstance(forwards_if, dict)
+        and isinstance(summary.get("factories"), dict)
+        and all(isinstance(v, list) and all(isinstance(q, str) for q in v) for v in summary["factories"].values())
         and all(
             isinstance(v, dict) and all(isinstance(m, list) and all(isinstance(q, str) for q in m) for m in v.values())
             for v in forwards_if.values()
@@ -191,6 +193,8 @@ class _Summarizer:
         # -> [attributes, method]: what calling an instance runs (``semantic.ast_forwarders``)
         self.wraps: Dict[str, List[object]] = {}
         self.runs_attributes: Dict[str, List[object]] = {}
+        # function name -> the classes it may build and return (``semantic.ast_factories``)
+        self.factories: Dict[str, List[str]] = {}
         # callee name -> [call sites, call sites under no_grad]: by the last name, as
         # methods are called (``agent.act(x)``; the receiver's class is rarely known)
         self.calls: Dict[str, List[int]] = {}
@@ -225,6 +229,7 @@ class _Summarizer:
                 if attributes is not None:
                     self.runs_attributes[node.name] = attributes
         self._block(tree.body, no_grad=False, inference=None)
+        self.factories = ast_factories.factories(tree, lambda e: self._qualify(e) if ast_imports.dotted(e) else None)
         return {
             "classes": self.classes,
             "calls": self.calls,
@@ -234,6 +239,7 @@ class _Summarizer:
             "function_calls": self.function_calls,
             "wraps": self.wraps,
             "runs_attributes": self.runs_attributes,
+            "factories": self.factories,
         }
 
     def _forward_methods(self, cls: ast.ClassDef, top: Dict[str, ast.ClassDef]) -> Tuple[List[str], Dict[str, List[str]]]:
@@ -543,6 +549,18 @@ class Project:
         """Whether the index holds a class named ``qualname`` in ``origin``'s project."""
         qualname = absolute(qualname, origin)
         return any(True for _ in self._classes(qualname, self.root(origin)))
+
+    def factory_returns_module(self, qualname: str, origin: str) -> bool:
+        """Whether the function ``qualname`` of a file of ``origin``'s project builds and
+        returns an ``nn.Module`` whichever class it picks (``semantic.ast_factories``)."""
+        qualname = absolute(qualname, origin)
+        module, _, name = qualname.rpartition(".")
+        files = self._module_files(self.root(origin), module)
+        built = [self.summaries[p].get("factories", {}).get(name) for p in files]
+        if len(built) != 1 or not built[0]:
+            return False
+        here = own_module(files[0])
+        return all(self.derives_from_module(here + q if q.startswith(".") else q, origin) is True for q in built[0])
 
     def derives_from_module(self, qualname: str, origin: str, _depth: int = 0) -> Optional[bool]:
         """Whether the class ``qualname`` (``flair.nn.Model``), defined in a file of the
