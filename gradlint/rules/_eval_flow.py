@@ -441,6 +441,28 @@ def reported_alone(sem, helper: cst.FunctionDef, regions: Sequence["_Region"], f
     return any(not loaded_in_eval_only(sem, helper, r, forwards(r)) for r in regions)
 
 
+# A unit test's loop over at most this many literal items (``for k in range(2)``)
+# keeps a handful of small graphs until the test returns: nothing worth a change.
+_FEW_ITERATIONS = 8
+
+
+def few_iterations(loop: cst.CSTNode) -> bool:
+    """Whether ``loop`` is a ``for`` over a literal range (``range(2)``, ``range(1, 4)``)
+    or a literal list or tuple of at most ``_FEW_ITERATIONS`` items."""
+    if not isinstance(loop, cst.For):
+        return False
+    it = loop.iter
+    if isinstance(it, (cst.List, cst.Tuple)):
+        return len(it.elements) <= _FEW_ITERATIONS and not any(isinstance(e, cst.StarredElement) for e in it.elements)
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range" and 1 <= len(it.args) <= 2):
+        return False
+    bounds_ = [a.value for a in it.args]
+    if any(a.keyword is not None or a.star or not isinstance(b, cst.Integer) for a, b in zip(it.args, bounds_)):
+        return False
+    values = [int(b.value.replace("_", ""), 0) for b in bounds_ if isinstance(b, cst.Integer)]
+    return (values[-1] - (values[0] if len(values) == 2 else 0)) <= _FEW_ITERATIONS
+
+
 def runs_once(sem, scope: Scope, call: cst.Call, depth: int = 0) -> bool:
     """The premise "the forward runs more than once or its graph is held" (issue
     26), proven false: ``call`` is outside any loop of ``scope``, and ``scope``

@@ -39,6 +39,7 @@ from gradlint.rules._eval_flow import (
     _suspends,
     _without_definitions,
     accumulated_in_loop,
+    few_iterations,
     collected_in_list,
     handed_on,
     hands_model_to_caller_code,
@@ -280,7 +281,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, EvalHelpers, Rule):
         if self._is_unit_test(scope):
             # A test's graphs are freed when it returns: only graphs that pile up in a
             # loop (outputs collected across iterations) cost anything worth a change.
-            return in_loop and sem.escape.flows(scope).accumulates([call], sem.tree, loop)  # type: ignore[arg-type]
+            return in_loop and not few_iterations(loop) and sem.escape.flows(scope).accumulates([call], sem.tree, loop)  # type: ignore
         parent = sem.tree.parent(call)
         if isinstance(parent, cst.Expr) and not in_loop:
             return False  # ``model(dummy)`` once, output dropped (calibration, warm-up): freed at once
