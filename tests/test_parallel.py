@@ -191,6 +191,7 @@ def test_summaries_made_by_workers_are_those_of_a_serial_run():
         "function_calls": {"torch.no_grad": [1, 0], "*helper7": [1, 1]},
         "wraps": {},
         "runs_attributes": {},
+        "factories": {},
         "stars": [],
         "dropped": {},
         "exports": {},
