@@ -708,14 +708,24 @@ _LATER_BATCHES = {
                  {"GL101": (0, 9), "GL105": (0, 1), "GL106": (2, 2), "GL301": (0, 6), "all": (2, 18)}, (8, 0), 15),
     "batch-27": ("095d1db", {"GL106": (2, 2), "GL107": (6, 6), "all": (8, 8)}, (2, 0),
                  {"GL101": (0, 4), "GL106": (2, 2), "GL107": (6, 6), "GL301": (0, 10), "all": (8, 22)}, (4, 2), 17),
+    "batch-28": ("0375fde", {"GL002": (12, 12), "GL101": (0, 5), "GL106": (1, 1), "all": (13, 18)}, (7, 0),
+                 {"GL002": (12, 12), "GL101": (0, 9), "GL106": (1, 1), "GL201": (0, 4), "GL202": (0, 2), "GL301": (0, 10), "all": (13, 38)},
+                 (9, 0), 12),
 }
 
 
 @pytest.mark.parametrize("batch", sorted(_LATER_BATCHES))
 def test_later_batch_first_sight_figures_are_those_the_docs_report(batch):
     revision, figures, fixes, preview_figures, preview_fixes, kept = _LATER_BATCHES[batch]
-    first, preview = fs.batch_runs(fs.HERE / batch)
+    runs = fs.batch_runs(fs.HERE / batch)  # findings.tsv first; runs after tuning (``after-*``) as well
+    first, preview = runs[0], next(r for r in runs if r.name == f"preview-{revision}")
     _judged_run(first, "findings", revision, figures, fixes)
     _judged_run(preview, f"preview-{revision}", f"{revision} --preview", preview_figures, preview_fixes)
     _kept_and_at_the_batch_commits(first, preview, batch, kept, with_first=True)
 
+
+
+def test_batch_twenty_eight_after_tuning_keeps_every_judgement():
+    # docs/precision.md ("Batch 28") and batch-28/summary.md: 13 of 14 at 000ccb4
+    runs = {r.name: r for r in fs.batch_runs(fs.HERE / "batch-28")}
+    _judged_run(runs["after-000ccb4"], "after-000ccb4", "000ccb4", {"GL002": (12, 12), "GL101": (0, 1), "GL106": (1, 1), "all": (13, 14)}, (7, 0))
