@@ -115,17 +115,23 @@ def _assigned_attributes(func: cst.FunctionDef) -> Set[str]:
     return found
 
 
+def bound_targets(node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """The targets ``node`` binds: of an assignment (plain, augmented, annotated, ``:=``),
+    of a ``for`` (a comprehension's too) or of a ``with ... as``."""
+    if isinstance(node, cst.Assign):
+        return [t.target for t in node.targets]
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        return [node.target]
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return [node.asname.name]
+    return []
+
+
 def _rebound_names(func: cst.FunctionDef) -> Set[str]:
     """Names that ``func``'s body binds (``model = ...``, ``for model in ...``)."""
     found: Set[str] = set()
     for node in walk(func.body, into_functions=True):
-        targets: List[cst.BaseExpression] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
-            targets = [node.target]
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            targets = [node.asname.name]
+        targets = bound_targets(node)
         while targets:
             t = targets.pop()
             if isinstance(t, cst.Name):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, List, Optional, Seq
 
 import libcst as cst
 
-from gradlint.rules._eval_flow import Block, _assigned_attributes, _Region
+from gradlint.rules._eval_flow import Block, _assigned_attributes, _Region, bound_targets
 from gradlint.rules._mode_calls import duck_eval
 from gradlint.rules._mode_flag import false_constants, flag_switch
 from gradlint.semantic.containers import container_eval_switch
@@ -422,18 +422,9 @@ def _tuple_of_evals(code_for: Callable[[cst.CSTNode], str], stmt: cst.CSTNode) -
 
 def _rebinds(stmts: Sequence[cst.CSTNode], names: Set[str]) -> bool:
     """Whether ``stmts`` assign any of ``names`` (dotted), as a target of any kind."""
-    for stmt in stmts:
-        for node in walk(stmt):
-            targets: List[cst.BaseExpression] = []
-            if isinstance(node, cst.Assign):
-                targets = [t.target for t in node.targets]
-            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
-                targets = [node.target]
-            elif isinstance(node, cst.WithItem) and node.asname is not None:
-                targets = [node.asname.name]
-            if any(dotted(t) in names for target in targets for t in all_targets(target)):
-                return True
-    return False
+    return any(
+        dotted(t) in names for stmt in stmts for node in walk(stmt) for target in bound_targets(node) for t in all_targets(target)
+    )
 
 
 def under_test(tree, call: cst.Call, test: str) -> bool:
