@@ -412,6 +412,67 @@ def gl101_extra() -> Iterator[Program]:
             return scores(batches), REGISTRY["scores"](batches), peaks(batches), peaks.__doc__
         """)
 
+    # ``if head: head.eval()`` then ``if head: out = head(out)``: the fix decorates the
+    # evaluation, so the backbone's forward runs guarded too; only ints come back.
+    yield _prog("GL101", "conditional-eval", "same-test-forward", """
+        import torch
+        from torch import nn, randn
+
+        backbone = nn.Linear(4, 3)
+        head = nn.Linear(3, 2)
+
+
+        def evaluate(batches, gnn, answering):
+            if answering:
+                answering.eval()
+            correct = 0
+            for xb in batches:
+                out = gnn(xb)
+                if answering:
+                    out = answering(out)
+                correct += int((out.argmax(dim=1) == 0).sum())
+            return correct
+
+
+        def run():
+            batches = [randn(5, 4) for _ in range(2)]
+            return evaluate(batches, backbone, head), evaluate(batches, backbone, None), backbone.weight.grad
+        """)
+
+    # A method handed an eval-mode encoder by one caller and a training student by
+    # another: the fix guards its forward, which only ever returns a float, so the
+    # student's own training step (outside the helper) gets the same gradients.
+    yield _prog("GL101", "method-helper", "shared-with-training", """
+        import torch
+        from torch import nn, randn
+
+
+        class Pipeline:
+            def __init__(self):
+                torch.manual_seed(0)
+                self.teacher = nn.Linear(4, 4)
+                self.teacher.eval()
+                self.student = nn.Linear(4, 4)
+
+            def describe(self, encoder, x):
+                return encoder(x).mean().item()
+
+            def log_teacher(self, x):
+                return self.describe(self.teacher, x)
+
+            def train_step(self, x):
+                seen = self.describe(self.student, x)
+                loss = self.student(x).pow(2).mean()
+                loss.backward()
+                return seen
+
+
+        def run():
+            p = Pipeline()
+            x = randn(3, 4)
+            return p.log_teacher(x), p.train_step(x), p.student.weight.grad
+        """)
+
     # An owner whose network ``__init__`` switched and then moved (the move keeps the
     # mode); ``process`` returns only what NumPy computes from the detached output.
     yield _prog("GL101", "numpy-result-returned", "owner-moved-model", """
