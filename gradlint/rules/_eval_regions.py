@@ -114,13 +114,15 @@ class EvalRegions:
         if key is None or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
             return []
         modules = self.ctx.semantic.modules
-        if _rebinds(block.body[i + 1 :], {key, key.split(".")[0]}):
-            return []
         body = stmt.body.body
+        switches = [(k, s) for k, s in ((k, modules.eval_switch(sub)) for k, sub in enumerate(body)) if s is not None]
+        # Asked of every ``if`` of every block: the walk of the statements after it
+        # only for the rare one that switches a model.
+        if not switches or _rebinds(block.body[i + 1 :], {key, key.split(".")[0]}):
+            return []
         found = []
-        for k, sub in enumerate(body):
-            switch = modules.eval_switch(sub)
-            if switch is None or any(modules.ends_eval_mode(s, switch.model) for s in body[k + 1 :]):
+        for k, switch in switches:
+            if any(modules.ends_eval_mode(s, switch.model) for s in body[k + 1 :]):
                 continue
             region = self._region(block, i + 1, switch.model, switch.call)
             region.constants, region.under = {key: True}, key
