@@ -110,7 +110,8 @@ class EvalRegions:
         outside it runs on the other path too, in a mode the code leaves open. The
         test is a name or an attribute that nothing after it rebinds, and the ``if``
         has no ``else`` (which could switch the other way)."""
-        key = dotted(stmt.test) if isinstance(stmt.test, (cst.Name, cst.Attribute)) else None
+        module_test = self._module_test(stmt.test)
+        key = dotted(stmt.test) if isinstance(stmt.test, (cst.Name, cst.Attribute)) else module_test
         if key is None or stmt.orelse is not None or not isinstance(stmt.body, cst.IndentedBlock):
             return []
         modules = self.ctx.semantic.modules
@@ -125,9 +126,23 @@ class EvalRegions:
             if any(modules.ends_eval_mode(s, switch.model) for s in body[k + 1 :]):
                 continue
             region = self._region(block, i + 1, switch.model, switch.call)
-            region.constants, region.under = {key: True}, key
+            if switch.model != module_test:
+                region.constants, region.under = {key: True}, key
+            # else ``if isinstance(net, nn.Module): net.eval()`` (d2l's evaluate_accuracy):
+            # where the test fails ``net`` is no module, and where it holds every later
+            # forward of ``net`` runs in eval mode, under the test or not
             found.append(region)
         return found
+
+    def _module_test(self, test: cst.BaseExpression) -> Optional[str]:
+        """``x`` for ``isinstance(x, torch.nn.Module)`` or another ``torch.nn`` module
+        class (``x`` a name)."""
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2):
+            return None
+        subject, kind = test.args[0].value, test.args[1].value
+        if not isinstance(subject, cst.Name) or not isinstance(kind, (cst.Name, cst.Attribute)):
+            return None
+        return subject.value if any(is_nn_module_class(q) for q in self.ctx.semantic.names.qualnames(kind)) else None
 
     def _left_by_with(self, stmt: cst.CSTNode) -> Optional[EvalSwitch]:
         """``with torch.no_grad(): model.eval()``: eval mode is the module's state, not
