@@ -195,7 +195,7 @@ def test_summaries_made_by_workers_are_those_of_a_serial_run():
         "stars": [],
         "dropped": {},
         "exports": {},
-        "v": 13,
+        "v": 14,
     }
     assert session._summarize(pending, 2) == serial
     assert session._PENDING == []  # nothing kept past the run

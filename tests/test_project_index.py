@@ -342,6 +342,9 @@ def test_a_module_that_switches_gradients_off_at_import_leaves_its_importers_wit
 
 
 DOCS = """\
+import contextlib
+import functools
+
 import torch
 
 
@@ -359,12 +362,29 @@ def guarded(fn):
             return fn(*args)
 
     return run
+
+
+@contextlib.contextmanager
+def fixed_seed(seed):
+    state = torch.get_rng_state()
+    torch.manual_seed(seed)
+    yield
+    torch.set_rng_state(state)
+
+
+def seeded(fn):
+    @functools.wraps(fn)
+    def run(*args):
+        with fixed_seed(0):
+            return fn(*args)
+
+    return run
 """
 
 ENSEMBLE = """\
 from torch import nn
 
-from .docs import guarded, model_doc
+from .docs import guarded, model_doc, seeded
 
 
 class Ensemble(nn.Module):
@@ -381,14 +401,17 @@ class Ensemble(nn.Module):
 """
 
 
-@pytest.mark.parametrize("decorator, expected", [("model_doc(\"Accuracy.\")", [("ensemble.py", "GL101", 15)]), ("guarded", [])])
+@pytest.mark.parametrize(
+    "decorator, expected", [("model_doc(\"Accuracy.\")", [("ensemble.py", "GL101", 15)]), ("seeded", [("ensemble.py", "GL101", 15)]), ("guarded", [])]
+)
 def test_a_decorator_of_another_file_that_hands_back_the_function_leaves_grad_mode_alone(tmp_path, monkeypatch, decorator, expected):
-    # a relative import of the package's docstring helper (a factory); a decorator
-    # that wraps the method may run it under no_grad, as this one does
+    # a relative import of the package's docstring helper (a factory), or a wrapper
+    # that seeds the generator around the call; a wrapper that enters no_grad turns
+    # gradients off, as ``guarded`` does
     _package(tmp_path, monkeypatch, "ens", {"__init__.py": "", "docs.py": DOCS, "ensemble.py": ENSEMBLE.format(decorator=decorator)})
     monkeypatch.chdir(tmp_path / "ens")
     assert findings("--no-cache", "--select", "GL101", "ensemble.py") == expected
-    assert project.summarize("ens/docs.py", DOCS)["identity_decorators"] == {"model_doc": "factory"}
+    assert project.summarize("ens/docs.py", DOCS)["identity_decorators"] == {"model_doc": "factory", "seeded": "wrapper"}
 
 
 INCEPTION = """\

@@ -5,7 +5,7 @@ fix share. Only GL101 uses them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import ast
 import builtins
@@ -15,7 +15,7 @@ import os
 import libcst as cst
 
 from gradlint.semantic import bounds, result_uses
-from gradlint.semantic.ast_decorators import FACTORY, PLAIN, identity_kind, is_identity
+from gradlint.semantic.ast_decorators import FACTORY, PLAIN, WRAPPER, is_identity, summary_entry
 from gradlint.semantic.syntax import called_module, is_eval_call, last_name
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -55,25 +55,25 @@ def neutral_decorator(sem, module: cst.Module, expr: cst.BaseExpression) -> bool
     names = sem.names.qualnames(target)
     if names and all(q in _NEUTRAL_DECORATORS or q.startswith(_NEUTRAL_DECORATOR_PREFIXES) for q in names):
         return True
+    kinds = (FACTORY,) if called else (PLAIN, WRAPPER)
     if isinstance(target, cst.Name) and not sem.names.is_imported(target):
         defined = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == target.value]
-        return len(defined) == 1 and _identity_kind_of(module.code_for_node(defined[0])) == (FACTORY if called else PLAIN)
+        return len(defined) == 1 and _decorator_kinds(sem.source).get(target.value) in kinds
     index = sem.project
     if index is None or len(names) != 1 or not sem.names.is_imported(target):
         return False
-    return is_identity(index, next(iter(names)), sem.path, called)
+    return is_identity(index, next(iter(names)), sem.path, called, wrappers=True)
 
 
-@functools.lru_cache(maxsize=256)
-def _identity_kind_of(code: str) -> Optional[str]:
-    """``ast_decorators.identity_kind`` of a function of the file, given as its code:
-    read once per text, however many functions it decorates."""
+@functools.lru_cache(maxsize=4)
+def _decorator_kinds(code: str) -> Mapping[str, str]:
+    """``ast_decorators.summary_entry`` of the file, given as its code: read once per
+    text, however many functions its decorators decorate."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return None
-    func = tree.body[0] if tree.body else None
-    return identity_kind(func) if isinstance(func, ast.FunctionDef) else None
+        return {}
+    return summary_entry(tree).get("identity_decorators", {})
 
 
 # Calls that cannot record a graph; statements made only of them may run under

@@ -6,6 +6,12 @@ function itself, so a call of it runs in whatever grad mode its caller has:
 such a decorator leaves grad mode alone, as ``functools.wraps`` does. A
 project index fact (``semantic.project``), read with Python's ``ast``; a
 decorator of the linted file itself is read the same way.
+
+A third kind, ``wrapper``, hands back a function of its own that calls the
+decorated one (``@random_state``: seed, call, restore) and names no grad-mode
+switch, neither in itself nor in the context managers of its file that it
+enters: the call runs in its caller's grad mode too, though it is not the
+function itself.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ import ast
 import os
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Protocol, Sequence
 
-PLAIN, FACTORY = "plain", "factory"
+PLAIN, FACTORY, WRAPPER = "plain", "factory", "wrapper"
+# What a wrapper may not name: each switches grad mode (``torch.no_grad``, ``torch.autograd.grad_mode``).
+_GRAD_SWITCHES = frozenset({"no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "grad_mode", "set_inference_mode"})
 
 
 class _Index(Protocol):
@@ -31,9 +39,10 @@ def summary_entry(tree: ast.Module) -> Dict[str, Dict[str, str]]:
     functions of ``tree`` that are such decorators (``plain``: used as ``@name``) or
     return one (``factory``: used as ``@name(...)``); nothing when there is none."""
     found = {}
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            kind = identity_kind(node)
+            kind = identity_kind(node) or (WRAPPER if _grad_neutral_wrapper(node, functions) else None)
             if kind is not None:
                 found[node.name] = kind
     return {"identity_decorators": found} if found else {}
@@ -41,7 +50,7 @@ def summary_entry(tree: ast.Module) -> Dict[str, Dict[str, str]]:
 
 def valid(summary: Mapping[str, Any]) -> bool:
     entry = summary.get("identity_decorators", {})
-    return isinstance(entry, dict) and all(isinstance(k, str) and v in (PLAIN, FACTORY) for k, v in entry.items())
+    return isinstance(entry, dict) and all(isinstance(k, str) and v in (PLAIN, FACTORY, WRAPPER) for k, v in entry.items())
 
 
 def identity_kind(func: ast.FunctionDef) -> Optional[str]:
@@ -61,14 +70,71 @@ def identity_kind(func: ast.FunctionDef) -> Optional[str]:
     return None
 
 
-def is_identity(index: _Index, qualname: str, origin: str, called: bool) -> bool:
+def is_identity(index: _Index, qualname: str, origin: str, called: bool, wrappers: bool = False) -> bool:
     """Whether the decorator ``qualname`` of ``origin``'s project, defined by one file,
-    is such a decorator: a factory when the decorator expression calls it. A relative
-    name (``._base.model_doc``) is looked for next to ``origin``, as Python does."""
+    is such a decorator: a factory when the decorator expression calls it; a
+    grad-neutral wrapper too when ``wrappers``. A relative name
+    (``._base.model_doc``) is looked for next to ``origin``, as Python does."""
     module, _, name = qualname.rpartition(".")
     files = _relative_files(index, module, origin) if module.startswith(".") else index.module_files(module, origin)
     found = [index.summaries[p].get("identity_decorators", {}).get(name) for p in files]
-    return len(found) == 1 and found[0] == (FACTORY if called else PLAIN)
+    kinds = (FACTORY,) if called else (PLAIN, WRAPPER) if wrappers else (PLAIN,)
+    return len(found) == 1 and found[0] in kinds
+
+
+def _grad_neutral_wrapper(func: ast.FunctionDef, functions: Mapping[str, ast.FunctionDef]) -> bool:
+    """``def deco(fn): @functools.wraps(fn) def wrapper(*a, **k): ... fn(*a, **k) ...;
+    return wrapper``: undecorated, one parameter never rebound, every path returns
+    one synchronous function defined once in its body, which calls the parameter;
+    neither names a grad-mode switch, and every ``with`` of the wrapper enters a
+    context manager that is a function of the file (``functions``) naming none."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    if func.decorator_list or len(positional) != 1 or args.defaults or args.vararg or args.kwonlyargs or args.kwarg:
+        return False
+    param = positional[0].arg
+    names = _returned_names(func)
+    nested = [n for n in func.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and names and n.name == names[0]]
+    if not names or len(set(names)) != 1 or len(nested) != 1 or not isinstance(nested[0], ast.FunctionDef):
+        return False
+    wrapper = nested[0]
+    if _rebinds(func, param) or _rebinds(func, wrapper.name) or _rebinds(wrapper, param) or not all(_wraps(d, param) for d in wrapper.decorator_list):
+        return False
+    own = list(_own_nodes(wrapper.body))
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in own):
+        return False
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == param for n in own):
+        return False
+    if _names_switch(func.body):
+        return False
+    for node in own:
+        if isinstance(node, ast.With):
+            for item in node.items:
+                cm = item.context_expr
+                inner = functions.get(cm.func.id) if isinstance(cm, ast.Call) and isinstance(cm.func, ast.Name) else None
+                if inner is None or _names_switch(inner.body):
+                    return False
+    return True
+
+
+def _wraps(decorator: ast.expr, param: str) -> bool:
+    """``@functools.wraps(fn)`` / ``@wraps(fn)`` of the decorated parameter."""
+    if not isinstance(decorator, ast.Call) or len(decorator.args) != 1 or decorator.keywords:
+        return False
+    func, arg = decorator.func, decorator.args[0]
+    named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return named == "wraps" and isinstance(arg, ast.Name) and arg.id == param
+
+
+def _names_switch(body: Iterable[ast.stmt]) -> bool:
+    """Whether ``body`` (nested functions included) names a grad-mode switch."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if (isinstance(node, ast.Name) and node.id in _GRAD_SWITCHES) or (isinstance(node, ast.Attribute) and node.attr in _GRAD_SWITCHES):
+                return True
+            if isinstance(node, ast.alias) and node.name.rpartition(".")[2] in _GRAD_SWITCHES:
+                return True
+    return False
 
 
 def _relative_files(index: _Index, module: str, origin: str) -> Sequence[str]:

@@ -47,7 +47,7 @@ Summary = Dict[str, Any]
 
 # Bumped when the shape of a summary changes: cached summaries of another
 # version are computed again.
-SUMMARY_VERSION = 13
+SUMMARY_VERSION = 14
 _NO_GRAD_GUARDS = frozenset({"no_grad", "inference_mode"})
 _MODULE_BASES = NN_MODULE | frozenset(
     {"pytorch_lightning.LightningModule", "lightning.LightningModule", "lightning.pytorch.LightningModule"}
