@@ -92,7 +92,9 @@ class InferenceCalledGate:
     other files of the run call from inference code (``semantic.project``):
     such a method is checked as inference code though nothing in its own file
     says so; or calls a function that another file's summary shows returns a
-    model in eval mode (``model = load_model(cfg)``; ``calls_eval_returning``)."""
+    model in eval mode (``model = load_model(cfg)``; ``calls_eval_returning``), or
+    a method that a class of the index leaves ``self.<attr>`` in eval mode with
+    (``super().prepare_validation()``, ``semantic.ast_eval_methods``)."""
 
     def __init__(self) -> None:
         self._for: Optional["Project"] = None
@@ -117,7 +119,10 @@ class InferenceCalledGate:
             names, returning = index.inference_called(), index.eval_returning
             self._for = index
             self._defs = re.compile(r"\bdef\s+(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\(") if names else None
-            self._calls = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(returning))) + r")\s*\(") if returning else None
+            methods = {m for s in index.summaries.values() for c in s.get("eval_methods", {}).values() for m in c}
+            calls = [r"\b(?:" + "|".join(map(re.escape, sorted(returning))) + r")\s*\("] if returning else []
+            calls += [r"\b(?:self|super\(\))\.(?:" + "|".join(map(re.escape, sorted(methods))) + r")\s*\("] if methods else []
+            self._calls = re.compile("|".join(calls)) if calls else None
 
 
 # The project gates the table can name, by the name it gives them.

@@ -432,7 +432,8 @@ def loaded_in_eval_only(sem, scope: Scope, region: "_Region", calls: Sequence[Tu
         return False
     cls = sem.tree.method_class(scope)
     switches = sem.modules.eval_attributes(cls) if cls is not None else {}
-    if not region.models or any(m not in switches or is_eval_call(switches[m]) for m in region.models):
+    # an ``eval()`` of the class's, or a base's constructor that ends in one (``super().__init__(model)``)
+    if not region.models or any(m not in switches or is_eval_call(switches[m]) or last_name(switches[m].func) == "__init__" for m in region.models):
         return False
     return not accumulated_in_loop(sem, scope, [c for c, _ in calls])
 

@@ -136,11 +136,15 @@ class EvalRegions:
 
     def _module_test(self, test: cst.BaseExpression) -> Optional[str]:
         """``x`` for ``isinstance(x, torch.nn.Module)`` or another ``torch.nn`` module
-        class (``x`` a name)."""
-        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2):
+        class, or ``hasattr(x, "eval")`` (``x`` a name)."""
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value in ("isinstance", "hasattr") and len(test.args) == 2):
             return None
         subject, kind = test.args[0].value, test.args[1].value
-        if not isinstance(subject, cst.Name) or not isinstance(kind, (cst.Name, cst.Attribute)):
+        if not isinstance(subject, cst.Name):
+            return None
+        if test.func.value == "hasattr":
+            return subject.value if isinstance(kind, cst.SimpleString) and kind.evaluated_value == "eval" else None
+        if not isinstance(kind, (cst.Name, cst.Attribute)):
             return None
         return subject.value if any(is_nn_module_class(q) for q in self.ctx.semantic.names.qualnames(kind)) else None
 

@@ -18,6 +18,7 @@ import ast
 from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
 from gradlint.semantic import ast_imports, bounds
+from gradlint.semantic.module_files import absolute
 
 KEY = "frozen_classes"
 _GUARDS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
@@ -84,7 +85,7 @@ def index_fact(index: _Index, qualname: str, origin: str, _depth: int = 0) -> Op
     """The fact the project index holds for the class ``qualname`` of ``origin``'s
     project, also through a package that re-exports it; None when no file, or more
     than one, defines it with a fact."""
-    module, _, name = qualname.rpartition(".")
+    module, _, name = absolute(qualname, origin).rpartition(".")
     facts = []
     for path in index.module_files(module, origin):
         summary = index.summaries[path]

@@ -18,6 +18,7 @@ from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_framework_class
 from gradlint.semantic.eval_attributes import Facts, leaves_attribute_in_eval
 from gradlint.semantic.forwarders import wrapped_argument
+from gradlint.semantic.inherited_eval import inherited_leaves_in_eval
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
 from gradlint.semantic.syntax import (
     all_targets,
@@ -29,6 +30,7 @@ from gradlint.semantic.syntax import (
     frozen_in_chain,
     is_eval_call,
     is_model_ref,
+    last_name,
     parameter_target,
     parameters_owner,
     self_attributes_assigned,
@@ -225,9 +227,11 @@ class Modules(ModuleEvidence):
         out again. The text means the same object in the caller: the same ``self``."""
         func = call.func
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
-            return None
+            return inherited_leaves_in_eval(self.model, call)  # ``super().m()``
         method = self.model.calls.local_function(call)
-        if method is None or not isinstance(method.body, cst.IndentedBlock) or method.asynchronous is not None:
+        if method is None:
+            return inherited_leaves_in_eval(self.model, call)
+        if not isinstance(method.body, cst.IndentedBlock) or method.asynchronous is not None:
             return None
         if self.model.gradmode.decorator_guard(method) is not None or method.decorators:
             return None  # a decorator may run it some other way (a property, a cached call)
@@ -399,6 +403,17 @@ class Modules(ModuleEvidence):
             last = switches[-1]
             if last is not None:
                 found[text] = last
+        # ``super().__init__(model)`` of a base whose constructor leaves ``self.model`` in
+        # eval mode and whose methods never train it (``semantic.inherited_eval``)
+        init = next((m for m in methods if m.name.value == "__init__" and isinstance(m.body, cst.IndentedBlock)), None)
+        for stmt in init.body.body if init is not None else ():
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call) or last_name(small.value.func) != "__init__":
+                continue
+            left = inherited_leaves_in_eval(self.model, small.value, untrained=True)
+            if left is not None and left not in found and left[5:] not in assigned:
+                if not any(self.ends_eval_mode(m.body, left, calls_only=True) for m in methods):
+                    found[left] = small.value
         return found
 
     def _leaves_attribute_in_eval(self, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:

@@ -1,5 +1,5 @@
 """Recall case (first-sight recall batch 28, d2l's ``evaluate_accuracy``): the
-network is put in eval mode only when it is an ``nn.Module``. Where the test holds,
+network is put in eval mode only when it is an ``nn.Module`` (or has ``eval``). Where the test holds,
 every later forward runs in eval mode, under the test or not; where it fails, the
 value is no module. The test batches' forwards record graphs nobody uses.
 
@@ -23,6 +23,12 @@ def evaluate_accuracy(net, data_iter):
 
 def evaluate_linear(net, data_iter):
     if isinstance(net, nn.Linear):
+        net.eval()
+    return [net(X).argmax(axis=1).tolist() for X in data_iter]  # expect: GL101:13
+
+
+def evaluate_duck(net, data_iter):
+    if hasattr(net, "eval"):
         net.eval()
     return [net(X).argmax(axis=1).tolist() for X in data_iter]  # expect: GL101:13
 
