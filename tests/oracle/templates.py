@@ -473,6 +473,81 @@ def gl101_extra() -> Iterator[Program]:
             return p.log_teacher(x), p.train_step(x), p.student.weight.grad
         """)
 
+    # ``if isinstance(net, nn.Module): net.eval()``: the evaluation is also handed a
+    # plain function over a weight that requires grad; either way only a float comes
+    # back, and the training step after it gets the same gradients.
+    yield _prog("GL101", "isinstance-eval", "module-or-function", """
+        import torch
+        from torch import nn, randn
+
+        torch.manual_seed(0)
+        net = nn.Linear(4, 3)
+        weight = torch.ones(4, 3, requires_grad=True)
+
+
+        def scratch(x):
+            return x @ weight
+
+
+        def evaluate_accuracy(model, batches):
+            if isinstance(model, torch.nn.Module):
+                model.eval()
+            correct = 0.0
+            for xb in batches:
+                correct += float((model(xb).argmax(dim=1) == 0).sum())
+            return correct
+
+
+        def run():
+            batches = [randn(5, 4) for _ in range(2)]
+            a, b = evaluate_accuracy(net, batches), evaluate_accuracy(scratch, batches)
+            net.train()
+            net(batches[0]).pow(2).mean().backward()
+            scratch(batches[0]).sum().backward()
+            return a, b, net.weight.grad, weight.grad
+        """)
+
+    # A base class's method leaves ``self.model`` in eval mode; the subclass's
+    # validation, called between training steps, keeps detached outputs only.
+    yield _prog("GL101", "inherited-eval", "super-method-then-training", """
+        import torch
+        from torch import nn, randn
+
+
+        class Base:
+            def __init__(self):
+                torch.manual_seed(0)
+                self.model = nn.Linear(4, 2)
+                self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+            def prepare_validation(self):
+                self.model.eval()
+
+
+        class Trainer(Base):
+            def validate(self, batches):
+                super().prepare_validation()
+                outputs = []
+                for xb in batches:
+                    out = self.model(xb).detach()
+                    outputs.extend(out)
+                return torch.stack(outputs).numpy()
+
+            def loop(self, batches):
+                seen = []
+                for xb in batches:
+                    self.model.train()
+                    self.optimizer.zero_grad()
+                    self.model(xb).pow(2).mean().backward()
+                    self.optimizer.step()
+                    seen.append(float(self.validate(batches).mean()))
+                return seen, self.model.weight.grad
+
+
+        def run():
+            return Trainer().loop([randn(3, 4) for _ in range(2)])
+        """)
+
     # An owner whose network ``__init__`` switched and then moved (the move keeps the
     # mode); ``process`` returns only what NumPy computes from the detached output.
     yield _prog("GL101", "numpy-result-returned", "owner-moved-model", """
