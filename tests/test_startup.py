@@ -34,7 +34,7 @@ INDEX = ("gradlint.semantic", "gradlint.semantic.project", "gradlint.semantic.to
          "gradlint.semantic.bounds", "gradlint.semantic.result_uses", "gradlint.semantic.eval_callers",
          "gradlint.semantic.eval_returns", "gradlint.semantic.loss_returns",
          "gradlint.semantic.ast_imports", "gradlint.semantic.ast_forwarders", "gradlint.semantic.ast_decorators", "gradlint.semantic.ast_frozen", "gradlint.semantic.import_effects", "gradlint.semantic.module_files", "gradlint.semantic.ast_factories",
-         "gradlint.semantic.ast_eval_methods",
+         "gradlint.semantic.ast_eval_methods", "gradlint.semantic.ast_param_free",
          "gradlint.semantic.neighbours")
 
 PLAIN = "import os\n\n\ndef join(x):\n    return os.path.join(x, 'a')\n\n\nfor p in ('a', 'b'):\n    print(join(p))\n"

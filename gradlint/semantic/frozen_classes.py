@@ -1,4 +1,5 @@
-"""Whether a module instance is built frozen by its own class (``semantic.ast_frozen``):
+"""Whether a module instance is built frozen by its own class (``semantic.ast_frozen``),
+or without any parameter (``semantic.ast_param_free``):
 ``inception = InceptionV3([block]).to(dev)`` or ``self.fid = InceptionV3(dims)``,
 where the class, of this file or of the project index, freezes every parameter it
 makes unless the call asks otherwise. A forward of such an instance records a graph
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 import libcst as cst
 
-from gradlint.semantic import ast_frozen
+from gradlint.semantic import ast_frozen, ast_param_free
 from gradlint.semantic.torch_api import MODULE_SELF_METHODS
 from gradlint.semantic.tree import self_attribute_values, walk
 
@@ -48,7 +49,7 @@ def _frozen_call(model: "SemanticModel", value: cst.BaseExpression) -> bool:
         return False
     fact = _fact(model, value.func)
     if fact is None:
-        return False
+        return _param_free(model, value.func)
     positional = sum(1 for a in value.args if a.keyword is None and not a.star)
     keywords = [a.keyword.value for a in value.args if a.keyword is not None]
     return ast_frozen.frozen_by(fact, positional, keywords, any(a.star for a in value.args))
@@ -83,3 +84,13 @@ def _unfrozen_in_file(model: "SemanticModel", text: str) -> bool:
                 if model.tree.code_for(node.func.value) == text:
                     return True
     return False
+
+
+def _param_free(model: "SemanticModel", ref: cst.BaseExpression) -> bool:
+    """Whether ``ref``, imported, names a class of the project index whose instances hold
+    no parameter at all (``semantic.ast_param_free``)."""
+    index = model.project
+    if index is None or not isinstance(ref, (cst.Name, cst.Attribute)) or not model.names.is_imported(ref):
+        return False
+    names = model.names.qualnames(ref)
+    return bool(names) and all(ast_param_free.param_free(index, q, model.path) for q in names)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradlint.semantic import (ast_decorators, ast_eval_methods, ast_factories, ast_forwarders, ast_frozen, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns,
+from gradlint.semantic import (ast_decorators, ast_eval_methods, ast_factories, ast_param_free, ast_forwarders, ast_frozen, ast_imports, bounds, eval_callers, eval_returns, import_effects, loss_returns,
                                result_uses)
 from gradlint.semantic.module_files import absolute, find_module_files, index_names, module_names, own_module, project_root
 from gradlint.semantic.torch_api import INFERENCE_WORD, NN_MODULE, is_nn_module_class
@@ -88,6 +88,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
     summary.update(eval_returns.summary_entry(tree, summarizer.unit_tests))
     for entry in (import_effects.summary_entry(tree), ast_decorators.summary_entry(tree), ast_frozen.summary_entry(tree, imports), ast_eval_methods.summary_entry(tree),
+                  ast_param_free.summary_entry(tree, imports, names[-1] if names else ""),
                   loss_returns.summary_entry(tree)):
         summary.update(entry)
     summary["stars"] = ast_imports.star_imports(tree, package)
@@ -113,7 +114,7 @@ def valid(summary: object) -> bool:
     wraps, exports, runs = summary.get("wraps"), summary.get("exports"), summary.get("runs_attributes")
     return (
         eval_returns.valid(summary.get("returns_eval", {}))
-        and import_effects.valid(summary) and ast_decorators.valid(summary) and ast_frozen.valid(summary) and ast_eval_methods.valid(summary)
+        and import_effects.valid(summary) and ast_decorators.valid(summary) and ast_frozen.valid(summary) and ast_eval_methods.valid(summary) and ast_param_free.valid(summary)
         and loss_returns.valid(summary.get("zero_dim_calls", {}))
         and isinstance(dropped, dict)
         and all(type(n) is int for n in dropped.values())
