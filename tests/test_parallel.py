@@ -192,6 +192,7 @@ def test_summaries_made_by_workers_are_those_of_a_serial_run():
         "wraps": {},
         "runs_attributes": {},
         "factories": {},
+        "param_free_classes": {"Net7": ["torch.nn.Module"]},
         "stars": [],
         "dropped": {},
         "exports": {},
