@@ -711,6 +711,8 @@ _LATER_BATCHES = {
     "batch-28": ("0375fde", {"GL002": (12, 12), "GL101": (0, 5), "GL106": (1, 1), "all": (13, 18)}, (7, 0),
                  {"GL002": (12, 12), "GL101": (0, 9), "GL106": (1, 1), "GL201": (0, 4), "GL202": (0, 2), "GL301": (0, 10), "all": (13, 38)},
                  (9, 0), 12),
+    "batch-29": ("2062876", {"GL002": (9, 9), "GL101": (5, 6), "all": (14, 15)}, (15, 0),
+                 {"GL002": (9, 9), "GL101": (5, 15), "GL105": (0, 1), "GL301": (0, 5), "all": (14, 30)}, (20, 0), 13),
 }
 
 
@@ -729,3 +731,5 @@ def test_batch_twenty_eight_after_tuning_keeps_every_judgement():
     # docs/precision.md ("Batch 28") and batch-28/summary.md: 13 of 14 at 000ccb4
     runs = {r.name: r for r in fs.batch_runs(fs.HERE / "batch-28")}
     _judged_run(runs["after-000ccb4"], "after-000ccb4", "000ccb4", {"GL002": (12, 12), "GL101": (0, 1), "GL106": (1, 1), "all": (13, 14)}, (7, 0))
+    # ... and 13 of 13 at 2062876, the raysampler's parameter-free module proven
+    _judged_run(runs["after-2062876"], "after-2062876", "2062876", {"GL002": (12, 12), "GL106": (1, 1), "all": (13, 13)}, (7, 0))
