@@ -22,6 +22,8 @@ HEAD = "from typing import Optional\nimport torch\nfrom torch import nn\nfrom .l
         ("def __init__(self, net):\n    super().__init__()\n    self.net = net", None),
         ("def __init__(self):\n    super().__init__()\n    self.t = torch.ones(2, requires_grad=True)", None),
         ("def __init__(self):\n    super().__init__()\n    self.f = build_head()", None),
+        ("fc = nn.Linear(2, 2)\n\ndef __init__(self):\n    super().__init__()", None),
+        ("scale = 2.0\n\ndef __init__(self):\n    super().__init__()", ["torch.nn.Module"]),
     ],
 )
 def test_classes_without_parameters_of_their_own(body, deps):

@@ -104,9 +104,11 @@ def _dependencies(cls: ast.ClassDef, imports: Mapping[str, str]) -> Optional[Lis
     if not deps:
         return None  # no module at all
     scalars: Set[str] = set()
-    for method in cls.body:
-        if isinstance(method, ast.FunctionDef) and method.name == "__init__":
-            scalars = _scalar_parameters(method)
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+            scalars = _scalar_parameters(stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and _value_dependency(stmt.value, imports, set()) != "":
+            return None  # a class attribute the instances share (``fc = nn.Linear(2, 2)``)
     for node in ast.walk(cls):
         if isinstance(node, ast.Call):
             func = node.func
