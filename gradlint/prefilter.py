@@ -100,6 +100,8 @@ class InferenceCalledGate:
         self._for: Optional["Project"] = None
         self._defs: Optional["re.Pattern[str]"] = None
         self._calls: Optional["re.Pattern[str]"] = None
+        self._bases: Optional["re.Pattern[str]"] = None
+        self._inherited: Optional["re.Pattern[str]"] = None
 
     def __call__(self, source: str, index: Optional["Project"]) -> bool:
         if index is None:
@@ -112,17 +114,25 @@ class InferenceCalledGate:
         if index is None:
             return False
         self._compile(index)
-        return self._calls is not None and self._calls.search(source) is not None
+        if self._calls is not None and self._calls.search(source) is not None:
+            return True
+        # a subclass of a class whose method leaves ``self.<attr>`` in eval mode, calling
+        # it (``super().__init__(model)``, ``self.prepare()``): the class named, then the call
+        return (
+            self._bases is not None and self._inherited is not None
+            and self._bases.search(source) is not None and self._inherited.search(source) is not None
+        )
 
     def _compile(self, index: "Project") -> None:
         if self._for is not index:
             names, returning = index.inference_called(), index.eval_returning
             self._for = index
             self._defs = re.compile(r"\bdef\s+(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\(") if names else None
-            methods = {m for s in index.summaries.values() for c in s.get("eval_methods", {}).values() for m in c}
-            calls = [r"\b(?:" + "|".join(map(re.escape, sorted(returning))) + r")\s*\("] if returning else []
-            calls += [r"\b(?:self|super\(\))\.(?:" + "|".join(map(re.escape, sorted(methods))) + r")\s*\("] if methods else []
-            self._calls = re.compile("|".join(calls)) if calls else None
+            self._calls = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(returning))) + r")\s*\(") if returning else None
+            facts = {cls: methods for s in index.summaries.values() for cls, methods in s.get("eval_methods", {}).items()}
+            methods_named = {m for methods in facts.values() for m in methods}
+            self._bases = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(facts))) + r")\b") if facts else None
+            self._inherited = re.compile(r"\b(?:self|super\(\))\.(?:" + "|".join(map(re.escape, sorted(methods_named))) + r")\s*\(") if methods_named else None
 
 
 # The project gates the table can name, by the name it gives them.

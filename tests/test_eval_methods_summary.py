@@ -25,7 +25,7 @@ from gradlint.semantic.ast_eval_methods import summary_entry
 )
 def test_methods_that_leave_an_attribute_in_eval_mode(body, methods):
     source = f"class C:\n    def m(self, model=None, other=None, flag=False):\n        {body}\n\n    def fit(self):\n        self.head.train()\n"
-    entry = summary_entry(ast.parse(source))
+    entry = summary_entry(ast.parse(source), source)
     assert entry.get("eval_methods", {}).get("C", {}) == methods
     if methods:
         assert entry["trained_attributes"] == {"C": ["head"]}

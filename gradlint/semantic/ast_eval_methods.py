@@ -32,12 +32,14 @@ class _Index(Protocol):
     def module_files(self, module: str, origin: str) -> Sequence[str]: ...
 
 
-def summary_entry(tree: ast.Module) -> Dict[str, Dict[str, Any]]:
+def summary_entry(tree: ast.Module, source: str) -> Dict[str, Dict[str, Any]]:
     """``{"eval_methods": {class: {method: [attr, ...]}}, "trained_attributes": {class:
     [attr, ...]}}`` for the module-level classes of ``tree`` that have a method leaving
     an attribute in eval mode; the second names what any method of such a class may
     train again (``*``: ``self.train()``, all of them). Nothing when no class has one."""
     found, trained = {}, {}
+    if ".eval(" not in source and ".train(" not in source:
+        return {}  # nothing switches a mode: every file of the project is asked
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
             methods = {m.name: left for m in cls.body if isinstance(m, ast.FunctionDef) and (left := _leaves_in_eval(m))}

@@ -6,7 +6,7 @@ follows deeper calls."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -33,13 +33,16 @@ def inherited_leaves_in_eval(model: "SemanticModel", call: cst.Call, untrained: 
     if method is None or not method.params.params or method.params.params[0].name.value != "self":
         return None
     owner = model.tree.enclosing_class(method)
-    if owner is None:
-        return None
-    classes = ast_eval_methods.file_classes(model.source)
-    if owner.name.value not in classes:
-        return None  # a nested class: its bases are not the file's to read
-    if not through_super and name in classes[owner.name.value][0]:
+    if owner is None or model.tree.parent(owner) is not model.module or not any(a.keyword is None for a in owner.bases):
+        return None  # a nested class, or one without a base
+    if not through_super and any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in owner.body.body):
         return None  # its own method, asked of ``semantic.modules``
+    # Asked of every ``self.m()`` statement: the file is read with ``ast`` only when
+    # one of its classes may switch a mode, the index only for a method it knows.
+    local = ".eval(" in model.source or ".train(" in model.source
+    if not local and (model.project is None or name not in _index_methods(model.project)):
+        return None
+    classes = ast_eval_methods.file_classes(model.source) if local else {}
     attrs, trained = _in_bases(model, classes, owner.name.value, name, 0)
     attrs = [a for a in attrs if not untrained or not {a, "*"} & set(trained)]
     return f"self.{attrs[0]}" if attrs else None
@@ -75,3 +78,17 @@ def _in_bases(model: "SemanticModel", classes: _Classes, cls: str, name: str, de
                 return found
         return [], []  # a base of another file that does not switch in ``name``: unknown beyond it
     return [], []
+
+
+_INDEX_METHODS: Dict[int, Tuple[object, FrozenSet[str]]] = {}
+
+
+def _index_methods(index: object) -> FrozenSet[str]:
+    """The names of the index's methods that leave an attribute in eval mode."""
+    cached = _INDEX_METHODS.get(id(index))
+    if cached is None or cached[0] is not index:
+        summaries = getattr(index, "summaries", {})
+        names = frozenset(m for s in summaries.values() for c in s.get(ast_eval_methods.KEY, {}).values() for m in c)
+        _INDEX_METHODS.clear()  # one index per run: keep none alive past it
+        cached = _INDEX_METHODS[id(index)] = (index, names)
+    return cached[1]

@@ -87,7 +87,7 @@ def summarize(path: str, source: str) -> Optional[Summary]:
     summary = summarizer.run(tree)
     summary.update(eval_callers.summary_entry(tree, summarizer._function_target, summarizer.unit_tests))
     summary.update(eval_returns.summary_entry(tree, summarizer.unit_tests))
-    for entry in (import_effects.summary_entry(tree), ast_decorators.summary_entry(tree), ast_frozen.summary_entry(tree, imports), ast_eval_methods.summary_entry(tree),
+    for entry in (import_effects.summary_entry(tree), ast_decorators.summary_entry(tree), ast_frozen.summary_entry(tree, imports), ast_eval_methods.summary_entry(tree, source),
                   ast_param_free.summary_entry(tree, imports, names[-1] if names else ""),
                   loss_returns.summary_entry(tree)):
         summary.update(entry)
