@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 import libcst as cst
 
-from gradlint.semantic import ast_frozen, ast_param_free
+from gradlint.semantic import ast_frozen, ast_param_free, bounds
 from gradlint.semantic.torch_api import MODULE_SELF_METHODS
 from gradlint.semantic.tree import self_attribute_values, walk
 
@@ -30,14 +30,40 @@ def built_frozen(model: "SemanticModel", expr: cst.BaseExpression) -> bool:
     return not _unfrozen_in_file(model, model.tree.code_for(expr))
 
 
-def _bound_values(model: "SemanticModel", expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+def _bound_values(model: "SemanticModel", expr: cst.BaseExpression, depth: int = 0) -> List[cst.BaseExpression]:
     if isinstance(expr, cst.Name):
         value = model.values.value_of(expr)
-        return [value] if value is not None else []
+        if value is not None:
+            return [value]
+        return _passed_values(model, expr, depth) if depth < bounds.CALL_LEVELS else []
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
         owner = model.tree.enclosing_class(expr)
         return self_attribute_values(owner, expr.attr.value) if owner is not None else []
     return []
+
+
+def _passed_values(model: "SemanticModel", name: cst.Name, depth: int) -> List[cst.BaseExpression]:
+    """For a parameter never rebound in its function, what every caller passes for it:
+    pytorch-fid's ``get_activations(files, model)``, called only through functions of
+    the file that hand on the ``InceptionV3([block])`` one of them built. Empty when a
+    caller is unknown (another file's, a callback) or passes none."""
+    func = model.tree.enclosing_function(name)
+    if func is None:
+        return []
+    binds = model.scopes.bindings(func).get(name.value, [])
+    if len(binds) != 1 or not isinstance(binds[0].node, cst.Param):
+        return []
+    sites = model.calls.call_sites(func)
+    passed = model.calls.arguments_for(binds[0].node)
+    if not sites or passed is None or len(passed) != len(sites) or model.gradmode.project_call_counts(func)[0]:
+        return []
+    values: List[cst.BaseExpression] = []
+    for _, argument in passed:
+        found = _bound_values(model, argument, depth + 1) if isinstance(argument, cst.Name) else [argument]
+        if not found:
+            return []
+        values += found
+    return values
 
 
 def _frozen_call(model: "SemanticModel", value: cst.BaseExpression) -> bool:
