@@ -22,7 +22,7 @@ RULES = {
     'GL202': (True, False),
     'GL203': (False, False),
     'GL204': (False, False),
-    'GL301': (True, True),
+    'GL301': (True, False),
     'GL302': (True, False),
     'GL303': (True, False),
     'GL900': (False, False),

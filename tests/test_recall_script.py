@@ -215,9 +215,6 @@ opt = torch.optim.SGD(model.parameters(), lr=0.1)
 total = 0
 for x in [torch.randn(4, 3)] * 3:
     loss = model(x).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
     total += loss
 """
 
@@ -229,11 +226,11 @@ def test_preview_option_scores_the_preview_tier_too(tmp_path, capsys):
     sites = tmp_path / "sites.toml"
     sites.write_text(
         f'[[site]]\nid = "growth"\nproject = "proj"\nrepository = "https://github.com/o/proj"\nbefore = "{sha}"\n'
-        f'fix = "{sha}"\npath = "train.py"\nlines = [12]\nexpect = "GL301"\ncause = "loss-accumulated-name"\n'
+        f'fix = "{sha}"\npath = "train.py"\nlines = [9]\nexpect = "GL301"\ncause = "loss-accumulated-name"\n'
         f'sha256 = "{hashlib.sha256(GROWTH.encode()).hexdigest()}"\n'
     )
     common = ["--sites", str(sites), "--mirror", str(tmp_path / "mirrors"), "--work", str(tmp_path / "work")]
-    # GL301 sits in the preview tier: the default run misses the site, --preview catches it.
+    # No backward runs from the loss: GL301's default tier misses the site, --preview catches it.
     assert score_mod.main(common) == 0
     assert capsys.readouterr().out.splitlines()[0] == "Recall on 1 sites from 1 projects: 0 caught, 0.0%"
     assert score_mod.main([*common, "--preview"]) == 0

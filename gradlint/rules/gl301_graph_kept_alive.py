@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, List, Optional, Sequence
 
 import libcst as cst
 
 from gradlint import codegen
 from gradlint.rule import AnyOf, Rule
+from gradlint.rules._eval_flow import few_iterations
 from gradlint.rules._gates import LOOP_STATEMENT, word
 from gradlint.rules._inplace import edit_text, short
 from gradlint.semantic import flows
+from gradlint.semantic.frameworks import LIGHTNING_MODULE
 from gradlint.semantic.scope_flows import key as escape_key
 from gradlint.semantic.syntax import last_name
 from gradlint.semantic.tree import walk
@@ -43,6 +45,7 @@ class GraphKeptAlive(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._training_loops: Dict[int, bool] = {}
+        self._trained: Dict[int, List[object]] = {}
 
     # On leaving, not visiting: the operands have been walked by then, so their
     # parents are known without a walk over the whole file.
@@ -83,6 +86,8 @@ class GraphKeptAlive(Rule):
         kept past the call: in an attribute or a module-level store, by this function or
         by every caller of the file that it returns the copy to. A reporter or logger
         keeps one such copy per reported step, and ``clone()`` copies the history too."""
+        if not self.preview:
+            return  # a tensor handed in is not proven to carry a graph: the preview tier's
         sem = self.ctx.semantic
         func = sem.tree.function_scope(call)
         if not isinstance(func, cst.FunctionDef) or not isinstance(receiver, cst.Name):
@@ -148,8 +153,14 @@ class GraphKeptAlive(Rule):
             return
         # The value's history first: it looks only at what was computed before this
         # point; where the total goes looks at the whole function.
+        trained = self._backpropagated(value, loop)
+        if not self.preview and (not trained or few_iterations(loop)):
+            # The default tier's proof of a graph: the loop runs backward() from this very
+            # value. A forward's output judged by what computed it was right too rarely at
+            # first sight (docs/precision.md), and stays in preview.
+            return
         source = sem.values.proven_graph_source(value)
-        if source is None:
+        if source is None and not trained:
             return
         if isinstance(node, cst.AugAssign) and isinstance(target, cst.Subscript) and not self._grows(target, loop):
             return  # ``buf[..., :-1] += x``, ``totals[i] += v``: a slot updated, not a collection growing
@@ -162,6 +173,8 @@ class GraphKeptAlive(Rule):
         loops = list(self._loops_out_from(loop))
         if leaves and not any(self._trains(outer) or self._over_batches(outer) for outer in loops):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
+        if leaves and not self.preview and not any(self._over_batches(outer) or isinstance(outer, cst.While) for outer in loops):
+            return  # a total over heads or chunks handed back once per call: it grows only as far as the loop goes
         if (
             _stores_value(node)
             and isinstance(source, cst.Call)
@@ -182,7 +195,7 @@ class GraphKeptAlive(Rule):
         # and compares as before; only the graph goes. `.item()` would make it a Python float
         # (`tensor(1.1007)` printed as `1.1007099151611328`, accumulated in float64).
         method = "detach"
-        carriers = list(self._carriers(value))
+        carriers = list(self._carriers(value, trained))
         if not carriers:
             return
         first = _text(self.ctx, carriers[0])
@@ -201,7 +214,7 @@ class GraphKeptAlive(Rule):
             value=_text(self.ctx, value),
             target=_text(self.ctx, target),
             remedy=remedy,
-            held=_HELD_AFTER_BACKWARD if any(self._trains(outer) for outer in loops) else _HELD,
+            held=_HELD_AFTER_BACKWARD if trained or any(self._trains(outer) for outer in loops) else _HELD,
         )
 
     def _safety(self, key: str, leaves: bool, target: cst.BaseExpression, loop: cst.CSTNode, carriers) -> str:
@@ -318,16 +331,89 @@ class GraphKeptAlive(Rule):
         sem = self.ctx.semantic
         return isinstance(loop, cst.For) and sem.values.is_loader(loop.iter, sem.tree.function_scope(loop))
 
-    def _carriers(self, value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    def _carriers(self, value: cst.BaseExpression, trained: Sequence[cst.Name] = ()) -> Iterator[cst.BaseExpression]:
         """The operands of ``value`` that hold the history (``loss`` in ``loss * n``)."""
         sem = self.ctx.semantic
         if isinstance(value, cst.BinaryOperation) and not value.lpar:
-            yield from self._carriers(value.left)
-            yield from self._carriers(value.right)
+            yield from self._carriers(value.left, trained)
+            yield from self._carriers(value.right, trained)
         elif isinstance(value, cst.UnaryOperation) and not value.lpar:
-            yield from self._carriers(value.expression)
-        elif sem.values.proven_graph_source(value) is not None or sem.values.requires_grad_leaf(value) is not None:
+            yield from self._carriers(value.expression, trained)
+        elif (
+            any(value is name for name in trained)
+            or sem.values.proven_graph_source(value) is not None
+            or sem.values.requires_grad_leaf(value) is not None
+        ):
             yield value
+
+    def _backpropagated(self, value: cst.BaseExpression, loop: cst.CSTNode) -> List[cst.Name]:
+        """The names in ``value`` (``loss``, ``loss * n``) that hold the very tensor a
+        backward call of ``loop`` runs from (``loss.backward()``,
+        ``scaler.scale(loss).backward()``, ``(loss / accum).backward()``): backward
+        proves a tensor with a graph, which no name or callee could."""
+        sem = self.ctx.semantic
+        trained = {id(b) for b in self._trained_bindings(loop)}
+        if not trained:
+            return []
+        found = []
+        for name in _operands(value, sem):
+            binding = sem.scopes.reaching_binding(name)
+            if binding is not None and id(binding) in trained:
+                found.append(name)
+        return found
+
+    def _trained_bindings(self, loop: cst.CSTNode) -> List[object]:
+        """The bindings that a backward call of ``loop`` runs from (once per loop)."""
+        found = self._trained.get(id(loop))
+        if found is None:
+            found = self._trained[id(loop)] = self._find_trained_bindings(loop)
+        return found
+
+    def _find_trained_bindings(self, loop: cst.CSTNode) -> List[object]:
+        sem = self.ctx.semantic
+        bindings = list(self._returned_for_backward(loop))
+        for node in walk(loop):
+            if not isinstance(node, cst.Call):
+                continue
+            backward = sem.calls.backward_call(node)
+            if backward is None or backward.tensor is None or backward.returns_gradients:
+                continue
+            for name in _operands(_scaled(backward.tensor), sem):
+                binding = sem.scopes.reaching_binding(name)
+                if binding is not None:
+                    bindings.append(binding)
+        return bindings
+
+    def _returned_for_backward(self, func: cst.CSTNode) -> Iterator[object]:
+        """What a Lightning module's ``training_step`` returns, as the loss itself or a
+        dict's ``"loss"``: with automatic optimization the trainer runs backward from it."""
+        sem = self.ctx.semantic
+        if not isinstance(func, cst.FunctionDef) or func.name.value != "training_step":
+            return
+        cls = sem.tree.method_class(func)
+        if cls is None or not sem.modules.derives_from(cls, LIGHTNING_MODULE, frozenset({"LightningModule"})):
+            return
+        if "automatic_optimization" in self.ctx.code_for(cls):
+            return  # manual optimization: the step runs its own backward, if any
+        for node in walk(func.body):
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                continue
+            if not isinstance(node, cst.Return) or node.value is None:
+                continue
+            value = node.value
+            if isinstance(value, cst.Dict):
+                value = next(
+                    (
+                        e.value
+                        for e in value.elements
+                        if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == "loss"
+                    ),
+                    value,
+                )
+            if isinstance(value, cst.Name):
+                binding = sem.scopes.reaching_binding(value)
+                if binding is not None:
+                    yield binding
 
 
 # Routes (``semantic.escape``) that make an accumulation deliberate.
@@ -367,6 +453,33 @@ def _store_text(ctx, node: cst.CSTNode) -> str:
             target.func.value if isinstance(target.func, cst.Attribute) else None
         )
     return (short(ctx, target, 40) or "...") if target is not None else "..."
+
+
+def _scaled(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The loss inside ``scaler.scale(loss)`` (a ``GradScaler`` multiplies it) or
+    ``loss.mean()``; ``expr`` itself otherwise."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        attr = expr.func.attr.value
+        if attr == "scale" and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star:
+            return expr.args[0].value
+        if attr in ("mean", "sum") and not expr.args:
+            return expr.func.value
+    return expr
+
+
+def _operands(expr: cst.BaseExpression, sem) -> List[cst.Name]:
+    """The names whose tensor ``expr`` scales or sums: ``loss`` in ``loss``,
+    ``loss / accum_steps`` or ``loss * x.size(0)``, when every other operand is
+    proven no tensor (a number); none for anything else."""
+    if isinstance(expr, cst.Name):
+        return [expr]
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+        sides = [expr.left, expr.right]
+        names = [s for s in sides if isinstance(s, cst.Name) and not sem.values.value(s).not_tensor]
+        others = [s for s in sides if not any(s is n for n in names)]
+        if len(names) == 1 and all(isinstance(o, (cst.Integer, cst.Float)) or sem.values.value(o).not_tensor for o in others):
+            return names
+    return []
 
 
 def _stores_value(node: cst.CSTNode) -> bool:

@@ -11,7 +11,7 @@ import torch
 
 def _copy_value(value):
     if isinstance(value, torch.Tensor):
-        return value.clone()  # expect: GL301:16
+        return value.clone()  # expect-preview: GL301:16
     return value
 
 

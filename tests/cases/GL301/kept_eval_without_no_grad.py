@@ -14,7 +14,7 @@ def validate(model, val_loader):
     all_logits = []
     for inputs, targets in val_loader:
         logits = model(inputs)
-        val_loss += F.cross_entropy(logits, targets)  # expect: GL301:9
+        val_loss += F.cross_entropy(logits, targets)  # expect-preview: GL301:9
         all_logits.append(logits)  # expect-preview: GL301:9
     preds = torch.cat(all_logits).argmax(1)
     return val_loss.item() / len(val_loader), preds

@@ -29,4 +29,4 @@ class VAETrainer:
             total.backward()
             self.optimizer.step()
             for name, loss in losses.items():
-                self.meters[name] += loss  # expect: GL301:17
+                self.meters[name] += loss  # expect-preview: GL301:17
