@@ -27,6 +27,7 @@ import pytest
 from harness import FIXTURES, settings_for
 from gradlint import catalog
 from gradlint.engine import LintSettings, SourceSyntaxError, lint_source, needs_parse, parse, triggered_rules
+from gradlint.options import RuleOptions
 from gradlint.rules import all_rules
 
 
@@ -51,8 +52,13 @@ Found = List[Tuple[str, Tuple[int, int]]]
 
 
 def _findings(source: str, codes, prefilter: bool, module=None) -> Found:
-    result = lint_source(source, "case.py", LintSettings(frozenset(codes)), prefilter=prefilter, module=module)
-    return [(f.code, f.start) for f in result.findings]
+    """The findings of both tiers: the prefilter decides before any tier does, and a
+    trigger or gate may be needed by a preview finding only (GL301's kept copies)."""
+    found = set()
+    for preview in (False, True):
+        settings = LintSettings(frozenset(codes), RuleOptions(preview=preview))
+        found.update((f.code, f.start) for f in lint_source(source, "case.py", settings, prefilter=prefilter, module=module).findings)
+    return sorted(found, key=lambda f: (f[1], f[0]))
 
 
 def _share(findings: Found, code: str) -> Found:

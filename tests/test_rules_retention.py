@@ -69,17 +69,20 @@ STEP = "    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.st
 )
 def test_gl301_findings(code, row):
     # ``model`` and ``criterion`` are parameters of unknown type: only their names say
-    # model and loss, which is the preview tier's evidence; typed, the default tier's.
+    # model and loss, which is the preview tier's evidence; typed, what computed the
+    # value proves its graph, which is the preview tier's too. The default tier asks
+    # for a backward from the kept value itself (``STEP``), typed or not.
     assert lint(train(code), ["GL301"], options=PREVIEW) == [(row, 9, "GL301")]
     if "model.rnn" in code:  # an attribute of a module of unknown class: a submodule or a method
-        assert lint(typed(code), ["GL301"]) == []
+        assert lint(typed(code), ["GL301"], options=PREVIEW) == [(row + 2, 9, "GL301")]  # by its name
     else:
+        assert lint(typed(code), ["GL301"], options=PREVIEW) == [(row + 2, 9, "GL301")]
+    if STEP in code:
+        assert lint(train(code), ["GL301"]) == [(row, 9, "GL301")]
         assert lint(typed(code), ["GL301"]) == [(row + 2, 9, "GL301")]
-    default = lint(train(code), ["GL301"])
-    if "F.cross_entropy" in code:  # a torch loss of the forward: proven without names
-        assert default == [(row, 9, "GL301")]
     else:
-        assert default == []
+        assert lint(train(code), ["GL301"]) == []
+        assert lint(typed(code), ["GL301"]) == []
 
 
 @pytest.mark.parametrize(
@@ -136,9 +139,9 @@ def test_gl301_negatives(code):
     ],
 )
 def test_gl301_fix(code, fixed):
-    out = fix(typed(code), ["GL301"])
+    out = fix(typed(code), ["GL301"], options=PREVIEW)
     if fixed is None:  # a forward's output: a tuple or a dataclass, for all the file shows
-        assert lint(typed(code), ["GL301"]) == [(10, 9, "GL301")]
+        assert lint(typed(code), ["GL301"], options=PREVIEW) == [(10, 9, "GL301")]
         assert out == typed(code)
     else:
         assert out.endswith(textwrap.indent(fixed, "    "))
@@ -161,9 +164,9 @@ def test_gl301_no_tensor_method_fix_on_what_is_not_proven_a_tensor(code):
     assert fix(source, ["GL301"], unsafe=True, options=PREVIEW) == source
     # typed, ``model(x)`` is still a forward's output of unknown structure
     typed_source = typed(code)
-    fixed = fix(typed_source, ["GL301"], unsafe=True)
+    fixed = fix(typed_source, ["GL301"], unsafe=True, options=PREVIEW)
     if "outs.append" in code:
-        assert lint(typed_source, ["GL301"]) == [(10, 9, "GL301")]
+        assert lint(typed_source, ["GL301"], options=PREVIEW) == [(10, 9, "GL301")]
         assert fixed == typed_source
 
 
@@ -181,8 +184,8 @@ def test_gl301_no_tensor_method_fix_on_what_is_not_proven_a_tensor(code):
     ],
 )
 def test_gl301_fix_unsafe_where_the_total_leaves_the_function(code, fixed):
-    assert fix(typed(code), ["GL301"]) == typed(code)
-    assert fix(typed(code), ["GL301"], unsafe=True).endswith(textwrap.indent(fixed, "    "))
+    assert fix(typed(code), ["GL301"], options=PREVIEW) == typed(code)
+    assert fix(typed(code), ["GL301"], unsafe=True, options=PREVIEW).endswith(textwrap.indent(fixed, "    "))
 
 
 def test_gl301_message():

@@ -175,6 +175,11 @@ class GraphKeptAlive(Rule):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
         if leaves and not self.preview and not any(self._over_batches(outer) or isinstance(outer, cst.While) for outer in loops):
             return  # a total over heads or chunks handed back once per call: it grows only as far as the loop goes
+        if not self.preview and "." not in key and not any(self._steps(outer) for outer in self._loops_out_from(loop) if self._holds(outer, target)):
+            # A local total of a loop that is no training loop: micro-batches of one
+            # step (``for i in range(accumulation_steps)`` with the optimizer's step
+            # after it) keep a bounded handful of graphs until the call returns.
+            return
         if (
             _stores_value(node)
             and isinstance(source, cst.Call)
@@ -326,6 +331,20 @@ class GraphKeptAlive(Rule):
                 isinstance(node, cst.Call) and calls.is_backward_call(node) for node in walk(loop)
             )
         return found
+
+    def _steps(self, loop: cst.CSTNode) -> bool:
+        """A loop that repeats training steps: over batches, a ``while``, or one whose
+        body takes an optimizer's step (``.step()`` without arguments)."""
+        if self._over_batches(loop) or isinstance(loop, cst.While):
+            return True
+        return any(
+            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "step" and not n.args
+            for n in walk(loop)
+        )
+
+    def _holds(self, loop: cst.CSTNode, target: cst.BaseExpression) -> bool:
+        """Whether ``target``'s store outlives ``loop`` (is bound before it)."""
+        return self._outlives(target, loop) if isinstance(loop, (cst.For, cst.While)) else False
 
     def _over_batches(self, loop: cst.CSTNode) -> bool:
         sem = self.ctx.semantic
