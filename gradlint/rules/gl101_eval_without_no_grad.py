@@ -286,7 +286,14 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, EvalHelpers, Rule):
         if isinstance(parent, cst.Expr) and not in_loop:
             return False  # ``model(dummy)`` once, output dropped (calibration, warm-up): freed at once
         last_step = not in_loop and isinstance(scope, cst.FunctionDef) and sem.calls.is_script_entry(scope)  # ends the run
-        return not last_step and (self.preview or not runs_once(sem, scope, call))  # one-off forward (issue 26)
+        if not (last_step or runs_once(sem, scope, call)):
+            return True
+        # A one-off forward. On inputs the code makes up (an export's or a shape check's
+        # reference run) it holds a few dummy tensors' graph for one comparison; on data
+        # (an image read, a batch loaded) it keeps every activation of a real forward
+        # until the output goes, which is what inference scripts run out of memory on.
+        checks = sem.self_checks
+        return (self.preview and not last_step) or not (checks.made_up_inputs(call) or checks.outputs_checked(call))
 
     def _is_unit_test(self, scope: Scope, depth: int = 0) -> bool:
         """A test function of a test file, or a helper of one: a function of the file

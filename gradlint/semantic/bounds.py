@@ -90,9 +90,10 @@ HANDLER_LEVELS = 6
 
 # -- callers
 
-# A self-check's made-up inputs and checked outputs: the file's direct call
-# only, not the callers of that call.
-SELF_CHECK_CALLER_LEVELS = 0
+# A self-check's made-up inputs: a parameter bound by the only call of the file,
+# followed through this many further callers (an example's ``main(inputs)`` handing
+# the ``__main__`` block's random input on to ``export_and_compare(inputs)``).
+SELF_CHECK_CALLER_LEVELS = 2
 # The callers of a function followed up to the script's entry.
 ENTRY_CALLER_LEVELS = 3
 # Rules that follow a function's callers or a method's calls of its class's

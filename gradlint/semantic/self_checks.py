@@ -126,6 +126,16 @@ class SelfChecks:
                     changed = True
         return frozenset(group)
 
+    def made_up_inputs(self, call: cst.Call) -> bool:
+        """Whether every argument of the forward ``call`` is made up by the code itself
+        (condition 1 alone): a dummy or random input, not data read from anywhere."""
+        return _Inputs(self, frozenset()).made_up_call(call)
+
+    def outputs_checked(self, call: cst.Call) -> bool:
+        """Whether every use of the outputs of the forward ``call`` is a check
+        (condition 2 alone): compared, printed or measured, not kept as a result."""
+        return _Outputs(self, frozenset({id(call)})).checked(call)
+
     def scope_of(self, node: cst.CSTNode) -> Scope:
         """The function whose variables ``node`` uses, or the module (for code in a
         lambda or a class body, the function around it: what it reads is not
@@ -261,7 +271,8 @@ class _Inputs:
         if names & _LIKE_FACTORIES or names & _COPIES:
             return bool(call.args) and self.made_up(call.args[0].value, scope, depth)
         if names & _DATA_FACTORIES:
-            return bool(call.args) and _literal(call.args[0].value)
+            # literal data, or numbers taken from made-up values (``[x.size(1)]``)
+            return bool(call.args) and self.made_up(call.args[0].value, scope, depth)
         if names & _TORCH_CONSTANTS:
             return True
         func = call.func

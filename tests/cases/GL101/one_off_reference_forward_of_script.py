@@ -1,20 +1,20 @@
-"""Precision case (issue 26): one-off reference forwards of an example script.
+"""Precision case (issue 26): one-off reference forwards of an example script on
+inputs it makes up.
 
 ``export_and_compare`` runs once: its only call is in ``main``, outside any
-loop, and ``main``'s only call is the ``__main__`` block's. Its forward gives the
-reference outputs an exported model is checked against, and holds its graph
-for that one comparison; so does the ``__main__`` block's own forward. Forwards
-in a loop over inputs or in a function called in a loop run more than once:
-they are reported. The preview tier keeps the one-off forwards.
+loop, and ``main``'s only call is the ``__main__`` block's, which hands it a
+random example input. Its forward gives the reference outputs an exported model
+is checked against, and holds the graph of a dummy input for that one
+comparison; so does the ``__main__`` block's own forward. Forwards in a loop
+over inputs or in a function called in a loop run more than once: they are
+reported. The preview tier keeps the one-off forwards.
 
 Counterpart: ``one_off_forward_passed_as_callback.py``.
 """
 
-import sys
-
 import torch
 
-from models import export, load_inputs, make_model, run_exported
+from models import export, make_model, run_exported
 
 
 def export_and_compare(example_inputs):
@@ -50,7 +50,7 @@ def main(inputs):
 
 if __name__ == "__main__":
     net = make_model()
-    data = load_inputs(sys.argv[1])
+    data = (torch.randn(1, 3, 224, 224),)
     net.eval()
     first = net(*data)  # expect-preview: GL101:13
     torch.save(first, "first.pt")
