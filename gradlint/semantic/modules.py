@@ -98,7 +98,12 @@ class Modules(ModuleEvidence):
                         return EvalSwitch(left, small.value, stmt)
             elif (assigned := assignment(small)) is not None:
                 targets, value = assigned
-                call, _ = eval_in_chain(value)
+                call, base = eval_in_chain(value)
+                if call is not None and len(targets) == 1 and isinstance(targets[0], cst.Name) and targets[0].value == "_":
+                    # ``_ = generator.eval()``: the returned module is dropped, the switch stays
+                    if is_model_ref(base):
+                        return EvalSwitch(self.tree.code_for(base), call, stmt)
+                    continue
                 if len(targets) > 1:  # ``model = self.model = load().eval()``: the local name
                     if call is None or not any(isinstance(t, cst.Name) for t in targets):
                         continue
@@ -595,6 +600,12 @@ class Modules(ModuleEvidence):
             # is not proven a submodule. One reached through another (``m.transformer.h[0]``) is.
             return None
         return model
+
+    def loaded_pretrained(self, ref: cst.BaseExpression) -> bool:
+        """Whether every value ``ref`` (a name or ``self.<attr>``) may hold is a model
+        that a transformers model class's ``from_pretrained`` loaded."""
+        values = self.assigned_values(ref)
+        return bool(values) and all(self._loads_pretrained(v) for v in values)
 
     def _loads_pretrained(self, value: cst.BaseExpression) -> bool:
         value = chain_base(value)
