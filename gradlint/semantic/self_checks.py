@@ -249,6 +249,8 @@ class _Inputs:
         if isinstance(expr, cst.Subscript):
             return self.made_up(expr.value, scope, depth)
         if isinstance(expr, cst.Attribute):
+            if expr.attr.value == "dummy_inputs" and self.sem.modules.loaded_pretrained(expr.value):
+                return True  # transformers' ``PreTrainedModel.dummy_inputs``: literal token ids
             if expr.attr.value in ("shape", "ndim", "dtype", "device"):
                 return True  # a size or a kind, whatever the tensor
             if any(q.startswith("torch.") for q in self._qualnames(expr)):

@@ -312,6 +312,9 @@ PRETRAINED_NOT_FORWARDS = frozenset(
         "resize_position_embeddings get_extended_attention_mask invert_attention_mask get_head_mask "
         "floating_point_ops estimate_tokens dequantize add_adapter load_adapter set_adapter enable_adapters "
         "disable_adapters active_adapters merge_and_unload unload "
+        # X-MOD's language switch; the adapters library's mixin on transformers models
+        "set_default_language freeze_embeddings_and_language_adapters set_active_adapters delete_adapter "
+        "save_adapter save_all_adapters train_adapter freeze_model add_classification_head delete_head "
         # tensor methods
         "t clone detach detach_ numpy item tolist size dim view view_as reshape expand expand_as repeat "
         "copy_ fill_ zero_ normal_ uniform_ add_ sub_ mul_ div_ clamp_ sum mean norm abs max min argmax "
