@@ -67,7 +67,7 @@ from gradlint.semantic.needs_grad import forward_needs_grad
 from gradlint.semantic.project import InferenceCaller
 from gradlint.semantic.signatures import module_call_rejected, other_framework_call
 from gradlint.semantic.syntax import called_module, is_generator
-from gradlint.semantic.test_code import TEST_FILE, called_by_module, is_test_module
+from gradlint.semantic.test_code import TEST_FILE, called_by_module, has_test_class, is_test_module, uncalled_tests
 from gradlint.semantic.torch_api import INFERENCE_WORD, MODEL_NAME
 from gradlint.semantic.tree import FunctionScope as Scope, walk
 
@@ -299,13 +299,16 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, EvalHelpers, Rule):
         """A test function of a test file, or a helper of one: a function of the file
         that only its tests call (``assert_forward_matches(ref, batch)``), whose
         graphs are freed when the test returns just the same."""
-        test_module = self._test_file and not self.preview and is_test_module(self.ctx.semantic.module)
+        test_module = self._test_file and not self.preview and self._collects_tests()
         if (self._test_support or test_module) and isinstance(scope, cst.FunctionDef):
             return True  # default tier: any function of a test module is test code (issue 26)
         if not self._test_file or not isinstance(scope, cst.FunctionDef):
             return False
         if scope.name.value.startswith("test") and not called_by_module(self.ctx.semantic.module, scope.name.value):
-            return True  # collected by the runner; a script's own ``test(loader)``, called by its code, is not
+            # collected by the runner; a script's own ``test(loader)``, called by its code, is
+            # not, nor an evaluation routine that other files of the project call
+            # (``test_engine(cfg, dataset)`` of ``utils/test_engine.py``, run by the trainer)
+            return not self.ctx.semantic.gradmode.project_call_counts(scope)[0]
         if depth > bounds.RULE_FOLLOW_LEVELS:
             return False
         sem = self.ctx.semantic
@@ -317,6 +320,17 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, EvalHelpers, Rule):
             if caller is None or caller is scope or not self._is_unit_test(caller, depth + 1):
                 return False
         return True
+
+    def _collects_tests(self) -> bool:
+        """Whether the file is a test module (``is_test_module``) whose tests are not
+        all functions that other files of the project call."""
+        module = self.ctx.semantic.module
+        if not is_test_module(module):
+            return False
+        if has_test_class(module):
+            return True
+        counts = self.ctx.semantic.gradmode.project_call_counts
+        return any(not counts(f)[0] for f in uncalled_tests(module))
 
     def _forwards(self, stmt: cst.CSTNode, models: FrozenSet[str], _depth: int = 0) -> List[Tuple[cst.Call, str]]:
         """Forward calls of a model in ``models`` under ``stmt`` (not in nested functions):

@@ -13,7 +13,7 @@ run by the test runner, one test at a time.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, FrozenSet
+from typing import TYPE_CHECKING, FrozenSet, List
 
 import libcst as cst
 
@@ -43,6 +43,17 @@ def is_test_module(module: cst.Module) -> bool:
     return bool(tests - _called_names(module)) if tests else False
 
 
+def has_test_class(module: cst.Module) -> bool:
+    """Whether ``module`` defines a ``Test*`` class or a ``*TestCase`` subclass at its top level."""
+    return any(isinstance(stmt, cst.ClassDef) and _test_class(stmt) for stmt in module.body)
+
+
+def uncalled_tests(module: cst.Module) -> List[cst.FunctionDef]:
+    """The module-level ``test*`` functions that the module's own code never calls."""
+    called = _called_names(module)
+    return [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value.startswith("test") and s.name.value not in called]
+
+
 def called_by_module(module: cst.Module, name: str) -> bool:
     """Whether the module's own code calls ``name`` (``test(loader)`` in its
     ``__main__`` block): a function a runner would not collect as a test."""
@@ -68,4 +79,4 @@ def computes_gradients(sem: "SemanticModel") -> bool:
     return any(isinstance(node, cst.Call) and sem.calls.may_train(node) for node in walk(sem.module, into_functions=True))
 
 
-__all__ = ["TEST_FILE", "called_by_module", "computes_gradients", "in_test_module", "is_test_module"]
+__all__ = ["TEST_FILE", "called_by_module", "computes_gradients", "has_test_class", "in_test_module", "is_test_module", "uncalled_tests"]
