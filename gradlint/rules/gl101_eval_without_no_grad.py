@@ -285,15 +285,16 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, EvalHelpers, Rule):
         parent = sem.tree.parent(call)
         if isinstance(parent, cst.Expr) and not in_loop:
             return False  # ``model(dummy)`` once, output dropped (calibration, warm-up): freed at once
-        last_step = not in_loop and isinstance(scope, cst.FunctionDef) and sem.calls.is_script_entry(scope)  # ends the run
-        if not (last_step or runs_once(sem, scope, call)):
+        if not in_loop and isinstance(scope, cst.FunctionDef) and sem.calls.is_script_entry(scope):
+            return False  # the script's last step: its one graph ends with the program a moment later
+        if not runs_once(sem, scope, call):
             return True
         # A one-off forward. On inputs the code makes up (an export's or a shape check's
         # reference run) it holds a few dummy tensors' graph for one comparison; on data
         # (an image read, a batch loaded) it keeps every activation of a real forward
         # until the output goes, which is what inference scripts run out of memory on.
         checks = sem.self_checks
-        return (self.preview and not last_step) or not (checks.made_up_inputs(call) or checks.outputs_checked(call))
+        return self.preview or not (checks.made_up_inputs(call) or checks.outputs_checked(call))
 
     def _is_unit_test(self, scope: Scope, depth: int = 0) -> bool:
         """A test function of a test file, or a helper of one: a function of the file
