@@ -19,6 +19,7 @@ from gradlint.rules._safety import (
     in_async_function,
 )
 from gradlint.semantic.syntax import bool_value, call_arg, is_generator
+from gradlint.semantic.tree import walk
 from gradlint.semantic.versions import runs_only_before
 from gradlint.semantic.torch_api import TORCH_04, VARIABLE
 
@@ -140,18 +141,42 @@ class VolatileFlag(Rule):
         flag on to ``Variable(..., volatile=...)``: the true value the run-time flag
         takes is here. No fix: what the helper returns may reach code that trains."""
         for arg in node.args:
-            if arg.keyword is None or arg.keyword.value != "volatile" or bool_value(arg.value) is not True:
+            if arg.keyword is None or arg.keyword.value != "volatile" or bool_value(arg.value) is False:
                 continue
             sem = self.ctx.semantic
+            if isinstance(arg.value, cst.Name):
+                binding = sem.scopes.reaching_binding(arg.value)
+                if binding is not None and binding.form == "param":
+                    return  # a flag passed through: reported where its caller gives a value
             callee = sem.calls.local_function(node)
-            if callee is None or sem.calls.forwarded_to(callee, "volatile", "volatile", 2, VARIABLE) is None:
+            if callee is None or not (
+                sem.calls.forwarded_to(callee, "volatile", "volatile", 2, VARIABLE) is not None or self._kwargs_to_variable(callee)
+            ):
                 return
+            where = "what it returns" if bool_value(arg.value) is True else "where the flag is true, what it returns"
             consequence = (
-                f": `{callee.name.value}` passes it on to `Variable(...)`, so what it returns still records "
+                f": `{callee.name.value}` passes it on to `Variable(...)`, so {where} still records "
                 "an autograd graph; drop the flag and run this code under `torch.no_grad()`"
             )
             self.report(arg, value=self.ctx.code_for(arg.value), consequence=consequence)
             return
+
+    def _kwargs_to_variable(self, func: cst.FunctionDef) -> bool:
+        """``def make_var(val, cuda=False, **kwargs): return Variable(val, **kwargs)``: a
+        keyword the function does not name lands in its ``**kwargs``, which it hands to
+        ``Variable(...)`` whole."""
+        params = func.params
+        star = params.star_kwarg
+        if star is None or any(p.name.value == "volatile" for p in (*params.params, *params.kwonly_params, *params.posonly_params)):
+            return False
+        name = star.name.value
+        sem = self.ctx.semantic
+        for sub in walk(func.body):
+            if isinstance(sub, cst.Call) and sem.names.is_call_to(sub, VARIABLE):
+                if any(a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == name for a in sub.args):
+                    binding = sem.scopes.reaching_binding(next(a.value for a in sub.args if a.star == "**"))
+                    return binding is not None and binding.form == "param"
+        return False
 
     def _unsafe_decorator(self, node: cst.Call, func: cst.FunctionDef) -> bool:
         """Whether the fix of ``node`` in ``func`` is a ``no_grad`` decorator that may change
