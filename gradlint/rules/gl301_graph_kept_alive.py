@@ -372,14 +372,50 @@ class GraphKeptAlive(Rule):
         proves a tensor with a graph, which no name or callee could."""
         sem = self.ctx.semantic
         trained = {id(b) for b in self._trained_bindings(loop)}
-        if not trained:
-            return []
         found = []
         for name in _operands(value, sem):
-            binding = sem.scopes.reaching_binding(name)
-            if binding is not None and id(binding) in trained:
+            # ``loss /= world_size`` after ``loss.backward()`` edits the same tensor
+            binding = sem.scopes.same_object(name)
+            if binding is not None and (id(binding) in trained or self._helper_trained(binding)):
                 found.append(name)
         return found
+
+    def _helper_trained(self, binding) -> bool:
+        """``loss, meta = train_step(batch)`` where every ``return`` of that function of
+        the file hands back, at this position, the tensor it ran backward from."""
+        sem = self.ctx.semantic
+        call = binding.value
+        if binding.kind not in ("assign", "unpack") or not isinstance(call, cst.Call):
+            return False
+        helper = sem.calls.local_function(call)
+        if helper is None:
+            return False
+        position: Optional[int] = None
+        if binding.kind == "unpack":
+            target = binding.node.targets[0].target if isinstance(binding.node, cst.Assign) and len(binding.node.targets) == 1 else None
+            if not isinstance(target, (cst.Tuple, cst.List)):
+                return False
+            names = [e.value for e in target.elements]
+            matches = [i for i, n in enumerate(names) if n is binding.name]
+            if len(matches) != 1 or any(isinstance(e, cst.StarredElement) for e in target.elements):
+                return False
+            position = matches[0]
+        trained = {id(b) for b in self._trained_bindings(helper)}
+        returns = [n for n in walk(helper.body) if isinstance(n, cst.Return)]
+        if not trained or not returns:
+            return False
+        for ret in returns:
+            value = ret.value
+            if position is not None:
+                if not isinstance(value, cst.Tuple) or len(value.elements) <= position:
+                    return False
+                value = value.elements[position].value
+            if not isinstance(value, cst.Name):
+                return False
+            held = sem.scopes.same_object(value)
+            if held is None or id(held) not in trained:
+                return False
+        return True
 
     def _trained_bindings(self, loop: cst.CSTNode) -> List[object]:
         """The bindings that a backward call of ``loop`` runs from (once per loop)."""
@@ -398,7 +434,7 @@ class GraphKeptAlive(Rule):
             if backward is None or backward.tensor is None or backward.returns_gradients:
                 continue
             for name in _operands(_scaled(backward.tensor), sem):
-                binding = sem.scopes.reaching_binding(name)
+                binding = sem.scopes.same_object(name)
                 if binding is not None:
                     bindings.append(binding)
         return bindings

@@ -22,6 +22,6 @@ def train(model, optimizer, loader):
     running_loss, running_acc = 0.0, 0.0
     for x, y in loader:
         loss, acc = step(model, optimizer, x, y)
-        running_loss += loss  # expect-preview: GL301:9
+        running_loss += loss  # expect: GL301:9
         running_acc += acc  # expect-not: GL301
     return running_loss / len(loader), running_acc / len(loader)
