@@ -173,7 +173,7 @@ class GraphKeptAlive(Rule):
         loops = list(self._loops_out_from(loop))
         if leaves and not any(self._trains(outer) or self._over_batches(outer) for outer in loops):
             return  # a sum of losses (over heads, layers, chunks) returned for the caller's backward()
-        if leaves and not self.preview and not any(self._over_batches(outer) or isinstance(outer, cst.While) for outer in loops):
+        if leaves and not self.preview and not any(self._steps(outer) for outer in loops):
             return  # a total over heads or chunks handed back once per call: it grows only as far as the loop goes
         if not self.preview and "." not in key and not any(self._steps(outer) for outer in self._loops_out_from(loop) if self._holds(outer, target)):
             # A local total of a loop that is no training loop: micro-batches of one
