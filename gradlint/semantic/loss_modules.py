@@ -46,7 +46,12 @@ class LossModules(NoGraph):
         """A call of an ``nn.*Loss`` instance: a name bound to one (``criterion =
         nn.CrossEntropyLoss()``), ``self.<attr>`` that every assignment in the file
         builds one for (``self.loss = nn.CrossEntropyLoss().cuda(dev)`` in another
-        method), or one built on the spot (``nn.CrossEntropyLoss()(out, y)``)."""
+        method), or one built on the spot (``nn.CrossEntropyLoss()(out, y)``); also its
+        ``forward`` called by name (``loss.forward(logits, labels)``), the same output."""
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward" and not (
+            isinstance(func.value, cst.Attribute) and func.value.attr.value == "forward"
+        ):
+            return self._callee_value(func.value, depth)
         if isinstance(func, cst.Name):
             shape = self._loss_instance_shape(func, 0)
         elif isinstance(func, cst.Attribute):
