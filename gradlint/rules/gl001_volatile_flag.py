@@ -173,9 +173,10 @@ class VolatileFlag(Rule):
         sem = self.ctx.semantic
         for sub in walk(func.body):
             if isinstance(sub, cst.Call) and sem.names.is_call_to(sub, VARIABLE):
-                if any(a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == name for a in sub.args):
-                    binding = sem.scopes.reaching_binding(next(a.value for a in sub.args if a.star == "**"))
-                    return binding is not None and binding.form == "param"
+                for a in sub.args:
+                    if a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == name:
+                        binding = sem.scopes.reaching_binding(a.value)
+                        return binding is not None and binding.form == "param"
         return False
 
     def _unsafe_decorator(self, node: cst.Call, func: cst.FunctionDef) -> bool:
