@@ -334,13 +334,20 @@ class GraphKeptAlive(Rule):
 
     def _steps(self, loop: cst.CSTNode) -> bool:
         """A loop that repeats training steps: over batches, a ``while``, or one whose
-        body takes an optimizer's step (``.step()`` without arguments)."""
+        body takes an optimizer's step (``.step()`` without arguments) or calls a
+        function of the file that runs backward (``loss, _ = train_step(batch)``)."""
         if self._over_batches(loop) or isinstance(loop, cst.While):
             return True
-        return any(
-            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "step" and not n.args
-            for n in walk(loop)
-        )
+        calls = self.ctx.semantic.calls
+        for n in walk(loop):
+            if not isinstance(n, cst.Call):
+                continue
+            if isinstance(n.func, cst.Attribute) and n.func.attr.value == "step" and not n.args:
+                return True
+            callee = calls.local_function(n)
+            if callee is not None and self._trains(callee):
+                return True
+        return False
 
     def _holds(self, loop: cst.CSTNode, target: cst.BaseExpression) -> bool:
         """Whether ``target``'s store outlives ``loop`` (is bound before it)."""

@@ -574,6 +574,32 @@ def gl101_extra() -> Iterator[Program]:
             return [owner.process(randn(3, 4).numpy()) for _ in range(2)]
         """)
 
+    # A forward that runs once at module level, on data the script reads (a function of
+    # the file, not a torch factory), its output kept as the result: the default tier
+    # reports it, and the safe fix guards the statement; the result's values are the same.
+    yield _prog("GL101", "one-off-on-data", "module-level-result", """
+        import torch
+        from torch import nn
+
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+
+
+        def load_images():
+            g = torch.Generator().manual_seed(1)
+            return torch.rand(2, 4, generator=g)
+
+
+        images = load_images()
+        model.eval()
+        restored = model(images)
+        RESULT = restored.softmax(1)
+
+
+        def run():
+            return RESULT, float(model[0].weight.sum())
+        """)
+
 # GL106: a guard that looked redundant but was the only one in effect.
 def gl106_family() -> Iterator[Program]:
     yield _prog("GL106", "async-decorator", "inner-guard", """
@@ -645,6 +671,11 @@ def gl301_family() -> Iterator[Program]:
         "dict-values": ("def evaluate(batches):\n    hist = {}\n    for i, xb in enumerate(batches):\n        loss = model(xb).pow(2).mean()\n        hist[i] = loss\n    print(hist)\n    return hist\n", "evaluate(batches)"),
         "none-appended": ("def evaluate(batches):\n    seen = []\n    for xb in batches:\n        out = model(xb)\n        seen.append(out if xb.sum() > 100 else None)\n    return seen\n", "evaluate(batches)"),
         "training-loop-logging": ("def train(batches):\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    running = 0.0\n    for xb in batches:\n        loss = model(xb).pow(2).mean()\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n        running += loss\n    print(f'{float(running):.4f}')\n    return running\n", "train(batches)"),
+        # The default tier's proof: the loop runs backward from the loss it keeps; the
+        # total stays in the function (printed), so the fix is safe and changes no step.
+        "training-loop-printed": ("def train(batches):\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    running = 0.0\n    for xb in batches:\n        opt.zero_grad()\n        loss = torch.nn.functional.mse_loss(model(xb), xb[:, :1])\n        (loss / 2).backward()\n        opt.step()\n        running += loss\n    print(running)\n", "train(batches)"),
+        # A helper of the file ran backward from the loss it hands back: kept in a list.
+        "helper-trained-kept": ("def step(xb, opt):\n    opt.zero_grad()\n    loss = model(xb).pow(2).mean()\n    loss.backward()\n    opt.step()\n    return loss, float(loss)\n\n\ndef train(batches):\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    kept = []\n    for xb in batches:\n        loss, value = step(xb, opt)\n        kept.append(loss)\n    print(len(kept), value)\n", "train(batches)"),
     }
     for name, (defs, call) in cases.items():
         yield Program(f"gl301-{name}", "GL301", f"total={name}", f"{head}\n\n{defs}\n\ndef run():\n    {call}\n    return model.weight\n")
