@@ -473,7 +473,7 @@ class GraphKeptAlive(Rule):
                     value,
                 )
             if isinstance(value, cst.Name):
-                binding = sem.scopes.reaching_binding(value)
+                binding = sem.scopes.same_object(value)
                 if binding is not None:
                     yield binding
 
