@@ -361,7 +361,62 @@ class EvalRegions:
             if any(sem.modules.ends_eval_mode(s, switch.model, calls_only=True) for s in module.body[:i]):
                 continue  # a function defined before it trains the model
             found[switch.model] = (switch.call, i)
+        for name, call in self._set_by_functions(declared).items():
+            found.setdefault(name, (call, 0))  # ``None`` until a setter runs: nothing runs it before
         return found
+
+    def _set_by_functions(self, declared: FrozenSet[str]) -> Dict[str, cst.Call]:
+        """The global names that functions of the module set and leave in eval mode, as
+        a scoring script's entry points do (``def init(): global model; model =
+        torch.load(p); model.eval()``, then ``def run(x): return model(x)``). Each
+        function binding the name does so in statements of its own body, to what a
+        call makes, and switches it after the last of them with nothing after taking
+        it out; the module's body binds it only to ``None`` (calling that raises, so
+        no forward of it runs before a setter); nothing in the module calls its
+        ``train()``, runs a backward or hands it to other code. Maps the name to the
+        last setter's switch."""
+        sem = self.ctx.semantic
+        module = self.ctx.module
+        nonlocal_names = {n.name.value for node in walk(module, into_functions=True) if type(node) is cst.Nonlocal for n in node.names}
+        bindings = sem.scopes.bindings(module)
+        found: Dict[str, cst.Call] = {}
+        for name in sorted(declared - nonlocal_names):
+            setters: Dict[int, Tuple[cst.FunctionDef, List[int]]] = {}
+            for b in bindings.get(name, []):
+                if b.node is None:
+                    break
+                func = sem.tree.enclosing_function(b.node)
+                if func is None:
+                    if b.form == "assign" and type(b.value) is cst.Name and b.value.value == "None":
+                        continue
+                    break
+                top = _top_statement(func, b.node)
+                if top is None or b.form != "assign" or type(b.value) is not cst.Call:
+                    break
+                setters.setdefault(id(func), (func, []))[1].append(top)
+            else:
+                switches = [self._leaves_global_in_eval(func, name, max(tops)) for func, tops in setters.values()]
+                if switches and all(s is not None for s in switches):
+                    functions = [n for n in walk(module, into_functions=True) if type(n) is cst.FunctionDef]
+                    outside = [s for s in module.body if type(s) is not cst.FunctionDef and type(s) is not cst.ClassDef]
+                    trained = any(sem.modules.ends_eval_mode(s, name, calls_only=True) for s in [*(f.body for f in functions), *outside])
+                    # asked at a statement of the module's own: the whole module is read
+                    if not trained and outside and sem.modules.inference_only(name, outside[0]):
+                        found[name] = cst.ensure_type(switches[-1], cst.Call)
+        return found
+
+    def _leaves_global_in_eval(self, func: cst.FunctionDef, name: str, last: int) -> Optional[cst.Call]:
+        """The switch after which ``func`` leaves the global ``name``, which the
+        statement at ``last`` of its body binds last, in eval mode on every way out."""
+        sem = self.ctx.semantic
+        body = cst.ensure_type(func.body, cst.IndentedBlock).body
+        for k in range(last + 1, len(body)):
+            switch = sem.modules.eval_switch(body[k])
+            if switch is not None and switch.model == name and type(switch.call) is cst.Call:
+                return None if any(sem.modules.ends_eval_mode(s, name) for s in body[k + 1 :]) else switch.call
+            if any(type(n) in (cst.Return, cst.Raise, cst.Yield) for n in walk(body[k])):
+                return None
+        return None
 
     def _referred_before(self, func: cst.FunctionDef, index: int) -> bool:
         """Whether a top-level statement of the module before ``index`` refers to the
@@ -457,3 +512,13 @@ def under_test(tree, call: cst.Call, test: str) -> bool:
             return True
         node = parent
     return False
+
+
+def _top_statement(func: cst.FunctionDef, node: cst.CSTNode) -> Optional[int]:
+    """The index in ``func``'s body of the simple statement that holds ``node``; None
+    when ``node`` lies under a compound statement (it may not run)."""
+    body = func.body.body if type(func.body) is cst.IndentedBlock else ()
+    for i, stmt in enumerate(body):
+        if type(stmt) is cst.SimpleStatementLine and any(n is node for n in walk(stmt)):
+            return i
+    return None
