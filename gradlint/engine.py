@@ -326,6 +326,10 @@ def lint_source(
                 repaired = _lint_repaired(source, path, settings, codes, prefilter, code, repair)
                 if repaired is not None:
                     return repaired
+            if isinstance(err, SourceNotParsed):
+                reread = _lint_reindented(source, path, settings, codes, prefilter)
+                if reread is not None:
+                    return reread
             # Reported whatever the selection, per-file ignores and noqa say (Ruff's
             # invalid-syntax): a file that does not parse is a file nothing checked.
             return LintResult([syntax_finding(err, source)])
@@ -386,6 +390,24 @@ def _lint_repaired(
     if prefilter and rule_classes and _unsuppressed(repaired.text, settings.codes) == codes:
         own = LintResult(_without_noqa(list(found), repaired.text, settings, codes, ctx.module), ctx)
     return LintResult(_without_noqa(findings, source, settings, codes, ctx.module), ctx, (code, len(repaired.spans)), own)
+
+
+def _lint_reindented(source: str, path: str, settings: LintSettings, codes: FrozenSet[str], prefilter: bool) -> Optional[LintResult]:
+    """A file CPython accepts and LibCST parses only once the tabs of its indentation
+    are expanded (``parsing.reindented``): every rule's findings on that text, moved
+    back to their places in ``source``. Without fixes: each is an edit of the
+    reindented text, and applying one would rewrite the file's indentation."""
+    found = parsing.reindented(source)
+    if found is None:
+        return None
+    text, shift = found
+    try:
+        module = parse(text)
+    except SourceSyntaxError:
+        return None
+    ctx = FileContext(path, text, module, settings.options, settings.defer_fixes, settings.index, settings.safe_fixes_only, settings.fixable_only)
+    findings = [Finding(f.code, f.message, shift(f.start), shift(f.end)) for f in _run_rules(ctx, _rules_for(text, codes, prefilter, settings.index))]
+    return LintResult(_without_noqa(findings, source, settings, codes))
 
 
 def _without_noqa(

@@ -57,7 +57,7 @@ import re
 import threading
 import tokenize
 import warnings
-from typing import Callable, List, NamedTuple, Optional
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import libcst as cst
 
@@ -81,6 +81,40 @@ PARSER_STACK = 64 << 20
 # Keywords that chain expressions as operators do (``a and b and ...``, ``x if c else ...``).
 _CHAINING = frozenset({"and", "or", "not", "if", "else", "lambda", "await", "in", "is", "for", "yield", "from", "async"})
 _OPEN, _CLOSE = "([{", ")]}"
+
+
+def reindented(source: str) -> Optional[Tuple[str, Callable[[Tuple[int, int]], Tuple[int, int]]]]:
+    """``source`` with the tabs of every line's leading blanks expanded as CPython
+    reads indentation (to the next multiple of eight), and a map of a (line,
+    column) of that text back to ``source``; None without such a tab. CPython
+    accepts a file that indents with tabs here and spaces there as long as both
+    readings of a tab (eight columns, one) agree; LibCST refuses some of them
+    (old training scripts edited in several editors)."""
+    lines = split_lines(source)
+    shifts: Dict[int, Tuple[int, int]] = {}  # line -> (expanded width, written width)
+    out: List[str] = []
+    for number, line in enumerate(lines, 1):
+        lead = _LEADING_BLANKS.match(line).group(0)  # type: ignore[union-attr]
+        if "\t" in lead:
+            wide = lead.expandtabs(8)
+            shifts[number] = (len(wide), len(lead))
+            line = wide + line[len(lead) :]
+        out.append(line)
+    if not shifts:
+        return None
+
+    def position(at: Tuple[int, int]) -> Tuple[int, int]:
+        line, column = at
+        shift = shifts.get(line)
+        if shift is None:
+            return at
+        wide, written = shift
+        return line, column - wide + written if column >= wide else min(column, written)
+
+    return "".join(out), position
+
+
+_LEADING_BLANKS = re.compile(r"[ \t]*")
 
 
 class NotParsed(Exception):

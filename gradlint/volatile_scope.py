@@ -64,10 +64,14 @@ class _Region:
 
 def rewrite(source: str, path: str = "<string>") -> Tuple[str, int]:
     """``source`` with the volatile regions guarded, and how many ``volatile=True``
-    flags that removed. ``source`` must parse; nothing else is changed."""
+    flags that removed; nothing else is changed. A source LibCST does not parse
+    is returned as it is: the lint that follows says why."""
     if "volatile" not in source:
         return source, 0
-    module = cst.parse_module(source)
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return source, 0
     ctx = FileContext(path, source, module)
     regions, refused = _regions(ctx)
     dropped: List[Tuple[cst.Call, cst.Arg]] = []

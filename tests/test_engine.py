@@ -183,9 +183,28 @@ def test_a_rules_source_repair_reads_the_file_whatever_the_selection():
     assert lint(broken, select=["GL003"]) == [(5, 16, "GL000")]
 
 
-def test_valid_python_that_libcst_cannot_parse_is_not_called_a_syntax_error():
+def test_tab_indented_python_that_libcst_refuses_is_read_with_its_tabs_expanded():
     # Method bodies indented with tabs then spaces: CPython reads them, LibCST's
-    # tokenizer does not. The file is not checked, and the finding says so.
+    # tokenizer does not. Read with the tabs expanded, the file is checked: findings
+    # at their columns in the file as written, and no fix (each would reindent it).
+    source = (
+        "import torch\nfrom torch.autograd import Variable\n\n\nclass Net:\n"
+        "    def to_kaldi(self, x):\n\t\t    return Variable(x, volatile=True)\n\n"
+        "    def other(self):\n        return 1\n"
+    )
+    compile(source, "<source>", "exec")
+    assert lint(source) == [(7, 14, "GL001")]
+    result = lint_source(source, "snippet.py", settings_for(["GL001"]))
+    assert [(f.start, f.end, f.fix) for f in result.findings] == [((7, 13), (7, 39), None)]
+    fixed = fix_source(source, "snippet.py", settings_for(["GL001"]))
+    assert fixed.source == source and not fixed.fixed and [(f.code, f.start) for f in fixed.remaining] == [("GL001", (7, 13))]
+
+
+def test_valid_python_that_libcst_cannot_parse_is_not_called_a_syntax_error(monkeypatch):
+    # The same file, were expanding its tabs not enough: not checked, and the finding says so.
+    from gradlint import parsing
+
+    monkeypatch.setattr(parsing, "reindented", lambda source: None)
     source = "from torch.autograd import Variable\n\n\nclass Net:\n    def to_kaldi(self):\n\t\t    return Variable(1)\n\n    def other(self):\n        return 1\n"
     compile(source, "<source>", "exec")
     assert lint(source) == [(1, 1, "GL000")]
@@ -193,6 +212,15 @@ def test_valid_python_that_libcst_cannot_parse_is_not_called_a_syntax_error():
         "not checked: Python accepts this file, but LibCST, gradlint's parser, does not "
         "(tokenizer error: no matching outer block for dedent)"
     ]
+
+
+def test_reindented_maps_positions_back_to_the_written_columns():
+    from gradlint.parsing import reindented
+
+    assert reindented("x = 1\n    y = 2\n") is None
+    text, position = reindented("if a:\n  \tb = 1\nc = '\t'\n")
+    assert text == "if a:\n        b = 1\nc = '\t'\n"
+    assert [position((2, 8)), position((2, 12)), position((2, 3)), position((3, 4))] == [(2, 3), (2, 7), (2, 3), (3, 4)]
 
 
 def test_files_without_triggers_that_are_python_are_not_parsed(monkeypatch):

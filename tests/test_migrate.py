@@ -395,6 +395,24 @@ def test_python2_that_libcst_accepts_is_still_skipped(tmp_path):
     assert path.read_text() == text
 
 
+def test_tab_indented_file_that_libcst_refuses_is_reported_not_rewritten(tmp_path):
+    # CPython reads the tabs; LibCST only with them expanded, so nothing may be
+    # rewritten (it would reindent the file), and the volatile flag is left for a human.
+    path = tmp_path / "old_test.py"
+    text = (
+        "from torch.autograd import Variable\n\n\nclass Tester:\n    def run(self, model, x):\n"
+        "\t\t    v = Variable(x, volatile=True)\n\t\t    return model(v)\n\n    def other(self):\n        return 1\n"
+    )
+    compile(text, "old_test.py", "exec")
+    path.write_text(text)
+    result = run(str(path))
+    assert result.exit_code == 1
+    assert result.stdout.startswith("Scanned 1 file; changed 0.\nLegacy uses: 0 migrated, 1 left for a human.\n")
+    assert f"{path}:6:11: GL001 `volatile=True` has been ignored" in result.stdout
+    assert "internal error" not in result.stdout + (result.stderr or "")
+    assert path.read_text() == text
+
+
 def test_undecodable_file_is_skipped_and_the_run_goes_on(project):
     (project / "latin.py").write_bytes(b"from torch.autograd import Variable\nname = '\xe9'\n")
     result = run("latin.py", "needs_review.py")
