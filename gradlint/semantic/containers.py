@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         def eval_switch(self, stmt: cst.CSTNode) -> Any: ...
 
 
-def _iterated(loop: cst.For, name: cst.Name) -> Optional[cst.BaseExpression]:
+def _iterated(loop: "cst.For | cst.CompFor", name: cst.Name) -> Optional[cst.BaseExpression]:
     """The container whose items ``loop`` binds to ``name`` (a name of its target):
     ``models`` for ``for m in models``, ``for m in models.values()`` and the second
     name of ``for k, m in models.items()``."""
@@ -58,7 +58,8 @@ def container_item(tree: "Tree", scopes: "Scopes", ref: cst.BaseExpression) -> O
         return None
     found = set()
     for b in reaching.bindings:
-        if b.form != "for" or type(b.node) is not cst.For or type(b.name) is not cst.Name:
+        # a ``for`` statement or a comprehension's (``[m(x) for m in self.models]``)
+        if b.form != "for" or not isinstance(b.node, (cst.For, cst.CompFor)) or type(b.name) is not cst.Name:
             return None
         container = _iterated(b.node, b.name)
         if container is None:

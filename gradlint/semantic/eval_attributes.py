@@ -1,7 +1,9 @@
 """Which attributes a method leaves in eval mode (``Modules.eval_attributes``):
 ``self.net = load(); self.net.eval()``, branch by branch through an ``if``
 (``if name in MODELS: ... self.net.eval() else: raise ValueError(name)``),
-with ``self.net = None`` placeholders aside.
+with ``self.net = None`` placeholders aside; and which list attributes hold only
+models put in eval mode (``self.models = []``, then ``m.eval()`` and
+``self.models.append(m)`` per checkpoint: an ensemble's predictor).
 """
 
 from __future__ import annotations
@@ -128,3 +130,88 @@ def _moves_itself(stmt: cst.CSTNode, text: str) -> bool:
             return False
         found = True
     return found
+
+
+def empty_list_attributes(cls: cst.ClassDef) -> List[str]:
+    """The attributes some method of ``cls`` assigns ``[]`` (``self.models = []``)."""
+    found = []
+    for node in walk(cls.body, into_functions=True):
+        if type(node) is cst.Assign and type(node.value) is cst.List and not node.value.elements and len(node.targets) == 1:
+            target = node.targets[0].target
+            if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self":
+                found.append(target.attr.value)
+    return sorted(set(found))
+
+
+def items_in_eval(modules: Facts, cls: cst.ClassDef, attr: str) -> Optional[cst.Call]:
+    """The last ``eval()`` of the models that ``self.<attr>``, a list, holds when every
+    method of ``cls`` assigns it only ``[]`` and adds to it only ``append(m)`` of a
+    name ``m`` that an earlier statement of the same block switched to eval mode,
+    with nothing between taking it out; the class reads it only to iterate over it
+    or take its length, and calls no ``train()``. Else None."""
+    text = "self." + attr
+    parents: Dict[int, cst.CSTNode] = {}
+    refs: List[cst.Attribute] = []
+    stack: List[cst.CSTNode] = [cls]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "train":
+            return None
+        if type(node) is cst.Attribute and dotted(node) == text:
+            refs.append(node)
+        for child in node.children:
+            parents[id(child)] = node
+            stack.append(child)
+    last: Optional[cst.Call] = None
+    for ref in sorted(refs, key=lambda r: _position(parents, r)):
+        use = _use(modules, parents, ref)
+        if use is None or use is False:
+            return None
+        if use is not True:
+            last = use
+    return last
+
+
+def _position(parents: Dict[int, cst.CSTNode], node: cst.CSTNode) -> Tuple[int, ...]:
+    """The path of child indices from the class down to ``node``: source order."""
+    path: List[int] = []
+    while id(node) in parents:
+        up = parents[id(node)]
+        path.append(next(i for i, c in enumerate(up.children) if c is node))
+        node = up
+    return tuple(reversed(path))
+
+
+def _use(modules: Facts, parents: Dict[int, cst.CSTNode], ref: cst.Attribute) -> "cst.Call | bool | None":
+    """What ``ref`` (``self.<attr>``) does where it stands: the ``eval()`` of the item
+    it appends; True where it is assigned ``[]`` or read by a loop or ``len``; None
+    for any other use."""
+    up = parents.get(id(ref))
+    if type(up) is cst.AssignTarget:
+        assign = parents.get(id(up))
+        ok = type(assign) is cst.Assign and len(assign.targets) == 1 and type(assign.value) is cst.List and not assign.value.elements
+        return True if ok else None
+    if type(up) in (cst.For, cst.CompFor) and up.iter is ref:  # type: ignore[union-attr]
+        return True
+    if type(up) is cst.Arg:
+        call = parents.get(id(up))
+        ok = type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "len"
+        return True if ok else None
+    if type(up) is not cst.Attribute or up.attr.value != "append":
+        return None
+    call = parents.get(id(up))
+    if type(call) is not cst.Call or len(call.args) != 1 or type(call.args[0].value) is not cst.Name:
+        return None
+    name = call.args[0].value.value
+    expr = parents.get(id(call))
+    stmt = parents.get(id(expr)) if type(expr) is cst.Expr else None
+    block = parents.get(id(stmt)) if stmt is not None else None
+    if type(stmt) is not cst.SimpleStatementLine or type(block) is not cst.IndentedBlock:
+        return None
+    body = list(block.body)
+    at = next(i for i, s in enumerate(body) if s is stmt)
+    for k in range(at - 1, -1, -1):
+        switch = modules.switch(body[k])
+        if switch is not None and switch[0] == name:
+            return None if any(modules.ends(s, name, False) for s in body[k + 1 : at]) else switch[1]
+    return None

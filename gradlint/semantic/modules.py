@@ -16,7 +16,7 @@ import libcst as cst
 from gradlint.semantic import bounds
 from gradlint.semantic.containers import container_item
 from gradlint.semantic.frameworks import OTHER_FRAMEWORK_PACKAGES, is_other_framework_class
-from gradlint.semantic.eval_attributes import Facts, leaves_attribute_in_eval
+from gradlint.semantic.eval_attributes import Facts, empty_list_attributes, items_in_eval, leaves_attribute_in_eval
 from gradlint.semantic.forwarders import wrapped_argument
 from gradlint.semantic.inherited_eval import inherited_leaves_in_eval
 from gradlint.semantic.module_evidence import ModuleEvidence, _class_method
@@ -384,22 +384,30 @@ class Modules(ModuleEvidence):
         ``self._model.eval()``, in its own body, nothing after taking it out again and
         no ``return`` in between), and no method of the class calls its ``train()``,
         itself or through another method. Maps ``self.<attr>`` to the ``eval()`` call.
-        A module class is left out: its own ``train()`` would switch the attribute too."""
+        A module class is left out: its own ``train()`` would switch the attribute too.
+        Not the items of a plain list (``items_in_eval``, mapped as ``self.<attr>[]``),
+        which no module registers as submodules."""
         key = id(cls)
         cached = self._eval_attributes.get(key)
         if cached is not None:
             return cached
         found: Dict[str, cst.Call] = {}
         self._eval_attributes[key] = found
-        if not self.not_module_class(cls):
-            return found
+        plain = self.not_module_class(cls)
         methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
         assigned: Dict[str, List[cst.FunctionDef]] = {}
         for method in methods:
             for attr in self_attributes_assigned(method):
                 assigned.setdefault(attr, []).append(method)
+        lists = empty_list_attributes(cls) if assigned else []
         for attr, setters in sorted(assigned.items()):  # ``self_attributes_assigned`` is a set: keep the order fixed
             text = "self." + attr
+            items = items_in_eval(self._attribute_facts(), cls, attr) if attr in lists else None
+            if items is not None:
+                found[text + "[]"] = items  # ``for m in self.models: m(x)`` runs one of them
+                continue
+            if not plain:
+                continue
             switches = [self._leaves_attribute_in_eval(m, attr) for m in setters]
             if any(sw is None for sw in switches):
                 continue
@@ -410,7 +418,7 @@ class Modules(ModuleEvidence):
                 found[text] = last
         # ``super().__init__(model)`` of a base whose constructor leaves ``self.model`` in
         # eval mode and whose methods never train it (``semantic.inherited_eval``)
-        init = next((m for m in methods if m.name.value == "__init__" and isinstance(m.body, cst.IndentedBlock)), None)
+        init = None if not plain else next((m for m in methods if m.name.value == "__init__" and isinstance(m.body, cst.IndentedBlock)), None)
         for stmt in init.body.body if init is not None else ():
             small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
             if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call) or last_name(small.value.func) != "__init__":
@@ -424,12 +432,15 @@ class Modules(ModuleEvidence):
     def _leaves_attribute_in_eval(self, method: cst.FunctionDef, attr: str) -> Optional[cst.Call]:
         """The ``eval()`` after which ``method`` leaves ``self.<attr>``, which it assigns,
         in eval mode: see ``eval_attributes``."""
+        return leaves_attribute_in_eval(self._attribute_facts(), method, attr)
+
+    def _attribute_facts(self) -> Facts:
         def switch(stmt: cst.CSTNode) -> Optional[Tuple[str, cst.Call]]:
             found = self.eval_switch(stmt)
             return (found.model, found.call) if found is not None and isinstance(found.call, cst.Call) else None
 
         ends = lambda stmt, model, calls_only: self.ends_eval_mode(stmt, model, calls_only=calls_only)  # noqa: E731
-        return leaves_attribute_in_eval(Facts(switch, ends, self.pretrained_loads), method, attr)
+        return Facts(switch, ends, self.pretrained_loads)
 
     def pretrained_loads(self, stmt: cst.CSTNode, attr: str) -> List[cst.Call]:
         """The transformers ``from_pretrained`` calls ``stmt`` assigns to ``self.<attr>``
