@@ -59,6 +59,8 @@ _SHAPING_METHODS = frozenset(
     "contiguous clone detach repeat expand flip narrow t flatten type_as".split()
 )
 _COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+# A transformers tokenizer's methods that turn text into token ids.
+_TOKENIZING_METHODS = frozenset({"encode", "encode_plus", "batch_encode_plus"})
 
 # Reading these of an output shows its sizes or kind, not its values.
 _METADATA = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"})
@@ -277,6 +279,9 @@ class _Inputs:
             return bool(call.args) and self.made_up(call.args[0].value, scope, depth)
         if names & _TORCH_CONSTANTS:
             return True
+        if self._tokenizer_call(call):
+            # text the code wrote, tokenized: made-up token ids (a demo's one sentence)
+            return all(self.made_up(a.value, scope, depth) for a in call.args)
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in _SHAPING_METHODS:
             return self.made_up(func.value, scope, depth)
@@ -285,6 +290,22 @@ class _Inputs:
         if isinstance(func, cst.Name) and func.value in ("len", "int", "range"):
             return True
         return False
+
+    def _tokenizer_call(self, call: cst.Call) -> bool:
+        """``tokenizer(text)`` or ``tokenizer.encode(text)`` where every binding that
+        reaches ``tokenizer`` is a transformers tokenizer class's ``from_pretrained``."""
+        func = call.func
+        receiver = func.value if isinstance(func, cst.Attribute) and func.attr.value in _TOKENIZING_METHODS else func
+        if not isinstance(receiver, cst.Name):
+            return False
+        reaching = self.sem.scopes.reaching(receiver)
+        return bool(reaching.bindings) and not reaching.unbound and all(b.kind == "assign" and self._loads_tokenizer(b.value) for b in reaching.bindings)
+
+    def _loads_tokenizer(self, value: Optional[cst.BaseExpression]) -> bool:
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute) or value.func.attr.value != "from_pretrained":
+            return False
+        names = self.sem.names.qualnames_in(value.func.value, frozenset({"transformers"}))
+        return any(q.startswith("transformers.") and q.rsplit(".", 1)[-1].endswith(("Tokenizer", "TokenizerFast")) for q in names)
 
     def _made_up_name(self, name: cst.Name, scope: Scope, depth: int) -> bool:
         key = (id(scope), name.value)
