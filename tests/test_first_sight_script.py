@@ -715,6 +715,9 @@ _LATER_BATCHES = {
                  {"GL002": (9, 9), "GL101": (5, 15), "GL105": (0, 1), "GL301": (0, 5), "all": (14, 30)}, (20, 0), 13),
     "batch-30": ("56ed520", {"GL101": (2, 3), "GL106": (5, 5), "all": (7, 8)}, (5, 0),
                  {"GL101": (4, 7), "GL106": (5, 5), "GL301": (0, 8), "all": (9, 20)}, (5, 0), 14),
+    "batch-31": ("64ac4f5", {"GL101": (0, 5), "GL106": (8, 8), "all": (8, 13)}, (13, 0),
+                 {"GL101": (2, 9), "GL104": (0, 1), "GL105": (0, 8), "GL106": (8, 8), "GL201": (0, 1), "GL301": (0, 3), "all": (10, 30)},
+                 (13, 0), 15),
 }
 
 
@@ -744,3 +747,9 @@ def test_batches_twenty_nine_and_thirty_after_tuning_to_batch_thirty():
     _judged_run(runs["after-10e0699"], "after-10e0699", "10e0699", {"GL101": (2, 2), "GL106": (5, 5), "all": (7, 7)}, (4, 0))
     runs = {r.name: r for r in fs.batch_runs(fs.HERE / "batch-29")}
     _judged_run(runs["after-10e0699"], "after-10e0699", "10e0699", {"GL002": (9, 9), "GL101": (5, 7), "all": (14, 16)}, (15, 0))
+
+
+def test_batch_thirty_one_after_tuning_to_it():
+    # docs/precision.md ("Batch 31"): at f75cc4f the demos' tokenized sentences are made-up inputs
+    runs = {r.name: r for r in fs.batch_runs(fs.HERE / "batch-31")}
+    _judged_run(runs["after-f75cc4f"], "after-f75cc4f", "f75cc4f", {"GL106": (8, 8), "all": (8, 8)}, (8, 0))
