@@ -13,7 +13,7 @@ import libcst as cst
 
 from gradlint.rules._eval_flow import Block, _assigned_attributes, _Region, bound_targets
 from gradlint.rules._mode_calls import duck_eval
-from gradlint.rules._mode_flag import false_constants, flag_switch
+from gradlint.rules._mode_flag import deciding_constants, flag_switch
 from gradlint.semantic.containers import container_eval_switch
 from gradlint.semantic.bindings import Binding
 from gradlint.semantic.import_effects import imports_grad_off
@@ -83,7 +83,8 @@ class EvalRegions:
 
     def _flag_region(self, func: cst.FunctionDef, block: Block, i: int, stmt: cst.CSTNode) -> List[_Region]:
         """``model.train(mode=is_train)`` in a step that some caller runs with the flag
-        false: eval mode on that path, from the next statement on."""
+        false (``if evaluate: model.eval() else: model.train()``: true): eval mode on
+        that path, from the next statement on."""
         found = flag_switch(self.ctx.code_for, stmt)
         if found is None:
             return []
@@ -95,10 +96,10 @@ class EvalRegions:
                 return False
             return caller is None or not self._skip_function(caller)
 
-        constants = false_constants(sem, func, found[1], grad_on)
+        constants = deciding_constants(sem, func, found[1], grad_on, found[3])
         if constants is None:
             return []
-        model, flag, call = found
+        model, flag, call, _ = found
         region = self._region(block, i + 1, model, call)
         region.flag, region.constants = flag, constants
         return [region]

@@ -17,7 +17,8 @@ import libcst as cst
 from gradlint.semantic import branches
 from gradlint.semantic.syntax import is_model_ref
 
-Switch = Tuple[str, str, cst.Call]  # (model, flag name, the ``train(...)`` call)
+# (model, flag name, the switch call, the flag's value on the path where the model is in eval mode)
+Switch = Tuple[str, str, cst.Call, bool]
 
 
 def flag_switch(code_for, stmt: cst.CSTNode) -> Optional[Switch]:
@@ -38,13 +39,14 @@ def flag_switch(code_for, stmt: cst.CSTNode) -> Optional[Switch]:
     flag = call.args[0].value
     if type(flag) is not cst.Name or flag.value in ("True", "False", "None") or not is_model_ref(call.func.value):
         return None
-    return code_for(call.func.value), flag.value, call
+    return code_for(call.func.value), flag.value, call, False
 
 
 def _branch_switch(code_for, stmt: cst.If) -> Optional[Switch]:
     """``if flag: m.train() else: m.eval()`` (or ``if not flag: m.eval() else:
-    m.train()``) is ``m.train(flag)``: eval mode on the path where ``flag`` is false.
-    The switch is the ``eval()`` call, which the message names."""
+    m.train()``) is ``m.train(flag)``: eval mode on the path where ``flag`` is false;
+    ``if evaluate: m.eval() else: m.train()`` the other way round, eval mode where
+    the flag is true. The switch is the ``eval()`` call, which the message names."""
     if type(stmt.orelse) is not cst.Else:
         return None
     test, negated = stmt.test, False
@@ -55,10 +57,11 @@ def _branch_switch(code_for, stmt: cst.If) -> Optional[Switch]:
     on_true, on_false = _mode_call(code_for, stmt.body), _mode_call(code_for, stmt.orelse.body)
     if on_true is None or on_false is None:
         return None
-    training, evaluating = (on_false, on_true) if negated else (on_true, on_false)
-    if training[0] != evaluating[0] or not training[1] or evaluating[1]:
+    when_true, when_false = (on_false, on_true) if negated else (on_true, on_false)
+    if when_true[0] != when_false[0] or when_true[1] == when_false[1]:
         return None
-    return evaluating[0], test.value, evaluating[2]
+    evaluating = when_false if when_true[1] else when_true
+    return evaluating[0], test.value, evaluating[2], not when_true[1]
 
 
 def _mode_call(code_for, block: cst.BaseSuite) -> Optional[Tuple[str, bool, cst.Call]]:
@@ -87,11 +90,11 @@ def _mode_call(code_for, block: cst.BaseSuite) -> Optional[Tuple[str, bool, cst.
     return code_for(call.func.value), training, call
 
 
-def false_constants(sem, func: cst.FunctionDef, flag: str, grad_on: Callable[[cst.Call], bool]) -> Optional[Dict[str, object]]:
+def deciding_constants(sem, func: cst.FunctionDef, flag: str, grad_on: Callable[[cst.Call], bool], value: bool = False) -> Optional[Dict[str, object]]:
     """The constants of a call of ``func`` in this file, made with gradients on
-    (``grad_on``), that decide ``flag`` false, with ``flag`` itself among them; None
-    when no call does. ``flag`` is bound once in ``func``: a parameter, or an
-    assignment of an expression ``branches`` decides."""
+    (``grad_on``), that decide ``flag`` to be ``value``, with ``flag`` itself among
+    them; None when no call does. ``flag`` is bound once in ``func``: a parameter,
+    or an assignment of an expression ``branches`` decides."""
     bindings = sem.scopes.bindings(func).get(flag, [])
     if len(bindings) != 1 or bindings[0].form not in ("param", "assign"):
         return None
@@ -101,8 +104,8 @@ def false_constants(sem, func: cst.FunctionDef, flag: str, grad_on: Callable[[cs
     method = sem.tree.method_class(func) is not None
     for call in sem.calls.call_sites(func) or []:
         constants = branches.constant_params(func, call, method and isinstance(call.func, cst.Attribute))
-        if constants and branches.decided(test, constants) is False and grad_on(call):
-            return {**constants, flag: False}
+        if constants and branches.decided(test, constants) is value and grad_on(call):
+            return {**constants, flag: value}
     return None
 
 

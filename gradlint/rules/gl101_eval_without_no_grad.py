@@ -481,7 +481,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, EvalHelpers, Rule):
         if isinstance(scope, cst.FunctionDef) and self._results_reach_backward(scope, flow, stmts, region):
             return
         call, model = region.calls[0]
-        state = self._in_eval_mode(call, model, region.eval_line[model], flag)
+        state = self._in_eval_mode(call, model, region.eval_line[model], flag and f"{flag}` is {'true' if (region.constants or {}).get(flag) else 'false'}")
         if flag:
             # No guard fits both phases but ``set_grad_enabled(flag)``, which is the author's to choose.
             self._report(call, None, state, f"{_spelled(region.eval_line[model], flag)} does not stop autograd, so ")
@@ -497,7 +497,7 @@ class EvalWithoutNoGrad(InferenceCode, EvalRegions, EvalHelpers, Rule):
             if name.endswith("[]"):  # an item of a container: name the one called
                 module = called_module(call)
                 name = self.ctx.code_for(module) if isinstance(module, (cst.Subscript, cst.Name)) else name[:-2] + "[...]"
-            when = f" when `{flag}` is false" if flag else ""
+            when = f" when `{flag}" if flag else ""  # "is_train` is false"
             line = switch if isinstance(switch, int) else self.ctx.tree.line(switch)
             return f"`{name}` is in eval mode{when} (line {line})"
 

@@ -212,8 +212,10 @@ class ScopeFlows:
         """Whether a value the expressions ``seeds`` compute (directly or through the
         names it flows into) is added, by a statement inside ``within`` (a loop), to
         something it then outlives the statement in: appended or stored into a
-        container (``outs.append(v)``, ``outs[i] = v``) or summed (``total += v``).
-        Rebinding a name (``out = model(x)``) replaces, it does not accumulate."""
+        container (``outs.append(v)``, ``outs[i] = v``), summed (``total += v``) or
+        joined to the name's own value (``outs = torch.cat([outs, v])``). Rebinding
+        a name to a value without its old one (``out = model(x)``) replaces, it does
+        not accumulate."""
         seed_ids = {id(s) for s in seeds}
         direct: List[_Edge] = []
         keys: Set[str] = set()
@@ -242,11 +244,15 @@ def _mutates(node: cst.CSTNode) -> bool:
 
 
 def _accumulating(node: cst.CSTNode) -> bool:
-    """``total += v``, ``xs.append(v)`` (a mutator), ``xs[i] = v``."""
+    """``total += v``, ``xs.append(v)`` (a mutator), ``xs[i] = v``, ``xs =
+    torch.cat([xs, v])`` (a name rebound to a value made from its old one)."""
     if isinstance(node, (cst.AugAssign, cst.Call)):
         return True
     if isinstance(node, cst.Assign):
-        return any(isinstance(t.target, cst.Subscript) for t in node.targets)
+        if any(isinstance(t.target, cst.Subscript) for t in node.targets):
+            return True
+        names = {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+        return bool(names) and any(isinstance(n, cst.Name) and n.value in names for n in walk(node.value))
     return isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Subscript)
 
 
