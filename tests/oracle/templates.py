@@ -600,6 +600,93 @@ def gl101_extra() -> Iterator[Program]:
             return RESULT, float(model[0].weight.sum())
         """)
 
+    # A scoring script's ``init()`` sets the global model in eval mode; ``score`` runs it
+    # for each request. The safe fix guards the forward: the same labels come back.
+    yield _prog("GL101", "global-set-by-function", "init-and-score", """
+        import torch
+        from torch import nn, randn
+
+        model = None
+
+
+        def init():
+            global model
+            torch.manual_seed(0)
+            model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+            model.eval()
+
+
+        def score(batch):
+            output = model(batch)
+            return output.argmax(1).tolist()
+
+
+        def run():
+            init()
+            return score(randn(5, 4)), score(randn(2, 4))
+        """)
+
+    # An ensemble keeps its eval-mode models in a plain list; ``predict`` runs each on an
+    # input that requires grad, detaching every output: the fix changes no value and no
+    # gradient (none reaches the input either way).
+    yield _prog("GL101", "list-of-eval-models", "ensemble-predict", """
+        import torch
+        from torch import nn, randn
+
+
+        class Ensemble:
+            def __init__(self):
+                torch.manual_seed(0)
+                self._models = []
+                for _ in range(2):
+                    m = nn.Linear(4, 2)
+                    m.eval()
+                    self._models.append(m)
+
+            def predict(self, x):
+                result = [torch.sigmoid(model(x)).detach() for model in self._models]
+                return torch.stack(result, dim=1).mean(dim=1)
+
+
+        def run():
+            e = Ensemble()
+            x = randn(3, 4, requires_grad=True)
+            return e.predict(x), x.grad, len(e._models)
+        """)
+
+    # ``if evaluate: eval() else: train()`` with ``test`` passing True, outputs joined to a
+    # running tensor: reported without a fix (no guard fits both phases).
+    yield _prog("GL101", "flag-true-eval", "prediction-loop-cat", """
+        import torch
+        from torch import nn, randn
+
+
+        class Trainer:
+            def __init__(self):
+                torch.manual_seed(0)
+                self.model = nn.Linear(4, 2)
+
+            def test(self, batches):
+                predictions = self._prediction_loop(batches, True)
+                return predictions.detach().argmax(1).tolist()
+
+            def _prediction_loop(self, batches, evaluate):
+                if evaluate:
+                    self.model.eval()
+                else:
+                    self.model.train()
+                out = torch.Tensor()
+                for xb in batches:
+                    out = torch.cat([out, self.model(xb)])
+                return out
+
+
+        def run():
+            t = Trainer()
+            batches = [randn(3, 4) for _ in range(2)]
+            return t.test(batches), t.model.weight.grad
+        """)
+
 # GL106: a guard that looked redundant but was the only one in effect.
 def gl106_family() -> Iterator[Program]:
     yield _prog("GL106", "async-decorator", "inner-guard", """
