@@ -94,7 +94,9 @@ def main() -> int:
         for figure, (name, text, expected) in FILES.items():
             project = Path(tmp) / name.replace(".py", "")
             project.mkdir()
-            (project / "pyproject.toml").write_text("[tool.gradlint]\n", encoding="utf-8")
+            # GL101 runs only in the preview tier; the figure keeps measuring its start-up.
+            settings = "[tool.gradlint]\npreview = true\n" if "GL101" in figure else "[tool.gradlint]\n"
+            (project / "pyproject.toml").write_text(settings, encoding="utf-8")
             (project / name).write_text(text, encoding="utf-8")
             projects[figure] = project
             _, _, status = _run(args.python, project, name, env)  # bytecode, the cache, the disk

@@ -121,7 +121,7 @@ _config_option = click.option(
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--stdin-filename", metavar="PATH", help="With `-` (read source from stdin): the path to report and to match configuration against.")
 @_config_option
-@click.option("--preview/--no-preview", default=None, help="Also report what rests on guesses from names (the preview tier, with its measured precision in docs/precision.md); same as `preview = true` in [tool.gradlint].")
+@click.option("--preview/--no-preview", default=None, help="Also run the preview tier: the rules and the parts of rules that were below the default bar at first sight (`gradlint rules` marks them; their measured precision is in docs/precision.md); same as `preview = true` in [tool.gradlint].")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (2 still means an error).")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix fixed anything, even if nothing remains.")
 @click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and rule, before the summary.")
@@ -574,7 +574,7 @@ def rules(output_format: str) -> None:
     click.echo(f"{'CODE':<6}  {'NAME':<{width}}  {'DEFAULT':<7}  {'FIX':<6}  SUMMARY")
     for d in docs:
         default = "preview" if d.preview else "on" if d.default else "off"
-        summary = d.summary + (" [weak part in preview]" if d.preview_what else "")
+        summary = d.summary + (" [weak part in preview]" if d.preview_what and not d.preview else "")
         click.echo(f"{d.code:<6}  {d.name:<{width}}  {default:<7}  {d.fix:<6}  {summary}")
 
 
@@ -643,6 +643,7 @@ def server() -> None:
 @click.option("-j", "--jobs", type=int, help="Runs at a time (default: CPUs, at most 4).")
 @click.option("--entry", metavar="MODULE:FUNCTION", help="Import each file, then call FUNCTION() (module or path.py) to reach code nothing calls at import.")
 @click.option("--driver", metavar="DRIVER.py", help="Run DRIVER.py, which imports the files and calls them, instead of running each file.")
+@click.option("--preview/--no-preview", default=None, help="Verify the preview tier's findings too; same as `preview = true` in [tool.gradlint].")
 def verify(**options: object) -> None:
     """Run FILES as written and as fixed under torch (each in a sandboxed
     subprocess) and show whether each finding and fix behaves as claimed."""
@@ -654,6 +655,9 @@ def verify(**options: object) -> None:
         options["config_path"], options["config_overrides"] = split_config_options(options.pop("config_options"))  # type: ignore[arg-type]
     except ConfigError as exc:
         raise _fail(str(exc))
+    preview = options.pop("preview")
+    if preview is not None:
+        options["config_overrides"]["preview"] = preview  # type: ignore[index]
     try:
         code = command.run(echo=lambda text: click.echo(text, nl=False), **options)  # type: ignore[arg-type]
     except command.UsageError as exc:

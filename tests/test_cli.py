@@ -340,7 +340,7 @@ def test_show_settings_prints_what_governs_the_first_file(project):
         '[tool.gradlint]\nselect = ["GL0"]\nignore = ["GL004"]\nextend-exclude = ["vendor"]\n'
         'per-file-ignores = { "legacy.py" = ["GL003"] }\nfix-grad-guard = "inference_mode"\n'
     )
-    result = run("check", "--show-settings", "--extend-select", "GL101", "legacy.py", "clean.py")
+    result = run("check", "--show-settings", "--extend-select", "GL106", "legacy.py", "clean.py")
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == (
         "Resolved settings for: clean.py\n"
@@ -348,7 +348,7 @@ def test_show_settings_prints_what_governs_the_first_file(project):
         f"Project root: {project.resolve()}\n"
         "\n"
         "# The rules checked in this file (after per-file-ignores)\n"
-        'select = ["GL000", "GL001", "GL002", "GL003", "GL005", "GL101"]\n'
+        'select = ["GL000", "GL001", "GL002", "GL003", "GL005", "GL106"]\n'
         f'exclude = {json.dumps(list(DEFAULT_EXCLUDE) + ["vendor"])}\n'
         'per-file-ignores = {"legacy.py" = ["GL003"]}\n'
         'fix-grad-guard = "inference_mode"\n'

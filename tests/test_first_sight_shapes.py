@@ -459,7 +459,7 @@ def test_callers_in_other_files_that_turn_gradients_off(tmp_path, monkeypatch, c
     (tmp_path / "run.py").write_text(caller)
 
     def found():
-        result = CliRunner().invoke(main, ["check", "--no-cache", "--select", "GL101", "--output-format", "json", "helpers.py", "run.py"])
+        result = CliRunner().invoke(main, ["check", "--no-cache", "--preview", "--select", "GL101", "--output-format", "json", "helpers.py", "run.py"])
         return [(f["filename"].rsplit("/", 1)[-1], f["location"]["row"]) for f in json.loads(result.stdout)]
 
     assert found() == []

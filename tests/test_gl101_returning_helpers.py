@@ -132,7 +132,7 @@ def _tree(tmp_path: Path) -> Path:
 
 
 def _findings(*args: str):
-    result = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json", *args])
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--preview", "--output-format", "json", *args])
     assert result.exit_code in (0, 1), result.output
     return [
         (Path(f["filename"]).name, f["code"], f["location"]["row"], f["location"]["column"])

@@ -458,13 +458,13 @@ def test_messages_name_the_cell_and_line_they_refer_to(here):
         code("x = torch.load(\"x.pt\")\nout = model(x)"),
     ]
     write(here / "nb.ipynb", notebook(cells))
-    result = run("check", "--select", "GL101", "nb.ipynb")
+    result = run("check", "--preview", "--select", "GL101", "nb.ipynb")
     assert result.stdout.splitlines()[0] == (
         "nb.ipynb:cell 4:2:7: GL101 [*] `model` is in eval mode (cell 3, line 1) but gradients are still enabled "
         "here: `.eval()` does not stop autograd, so this forward records a graph and keeps its activations alive; "
         "run it under `torch.no_grad()`"
     )
-    data = json.loads(run("check", "--select", "GL101", "--output-format", "json", "nb.ipynb").stdout)
+    data = json.loads(run("check", "--preview", "--select", "GL101", "--output-format", "json", "nb.ipynb").stdout)
     assert "(cell 3, line 1)" in data[0]["message"]
 
 

@@ -47,7 +47,8 @@ def build_tree(into: Path) -> None:
 
 def output(fmt: str, tree: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "gradlint", "check", "--no-cache", "--exit-zero", "--jobs", "1", "--output-format", fmt, "fixtures", "cases", "samples"],
+        # --preview: GL101's and GL301's fixes (wrapping, decorators) are the renderer's hardest
+        [sys.executable, "-m", "gradlint", "check", "--no-cache", "--exit-zero", "--jobs", "1", "--preview", "--output-format", fmt, "fixtures", "cases", "samples"],
         cwd=tree,
         capture_output=True,
         text=True,

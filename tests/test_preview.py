@@ -84,14 +84,16 @@ def test_preview_rules_run_only_in_preview(monkeypatch, tmp_path):
 def test_rules_listing_marks_the_preview_tier():
     code, out = run("rules")
     assert code == 0
-    gl105 = next(line for line in out.splitlines() if line.startswith("GL105"))
-    assert gl105.split()[2] == "preview"
-    for weak in ("GL101", "GL301"):
-        line = next(line for line in out.splitlines() if line.startswith(weak))
-        assert line.split()[2] == "on" and line.endswith("[weak part in preview]")
+    lines = {line.split()[0]: line for line in out.splitlines()[1:]}
+    for whole in ("GL101", "GL105", "GL301"):
+        # A rule that only --preview runs has no default part to set its weak part against.
+        assert lines[whole].split()[2] == "preview" and not lines[whole].endswith("]")
+    for weak in ("GL003", "GL201", "GL202"):
+        assert lines[weak].split()[2] == "on" and lines[weak].endswith("[weak part in preview]")
     listed = {d["code"]: d for d in json.loads(run("rules", "--output-format", "json")[1])}
     assert listed["GL105"]["preview"] is True and listed["GL105"]["default"] is True
-    assert listed["GL101"]["preview"] is False and listed["GL301"]["preview"] is False
+    assert listed["GL101"]["preview"] is True and listed["GL301"]["preview"] is True
+    assert listed["GL003"]["preview"] is False
 
 
 def test_catalog_premises_and_preview_fields():
@@ -101,8 +103,10 @@ def test_catalog_premises_and_preview_fields():
 
 
 # ``model`` is an nn.Module built in the function, and the loss a torch loss, but no
-# backward runs from it: GL301's default tier asks for that proof of a graph (what
-# computed a value was too rarely right at first sight), so only preview reports it.
+# backward runs from it: GL301's backward-proven part asks for that proof of a graph
+# (what computed a value was too rarely right at first sight). The whole rule is in
+# preview now (its recall at first sight stayed far below 0.70), so neither file
+# is reported by default, and preview reports both.
 PROVEN = textwrap.dedent(
     """\
     import torch
@@ -120,16 +124,21 @@ PROVEN = textwrap.dedent(
 )
 
 
-def test_gl301_default_tier_asks_for_a_backward_from_the_kept_value(tmp_path, monkeypatch):
+def test_gl301_runs_in_preview_only_and_names_the_backward_it_proved(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "train.py").write_text(PROVEN, encoding="utf-8")
-    assert run("check", "--no-cache", "--select", "GL301", "--output-format", "concise", "-q", "train.py") == (0, "")
-    code, out = run("check", "--no-cache", "--preview", "--output-format", "concise", "-q", "train.py")
-    assert code == 1 and out.startswith("train.py:10:9: GL301 ")
+    (tmp_path / "judged.py").write_text(PROVEN, encoding="utf-8")
     trained = PROVEN.replace("        total += loss\n", "        loss.backward()\n        total += loss\n")
-    (tmp_path / "train.py").write_text(trained, encoding="utf-8")
-    code, out = run("check", "--no-cache", "--select", "GL301", "--output-format", "concise", "-q", "train.py")
-    assert code == 1 and out.startswith("train.py:11:9: GL301 [*] `total += loss` keeps the autograd graph of `loss` alive")
+    (tmp_path / "trained.py").write_text(trained, encoding="utf-8")
+    for selection in ((), ("--select", "GL301")):
+        assert run("check", "--no-cache", *selection, "--output-format", "concise", "-q", "judged.py", "trained.py") == (0, "")
+    code, out = run("check", "--no-cache", "--preview", "--output-format", "concise", "-q", "judged.py", "trained.py")
+    assert code == 1 and out.splitlines() == [
+        "judged.py:10:9: GL301 [*] `total += loss` keeps the autograd graph of `loss` alive in `total` after the iteration"
+        " ends, with the activations it saved: memory grows with every iteration; keep `loss.detach()`",
+        "trained.py:11:9: GL301 [*] `total += loss` keeps the autograd graph of `loss` alive in `total` after the"
+        " iteration ends (`backward()` frees its saved activations, but its graph nodes stay referenced): memory grows"
+        " with every iteration; keep `loss.detach()`",
+    ]
 
 
 # A library function whose switch-off leaks to every caller: every premise of GL105
@@ -172,4 +181,4 @@ def test_gl105_runs_in_preview_only(tmp_path, monkeypatch):
     listed = {d["code"]: d for d in json.loads(run("rules", "--output-format", "json")[1])}
     assert listed["GL105"]["preview"] is True and listed["GL105"]["default"] is True
     gl105 = next(line for line in run("rules")[1].splitlines() if line.startswith("GL105"))
-    assert gl105.split()[2] == "preview" and gl105.endswith("[weak part in preview]")
+    assert gl105.split()[2] == "preview" and gl105.endswith("the rest of the thread")

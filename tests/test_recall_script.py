@@ -195,6 +195,12 @@ def test_main_end_to_end_with_gradlint(tmp_path, capsys):
     rc = score_mod.main(["--sites", str(sites), "--mirror", str(mirrors), "--work", str(tmp_path / "work")])
     out = capsys.readouterr().out
     assert rc == 0
+    # GL101 runs only in the preview tier
+    assert out.splitlines()[0] == "Recall on 3 sites from 1 projects: 1 caught, 33.3%"
+    assert "  [eval-then-loop] eval: pkg/a.py:8 expected GL101, reported nothing" in out
+    rc = score_mod.main(["--sites", str(sites), "--mirror", str(mirrors), "--work", str(tmp_path / "work"), "--preview"])
+    out = capsys.readouterr().out
+    assert rc == 0
     assert out.splitlines()[0] == "Recall on 3 sites from 1 projects: 2 caught, 66.7%"
     assert "  [requires-grad-typo] typo: pkg/a.py:5 expected GL303, reported nothing" in out
 
@@ -422,7 +428,8 @@ def test_in_repo_writes_the_repository_s_python_files_and_runs_each_site_from_it
     capsys.readouterr()
     assert seen == {"file": "scripts/run.py", "tree": {"models/net.py": "class Net: pass\n", "scripts/run.py": BEFORE}}
 
-    # With gradlint itself: the site's file alone, from the root, caught as without the option.
+    # With gradlint itself: the site's file alone, from the root, caught as without the option
+    # (with --preview, where GL101 runs).
     monkeypatch.undo()
-    assert score_mod.main([*argv, "--in-repo"]) == 0
+    assert score_mod.main([*argv, "--in-repo", "--preview"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "Recall on 1 sites from 1 projects: 1 caught, 100.0%"

@@ -179,13 +179,13 @@ def test_a_gl101_fix_is_checked_and_shown_with_no_more_of_libcst(project):
     (project / "eval.py").write_text(EVAL)
     message = ("`model` is in eval mode (line 2) but gradients are still enabled here: `.eval()` does not stop autograd,"
                " so this forward records a graph and keeps its activations alive; run it under `torch.no_grad()`")
-    code, out, err, modules = _run(project, "--output-format", "concise", "eval.py")
+    code, out, err, modules = _run(project, "--preview", "--output-format", "concise", "eval.py")
     # unsafe: the file imports nothing of torch, so the `import torch` the fix adds could raise
     assert (code, out, err) == (1, f"eval.py:3:9: GL101 {message}\nFound 1 problem.\n1 fixable with --fix --unsafe-fixes.\n", "")
     assert "gradlint.fix_renderer" in modules  # the fix was checked: it is advertised
     assert _unused(modules) == []
 
-    code, out, err, modules = _run(project, "--output-format", "json", "eval.py")
+    code, out, err, modules = _run(project, "--preview", "--output-format", "json", "eval.py")
     (finding,) = json.loads(out)
     assert (code, err, finding["code"], finding["fix"]["applicability"]) == (1, "", "GL101", "unsafe")
     edits = [(e["location"]["row"], e["location"]["column"], e["end_location"]["row"], e["end_location"]["column"], e["content"])
@@ -200,7 +200,7 @@ def test_a_gl101_fix_of_a_small_file_parses_no_more_of_the_catalog_than_its_find
     (project / "eval.py").write_text(EVAL)
     driver = (
         "import json, sys\nfrom gradlint.cli import main\n"
-        "sys.argv = ['gradlint', 'check', '--no-cache', '--output-format', 'concise', 'eval.py']\n"
+        "sys.argv = ['gradlint', 'check', '--no-cache', '--preview', '--output-format', 'concise', 'eval.py']\n"
         "try:\n    main()  # the command less the console script's exit, which skips what follows\n"
         "except SystemExit as exc:\n    status = exc.code\n"
         "from gradlint import catalog\n"

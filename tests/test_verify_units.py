@@ -345,6 +345,8 @@ def _judge(tmp_path, source, original, fixed, unsafe=False):
 
     path = tmp_path / "f.py"
     path.write_text(source)
+    if source is EVAL:  # GL101 runs only in the preview tier
+        (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\npreview = true\n")
     item = prepare(path, Settings(cwd=tmp_path), Options(unsafe_fixes=unsafe))
     return judge_file(item, original, fixed, Options(unsafe_fixes=unsafe)).findings
 
