@@ -104,10 +104,10 @@ def test_first_sight_run_is_listed_before_later_runs(tmp_path):
 
 def test_committed_batches_parse_and_name_distinct_code_bases():
     batches = fs.load_batches()
-    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24, "batch-18": 13, "batch-19": 15, "batch-20": 14, "batch-21": 14, "batch-22": 15, "batch-23": 15, "batch-24": 13, "batch-25": 19, "batch-26": 15, "batch-27": 17, "batch-28": 12, "batch-29": 13, "batch-30": 14, "batch-31": 15}
+    assert {b: len(r) for b, r in batches.items()} == {"batch-1": 6, "batch-2": 6, "batch-3": 6, "batch-4": 11, "batch-5": 11, "batch-6": 10, "batch-7": 15, "batch-8": 15, "batch-9": 12, "batch-10": 11, "batch-11": 12, "batch-12": 15, "batch-13": 13, "batch-14": 22, "batch-15": 27, "batch-16": 28, "batch-17": 24, "batch-18": 13, "batch-19": 15, "batch-20": 14, "batch-21": 14, "batch-22": 15, "batch-23": 15, "batch-24": 13, "batch-25": 19, "batch-26": 15, "batch-27": 17, "batch-28": 12, "batch-29": 13, "batch-30": 14, "batch-31": 15, "batch-32": 13}
     names = [r["name"] for repos in batches.values() for r in repos]
-    assert len(set(names)) == 448
-    assert len({r["repository"] for repos in batches.values() for r in repos}) == 448
+    assert len(set(names)) == 461
+    assert len({r["repository"] for repos in batches.values() for r in repos}) == 461
     for batch in batches:
         for run in fs.batch_runs(fs.HERE / batch) if (fs.HERE / batch).is_dir() else []:
             assert run.judged, (batch, run.name)
@@ -154,6 +154,27 @@ def test_recall_tally_splits_scope_rule_and_era_and_leaves_out_unavailable():
         "  all                            1 / 3    33.3%",
         "  in scope                       1 / 2    50.0%",
     ]
+
+
+def test_recall_tally_leaves_whole_preview_rules_out_of_the_default_scope():
+    sites = [
+        {"id": "a", "project": "p/a", "expect": "GL101", "year": 2021, "in_scope": True},
+        {"id": "b", "project": "p/a", "expect": "GL001", "year": 2020, "in_scope": True},
+        {"id": "c", "project": "p/b", "expect": "GL003|GL001", "year": 2017, "in_scope": True},
+        {"id": "d", "project": "p/b", "expect": "GL301", "year": 2022, "in_scope": True},
+    ]
+    t = fr.tally(sites, missed=["a", "c"], unavailable=[], preview={"GL101", "GL301"})
+    assert t["in scope"] == (2, 4) and t["in scope, default rules"] == (1, 2)
+    assert t["in scope, GL101"] == (0, 1) and t["in scope, GL301"] == (1, 1)
+    assert fr.format_tally(t, 2, 3)[2:4] == [
+        "  in scope                       2 / 4    50.0%",
+        "  in scope, default rules        1 / 2    50.0%",
+    ]
+
+
+def test_the_catalog_names_the_rules_only_preview_runs():
+    assert {"GL101", "GL105", "GL301"} <= fr.preview_rules()
+    assert not {"GL001", "GL003", "GL106"} & fr.preview_rules()
 
 
 def test_first_sight_sites_carry_scope_and_year_and_no_site_of_the_recall_set():

@@ -10,6 +10,10 @@ carry) and prints recall overall, on the in-scope sites, per expected rule
 later). Any other option is passed to score.py unchanged (``--preview`` adds
 the preview tier).
 
+A rule in the preview tier as a whole (``preview = true`` in its catalog
+entry) does not run by default: the row "in scope, default rules" leaves its
+sites out, and its own row, with ``--preview``, is its figure.
+
 Only the standard library is used.
 """
 
@@ -27,6 +31,7 @@ except ModuleNotFoundError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
+CATALOG = HERE.parent.parent / "rules"
 DEFAULT_SITES = HERE / "first-sight-1.toml"
 ERAS = (("up to 2019", 0, 2019), ("2020-21", 2020, 2021), ("2022+", 2022, 9999))
 
@@ -38,8 +43,19 @@ def era(year: int) -> str:
     raise ValueError(f"no era for {year}")
 
 
-def tally(sites: Sequence[dict], missed: Iterable[str], unavailable: Iterable[str]) -> Dict[str, Tuple[int, int]]:
-    """(caught, total) per group; unavailable sites are left out of every group."""
+def preview_rules(catalog: Path = CATALOG) -> frozenset:
+    """The codes of the rules that only ``--preview`` runs."""
+    return frozenset(
+        entry["code"] for entry in (tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted(catalog.glob("GL*.toml"))) if entry.get("preview")
+    )
+
+
+def tally(
+    sites: Sequence[dict], missed: Iterable[str], unavailable: Iterable[str], preview: Iterable[str] = ()
+) -> Dict[str, Tuple[int, int]]:
+    """(caught, total) per group; unavailable sites are left out of every group.
+    With ``preview`` codes, also the in-scope sites of the other rules."""
+    preview = frozenset(preview)
     missed, gone = set(missed), set(unavailable)
     out: Dict[str, List[int]] = {}
 
@@ -57,6 +73,8 @@ def tally(sites: Sequence[dict], missed: Iterable[str], unavailable: Iterable[st
         if s["in_scope"]:
             add("in scope", caught)
             add(f"in scope, {s['expect'].split('|')[0]}", caught)
+            if preview and s["expect"].split("|")[0] not in preview:
+                add("in scope, default rules", caught)
     return {k: (v[0], v[1]) for k, v in out.items()}
 
 
@@ -67,7 +85,9 @@ def format_tally(t: Dict[str, Tuple[int, int]], n_projects: int, n_recent: int) 
 
     total = t.get("all", (0, 0))[1]
     lines = [f"{total} sites from {n_projects} projects; {n_recent} fixed in 2020 or later", row("all"), row("in scope")]
-    lines += [row(k) for k in sorted(t) if k.startswith("in scope, ")]
+    if "in scope, default rules" in t:
+        lines.append(row("in scope, default rules"))
+    lines += [row(k) for k in sorted(t) if k.startswith("in scope, GL")]
     lines += [row(f"era {name}") for name, _, _ in ERAS]
     return lines
 
@@ -95,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = json.loads(proc.stdout)
     unavailable = list(report.get("unavailable") or [])
     unavailable_ids = [u["id"] if isinstance(u, dict) else u for u in unavailable]
-    t = tally(sites, [m["id"] for m in report["misses"]], unavailable_ids)
+    t = tally(sites, [m["id"] for m in report["misses"]], unavailable_ids, preview_rules())
     recent = sum(1 for s in sites if int(s["year"]) >= 2020 and s["id"] not in unavailable_ids)
     print("\n".join(format_tally(t, len({s["project"] for s in sites}), recent)))
     if unavailable_ids:
