@@ -420,10 +420,11 @@ def default_codes() -> List[str]:
     return sorted(code for code, entry in catalog().items() if entry.get("default"))
 
 
-def run_gradlint(corpus: Path, dirs: Sequence[str], jobs: Optional[int]) -> List[Mapping]:
+def run_gradlint(corpus: Path, dirs: Sequence[str], jobs: Optional[int], preview: bool = False) -> List[Mapping]:
     script = Path(sys.executable).parent / "gradlint"
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "gradlint"]
-    cmd += ["check", "--select", "ALL", "--no-cache", "--output-format", "json", *(["--jobs", str(jobs)] if jobs else []), *dirs]
+    tier = ["--preview"] if preview else []
+    cmd += ["check", "--select", "ALL", *tier, "--no-cache", "--output-format", "json", *(["--jobs", str(jobs)] if jobs else []), *dirs]
     proc = subprocess.run(cmd, cwd=corpus, capture_output=True, text=True)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"gradlint exited {proc.returncode}: {proc.stderr[-2000:]}")
@@ -446,6 +447,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--save-findings", type=Path, help="write gradlint's JSON output to this file")
     parser.add_argument("--codebase", action="append", help="only this code base (name-version, e.g. timm-1.0.11); repeatable")
     parser.add_argument("--jobs", type=int, help="passed to gradlint check")
+    parser.add_argument("--preview", action="store_true", help="also run the preview tier (its rules, GL101 and GL301 among them, and the guesses from names)")
     parser.add_argument("--markdown", action="store_true", help="print the tables of docs/precision.md instead of the text report")
     args = parser.parse_args(argv)
 
@@ -456,7 +458,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if unknown:
         parser.error(f"not in the corpus: {', '.join(unknown)}")
     corpus = benchmark.build_corpus(only=wanted)
-    raw = json.loads(args.findings.read_text()) if args.findings else run_gradlint(corpus, wanted, args.jobs)
+    raw = json.loads(args.findings.read_text()) if args.findings else run_gradlint(corpus, wanted, args.jobs, args.preview)
     if args.save_findings:
         args.save_findings.write_text(json.dumps(raw, indent=1) + "\n")
     findings = parse_findings(raw, entries)
